@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"nbdscope/nbd"
+	"nbdscope/units"
+)
+
+const serveUsage = `Usage: nbdscope serve [flags]
+
+A standalone NBD server, in the spirit of qemu-nbd, that real clients
+(qemu-img, qemu-io, nbdinfo, nbdcopy, fio) can use.
+
+Examples:
+  nbdscope serve -k /tmp/nbd.sock --backend memory --size 1g
+  nbdscope serve --listen 127.0.0.1:10809 --backend null --size 4g --sndbuf 2m
+  nbdscope serve -k /tmp/disk.sock --backend file:disk.img --read-only
+
+Flags:
+`
+
+type serveFlags struct {
+	socket, listen, export, desc, backend, size, sndbuf, fill string
+	readOnly, verbose                                         bool
+	maxConns                                                  int
+}
+
+func cmdServe(args []string) error {
+	var f serveFlags
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.Usage = func() { fmt.Fprint(os.Stderr, serveUsage); fs.PrintDefaults() }
+	fs.StringVar(&f.socket, "socket", "", "serve on the unix socket `PATH` (created 0600)")
+	fs.StringVar(&f.socket, "k", "", "short for --socket")
+	fs.StringVar(&f.listen, "listen", "", "serve on TCP `HOST:PORT` (default 127.0.0.1:10809)")
+	fs.StringVar(&f.export, "export", "", "export `NAME` (the empty name also reaches the export)")
+	fs.StringVar(&f.export, "x", "", "short for --export")
+	fs.StringVar(&f.desc, "description", "", "export description shown by nbdinfo and qemu-nbd -L")
+	fs.StringVar(&f.backend, "backend", "memory", "backend: null, pattern, memory or file:`PATH`")
+	fs.StringVar(&f.size, "size", "1g", "export `SIZE` (512k, 2m, 10g; a multiple of 512); for file: 0 = the file's size")
+	fs.BoolVar(&f.readOnly, "read-only", false, "refuse writes, trims and zeroes with EPERM")
+	fs.BoolVar(&f.readOnly, "r", false, "short for --read-only")
+	fs.StringVar(&f.sndbuf, "sndbuf", "default", "SO_SNDBUF of each accepted connection: default or a `SIZE`")
+	fs.StringVar(&f.fill, "fill", "0xff", "`BYTE` that null backend reads return")
+	fs.IntVar(&f.maxConns, "max-connections", nbd.DefaultMaxConns, "refuse connections beyond `N`")
+	fs.BoolVar(&f.verbose, "v", false, "log connections and protocol errors to stderr")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if f.socket != "" && f.listen != "" {
+		return usageErrorf("serve: --socket and --listen exclude each other")
+	}
+	size := int64(0)
+	if f.size != "" && f.size != "0" {
+		var err error
+		if size, err = units.ParseSize(f.size); err != nil {
+			return usageErrorf("serve: --size: %v", err)
+		}
+	}
+	fill, err := parseByte(f.fill)
+	if err != nil {
+		return usageErrorf("serve: --fill: %v", err)
+	}
+	sndbuf := 0
+	if f.sndbuf != "default" && f.sndbuf != "" {
+		n, err := units.ParseSize(f.sndbuf)
+		if err != nil || n <= 0 || n > 1<<30 {
+			return usageErrorf("serve: --sndbuf %q: want default or a size up to 1g", f.sndbuf)
+		}
+		sndbuf = int(n)
+	}
+	if f.maxConns < 1 {
+		return usageErrorf("serve: --max-connections must be at least 1")
+	}
+
+	be, err := nbd.OpenBackend(f.backend, size, nbd.BackendOptions{Fill: fill, ReadOnly: f.readOnly})
+	if err != nil {
+		return err
+	}
+	if c, ok := be.(nbd.Closer); ok {
+		defer c.Close()
+	}
+	readOnly := f.readOnly || f.backend == "pattern"
+	srv := &nbd.Server{
+		Exports:  []nbd.Export{{Name: f.export, Description: f.desc, Backend: be, ReadOnly: readOnly}},
+		MaxConns: f.maxConns,
+	}
+	if f.verbose {
+		srv.Logf = func(format string, a ...any) { fmt.Fprintf(os.Stderr, "nbdscope serve: "+format+"\n", a...) }
+	}
+
+	var ln net.Listener
+	var uri nbd.URI
+	network := "unix"
+	if f.socket != "" {
+		ul, err := nbd.ListenUnix(f.socket)
+		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		ln = ul
+		uri = nbd.URI{Transport: "unix", Socket: f.socket, Export: f.export}
+	} else {
+		network = "tcp"
+		addr := f.listen
+		if addr == "" {
+			addr = "127.0.0.1:10809"
+		}
+		host, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			return usageErrorf("serve: --listen %q: %v", addr, err)
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			fmt.Fprintf(os.Stderr, "nbdscope serve: warning: listening on %s, beyond this machine; NBD has no authentication or encryption, anyone who can reach it can read and write the export\n", addr)
+		}
+		tl, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		ln = tl
+		p, _ := strconv.Atoi(port)
+		if a, ok := tl.Addr().(*net.TCPAddr); ok {
+			p = a.Port
+		}
+		uri = nbd.URI{Transport: "tcp", Host: host, Port: p, Export: f.export}
+	}
+	if sndbuf > 0 {
+		if _, err := srv.SetSocketBuffer(nbd.SendBuf, sndbuf); err != nil {
+			ln.Close()
+			return err
+		}
+	}
+	def, eff, err := nbd.ProbeSocketBuffer(network, nbd.SendBuf, sndbuf)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "nbdscope serve: %s backend, %s, %s\n", f.backend, units.FormatSize(be.Size()), map[bool]string{true: "read-only", false: "writable"}[readOnly])
+	if sndbuf > 0 {
+		fmt.Fprintf(os.Stderr, "nbdscope serve: SO_SNDBUF requested %s, effective %s (OS default %s)%s\n",
+			units.FormatSize(int64(sndbuf)), units.FormatSize(int64(eff)), units.FormatSize(int64(def)), sndbufNote(sndbuf, eff))
+	} else {
+		fmt.Fprintf(os.Stderr, "nbdscope serve: SO_SNDBUF OS default, effective %s\n", units.FormatSize(int64(def)))
+	}
+	fmt.Fprintf(os.Stderr, "nbdscope serve: listening on %s\n", uri)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return srv.Serve(ctx, ln)
+}
+
+// sndbufNote explains an effective value that differs from the request.
+func sndbufNote(req, eff int) string {
+	switch {
+	case eff == 2*req:
+		return " — Linux doubles every request for its bookkeeping"
+	case eff < req:
+		return " — clamped by the kernel limit; see 'nbdscope doctor'"
+	case eff != req:
+		return " — clamped by the kernel limit; see 'nbdscope doctor'"
+	}
+	return ""
+}
+
+func parseByte(s string) (byte, error) {
+	v, err := strconv.ParseUint(strings.TrimSpace(s), 0, 8)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a byte value (0-255, 0xNN)", s)
+	}
+	return byte(v), nil
+}

@@ -1,0 +1,428 @@
+package interop
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Bounds that keep a broken tool or server from hanging the suite.
+const (
+	cmdTimeout   = 60 * time.Second // any one external command
+	startTimeout = 5 * time.Second  // a server's socket must accept by then
+	stopTimeout  = 5 * time.Second  // SIGTERM → exit, else SIGKILL
+	procLifetime = 5 * time.Minute  // hard cap on a server child
+	mib          = 1 << 20
+	exportSize   = 64 * mib // the default export of startServe
+)
+
+// nbdscopeBin is the binary TestMain builds.
+var nbdscopeBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "nbdscope-interop-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "interop:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	nbdscopeBin = filepath.Join(dir, "nbdscope")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, goTool(), "build", "-o", nbdscopeBin, "nbdscope/cmd/nbdscope")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "interop: building nbdscope: %v\n%s", err, out)
+		return 1
+	}
+	return m.Run()
+}
+
+// goTool finds the go command that runs this test.
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	if r := os.Getenv("GOROOT"); r != "" {
+		return filepath.Join(r, "bin", "go")
+	}
+	return filepath.Join(runtime.GOROOT(), "bin", "go")
+}
+
+// need skips the test when a tool is missing, or fails it when
+// NBDSCOPE_INTEROP=1 asks for every interop test to run.
+func need(t testing.TB, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			msg := fmt.Sprintf("interop: %s not installed (apt-get install qemu-utils libnbd-bin nbdkit fio)", tool)
+			if os.Getenv("NBDSCOPE_INTEROP") == "1" {
+				t.Fatalf("%s; NBDSCOPE_INTEROP=1 requires it", msg)
+			}
+			t.Skip(msg)
+		}
+	}
+}
+
+// shortDir returns a temporary directory short enough for unix socket
+// paths (sun_path holds 108 bytes; we keep well below 100).
+func shortDir(t testing.TB) string {
+	t.Helper()
+	d := t.TempDir()
+	if len(d)+len("/s.sock") < 90 {
+		return d
+	}
+	d, err := os.MkdirTemp("", "nbdi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+// result is what an external command did.
+type result struct {
+	cmdline string
+	out     string // stdout and stderr, interleaved
+	code    int    // exit status
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("$ %s\n[exit %d]\n%s", r.cmdline, r.code, r.out)
+}
+
+// run runs an external command in dir ("" = the test's directory) with a
+// timeout and returns its combined output and exit status. A command that
+// cannot start or times out fails the test.
+func run(t testing.TB, dir, name string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	r := result{cmdline: shellQuote(name, args), out: string(out)}
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("timed out after %v:\n%s", time.Since(start).Round(time.Millisecond), r)
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("%s: %v", r.cmdline, err)
+	}
+	return r
+}
+
+// mustRun is run that fails the test unless the command exits 0.
+func mustRun(t testing.TB, dir, name string, args ...string) result {
+	t.Helper()
+	r := run(t, dir, name, args...)
+	if r.code != 0 {
+		t.Fatalf("want exit 0:\n%s", r)
+	}
+	return r
+}
+
+func shellQuote(name string, args []string) string {
+	parts := []string{name}
+	for _, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t'\"$&?;*()<>|\\") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
+}
+
+// syncBuffer collects a child's output while it runs.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// proc is a server running as a child process.
+type proc struct {
+	name    string
+	cmdline string
+	cmd     *exec.Cmd
+	out     *syncBuffer
+	exited  chan struct{} // closed when Wait returned
+	waitErr error
+}
+
+type procSpec struct {
+	name string
+	args []string
+	// network and address the server accepts connections on when ready.
+	network, address string
+	// ours: the child is nbdscope serve, so a clean exit after SIGTERM is
+	// required (status 0) and, for a unix socket, the socket file must be
+	// gone afterwards.
+	ours bool
+}
+
+// startProc starts a server, waits (bounded) until it accepts connections
+// and registers its shutdown: SIGTERM, up to 5 s, then SIGKILL.
+func startProc(t testing.TB, spec procSpec) *proc {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), procLifetime)
+	cmd := exec.CommandContext(ctx, spec.name, spec.args...)
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.WaitDelay = stopTimeout
+	// Should the test binary die, take the server along.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	p := &proc{name: filepath.Base(spec.name), cmdline: shellQuote(spec.name, spec.args), cmd: cmd, out: out, exited: make(chan struct{})}
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatalf("starting %s: %v", p.cmdline, err)
+	}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+
+	t.Cleanup(func() {
+		defer cancel()
+		select {
+		case <-p.exited:
+			t.Errorf("%s exited before the end of the test (%v):\n%s", p.cmdline, p.waitErr, out)
+			return
+		default:
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		timer := time.NewTimer(stopTimeout)
+		defer timer.Stop()
+		select {
+		case <-p.exited:
+		case <-timer.C:
+			cmd.Process.Kill()
+			<-p.exited
+			t.Errorf("%s did not exit within %v of SIGTERM; killed. Output:\n%s", p.cmdline, stopTimeout, out)
+			return
+		}
+		if spec.ours {
+			if p.waitErr != nil {
+				t.Errorf("%s: after SIGTERM want exit status 0, got %v. Output:\n%s", p.cmdline, p.waitErr, out)
+			}
+			if spec.network == "unix" {
+				if _, err := os.Lstat(spec.address); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("%s: socket %s still there after a clean exit (lstat: %v)", p.cmdline, spec.address, err)
+				}
+			}
+		}
+		if t.Failed() {
+			t.Logf("output of %s:\n%s", p.cmdline, out)
+		}
+	})
+
+	deadline := time.Now().Add(startTimeout)
+	for {
+		select {
+		case <-p.exited:
+			t.Fatalf("%s exited during startup (%v):\n%s", p.cmdline, p.waitErr, out)
+		default:
+		}
+		c, err := net.DialTimeout(spec.network, spec.address, 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return p
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %s %s does not accept connections after %v (%v). Output:\n%s",
+				p.cmdline, spec.network, spec.address, startTimeout, err, out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// server is an `nbdscope serve` child.
+type server struct {
+	*proc
+	dir  string // short temporary directory holding the socket
+	sock string
+	// uri reaches the export; name is the export name.
+	uri, name string
+}
+
+// startServe runs `nbdscope serve -k DIR/s.sock --backend memory --size 64m`
+// with extra flags appended (later flags override earlier ones).
+func startServe(t testing.TB, extra ...string) *server {
+	t.Helper()
+	dir := shortDir(t)
+	sock := filepath.Join(dir, "s.sock")
+	args := append([]string{"serve", "-k", sock, "--backend", "memory", "--size", "64m"}, extra...)
+	name := flagValue(extra, "--export", "-x")
+	p := startProc(t, procSpec{name: nbdscopeBin, args: args, network: "unix", address: sock, ours: true})
+	return &server{proc: p, dir: dir, sock: sock, name: name, uri: unixURI(sock, name)}
+}
+
+// flagValue returns the last value given for any of names in args.
+func flagValue(args []string, names ...string) string {
+	v := ""
+	for i := 0; i < len(args); i++ {
+		for _, n := range names {
+			if args[i] == n && i+1 < len(args) {
+				v = args[i+1]
+			}
+			if strings.HasPrefix(args[i], n+"=") {
+				v = strings.TrimPrefix(args[i], n+"=")
+			}
+		}
+	}
+	return v
+}
+
+// unixURI is nbd+unix:///NAME?socket=SOCK.
+func unixURI(sock, export string) string {
+	return "nbd+unix:///" + url.PathEscape(export) + "?socket=" + sock
+}
+
+// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func freePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// writeRandomImage creates a raw image of size bytes at path: random data,
+// with every fourth MiB left as a hole and every seventh written as zeroes,
+// so that copies exercise both data and zero handling. It returns the
+// contents.
+func writeRandomImage(t testing.TB, path string, size int64, seed uint64) []byte {
+	t.Helper()
+	data := make([]byte, size)
+	rng := rand.New(rand.NewChaCha8(seedBytes(seed)))
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	for off := int64(0); off < size; off += mib {
+		n := min(int64(mib), size-off)
+		chunk := data[off : off+n]
+		switch i := off / mib; {
+		case i%4 == 3:
+			continue // hole
+		case i%7 == 6:
+			// explicit zeroes
+		default:
+			fillRandom(rng, chunk)
+		}
+		if _, err := f.WriteAt(chunk, off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func seedBytes(seed uint64) [32]byte {
+	var s [32]byte
+	for i := range 4 {
+		v := seed + uint64(i)*0x9e3779b97f4a7c15
+		for j := range 8 {
+			s[8*i+j] = byte(v >> (8 * j))
+		}
+	}
+	return s
+}
+
+func fillRandom(rng *rand.Rand, p []byte) {
+	for len(p) >= 8 {
+		v := rng.Uint64()
+		for j := range 8 {
+			p[j] = byte(v >> (8 * j))
+		}
+		p = p[8:]
+	}
+	for i := range p {
+		p[i] = byte(rng.Uint32())
+	}
+}
+
+// sameBytes fails the test at the first difference between want and got.
+func sameBytes(t testing.TB, what string, want, got []byte) {
+	t.Helper()
+	if bytes.Equal(want, got) {
+		return
+	}
+	if len(want) != len(got) {
+		t.Fatalf("%s: %d bytes, want %d", what, len(got), len(want))
+	}
+	for i := range want {
+		if want[i] != got[i] {
+			end := min(i+16, len(want))
+			t.Fatalf("%s: first difference at offset %d: got % x, want % x", what, i, got[i:end], want[i:end])
+		}
+	}
+}
+
+// readFile reads a whole file or fails the test.
+func readFile(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// patternByte is byte p of nbdkit's pattern plugin (and nbdscope's pattern
+// backend): every aligned 8 bytes hold their offset as a big-endian u64.
+func patternByte(p int64) byte {
+	base := uint64(p) &^ 7
+	return byte(base >> (8 * (7 - uint64(p)&7)))
+}
+
+// checkPattern verifies that b holds the pattern starting at offset off.
+func checkPattern(t testing.TB, what string, b []byte, off int64) {
+	t.Helper()
+	for i := range b {
+		if want := patternByte(off + int64(i)); b[i] != want {
+			lo := max(0, i-8)
+			t.Fatalf("%s: pattern mismatch at offset %d: got 0x%02x, want 0x%02x (bytes from %d: % x)",
+				what, off+int64(i), b[i], want, off+int64(lo), b[lo:min(len(b), lo+24)])
+		}
+	}
+}

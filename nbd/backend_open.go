@@ -1,0 +1,127 @@
+package nbd
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// DefaultNullFill is the byte the null backend returns by default: not zero,
+// so that no client can skip the data as zeroes.
+const DefaultNullFill byte = 0xff
+
+// BackendOptions tune OpenBackend.
+type BackendOptions struct {
+	// Fill is the byte the null backend reads as. The zero value means 0x00;
+	// callers normally pass DefaultNullFill (0xff).
+	Fill byte
+	// ReadOnly rejects writes, trims and zeroes with EPERM. The pattern
+	// backend is always read-only.
+	ReadOnly bool
+}
+
+// OpenBackend opens the backend named by spec: "null", "pattern", "memory"
+// or "file:PATH". size is the export size in bytes: required (> 0, a
+// multiple of 512) for null, pattern and memory; for a file, 0 means the
+// size of the existing file (see OpenFile).
+func OpenBackend(spec string, size int64, opts BackendOptions) (Backend, error) {
+	name, arg, hasArg := strings.Cut(spec, ":")
+	switch {
+	case name == "file" && hasArg:
+		if arg == "" {
+			return nil, errors.New("backend \"file:\" needs a path: file:PATH")
+		}
+		f, err := OpenFile(arg, size, opts.ReadOnly)
+		if err != nil {
+			return nil, err
+		}
+		return f, nil
+	case hasArg || (name != "null" && name != "pattern" && name != "memory"):
+		if name == "file" {
+			return nil, errors.New("backend \"file\" needs a path: file:PATH")
+		}
+		return nil, fmt.Errorf("unknown backend %q: want null, pattern, memory or file:PATH", spec)
+	}
+	if err := backendCheckSize(name, size); err != nil {
+		return nil, err
+	}
+	switch name {
+	case "null":
+		n := NewNull(size, opts.Fill)
+		n.readOnly = opts.ReadOnly
+		return n, nil
+	case "pattern":
+		return NewPattern(size), nil
+	default: // memory
+		m := NewMemory(size)
+		m.readOnly = opts.ReadOnly
+		return m, nil
+	}
+}
+
+func backendCheckSize(name string, size int64) error {
+	switch {
+	case size <= 0:
+		return fmt.Errorf("backend %q needs a size > 0 (for example 1g)", name)
+	case size%512 != 0:
+		return fmt.Errorf("backend %q: size %d is not a multiple of 512 (clients such as qemu round it up and then fail on the tail)", name, size)
+	}
+	return nil
+}
+
+// BackendCoherent reports whether every connection sees one state of b, with
+// a FLUSH on any connection covering writes completed on all of them, so the
+// server may advertise CAN_MULTI_CONN. True for every backend of this
+// package, false for unknown types unless they implement Coherent() bool.
+func BackendCoherent(b Backend) bool {
+	switch b := b.(type) {
+	case *Null, *Pattern, *Memory, *File:
+		return true
+	case interface{ Coherent() bool }:
+		return b.Coherent()
+	}
+	return false
+}
+
+// BackendReadOnly reports whether b rejects writes, so the server should set
+// the READ_ONLY transmission flag. It asks b's ReadOnly() bool method; types
+// without one are assumed writable.
+func BackendReadOnly(b Backend) bool {
+	if r, ok := b.(interface{ ReadOnly() bool }); ok {
+		return r.ReadOnly()
+	}
+	return false
+}
+
+// errBackendReadOnly is returned (wrapped) by writes to read-only backends.
+func errBackendReadOnly(name, op string) error {
+	return fmt.Errorf("%s backend is read-only, %s refused: %w", name, op, EPERM)
+}
+
+// backendCheckRange checks that [off, off+n) lies within [0, size). Reads,
+// trims and block status out of range wrap EINVAL, writes and zeroes ENOSPC,
+// as the NBD spec asks.
+func backendCheckRange(name, op string, off, n, size int64) error {
+	if off < 0 || n < 0 || off > size || n > size-off {
+		errno := EINVAL
+		if op == "write" || op == "zero" {
+			errno = ENOSPC
+		}
+		return fmt.Errorf("%s backend: %s of %d bytes at offset %d is beyond the end of the %d-byte export: %w",
+			name, op, n, off, size, errno)
+	}
+	return nil
+}
+
+// backendAppendExtent appends a run to ext, merging it with the last one when
+// the flags are equal. Runs of length 0 are dropped.
+func backendAppendExtent(ext []Extent, length uint64, flags uint32) []Extent {
+	if length == 0 {
+		return ext
+	}
+	if n := len(ext); n > 0 && ext[n-1].Flags == flags {
+		ext[n-1].Length += length
+		return ext
+	}
+	return append(ext, Extent{Length: length, Flags: flags})
+}

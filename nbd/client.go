@@ -1,0 +1,433 @@
+package nbd
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+)
+
+// ErrClientClosed is returned for requests on a closed client.
+var ErrClientClosed = errors.New("nbd: client closed")
+
+// Client is one NBD connection in the transmission phase. Many requests may
+// be in flight at once from many goroutines; replies are matched by cookie
+// and READ data lands straight in the caller's buffer.
+type Client struct {
+	c    *Conn
+	info ExportInfo
+
+	wmu  sync.Mutex // one writer: each request goes out whole
+	mu   sync.Mutex
+	ops  map[uint64]*Op
+	next uint64
+	err  error // terminal error; set once
+	idle *sync.Cond // signalled when ops empties or err is set
+	dead chan struct{}
+	rdon chan struct{} // reader goroutine finished
+}
+
+// Op is one request. An Op can be reused once Wait has returned; reusing
+// Ops keeps the steady state free of allocations.
+type Op struct {
+	Cmd    uint16
+	Flags  uint16
+	Offset uint64
+	Length uint32 // for READ and WRITE, len(Buf) is used
+	Buf    []byte // READ destination or WRITE data
+
+	Extents []Extent // BLOCK_STATUS result
+
+	err     error
+	covered uint64
+	done    chan struct{}
+	hdr     [requestSize]byte
+	vecs    [2][]byte
+}
+
+// NewOp returns a reusable request.
+func NewOp() *Op { return &Op{done: make(chan struct{}, 1)} }
+
+// Wait blocks until the reply arrived (or the connection failed) and returns
+// the request's error: an Errno from the server, or a connection error.
+func (op *Op) Wait() error {
+	<-op.done
+	return op.err
+}
+
+func newClient(c *Conn, info ExportInfo) *Client {
+	cl := &Client{c: c, info: info, ops: make(map[uint64]*Op), dead: make(chan struct{}), rdon: make(chan struct{})}
+	cl.idle = sync.NewCond(&cl.mu)
+	go cl.reader()
+	return cl
+}
+
+// Info is what the handshake negotiated.
+func (cl *Client) Info() ExportInfo { return cl.info }
+
+// Size is the export size.
+func (cl *Client) Size() int64 { return int64(cl.info.Size) }
+
+// Conn is the instrumented data socket (counters, buffers).
+func (cl *Client) Conn() *Conn { return cl.c }
+
+// Err returns the terminal error, or nil while the client works.
+func (cl *Client) Err() error {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return cl.err
+}
+
+// Start sends op; its completion is reported by op.Wait.
+func (cl *Client) Start(op *Op) error {
+	if op.done == nil {
+		op.done = make(chan struct{}, 1)
+	}
+	switch op.Cmd {
+	case CmdRead, CmdWrite:
+		op.Length = uint32(len(op.Buf))
+	}
+	op.err = nil
+	op.covered = 0
+	op.Extents = op.Extents[:0]
+
+	cl.mu.Lock()
+	if cl.err != nil {
+		err := cl.err
+		cl.mu.Unlock()
+		return err
+	}
+	cl.next++
+	cookie := cl.next
+	cl.ops[cookie] = op
+	cl.mu.Unlock()
+
+	Request{Flags: op.Flags, Type: op.Cmd, Cookie: cookie, Offset: op.Offset, Length: op.Length}.Put(op.hdr[:])
+	op.vecs[0] = op.hdr[:]
+	vecs := op.vecs[:1]
+	if op.Cmd == CmdWrite {
+		op.vecs[1] = op.Buf
+		vecs = op.vecs[:2]
+	}
+	cl.wmu.Lock()
+	err := cl.c.Writev(vecs)
+	cl.wmu.Unlock()
+	if err != nil {
+		cl.fail(fmt.Errorf("nbd: sending %s: %w", CmdName(op.Cmd), err))
+		// fail completed op (it was registered) unless the reader
+		// already did; either way Wait returns an error.
+		return nil
+	}
+	return nil
+}
+
+// Do sends op and waits for its reply.
+func (cl *Client) Do(op *Op) error {
+	if err := cl.Start(op); err != nil {
+		return err
+	}
+	return op.Wait()
+}
+
+// ReadAt reads len(p) bytes at off.
+func (cl *Client) ReadAt(p []byte, off int64) (int, error) {
+	op := NewOp()
+	op.Cmd, op.Offset, op.Buf = CmdRead, uint64(off), p
+	if err := cl.Do(op); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// WriteAt writes p at off.
+func (cl *Client) WriteAt(p []byte, off int64) (int, error) {
+	op := NewOp()
+	op.Cmd, op.Offset, op.Buf = CmdWrite, uint64(off), p
+	if err := cl.Do(op); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (cl *Client) simple(cmd, flags uint16, off uint64, n uint32) error {
+	op := NewOp()
+	op.Cmd, op.Flags, op.Offset, op.Length = cmd, flags, off, n
+	return cl.Do(op)
+}
+
+// Flush asks the server to make completed writes durable.
+func (cl *Client) Flush() error { return cl.simple(CmdFlush, 0, 0, 0) }
+
+// Trim discards a range.
+func (cl *Client) Trim(off int64, n uint32) error { return cl.simple(CmdTrim, 0, uint64(off), n) }
+
+// WriteZeroes zeroes a range; flags may hold CmdFlagNoHole, CmdFlagFastZero, CmdFlagFUA.
+func (cl *Client) WriteZeroes(off int64, n uint32, flags uint16) error {
+	return cl.simple(CmdWriteZeroes, flags, uint64(off), n)
+}
+
+// BlockStatus returns the base:allocation extents from off (the handshake
+// must have asked for BlockStatus).
+func (cl *Client) BlockStatus(off int64, n uint32, flags uint16) ([]Extent, error) {
+	if cl.info.MetaID == 0 {
+		return nil, errors.New("nbd: base:allocation was not negotiated")
+	}
+	op := NewOp()
+	op.Cmd, op.Flags, op.Offset, op.Length = CmdBlockStatus, flags, uint64(off), n
+	if err := cl.Do(op); err != nil {
+		return nil, err
+	}
+	return op.Extents, nil
+}
+
+// Close sends DISC after the requests in flight have been answered, then
+// closes the socket.
+func (cl *Client) Close() error {
+	cl.mu.Lock()
+	alive := cl.err == nil
+	cl.mu.Unlock()
+	if alive {
+		// Wait for requests in flight; a failing connection completes
+		// them with an error, so this cannot wait forever on a live peer
+		// that answers, and fail() wakes us otherwise.
+		cl.mu.Lock()
+		for len(cl.ops) > 0 && cl.err == nil {
+			cl.idle.Wait()
+		}
+		cl.mu.Unlock()
+		var h [requestSize]byte
+		Request{Type: CmdDisc}.Put(h[:])
+		cl.wmu.Lock()
+		cl.c.Write(h[:])
+		cl.wmu.Unlock()
+	}
+	cl.fail(ErrClientClosed)
+	cl.c.Close()
+	<-cl.rdon
+	return nil
+}
+
+// fail ends the client: every request in flight completes with err.
+func (cl *Client) fail(err error) {
+	cl.mu.Lock()
+	if cl.err != nil {
+		cl.mu.Unlock()
+		return
+	}
+	cl.err = err
+	ops := cl.ops
+	cl.ops = map[uint64]*Op{}
+	cl.idle.Broadcast()
+	cl.mu.Unlock()
+	close(cl.dead)
+	cl.c.Close()
+	for _, op := range ops {
+		op.err = err
+		op.done <- struct{}{}
+	}
+}
+
+func (cl *Client) lookup(cookie uint64, remove bool) *Op {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	op := cl.ops[cookie]
+	if op != nil && remove {
+		delete(cl.ops, cookie)
+	}
+	return op
+}
+
+func (cl *Client) complete(cookie uint64, op *Op) {
+	cl.mu.Lock()
+	if cl.ops[cookie] != op {
+		cl.mu.Unlock()
+		return // fail() got there first
+	}
+	delete(cl.ops, cookie)
+	if len(cl.ops) == 0 {
+		cl.idle.Broadcast()
+	}
+	cl.mu.Unlock()
+	op.done <- struct{}{}
+}
+
+func (cl *Client) reader() {
+	defer close(cl.rdon)
+	err := cl.readLoop()
+	if errors.Is(err, net.ErrClosed) {
+		err = ErrClientClosed
+	}
+	cl.fail(err)
+}
+
+func (cl *Client) readLoop() error {
+	var h [chunkHeaderSize]byte
+	for {
+		if err := cl.c.ReadFull(h[:4]); err != nil {
+			return fmt.Errorf("nbd: reading reply: %w", err)
+		}
+		switch binary.BigEndian.Uint32(h[:4]) {
+		case magicSimpleReply:
+			if err := cl.c.ReadFull(h[4:simpleReplySize]); err != nil {
+				return fmt.Errorf("nbd: reading reply: %w", err)
+			}
+			if err := cl.simpleReply(h[:simpleReplySize]); err != nil {
+				return err
+			}
+		case magicStructReply:
+			if !cl.info.Structured {
+				return protoErrorf("structured reply chunk without STRUCTURED_REPLY negotiated")
+			}
+			if err := cl.c.ReadFull(h[4:chunkHeaderSize]); err != nil {
+				return fmt.Errorf("nbd: reading reply: %w", err)
+			}
+			ch, _ := ParseChunkHeader(h[:])
+			if err := cl.chunk(ch); err != nil {
+				return err
+			}
+		default:
+			return protoErrorf("reply magic 0x%08x", binary.BigEndian.Uint32(h[:4]))
+		}
+	}
+}
+
+func (cl *Client) simpleReply(h []byte) error {
+	errno := Errno(binary.BigEndian.Uint32(h[4:8]))
+	cookie := binary.BigEndian.Uint64(h[8:16])
+	op := cl.lookup(cookie, false)
+	if op == nil {
+		return protoErrorf("reply with unknown cookie %d", cookie)
+	}
+	if errno != 0 {
+		op.err = errno
+	} else if op.Cmd == CmdRead {
+		if cl.info.Structured {
+			return protoErrorf("simple reply to READ after STRUCTURED_REPLY was negotiated")
+		}
+		if err := cl.c.ReadFull(op.Buf); err != nil {
+			return fmt.Errorf("nbd: reading READ data: %w", err)
+		}
+	} else if op.Cmd == CmdBlockStatus {
+		return protoErrorf("simple success reply to BLOCK_STATUS")
+	}
+	cl.complete(cookie, op)
+	return nil
+}
+
+func (cl *Client) chunk(ch Chunk) error {
+	op := cl.lookup(ch.Cookie, false)
+	if op == nil {
+		return protoErrorf("chunk with unknown cookie %d", ch.Cookie)
+	}
+	switch ch.Type {
+	case ChunkOffsetData:
+		if op.Cmd != CmdRead {
+			return protoErrorf("OFFSET_DATA chunk for %s", CmdName(op.Cmd))
+		}
+		if ch.Length < 8 {
+			return protoErrorf("OFFSET_DATA chunk of %d bytes", ch.Length)
+		}
+		var ob [8]byte
+		if err := cl.c.ReadFull(ob[:]); err != nil {
+			return err
+		}
+		off := binary.BigEndian.Uint64(ob[:])
+		n := uint64(ch.Length - 8)
+		lo, hi, ok := chunkRange(op, off, n)
+		if !ok {
+			return protoErrorf("OFFSET_DATA chunk [%d,+%d) overruns the request [%d,+%d)", off, n, op.Offset, op.Length)
+		}
+		if err := cl.c.ReadFull(op.Buf[lo:hi]); err != nil {
+			return fmt.Errorf("nbd: reading READ data: %w", err)
+		}
+		op.covered += n
+	case ChunkOffsetHole:
+		if op.Cmd != CmdRead || ch.Length != 12 {
+			return protoErrorf("malformed OFFSET_HOLE chunk (%d bytes, %s)", ch.Length, CmdName(op.Cmd))
+		}
+		var b [12]byte
+		if err := cl.c.ReadFull(b[:]); err != nil {
+			return err
+		}
+		off := binary.BigEndian.Uint64(b[:])
+		n := uint64(binary.BigEndian.Uint32(b[8:]))
+		lo, hi, ok := chunkRange(op, off, n)
+		if !ok || n == 0 {
+			return protoErrorf("OFFSET_HOLE chunk [%d,+%d) overruns the request [%d,+%d)", off, n, op.Offset, op.Length)
+		}
+		clear(op.Buf[lo:hi])
+		op.covered += n
+	case ChunkBlockStatus:
+		if op.Cmd != CmdBlockStatus || ch.Length > 4+8*1<<20 {
+			return protoErrorf("unexpected BLOCK_STATUS chunk (%d bytes, %s)", ch.Length, CmdName(op.Cmd))
+		}
+		p := make([]byte, ch.Length)
+		if err := cl.c.ReadFull(p); err != nil {
+			return err
+		}
+		_, exts, err := ParseBlockStatus(p)
+		if err != nil {
+			return err
+		}
+		op.Extents = append(op.Extents, exts...)
+	case ChunkNone:
+		if ch.Length != 0 || ch.Flags&ChunkFlagDone == 0 {
+			return protoErrorf("NONE chunk with length %d or without DONE", ch.Length)
+		}
+	default:
+		if ch.Type&0x8000 == 0 {
+			return protoErrorf("unknown chunk type %d", ch.Type)
+		}
+		if ch.Length > maxOptionLength {
+			return protoErrorf("error chunk of %d bytes", ch.Length)
+		}
+		p := make([]byte, ch.Length)
+		if err := cl.c.ReadFull(p); err != nil {
+			return err
+		}
+		ec, err := ParseErrorChunk(ch.Type, p)
+		if err != nil && ch.Type != ChunkError && ch.Type != ChunkErrorOffset {
+			// Unknown error types still carry errno and message first.
+			ec.Errno = EIO
+		} else if err != nil {
+			return err
+		}
+		if op.err == nil {
+			op.err = ec.Errno
+			if ec.Message != "" {
+				op.err = &ServerError{Errno: ec.Errno, Message: ec.Message}
+			}
+		}
+	}
+	if ch.Flags&ChunkFlagDone != 0 {
+		if op.err == nil && op.Cmd == CmdRead && op.covered != uint64(op.Length) {
+			op.err = protoErrorf("READ reply covered %d of %d bytes", op.covered, op.Length)
+		}
+		if op.err == nil && op.Cmd == CmdBlockStatus && len(op.Extents) == 0 {
+			op.err = protoErrorf("BLOCK_STATUS reply without extents")
+		}
+		cl.complete(ch.Cookie, op)
+	}
+	return nil
+}
+
+// chunkRange maps a chunk's [off, off+n) into op.Buf.
+func chunkRange(op *Op, off, n uint64) (lo, hi uint64, ok bool) {
+	if off < op.Offset || off+n < off || off+n > op.Offset+uint64(op.Length) {
+		return 0, 0, false
+	}
+	lo = off - op.Offset
+	return lo, lo + n, true
+}
+
+// ServerError is an error chunk that carried a message.
+type ServerError struct {
+	Errno   Errno
+	Message string
+}
+
+func (e *ServerError) Error() string { return e.Errno.Error() + ": " + e.Message }
+
+// Unwrap lets errors.Is(err, nbd.EIO) work.
+func (e *ServerError) Unwrap() error { return e.Errno }

@@ -1,0 +1,283 @@
+package nbd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// IOStats is a snapshot of the I/O system calls made on data sockets.
+//
+// Calls are counted at the call itself: every read(2) or writev(2) issued on
+// the socket's fd is one call, including calls that returned EAGAIN (which
+// are also counted in the *EAGAIN fields). That is what `strace -c` counts,
+// so the two can be compared directly.
+type IOStats struct {
+	RecvCalls  uint64 // read(2) calls on data sockets, EAGAIN included
+	RecvEAGAIN uint64 // of those, calls that returned EAGAIN
+	RecvBytes  uint64
+	SendCalls  uint64 // writev(2) calls on data sockets, EAGAIN included
+	SendEAGAIN uint64
+	SendBytes  uint64
+}
+
+// Add returns the field-wise sum.
+func (s IOStats) Add(o IOStats) IOStats {
+	return IOStats{
+		RecvCalls: s.RecvCalls + o.RecvCalls, RecvEAGAIN: s.RecvEAGAIN + o.RecvEAGAIN, RecvBytes: s.RecvBytes + o.RecvBytes,
+		SendCalls: s.SendCalls + o.SendCalls, SendEAGAIN: s.SendEAGAIN + o.SendEAGAIN, SendBytes: s.SendBytes + o.SendBytes,
+	}
+}
+
+// Sub returns s - o (for deltas between snapshots).
+func (s IOStats) Sub(o IOStats) IOStats {
+	return IOStats{
+		RecvCalls: s.RecvCalls - o.RecvCalls, RecvEAGAIN: s.RecvEAGAIN - o.RecvEAGAIN, RecvBytes: s.RecvBytes - o.RecvBytes,
+		SendCalls: s.SendCalls - o.SendCalls, SendEAGAIN: s.SendEAGAIN - o.SendEAGAIN, SendBytes: s.SendBytes - o.SendBytes,
+	}
+}
+
+type ioCounters struct {
+	recvCalls, recvEAGAIN, recvBytes atomic.Uint64
+	sendCalls, sendEAGAIN, sendBytes atomic.Uint64
+}
+
+func (c *ioCounters) snapshot() IOStats {
+	return IOStats{
+		RecvCalls: c.recvCalls.Load(), RecvEAGAIN: c.recvEAGAIN.Load(), RecvBytes: c.recvBytes.Load(),
+		SendCalls: c.sendCalls.Load(), SendEAGAIN: c.sendEAGAIN.Load(), SendBytes: c.sendBytes.Load(),
+	}
+}
+
+// Conn is a data socket whose every I/O system call is made by us through
+// syscall.RawConn, so it can be counted exactly, and whose socket buffers can
+// be read and changed while it is in use.
+//
+// Reads must come from one goroutine at a time and writes from one goroutine
+// at a time (the server and client guarantee this); the two may overlap.
+type Conn struct {
+	nc  net.Conn
+	raw syscall.RawConn
+	ctr ioCounters
+
+	// The closures handed to RawConn are built once, so that a read or a
+	// write allocates nothing.
+	rbuf  []byte
+	rn    int
+	rerr  error
+	rfn   func(fd uintptr) bool
+	wvecs [][]byte
+	wn    int
+	werr  error
+	wfn   func(fd uintptr) bool
+}
+
+// NewConn wraps a *net.UnixConn or *net.TCPConn.
+func NewConn(nc net.Conn) (*Conn, error) {
+	sc, ok := nc.(syscall.Conn)
+	if !ok {
+		return nil, fmt.Errorf("nbd: %T does not expose its file descriptor", nc)
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	c := &Conn{nc: nc, raw: raw}
+	c.rfn = c.readOnce
+	c.wfn = c.writeOnce
+	return c, nil
+}
+
+// NetConn is the underlying connection (for deadlines, addresses, Close).
+func (c *Conn) NetConn() net.Conn { return c.nc }
+
+// Close closes the socket.
+func (c *Conn) Close() error { return c.nc.Close() }
+
+// Stats returns this connection's counters.
+func (c *Conn) Stats() IOStats { return c.ctr.snapshot() }
+
+func (c *Conn) readOnce(fd uintptr) bool {
+	n, err := unix.Read(int(fd), c.rbuf)
+	c.ctr.recvCalls.Add(1)
+	if err == unix.EAGAIN {
+		c.ctr.recvEAGAIN.Add(1)
+		return false // let the poller wait, then we are called again
+	}
+	if err == unix.EINTR {
+		return false
+	}
+	c.rn, c.rerr = n, err
+	return true
+}
+
+// Read issues one read(2) (more if it returns EAGAIN or EINTR).
+func (c *Conn) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	c.rbuf, c.rn, c.rerr = p, 0, nil
+	err := c.raw.Read(c.rfn)
+	c.rbuf = nil
+	if err != nil {
+		return 0, wrapNetErr("read", err)
+	}
+	if c.rerr != nil {
+		return 0, wrapNetErr("read", os.NewSyscallError("read", c.rerr))
+	}
+	if c.rn == 0 {
+		return 0, io.EOF
+	}
+	c.ctr.recvBytes.Add(uint64(c.rn))
+	return c.rn, nil
+}
+
+// ReadFull reads exactly len(p) bytes straight into p.
+func (c *Conn) ReadFull(p []byte) error {
+	for off := 0; off < len(p); {
+		n, err := c.Read(p[off:])
+		off += n
+		if err != nil {
+			if err == io.EOF && off > 0 {
+				return io.ErrUnexpectedEOF
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Conn) writeOnce(fd uintptr) bool {
+	var n int
+	var err error
+	if len(c.wvecs) == 1 {
+		n, err = unix.Write(int(fd), c.wvecs[0])
+	} else {
+		n, err = unix.Writev(int(fd), c.wvecs)
+	}
+	c.ctr.sendCalls.Add(1)
+	if err == unix.EAGAIN {
+		c.ctr.sendEAGAIN.Add(1)
+		return false
+	}
+	if err == unix.EINTR {
+		return false
+	}
+	c.wn, c.werr = n, err
+	return true
+}
+
+// Writev writes all of bufs, as few system calls as the socket allows: one
+// writev(2) with every buffer, repeated on what is left after a short write.
+// bufs is consumed (its slices are advanced).
+func (c *Conn) Writev(bufs [][]byte) error {
+	for len(bufs) > 0 {
+		// Drop empty leading buffers.
+		if len(bufs[0]) == 0 {
+			bufs = bufs[1:]
+			continue
+		}
+		c.wvecs, c.wn, c.werr = bufs, 0, nil
+		err := c.raw.Write(c.wfn)
+		c.wvecs = nil
+		if err != nil {
+			return wrapNetErr("write", err)
+		}
+		if c.werr != nil {
+			return wrapNetErr("write", os.NewSyscallError("writev", c.werr))
+		}
+		c.ctr.sendBytes.Add(uint64(c.wn))
+		n := c.wn
+		for n > 0 && len(bufs) > 0 {
+			if n >= len(bufs[0]) {
+				n -= len(bufs[0])
+				bufs = bufs[1:]
+			} else {
+				bufs[0] = bufs[0][n:]
+				n = 0
+			}
+		}
+	}
+	return nil
+}
+
+// Write writes all of p.
+func (c *Conn) Write(p []byte) (int, error) {
+	var one [1][]byte
+	one[0] = p
+	if err := c.Writev(one[:]); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func wrapNetErr(op string, err error) error {
+	if errors.Is(err, net.ErrClosed) {
+		return net.ErrClosed
+	}
+	return fmt.Errorf("nbd: %s: %w", op, err)
+}
+
+// SockBuf names SO_SNDBUF or SO_RCVBUF.
+type SockBuf int
+
+const (
+	SendBuf SockBuf = unix.SO_SNDBUF
+	RecvBuf SockBuf = unix.SO_RCVBUF
+)
+
+func (b SockBuf) String() string {
+	if b == SendBuf {
+		return "SO_SNDBUF"
+	}
+	return "SO_RCVBUF"
+}
+
+// SetBuffer sets SO_SNDBUF or SO_RCVBUF on the live socket and returns the
+// effective value the kernel reports afterwards (Linux doubles the request
+// and clamps it to net.core.wmem_max/rmem_max).
+func (c *Conn) SetBuffer(which SockBuf, size int) (effective int, err error) {
+	return SetSocketBuffer(c.raw, which, size)
+}
+
+// Buffer reads SO_SNDBUF or SO_RCVBUF back from the kernel.
+func (c *Conn) Buffer(which SockBuf) (int, error) {
+	return GetSocketBuffer(c.raw, which)
+}
+
+// SetSocketBuffer sets a socket buffer through a RawConn and reads it back.
+func SetSocketBuffer(raw syscall.RawConn, which SockBuf, size int) (int, error) {
+	var serr error
+	err := raw.Control(func(fd uintptr) {
+		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, int(which), size)
+	})
+	if err == nil {
+		err = serr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("nbd: setsockopt %s=%d: %w", which, size, err)
+	}
+	return GetSocketBuffer(raw, which)
+}
+
+// GetSocketBuffer reads SO_SNDBUF or SO_RCVBUF through a RawConn.
+func GetSocketBuffer(raw syscall.RawConn, which SockBuf) (int, error) {
+	var v int
+	var gerr error
+	err := raw.Control(func(fd uintptr) {
+		v, gerr = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, int(which))
+	})
+	if err == nil {
+		err = gerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("nbd: getsockopt %s: %w", which, err)
+	}
+	return v, nil
+}

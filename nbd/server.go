@@ -1,0 +1,739 @@
+package nbd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Export is one named disk served by a Server.
+type Export struct {
+	Name        string
+	Description string
+	Backend     Backend
+	ReadOnly    bool
+}
+
+// Default limits of a Server; each can be changed on the Server before Serve.
+const (
+	DefaultHandshakeTimeout = 10 * time.Second
+	DefaultMaxConns         = 256
+	// DefaultMaxInFlightBytes bounds the payload memory one connection can
+	// make the server hold at once (64 requests of 2 MiB plus headroom);
+	// a client that pipelines more simply waits.
+	DefaultMaxInFlightBytes = 192 << 20
+	maxWorkersPerConn       = 64
+	maxExtentsPerReply      = 1024
+)
+
+// Server serves exports over the NBD fixed-newstyle protocol. Its zero value
+// is not usable: fill Exports (the first one also answers the empty name).
+type Server struct {
+	Exports          []Export
+	HandshakeTimeout time.Duration // 0 → DefaultHandshakeTimeout
+	MaxConns         int           // 0 → DefaultMaxConns
+	MaxInFlightBytes int64         // 0 → DefaultMaxInFlightBytes
+	// Logf, when set, receives one line per notable event (connections
+	// refused, protocol errors). It must be safe for concurrent use.
+	Logf func(format string, args ...any)
+
+	mu       sync.Mutex
+	conns    map[*serverConn]struct{}
+	closed   IOStats // counters of connections already gone
+	accepted uint64
+	sndbuf   int // requested SO_SNDBUF for data sockets; 0 = OS default
+	rcvbuf   int
+	defSnd   int // effective SO_SNDBUF of a fresh socket, read at first accept
+	defRcv   int
+	wg       sync.WaitGroup
+}
+
+// ServerStats is a snapshot of a server's activity.
+type ServerStats struct {
+	IO       IOStats // all data sockets, open and closed
+	Open     int     // connections in transmission or handshake
+	Accepted uint64
+}
+
+// ConnInfo describes one open connection.
+type ConnInfo struct {
+	Remote   string
+	Export   string
+	IO       IOStats
+	SndBuf   int // effective, as getsockopt reports it
+	RcvBuf   int
+	Structed bool
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.Logf != nil {
+		s.Logf(format, args...)
+	}
+}
+
+// ListenAndServe listens on network ("unix" or "tcp") and address and serves
+// until ctx is cancelled. A unix socket file it created is removed on return.
+func ListenAndServe(ctx context.Context, network, address string, s *Server) error {
+	ln, err := net.Listen(network, address)
+	if err != nil {
+		return err
+	}
+	if ul, ok := ln.(*net.UnixListener); ok {
+		ul.SetUnlinkOnClose(true)
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve accepts connections on ln until ctx is cancelled, then closes ln and
+// every open connection and waits for their goroutines. It returns nil after
+// a cancellation and the accept error otherwise.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if len(s.Exports) == 0 {
+		ln.Close()
+		return errors.New("nbd: server has no exports")
+	}
+	s.mu.Lock()
+	if s.conns == nil {
+		s.conns = make(map[*serverConn]struct{})
+	}
+	s.mu.Unlock()
+
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+
+	var err error
+	for {
+		var nc net.Conn
+		nc, err = ln.Accept()
+		if err != nil {
+			var ne net.Error
+			if ctx.Err() == nil && errors.As(err, &ne) && ne.Timeout() {
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
+			break
+		}
+		s.startConn(ctx, nc)
+	}
+	ln.Close()
+	s.closeAll()
+	s.wg.Wait()
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+func (s *Server) startConn(ctx context.Context, nc net.Conn) {
+	c, err := NewConn(nc)
+	if err != nil {
+		s.logf("refusing %s: %v", nc.RemoteAddr(), err)
+		nc.Close()
+		return
+	}
+	max := s.MaxConns
+	if max <= 0 {
+		max = DefaultMaxConns
+	}
+	sc := &serverConn{srv: s, c: c}
+	s.mu.Lock()
+	if len(s.conns) >= max {
+		s.mu.Unlock()
+		s.logf("refusing connection: limit of %d connections reached", max)
+		nc.Close()
+		return
+	}
+	s.accepted++
+	if s.defSnd == 0 {
+		s.defSnd, _ = c.Buffer(SendBuf)
+		s.defRcv, _ = c.Buffer(RecvBuf)
+	}
+	if s.sndbuf > 0 {
+		if _, err := c.SetBuffer(SendBuf, s.sndbuf); err != nil {
+			s.logf("%v", err)
+		}
+	}
+	if s.rcvbuf > 0 {
+		if _, err := c.SetBuffer(RecvBuf, s.rcvbuf); err != nil {
+			s.logf("%v", err)
+		}
+	}
+	s.conns[sc] = struct{}{}
+	s.wg.Add(1)
+	s.mu.Unlock()
+
+	go func() {
+		defer s.wg.Done()
+		sc.serve(ctx)
+		c.Close()
+		s.mu.Lock()
+		delete(s.conns, sc)
+		s.closed = s.closed.Add(c.Stats())
+		s.mu.Unlock()
+	}()
+}
+
+func (s *Server) closeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for sc := range s.conns {
+		sc.c.Close()
+	}
+}
+
+// Stats returns the counters of every data socket this server has had.
+func (s *Server) Stats() ServerStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := ServerStats{IO: s.closed, Open: len(s.conns), Accepted: s.accepted}
+	for sc := range s.conns {
+		st.IO = st.IO.Add(sc.c.Stats())
+	}
+	return st
+}
+
+// Conns describes the open connections.
+func (s *Server) Conns() []ConnInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]ConnInfo, 0, len(s.conns))
+	for sc := range s.conns {
+		ci := ConnInfo{Remote: sc.c.nc.RemoteAddr().String(), IO: sc.c.Stats(), Structed: sc.sr}
+		if sc.exp != nil {
+			ci.Export = sc.exp.Name
+		}
+		ci.SndBuf, _ = sc.c.Buffer(SendBuf)
+		ci.RcvBuf, _ = sc.c.Buffer(RecvBuf)
+		out = append(out, ci)
+	}
+	return out
+}
+
+// SetSocketBuffer changes SO_SNDBUF or SO_RCVBUF of every open data socket
+// and of those accepted later. size 0 restores the OS default (the value a
+// fresh socket had). It returns the effective values of the open sockets.
+func (s *Server) SetSocketBuffer(which SockBuf, size int) ([]int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	req := size
+	if which == SendBuf {
+		s.sndbuf = size
+		if size == 0 {
+			req = RequestForEffective(s.defSnd)
+		}
+	} else {
+		s.rcvbuf = size
+		if size == 0 {
+			req = RequestForEffective(s.defRcv)
+		}
+	}
+	var effs []int
+	var firstErr error
+	for sc := range s.conns {
+		if req == 0 {
+			continue // no socket seen yet, nothing to restore
+		}
+		eff, err := sc.c.SetBuffer(which, req)
+		if err != nil {
+			if firstErr == nil && !errors.Is(err, net.ErrClosed) {
+				firstErr = err
+			}
+			continue
+		}
+		effs = append(effs, eff)
+	}
+	return effs, firstErr
+}
+
+// serverConn is one client connection.
+type serverConn struct {
+	srv *Server
+	c   *Conn
+
+	// negotiated in the handshake
+	exp       *Export
+	sr        bool
+	metaID    uint32 // nonzero when base:allocation was selected
+	noZeroes  bool
+	tflags    uint16
+	fastZero  bool
+	transmits bool
+
+	wmu  sync.Mutex // one writer: each reply goes out whole
+	werr error      // first write error; after it the connection is dead
+
+	jobs     chan *job
+	workers  int
+	idle     atomic.Int32
+	inflight sync.WaitGroup
+
+	memMu   sync.Mutex
+	memCond *sync.Cond
+	memUsed int64
+	memMax  int64
+}
+
+// job is one request on its way through a worker. Jobs are recycled.
+type job struct {
+	req  Request
+	buf  *[]byte // payload (WRITE data or READ destination)
+	hdr  [32]byte
+	vecs [2][]byte
+	ext  []byte // BLOCK_STATUS payload scratch
+}
+
+var jobPool = sync.Pool{New: func() any { return new(job) }}
+
+func (sc *serverConn) serve(ctx context.Context) {
+	to := sc.srv.HandshakeTimeout
+	if to <= 0 {
+		to = DefaultHandshakeTimeout
+	}
+	nc := sc.c.nc
+	nc.SetDeadline(time.Now().Add(to))
+	err := sc.handshake(ctx)
+	if err != nil {
+		if !isQuietClose(err) {
+			sc.srv.logf("handshake with %s: %v", nc.RemoteAddr(), err)
+		}
+		return
+	}
+	nc.SetDeadline(time.Time{})
+	sc.transmission(ctx)
+}
+
+// isQuietClose tells errors that are a peer simply going away.
+func isQuietClose(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, errAborted)
+}
+
+func (sc *serverConn) acquireMem(n int64) {
+	sc.memMu.Lock()
+	for sc.memUsed > 0 && sc.memUsed+n > sc.memMax {
+		sc.memCond.Wait()
+	}
+	sc.memUsed += n
+	sc.memMu.Unlock()
+}
+
+func (sc *serverConn) releaseMem(n int64) {
+	sc.memMu.Lock()
+	sc.memUsed -= n
+	sc.memMu.Unlock()
+	sc.memCond.Broadcast()
+}
+
+func (sc *serverConn) transmission(ctx context.Context) {
+	sc.memMax = sc.srv.MaxInFlightBytes
+	if sc.memMax <= 0 {
+		sc.memMax = DefaultMaxInFlightBytes
+	}
+	sc.memCond = sync.NewCond(&sc.memMu)
+	sc.jobs = make(chan *job, maxWorkersPerConn)
+	defer func() {
+		sc.inflight.Wait()
+		close(sc.jobs)
+	}()
+
+	var hdr [requestSize]byte
+	for {
+		if err := sc.c.ReadFull(hdr[:]); err != nil {
+			if !isQuietClose(err) {
+				sc.srv.logf("%s: reading request: %v", sc.c.nc.RemoteAddr(), err)
+			}
+			return
+		}
+		req, err := ParseRequest(hdr[:])
+		if err != nil {
+			// A bad magic means we have lost the framing: nothing after it
+			// can be trusted, so the only safe answer is to hang up.
+			sc.srv.logf("%s: %v; closing", sc.c.nc.RemoteAddr(), err)
+			return
+		}
+		if req.Type == CmdDisc {
+			return
+		}
+		if !sc.handleRequest(req) {
+			return
+		}
+		if ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// handleRequest reads any payload, checks the request and hands it to a
+// worker. It returns false when the connection must end.
+func (sc *serverConn) handleRequest(req Request) bool {
+	errno := sc.check(&req)
+	if req.Type == CmdWrite {
+		if errno != 0 || req.Length > MaxPayload {
+			if errno == 0 {
+				errno = EINVAL
+			}
+			// Always drain the payload, so the next header is found.
+			if err := sc.drain(int64(req.Length)); err != nil {
+				return false
+			}
+			return sc.replyNow(req, errno)
+		}
+		sc.acquireMem(int64(req.Length))
+		j := jobPool.Get().(*job)
+		j.req = req
+		j.buf = getBuf(int(req.Length))
+		if err := sc.c.ReadFull(*j.buf); err != nil {
+			putBuf(j.buf)
+			j.buf = nil
+			jobPool.Put(j)
+			sc.releaseMem(int64(req.Length))
+			if !isQuietClose(err) {
+				sc.srv.logf("%s: reading WRITE payload: %v", sc.c.nc.RemoteAddr(), err)
+			}
+			return false
+		}
+		sc.dispatch(j)
+		return true
+	}
+	if errno != 0 {
+		return sc.replyNow(req, errno)
+	}
+	j := jobPool.Get().(*job)
+	j.req = req
+	if req.Type == CmdRead {
+		sc.acquireMem(int64(req.Length))
+		j.buf = getBuf(int(req.Length))
+	}
+	sc.dispatch(j)
+	return true
+}
+
+func (sc *serverConn) drain(n int64) error {
+	var scratch [64 << 10]byte
+	for n > 0 {
+		k := int64(len(scratch))
+		if n < k {
+			k = n
+		}
+		if err := sc.c.ReadFull(scratch[:k]); err != nil {
+			return err
+		}
+		n -= k
+	}
+	return nil
+}
+
+// check validates a request against the spec and the export; 0 = fine.
+func (sc *serverConn) check(r *Request) Errno {
+	size := uint64(sc.exp.Backend.Size())
+	end := r.Offset + uint64(r.Length)
+	outOfRange := end < r.Offset || end > size
+	ro := sc.exp.ReadOnly
+	var allowed uint16
+	switch r.Type {
+	case CmdRead:
+		allowed = CmdFlagFUA
+		if sc.sr {
+			allowed |= CmdFlagDF
+		}
+	case CmdWrite, CmdFlush, CmdTrim, CmdCache:
+		allowed = CmdFlagFUA
+	case CmdWriteZeroes:
+		allowed = CmdFlagFUA | CmdFlagNoHole
+		if sc.fastZero {
+			allowed |= CmdFlagFastZero
+		}
+	case CmdBlockStatus:
+		allowed = CmdFlagFUA | CmdFlagReqOne
+	default:
+		return EINVAL // unknown command
+	}
+	if r.Flags&^allowed != 0 {
+		return EINVAL
+	}
+	switch r.Type {
+	case CmdRead:
+		if r.Length > MaxPayload || outOfRange {
+			return EINVAL
+		}
+	case CmdWrite:
+		if ro {
+			return EPERM
+		}
+		if outOfRange {
+			return ENOSPC
+		}
+	case CmdWriteZeroes:
+		if ro {
+			return EPERM
+		}
+		if outOfRange {
+			return ENOSPC
+		}
+	case CmdTrim:
+		if ro {
+			return EPERM
+		}
+		if outOfRange {
+			return EINVAL
+		}
+	case CmdCache:
+		if outOfRange {
+			return EINVAL
+		}
+	case CmdBlockStatus:
+		if sc.metaID == 0 || r.Length == 0 || outOfRange {
+			return EINVAL
+		}
+	}
+	return 0
+}
+
+func (sc *serverConn) dispatch(j *job) {
+	sc.inflight.Add(1)
+	if sc.idle.Load() == 0 && sc.workers < maxWorkersPerConn {
+		sc.workers++
+		go sc.worker()
+	}
+	sc.jobs <- j
+}
+
+func (sc *serverConn) worker() {
+	for {
+		sc.idle.Add(1)
+		j, ok := <-sc.jobs
+		sc.idle.Add(-1)
+		if !ok {
+			return
+		}
+		sc.run(j)
+		if j.buf != nil {
+			if j.req.Type == CmdRead || j.req.Type == CmdWrite {
+				sc.releaseMem(int64(j.req.Length))
+			}
+			putBuf(j.buf)
+			j.buf = nil
+		}
+		jobPool.Put(j)
+		sc.inflight.Done()
+	}
+}
+
+// run performs one request and sends its reply.
+func (sc *serverConn) run(j *job) {
+	r := &j.req
+	b := sc.exp.Backend
+	off := int64(r.Offset)
+	n := int64(r.Length)
+	fua := r.Flags&CmdFlagFUA != 0
+	var err error
+	switch r.Type {
+	case CmdRead:
+		if n > 0 {
+			_, err = b.ReadAt(*j.buf, off)
+		}
+		if err == nil {
+			sc.sendRead(j)
+			return
+		}
+	case CmdWrite:
+		if n > 0 {
+			_, err = b.WriteAt(*j.buf, off)
+		}
+		if err == nil && fua {
+			err = b.Sync()
+		}
+	case CmdFlush:
+		err = b.Sync()
+	case CmdTrim:
+		if t, ok := b.(Trimmer); ok && n > 0 {
+			err = t.Trim(off, n)
+		}
+		if err == nil && fua {
+			err = b.Sync()
+		}
+	case CmdWriteZeroes:
+		err = sc.zero(off, n, r.Flags)
+		if err == nil && fua {
+			err = b.Sync()
+		}
+	case CmdCache:
+		// Nothing to prefetch: every backend here is memory or page cache.
+	case CmdBlockStatus:
+		if err = sc.sendBlockStatus(j); err == nil {
+			return
+		}
+	}
+	sc.reply(j, toErrno(err))
+}
+
+func (sc *serverConn) zero(off, n int64, flags uint16) error {
+	if n == 0 {
+		return nil
+	}
+	b := sc.exp.Backend
+	if z, ok := b.(Zeroer); ok {
+		return z.Zero(off, n, flags&CmdFlagNoHole == 0)
+	}
+	if flags&CmdFlagFastZero != 0 {
+		return ENOTSUP
+	}
+	zeros := getBuf(int(min(n, 1<<20)))
+	defer putBuf(zeros)
+	clear(*zeros)
+	for n > 0 {
+		k := min(n, int64(len(*zeros)))
+		if _, err := b.WriteAt((*zeros)[:k], off); err != nil {
+			return err
+		}
+		off += k
+		n -= k
+	}
+	return nil
+}
+
+// toErrno maps a backend error to the errno the spec assigns.
+func toErrno(err error) Errno {
+	if err == nil {
+		return 0
+	}
+	var e Errno
+	if errors.As(err, &e) {
+		return e
+	}
+	switch {
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT), errors.Is(err, syscall.EFBIG):
+		return ENOSPC
+	case errors.Is(err, syscall.EPERM), errors.Is(err, syscall.EROFS), errors.Is(err, os.ErrPermission):
+		return EPERM
+	case errors.Is(err, syscall.EINVAL):
+		return EINVAL
+	}
+	return EIO
+}
+
+func (sc *serverConn) write(vecs [][]byte) {
+	sc.wmu.Lock()
+	defer sc.wmu.Unlock()
+	if sc.werr != nil {
+		return
+	}
+	if err := sc.c.Writev(vecs); err != nil {
+		sc.werr = err
+		if !isQuietClose(err) {
+			sc.srv.logf("%s: writing reply: %v", sc.c.nc.RemoteAddr(), err)
+		}
+		// The peer will not get a whole reply; end the connection so the
+		// reader stops too.
+		sc.c.Close()
+	}
+}
+
+// reply sends a payload-less reply: simple for every command, except that an
+// error to READ must be a structured ERROR chunk once SR is negotiated.
+func (sc *serverConn) reply(j *job, errno Errno) {
+	if errno != 0 && sc.sr && j.req.Type == CmdRead {
+		putChunkHeader(j.hdr[:], ChunkFlagDone, ChunkError, j.req.Cookie, 6)
+		be32(j.hdr[20:], uint32(errno))
+		j.hdr[24], j.hdr[25] = 0, 0
+		j.vecs[0] = j.hdr[:26]
+		sc.write(j.vecs[:1])
+		return
+	}
+	putSimpleReply(j.hdr[:], errno, j.req.Cookie)
+	j.vecs[0] = j.hdr[:simpleReplySize]
+	sc.write(j.vecs[:1])
+}
+
+// replyNow answers from the reader goroutine (invalid requests).
+func (sc *serverConn) replyNow(req Request, errno Errno) bool {
+	j := jobPool.Get().(*job)
+	j.req = req
+	sc.reply(j, errno)
+	jobPool.Put(j)
+	sc.wmu.Lock()
+	dead := sc.werr != nil
+	sc.wmu.Unlock()
+	return !dead
+}
+
+func (sc *serverConn) sendRead(j *job) {
+	data := *j.buf
+	if sc.sr {
+		// One OFFSET_DATA chunk with DONE covers the whole request.
+		putChunkHeader(j.hdr[:], ChunkFlagDone, ChunkOffsetData, j.req.Cookie, uint32(8+len(data)))
+		be64(j.hdr[20:], j.req.Offset)
+		j.vecs[0] = j.hdr[:28]
+	} else {
+		putSimpleReply(j.hdr[:], 0, j.req.Cookie)
+		j.vecs[0] = j.hdr[:simpleReplySize]
+	}
+	j.vecs[1] = data
+	sc.write(j.vecs[:2])
+}
+
+func (sc *serverConn) sendBlockStatus(j *job) error {
+	off := int64(j.req.Offset)
+	n := int64(j.req.Length)
+	var exts []Extent
+	if e, ok := sc.exp.Backend.(Extenter); ok {
+		var err error
+		if exts, err = e.Extents(off, n); err != nil {
+			return err
+		}
+	}
+	if len(exts) == 0 {
+		exts = []Extent{{Length: uint64(n), Flags: 0}}
+	}
+	if j.req.Flags&CmdFlagReqOne != 0 {
+		exts = exts[:1]
+	}
+	if len(exts) > maxExtentsPerReply {
+		exts = exts[:maxExtentsPerReply]
+	}
+	need := 4 + 8*len(exts)
+	if cap(j.ext) < need {
+		j.ext = make([]byte, need)
+	}
+	p := j.ext[:need]
+	be32(p[0:], sc.metaID)
+	q := p[4:]
+	remaining := uint64(n)
+	cnt := 0
+	for _, e := range exts {
+		l := e.Length
+		if l > remaining {
+			l = remaining // never describe more than was asked
+		}
+		// An extent that stops short of EOF must stay 512-aligned, or
+		// libnbd follows up with unaligned requests (nbd-notes §6.7).
+		if end := uint64(off) + uint64(n) - remaining + l; end < uint64(sc.exp.Backend.Size()) && l%512 != 0 && l > 512 {
+			l -= l % 512
+		}
+		if l == 0 {
+			break
+		}
+		be32(q[0:], uint32(l))
+		be32(q[4:], e.Flags)
+		q = q[8:]
+		remaining -= l
+		cnt++
+	}
+	if cnt == 0 {
+		return fmt.Errorf("backend returned no extents")
+	}
+	p = p[:4+8*cnt]
+	putChunkHeader(j.hdr[:], ChunkFlagDone, ChunkBlockStatus, j.req.Cookie, uint32(len(p)))
+	j.vecs[0] = j.hdr[:chunkHeaderSize]
+	j.vecs[1] = p
+	sc.write(j.vecs[:2])
+	return nil
+}

@@ -1,0 +1,203 @@
+// Package units parses and formats human-readable byte sizes and rates.
+//
+// All units are binary: 1k = 1 KiB = 1024 bytes, 1m = 1 MiB, and so on.
+// ParseSize accepts what a user types on a command line ("65536", "64k",
+// "64KiB", "2m", "1.5m"); FormatSize prints the short form that ParseSize
+// reads back exactly ("208k", "2m", "1000"); FormatBytes and FormatRate print
+// values for display ("1.50 GiB", "2.31 GiB/s").
+package units
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// Binary multipliers.
+const (
+	KiB int64 = 1 << 10
+	MiB int64 = 1 << 20
+	GiB int64 = 1 << 30
+	TiB int64 = 1 << 40
+	PiB int64 = 1 << 50
+	EiB int64 = 1 << 60
+)
+
+// maxSizeInput bounds the text ParseSize looks at, so that a hostile input
+// cannot make it build huge big.Ints.
+const maxSizeInput = 64
+
+// unit letters in increasing order; index+1 is the power of 1024.
+const unitLetters = "kmgtpe"
+
+// ParseSize parses a human size: plain bytes ("65536"), or a number with a
+// binary unit suffix k, m, g, t, p, e (either case), optionally followed by
+// "i", "iB" or "B" ("64k", "64K", "64KiB", "64KB", "2MiB", "10g"). A bare
+// "B" suffix means bytes ("512B"). A fractional part is allowed only when
+// the result is a whole number of bytes ("1.5m" = 1572864, "1.3k" is
+// rejected). Negative sizes, empty strings, overflow and garbage are errors.
+// Surrounding white space and blanks between number and unit are ignored.
+func ParseSize(s string) (int64, error) {
+	orig := s
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, errors.New("empty size")
+	}
+	if len(s) > maxSizeInput {
+		return 0, fmt.Errorf("size %.20q… is too long", s)
+	}
+	if s[0] == '-' {
+		return 0, fmt.Errorf("size %q is negative", orig)
+	}
+	// Split the number from the suffix.
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		i++
+	}
+	num, suffix := s[:i], strings.TrimLeft(s[i:], " \t")
+	if num == "" {
+		return 0, fmt.Errorf("size %q does not start with a number", orig)
+	}
+	intPart, fracPart, hasDot := strings.Cut(num, ".")
+	if intPart == "" || strings.Contains(fracPart, ".") || (hasDot && fracPart == "") {
+		return 0, fmt.Errorf("size %q has a malformed number %q", orig, num)
+	}
+	shift, err := parseSuffix(suffix)
+	if err != nil {
+		return 0, fmt.Errorf("size %q: %w", orig, err)
+	}
+
+	// value = (intPart.fracPart) * 2^shift, computed exactly.
+	v := new(big.Int)
+	if _, ok := v.SetString(intPart+fracPart, 10); !ok {
+		return 0, fmt.Errorf("size %q has a malformed number %q", orig, num)
+	}
+	v.Lsh(v, shift)
+	if len(fracPart) > 0 {
+		den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(len(fracPart))), nil)
+		var rem big.Int
+		v.QuoRem(v, den, &rem)
+		if rem.Sign() != 0 {
+			return 0, fmt.Errorf("size %q is not a whole number of bytes", orig)
+		}
+	}
+	if !v.IsInt64() {
+		return 0, fmt.Errorf("size %q is too large (maximum %d bytes)", orig, int64(math.MaxInt64))
+	}
+	return v.Int64(), nil
+}
+
+// parseSuffix returns the power-of-two shift of a unit suffix.
+func parseSuffix(suf string) (uint, error) {
+	switch suf {
+	case "", "b", "B":
+		return 0, nil
+	}
+	idx := strings.IndexByte(unitLetters, lower(suf[0]))
+	if idx < 0 {
+		return 0, fmt.Errorf("unknown unit %q: want k, m, g, t, p or e (binary, optionally with i, iB or B)", suf)
+	}
+	switch suf[1:] {
+	case "", "i", "iB", "ib", "B", "b":
+	default:
+		return 0, fmt.Errorf("unknown unit %q: want k, m, g, t, p or e (binary, optionally with i, iB or B)", suf)
+	}
+	return uint(10 * (idx + 1)), nil
+}
+
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// FormatSize prints n in the largest binary unit that divides it exactly,
+// like qemu: 8192 → "8k", 2097152 → "2m", 212992 → "208k". Values that are
+// not whole multiples of 1 KiB are printed as plain bytes (1000 → "1000",
+// 1536 → "1536"). ParseSize(FormatSize(n)) == n for every n ≥ 0.
+func FormatSize(n int64) string {
+	if n == 0 {
+		return "0"
+	}
+	for i := len(unitLetters) - 1; i >= 0; i-- {
+		u := int64(1) << (10 * (i + 1))
+		if n%u == 0 {
+			return strconv.FormatInt(n/u, 10) + unitLetters[i:i+1]
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+var byteUnits = [...]string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+
+// FormatBytes prints a byte count for display with binary units: whole
+// values without decimals ("512 B", "208 KiB", "2 MiB"), others with two
+// decimals below 100 ("1.50 GiB") and one from 100 up ("208.5 KiB").
+// Byte counts below 1 KiB are rounded to whole bytes.
+func FormatBytes(n float64) string {
+	return formatBinary(n, "", func(v float64, unit int) string {
+		switch {
+		case unit == 0 || v == math.Trunc(v):
+			return strconv.FormatFloat(v, 'f', 0, 64)
+		case v < 100:
+			return strconv.FormatFloat(v, 'f', 2, 64)
+		default:
+			return strconv.FormatFloat(v, 'f', 1, 64)
+		}
+	})
+}
+
+// FormatRate prints a rate in bytes per second with binary units and a
+// steady width: two decimals below 10 ("2.31 GiB/s"), one from 10 up
+// ("512.0 MiB/s"), whole bytes below 1 KiB/s ("512 B/s").
+func FormatRate(bytesPerSec float64) string {
+	return formatBinary(bytesPerSec, "/s", func(v float64, unit int) string {
+		switch {
+		case unit == 0:
+			return strconv.FormatFloat(v, 'f', 0, 64)
+		case v < 10:
+			return strconv.FormatFloat(v, 'f', 2, 64)
+		default:
+			return strconv.FormatFloat(v, 'f', 1, 64)
+		}
+	})
+}
+
+// formatBinary scales |n| into [0, 1024) of some unit, formats it with num
+// and moves up one unit when rounding reaches 1024 ("1024.0 MiB/s" becomes
+// "1.00 GiB/s").
+func formatBinary(n float64, per string, num func(v float64, unit int) string) string {
+	switch {
+	case math.IsNaN(n):
+		return "NaN"
+	case math.IsInf(n, 1):
+		return "+Inf"
+	case math.IsInf(n, -1):
+		return "-Inf"
+	}
+	sign := ""
+	if n < 0 {
+		sign = "-"
+		n = -n
+	}
+	unit := 0
+	v := n
+	for v >= 1024 && unit < len(byteUnits)-1 {
+		v /= 1024
+		unit++
+	}
+	s := num(v, unit)
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f >= 1024 && unit < len(byteUnits)-1 {
+		v /= 1024
+		unit++
+		s = num(v, unit)
+	}
+	if s == "0" || strings.Trim(s, "0.") == "" {
+		sign = "" // no "-0 B"
+	}
+	return sign + s + " " + byteUnits[unit] + per
+}
