@@ -179,6 +179,54 @@ type proc struct {
 	out     *syncBuffer
 	exited  chan struct{} // closed when Wait returned
 	waitErr error
+	spec    procSpec
+	cancel  func()
+	stopped bool
+}
+
+// stop ends the server: SIGTERM, up to 5 s, then SIGKILL. For nbdscope it
+// checks the clean exit (status 0) and the removal of the socket file.
+// cleanup is true when called at the end of the test, where an earlier
+// exit is an error.
+func (p *proc) stop(t testing.TB, cleanup bool) {
+	t.Helper()
+	if p.stopped {
+		return
+	}
+	p.stopped = true
+	defer p.cancel()
+	select {
+	case <-p.exited:
+		if cleanup {
+			t.Errorf("%s exited before the end of the test (%v):\n%s", p.cmdline, p.waitErr, p.out)
+			return
+		}
+	default:
+		p.cmd.Process.Signal(syscall.SIGTERM)
+	}
+	timer := time.NewTimer(stopTimeout)
+	defer timer.Stop()
+	select {
+	case <-p.exited:
+	case <-timer.C:
+		p.cmd.Process.Kill()
+		<-p.exited
+		t.Errorf("%s did not exit within %v of SIGTERM; killed. Output:\n%s", p.cmdline, stopTimeout, p.out)
+		return
+	}
+	if p.spec.ours {
+		if p.waitErr != nil {
+			t.Errorf("%s: after SIGTERM want exit status 0, got %v. Output:\n%s", p.cmdline, p.waitErr, p.out)
+		}
+		if p.spec.network == "unix" {
+			if _, err := os.Lstat(p.spec.address); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s: socket %s still there after a clean exit (lstat: %v)", p.cmdline, p.spec.address, err)
+			}
+		}
+	}
+	if t.Failed() {
+		t.Logf("output of %s:\n%s", p.cmdline, p.out)
+	}
 }
 
 type procSpec struct {
@@ -213,39 +261,8 @@ func startProc(t testing.TB, spec procSpec) *proc {
 		close(p.exited)
 	}()
 
-	t.Cleanup(func() {
-		defer cancel()
-		select {
-		case <-p.exited:
-			t.Errorf("%s exited before the end of the test (%v):\n%s", p.cmdline, p.waitErr, out)
-			return
-		default:
-		}
-		cmd.Process.Signal(syscall.SIGTERM)
-		timer := time.NewTimer(stopTimeout)
-		defer timer.Stop()
-		select {
-		case <-p.exited:
-		case <-timer.C:
-			cmd.Process.Kill()
-			<-p.exited
-			t.Errorf("%s did not exit within %v of SIGTERM; killed. Output:\n%s", p.cmdline, stopTimeout, out)
-			return
-		}
-		if spec.ours {
-			if p.waitErr != nil {
-				t.Errorf("%s: after SIGTERM want exit status 0, got %v. Output:\n%s", p.cmdline, p.waitErr, out)
-			}
-			if spec.network == "unix" {
-				if _, err := os.Lstat(spec.address); !errors.Is(err, os.ErrNotExist) {
-					t.Errorf("%s: socket %s still there after a clean exit (lstat: %v)", p.cmdline, spec.address, err)
-				}
-			}
-		}
-		if t.Failed() {
-			t.Logf("output of %s:\n%s", p.cmdline, out)
-		}
-	})
+	p.spec, p.cancel = spec, cancel
+	t.Cleanup(func() { p.stop(t, true) })
 
 	deadline := time.Now().Add(startTimeout)
 	for {

@@ -1,0 +1,380 @@
+// Package engine runs a pair of measured NBD sides (server + load process
+// each), applies live changes, and reports samples whose figures have one
+// definition each (metrics.go). It knows nothing of the UI.
+package engine
+
+import (
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"nbdscope/nbd"
+	"nbdscope/units"
+)
+
+// Buf is a socket buffer setting: "default" (leave the OS default alone),
+// "macos" (an effective 8 KiB, the macOS unix-socket default) or a size in
+// bytes as requested with setsockopt. Its text form is what flags, presets
+// and JSON use.
+type Buf struct {
+	Kind  BufKind
+	Bytes int // for BufSize: the requested size
+}
+
+// BufKind tells how a Buf is meant.
+type BufKind int
+
+const (
+	BufDefault BufKind = iota
+	BufSize
+	BufMacOS
+)
+
+// MacOSSendBuffer is the macOS default SO_SNDBUF of a unix stream socket.
+const MacOSSendBuffer = 8 << 10
+
+// ParseBuf reads "default", "macos" or a size ("65536", "64k", "2m").
+func ParseBuf(s string) (Buf, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "default", "os":
+		return Buf{Kind: BufDefault}, nil
+	case "macos", "mac":
+		return Buf{Kind: BufMacOS}, nil
+	}
+	n, err := units.ParseSize(s)
+	if err != nil {
+		return Buf{}, fmt.Errorf("buffer %q: want default, macos or a size like 64k or 2m", s)
+	}
+	if n < 1024 || n > 1<<30 {
+		return Buf{}, fmt.Errorf("buffer %q: want a size between 1k and 1g", s)
+	}
+	return Buf{Kind: BufSize, Bytes: int(n)}, nil
+}
+
+func (b Buf) String() string {
+	switch b.Kind {
+	case BufMacOS:
+		return "macos"
+	case BufSize:
+		return units.FormatSize(int64(b.Bytes))
+	}
+	return "default"
+}
+
+// MarshalText and UnmarshalText make Buf a plain string in JSON.
+func (b Buf) MarshalText() ([]byte, error) { return []byte(b.String()), nil }
+
+func (b *Buf) UnmarshalText(t []byte) error {
+	v, err := ParseBuf(string(t))
+	if err != nil {
+		return err
+	}
+	*b = v
+	return nil
+}
+
+// Workloads.
+const (
+	WorkRead      = "read"
+	WorkWrite     = "write"
+	WorkRandRead  = "randread"
+	WorkRandWrite = "randwrite"
+	WorkMixed     = "mixed"
+)
+
+// Workloads lists the valid workloads in the order the UI cycles them.
+var Workloads = []string{WorkRead, WorkWrite, WorkRandRead, WorkRandWrite, WorkMixed}
+
+// Modes.
+const (
+	ModeAlternate  = "alternate"
+	ModeConcurrent = "concurrent"
+)
+
+// Limits of the load settings (the command-line contract).
+const (
+	MinConnections = 1
+	MaxConnections = 64
+	MinRequestSize = 512
+	MaxRequestSize = 32 << 20
+	MinInFlight    = 1
+	MaxInFlight    = 256
+)
+
+// SideConfig is everything that defines one side.
+type SideConfig struct {
+	Name string `json:"name"` // "A" or "B"
+
+	// Target is an NBD URI of an external server (qemu-nbd, nbdkit); empty
+	// means a spawned nbdscope server, configured by the fields below.
+	Target    string `json:"target,omitempty"`
+	Backend   string `json:"backend"` // null, pattern, memory, file:PATH
+	Size      int64  `json:"size"`
+	Transport string `json:"transport"` // unix or tcp
+	SndBuf    Buf    `json:"sndbuf"`    // server SO_SNDBUF
+
+	ClientSndBuf Buf    `json:"client_sndbuf"`
+	ClientRcvBuf Buf    `json:"client_rcvbuf"`
+	Connections  int    `json:"connections"`
+	RequestSize  int    `json:"request_size"`
+	InFlight     int    `json:"in_flight"`
+	Workload     string `json:"workload"`
+	ReadPercent  int    `json:"read_percent"` // for mixed
+	Verify       bool   `json:"verify,omitempty"`
+}
+
+// Config is a pair and how to run it.
+type Config struct {
+	Sides    [2]SideConfig `json:"sides"`
+	Mode     string        `json:"mode"`
+	Duration Duration      `json:"duration"` // 0 = until stopped (TUI)
+	Interval Duration      `json:"interval"`
+	Script   []Change      `json:"script,omitempty"`
+}
+
+// Duration is a time.Duration written as "250ms" in JSON.
+type Duration time.Duration
+
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+func (d *Duration) UnmarshalText(t []byte) error {
+	v, err := time.ParseDuration(string(t))
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// D returns the time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// DefaultSide is the built-in side: a spawned null server on a unix socket,
+// read like qemu-img does (1 connection, 2 MiB requests, 8 in flight).
+func DefaultSide(name string) SideConfig {
+	return SideConfig{
+		Name: name, Backend: "null", Size: 64 << 30, Transport: "unix",
+		Connections: 1, RequestSize: 2 << 20, InFlight: 8,
+		Workload: WorkRead, ReadPercent: 70,
+	}
+}
+
+// DefaultMode is alternate on machines with fewer than 4 cores, where two
+// sides running at once would compete for CPU and distort each other.
+func DefaultMode() string {
+	if runtime.NumCPU() < 4 {
+		return ModeAlternate
+	}
+	return ModeConcurrent
+}
+
+// DefaultConfig is the built-in default: A at the OS default send buffer, B
+// at 2 MiB.
+func DefaultConfig() Config {
+	a, b := DefaultSide("A"), DefaultSide("B")
+	b.SndBuf = Buf{Kind: BufSize, Bytes: 2 << 20}
+	return Config{
+		Sides:    [2]SideConfig{a, b},
+		Mode:     DefaultMode(),
+		Interval: Duration(250 * time.Millisecond),
+	}
+}
+
+// Validate checks a configuration and names the first problem.
+func (c *Config) Validate() error {
+	if c.Mode != ModeAlternate && c.Mode != ModeConcurrent {
+		return fmt.Errorf("mode %q: want alternate or concurrent", c.Mode)
+	}
+	if c.Interval.D() < 50*time.Millisecond || c.Interval.D() > time.Minute {
+		return fmt.Errorf("interval %v: want 50ms to 1m", c.Interval.D())
+	}
+	if c.Duration < 0 {
+		return fmt.Errorf("duration %v is negative", c.Duration.D())
+	}
+	for i := range c.Sides {
+		if err := c.Sides[i].Validate(); err != nil {
+			return fmt.Errorf("side %s: %w", c.Sides[i].Name, err)
+		}
+	}
+	for _, ch := range c.Script {
+		if ch.Side < 0 || ch.Side > 1 {
+			return fmt.Errorf("scripted change %v: bad side", ch)
+		}
+		s := c.Sides[ch.Side]
+		if err := s.Set(ch.Setting, ch.Value); err != nil {
+			return fmt.Errorf("scripted change at %v: %w", ch.At.D(), err)
+		}
+	}
+	return nil
+}
+
+// Validate checks one side.
+func (s *SideConfig) Validate() error {
+	if s.Target != "" {
+		if _, err := nbd.ParseURI(s.Target); err != nil {
+			return fmt.Errorf("target: %w", err)
+		}
+	} else {
+		if s.Transport != "unix" && s.Transport != "tcp" {
+			return fmt.Errorf("transport %q: want unix or tcp", s.Transport)
+		}
+		if s.Size <= 0 || s.Size%512 != 0 {
+			return fmt.Errorf("size %d: want a positive multiple of 512", s.Size)
+		}
+		switch {
+		case s.Backend == "null", s.Backend == "pattern", s.Backend == "memory", strings.HasPrefix(s.Backend, "file:") && len(s.Backend) > 5:
+		default:
+			return fmt.Errorf("backend %q: want null, pattern, memory or file:PATH", s.Backend)
+		}
+	}
+	if s.Connections < MinConnections || s.Connections > MaxConnections {
+		return fmt.Errorf("connections %d: want %d…%d", s.Connections, MinConnections, MaxConnections)
+	}
+	if s.RequestSize < MinRequestSize || s.RequestSize > MaxRequestSize || s.RequestSize%512 != 0 {
+		return fmt.Errorf("request size %d: want a multiple of 512 from 512 to 32m", s.RequestSize)
+	}
+	if s.InFlight < MinInFlight || s.InFlight > MaxInFlight {
+		return fmt.Errorf("in-flight %d: want %d…%d", s.InFlight, MinInFlight, MaxInFlight)
+	}
+	if !validWorkload(s.Workload) {
+		return fmt.Errorf("workload %q: want one of %s", s.Workload, strings.Join(Workloads, ", "))
+	}
+	if s.ReadPercent < 0 || s.ReadPercent > 100 {
+		return fmt.Errorf("read percent %d: want 0…100", s.ReadPercent)
+	}
+	return nil
+}
+
+func validWorkload(w string) bool {
+	for _, v := range Workloads {
+		if v == w {
+			return true
+		}
+	}
+	return false
+}
+
+// Settings that can be changed while the load runs (Set, Change.Setting).
+const (
+	SetSndBuf       = "sndbuf"
+	SetClientSndBuf = "client-sndbuf"
+	SetClientRcvBuf = "client-rcvbuf"
+	SetConnections  = "connections"
+	SetRequestSize  = "request-size"
+	SetInFlight     = "in-flight"
+	SetWorkload     = "workload"
+	SetTransport    = "transport"
+	SetPaused       = "paused"
+	SetReadPercent  = "read-percent"
+)
+
+// Get returns a setting's current value in its text form.
+func (s *SideConfig) Get(setting string) string {
+	switch setting {
+	case SetSndBuf:
+		return s.SndBuf.String()
+	case SetClientSndBuf:
+		return s.ClientSndBuf.String()
+	case SetClientRcvBuf:
+		return s.ClientRcvBuf.String()
+	case SetConnections:
+		return strconv.Itoa(s.Connections)
+	case SetRequestSize:
+		return units.FormatSize(int64(s.RequestSize))
+	case SetInFlight:
+		return strconv.Itoa(s.InFlight)
+	case SetWorkload:
+		return s.Workload
+	case SetTransport:
+		return s.Transport
+	case SetReadPercent:
+		return strconv.Itoa(s.ReadPercent)
+	}
+	return ""
+}
+
+// Set changes a setting from its text form, validating it. The side is left
+// unchanged on error.
+func (s *SideConfig) Set(setting, value string) error {
+	n := *s
+	var err error
+	switch setting {
+	case SetSndBuf:
+		n.SndBuf, err = ParseBuf(value)
+	case SetClientSndBuf:
+		n.ClientSndBuf, err = ParseBuf(value)
+	case SetClientRcvBuf:
+		n.ClientRcvBuf, err = ParseBuf(value)
+	case SetConnections:
+		n.Connections, err = strconv.Atoi(value)
+	case SetRequestSize:
+		var v int64
+		v, err = units.ParseSize(value)
+		n.RequestSize = int(v)
+	case SetInFlight:
+		n.InFlight, err = strconv.Atoi(value)
+	case SetWorkload:
+		n.Workload = value
+	case SetTransport:
+		if s.Target != "" {
+			return fmt.Errorf("transport: side %s uses an external target", s.Name)
+		}
+		n.Transport = value
+	case SetReadPercent:
+		n.ReadPercent, err = strconv.Atoi(value)
+	case SetPaused:
+		return nil // not part of the configuration
+	default:
+		return fmt.Errorf("unknown setting %q", setting)
+	}
+	if err != nil {
+		return fmt.Errorf("%s=%s: %w", setting, value, err)
+	}
+	if err := n.Validate(); err != nil {
+		return fmt.Errorf("%s=%s: %w", setting, value, err)
+	}
+	*s = n
+	return nil
+}
+
+// Change is one live (or scripted) change of a side's setting.
+type Change struct {
+	At      Duration `json:"at,omitempty"` // for scripted changes
+	Side    int      `json:"side"`         // 0 = A, 1 = B
+	Setting string   `json:"setting"`
+	Value   string   `json:"value"`
+}
+
+// ParseAt reads a scripted change "5s:b.sndbuf=64k".
+func ParseAt(s string) (Change, error) {
+	var c Change
+	at, rest, ok := strings.Cut(s, ":")
+	if !ok {
+		return c, fmt.Errorf("--at %q: want TIME:SIDE.SETTING=VALUE, e.g. 5s:b.sndbuf=64k", s)
+	}
+	d, err := time.ParseDuration(at)
+	if err != nil || d < 0 {
+		return c, fmt.Errorf("--at %q: bad time %q", s, at)
+	}
+	lhs, val, ok := strings.Cut(rest, "=")
+	side, setting, ok2 := strings.Cut(lhs, ".")
+	if !ok || !ok2 {
+		return c, fmt.Errorf("--at %q: want TIME:SIDE.SETTING=VALUE", s)
+	}
+	switch strings.ToLower(side) {
+	case "a":
+		c.Side = 0
+	case "b":
+		c.Side = 1
+	default:
+		return c, fmt.Errorf("--at %q: side %q is not a or b", s, side)
+	}
+	c.At, c.Setting, c.Value = Duration(d), setting, val
+	return c, nil
+}
+
+func (c Change) String() string {
+	return fmt.Sprintf("%v:%s.%s=%s", c.At.D(), string(rune('a'+c.Side)), c.Setting, c.Value)
+}

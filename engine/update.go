@@ -1,0 +1,66 @@
+package engine
+
+import (
+	"time"
+
+	"nbdscope/engine/platform"
+)
+
+// Update is one message from a running pair to whoever watches it (the TUI,
+// the headless run). Exactly one field is set.
+type Update struct {
+	Sample  *Sample  // one interval of one side
+	Event   *Event   // a setting took effect
+	Crash   *Crash   // a child process died
+	Warning *Warning // something the user should know (clamped buffer, …)
+	Done    *Done    // the run ended (duration reached or Stop)
+}
+
+// Crash reports a child process that died.
+type Crash struct {
+	T      float64  `json:"t"`
+	Side   string   `json:"side"`
+	Role   string   `json:"role"`   // "server" or "load"
+	Status string   `json:"status"` // "exit status 2", "signal: killed"
+	Stderr []string `json:"stderr"` // its last lines
+}
+
+// Warning is a condition worth showing, with the fix where there is one.
+type Warning struct {
+	T    float64 `json:"t"`
+	Side string  `json:"side"` // "" for the whole pair
+	Kind string  `json:"kind"` // "clamp", "cores", …
+	Text string  `json:"text"`
+	Fix  string  `json:"fix,omitempty"`
+}
+
+// Done ends the update stream.
+type Done struct {
+	Err error
+}
+
+// Controller is what a front end drives: a pair that runs, reports Updates
+// and takes live changes. The TUI depends on this interface only, so it can
+// be tested against a fake.
+type Controller interface {
+	// Config is the configuration as currently in effect.
+	Config() Config
+	// Facts are the platform facts probed at start.
+	Facts() platform.Facts
+	// Updates delivers samples, events, crashes and warnings; it is closed
+	// after a Done update.
+	Updates() <-chan Update
+	// Apply validates a change and applies it to the running side; the
+	// Event arrives through Updates once it took effect.
+	Apply(Change) error
+	// SetMode switches between alternate and concurrent.
+	SetMode(mode string) error
+	// SetPaused pauses or resumes a side's load.
+	SetPaused(side int, paused bool) error
+	// Restart starts a side's children again (after a crash).
+	Restart(side int) error
+	// Elapsed is the time since the run started.
+	Elapsed() time.Duration
+	// Stop ends the run, stops every child and removes their sockets.
+	Stop() error
+}
