@@ -268,6 +268,8 @@ func startProc(t testing.TB, spec procSpec) *proc {
 	for {
 		select {
 		case <-p.exited:
+			p.stopped = true
+			p.cancel()
 			t.Fatalf("%s exited during startup (%v):\n%s", p.cmdline, p.waitErr, out)
 		default:
 		}
@@ -277,6 +279,10 @@ func startProc(t testing.TB, spec procSpec) *proc {
 			return p
 		}
 		if time.Now().After(deadline) {
+			p.stopped = true
+			p.cmd.Process.Kill()
+			<-p.exited
+			p.cancel()
 			t.Fatalf("%s: %s %s does not accept connections after %v (%v). Output:\n%s",
 				p.cmdline, spec.network, spec.address, startTimeout, err, out)
 		}
