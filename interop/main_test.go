@@ -3,6 +3,7 @@ package interop
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -438,14 +439,44 @@ func patternByte(p int64) byte {
 	return byte(base >> (8 * (7 - uint64(p)&7)))
 }
 
+// patternBytes returns the pattern for [off, off+n).
+func patternBytes(off int64, n int) []byte {
+	base := off &^ 7
+	buf := make([]byte, (off-base)+int64(n)+8)
+	for i := 0; i+8 <= len(buf); i += 8 {
+		binary.BigEndian.PutUint64(buf[i:], uint64(base)+uint64(i))
+	}
+	return buf[off-base : off-base+int64(n)]
+}
+
 // checkPattern verifies that b holds the pattern starting at offset off.
 func checkPattern(t testing.TB, what string, b []byte, off int64) {
 	t.Helper()
+	want := patternBytes(off, len(b))
+	if bytes.Equal(b, want) {
+		return
+	}
 	for i := range b {
-		if want := patternByte(off + int64(i)); b[i] != want {
+		if b[i] != want[i] {
 			lo := max(0, i-8)
 			t.Fatalf("%s: pattern mismatch at offset %d: got 0x%02x, want 0x%02x (bytes from %d: % x)",
-				what, off+int64(i), b[i], want, off+int64(lo), b[lo:min(len(b), lo+24)])
+				what, off+int64(i), b[i], want[i], off+int64(lo), b[lo:min(len(b), lo+24)])
 		}
+	}
+}
+
+// TestPatternHelper checks patternBytes against the byte-wise definition
+// and the nbdkit-pattern-plugin(1) example (0x28 at offset 0x28+7).
+func TestPatternHelper(t *testing.T) {
+	for _, off := range []int64{0, 1, 7, 8, 13, 4095, 1<<32 - 3} {
+		b := patternBytes(off, 37)
+		for i := range b {
+			if b[i] != patternByte(off+int64(i)) {
+				t.Fatalf("patternBytes(%d)[%d] = %#x, want %#x", off, i, b[i], patternByte(off+int64(i)))
+			}
+		}
+	}
+	if b := patternBytes(0x28, 8); !bytes.Equal(b, []byte{0, 0, 0, 0, 0, 0, 0, 0x28}) {
+		t.Fatalf("pattern at 0x28 = % x", b)
 	}
 }

@@ -117,7 +117,9 @@ type mapExtent struct {
 	desc        string
 }
 
-func (e mapExtent) String() string { return fmt.Sprintf("[%d,+%d) %d %s", e.off, e.length, e.typ, e.desc) }
+func (e mapExtent) String() string {
+	return fmt.Sprintf("[%d,+%d) %d %s", e.off, e.length, e.typ, e.desc)
+}
 
 // parseMap parses `nbdinfo --map` output, checks that the extents are
 // contiguous from 0 to size, and merges neighbours of the same type.
@@ -384,21 +386,24 @@ func TestServeQemuImgMap(t *testing.T) {
 }
 
 // TestServeNbdcopy: nbdcopy a random image into the export and back out,
-// with 4 connections (needs multi-conn) and with --flush.
+// with 4 connections (needs multi-conn), with --flush, and with the
+// server's SO_SNDBUF set to 64 KiB.
 func TestServeNbdcopy(t *testing.T) {
 	need(t, "nbdcopy")
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src.img")
 	want := writeRandomImage(t, src, exportSize, 2)
 	for _, tc := range []struct {
-		name string
-		args []string
+		name  string
+		args  []string // nbdcopy flags
+		serve []string // nbdscope serve flags
 	}{
-		{"connections=4", []string{"--threads=4", "--connections=4"}},
-		{"flush", []string{"--flush"}},
+		{"connections=4", []string{"--threads=4", "--connections=4"}, nil},
+		{"flush", []string{"--flush"}, nil},
+		{"sndbuf=64k", []string{"--threads=4", "--connections=4"}, []string{"--sndbuf", "64k"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := startServe(t)
+			s := startServe(t, tc.serve...)
 			mustRun(t, "", "nbdcopy", append(tc.args, src, s.uri)...)
 			out := filepath.Join(dir, "out-"+tc.name+".img")
 			mustRun(t, "", "nbdcopy", append(tc.args, s.uri, out)...)
@@ -418,20 +423,38 @@ func TestServeNbdcopyNull(t *testing.T) {
 }
 
 // TestServeFio: fio's nbd engine writes 64 MiB at random with 16 in flight,
-// then verifies every block (crc32c).
+// then verifies every block (crc32c); and two jobs (two connections each:
+// a size probe and the I/O one) doing mixed I/O with a FLUSH every 32
+// writes for 2 s.
 func TestServeFio(t *testing.T) {
 	need(t, "fio")
-	s := startServe(t)
-	r := run(t, s.dir, "fio", "--name=v", "--ioengine=nbd", "--uri="+s.uri,
-		"--rw=randwrite", "--bs=4k", "--size=64M", "--iodepth=16",
-		"--verify=crc32c", "--do_verify=1")
-	if r.code != 0 || !strings.Contains(r.out, "err= 0") || strings.Contains(r.out, "verify:") {
-		t.Fatalf("want exit 0 and err= 0:\n%s", r)
-	}
-	// Each 4 KiB block was written once and read back once.
-	if !strings.Contains(r.out, "issued rwts: total=16384,16384,0,0") {
-		t.Errorf("want 16384 writes and 16384 verify reads:\n%s", r)
-	}
+	t.Run("randwrite-verify", func(t *testing.T) {
+		s := startServe(t)
+		r := run(t, s.dir, "fio", "--name=v", "--ioengine=nbd", "--uri="+s.uri,
+			"--rw=randwrite", "--bs=4k", "--size=64M", "--iodepth=16",
+			"--verify=crc32c", "--do_verify=1")
+		if r.code != 0 || !strings.Contains(r.out, "err= 0") || strings.Contains(r.out, "verify:") {
+			t.Fatalf("want exit 0 and err= 0:\n%s", r)
+		}
+		// Each 4 KiB block was written once and read back once.
+		if !strings.Contains(r.out, "issued rwts: total=16384,16384,0,0") {
+			t.Errorf("want 16384 writes and 16384 verify reads:\n%s", r)
+		}
+	})
+	t.Run("randrw-2jobs-fsync", func(t *testing.T) {
+		s := startServe(t)
+		// No --verify here: the two jobs share one export, so each would
+		// see the other's blocks.
+		r := run(t, s.dir, "fio", "--name=rw", "--ioengine=nbd", "--uri="+s.uri,
+			"--rw=randrw", "--bs=4k", "--size=64M", "--iodepth=16", "--numjobs=2",
+			"--fsync=32", "--time_based", "--runtime=2")
+		if r.code != 0 || strings.Count(r.out, "err= 0") != 2 {
+			t.Fatalf("want exit 0 and err= 0 for both jobs:\n%s", r)
+		}
+		if strings.Count(r.out, "fsync/fdatasync/sync_file_range:") != 2 {
+			t.Errorf("no fsync latencies reported (FLUSH not exercised?):\n%s", r)
+		}
+	})
 }
 
 // TestServeQemuNbdList: `qemu-nbd -L` lists one export with name,

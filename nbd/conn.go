@@ -14,16 +14,17 @@ import (
 
 // IOStats is a snapshot of the I/O system calls made on data sockets.
 //
-// Calls are counted at the call itself: every read(2) or writev(2) issued on
-// the socket's fd is one call, including calls that returned EAGAIN (which
-// are also counted in the *EAGAIN fields). That is what `strace -c` counts,
-// so the two can be compared directly.
+// Calls are counted at the call itself: every read(2), write(2) or writev(2)
+// issued on the socket's fd is one call. Calls that returned EAGAIN (the
+// socket was not ready; Go's poller then waits) are counted apart from the
+// calls that moved data, so RecvCalls+RecvEAGAIN is what `strace -c`
+// reports as the calls of read, and the two can be compared directly.
 type IOStats struct {
-	RecvCalls  uint64 // read(2) calls on data sockets, EAGAIN included
-	RecvEAGAIN uint64 // of those, calls that returned EAGAIN
+	RecvCalls  uint64 // read(2) calls that returned data, EOF or an error other than EAGAIN
+	RecvEAGAIN uint64 // read(2) calls that returned EAGAIN
 	RecvBytes  uint64
-	SendCalls  uint64 // writev(2) calls on data sockets, EAGAIN included
-	SendEAGAIN uint64
+	SendCalls  uint64 // write(2)/writev(2) calls other than EAGAIN
+	SendEAGAIN uint64 // write(2)/writev(2) calls that returned EAGAIN
 	SendBytes  uint64
 }
 
@@ -68,6 +69,10 @@ type Conn struct {
 
 	// The closures handed to RawConn are built once, so that a read or a
 	// write allocates nothing.
+	ahead struct {
+		b    []byte
+		r, w int
+	}
 	rbuf  []byte
 	rn    int
 	rerr  error
@@ -105,11 +110,11 @@ func (c *Conn) Stats() IOStats { return c.ctr.snapshot() }
 
 func (c *Conn) readOnce(fd uintptr) bool {
 	n, err := unix.Read(int(fd), c.rbuf)
-	c.ctr.recvCalls.Add(1)
 	if err == unix.EAGAIN {
 		c.ctr.recvEAGAIN.Add(1)
 		return false // let the poller wait, then we are called again
 	}
+	c.ctr.recvCalls.Add(1)
 	if err == unix.EINTR {
 		return false
 	}
@@ -117,8 +122,15 @@ func (c *Conn) readOnce(fd uintptr) bool {
 	return true
 }
 
-// Read issues one read(2) (more if it returns EAGAIN or EINTR).
-func (c *Conn) Read(p []byte) (int, error) {
+// readAhead is the size of the small read buffer. Headers are read through
+// it, so one read(2) usually brings a header and the start of its payload
+// (or several headers); a payload larger than what is buffered is then read
+// straight into its final buffer. At most readAhead bytes of a payload are
+// copied.
+const readAhead = 16 << 10
+
+// rawRead issues one read(2) (more if it returns EAGAIN or EINTR).
+func (c *Conn) rawRead(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
@@ -138,7 +150,34 @@ func (c *Conn) Read(p []byte) (int, error) {
 	return c.rn, nil
 }
 
-// ReadFull reads exactly len(p) bytes straight into p.
+// Read returns buffered data first, else reads from the socket: straight
+// into p when p is at least readAhead long, through the buffer otherwise.
+func (c *Conn) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if c.ahead.r < c.ahead.w {
+		n := copy(p, c.ahead.b[c.ahead.r:c.ahead.w])
+		c.ahead.r += n
+		return n, nil
+	}
+	if len(p) >= readAhead {
+		return c.rawRead(p)
+	}
+	if c.ahead.b == nil {
+		c.ahead.b = make([]byte, readAhead)
+	}
+	n, err := c.rawRead(c.ahead.b)
+	c.ahead.r, c.ahead.w = 0, n
+	if n == 0 {
+		return 0, err
+	}
+	k := copy(p, c.ahead.b[:n])
+	c.ahead.r = k
+	return k, nil
+}
+
+// ReadFull reads exactly len(p) bytes into p.
 func (c *Conn) ReadFull(p []byte) error {
 	for off := 0; off < len(p); {
 		n, err := c.Read(p[off:])
@@ -161,11 +200,11 @@ func (c *Conn) writeOnce(fd uintptr) bool {
 	} else {
 		n, err = unix.Writev(int(fd), c.wvecs)
 	}
-	c.ctr.sendCalls.Add(1)
 	if err == unix.EAGAIN {
 		c.ctr.sendEAGAIN.Add(1)
 		return false
 	}
+	c.ctr.sendCalls.Add(1)
 	if err == unix.EINTR {
 		return false
 	}

@@ -1,0 +1,7 @@
+package main
+
+import "nbdscope/engine"
+
+func init() {
+	extraCommands[engine.ChildCommand] = engine.RunChild
+}

@@ -1,0 +1,69 @@
+package engine
+
+// The controller talks to its children (the same binary in an internal
+// role) over their stdin and stdout, one JSON object per line: commands
+// down, replies and reports up. Stderr is kept for crash reports.
+
+// Internal role names: `nbdscope __child server|load`.
+const (
+	ChildCommand = "__child"
+	RoleServer   = "server"
+	RoleLoad     = "load"
+)
+
+// childCmd is a command from the controller.
+type childCmd struct {
+	Op      string `json:"op"` // "poll", "set", "stop"
+	Seq     uint64 `json:"seq"`
+	Setting string `json:"setting,omitempty"`
+	Value   string `json:"value,omitempty"`
+	Int     int    `json:"int,omitempty"` // resolved numeric value (buffer request in bytes; 0 = OS default)
+}
+
+// childMsg is a message from a child.
+type childMsg struct {
+	Type string `json:"type"` // "ready", "reply", "error"
+	Seq  uint64 `json:"seq,omitempty"`
+	Err  string `json:"err,omitempty"`
+
+	// ready (server): the URI clients use.
+	URI string `json:"uri,omitempty"`
+
+	// poll replies: cumulative counters.
+	Counters Counters `json:"counters"`
+	Bytes    uint64   `json:"bytes,omitempty"`     // load: payload completed
+	Ops      uint64   `json:"ops,omitempty"`       // load: requests completed
+	ActiveNs int64    `json:"active_ns,omitempty"` // load: time not paused
+	Hist     []uint64 `json:"hist,omitempty"`      // load: latency buckets
+	Errors   uint64   `json:"errors,omitempty"`
+	LastErr  string   `json:"last_err,omitempty"`
+	Conns    int      `json:"conns"`
+	SndBuf   int      `json:"sndbuf,omitempty"` // effective SO_SNDBUF of the data sockets
+	RcvBuf   int      `json:"rcvbuf,omitempty"`
+
+	// set replies
+	Effective int `json:"effective,omitempty"`
+}
+
+// serverSpec configures a server child.
+type serverSpec struct {
+	Backend   string `json:"backend"`
+	Size      int64  `json:"size"`
+	Transport string `json:"transport"`
+	Socket    string `json:"socket,omitempty"` // unix
+	SndBuf    int    `json:"sndbuf"`           // request; 0 = OS default
+}
+
+// loadSpec configures a load child.
+type loadSpec struct {
+	URI         string `json:"uri"`
+	Connections int    `json:"connections"`
+	RequestSize int    `json:"request_size"`
+	InFlight    int    `json:"in_flight"`
+	Workload    string `json:"workload"`
+	ReadPercent int    `json:"read_percent"`
+	SndBuf      int    `json:"sndbuf"`
+	RcvBuf      int    `json:"rcvbuf"`
+	Verify      bool   `json:"verify"`
+	Paused      bool   `json:"paused"`
+}

@@ -1,0 +1,392 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"nbdscope/nbd"
+)
+
+// loadRole drives NBD requests against one server: N connections, each
+// with Q workers that keep one request in flight apiece.
+type loadRole struct {
+	ctx  context.Context
+	uri  nbd.URI
+	size int64 // export size
+
+	reqSize  atomic.Int64
+	workload atomic.Int32 // index into Workloads
+	readPct  atomic.Int32
+	verify   bool
+
+	mu       sync.Mutex // guards conns, inflight, buffers, closedIO
+	conns    []*loadConn
+	inflight int
+	sndReq   int // client SO_SNDBUF request; 0 = OS default
+	rcvReq   int
+	defSnd   int // effective default of a fresh client socket
+	defRcv   int
+	closedIO nbd.IOStats
+
+	gate gate
+
+	bytes   atomic.Uint64
+	ops     atomic.Uint64
+	errs    atomic.Uint64
+	lastErr atomic.Value // string
+	hist    Histogram
+	cursor  atomic.Uint64
+}
+
+type loadConn struct {
+	cl   *nbd.Client
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+func workloadIndex(w string) int32 {
+	for i, v := range Workloads {
+		if v == w {
+			return int32(i)
+		}
+	}
+	return 0
+}
+
+func startLoadRole(ctx context.Context, spec loadSpec) (role, childMsg, error) {
+	u, err := nbd.ParseURI(spec.URI)
+	if err != nil {
+		return nil, childMsg{}, err
+	}
+	r := &loadRole{ctx: ctx, uri: u, inflight: spec.InFlight, sndReq: spec.SndBuf, rcvReq: spec.RcvBuf, verify: spec.Verify}
+	r.reqSize.Store(int64(spec.RequestSize))
+	r.workload.Store(workloadIndex(spec.Workload))
+	r.readPct.Store(int32(spec.ReadPercent))
+	r.gate.init(spec.Paused)
+	r.defSnd, _, _ = nbd.ProbeSocketBuffer(u.Network(), nbd.SendBuf, 0)
+	r.defRcv, _, _ = nbd.ProbeSocketBuffer(u.Network(), nbd.RecvBuf, 0)
+	r.mu.Lock()
+	err = r.setConns(spec.Connections)
+	r.mu.Unlock()
+	if err != nil {
+		r.close()
+		return nil, childMsg{}, err
+	}
+	return r, childMsg{}, nil
+}
+
+// setConns opens or closes connections until there are n. Closing waits
+// for the connection's requests in flight and sends DISC. r.mu is held.
+func (r *loadRole) setConns(n int) error {
+	for len(r.conns) < n {
+		ctx, cancel := context.WithTimeout(r.ctx, 10*time.Second)
+		cl, err := nbd.Dial(ctx, r.uri, nbd.ClientOptions{SndBuf: r.sndReq, RcvBuf: r.rcvReq})
+		cancel()
+		if err != nil {
+			return err
+		}
+		if r.size == 0 {
+			r.size = cl.Size()
+		}
+		lc := &loadConn{cl: cl}
+		r.conns = append(r.conns, lc)
+		r.startWorkers(lc)
+	}
+	for len(r.conns) > n {
+		lc := r.conns[len(r.conns)-1]
+		r.conns = r.conns[:len(r.conns)-1]
+		r.stopWorkers(lc)
+		lc.cl.Close()
+		r.closedIO = r.closedIO.Add(lc.cl.Conn().Stats())
+	}
+	return nil
+}
+
+func (r *loadRole) startWorkers(lc *loadConn) {
+	lc.stop = make(chan struct{})
+	for i := 0; i < r.inflight; i++ {
+		lc.wg.Add(1)
+		go r.worker(lc, lc.stop, uint64(i))
+	}
+}
+
+func (r *loadRole) stopWorkers(lc *loadConn) {
+	close(lc.stop)
+	lc.wg.Wait()
+}
+
+func (r *loadRole) worker(lc *loadConn, stop chan struct{}, id uint64) {
+	defer lc.wg.Done()
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), id))
+	op := nbd.NewOp()
+	var buf []byte
+	for {
+		if !r.gate.enter(stop) {
+			return
+		}
+		size := int(r.reqSize.Load())
+		if cap(buf) < size {
+			buf = make([]byte, size)
+			nbd.PatternFill(0, buf) // recognisable data for writes
+		}
+		w := Workloads[r.workload.Load()]
+		read := true
+		switch w {
+		case WorkWrite, WorkRandWrite:
+			read = false
+		case WorkMixed:
+			read = rng.IntN(100) < int(r.readPct.Load())
+		}
+		var off int64
+		span := r.size - int64(size)
+		if span < 0 {
+			span = 0
+		}
+		if w == WorkRandRead || w == WorkRandWrite || w == WorkMixed {
+			slots := r.size / int64(size)
+			if slots > 0 {
+				off = rng.Int64N(slots) * int64(size)
+			}
+		} else if span > 0 {
+			c := r.cursor.Add(uint64(size)) - uint64(size)
+			off = int64(c%uint64(span+1)) &^ 511
+		}
+		op.Buf = buf[:size]
+		op.Offset = uint64(off)
+		op.Cmd = nbd.CmdWrite
+		if read {
+			op.Cmd = nbd.CmdRead
+		}
+		t0 := time.Now()
+		err := lc.cl.Do(op)
+		lat := time.Since(t0)
+		if err == nil {
+			r.bytes.Add(uint64(size))
+			r.ops.Add(1)
+			r.hist.Add(lat)
+			if read && r.verify {
+				if bad, ok := nbd.PatternCheck(off, op.Buf); !ok {
+					r.errs.Add(1)
+					r.lastErr.Store(fmt.Sprintf("verify: data at offset %d does not match the pattern", bad))
+				}
+			}
+		}
+		r.gate.leave()
+		if err != nil {
+			r.errs.Add(1)
+			r.lastErr.Store(err.Error())
+			if lc.cl.Err() != nil {
+				return // the connection is gone; the controller reports why
+			}
+		}
+	}
+}
+
+func (r *loadRole) handle(c childCmd) childMsg {
+	switch c.Op {
+	case "poll":
+		return r.poll()
+	case "set":
+		return r.set(c)
+	}
+	return childMsg{Type: "error", Err: fmt.Sprintf("load: unknown op %q", c.Op)}
+}
+
+func (r *loadRole) poll() childMsg {
+	r.mu.Lock()
+	io := r.closedIO
+	for _, lc := range r.conns {
+		io = io.Add(lc.cl.Conn().Stats())
+	}
+	m := childMsg{Conns: len(r.conns)}
+	if len(r.conns) > 0 {
+		m.SndBuf, _ = r.conns[0].cl.Conn().Buffer(nbd.SendBuf)
+		m.RcvBuf, _ = r.conns[0].cl.Conn().Buffer(nbd.RecvBuf)
+	}
+	r.mu.Unlock()
+	u, s := selfCPU()
+	m.Counters = Counters{IO: io, UserS: u, SysS: s}
+	m.Bytes = r.bytes.Load()
+	m.Ops = r.ops.Load()
+	m.Errors = r.errs.Load()
+	if v, ok := r.lastErr.Load().(string); ok {
+		m.LastErr = v
+	}
+	m.ActiveNs = r.gate.activeNs()
+	m.Hist = r.hist.Snapshot()
+	return m
+}
+
+func (r *loadRole) set(c childCmd) childMsg {
+	fail := func(err error) childMsg { return childMsg{Type: "error", Err: err.Error()} }
+	switch c.Setting {
+	case SetPaused:
+		r.gate.setPaused(c.Value == "true")
+		return childMsg{}
+	case SetRequestSize:
+		if c.Int < MinRequestSize || c.Int > MaxRequestSize {
+			return fail(fmt.Errorf("request size %d out of range", c.Int))
+		}
+		r.reqSize.Store(int64(c.Int))
+		return childMsg{}
+	case SetWorkload:
+		if !validWorkload(c.Value) {
+			return fail(fmt.Errorf("unknown workload %q", c.Value))
+		}
+		r.workload.Store(workloadIndex(c.Value))
+		return childMsg{}
+	case SetReadPercent:
+		v, err := strconv.Atoi(c.Value)
+		if err != nil || v < 0 || v > 100 {
+			return fail(fmt.Errorf("read percent %q", c.Value))
+		}
+		r.readPct.Store(int32(v))
+		return childMsg{}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch c.Setting {
+	case SetConnections:
+		if c.Int < MinConnections || c.Int > MaxConnections {
+			return fail(fmt.Errorf("connections %d out of range", c.Int))
+		}
+		if err := r.setConns(c.Int); err != nil {
+			return fail(err)
+		}
+		return childMsg{Effective: len(r.conns)}
+	case SetInFlight:
+		if c.Int < MinInFlight || c.Int > MaxInFlight {
+			return fail(fmt.Errorf("in-flight %d out of range", c.Int))
+		}
+		r.inflight = c.Int
+		for _, lc := range r.conns {
+			r.stopWorkers(lc)
+			r.startWorkers(lc)
+		}
+		return childMsg{}
+	case SetClientSndBuf, SetClientRcvBuf:
+		which, def := nbd.SendBuf, r.defSnd
+		if c.Setting == SetClientRcvBuf {
+			which, def = nbd.RecvBuf, r.defRcv
+		}
+		req := c.Int
+		if which == nbd.SendBuf {
+			r.sndReq = c.Int
+		} else {
+			r.rcvReq = c.Int
+		}
+		if req == 0 {
+			req = nbd.RequestForEffective(def)
+		}
+		m := childMsg{}
+		for _, lc := range r.conns {
+			eff, err := lc.cl.Conn().SetBuffer(which, req)
+			if err != nil {
+				return fail(err)
+			}
+			m.Effective = eff
+		}
+		return m
+	}
+	return fail(fmt.Errorf("load: cannot set %q", c.Setting))
+}
+
+func (r *loadRole) close() {
+	r.gate.setPaused(false)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.setConns(0)
+}
+
+// gate pauses workers and keeps the active time: from resume until a pause
+// has drained every request in flight.
+type gate struct {
+	mu      sync.Mutex
+	paused  bool
+	resume  chan struct{} // closed while running
+	busy    int
+	drained *sync.Cond
+	since   time.Time
+	active  time.Duration
+}
+
+func (g *gate) init(paused bool) {
+	g.drained = sync.NewCond(&g.mu)
+	g.paused = paused
+	g.resume = make(chan struct{})
+	if !paused {
+		close(g.resume)
+		g.since = time.Now()
+	}
+}
+
+var errStopped = errors.New("stopped")
+
+// enter waits until the gate is open; false when stop closed first.
+func (g *gate) enter(stop chan struct{}) bool {
+	for {
+		select {
+		case <-stop:
+			return false
+		default:
+		}
+		g.mu.Lock()
+		if !g.paused {
+			g.busy++
+			g.mu.Unlock()
+			return true
+		}
+		ch := g.resume
+		g.mu.Unlock()
+		select {
+		case <-ch:
+		case <-stop:
+			return false
+		}
+	}
+}
+
+func (g *gate) leave() {
+	g.mu.Lock()
+	g.busy--
+	if g.busy == 0 {
+		g.drained.Broadcast()
+	}
+	g.mu.Unlock()
+}
+
+func (g *gate) setPaused(p bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if p == g.paused {
+		return
+	}
+	if p {
+		g.paused = true
+		g.resume = make(chan struct{})
+		for g.busy > 0 {
+			g.drained.Wait()
+		}
+		g.active += time.Since(g.since)
+		return
+	}
+	g.paused = false
+	g.since = time.Now()
+	close(g.resume)
+}
+
+func (g *gate) activeNs() int64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	a := g.active
+	if !g.paused {
+		a += time.Since(g.since)
+	}
+	return int64(a)
+}

@@ -1,0 +1,184 @@
+package presets
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"nbdscope/engine"
+)
+
+// Size limits of the files read (a preset is a few KiB; a run of an hour at
+// 4 samples per second and side is about 25 MiB).
+const (
+	maxPresetFile = 1 << 20
+	maxRunFile    = 1 << 30
+)
+
+// presetFile is the on-disk form of a preset.
+type presetFile struct {
+	Version      int           `json:"version"`
+	Name         string        `json:"name"`
+	Description  string        `json:"description"`
+	Demonstrates string        `json:"demonstrates,omitempty"`
+	Config       engine.Config `json:"config"`
+	Sweep        *SweepSpec    `json:"sweep,omitempty"`
+}
+
+// marshalIndent writes v as indented JSON with a final newline, without
+// escaping <, > and & (the files are for people to read).
+func marshalIndent(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func marshalPreset(p Preset) ([]byte, error) {
+	return marshalIndent(presetFile{
+		Version: FileVersion, Name: p.Name, Description: p.Description,
+		Demonstrates: p.Demonstrates, Config: p.Config, Sweep: p.Sweep,
+	})
+}
+
+// checkHead checks that data is one JSON object of a version this nbdscope
+// reads.
+func checkHead(data []byte) error {
+	t := bytes.TrimSpace(data)
+	if len(t) == 0 {
+		return errors.New("empty file")
+	}
+	if t[0] != '{' {
+		if !json.Valid(t) {
+			return jsonError(data, json.Unmarshal(t, new(any)))
+		}
+		return errors.New("not a JSON object")
+	}
+	var head struct {
+		Version json.RawMessage `json:"version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return jsonError(data, err)
+	}
+	if head.Version == nil || string(head.Version) == "null" {
+		return fmt.Errorf(`no "version" field: want "version": %d`, FileVersion)
+	}
+	var v int
+	if err := json.Unmarshal(head.Version, &v); err != nil {
+		return fmt.Errorf(`"version" %s: want the number %d`, head.Version, FileVersion)
+	}
+	if v > FileVersion {
+		return fmt.Errorf("version %d is newer than this nbdscope (%s) reads (up to %d): upgrade nbdscope", v, engine.Version, FileVersion)
+	}
+	if v < 1 {
+		return fmt.Errorf("version %d: want %d", v, FileVersion)
+	}
+	return nil
+}
+
+// parsePreset reads a preset file. Fields left out take the default
+// configuration's values; unknown fields are errors. The name is the file's
+// "name" field (may be empty); the configuration and sweep are validated.
+func parsePreset(data []byte) (Preset, error) {
+	if err := checkHead(data); err != nil {
+		return Preset{}, err
+	}
+	// The two sides must both be there: a short array would silently zero
+	// side B.
+	var shape struct {
+		Config *struct {
+			Sides *[]json.RawMessage `json:"sides"`
+		} `json:"config"`
+	}
+	if err := json.Unmarshal(data, &shape); err != nil {
+		return Preset{}, jsonError(data, err)
+	}
+	if shape.Config != nil && shape.Config.Sides != nil && len(*shape.Config.Sides) != 2 {
+		return Preset{}, fmt.Errorf("config.sides: want 2 sides (A and B), have %d", len(*shape.Config.Sides))
+	}
+
+	pf := presetFile{Config: engine.DefaultConfig()}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&pf); err != nil {
+		return Preset{}, jsonError(data, err)
+	}
+	p := Preset{Name: pf.Name, Description: pf.Description, Demonstrates: pf.Demonstrates, Config: pf.Config, Sweep: pf.Sweep}
+	for i, n := range [2]string{"A", "B"} {
+		if p.Config.Sides[i].Name == "" {
+			p.Config.Sides[i].Name = n
+		}
+	}
+	if err := p.validateBody(); err != nil {
+		return Preset{}, err
+	}
+	return p, nil
+}
+
+// jsonError adds the line and column to JSON errors that carry an offset.
+func jsonError(data []byte, err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Errorf("%s: invalid JSON: %v", position(data, se.Offset), se)
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			field = "value"
+		}
+		return fmt.Errorf("%s: %s: a JSON %s where %s is wanted", position(data, te.Offset), field, te.Value, te.Type)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("invalid JSON: unexpected end of file")
+	}
+	return err
+}
+
+// position returns "line L, column C" of a byte offset.
+func position(data []byte, off int64) string {
+	if off < 0 {
+		off = 0
+	}
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int64(len(before) - bytes.LastIndexByte(before, '\n'))
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+// readLimited reads all of r, refusing more than limit bytes.
+func readLimited(r io.Reader, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("larger than %d bytes", limit)
+	}
+	return data, nil
+}
+
+func readFileLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := readLimited(f, limit)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return data, nil
+}

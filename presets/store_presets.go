@@ -1,0 +1,219 @@
+package presets
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+func (s *Store) presetFile(name string) string { return name + fileExt }
+
+// Presets returns the built-in presets (in their fixed order) and then the
+// user's presets (by name). Each user file that cannot be used yields an
+// error naming the file and the problem; every other preset still loads.
+func (s *Store) Presets() ([]Preset, []error) {
+	ps := builtins()
+	files, err := listFiles(s.PresetDir)
+	if err != nil {
+		return ps, []error{fmt.Errorf("user presets: %w", err)}
+	}
+	var errs []error
+	for _, f := range files {
+		p, err := s.loadPreset(f)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		ps = append(ps, p)
+	}
+	return ps, errs
+}
+
+// loadPreset reads the user preset file in PresetDir. Errors name the file.
+func (s *Store) loadPreset(file string) (Preset, error) {
+	path := filepath.Join(s.PresetDir, file)
+	name := strings.TrimSuffix(file, fileExt)
+	if err := ValidName(name); err != nil {
+		return Preset{}, fmt.Errorf("%s: the file name is not a preset name: %w", path, err)
+	}
+	if IsBuiltin(name) {
+		return Preset{}, fmt.Errorf("%s: %q %w: rename the file", path, name, ErrBuiltIn)
+	}
+	data, err := readFileLimited(path, maxPresetFile)
+	if err != nil {
+		return Preset{}, err // names the file
+	}
+	p, err := parsePreset(data)
+	if err != nil {
+		return Preset{}, fmt.Errorf("%s: %w", path, err)
+	}
+	p.Name, p.File = name, path
+	return p, nil
+}
+
+// Preset returns the preset of that name: a built-in (matched without
+// regard to case) or a user preset.
+func (s *Store) Preset(name string) (Preset, error) {
+	if p, ok := Builtin(name); ok {
+		return p, nil
+	}
+	if err := ValidName(name); err != nil {
+		return Preset{}, err
+	}
+	if s.PresetDir == "" {
+		return Preset{}, fmt.Errorf("preset %q %w", name, ErrNotFound)
+	}
+	p, err := s.loadPreset(s.presetFile(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Preset{}, fmt.Errorf("preset %q %w", name, ErrNotFound)
+	}
+	return p, err
+}
+
+// SavePreset writes a user preset. It refuses built-in names, invalid
+// presets and, unless force, replacing an existing preset (ErrExists).
+func (s *Store) SavePreset(p Preset, force bool) error {
+	if IsBuiltin(p.Name) {
+		return fmt.Errorf("preset %q %w: choose another name", p.Name, ErrBuiltIn)
+	}
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	data, err := marshalPreset(p)
+	if err != nil {
+		return err
+	}
+	if _, err := parsePreset(data); err != nil {
+		return fmt.Errorf("preset %q would not load back: %w", p.Name, err)
+	}
+	return s.writePreset(p.Name, data, force)
+}
+
+func (s *Store) writePreset(name string, data []byte, force bool) error {
+	if s.PresetDir == "" {
+		return fmt.Errorf("saving preset %q: no preset directory", name)
+	}
+	if err := writeFile(s.PresetDir, s.presetFile(name), data, force); err != nil {
+		if errors.Is(err, ErrExists) {
+			return fmt.Errorf("preset %q %w", name, ErrExists)
+		}
+		return fmt.Errorf("saving preset %q: %w", name, err)
+	}
+	return nil
+}
+
+// RemovePreset deletes a user preset. Built-ins cannot be removed.
+func (s *Store) RemovePreset(name string) error {
+	if IsBuiltin(name) {
+		return fmt.Errorf("preset %q %w and cannot be removed", name, ErrBuiltIn)
+	}
+	if err := ValidName(name); err != nil {
+		return err
+	}
+	if err := removeFile(s.PresetDir, s.presetFile(name)); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("preset %q %w", name, ErrNotFound)
+		}
+		return fmt.Errorf("removing preset %q: %w", name, err)
+	}
+	return nil
+}
+
+// RenamePreset renames a user preset, replacing a preset called newName
+// only with force. The new file is in place before the old one goes, so a
+// crash in between leaves both, never neither.
+func (s *Store) RenamePreset(oldName, newName string, force bool) error {
+	if IsBuiltin(oldName) {
+		return fmt.Errorf("preset %q %w and cannot be renamed (export it and import it under a new name)", oldName, ErrBuiltIn)
+	}
+	if IsBuiltin(newName) {
+		return fmt.Errorf("preset %q %w: choose another name", newName, ErrBuiltIn)
+	}
+	if err := ValidName(oldName); err != nil {
+		return err
+	}
+	if err := ValidName(newName); err != nil {
+		return err
+	}
+	p, err := s.Preset(oldName)
+	if err != nil {
+		return err
+	}
+	if oldName == newName {
+		return nil
+	}
+	p.Name = newName
+	data, err := marshalPreset(p)
+	if err != nil {
+		return err
+	}
+	oldPath := filepath.Join(s.PresetDir, s.presetFile(oldName))
+	newPath := filepath.Join(s.PresetDir, s.presetFile(newName))
+	if strings.EqualFold(oldName, newName) {
+		// On a case-insensitive file system both names are one file:
+		// writing the new name and removing the old would remove both.
+		oi, err1 := os.Stat(oldPath)
+		ni, err2 := os.Stat(newPath)
+		if err1 == nil && err2 == nil && os.SameFile(oi, ni) {
+			if err := writeFile(s.PresetDir, s.presetFile(oldName), data, true); err != nil {
+				return fmt.Errorf("renaming preset %q: %w", oldName, err)
+			}
+			if err := os.Rename(oldPath, newPath); err != nil {
+				return fmt.Errorf("renaming preset %q: %w", oldName, err)
+			}
+			syncDir(s.PresetDir)
+			return nil
+		}
+	}
+	if err := s.writePreset(newName, data, force); err != nil {
+		return err
+	}
+	if err := removeFile(s.PresetDir, s.presetFile(oldName)); err != nil && !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("renamed preset %q to %q but could not remove the old file: %w", oldName, newName, err)
+	}
+	return nil
+}
+
+// ExportPreset writes a preset (built-in or user) as a preset file that
+// ImportPreset reads.
+func (s *Store) ExportPreset(name string, w io.Writer) error {
+	p, err := s.Preset(name)
+	if err != nil {
+		return err
+	}
+	data, err := marshalPreset(p)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
+}
+
+// ImportPreset reads a preset file and saves it as a user preset named
+// nameOverride, or the file's "name" when nameOverride is empty. It replaces
+// an existing preset only with force.
+func (s *Store) ImportPreset(r io.Reader, nameOverride string, force bool) (Preset, error) {
+	data, err := readLimited(r, maxPresetFile)
+	if err != nil {
+		return Preset{}, fmt.Errorf("import: %w", err)
+	}
+	p, err := parsePreset(data)
+	if err != nil {
+		return Preset{}, fmt.Errorf("import: %w", err)
+	}
+	if nameOverride != "" {
+		p.Name = nameOverride
+	}
+	if p.Name == "" {
+		return Preset{}, errors.New(`import: the file has no "name": give one`)
+	}
+	if err := s.SavePreset(p, force); err != nil {
+		return Preset{}, err
+	}
+	p.File = filepath.Join(s.PresetDir, s.presetFile(p.Name))
+	return p, nil
+}
