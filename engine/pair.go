@@ -62,8 +62,8 @@ type side struct {
 	havePrev   bool
 
 	srvEff, cliSndEff, cliRcvEff int
-	clampWarned              string
-	tot                      totals
+	clampWarned                  string
+	tot                          totals
 }
 
 // totals accumulate a side over the whole run, across restarts.

@@ -4,17 +4,20 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"sync"
 
 	"nbdscope/nbd"
 )
 
 type serverRole struct {
-	srv    *nbd.Server
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	be     nbd.Backend
-	req    int // requested SO_SNDBUF; 0 = OS default
+	srv     *nbd.Server
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	be      nbd.Backend
+	req     int // requested SO_SNDBUF; 0 = OS default
+	sockDir string
 }
 
 func startServerRole(ctx context.Context, spec serverSpec) (role, childMsg, error) {
@@ -42,6 +45,7 @@ func startServerRole(ctx context.Context, spec serverSpec) (role, childMsg, erro
 		}
 		ln = ul
 		uri = nbd.URI{Transport: "unix", Socket: spec.Socket}
+		r.sockDir = filepath.Dir(spec.Socket)
 	}
 	if spec.SndBuf > 0 {
 		r.srv.SetSocketBuffer(nbd.SendBuf, spec.SndBuf)
@@ -89,6 +93,11 @@ func (r *serverRole) handle(c childCmd) childMsg {
 func (r *serverRole) close() {
 	r.cancel()
 	r.wg.Wait()
+	if r.sockDir != "" {
+		// The controller's private directory: remove it once its last
+		// socket is gone (fails harmlessly while the other side's is there).
+		os.Remove(r.sockDir)
+	}
 	if c, ok := r.be.(nbd.Closer); ok {
 		c.Close()
 	}

@@ -250,8 +250,8 @@ func startProc(t testing.TB, spec procSpec) *proc {
 	out := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = stopTimeout
-	// Should the test binary die, take the server along.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// Should the test binary die, take the server along (Linux).
+	cmd.SysProcAttr = childProcAttr()
 	p := &proc{name: filepath.Base(spec.name), cmdline: shellQuote(spec.name, spec.args), cmd: cmd, out: out, exited: make(chan struct{})}
 	if err := cmd.Start(); err != nil {
 		cancel()

@@ -306,3 +306,30 @@ func TestServeQuietLog(t *testing.T) {
 		t.Errorf("the server logged during ordinary use:\n%s", extra)
 	}
 }
+
+// TestServeNbdcopyServerToServer: nbdcopy --flush from one nbdscope server
+// to another (both multi-conn, sparse 1 GiB): the source's holes become
+// WRITE_ZEROES of up to 128 MiB on the destination, which wipe data the
+// destination had; qemu-img compare then finds them identical.
+func TestServeNbdcopyServerToServer(t *testing.T) {
+	need(t, "nbdcopy", "qemu-io", "qemu-img", "nbdinfo")
+	a := startServe(t, "--size", "1g")
+	b := startServe(t, "--size", "1g")
+	mustRun(t, "", "qemu-io", "-f", "raw", "-c", "write -P 0x12 0 1M", "-c", "write -P 0x34 700M 3M", a.uri)
+	mustRun(t, "", "qemu-io", "-f", "raw", "-c", "write -P 0x99 300M 1M", b.uri)
+	mustRun(t, "", "nbdcopy", "--flush", a.uri, b.uri)
+	if r := mustRun(t, "", "qemu-img", "compare", "-f", "raw", "-F", "raw", a.uri, b.uri); !strings.Contains(r.out, "Images are identical.") {
+		t.Fatalf("want identical:\n%s", r)
+	}
+	r := mustRun(t, "", "nbdinfo", "--map", b.uri)
+	exts := parseMap(t, r, 1<<30)
+	want := []mapExtent{
+		{0, mib, 0, "data"},
+		{mib, 699 * mib, 3, "hole,zero"},
+		{700 * mib, 3 * mib, 0, "data"},
+		{703 * mib, 321 * mib, 3, "hole,zero"},
+	}
+	if fmt.Sprint(exts) != fmt.Sprint(want) {
+		t.Errorf("destination map = %v, want %v", exts, want)
+	}
+}

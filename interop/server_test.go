@@ -522,9 +522,10 @@ func TestServePattern(t *testing.T) {
 	checkPattern(t, "pattern.img", b, 0)
 }
 
-// TestServeTCP: `--listen 127.0.0.1:PORT` serves nbd://127.0.0.1:PORT.
+// TestServeTCP: `--listen 127.0.0.1:PORT` serves nbd://127.0.0.1:PORT to
+// nbdinfo, qemu-img and the Go client.
 func TestServeTCP(t *testing.T) {
-	need(t, "nbdinfo")
+	need(t, "nbdinfo", "qemu-img")
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	startProc(t, procSpec{
@@ -535,6 +536,10 @@ func TestServeTCP(t *testing.T) {
 	r := mustRun(t, "", "nbdinfo", "--size", "nbd://"+addr)
 	if strings.TrimSpace(r.out) != "67108864" {
 		t.Fatalf("want 67108864:\n%s", r)
+	}
+	r = mustRun(t, "", "qemu-img", "info", "nbd://"+addr)
+	if !strings.Contains(r.out, "virtual size: 64 MiB (67108864 bytes)") {
+		t.Fatalf("want virtual size 64 MiB:\n%s", r)
 	}
 	c := dialT(t, "nbd://"+addr, nbd.ClientOptions{})
 	if c.Size() != exportSize {

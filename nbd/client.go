@@ -22,7 +22,7 @@ type Client struct {
 	mu   sync.Mutex
 	ops  map[uint64]*Op
 	next uint64
-	err  error // terminal error; set once
+	err  error      // terminal error; set once
 	idle *sync.Cond // signalled when ops empties or err is set
 	dead chan struct{}
 	rdon chan struct{} // reader goroutine finished

@@ -55,16 +55,16 @@ const (
 	RepInfo        uint32 = 3
 	RepMetaContext uint32 = 4
 
-	repErrBit          uint32 = 1 << 31
-	RepErrUnsup               = repErrBit + 1
-	RepErrPolicy              = repErrBit + 2
-	RepErrInvalid             = repErrBit + 3
-	RepErrPlatform            = repErrBit + 4
-	RepErrTLSReqd             = repErrBit + 5
-	RepErrUnknown             = repErrBit + 6
-	RepErrShutdown            = repErrBit + 7
-	RepErrBlockSizeReqd       = repErrBit + 8
-	RepErrTooBig              = repErrBit + 9
+	repErrBit           uint32 = 1 << 31
+	RepErrUnsup                = repErrBit + 1
+	RepErrPolicy               = repErrBit + 2
+	RepErrInvalid              = repErrBit + 3
+	RepErrPlatform             = repErrBit + 4
+	RepErrTLSReqd              = repErrBit + 5
+	RepErrUnknown              = repErrBit + 6
+	RepErrShutdown             = repErrBit + 7
+	RepErrBlockSizeReqd        = repErrBit + 8
+	RepErrTooBig               = repErrBit + 9
 )
 
 // Info types carried in RepInfo.

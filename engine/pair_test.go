@@ -1,0 +1,297 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"nbdscope/engine/platform"
+)
+
+// The test binary doubles as the nbdscope binary for its children: started
+// with the internal child command it runs the child role instead of tests.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == ChildCommand {
+		if err := RunChild(os.Args[2:]); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func testConfig() Config {
+	cfg := DefaultConfig()
+	cfg.Mode = ModeConcurrent
+	cfg.Interval = Duration(100 * time.Millisecond)
+	for i := range cfg.Sides {
+		cfg.Sides[i].Size = 1 << 30
+		cfg.Sides[i].RequestSize = 256 << 10
+		cfg.Sides[i].InFlight = 2
+	}
+	return cfg
+}
+
+var testFacts = platform.Facts{OS: "linux", Cores: 8}
+
+func startPair(t *testing.T, cfg Config) *Pair {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	p, err := StartWith(ctx, cfg, Options{Facts: &testFacts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.Stop()
+		if _, err := os.Stat(p.dir); !os.IsNotExist(err) {
+			t.Errorf("socket directory %s left behind", p.dir)
+		}
+	})
+	return p
+}
+
+// waitFor reads updates until cond holds or the deadline passes.
+func waitFor(t *testing.T, p *Pair, d time.Duration, what string, cond func(Update) bool) Update {
+	t.Helper()
+	deadline := time.After(d)
+	for {
+		select {
+		case u, ok := <-p.Updates():
+			if !ok {
+				t.Fatalf("updates closed while waiting for %s", what)
+			}
+			if cond(u) {
+				return u
+			}
+		case <-deadline:
+			t.Fatalf("no %s within %v", what, d)
+		}
+	}
+}
+
+func activeSample(side string) func(Update) bool {
+	return func(u Update) bool {
+		return u.Sample != nil && u.Sample.Side == side && u.Sample.Active && u.Sample.Bytes > 0
+	}
+}
+
+func TestPairSamplesAndLiveChanges(t *testing.T) {
+	p := startPair(t, testConfig())
+	u := waitFor(t, p, 10*time.Second, "A sample", activeSample("A"))
+	s := u.Sample
+	if !s.ThroughputBps.Known() || s.ThroughputBps <= 0 || s.Server == nil || !s.Client.RecvCallsPer2MiB.Known() {
+		t.Fatalf("sample figures: %+v", s)
+	}
+	if s.Connections != 1 || s.SndBuf.ServerEffective == 0 || s.SndBuf.ClientEffective == 0 {
+		t.Fatalf("sample settings: %+v", s)
+	}
+	waitFor(t, p, 10*time.Second, "B sample", activeSample("B"))
+
+	// Server send buffer, read back from the live socket.
+	if err := p.Apply(Change{Side: 1, Setting: SetSndBuf, Value: "64k"}); err != nil {
+		t.Fatal(err)
+	}
+	_, want, _ := probeSend(64 << 10)
+	waitFor(t, p, 5*time.Second, "B sample with 64k", func(u Update) bool {
+		return u.Sample != nil && u.Sample.Side == "B" && u.Sample.SndBuf.ServerEffective == want && u.Sample.SndBuf.ServerRequested == "64k"
+	})
+	// Connection count, in the samples.
+	if err := p.Apply(Change{Side: 0, Setting: SetConnections, Value: "3"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, p, 5*time.Second, "A with 3 connections", func(u Update) bool {
+		return u.Sample != nil && u.Sample.Side == "A" && u.Sample.Connections == 3 && u.Sample.Bytes > 0
+	})
+	if err := p.Apply(Change{Side: 0, Setting: SetConnections, Value: "1"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, p, 5*time.Second, "A back to 1 connection", func(u Update) bool {
+		return u.Sample != nil && u.Sample.Side == "A" && u.Sample.Connections == 1 && u.Sample.Bytes > 0
+	})
+	for _, ch := range []Change{
+		{Side: 0, Setting: SetRequestSize, Value: "64k"},
+		{Side: 0, Setting: SetInFlight, Value: "4"},
+		{Side: 0, Setting: SetWorkload, Value: WorkRandRead},
+		{Side: 1, Setting: SetClientRcvBuf, Value: "1m"},
+		{Side: 1, Setting: SetWorkload, Value: WorkWrite},
+	} {
+		if err := p.Apply(ch); err != nil {
+			t.Fatalf("%v: %v", ch, err)
+		}
+	}
+	waitFor(t, p, 5*time.Second, "B write samples", func(u Update) bool {
+		return u.Sample != nil && u.Sample.Side == "B" && u.Sample.Bytes > 0 && u.Sample.Server != nil && u.Sample.Server.RecvCallsPer2MiB.Known()
+	})
+	if err := p.Apply(Change{Side: 0, Setting: SetConnections, Value: "65"}); err == nil {
+		t.Fatal("65 connections accepted")
+	}
+	if err := p.SetPaused(0, true); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, p, 5*time.Second, "paused A", func(u Update) bool {
+		return u.Sample != nil && u.Sample.Side == "A" && !u.Sample.Active && u.Sample.Bytes == 0
+	})
+	rep := p.Report()
+	if len(rep.Events) < 8 {
+		t.Fatalf("events %+v", rep.Events)
+	}
+	if p.Config().Sides[0].InFlight != 4 || p.Config().Sides[1].SndBuf.String() != "64k" {
+		t.Fatalf("config not updated: %+v", p.Config())
+	}
+	for _, sd := range rep.Sides {
+		if sd.Summary.Bytes == 0 || !sd.Summary.ThroughputBps.Known() || sd.Summary.Errors != 0 {
+			t.Fatalf("summary %s: %+v", sd.Name, sd.Summary)
+		}
+	}
+}
+
+func probeSend(n int) (int, int, error) {
+	return probeSocket(n)
+}
+
+func TestAlternateModeTakesTurns(t *testing.T) {
+	cfg := testConfig()
+	cfg.Mode = ModeAlternate
+	p := startPair(t, cfg)
+	seen := map[string]bool{}
+	waitFor(t, p, 10*time.Second, "both sides active", func(u Update) bool {
+		if u.Sample != nil && u.Sample.Active && u.Sample.Bytes > 0 {
+			seen[u.Sample.Side] = true
+		}
+		return seen["A"] && seen["B"]
+	})
+}
+
+func TestCrashReportAndRestart(t *testing.T) {
+	p := startPair(t, testConfig())
+	waitFor(t, p, 10*time.Second, "B sample", activeSample("B"))
+	p.mu.Lock()
+	victim := p.sides[1].server.cmd.Process
+	p.mu.Unlock()
+	victim.Signal(syscall.SIGKILL)
+	u := waitFor(t, p, 5*time.Second, "crash report", func(u Update) bool { return u.Crash != nil })
+	if u.Crash.Side != "B" || u.Crash.Role != RoleServer || !strings.Contains(u.Crash.Status, "killed") {
+		t.Fatalf("crash %+v", u.Crash)
+	}
+	// A keeps running.
+	waitFor(t, p, 5*time.Second, "A after B's crash", activeSample("A"))
+	if err := p.Restart(1); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, p, 10*time.Second, "B after restart", activeSample("B"))
+
+	// A load process dying is reported as such.
+	p.mu.Lock()
+	victim = p.sides[0].load.cmd.Process
+	p.mu.Unlock()
+	victim.Signal(syscall.SIGKILL)
+	u = waitFor(t, p, 5*time.Second, "load crash", func(u Update) bool { return u.Crash != nil })
+	if u.Crash.Side != "A" || u.Crash.Role != RoleLoad {
+		t.Fatalf("crash %+v", u.Crash)
+	}
+}
+
+func TestScriptedChange(t *testing.T) {
+	cfg := testConfig()
+	cfg.Duration = Duration(2 * time.Second)
+	cfg.Script = []Change{{At: Duration(time.Second), Side: 1, Setting: SetSndBuf, Value: "64k"}}
+	p := startPair(t, cfg)
+	var ev *Event
+	for u := range p.Updates() {
+		if u.Event != nil {
+			ev = u.Event
+		}
+	}
+	if ev == nil || ev.Side != "B" || ev.Setting != SetSndBuf || ev.To != "64k" || ev.T < 1 || ev.T > 1.5 {
+		t.Fatalf("event %+v", ev)
+	}
+}
+
+// Killing the controller must end its children within a second.
+func TestChildrenDieWithController(t *testing.T) {
+	if os.Getenv("NBDSCOPE_TEST_CONTROLLER") == "1" {
+		cfg := testConfig()
+		p, err := StartWith(context.Background(), cfg, Options{Facts: &testFacts})
+		if err != nil {
+			os.Exit(3)
+		}
+		var pids []string
+		for _, s := range p.sides {
+			pids = append(pids, strconv.Itoa(s.server.cmd.Process.Pid), strconv.Itoa(s.load.cmd.Process.Pid))
+		}
+		os.Stdout.WriteString(strings.Join(pids, " ") + " " + p.dir + "\n")
+		time.Sleep(time.Minute)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestChildrenDieWithController$")
+	cmd.Env = append(os.Environ(), "NBDSCOPE_TEST_CONTROLLER=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	buf := make([]byte, 4096)
+	var line string
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(line, "\n") && time.Now().Before(deadline) {
+		n, err := out.Read(buf)
+		line += string(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	f := strings.Fields(line)
+	if len(f) != 5 {
+		t.Fatalf("controller said %q", line)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	killed := time.Now()
+	// The race detector makes exits slow; the one-second promise is for
+	// the real binary.
+	limit := time.Second
+	if raceEnabled {
+		limit = 5 * time.Second
+	}
+	for _, ps := range f[:4] {
+		pid, _ := strconv.Atoi(ps)
+		for alive(pid) && time.Since(killed) < limit {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if alive(pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("child %d still alive %v after the controller was killed", pid, limit)
+		}
+	}
+	t.Logf("children gone %v after the controller was killed", time.Since(killed).Round(time.Millisecond))
+	// The sockets' directory goes with the servers' listeners.
+	if ents, _ := os.ReadDir(f[4]); len(ents) != 0 {
+		t.Errorf("socket files left in %s: %v", f[4], ents)
+	}
+	os.RemoveAll(f[4])
+}
+
+// alive tells a running process from a gone or zombie one (a zombie has
+// exited; only its parent, now init, has yet to reap it).
+func alive(pid int) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return syscall.Kill(pid, 0) == nil
+	}
+	s := string(b)
+	if i := strings.LastIndex(s, ")"); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z'
+	}
+	return true
+}

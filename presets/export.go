@@ -1,0 +1,491 @@
+package presets
+
+import (
+	"bufio"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"nbdscope/engine"
+	"nbdscope/units"
+)
+
+// Export formats of a run.
+const (
+	FormatMarkdown = "md"
+	FormatCSV      = "csv"
+	FormatJSON     = "json"
+)
+
+// ExportFormats lists the formats ExportRun writes.
+var ExportFormats = []string{FormatMarkdown, FormatCSV, FormatJSON}
+
+// ExportRun writes a run for people and tools:
+//
+//   - md: the platform and setup, a per-side summary table in the shape of
+//     published benchmark tables (| side | buffer size | time | user |
+//     system | GiB/s | syscalls per 2 MiB |), then the events, warnings and
+//     crashes. Figures that were not measured read "n/a".
+//   - csv: one row per sample, with a header; unmeasured figures are empty.
+//   - json: the run file itself, as a store keeps it.
+func ExportRun(rf RunFile, format string, w io.Writer) error {
+	switch strings.ToLower(format) {
+	case FormatMarkdown, "markdown":
+		return writeMarkdown(rf, w)
+	case FormatCSV:
+		return writeCSV(rf, w)
+	case FormatJSON:
+		if rf.Version == 0 {
+			rf.Version = FileVersion
+		}
+		data, err := marshalIndent(rf)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	}
+	return fmt.Errorf("export format %q: want %s", format, strings.Join(ExportFormats, ", "))
+}
+
+// ---- figures shared by the markdown summary and Compare ----
+
+func isWrite(workload string) bool {
+	return workload == engine.WorkWrite || workload == engine.WorkRandWrite
+}
+
+// sideConfig finds a side's configuration by name, else by position.
+func sideConfig(r *engine.Report, name string, idx int) engine.SideConfig {
+	for _, s := range r.Config.Sides {
+		if s.Name == name {
+			return s
+		}
+	}
+	if idx >= 0 && idx < len(r.Config.Sides) {
+		return r.Config.Sides[idx]
+	}
+	return engine.SideConfig{Name: name}
+}
+
+func addFig(a, b engine.Figure) engine.Figure {
+	if !a.Known() || !b.Known() {
+		return engine.Unknown
+	}
+	return a + b
+}
+
+// receiverCalls is the headline syscall figure: receive calls per 2 MiB of
+// the receiver of the bulk data (the client for reads, the server for
+// writes).
+func receiverCalls(s engine.Summary, workload string) engine.Figure {
+	if isWrite(workload) {
+		if s.Server == nil {
+			return engine.Unknown
+		}
+		return s.Server.RecvCallsPer2MiB
+	}
+	return s.Client.RecvCallsPer2MiB
+}
+
+// cpuTimes returns user and system seconds of client and server together;
+// clientOnly is set when the server is external (not measured).
+func cpuTimes(s engine.Summary) (user, sys engine.Figure, clientOnly bool) {
+	if s.Server == nil {
+		return s.Client.UserS, s.Client.SysS, true
+	}
+	return addFig(s.Client.UserS, s.Server.UserS), addFig(s.Client.SysS, s.Server.SysS), false
+}
+
+// cpuPerGiB is CPU seconds (client and server) per GiB of payload.
+func cpuPerGiB(s engine.Summary) (engine.Figure, bool) {
+	if s.Server == nil {
+		return s.Client.CPUSPerGiB, true
+	}
+	return addFig(s.Client.CPUSPerGiB, s.Server.CPUSPerGiB), false
+}
+
+func gibps(s engine.Summary) engine.Figure {
+	if !s.ThroughputBps.Known() {
+		return engine.Unknown
+	}
+	return s.ThroughputBps / engine.GiB
+}
+
+// num formats a figure with prec decimals, "n/a" when unknown.
+func num(f engine.Figure, prec int) string {
+	if !f.Known() {
+		return "n/a"
+	}
+	return strconv.FormatFloat(float64(f), 'f', prec, 64)
+}
+
+// bufferCell is the bulk sender's requested send buffer and its effective
+// size: the server's for reads, the client's for writes.
+func bufferCell(s engine.Summary, sc engine.SideConfig) string {
+	req, eff := s.SndBuf.ServerRequested, s.SndBuf.ServerEffective
+	if req == "" {
+		req = sc.SndBuf.String()
+	}
+	if isWrite(sc.Workload) {
+		req, eff = s.SndBuf.ClientRequested, s.SndBuf.ClientEffective
+		if req == "" {
+			req = sc.ClientSndBuf.String()
+		}
+	}
+	if eff > 0 {
+		return fmt.Sprintf("%s (eff. %s)", req, units.FormatSize(int64(eff)))
+	}
+	return req
+}
+
+// ---- aligned markdown tables ----
+
+type table struct {
+	head  []string
+	right []bool // right-align column i
+	rows  [][]string
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t *table) write(w io.Writer) {
+	width := make([]int, len(t.head))
+	for i, h := range t.head {
+		width[i] = utf8.RuneCountInString(h)
+	}
+	for _, r := range t.rows {
+		for i, c := range r {
+			if n := utf8.RuneCountInString(c); i < len(width) && n > width[i] {
+				width[i] = n
+			}
+		}
+	}
+	line := func(cells []string) {
+		var b strings.Builder
+		b.WriteString("|")
+		for i := range width {
+			c := ""
+			if i < len(cells) {
+				c = cells[i]
+			}
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			if t.right[i] {
+				b.WriteString(" " + pad + c + " |")
+			} else {
+				b.WriteString(" " + c + pad + " |")
+			}
+		}
+		fmt.Fprintln(w, b.String())
+	}
+	line(t.head)
+	var b strings.Builder
+	b.WriteString("|")
+	for i, n := range width {
+		if t.right[i] {
+			b.WriteString(strings.Repeat("-", n+1) + ":|")
+		} else {
+			b.WriteString(strings.Repeat("-", n+2) + "|")
+		}
+	}
+	fmt.Fprintln(w, b.String())
+	for _, r := range t.rows {
+		line(r)
+	}
+}
+
+// mdEscape keeps free text from breaking a table row.
+func mdEscape(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// ---- markdown ----
+
+func writeMarkdown(rf RunFile, out io.Writer) error {
+	w := bufio.NewWriter(out)
+	r := &rf.Report
+	title := rf.Name
+	if title == "" {
+		title = "(unsaved)"
+	}
+	fmt.Fprintf(w, "# nbdscope run %s\n\n", mdEscape(title))
+	if !r.Time.IsZero() {
+		fmt.Fprintf(w, "- time: %s\n", r.Time.Format("2006-01-02 15:04:05 MST"))
+	}
+	if r.Preset != "" {
+		fmt.Fprintf(w, "- preset: %s\n", mdEscape(r.Preset))
+	}
+	if r.Nbdscope != "" {
+		fmt.Fprintf(w, "- nbdscope: %s\n", mdEscape(r.Nbdscope))
+	}
+	pf := r.Platform
+	var plat []string
+	if pf.OS != "" {
+		plat = append(plat, pf.OS+"/"+pf.Arch)
+	}
+	for _, s := range []string{pf.Kernel, pf.CPUModel} {
+		if s != "" {
+			plat = append(plat, s)
+		}
+	}
+	if pf.Cores > 0 {
+		plat = append(plat, fmt.Sprintf("%d cores", pf.Cores))
+	}
+	if len(plat) > 0 {
+		fmt.Fprintf(w, "- platform: %s\n", mdEscape(strings.Join(plat, ", ")))
+	}
+	if pf.UnixSndbufDefault > 0 || pf.UnixSndbufMax > 0 {
+		fmt.Fprintf(w, "- unix socket SO_SNDBUF (effective): default %s, max %s\n", sizeOrNA(pf.UnixSndbufDefault), sizeOrNA(pf.UnixSndbufMax))
+	}
+	if len(pf.Limits) > 0 {
+		var ls []string
+		for k, v := range pf.Limits {
+			ls = append(ls, fmt.Sprintf("%s=%d", k, v))
+		}
+		sort.Strings(ls)
+		fmt.Fprintf(w, "- limits: %s\n", strings.Join(ls, ", "))
+	}
+	if r.Config.Mode != "" {
+		d := "until stopped"
+		if r.Config.Duration > 0 {
+			d = r.Config.Duration.D().String()
+		}
+		fmt.Fprintf(w, "- mode: %s, interval %v, duration %s\n", r.Config.Mode, r.Config.Interval.D(), d)
+	}
+	fmt.Fprintln(w)
+
+	sum := table{
+		head:  []string{"side", "buffer size", "time", "user", "system", "GiB/s", "syscalls per 2 MiB"},
+		right: []bool{false, false, true, true, true, true, true},
+	}
+	setup := table{
+		head:  []string{"side", "workload", "transport", "connections", "request size", "in flight", "server sndbuf", "client sndbuf", "client rcvbuf"},
+		right: []bool{false, false, false, true, true, true, false, false, false},
+	}
+	anyClientOnly := false
+	for i, sr := range r.Sides {
+		sc := sideConfig(r, sr.Name, i)
+		s := sr.Summary
+		user, sys, clientOnly := cpuTimes(s)
+		mark := ""
+		if clientOnly {
+			mark, anyClientOnly = "*", true
+		}
+		seconds := "n/a"
+		if s.Seconds > 0 {
+			seconds = strconv.FormatFloat(s.Seconds, 'f', 2, 64)
+		}
+		sum.add(mdEscape(sr.Name), mdEscape(bufferCell(s, sc)), seconds,
+			num(user, 2)+mark, num(sys, 2)+mark, num(gibps(s), 2), num(receiverCalls(s, sc.Workload), 2))
+		transport := sc.Transport
+		if sc.Target != "" {
+			transport = sc.Target
+		}
+		setup.add(mdEscape(sr.Name), sc.Workload, mdEscape(transport), strconv.Itoa(sc.Connections),
+			units.FormatSize(int64(sc.RequestSize)), strconv.Itoa(sc.InFlight),
+			sc.SndBuf.String(), sc.ClientSndBuf.String(), sc.ClientRcvBuf.String())
+	}
+	sum.write(w)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "buffer size: SO_SNDBUF requested by the sender of the bulk data (the server for reads, the client for writes) and its effective size.")
+	fmt.Fprintln(w, "time: active seconds. user, system: CPU seconds of client and server together.")
+	fmt.Fprintln(w, "syscalls per 2 MiB: receive calls of the receiver of the bulk data (the client for reads, the server for writes). n/a: not measured.")
+	if anyClientOnly {
+		fmt.Fprintln(w, "\\*: client only; the server is external and not measured.")
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "## Setup")
+	fmt.Fprintln(w)
+	setup.write(w)
+
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "## Events")
+	fmt.Fprintln(w)
+	if len(r.Events) == 0 {
+		fmt.Fprintln(w, "none")
+	} else {
+		ev := table{head: []string{"t (s)", "side", "setting", "from", "to"}, right: []bool{true, false, false, false, false}}
+		for _, e := range r.Events {
+			ev.add(strconv.FormatFloat(e.T, 'f', 2, 64), mdEscape(e.Side), mdEscape(e.Setting), mdEscape(e.From), mdEscape(e.To))
+		}
+		ev.write(w)
+	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "## Warnings")
+		fmt.Fprintln(w)
+		for _, x := range r.Warnings {
+			side := ""
+			if x.Side != "" {
+				side = " side " + x.Side
+			}
+			fmt.Fprintf(w, "- %.2fs%s: %s", x.T, side, mdEscape(x.Text))
+			if x.Fix != "" {
+				fmt.Fprintf(w, " Fix: `%s`", strings.ReplaceAll(x.Fix, "`", "'"))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if len(r.Crashes) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "## Crashes")
+		fmt.Fprintln(w)
+		for _, c := range r.Crashes {
+			fmt.Fprintf(w, "- %.2fs side %s %s: %s\n", c.T, c.Side, c.Role, mdEscape(c.Status))
+			for _, l := range c.Stderr {
+				fmt.Fprintf(w, "    %s\n", l)
+			}
+		}
+	}
+	return w.Flush()
+}
+
+func sizeOrNA(n int) string {
+	if n <= 0 {
+		return "n/a"
+	}
+	return units.FormatSize(int64(n))
+}
+
+// ---- CSV ----
+
+// CSVHeader is the header row of the CSV export.
+var CSVHeader = []string{
+	"t", "side", "active", "bytes", "throughput_bps",
+	"client_recv_calls_per_2mib", "server_recv_calls_per_2mib",
+	"client_user_s", "client_sys_s", "server_user_s", "server_sys_s",
+	"server_sndbuf_effective", "client_sndbuf_effective",
+	"latency_p50_ms", "latency_p99_ms",
+}
+
+func csvFig(f engine.Figure) string {
+	if !f.Known() {
+		return ""
+	}
+	return strconv.FormatFloat(float64(f), 'f', -1, 64)
+}
+
+func csvInt(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+func writeCSV(rf RunFile, out io.Writer) error {
+	w := csv.NewWriter(out)
+	if err := w.Write(CSVHeader); err != nil {
+		return err
+	}
+	for _, s := range rf.Report.Samples {
+		srvRecv, srvUser, srvSys := "", "", ""
+		if s.Server != nil {
+			srvRecv, srvUser, srvSys = csvFig(s.Server.RecvCallsPer2MiB), csvFig(s.Server.UserS), csvFig(s.Server.SysS)
+		}
+		rec := []string{
+			strconv.FormatFloat(s.T, 'f', -1, 64), s.Side, strconv.FormatBool(s.Active),
+			strconv.FormatUint(s.Bytes, 10), csvFig(s.ThroughputBps),
+			csvFig(s.Client.RecvCallsPer2MiB), srvRecv,
+			csvFig(s.Client.UserS), csvFig(s.Client.SysS), srvUser, srvSys,
+			csvInt(s.SndBuf.ServerEffective), csvInt(s.SndBuf.ClientEffective),
+			csvFig(s.LatencyP50Ms), csvFig(s.LatencyP99Ms),
+		}
+		if err := w.Write(rec); err != nil {
+			return err
+		}
+	}
+	w.Flush()
+	return w.Error()
+}
+
+// ---- Compare ----
+
+// Compare writes two runs side by side, per side name, with the ratio b/a
+// of throughput, syscalls per 2 MiB (the receiver's) and CPU seconds per
+// GiB (client and server), as an aligned markdown table.
+func Compare(a, b RunFile, out io.Writer) error {
+	w := bufio.NewWriter(out)
+	describe := func(label string, rf RunFile) {
+		parts := []string{}
+		if !rf.Report.Time.IsZero() {
+			parts = append(parts, rf.Report.Time.Format(time.DateTime))
+		}
+		if rf.Report.Preset != "" {
+			parts = append(parts, "preset "+rf.Report.Preset)
+		}
+		extra := ""
+		if len(parts) > 0 {
+			extra = " (" + strings.Join(parts, ", ") + ")"
+		}
+		fmt.Fprintf(w, "%s: %s%s\n", label, mdEscape(rf.Name), extra)
+	}
+	describe("a", a)
+	describe("b", b)
+	fmt.Fprintln(w)
+
+	var names []string
+	seen := map[string]bool{}
+	for _, rf := range []RunFile{a, b} {
+		for _, s := range rf.Report.Sides {
+			if !seen[s.Name] {
+				seen[s.Name] = true
+				names = append(names, s.Name)
+			}
+		}
+	}
+	t := table{
+		head:  []string{"side", "figure", "a", "b", "b/a"},
+		right: []bool{false, false, true, true, true},
+	}
+	for _, name := range names {
+		fa, oka := compareFigures(a, name)
+		fb, okb := compareFigures(b, name)
+		for i, label := range []string{"GiB/s", "syscalls per 2 MiB", "CPU s/GiB"} {
+			va, vb := engine.Unknown, engine.Unknown
+			if oka {
+				va = fa[i]
+			}
+			if okb {
+				vb = fb[i]
+			}
+			t.add(mdEscape(name), label, num(va, 2), num(vb, 2), ratio(va, vb))
+		}
+	}
+	t.write(w)
+	return w.Flush()
+}
+
+// compareFigures returns throughput (GiB/s), receiver syscalls per 2 MiB
+// and CPU s/GiB of a side; ok is false when the run has no such side.
+func compareFigures(rf RunFile, side string) (f [3]engine.Figure, ok bool) {
+	for i, sr := range rf.Report.Sides {
+		if sr.Name != side {
+			continue
+		}
+		sc := sideConfig(&rf.Report, sr.Name, i)
+		cpu, _ := cpuPerGiB(sr.Summary)
+		return [3]engine.Figure{gibps(sr.Summary), receiverCalls(sr.Summary, sc.Workload), cpu}, true
+	}
+	return f, false
+}
+
+// Ratio returns b/a, Unknown when either is unknown or a is zero.
+func Ratio(a, b engine.Figure) engine.Figure {
+	if !a.Known() || !b.Known() || a == 0 {
+		return engine.Unknown
+	}
+	return b / a
+}
+
+func ratio(a, b engine.Figure) string {
+	r := Ratio(a, b)
+	if !r.Known() {
+		return "n/a"
+	}
+	return strconv.FormatFloat(float64(r), 'f', 2, 64) + "x"
+}

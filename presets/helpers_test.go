@@ -1,0 +1,159 @@
+package presets
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"nbdscope/engine"
+	"nbdscope/engine/platform"
+)
+
+// testStore is a store in a fresh temporary directory.
+func testStore(t *testing.T) *Store {
+	t.Helper()
+	d := t.TempDir()
+	return &Store{PresetDir: filepath.Join(d, "presets"), RunDir: filepath.Join(d, "runs")}
+}
+
+// deepEqualNaN is reflect.DeepEqual with NaN equal to NaN, so that unknown
+// figures compare equal.
+func deepEqualNaN(a, b any) bool { return eqv(reflect.ValueOf(a), reflect.ValueOf(b)) }
+
+func eqv(a, b reflect.Value) bool {
+	if a.IsValid() != b.IsValid() {
+		return false
+	}
+	if !a.IsValid() {
+		return true
+	}
+	if a.Type() != b.Type() {
+		return false
+	}
+	switch a.Kind() {
+	case reflect.Float32, reflect.Float64:
+		x, y := a.Float(), b.Float()
+		return x == y || (math.IsNaN(x) && math.IsNaN(y))
+	case reflect.Pointer, reflect.Interface:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		return eqv(a.Elem(), b.Elem())
+	case reflect.Struct:
+		if a.Type() == reflect.TypeOf(time.Time{}) {
+			return a.Interface().(time.Time).Equal(b.Interface().(time.Time))
+		}
+		for i := 0; i < a.NumField(); i++ {
+			if !eqv(a.Field(i), b.Field(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Slice:
+		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
+			return false
+		}
+		fallthrough
+	case reflect.Array:
+		for i := 0; i < a.Len(); i++ {
+			if !eqv(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Map:
+		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
+			return false
+		}
+		for _, k := range a.MapKeys() {
+			if !eqv(a.MapIndex(k), b.MapIndex(k)) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a.Interface(), b.Interface())
+}
+
+// noTempFiles fails when a directory holds leftovers of a save.
+func noTempFiles(t *testing.T, dir string) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") || strings.HasSuffix(e.Name(), ".tmp") {
+			t.Errorf("left behind in %s: %s", dir, e.Name())
+		}
+	}
+}
+
+// proc builds process figures; values have at most 6 significant digits,
+// what a Figure keeps in JSON.
+func proc(recv, user, sys, cpuPerGiB float64) engine.Process {
+	return engine.Process{
+		RecvCallsPer2MiB: engine.Figure(recv), SendCallsPer2MiB: 1, EAGAINPer2MiB: engine.Unknown,
+		RecvCalls: 1000, SendCalls: 100, EAGAIN: 0,
+		UserS: engine.Figure(user), SysS: engine.Figure(sys), CoresBusy: 0.5, CPUSPerGiB: engine.Figure(cpuPerGiB),
+	}
+}
+
+// testReport builds a two-side read report: A at 1 GiB/s with 10 recv
+// calls per 2 MiB, B at 2.5 GiB/s with 1.25, and a third pseudo-side-less
+// config. Some figures are unknown.
+func testReport() engine.Report {
+	cfg := engine.DefaultConfig()
+	cfg.Duration = engine.Duration(10 * time.Second)
+	srvA, srvB := proc(0.5, 0.25, 1.5, 0.2), proc(0.5, 0.125, 0.75, 0.1)
+	r := engine.Report{
+		Version:  engine.ReportVersion,
+		Nbdscope: "0.1.0-test",
+		Time:     time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC),
+		Preset:   "linux-gap",
+		Platform: platform.Facts{
+			OS: "linux", Arch: "amd64", Kernel: "Linux 6.8.0", CPUModel: "Test CPU @ 3.00GHz", Cores: 2,
+			UnixSndbufDefault: 212992, UnixRcvbufDefault: 212992, UnixSndbufMax: 425984,
+			TCPSndbufDefault: 16384, TCPRcvbufDefault: 131072,
+			Limits: map[string]int{"net.core.wmem_max": 212992}, Doubles: true,
+		},
+		Config: cfg,
+		Sides: []engine.SideReport{
+			{Name: "A", Summary: engine.Summary{
+				Bytes: 10 << 30, Seconds: 10, ThroughputBps: 1 << 30,
+				Client: proc(10, 0.5, 3.25, 0.375), Server: &srvA,
+				SndBuf:       engine.Buffers{ServerRequested: "default", ServerEffective: 212992, ClientRequested: "default", ClientEffective: 212992},
+				LatencyP50Ms: 1.5, LatencyP99Ms: engine.Unknown,
+			}},
+			{Name: "B", Summary: engine.Summary{
+				Bytes: 25 << 30, Seconds: 10, ThroughputBps: 2.5 * (1 << 30),
+				Client: proc(1.25, 0.25, 1.25, 0.0625), Server: &srvB,
+				SndBuf:       engine.Buffers{ServerRequested: "2m", ServerEffective: 4 << 20, ClientRequested: "default", ClientEffective: 212992},
+				LatencyP50Ms: 0.75, LatencyP99Ms: 3,
+			}},
+		},
+		Events: []engine.Event{
+			{T: 0, Side: "B", Setting: "sndbuf", From: "default", To: "2m"},
+			{T: 5.25, Side: "A", Setting: "connections", From: "1", To: "4"},
+		},
+		Warnings: []engine.Warning{{T: 0.25, Side: "B", Kind: "clamp", Text: "SO_SNDBUF 2m clamped", Fix: "sudo sysctl -w net.core.wmem_max=2097152"}},
+	}
+	for i := 0; i < 4; i++ {
+		sA, sB := proc(10, 0.125, 0.75, 0.375), proc(1.25, 0.0625, 0.25, 0.0625)
+		r.Samples = append(r.Samples,
+			engine.Sample{T: float64(i) * 0.25, Side: "A", Active: true, Seconds: 0.25, Bytes: 256 << 20,
+				ThroughputBps: 1 << 30, Client: proc(10, 0.125, 0.75, 0.375), Server: &sA,
+				SndBuf: engine.Buffers{ServerRequested: "default", ServerEffective: 212992}, LatencyP50Ms: 1.5, LatencyP99Ms: engine.Unknown, Connections: 1},
+			engine.Sample{T: float64(i) * 0.25, Side: "B", Active: i%2 == 0, Seconds: 0.25, Bytes: 640 << 20,
+				ThroughputBps: engine.Unknown, Client: proc(1.25, 0.0625, 0.25, 0.0625), Server: &sB,
+				SndBuf: engine.Buffers{ServerRequested: "2m", ServerEffective: 4 << 20}, LatencyP50Ms: engine.Unknown, LatencyP99Ms: 3, Connections: 1})
+	}
+	// A sample of an external target: no server figures.
+	r.Samples = append(r.Samples, engine.Sample{T: 1, Side: "A", Active: true, Seconds: 0.25, ThroughputBps: 5e8,
+		Client: proc(2, 0.125, 0.25, 0.5), LatencyP50Ms: engine.Unknown, LatencyP99Ms: engine.Unknown})
+	return r
+}

@@ -1,0 +1,197 @@
+package presets
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"nbdscope/engine"
+)
+
+// RunFile is a saved run: the on-disk form and what Run returns.
+type RunFile struct {
+	Version int           `json:"version"`
+	Name    string        `json:"name"`
+	Report  engine.Report `json:"report"`
+	// File is where the run was read from; empty for a run not read from
+	// a store.
+	File string `json:"-"`
+}
+
+// RunInfo is what a list of runs shows.
+type RunInfo struct {
+	Name   string
+	File   string
+	Time   time.Time
+	Preset string
+	Sides  []SideInfo
+}
+
+// SideInfo is a side's headline figure.
+type SideInfo struct {
+	Name          string
+	ThroughputBps engine.Figure
+}
+
+// Throughput returns the throughput of the named side, Unknown when the run
+// has no such side.
+func (ri RunInfo) Throughput(side string) engine.Figure {
+	for _, s := range ri.Sides {
+		if s.Name == side {
+			return s.ThroughputBps
+		}
+	}
+	return engine.Unknown
+}
+
+// Info returns a run's list entry.
+func (rf *RunFile) Info() RunInfo {
+	ri := RunInfo{Name: rf.Name, File: rf.File, Time: rf.Report.Time, Preset: rf.Report.Preset}
+	for _, s := range rf.Report.Sides {
+		ri.Sides = append(ri.Sides, SideInfo{Name: s.Name, ThroughputBps: s.Summary.ThroughputBps})
+	}
+	return ri
+}
+
+// parseRun reads a run file. Unknown fields are ignored: a run is a record
+// and may carry fields a newer nbdscope of the same version added.
+func parseRun(data []byte) (RunFile, error) {
+	if err := checkHead(data); err != nil {
+		return RunFile{}, err
+	}
+	var rf RunFile
+	if err := json.Unmarshal(data, &rf); err != nil {
+		return RunFile{}, jsonError(data, err)
+	}
+	if rf.Report.Version > engine.ReportVersion {
+		return RunFile{}, fmt.Errorf("report version %d is newer than this nbdscope (%s) reads (up to %d): upgrade nbdscope",
+			rf.Report.Version, engine.Version, engine.ReportVersion)
+	}
+	return rf, nil
+}
+
+func (s *Store) runFile(name string) string { return name + fileExt }
+
+// SaveRun writes a run under name, replacing an existing run only with
+// force (ErrExists otherwise). A report without a version gets the current
+// one.
+func (s *Store) SaveRun(name string, r engine.Report, force bool) error {
+	if err := ValidName(name); err != nil {
+		return err
+	}
+	if s.RunDir == "" {
+		return fmt.Errorf("saving run %q: no run directory", name)
+	}
+	if r.Version == 0 {
+		r.Version = engine.ReportVersion
+	}
+	data, err := marshalIndent(RunFile{Version: FileVersion, Name: name, Report: r})
+	if err != nil {
+		return fmt.Errorf("saving run %q: %w", name, err)
+	}
+	if _, err := parseRun(data); err != nil {
+		return fmt.Errorf("run %q would not load back: %w", name, err)
+	}
+	if err := writeFile(s.RunDir, s.runFile(name), data, force); err != nil {
+		if errors.Is(err, ErrExists) {
+			return fmt.Errorf("run %q %w", name, ErrExists)
+		}
+		return fmt.Errorf("saving run %q: %w", name, err)
+	}
+	return nil
+}
+
+// CheckRunName reports, before a run starts, whether SaveRun(name, …, force)
+// would be refused for its name: an invalid name, or (without force) one
+// that exists.
+func (s *Store) CheckRunName(name string, force bool) error {
+	if err := ValidName(name); err != nil {
+		return err
+	}
+	if s.RunDir == "" {
+		return fmt.Errorf("run %q: no run directory", name)
+	}
+	if force {
+		return nil
+	}
+	if _, err := os.Lstat(filepath.Join(s.RunDir, s.runFile(name))); err == nil {
+		return fmt.Errorf("run %q %w", name, ErrExists)
+	}
+	return nil
+}
+
+// loadRun reads a run file in RunDir. Errors name the file.
+func (s *Store) loadRun(file string) (RunFile, error) {
+	path := filepath.Join(s.RunDir, file)
+	name := strings.TrimSuffix(file, fileExt)
+	if err := ValidName(name); err != nil {
+		return RunFile{}, fmt.Errorf("%s: the file name is not a run name: %w", path, err)
+	}
+	data, err := readFileLimited(path, maxRunFile)
+	if err != nil {
+		return RunFile{}, err
+	}
+	rf, err := parseRun(data)
+	if err != nil {
+		return RunFile{}, fmt.Errorf("%s: %w", path, err)
+	}
+	rf.Name, rf.File = name, path
+	return rf, nil
+}
+
+// Run returns the saved run of that name.
+func (s *Store) Run(name string) (RunFile, error) {
+	if err := ValidName(name); err != nil {
+		return RunFile{}, err
+	}
+	if s.RunDir == "" {
+		return RunFile{}, fmt.Errorf("run %q %w", name, ErrNotFound)
+	}
+	rf, err := s.loadRun(s.runFile(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return RunFile{}, fmt.Errorf("run %q %w", name, ErrNotFound)
+	}
+	return rf, err
+}
+
+// Runs lists the saved runs, oldest first. Each file that cannot be used
+// yields an error naming the file and the problem; every other run still
+// loads.
+func (s *Store) Runs() ([]RunInfo, []error) {
+	files, err := listFiles(s.RunDir)
+	if err != nil {
+		return nil, []error{fmt.Errorf("runs: %w", err)}
+	}
+	var out []RunInfo
+	var errs []error
+	for _, f := range files {
+		rf, err := s.loadRun(f)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, rf.Info())
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	return out, errs
+}
+
+// RemoveRun deletes a saved run.
+func (s *Store) RemoveRun(name string) error {
+	if err := ValidName(name); err != nil {
+		return err
+	}
+	if err := removeFile(s.RunDir, s.runFile(name)); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("run %q %w", name, ErrNotFound)
+		}
+		return fmt.Errorf("removing run %q: %w", name, err)
+	}
+	return nil
+}
