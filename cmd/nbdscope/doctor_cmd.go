@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+
+	"nbdscope/engine/platform"
+	"nbdscope/nbd"
+	"nbdscope/units"
+)
+
+func init() {
+	extraCommands["doctor"] = cmdDoctor
+}
+
+func cmdDoctor(args []string) error {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the facts as JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	f := platform.Probe()
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(f)
+	}
+	sz := func(n int) string { return units.FormatSize(int64(n)) }
+	fmt.Printf("%s/%s, %s, %d cores", f.OS, f.Arch, f.Kernel, f.Cores)
+	if f.CPUModel != "" {
+		fmt.Printf(", %s", f.CPUModel)
+	}
+	fmt.Println()
+	fmt.Printf("unix socket: SO_SNDBUF default %s, SO_RCVBUF default %s, largest SO_SNDBUF granted %s\n",
+		sz(f.UnixSndbufDefault), sz(f.UnixRcvbufDefault), sz(f.UnixSndbufMax))
+	fmt.Printf("tcp socket:  SO_SNDBUF default %s, SO_RCVBUF default %s\n", sz(f.TCPSndbufDefault), sz(f.TCPRcvbufDefault))
+	var names []string
+	for k := range f.Limits {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		fmt.Printf("  %s = %d (%s)\n", k, f.Limits[k], sz(f.Limits[k]))
+	}
+	if f.Doubles {
+		fmt.Println("This kernel doubles every SO_SNDBUF/SO_RCVBUF request (socket(7)): asking for 2m shows as 4m.")
+	}
+	fmt.Println()
+	ok := true
+	for _, want := range []int{2 << 20, 4 << 20} {
+		_, eff, err := nbd.ProbeSocketBuffer("unix", nbd.SendBuf, want)
+		if err != nil {
+			return err
+		}
+		if c, clamped := platform.CheckClamp(nbd.SendBuf, want, eff); clamped {
+			ok = false
+			fmt.Printf("✗ a %s send buffer is clamped to %s by %s.\n  fix now:  %s\n  persist:  add %q to %s\n",
+				sz(want), sz(eff), c.Limit, c.Fix, c.Persist, c.Where)
+		} else {
+			fmt.Printf("✓ a %s send buffer is granted (effective %s): %s\n", sz(want), sz(eff), platform.Explain(want, eff))
+		}
+	}
+	_, mac, _ := nbd.ProbeSocketBuffer("unix", nbd.SendBuf, platform.MacOSRequest())
+	fmt.Printf("✓ macOS emulation: requesting %s gives an effective %s (macOS default 8k)\n", sz(platform.MacOSRequest()), sz(mac))
+	if ok {
+		fmt.Println("\nThis machine can show the full effect: try 'nbdscope' or 'nbdscope run'.")
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+package ui
+
+import (
+	"github.com/charmbracelet/lipgloss"
+)
+
+// Styles are every lipgloss style the explorer uses. Colours are adaptive
+// (light and dark terminals) and never forced: lipgloss's renderer drops
+// them, and bold/faint too, when NO_COLOR is set or the output is not a
+// colour terminal. Nothing in the layout depends on colour alone: the
+// focused panel has a thick border, side B is drawn with heavy lines, and
+// markers carry the side's letter.
+type Styles struct {
+	Brand     lipgloss.Style
+	Badge     lipgloss.Style // mode, state
+	Dim       lipgloss.Style
+	Label     lipgloss.Style
+	Value     lipgloss.Style
+	Strong    lipgloss.Style
+	NA        lipgloss.Style
+	Info      lipgloss.Style
+	Warn      lipgloss.Style
+	Error     lipgloss.Style
+	OK        lipgloss.Style
+	Side      [2]lipgloss.Style // the side's colour: text, series, markers
+	SideFaint [2]lipgloss.Style // markers in the plot area
+	Border    lipgloss.Style    // panel border
+	Focus     lipgloss.Style    // focused panel border
+	Axis      lipgloss.Style
+	Title     lipgloss.Style
+	Key       lipgloss.Style
+	KeyDesc   lipgloss.Style
+	Prompt    lipgloss.Style
+}
+
+var (
+	colA      = lipgloss.AdaptiveColor{Light: "#006D9C", Dark: "#4FC3F7"}
+	colB      = lipgloss.AdaptiveColor{Light: "#B04E00", Dark: "#FFB454"}
+	colAccent = lipgloss.AdaptiveColor{Light: "#5B3CC4", Dark: "#B79CFF"}
+	colDim    = lipgloss.AdaptiveColor{Light: "#7A7A7A", Dark: "#7C7C7C"}
+	colFaint  = lipgloss.AdaptiveColor{Light: "#B0B0B0", Dark: "#4E4E4E"}
+	colWarn   = lipgloss.AdaptiveColor{Light: "#8A5A00", Dark: "#E8C14A"}
+	colErr    = lipgloss.AdaptiveColor{Light: "#C62828", Dark: "#FF6B6B"}
+	colOK     = lipgloss.AdaptiveColor{Light: "#2E7D32", Dark: "#7BD88F"}
+)
+
+// DefaultStyles returns the explorer's styles.
+func DefaultStyles() *Styles {
+	s := &Styles{}
+	st := lipgloss.NewStyle
+	s.Brand = st().Bold(true).Foreground(colAccent)
+	s.Badge = st().Bold(true)
+	s.Dim = st().Foreground(colDim)
+	s.Label = st().Foreground(colDim)
+	s.Value = st()
+	s.Strong = st().Bold(true)
+	s.NA = st().Foreground(colDim).Italic(true)
+	s.Info = st().Foreground(colAccent)
+	s.Warn = st().Foreground(colWarn)
+	s.Error = st().Foreground(colErr).Bold(true)
+	s.OK = st().Foreground(colOK)
+	s.Side = [2]lipgloss.Style{st().Foreground(colA), st().Foreground(colB)}
+	s.SideFaint = [2]lipgloss.Style{st().Foreground(colA).Faint(true), st().Foreground(colB).Faint(true)}
+	s.Border = st().Foreground(colFaint)
+	s.Focus = st().Foreground(colAccent)
+	s.Axis = st().Foreground(colDim)
+	s.Title = st().Bold(true)
+	s.Key = st().Foreground(colAccent).Bold(true)
+	s.KeyDesc = st().Foreground(colDim)
+	s.Prompt = st().Foreground(colAccent).Bold(true)
+	return s
+}
+
+// sideStyle is the style of side i, or Dim for a pair-level item.
+func (s *Styles) sideStyle(i int) lipgloss.Style {
+	if i == 0 || i == 1 {
+		return s.Side[i]
+	}
+	return s.Dim
+}
