@@ -34,7 +34,7 @@ func (f Figure) MarshalJSON() ([]byte, error) {
 	if !f.Known() {
 		return []byte("null"), nil
 	}
-	return strconv.AppendFloat(nil, float64(f), 'g', 6, 64), nil
+	return strconv.AppendFloat(nil, float64(f), 'g', -1, 64), nil
 }
 
 // UnmarshalJSON reads null as unknown.
@@ -76,7 +76,8 @@ func CPUPerGiB(cpuSeconds float64, payloadBytes uint64) Figure {
 	return Figure(cpuSeconds / (float64(payloadBytes) / GiB))
 }
 
-// CoresBusy is CPU seconds per wall-clock second (1.0 = one core busy).
+// CoresBusy is CPU seconds per second of load (1.0 = one core busy). In
+// alternate mode the seconds are those the side's load ran.
 func CoresBusy(cpuSeconds, wallSeconds float64) Figure {
 	if wallSeconds <= 0 {
 		return Unknown
@@ -149,7 +150,7 @@ type Buffers struct {
 type Sample struct {
 	T             float64  `json:"t"` // seconds since the run started
 	Side          string   `json:"side"`
-	Active        bool     `json:"active"` // false: paused or off-turn (alternate mode)
+	Active        bool     `json:"active"` // the load ran for ≥ 1/4 of the interval (not paused or off-turn)
 	Seconds       float64  `json:"seconds"`
 	Bytes         uint64   `json:"bytes"`
 	ThroughputBps Figure   `json:"throughput_bps"`

@@ -50,14 +50,23 @@ func (p *Pair) pollSide(s *side, emit bool) {
 	active := float64(lm.ActiveNs-s.prevLoad.ActiveNs) / 1e9
 	cd := lm.Counters.Sub(s.prevLoad.Counters)
 	hd := histDiff(lm.Hist, s.prevLoad.Hist)
+	// A sample counts as active when the load ran for at least a quarter
+	// of it: the interval after an alternate-mode turn holds only the
+	// drain of the requests in flight, whose figures mean little. Cores
+	// busy are per second of load, so alternate and concurrent agree.
+	isActive := active > 0 && active >= wall/4
+	busyBase := wall
+	if isActive {
+		busyBase = active
+	}
 	smp := Sample{
 		T:             now.Sub(p.start).Seconds(),
 		Side:          s.name,
-		Active:        active > 0,
+		Active:        isActive,
 		Seconds:       active,
 		Bytes:         bytes,
 		ThroughputBps: Throughput(bytes, active),
-		Client:        ProcessFigures(cd, bytes, wall),
+		Client:        ProcessFigures(cd, bytes, busyBase),
 		LatencyP50Ms:  Percentile(hd, 50),
 		LatencyP99Ms:  Percentile(hd, 99),
 		Connections:   lm.Conns,
@@ -73,13 +82,13 @@ func (p *Pair) pollSide(s *side, emit bool) {
 	t := &s.tot
 	t.bytes += bytes
 	t.active += active
-	t.wall += wall
+	t.wall += active // cores busy over the run are per second of load
 	t.client = addCounters(t.client, cd)
 	t.hist = histAdd(t.hist, hd)
 	t.errors += smp.Errors
 	if srv != nil {
 		sd := sm.Counters.Sub(s.prevServer.Counters)
-		sp := ProcessFigures(sd, bytes, wall)
+		sp := ProcessFigures(sd, bytes, busyBase)
 		smp.Server = &sp
 		smp.SndBuf.ServerEffective = sm.SndBuf
 		t.server = addCounters(t.server, sd)

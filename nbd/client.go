@@ -170,7 +170,7 @@ func (cl *Client) WriteZeroes(off int64, n uint32, flags uint16) error {
 // BlockStatus returns the base:allocation extents from off (the handshake
 // must have asked for BlockStatus).
 func (cl *Client) BlockStatus(off int64, n uint32, flags uint16) ([]Extent, error) {
-	if cl.info.MetaID == 0 {
+	if !cl.info.HasMeta {
 		return nil, errors.New("nbd: base:allocation was not negotiated")
 	}
 	op := NewOp()
@@ -178,7 +178,21 @@ func (cl *Client) BlockStatus(off int64, n uint32, flags uint16) ([]Extent, erro
 	if err := cl.Do(op); err != nil {
 		return nil, err
 	}
-	return op.Extents, nil
+	// Some servers (nbdkit null) describe more than was asked; clamp, so
+	// callers can sum the lengths.
+	left := uint64(n)
+	out := op.Extents[:0]
+	for _, e := range op.Extents {
+		if left == 0 {
+			break
+		}
+		if e.Length > left {
+			e.Length = left
+		}
+		left -= e.Length
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 // Close sends DISC after the requests in flight have been answered, then
@@ -325,8 +339,8 @@ func (cl *Client) chunk(ch Chunk) error {
 		if op.Cmd != CmdRead {
 			return protoErrorf("OFFSET_DATA chunk for %s", CmdName(op.Cmd))
 		}
-		if ch.Length < 8 {
-			return protoErrorf("OFFSET_DATA chunk of %d bytes", ch.Length)
+		if ch.Length < 9 {
+			return protoErrorf("OFFSET_DATA chunk of %d bytes (at least 9)", ch.Length)
 		}
 		var ob [8]byte
 		if err := cl.c.ReadFull(ob[:]); err != nil {

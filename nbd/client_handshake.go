@@ -29,7 +29,8 @@ type ExportInfo struct {
 	Size       uint64
 	Flags      uint16
 	Structured bool
-	MetaID     uint32 // nonzero when base:allocation was negotiated
+	MetaID     uint32 // the id of base:allocation (qemu-nbd uses 0)
+	HasMeta    bool   // base:allocation was negotiated
 	BlockMin   uint32
 	BlockPref  uint32
 	BlockMax   uint32
@@ -165,6 +166,7 @@ func clientHandshake(c *Conn, opts ClientOptions) (ExportInfo, error) {
 			}
 			if typ == RepMetaContext && len(data) >= 4 && string(data[4:]) == MetaContextBaseAllocation {
 				info.MetaID = binary.BigEndian.Uint32(data)
+				info.HasMeta = true
 			}
 		}
 	}

@@ -667,6 +667,14 @@ func (sc *serverConn) replyNow(req Request, errno Errno) bool {
 
 func (sc *serverConn) sendRead(j *job) {
 	data := *j.buf
+	if sc.sr && len(data) == 0 {
+		// An OFFSET_DATA chunk must carry at least one byte: answer an
+		// empty read with NONE, as qemu-nbd does.
+		putChunkHeader(j.hdr[:], ChunkFlagDone, ChunkNone, j.req.Cookie, 0)
+		j.vecs[0] = j.hdr[:chunkHeaderSize]
+		sc.write(j.vecs[:1])
+		return
+	}
 	if sc.sr {
 		// One OFFSET_DATA chunk with DONE covers the whole request.
 		putChunkHeader(j.hdr[:], ChunkFlagDone, ChunkOffsetData, j.req.Cookie, uint32(8+len(data)))
@@ -715,8 +723,10 @@ func (sc *serverConn) sendBlockStatus(j *job) error {
 		}
 		// An extent that stops short of EOF must stay 512-aligned, or
 		// libnbd follows up with unaligned requests (nbd-notes §6.7).
+		trimmed := false
 		if end := uint64(off) + uint64(n) - remaining + l; end < uint64(sc.exp.Backend.Size()) && l%512 != 0 && l > 512 {
 			l -= l % 512
+			trimmed = true
 		}
 		if l == 0 {
 			break
@@ -726,6 +736,11 @@ func (sc *serverConn) sendBlockStatus(j *job) error {
 		q = q[8:]
 		remaining -= l
 		cnt++
+		if trimmed {
+			// Later extents would start where the trimmed one used to
+			// end; a shorter reply is allowed, a shifted one is wrong.
+			break
+		}
 	}
 	if cnt == 0 {
 		return fmt.Errorf("backend returned no extents")

@@ -111,7 +111,7 @@ func builtins() []Preset {
 		Demonstrates: "Where the gain comes from and where it stops: throughput and syscalls per 2 MiB " +
 			"as the send buffer grows (nbdscope sweep --preset sweep).",
 		Config: engine.DefaultConfig(),
-		Sweep:  &SweepSpec{Setting: engine.SetSndBuf, Sizes: sizes, Bytes: 4 << 30, Repeat: 3},
+		Sweep:  &SweepSpec{Sizes: sizes, Bytes: 4 << 30, Repeat: 3, Setting: engine.SetSndBuf},
 	})
 
 	for i := range ps {

@@ -292,11 +292,12 @@ func writeMarkdown(rf RunFile, out io.Writer) error {
 	}
 	sum.write(w)
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "buffer size: SO_SNDBUF requested by the sender of the bulk data (the server for reads, the client for writes) and its effective size.")
-	fmt.Fprintln(w, "time: active seconds. user, system: CPU seconds of client and server together.")
-	fmt.Fprintln(w, "syscalls per 2 MiB: receive calls of the receiver of the bulk data (the client for reads, the server for writes). n/a: not measured.")
+	fmt.Fprintln(w, "- buffer size: SO_SNDBUF requested by the sender of the bulk data (the server for reads, the client for writes) and its effective size.")
+	fmt.Fprintln(w, "- time: active seconds. user, system: CPU seconds of client and server together.")
+	fmt.Fprintln(w, "- syscalls per 2 MiB: receive calls per 2 MiB of payload of the receiver of the bulk data (the client for reads, the server for writes).")
+	fmt.Fprintln(w, "- n/a: not measured.")
 	if anyClientOnly {
-		fmt.Fprintln(w, "\\*: client only; the server is external and not measured.")
+		fmt.Fprintln(w, "- \\*: client only; the server is external and not measured.")
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "## Setup")
@@ -326,7 +327,7 @@ func writeMarkdown(rf RunFile, out io.Writer) error {
 			}
 			fmt.Fprintf(w, "- %.2fs%s: %s", x.T, side, mdEscape(x.Text))
 			if x.Fix != "" {
-				fmt.Fprintf(w, " Fix: `%s`", strings.ReplaceAll(x.Fix, "`", "'"))
+				fmt.Fprintf(w, " (fix: `%s`)", strings.ReplaceAll(x.Fix, "`", "'"))
 			}
 			fmt.Fprintln(w)
 		}
@@ -422,10 +423,11 @@ func Compare(a, b RunFile, out io.Writer) error {
 		if len(parts) > 0 {
 			extra = " (" + strings.Join(parts, ", ") + ")"
 		}
-		fmt.Fprintf(w, "%s: %s%s\n", label, mdEscape(rf.Name), extra)
+		fmt.Fprintf(w, "- %s: %s%s\n", label, mdEscape(rf.Name), extra)
 	}
 	describe("a", a)
 	describe("b", b)
+	fmt.Fprintln(w, "- b/a: the ratio of b to a")
 	fmt.Fprintln(w)
 
 	var names []string

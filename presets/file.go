@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"nbdscope/engine"
 )
@@ -110,6 +111,9 @@ func parsePreset(data []byte) (Preset, error) {
 	if err := dec.Decode(&pf); err != nil {
 		return Preset{}, jsonError(data, err)
 	}
+	if len(pf.Config.Script) == 0 {
+		pf.Config.Script = nil // "script": [] and no script are the same
+	}
 	p := Preset{Name: pf.Name, Description: pf.Description, Demonstrates: pf.Demonstrates, Config: pf.Config, Sweep: pf.Sweep}
 	for i, n := range [2]string{"A", "B"} {
 		if p.Config.Sides[i].Name == "" {
@@ -131,28 +135,33 @@ func jsonError(data []byte, err error) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		return fmt.Errorf("%s: invalid JSON: %v", position(data, se.Offset), se)
+		return fmt.Errorf("%s: invalid JSON: %v", position(data, se.Offset-1), se)
 	case errors.As(err, &te):
 		field := te.Field
 		if field == "" {
 			field = "value"
 		}
-		return fmt.Errorf("%s: %s: a JSON %s where %s is wanted", position(data, te.Offset), field, te.Value, te.Type)
+		return fmt.Errorf("%s: %s: a JSON %s where %s is wanted", position(data, te.Offset-1), field, te.Value, te.Type)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return errors.New("invalid JSON: unexpected end of file")
+	}
+	// DisallowUnknownFields gives no offset: point at the key's first use.
+	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if i := bytes.Index(data, []byte(f+":")); i >= 0 {
+			return fmt.Errorf("%s: unknown field %s", position(data, int64(i)), f)
+		}
+		if i := bytes.Index(data, []byte(f)); i >= 0 {
+			return fmt.Errorf("%s: unknown field %s", position(data, int64(i)), f)
+		}
+		return fmt.Errorf("unknown field %s", f)
 	}
 	return err
 }
 
-// position returns "line L, column C" of a byte offset.
-func position(data []byte, off int64) string {
-	if off < 0 {
-		off = 0
-	}
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	before := data[:off]
+// position returns "line L, column C" of the byte at index i.
+func position(data []byte, i int64) string {
+	i = max(0, min(i, int64(len(data))))
+	before := data[:i]
 	line := bytes.Count(before, []byte("\n")) + 1
 	col := int64(len(before) - bytes.LastIndexByte(before, '\n'))
 	return fmt.Sprintf("line %d, column %d", line, col)

@@ -103,9 +103,10 @@ func proc(recv, user, sys, cpuPerGiB float64) engine.Process {
 	}
 }
 
-// testReport builds a two-side read report: A at 1 GiB/s with 10 recv
-// calls per 2 MiB, B at 2.5 GiB/s with 1.25, and a third pseudo-side-less
-// config. Some figures are unknown.
+// testReport builds a two-side read report: A at 1.5e9 B/s with 10 recv
+// calls per 2 MiB, B at 3e9 B/s with 1.25. Some figures are unknown, one
+// sample has no server. Figures have at most 6 significant digits, what a
+// Figure keeps in JSON.
 func testReport() engine.Report {
 	cfg := engine.DefaultConfig()
 	cfg.Duration = engine.Duration(10 * time.Second)
@@ -124,13 +125,13 @@ func testReport() engine.Report {
 		Config: cfg,
 		Sides: []engine.SideReport{
 			{Name: "A", Summary: engine.Summary{
-				Bytes: 10 << 30, Seconds: 10, ThroughputBps: 1 << 30,
+				Bytes: 15e9, Seconds: 10, ThroughputBps: 1.5e9,
 				Client: proc(10, 0.5, 3.25, 0.375), Server: &srvA,
 				SndBuf:       engine.Buffers{ServerRequested: "default", ServerEffective: 212992, ClientRequested: "default", ClientEffective: 212992},
 				LatencyP50Ms: 1.5, LatencyP99Ms: engine.Unknown,
 			}},
 			{Name: "B", Summary: engine.Summary{
-				Bytes: 25 << 30, Seconds: 10, ThroughputBps: 2.5 * (1 << 30),
+				Bytes: 30e9, Seconds: 10, ThroughputBps: 3e9,
 				Client: proc(1.25, 0.25, 1.25, 0.0625), Server: &srvB,
 				SndBuf:       engine.Buffers{ServerRequested: "2m", ServerEffective: 4 << 20, ClientRequested: "default", ClientEffective: 212992},
 				LatencyP50Ms: 0.75, LatencyP99Ms: 3,
@@ -143,10 +144,10 @@ func testReport() engine.Report {
 		Warnings: []engine.Warning{{T: 0.25, Side: "B", Kind: "clamp", Text: "SO_SNDBUF 2m clamped", Fix: "sudo sysctl -w net.core.wmem_max=2097152"}},
 	}
 	for i := 0; i < 4; i++ {
-		sA, sB := proc(10, 0.125, 0.75, 0.375), proc(1.25, 0.0625, 0.25, 0.0625)
+		sA, sB := proc(0.5, 0.25, 1.5, 0.2), proc(0.5, 0.125, 0.75, 0.1)
 		r.Samples = append(r.Samples,
 			engine.Sample{T: float64(i) * 0.25, Side: "A", Active: true, Seconds: 0.25, Bytes: 256 << 20,
-				ThroughputBps: 1 << 30, Client: proc(10, 0.125, 0.75, 0.375), Server: &sA,
+				ThroughputBps: 1.5e9, Client: proc(10, 0.125, 0.75, 0.375), Server: &sA,
 				SndBuf: engine.Buffers{ServerRequested: "default", ServerEffective: 212992}, LatencyP50Ms: 1.5, LatencyP99Ms: engine.Unknown, Connections: 1},
 			engine.Sample{T: float64(i) * 0.25, Side: "B", Active: i%2 == 0, Seconds: 0.25, Bytes: 640 << 20,
 				ThroughputBps: engine.Unknown, Client: proc(1.25, 0.0625, 0.25, 0.0625), Server: &sB,

@@ -53,6 +53,7 @@ package presets
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"strings"
 
@@ -65,15 +66,25 @@ const FileVersion = 1
 // Errors callers test with errors.Is.
 var (
 	// ErrExists: a save, rename or import would replace an existing preset
-	// or run and force was not given.
-	ErrExists = errors.New("already exists")
-	// ErrNotFound: no preset or run of that name.
-	ErrNotFound = errors.New("not found")
+	// or run and force was not given. It also matches fs.ErrExist.
+	ErrExists error = kindError{"already exists", fs.ErrExist}
+	// ErrNotFound: no preset or run of that name. It also matches
+	// fs.ErrNotExist.
+	ErrNotFound error = kindError{"not found", fs.ErrNotExist}
 	// ErrBuiltIn: the operation would change or shadow a built-in preset.
 	ErrBuiltIn = errors.New("is a built-in preset")
 	// ErrBadName: the name is not a valid preset or run name.
 	ErrBadName = errors.New("invalid name")
 )
+
+// kindError is a sentinel that also matches a standard error.
+type kindError struct {
+	text string
+	also error
+}
+
+func (e kindError) Error() string        { return e.text }
+func (e kindError) Is(target error) bool { return target == e.also }
 
 // Preset is a named configuration.
 type Preset struct {
@@ -89,18 +100,11 @@ type Preset struct {
 	File string
 }
 
-// SweepSpec defines a sweep: the run is repeated with Setting of the swept
-// side set to each of Sizes in turn, moving Bytes of payload per point,
-// Repeat times.
-type SweepSpec struct {
-	// Setting is the buffer that is swept: engine.SetSndBuf (the server's
-	// SO_SNDBUF, the default when empty), engine.SetClientSndBuf or
-	// engine.SetClientRcvBuf.
-	Setting string       `json:"setting,omitempty"`
-	Sizes   []engine.Buf `json:"sizes"`
-	Bytes   int64        `json:"bytes"`  // payload per point
-	Repeat  int          `json:"repeat"` // runs per point
-}
+// SweepSpec defines a buffer-size sweep (engine.Sweep runs it on side A
+// of the preset's configuration): Setting (engine.SetSndBuf when empty,
+// engine.SetClientSndBuf or engine.SetClientRcvBuf) takes each of Sizes in
+// turn, moving Bytes of payload per point, Repeat times.
+type SweepSpec = engine.SweepSpec
 
 // Limits of a sweep.
 const (
@@ -108,18 +112,10 @@ const (
 	MaxSweepRepeat = 100
 )
 
-// SettingOrDefault returns Setting, or engine.SetSndBuf when empty.
-func (s *SweepSpec) SettingOrDefault() string {
-	if s.Setting == "" {
-		return engine.SetSndBuf
-	}
-	return s.Setting
-}
-
-// Validate checks a sweep definition.
-func (s *SweepSpec) Validate() error {
-	switch s.SettingOrDefault() {
-	case engine.SetSndBuf, engine.SetClientSndBuf, engine.SetClientRcvBuf:
+// ValidateSweep checks a sweep definition.
+func ValidateSweep(s *SweepSpec) error {
+	switch s.Setting {
+	case "", engine.SetSndBuf, engine.SetClientSndBuf, engine.SetClientRcvBuf:
 	default:
 		return fmt.Errorf("sweep setting %q: want %s, %s or %s", s.Setting, engine.SetSndBuf, engine.SetClientSndBuf, engine.SetClientRcvBuf)
 	}
@@ -169,7 +165,7 @@ func (p *Preset) validateBody() error {
 		}
 	}
 	if p.Sweep != nil {
-		if err := p.Sweep.Validate(); err != nil {
+		if err := ValidateSweep(p.Sweep); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -100,7 +101,7 @@ func TestBuiltinSettings(t *testing.T) {
 	for _, b := range sw.Sweep.Sizes {
 		sizes = append(sizes, b.String())
 	}
-	if got := strings.Join(sizes, ","); got != "default,64k,128k,256k,512k,1m,2m,4m" || sw.Sweep.Bytes != 4<<30 || sw.Sweep.Repeat != 3 || sw.Sweep.SettingOrDefault() != engine.SetSndBuf {
+	if got := strings.Join(sizes, ","); got != "default,64k,128k,256k,512k,1m,2m,4m" || sw.Sweep.Bytes != 4<<30 || sw.Sweep.Repeat != 3 || sw.Sweep.Setting != engine.SetSndBuf {
 		t.Errorf("sweep: sizes %s, bytes %d, repeat %d, setting %s", got, sw.Sweep.Bytes, sw.Sweep.Repeat, sw.Sweep.Setting)
 	}
 	for _, p := range Builtins() {
@@ -397,8 +398,9 @@ func TestSaveRefusesOverwrite(t *testing.T) {
 
 	q := customPreset("p")
 	q.Description = "second"
-	if err := s.SavePreset(q, false); !errors.Is(err, ErrExists) {
-		t.Fatalf("second save = %v, want ErrExists", err)
+	err := s.SavePreset(q, false)
+	if !errors.Is(err, ErrExists) || !errors.Is(err, fs.ErrExist) || errors.Is(err, ErrNotFound) {
+		t.Fatalf("second save = %v, want ErrExists (and fs.ErrExist)", err)
 	}
 	after, _ := os.ReadFile(path)
 	if !bytes.Equal(before, after) {
@@ -465,7 +467,7 @@ func TestRemovePreset(t *testing.T) {
 	if _, err := s.Preset("gone"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("after rm: %v", err)
 	}
-	if err := s.RemovePreset("gone"); !errors.Is(err, ErrNotFound) {
+	if err := s.RemovePreset("gone"); !errors.Is(err, ErrNotFound) || !errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrExists) {
 		t.Errorf("second rm: %v", err)
 	}
 	if err := s.RemovePreset("linux-gap"); !errors.Is(err, ErrBuiltIn) {

@@ -59,6 +59,12 @@ func cmdRun(args []string) error {
 	if cfg.Duration <= 0 {
 		return usageErrorf("run: --duration must be positive")
 	}
+	if *save != "" {
+		// Refuse a taken name before the run, not after it.
+		if err := checkRunName(*save, *force); err != nil {
+			return err
+		}
+	}
 	rep, err := runPair(cfg, !*asJSON && !*asCSV)
 	if err != nil {
 		return err
@@ -86,6 +92,9 @@ func cmdRun(args []string) error {
 var saveRun = func(name string, rep engine.Report, force bool) error {
 	return fmt.Errorf("saving runs is not available")
 }
+
+// checkRunName refuses a run name that is invalid or taken (without force).
+var checkRunName = func(name string, force bool) error { return nil }
 
 // runPair runs cfg to its end and returns the report. On a terminal it
 // shows a progress line on stderr.

@@ -1,5 +1,77 @@
 package main
 
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/mattn/go-isatty"
+
+	"nbdscope/engine"
+	"nbdscope/ui"
+)
+
+const tuiUsage = `Usage: nbdscope [flags]
+
+The interactive explorer: runs a pair of NBD sides (A and B) and charts
+throughput, syscalls per 2 MiB and CPU time live while you change the send
+buffer, connections, request size… Press ? in it for every key. Example:
+
+  nbdscope --preset macos-gap
+  nbdscope --sndbuf-a default --sndbuf-b 2m --connections 4
+
+Flags:
+`
+
+// startEngine starts the pair the explorer drives; tests replace it.
+var startEngine = func(ctx context.Context, cfg engine.Config) (engine.Controller, error) {
+	p, err := engine.Start(ctx, cfg)
+	if err != nil {
+		return nil, err // not a typed nil *Pair in the interface
+	}
+	return p, nil
+}
+
+// tuiPresets fills the explorer's preset hooks (the p and s keys:
+// LoadPresets, SavePreset, OverwritePreset, optionally ApplyPreset). The
+// presets wiring sets it; left nil, those keys say presets are not
+// available.
+var tuiPresets func(opts *ui.Options)
+
 func cmdTUI(args []string) error {
-	return usageErrorf("the TUI is not built yet")
+	fs := flag.NewFlagSet("nbdscope", flag.ContinueOnError)
+	fs.Usage = func() { fmt.Fprint(os.Stderr, tuiUsage); fs.PrintDefaults() }
+	lf := newLoadFlags(fs, false)
+	window := fs.Duration("window", ui.DefaultWindow, "time shown by the charts")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *window < 5*time.Second || *window > time.Hour {
+		return usageErrorf("--window %v: want 5s to 1h", *window)
+	}
+	cfg, err := lf.config()
+	if err != nil {
+		return err
+	}
+	if !isatty.IsTerminal(os.Stdout.Fd()) && !isatty.IsCygwinTerminal(os.Stdout.Fd()) {
+		return usageErrorf("the explorer needs a terminal; 'nbdscope run' is the headless run")
+	}
+	opts := ui.Options{PresetName: lf.preset, Window: *window}
+	if opts.PresetName == "" {
+		opts.PresetName = "default"
+	}
+	if tuiPresets != nil {
+		tuiPresets(&opts)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ctrl, err := startEngine(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	// ui.Run stops the pair however the explorer ends.
+	return ui.Run(ctrl, opts)
 }

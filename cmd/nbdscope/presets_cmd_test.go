@@ -1,0 +1,290 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"nbdscope/engine"
+	"nbdscope/presets"
+)
+
+// storeCmdRun runs the command line args with stdin as input and returns
+// the exit status, stdout and stderr. It swaps the process's standard files,
+// so tests using it must not run in parallel.
+func storeCmdRun(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	open := func(name, content string) *os.File {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.OpenFile(p, os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	in, out, errf := open("stdin", stdin), open("stdout", ""), open("stderr", "")
+	oldIn, oldOut, oldErr := os.Stdin, os.Stdout, os.Stderr
+	os.Stdin, os.Stdout, os.Stderr = in, out, errf
+	code := run(args)
+	os.Stdin, os.Stdout, os.Stderr = oldIn, oldOut, oldErr
+	in.Close()
+	out.Close()
+	errf.Close()
+	o, _ := os.ReadFile(filepath.Join(dir, "stdout"))
+	e, _ := os.ReadFile(filepath.Join(dir, "stderr"))
+	return code, string(o), string(e)
+}
+
+// storeCmdHome points NBDSCOPE_HOME at a fresh directory.
+func storeCmdHome(t *testing.T) string {
+	t.Helper()
+	h := t.TempDir()
+	t.Setenv("NBDSCOPE_HOME", h)
+	return h
+}
+
+func TestPresetsCommands(t *testing.T) {
+	home := storeCmdHome(t)
+	expect := func(want int, stdin string, args ...string) (string, string) {
+		t.Helper()
+		code, out, errs := storeCmdRun(t, stdin, args...)
+		if code != want {
+			t.Fatalf("nbdscope %s: exit %d, want %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, want, out, errs)
+		}
+		return out, errs
+	}
+
+	out, _ := expect(0, "", "presets", "list")
+	for _, p := range presets.Builtins() {
+		if !strings.Contains(out, p.Name) || !strings.Contains(out, p.Description) {
+			t.Errorf("list lacks %s", p.Name)
+		}
+	}
+	if !strings.HasPrefix(out, "NAME") || strings.Count(out, "built-in") != len(presets.Builtins()) {
+		t.Errorf("list:\n%s", out)
+	}
+
+	out, _ = expect(0, "", "presets", "show", "macos-gap")
+	var f struct {
+		Version int
+		Name    string
+		Config  engine.Config
+	}
+	if err := json.Unmarshal([]byte(out), &f); err != nil || f.Version != 1 || f.Name != "macos-gap" || f.Config.Sides[0].SndBuf.String() != "macos" {
+		t.Errorf("show: %v %+v\n%s", err, f, out)
+	}
+
+	file := filepath.Join(t.TempDir(), "exported.json")
+	expect(0, "", "presets", "export", "macos-gap", "-o", file)
+	if data, _ := os.ReadFile(file); string(data) != out {
+		t.Error("export -o differs from show")
+	}
+	out, _ = expect(0, "", "presets", "export", "macos-gap")
+	if !strings.Contains(out, `"name": "macos-gap"`) {
+		t.Error("export to stdout")
+	}
+
+	// Import: under the built-in's name refused; --name; refusal; --force; stdin.
+	expect(1, "", "presets", "import", file)
+	out, _ = expect(0, "", "presets", "import", file, "--name", "mine")
+	if !strings.Contains(out, "mine") {
+		t.Errorf("import says %q", out)
+	}
+	_, errs := expect(1, "", "presets", "import", "--name", "mine", file)
+	if !strings.Contains(errs, "--force") {
+		t.Errorf("refused import does not mention --force: %s", errs)
+	}
+	expect(0, "", "presets", "import", "--force", file, "--name", "mine")
+	data, _ := os.ReadFile(file)
+	expect(0, string(data), "presets", "import", "-", "--name", "fromstdin")
+	noname := filepath.Join(t.TempDir(), "named-after-file.json")
+	os.WriteFile(noname, []byte(`{"version": 1, "description": "no name inside"}`), 0o644)
+	expect(0, "", "presets", "import", noname)
+	expect(1, "", "presets", "import", filepath.Join(t.TempDir(), "missing.json"))
+
+	out, _ = expect(0, "", "presets", "list")
+	for _, n := range []string{"mine", "fromstdin", "named-after-file"} {
+		if !strings.Contains(out, n) {
+			t.Errorf("list lacks %s:\n%s", n, out)
+		}
+	}
+	if strings.Count(out, "user") != 3 {
+		t.Errorf("list:\n%s", out)
+	}
+
+	// Rename, with the flag after the names.
+	expect(0, "", "presets", "rename", "mine", "mine2")
+	expect(1, "", "presets", "rename", "mine2", "fromstdin")
+	expect(0, "", "presets", "rename", "mine2", "fromstdin", "--force")
+	expect(1, "", "presets", "rename", "linux-gap", "x")
+	expect(1, "", "presets", "show", "mine2")
+
+	// Remove.
+	expect(0, "", "presets", "rm", "fromstdin")
+	expect(1, "", "presets", "rm", "fromstdin")
+	expect(1, "", "presets", "rm", "linux-gap")
+
+	// A broken file is reported, the rest still listed, exit 0.
+	os.WriteFile(filepath.Join(home, "presets", "broken.json"), []byte(`{"version": 99}`), 0o644)
+	out, errs = expect(0, "", "presets", "list")
+	if !strings.Contains(errs, filepath.Join(home, "presets", "broken.json")) || !strings.Contains(errs, "version 99") {
+		t.Errorf("broken file not reported: %s", errs)
+	}
+	if !strings.Contains(out, "named-after-file") || !strings.Contains(out, "linux-gap") {
+		t.Errorf("list with a broken file:\n%s", out)
+	}
+
+	// Bad usage: exit 2.
+	for _, args := range [][]string{
+		{"presets"}, {"presets", "bogus"}, {"presets", "show"}, {"presets", "show", "a", "b"},
+		{"presets", "rm", "../x"}, {"presets", "show", ".hidden"}, {"presets", "rename", "a"},
+		{"presets", "list", "extra"}, {"presets", "import", "f", "--bogus"}, {"presets", "export", "a/b"},
+	} {
+		expect(2, "", args...)
+	}
+	out, _ = expect(0, "", "presets", "help")
+	if !strings.Contains(out, filepath.Join(home, "presets")) {
+		t.Errorf("help does not name the directory:\n%s", out)
+	}
+	expect(0, "", "presets", "rename", "--help")
+}
+
+// storeCmdReport is a small finished run.
+func storeCmdReport(gibps float64, calls engine.Figure) engine.Report {
+	cfg := engine.DefaultConfig()
+	cfg.Duration = engine.Duration(5 * time.Second)
+	srv := engine.Process{RecvCallsPer2MiB: 0.5, UserS: 0.25, SysS: 1, CPUSPerGiB: 0.1}
+	sum := func(tp float64) engine.Summary {
+		s := srv
+		return engine.Summary{Bytes: 1 << 30, Seconds: 5, ThroughputBps: engine.Figure(tp * (1 << 30)),
+			Client: engine.Process{RecvCallsPer2MiB: calls, UserS: 0.5, SysS: 2, CPUSPerGiB: 0.25}, Server: &s,
+			LatencyP50Ms: engine.Unknown, LatencyP99Ms: engine.Unknown}
+	}
+	return engine.Report{
+		Version: engine.ReportVersion, Nbdscope: engine.Version, Time: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC),
+		Preset: "linux-gap", Config: cfg,
+		Sides:   []engine.SideReport{{Name: "A", Summary: sum(gibps)}, {Name: "B", Summary: sum(2 * gibps)}},
+		Samples: []engine.Sample{{T: 0.25, Side: "A", Active: true, ThroughputBps: 1e9, LatencyP50Ms: engine.Unknown, LatencyP99Ms: engine.Unknown}},
+		Events:  []engine.Event{{T: 1, Side: "B", Setting: "sndbuf", From: "default", To: "2m"}},
+	}
+}
+
+func TestRunsCommands(t *testing.T) {
+	home := storeCmdHome(t)
+	expect := func(want int, args ...string) (string, string) {
+		t.Helper()
+		code, out, errs := storeCmdRun(t, "", args...)
+		if code != want {
+			t.Fatalf("nbdscope %s: exit %d, want %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, want, out, errs)
+		}
+		return out, errs
+	}
+	_, errs := expect(0, "runs", "list")
+	if !strings.Contains(errs, "no saved runs") {
+		t.Errorf("empty list: %q", errs)
+	}
+
+	// run --save goes through the wired hook.
+	if err := saveRun("base", storeCmdReport(1, 10), false); err != nil {
+		t.Fatal(err)
+	}
+	if err := saveRun("base", storeCmdReport(1, 10), false); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Errorf("second save: %v", err)
+	}
+	if err := saveRun("tuned", storeCmdReport(2, 1), false); err != nil {
+		t.Fatal(err)
+	}
+
+	out, _ := expect(0, "runs", "list")
+	for _, want := range []string{"NAME", "TIME", "PRESET", "base", "tuned", "linux-gap", "1.00 GiB/s", "2.00 GiB/s", "4.00 GiB/s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+
+	out, _ = expect(0, "runs", "show", "base")
+	if !strings.Contains(out, "| side | buffer size") || !strings.Contains(out, "## Events") {
+		t.Errorf("show:\n%s", out)
+	}
+	csvFile := filepath.Join(t.TempDir(), "base.csv")
+	expect(0, "runs", "export", "base", "--format", "csv", "-o", csvFile)
+	f, _ := os.Open(csvFile)
+	recs, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(recs) != 2 || recs[0][0] != "t" {
+		t.Errorf("csv export: %v %q", err, recs)
+	}
+	out, _ = expect(0, "runs", "export", "tuned", "--format", "json")
+	var rf presets.RunFile
+	if err := json.Unmarshal([]byte(out), &rf); err != nil || rf.Name != "tuned" || rf.Version != 1 {
+		t.Errorf("json export: %v", err)
+	}
+	out, _ = expect(0, "runs", "export", "tuned")
+	if !strings.Contains(out, "# nbdscope run tuned") {
+		t.Errorf("default export is not markdown:\n%s", out)
+	}
+
+	out, _ = expect(0, "runs", "compare", "base", "tuned")
+	if !strings.Contains(out, "b/a") || !strings.Contains(out, "2.00x") || !strings.Contains(out, "0.10x") {
+		t.Errorf("compare:\n%s", out)
+	}
+
+	// A broken run is reported; the others still listed.
+	os.WriteFile(filepath.Join(home, "runs", "broken.json"), []byte(`{"version": 1, "report": {"sides": 3}}`), 0o644)
+	out, errs = expect(0, "runs", "list")
+	if !strings.Contains(errs, "broken.json") || !strings.Contains(out, "tuned") {
+		t.Errorf("broken run: %s\n%s", errs, out)
+	}
+
+	expect(0, "runs", "rm", "base")
+	expect(1, "runs", "show", "base")
+	expect(1, "runs", "rm", "base")
+	expect(1, "runs", "compare", "base", "tuned")
+	for _, args := range [][]string{
+		{"runs"}, {"runs", "bogus"}, {"runs", "show"}, {"runs", "export", "tuned", "--format", "xml"},
+		{"runs", "compare", "tuned"}, {"runs", "rm", "../x"}, {"runs", "list", "x"},
+	} {
+		expect(2, args...)
+	}
+	expect(0, "runs", "help")
+	expect(0, "runs", "export", "-h")
+}
+
+func TestPresetHooks(t *testing.T) {
+	storeCmdHome(t)
+	cfg, err := presetConfig("macos-gap")
+	if err != nil || cfg.Sides[0].SndBuf.String() != "macos" {
+		t.Errorf("presetConfig(macos-gap) = %v, %v", cfg.Sides[0].SndBuf, err)
+	}
+	if cfg, err := presetConfig(""); err != nil || cfg.Sides[1].SndBuf.String() != "2m" {
+		t.Errorf("presetConfig(\"\") = %v", err)
+	}
+	if _, err := presetConfig("nope"); err == nil || !strings.Contains(err.Error(), "presets list") {
+		t.Errorf("presetConfig(nope) = %v", err)
+	}
+	if sp, err := sweepSpecFor("sweep"); err != nil || sp == nil || sp.Repeat != 3 || len(sp.Sizes) != 8 {
+		t.Errorf("sweepSpecFor(sweep) = %+v, %v", sp, err)
+	}
+	if sp, err := sweepSpecFor("linux-gap"); err != nil || sp != nil {
+		t.Errorf("sweepSpecFor(linux-gap) = %+v, %v", sp, err)
+	}
+	// A user preset reaches --preset.
+	st, _ := presets.DefaultStore()
+	p, _ := presets.Builtin("nbdcopy")
+	p.Name, p.BuiltIn = "my-copy", false
+	p.Config.Sides[1].Connections = 7
+	if err := st.SavePreset(p, false); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := presetConfig("my-copy"); err != nil || cfg.Sides[1].Connections != 7 {
+		t.Errorf("presetConfig(my-copy) = %v", err)
+	}
+}

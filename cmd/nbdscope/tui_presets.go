@@ -1,0 +1,38 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"nbdscope/engine"
+	"nbdscope/presets"
+	"nbdscope/ui"
+)
+
+// The explorer's p and s keys use the presets store.
+func init() {
+	tuiPresets = func(o *ui.Options) {
+		st, err := presets.DefaultStore()
+		if err != nil {
+			return // the keys then say presets are not available
+		}
+		o.LoadPresets = func() ([]ui.PresetItem, error) {
+			ps, errs := st.Presets()
+			items := make([]ui.PresetItem, len(ps))
+			for i, p := range ps {
+				items[i] = ui.PresetItem{Name: p.Name, Description: p.Description, BuiltIn: p.BuiltIn, Config: p.Config}
+			}
+			return items, errors.Join(errs...)
+		}
+		save := func(force bool) func(string, engine.Config) error {
+			return func(name string, cfg engine.Config) error {
+				err := st.SavePreset(presets.Preset{Name: name, Description: "saved from the explorer", Config: cfg}, force)
+				if errors.Is(err, presets.ErrExists) {
+					return fmt.Errorf("%w: %w", ui.ErrPresetExists, err)
+				}
+				return err
+			}
+		}
+		o.SavePreset, o.OverwritePreset = save(false), save(true)
+	}
+}

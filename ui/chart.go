@@ -1,0 +1,576 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/guptarohit/asciigraph"
+
+	"nbdscope/engine"
+)
+
+// The charts: asciigraph plots over a scrolling time window, stacked so
+// that one time axis serves them all and a change's marker lines up in
+// every chart. Side A is drawn with light lines, side B with heavy ones
+// (readable without colour); a second series of a side (server CPU, p99)
+// is dashed.
+
+type unitKind int
+
+const (
+	unitRate unitKind = iota
+	unitCalls
+	unitCores
+	unitMs
+)
+
+type seriesDef struct {
+	side, metric int
+	dashed       bool
+	label        string // within the side: "cli", "p99"; "" for the only one
+}
+
+type chartDef struct {
+	name   string
+	unit   unitKind
+	series []seriesDef
+}
+
+var (
+	chartThroughput = chartDef{"throughput", unitRate, []seriesDef{{0, mTput, false, ""}, {1, mTput, false, ""}}}
+	chartCalls      = chartDef{"syscalls", unitCalls, []seriesDef{{0, mCalls, false, ""}, {1, mCalls, false, ""}}}
+	chartCPU        = chartDef{"CPU", unitCores, []seriesDef{
+		{0, mCPUClient, false, "cli"}, {0, mCPUServer, true, "srv"},
+		{1, mCPUClient, false, "cli"}, {1, mCPUServer, true, "srv"}}}
+	chartLatency = chartDef{"latency", unitMs, []seriesDef{
+		{0, mP50, false, "p50"}, {0, mP99, true, "p99"},
+		{1, mP50, false, "p50"}, {1, mP99, true, "p99"}}}
+)
+
+// Line styles: light for A, heavy for B; dashed for a side's second series.
+var (
+	charsA       = asciigraph.DefaultCharSet
+	charsADashed = asciigraph.CharSet{Horizontal: "┄", VerticalLine: "┆", ArcDownRight: "╭", ArcDownLeft: "╮", ArcUpRight: "╰", ArcUpLeft: "╯", EndCap: "╴", StartCap: "╶"}
+	charsB       = asciigraph.CharSet{Horizontal: "━", VerticalLine: "┃", ArcDownRight: "┏", ArcDownLeft: "┓", ArcUpRight: "┗", ArcUpLeft: "┛", EndCap: "╸", StartCap: "╺"}
+	charsBDashed = asciigraph.CharSet{Horizontal: "┅", VerticalLine: "┇", ArcDownRight: "┏", ArcDownLeft: "┓", ArcUpRight: "┗", ArcUpLeft: "┛", EndCap: "╸", StartCap: "╺"}
+)
+
+const (
+	lightRunes = "─│╭╮╰╯╴╶┄┆"
+	heavyRunes = "━┃┏┓┗┛╸╺┅┇"
+	markRune   = '┊'
+)
+
+func charSet(side int, dashed bool) asciigraph.CharSet {
+	switch {
+	case side == 0 && !dashed:
+		return charsA
+	case side == 0:
+		return charsADashed
+	case !dashed:
+		return charsB
+	}
+	return charsBDashed
+}
+
+func glyph(side int, dashed bool) string {
+	cs := charSet(side, dashed)
+	return cs.Horizontal + cs.Horizontal
+}
+
+// minChartLines is a chart's least height: a title and four plot rows.
+const minChartLines = 5
+
+// charts is the chart component.
+type charts struct {
+	com           *common
+	width, height int
+	window        float64 // seconds shown
+	names         [2]string
+	hist          [2]history
+	last          [2]*point // latest active point, for the legends
+	events        []engine.Event
+	now           float64 // seconds since the start
+	latency       bool    // show the latency chart
+	page          int     // first chart shown when not all fit
+	strip         bool    // the change strip was drawn (last View)
+}
+
+func newCharts(com *common, window float64, names [2]string) charts {
+	return charts{com: com, window: window, names: names}
+}
+
+// SetSize sets the area the charts may use.
+func (c *charts) SetSize(w, h int) { c.width, c.height = w, h }
+
+// add records an active sample of side i.
+func (c *charts) add(i int, s engine.Sample, workload string) {
+	p := pointOf(s, workload)
+	c.hist[i].add(p, s.T-c.window-5)
+	c.last[i] = &p
+	if s.T > c.now {
+		c.now = s.T
+	}
+}
+
+func (c *charts) addEvent(ev engine.Event) {
+	c.events = append(c.events, ev)
+	// Keep what the window can show, and a few for the event strip.
+	keep := 0
+	for keep < len(c.events)-8 && c.events[keep].T < c.now-c.window-5 {
+		keep++
+	}
+	c.events = append(c.events[:0], c.events[keep:]...)
+	if len(c.events) > 200 {
+		c.events = append(c.events[:0], c.events[len(c.events)-200:]...)
+	}
+}
+
+// clear forgets every point and marker (the `x` key).
+func (c *charts) clear() {
+	c.hist = [2]history{}
+	c.last = [2]*point{}
+	c.events = nil
+}
+
+func (c *charts) defs() []chartDef {
+	d := []chartDef{chartThroughput, chartCalls, chartCPU}
+	if c.latency {
+		d = append(d, chartLatency)
+	}
+	return d
+}
+
+// span returns the window [t0, t0+window] shown: it starts at 0 and
+// scrolls once the run is longer than the window.
+func (c *charts) span() (t0 float64) {
+	return max(c.now, c.window) - c.window
+}
+
+// layout decides how many charts fit (from the page on), their heights
+// and whether the change strip fits.
+func (c *charts) layout() (shown []chartDef, heights []int, events bool, paging bool) {
+	defs := c.defs()
+	avail := c.height - 2 // time axis and its labels
+	fit := avail / minChartLines
+	if fit <= 0 {
+		return nil, nil, false, false
+	}
+	n := min(fit, len(defs))
+	paging = n < len(defs)
+	for k := 0; k < n; k++ {
+		shown = append(shown, defs[(c.page+k)%len(defs)])
+	}
+	rest := avail - n*minChartLines
+	if rest >= 1 {
+		events = true
+		avail--
+	}
+	per, extra := avail/n, avail%n
+	for k := range shown {
+		h := per
+		if k < extra {
+			h++
+		}
+		heights = append(heights, h)
+	}
+	return shown, heights, events, paging
+}
+
+// paging reports whether not every chart fits (the `v` key pages).
+func (c *charts) paging() bool {
+	_, _, _, p := c.layout()
+	return p
+}
+
+func (c *charts) nextPage() {
+	c.page = (c.page + 1) % len(c.defs())
+}
+
+// scale is a chart's vertical axis.
+type scale struct {
+	div    float64 // divide values by this (rate units)
+	unit   string
+	maxY   float64
+	step   float64
+	dec    int
+	labelW int
+}
+
+func rateUnit(maxBps float64) (float64, string) {
+	switch {
+	case math.IsNaN(maxBps) || maxBps <= 0:
+		return 1 << 20, "MiB/s"
+	case maxBps >= 1<<30:
+		return 1 << 30, "GiB/s"
+	case maxBps >= 1<<20:
+		return 1 << 20, "MiB/s"
+	case maxBps >= 1<<10:
+		return 1 << 10, "KiB/s"
+	}
+	return 1, "B/s"
+}
+
+// niceStep rounds x up to 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 × 10^k.
+func niceStep(x float64) float64 {
+	if !(x > 0) || math.IsInf(x, 0) {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(x)))
+	f := x / p
+	for _, n := range []float64{1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10} {
+		if f <= n*(1+1e-9) {
+			return max(n*p, 0.001)
+		}
+	}
+	return max(10*p, 0.001)
+}
+
+func decimals(step float64) int {
+	for d := 0; d < 3; d++ {
+		v := step * math.Pow(10, float64(d))
+		if math.Abs(v-math.Round(v)) < 1e-6 {
+			return d
+		}
+	}
+	return 3
+}
+
+func makeScale(u unitKind, mx float64, rows int) scale {
+	sc := scale{div: 1}
+	switch u {
+	case unitRate:
+		sc.div, sc.unit = rateUnit(mx)
+	case unitCalls:
+		sc.unit = "calls/2MiB"
+	case unitCores:
+		sc.unit = "cores"
+	case unitMs:
+		sc.unit = "ms"
+	}
+	v := mx / sc.div
+	if math.IsNaN(v) || v <= 0 {
+		v = 1
+	}
+	rows = max(rows, 1)
+	sc.step = niceStep(v / float64(rows))
+	sc.maxY = sc.step * float64(rows)
+	sc.dec = decimals(sc.step)
+	sc.labelW = len(fmt.Sprintf("%.*f", sc.dec, sc.maxY))
+	return sc
+}
+
+func (c *charts) maxOf(d chartDef, t0, t1 float64) float64 {
+	mx := math.NaN()
+	for _, s := range d.series {
+		if v := c.hist[s.side].maxIn(s.metric, t0, t1); !math.IsNaN(v) && (math.IsNaN(mx) || v > mx) {
+			mx = v
+		}
+	}
+	return mx
+}
+
+func chartTitle(d chartDef, unit string) string {
+	switch d.unit {
+	case unitCalls:
+		return "syscalls per 2 MiB (" + unit + ", receiving side)"
+	case unitCores:
+		return "CPU (" + unit + " busy, user+sys)"
+	}
+	return d.name + " (" + unit + ")"
+}
+
+// mark is a change's marker: its column and side (-1: the pair).
+type mark struct {
+	col  int
+	side int
+}
+
+// View renders the charts into exactly the area set by SetSize (or less).
+func (c *charts) View() string {
+	st := c.com.styles
+	c.strip = false
+	if c.width < 20 || c.height < 1 {
+		return ""
+	}
+	shown, heights, withEvents, paging := c.layout()
+	if len(shown) == 0 {
+		return st.Dim.Render(clip("enlarge the terminal to see the charts", c.width))
+	}
+	t0 := c.span()
+	t1 := t0 + c.window
+	scales := make([]scale, len(shown))
+	labelW := 1
+	for k, d := range shown {
+		scales[k] = makeScale(d.unit, c.maxOf(d, t0, t1), heights[k]-2)
+		labelW = max(labelW, scales[k].labelW)
+	}
+	prefix := labelW + 2
+	plotW := c.width - prefix - 1
+	if plotW < 10 {
+		return st.Dim.Render(clip("widen the terminal to see the charts", c.width))
+	}
+	col := func(t float64) int {
+		return min(max(int(math.Floor((t-t0)/c.window*float64(plotW))), 0), plotW-1)
+	}
+	var marks []mark
+	var inWindow []engine.Event
+	for _, ev := range c.events {
+		if ev.T < t0 || ev.T > t1 {
+			continue
+		}
+		inWindow = append(inWindow, ev)
+		marks = append(marks, mark{col(ev.T), c.sideOf(ev.Side)})
+	}
+
+	var out []string
+	for k, d := range shown {
+		title := c.titleLine(d, scales[k], k == 0 && paging, len(c.defs()), len(shown))
+		out = append(out, title)
+		out = append(out, c.plot(d, scales[k], heights[k]-1, labelW, plotW, t0, marks)...)
+	}
+	out = append(out, c.axis(labelW, plotW, t0, marks)...)
+	if withEvents {
+		c.strip = true
+		out = append(out, c.eventStrip(inWindow))
+	}
+	return strings.Join(out, "\n")
+}
+
+func (c *charts) sideOf(name string) int {
+	for i, n := range c.names {
+		if strings.EqualFold(n, name) && name != "" {
+			return i
+		}
+	}
+	return -1
+}
+
+// titleLine is "throughput (GiB/s)  A ── 1.52  B ━━ 4.10".
+func (c *charts) titleLine(d chartDef, sc scale, pageHint bool, total, shown int) string {
+	st := c.com.styles
+	var b strings.Builder
+	b.WriteString(st.Title.Render(chartTitle(d, sc.unit)))
+	for side := 0; side < 2; side++ {
+		b.WriteString("  ")
+		b.WriteString(st.Side[side].Render(c.names[side]))
+		for _, s := range d.series {
+			if s.side != side {
+				continue
+			}
+			b.WriteString(" ")
+			b.WriteString(st.Side[side].Render(glyph(s.side, s.dashed)))
+			if s.label != "" {
+				b.WriteString(" " + st.Dim.Render(s.label))
+			}
+			v := na
+			if p := c.last[side]; p != nil && !math.IsNaN(p.v[s.metric]) {
+				v = sig(p.v[s.metric] / sc.div)
+			}
+			if v == na {
+				b.WriteString(" " + st.NA.Render(v))
+			} else {
+				b.WriteString(" " + v)
+			}
+		}
+	}
+	left := b.String()
+	if pageHint {
+		return spread(left, st.Dim.Render(fmt.Sprintf("showing %d of %d · v next", shown, total)), c.width)
+	}
+	return clip(left, c.width)
+}
+
+// plot renders one chart's rows: y labels, axis and series, with change
+// markers in the empty cells of their column.
+func (c *charts) plot(d chartDef, sc scale, lines, labelW, plotW int, t0 float64, marks []mark) []string {
+	st := c.com.styles
+	lines = max(lines, 2)
+	data := make([][]float64, len(d.series))
+	sets := make([]asciigraph.CharSet, len(d.series))
+	for i, s := range d.series {
+		data[i] = c.hist[s.side].bucket(s.metric, t0, c.window, plotW, sc.div)
+		sets[i] = charSet(s.side, s.dashed)
+	}
+	label := func(v float64) string {
+		if math.Abs(v) < sc.step/1000 {
+			v = 0 // no "-0.0"
+		}
+		return fmt.Sprintf("%*.*f", labelW, sc.dec, v)
+	}
+	g := asciigraph.PlotMany(data,
+		asciigraph.Height(lines-1),
+		asciigraph.LowerBound(0),
+		asciigraph.UpperBound(sc.maxY),
+		asciigraph.Offset(2),
+		asciigraph.YAxisValueFormatter(label),
+		asciigraph.SeriesChars(sets...),
+	)
+	raw := strings.Split(g, "\n")
+	prefix := labelW + 2
+	width := prefix + plotW
+	out := make([]string, 0, lines)
+	for r := 0; r < lines; r++ {
+		var row []rune
+		if r < len(raw) {
+			row = []rune(raw[r])
+		}
+		if len(row) > width {
+			row = row[:width]
+		}
+		for len(row) < width {
+			row = append(row, ' ')
+		}
+		marked := map[int]int{}
+		for _, m := range marks {
+			x := prefix + m.col
+			if row[x] == ' ' {
+				row[x] = markRune
+				marked[x] = m.side
+			}
+		}
+		// Colour runs of cells by what they are.
+		var b strings.Builder
+		var run []rune
+		cur := lipgloss.Style{}
+		curKey := -2
+		flush := func() {
+			if len(run) > 0 {
+				if curKey == -1 {
+					b.WriteString(string(run))
+				} else {
+					b.WriteString(cur.Render(string(run)))
+				}
+				run = run[:0]
+			}
+		}
+		for x, ch := range row {
+			key, sty := -1, lipgloss.Style{}
+			switch {
+			case x < prefix:
+				key, sty = 10, st.Axis
+			case ch == markRune:
+				if s, ok := marked[x]; ok {
+					key, sty = 20+s, st.SideFaint[0]
+					if s == 1 {
+						sty = st.SideFaint[1]
+					} else if s < 0 {
+						sty = st.Dim
+					}
+				}
+			case strings.ContainsRune(lightRunes, ch):
+				key, sty = 0, st.Side[0]
+			case strings.ContainsRune(heavyRunes, ch):
+				key, sty = 1, st.Side[1]
+			}
+			if key != curKey {
+				flush()
+				curKey, cur = key, sty
+			}
+			run = append(run, ch)
+		}
+		flush()
+		out = append(out, strings.TrimRight(b.String(), " "))
+	}
+	return out
+}
+
+// tickStep picks the time between axis labels: labels at least 8 cells apart.
+func tickStep(window float64, plotW int) float64 {
+	for _, s := range []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600} {
+		if window/s*8 <= float64(plotW) {
+			return s
+		}
+	}
+	return 7200
+}
+
+// axis renders the time axis (ticks and markers with the side's letter)
+// and its labels.
+func (c *charts) axis(labelW, plotW int, t0 float64, marks []mark) []string {
+	st := c.com.styles
+	prefix := labelW + 2
+	step := tickStep(c.window, plotW)
+	type tick struct {
+		col   int
+		label string
+	}
+	var ticks []tick
+	for t := math.Ceil(t0/step) * step; t <= t0+c.window+1e-9; t += step {
+		col := int(math.Floor((t - t0) / c.window * float64(plotW)))
+		if col >= plotW {
+			col = plotW - 1
+		}
+		ticks = append(ticks, tick{col, clock(t)})
+	}
+	line := []rune(strings.Repeat("─", plotW))
+	for _, tk := range ticks {
+		line[tk.col] = '┬'
+	}
+	letters := map[int]int{}
+	for _, m := range marks {
+		r := '*'
+		if m.side >= 0 {
+			r = []rune(c.names[m.side] + "?")[0]
+		}
+		line[m.col] = r
+		letters[m.col] = m.side
+	}
+	var b strings.Builder
+	b.WriteString(strings.Repeat(" ", prefix-1))
+	b.WriteString(st.Axis.Render("└"))
+	var run []rune
+	flush := func() {
+		if len(run) > 0 {
+			b.WriteString(st.Axis.Render(string(run)))
+			run = run[:0]
+		}
+	}
+	for x, r := range line {
+		if s, ok := letters[x]; ok {
+			flush()
+			b.WriteString(st.sideStyle(s).Bold(true).Render(string(r)))
+			continue
+		}
+		run = append(run, r)
+	}
+	flush()
+
+	lab := []rune(strings.Repeat(" ", prefix+plotW))
+	last := -1
+	for _, tk := range ticks {
+		r := []rune(tk.label)
+		start := prefix + tk.col - len(r)/2
+		if start <= last || start+len(r) > len(lab) {
+			continue
+		}
+		copy(lab[start:], r)
+		last = start + len(r)
+	}
+	return []string{b.String(), st.Dim.Render(strings.TrimRight(string(lab), " "))}
+}
+
+// eventStrip lists the newest changes in the window that fit on a line.
+func (c *charts) eventStrip(evs []engine.Event) string {
+	st := c.com.styles
+	if len(evs) == 0 {
+		return st.Dim.Render(clip("changes: none in this window — try +/- (send buffer) or g (the macOS/Linux gap)", c.width))
+	}
+	head := st.Dim.Render("changes:")
+	w := ansi.StringWidth(head)
+	var items []string
+	for i := len(evs) - 1; i >= 0; i-- {
+		ev := evs[i]
+		item := st.sideStyle(c.sideOf(ev.Side)).Render("▲"+clock(ev.T)) + " " + eventLabel(ev)
+		iw := ansi.StringWidth(item) + 2
+		if w+iw > c.width && len(items) > 0 {
+			break
+		}
+		items = append([]string{item}, items...)
+		w += iw
+	}
+	return clip(head+"  "+strings.Join(items, "  "), c.width)
+}

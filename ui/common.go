@@ -1,0 +1,88 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"nbdscope/engine/platform"
+)
+
+// common is what every component shares (the soft-serve way): the
+// terminal's size, the styles and the platform facts. Each component also
+// keeps the size of its own area, set by the root with SetSize.
+type common struct {
+	width, height int
+	styles        *Styles
+	facts         platform.Facts
+}
+
+// fit makes s exactly w cells wide: truncated with an ellipsis or padded
+// with spaces. It is ANSI aware.
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	sw := ansi.StringWidth(s)
+	if sw > w {
+		return ansi.Truncate(s, w, "…")
+	}
+	return s + strings.Repeat(" ", w-sw)
+}
+
+// clip truncates s to at most w cells (no padding).
+func clip(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) > w {
+		return ansi.Truncate(s, w, "…")
+	}
+	return s
+}
+
+// clipLines truncates every line of s to w cells and keeps at most h lines.
+func clipLines(s string, w, h int) string {
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for i, l := range lines {
+		lines[i] = clip(l, w)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// wrap word-wraps plain text to w cells and returns its lines, at most max
+// of them (the last one ends in an ellipsis when text was cut).
+func wrap(s string, w, max int) []string {
+	if w <= 0 || max <= 0 {
+		return nil
+	}
+	lines := strings.Split(ansi.Wrap(s, w, " "), "\n")
+	if len(lines) > max {
+		lines = lines[:max]
+		lines[max-1] = ansi.Truncate(lines[max-1]+" …", w, "…")
+	}
+	for i := range lines {
+		lines[i] = clip(strings.TrimRight(lines[i], " "), w)
+	}
+	return lines
+}
+
+// spread puts left and right on one line of w cells, right-aligned; the
+// left part is truncated when both do not fit.
+func spread(left, right string, w int) string {
+	lw, rw := ansi.StringWidth(left), ansi.StringWidth(right)
+	if rw >= w {
+		return clip(left, w)
+	}
+	if lw+1+rw > w {
+		left = clip(left, w-rw-1)
+		lw = ansi.StringWidth(left)
+	}
+	return left + strings.Repeat(" ", max(1, w-lw-rw)) + right
+}

@@ -1,0 +1,154 @@
+package ui
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"nbdscope/engine"
+	"nbdscope/engine/platform"
+)
+
+// fakeCtrl is a Controller for tests: it keeps a configuration (changed
+// with the engine's own validation), records every call, and lets the test
+// push updates.
+type fakeCtrl struct {
+	mu       sync.Mutex
+	cfg      engine.Config
+	facts    platform.Facts
+	updates  chan engine.Update
+	elapsed  time.Duration
+	applied  []engine.Change
+	modes    []string
+	pauses   []pauseCall
+	restarts []int
+	stops    int
+	applyErr error // returned by Apply when set
+}
+
+type pauseCall struct {
+	side   int
+	paused bool
+}
+
+func newFake() *fakeCtrl {
+	cfg := engine.DefaultConfig()
+	cfg.Mode = engine.ModeAlternate
+	return &fakeCtrl{
+		cfg: cfg,
+		facts: platform.Facts{
+			OS: "linux", Arch: "amd64", Kernel: "Linux 6.1.0-18-amd64", Cores: 2,
+			UnixSndbufDefault: 212992, UnixRcvbufDefault: 212992, UnixSndbufMax: 425984,
+			Limits:  map[string]int{"net.core.wmem_max": 212992},
+			Doubles: true,
+		},
+		updates: make(chan engine.Update, 4096),
+		elapsed: 42 * time.Second,
+	}
+}
+
+func (f *fakeCtrl) Config() engine.Config {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.cfg
+}
+
+func (f *fakeCtrl) Facts() platform.Facts         { return f.facts }
+func (f *fakeCtrl) Updates() <-chan engine.Update { return f.updates }
+
+func (f *fakeCtrl) Elapsed() time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.elapsed
+}
+
+func (f *fakeCtrl) Apply(ch engine.Change) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.applied = append(f.applied, ch)
+	if f.applyErr != nil {
+		return f.applyErr
+	}
+	if ch.Side < 0 || ch.Side > 1 {
+		return errors.New("bad side")
+	}
+	sc := f.cfg.Sides[ch.Side]
+	if err := sc.Set(ch.Setting, ch.Value); err != nil {
+		return err
+	}
+	f.cfg.Sides[ch.Side] = sc
+	return nil
+}
+
+func (f *fakeCtrl) SetMode(mode string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.modes = append(f.modes, mode)
+	if mode != engine.ModeAlternate && mode != engine.ModeConcurrent {
+		return errors.New("bad mode")
+	}
+	f.cfg.Mode = mode
+	return nil
+}
+
+func (f *fakeCtrl) SetPaused(side int, paused bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pauses = append(f.pauses, pauseCall{side, paused})
+	return nil
+}
+
+func (f *fakeCtrl) Restart(side int) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.restarts = append(f.restarts, side)
+	return nil
+}
+
+func (f *fakeCtrl) Stop() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stops++
+	return nil
+}
+
+func (f *fakeCtrl) push(u engine.Update) { f.updates <- u }
+
+// Accessors for assertions.
+func (f *fakeCtrl) appliedCopy() []engine.Change {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]engine.Change(nil), f.applied...)
+}
+
+func (f *fakeCtrl) stopCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.stops
+}
+
+// sample builds a deterministic sample of a side at time t: throughput,
+// calls and CPU shaped like the real effect (A at the default buffer needs
+// ~10 calls per 2 MiB, B at 2m about one).
+func sample(side string, t float64, active bool) engine.Sample {
+	s := engine.Sample{T: t, Side: side, Active: active, Seconds: 0.25, Connections: 1}
+	srv := engine.Process{RecvCallsPer2MiB: 0.01, SendCallsPer2MiB: 1, EAGAINPer2MiB: 0, UserS: 0.01, SysS: 0.05}
+	if side == "A" {
+		s.ThroughputBps = engine.Figure(1.5*(1<<30) + 0.1*(1<<30)*float64(int(t*4)%5))
+		s.Client = engine.Process{RecvCallsPer2MiB: 10.2, SendCallsPer2MiB: 0.25, EAGAINPer2MiB: 3.1, CoresBusy: 0.92, CPUSPerGiB: 0.61}
+		srv.CoresBusy, srv.CPUSPerGiB = 0.58, 0.38
+		s.SndBuf = engine.Buffers{ServerRequested: "default", ServerEffective: 212992, ClientRequested: "default", ClientEffective: 212992, ClientRcvRequested: "default", ClientRcvEffective: 212992}
+		s.LatencyP50Ms, s.LatencyP99Ms = 9.8, 14.2
+	} else {
+		s.ThroughputBps = engine.Figure(4.0*(1<<30) + 0.2*(1<<30)*float64(int(t*4)%3))
+		s.Client = engine.Process{RecvCallsPer2MiB: 1.04, SendCallsPer2MiB: 0.25, EAGAINPer2MiB: 0.2, CoresBusy: 0.71, CPUSPerGiB: 0.18}
+		srv.CoresBusy, srv.CPUSPerGiB = 0.35, 0.09
+		s.SndBuf = engine.Buffers{ServerRequested: "2m", ServerEffective: 425984, ClientRequested: "default", ClientEffective: 212992, ClientRcvRequested: "default", ClientRcvEffective: 212992, Clamped: true}
+		s.LatencyP50Ms, s.LatencyP99Ms = 3.9, 6.1
+	}
+	s.Server = &srv
+	if !active {
+		s.ThroughputBps = 0
+	}
+	return s
+}

@@ -1,0 +1,105 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"nbdscope/engine"
+	"nbdscope/units"
+)
+
+// na is how every figure that could not be measured is shown: never 0.
+const na = "n/a"
+
+// sig prints a figure with about three significant digits.
+func sig(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a < 10:
+		return fmt.Sprintf("%.2f", v)
+	case a < 100:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.0f", v)
+	}
+}
+
+// fig prints a figure with sig, or n/a.
+func fig(f engine.Figure) string {
+	if !f.Known() {
+		return na
+	}
+	return sig(float64(f))
+}
+
+// rate prints a throughput figure in binary units (GiB/s, MiB/s).
+func rate(f engine.Figure) string {
+	if !f.Known() {
+		return na
+	}
+	return units.FormatRate(float64(f))
+}
+
+// effSize prints an effective buffer size (from getsockopt); 0 is unknown.
+func effSize(n int) string {
+	if n <= 0 {
+		return na
+	}
+	if n%1024 == 0 {
+		return units.FormatSize(int64(n))
+	}
+	return units.FormatBytes(float64(n))
+}
+
+// clock prints seconds since the start as m:ss or h:mm:ss.
+func clock(sec float64) string {
+	if sec < 0 || math.IsNaN(sec) {
+		sec = 0
+	}
+	s := int(sec)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// elapsedClock prints a duration like clock.
+func elapsedClock(d time.Duration) string { return clock(d.Seconds()) }
+
+// eventLabel is how a change is named on the charts: "B sndbuf 2m→64k".
+func eventLabel(ev engine.Event) string {
+	switch ev.Setting {
+	case engine.SetPaused:
+		if ev.To == "true" {
+			return ev.Side + " paused"
+		}
+		return ev.Side + " resumed"
+	case "mode":
+		return "mode " + ev.From + "→" + ev.To
+	}
+	s := ev.Setting + " " + ev.From + "→" + ev.To
+	if ev.Side != "" {
+		s = ev.Side + " " + s
+	}
+	return s
+}
+
+// lastLine returns the last non-blank line of a process's stderr.
+func lastLine(lines []string) string {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// receiverName names the process whose receive calls are the headline.
+func receiverName(workload string) string {
+	if workload == engine.WorkWrite || workload == engine.WorkRandWrite {
+		return "server"
+	}
+	return "client"
+}

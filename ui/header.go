@@ -1,0 +1,108 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"nbdscope/units"
+)
+
+// header is the top: the run (mode, preset, state, elapsed time) and the
+// platform line that tells what this OS gives a unix socket.
+type header struct {
+	com      *common
+	width    int
+	height   int
+	mode     string
+	preset   string
+	modified bool
+	state    string // running, finished, stopping…
+	elapsed  time.Duration
+}
+
+func (h *header) SetSize(w, hgt int) { h.width, h.height = w, hgt }
+
+func (h *header) View() string {
+	if h.width <= 0 || h.height <= 0 {
+		return ""
+	}
+	st := h.com.styles
+	left := st.Brand.Render("nbdscope") + "  " + st.Label.Render("mode ") + st.Badge.Render(h.mode)
+	if h.preset != "" {
+		p := h.preset
+		if h.modified {
+			p += "*"
+		}
+		left += "  " + st.Label.Render("preset ") + st.Value.Render(p)
+	}
+	state := h.state
+	switch state {
+	case "running":
+		state = st.OK.Render("● " + state)
+	case "finished":
+		state = st.Dim.Render("■ " + state)
+	default:
+		state = st.Warn.Render(state)
+	}
+	right := state + "  " + st.Strong.Render(elapsedClock(h.elapsed))
+	lines := []string{spread(left, right, h.width)}
+	if h.height > 1 {
+		lines = append(lines, clip(st.Dim.Render(h.platformLine()), h.width))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// platformLine: "Linux 6.1.0 · 2 cores · unix SO_SNDBUF default 208k, max
+// 416k (net.core.wmem_max 208k)": what this OS defaults to and allows. It
+// picks the longest form that fits the width.
+func (h *header) platformLine() string {
+	f := h.com.facts
+	kernel := f.Kernel
+	if kernel == "" || kernel == "unknown" {
+		kernel = f.OS
+	}
+	if kernel == "" {
+		kernel = "unknown OS"
+	}
+	short, _, _ := strings.Cut(kernel, "-")
+	cores := na + " cores"
+	if f.Cores > 0 {
+		cores = fmt.Sprintf("%d cores", f.Cores)
+		if f.Cores == 1 {
+			cores = "1 core"
+		}
+	}
+	bufs := "unix SO_SNDBUF default " + effSize(f.UnixSndbufDefault) + ", max " + effSize(f.UnixSndbufMax)
+	limit, limitVal := "", ""
+	for _, name := range []string{"net.core.wmem_max", "kern.ipc.maxsockbuf"} {
+		if v, ok := f.Limits[name]; ok {
+			limit, limitVal = name, units.FormatSize(int64(v))
+			break
+		}
+	}
+	var forms []string
+	if limit != "" {
+		full := kernel + " · " + cores + " · " + bufs + " (" + limit + " " + limitVal + ")"
+		if f.Doubles {
+			forms = append(forms, full+" · the kernel doubles requests")
+		}
+		_, bare, _ := strings.Cut(limit, ".core.")
+		forms = append(forms, full,
+			short+" · "+cores+" · "+bufs+" ("+limit+" "+limitVal+")",
+			short+" · "+cores+" · "+bufs+" ("+limit+")")
+		if bare != "" {
+			forms = append(forms, short+" · "+cores+" · "+bufs+" ("+bare+" "+limitVal+")")
+		}
+	} else {
+		forms = append(forms, kernel+" · "+cores+" · "+bufs, short+" · "+cores+" · "+bufs)
+	}
+	for _, s := range forms {
+		if ansi.StringWidth(s) <= h.width {
+			return s
+		}
+	}
+	return forms[len(forms)-1]
+}

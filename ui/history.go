@@ -1,0 +1,118 @@
+package ui
+
+import (
+	"math"
+
+	"nbdscope/engine"
+)
+
+// The charted metrics of a sample.
+const (
+	mTput      = iota // bytes/s
+	mCalls            // receiver calls per 2 MiB
+	mCPUClient        // cores busy
+	mCPUServer        // cores busy
+	mP50              // ms
+	mP99              // ms
+	nMetrics
+)
+
+// point is one active sample, reduced to the charted figures (NaN where a
+// figure is unknown). A sample covers [t-dur, t].
+type point struct {
+	t, dur float64
+	v      [nMetrics]float64
+}
+
+func num(f engine.Figure) float64 {
+	if !f.Known() {
+		return math.NaN()
+	}
+	return float64(f)
+}
+
+// pointOf reduces a sample; workload picks the receiving process.
+func pointOf(s engine.Sample, workload string) point {
+	p := point{t: s.T, dur: s.Seconds}
+	p.v[mTput] = num(s.ThroughputBps)
+	p.v[mCalls] = num(s.ReceiverCallsPer2MiB(workload))
+	p.v[mCPUClient] = num(s.Client.CoresBusy)
+	p.v[mCPUServer] = math.NaN()
+	if s.Server != nil {
+		p.v[mCPUServer] = num(s.Server.CoresBusy)
+	}
+	p.v[mP50] = num(s.LatencyP50Ms)
+	p.v[mP99] = num(s.LatencyP99Ms)
+	for i, v := range p.v {
+		if v < 0 { // a counter glitch is not a figure
+			p.v[i] = math.NaN()
+		}
+	}
+	if p.dur < 0 || math.IsNaN(p.dur) {
+		p.dur = 0
+	}
+	return p
+}
+
+// history is one side's points over the chart window (and a little more).
+// It holds a few hundred points; nothing grows with the run's length.
+type history struct {
+	pts []point
+}
+
+// add appends p and forgets points that ended before keepFrom.
+func (h *history) add(p point, keepFrom float64) {
+	h.pts = append(h.pts, p)
+	i := 0
+	for i < len(h.pts)-1 && h.pts[i].t < keepFrom {
+		i++
+	}
+	if i > 0 {
+		h.pts = append(h.pts[:0], h.pts[i:]...)
+	}
+}
+
+// maxIn returns the largest known value of metric in [t0, t1] (NaN if none).
+func (h *history) maxIn(metric int, t0, t1 float64) float64 {
+	mx := math.NaN()
+	for _, p := range h.pts {
+		if p.t < t0 || p.t-p.dur > t1 {
+			continue
+		}
+		if v := p.v[metric]; !math.IsNaN(v) && (math.IsNaN(mx) || v > mx) {
+			mx = v
+		}
+	}
+	return mx
+}
+
+// bucket averages metric into w columns spanning [t0, t0+span], divided by
+// div. A sample fills every column its interval touches, so consecutive
+// samples draw a continuous line; columns without samples are NaN (a gap:
+// the side was paused, off-turn or had not started).
+func (h *history) bucket(metric int, t0, span float64, w int, div float64) []float64 {
+	out := make([]float64, w)
+	cnt := make([]int, w)
+	col := func(t float64) int {
+		c := int(math.Floor((t - t0) / span * float64(w)))
+		return min(max(c, 0), w-1)
+	}
+	for _, p := range h.pts {
+		v := p.v[metric]
+		if math.IsNaN(v) || p.t < t0 || p.t-p.dur > t0+span {
+			continue
+		}
+		for c := col(p.t - p.dur); c <= col(p.t); c++ {
+			out[c] += v / div
+			cnt[c]++
+		}
+	}
+	for i := range out {
+		if cnt[i] == 0 {
+			out[i] = math.NaN()
+		} else {
+			out[i] /= float64(cnt[i])
+		}
+	}
+	return out
+}

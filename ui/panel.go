@@ -1,0 +1,284 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"nbdscope/engine"
+	"nbdscope/units"
+)
+
+// panel is one side: its settings (as requested, and as in effect where
+// the kernel has a say) and its current figures, with the side's warnings.
+type panel struct {
+	com           *common
+	idx           int
+	width, height int
+
+	focused bool
+	pending bool // a change of this side is on its way
+	paused  bool
+	cfg     engine.SideConfig
+
+	last       *engine.Sample // the latest sample
+	lastActive *engine.Sample // the latest sample with load running
+	clamp      *engine.Warning
+	warn       *engine.Warning // another warning about this side
+	crash      *engine.Crash
+}
+
+// panelWideInner is the inner width from which settings and figures sit
+// in two columns.
+const panelWideInner = 66
+
+func (p *panel) SetSize(w, h int) { p.width, p.height = w, h }
+
+// observe takes a sample of this side.
+func (p *panel) observe(s engine.Sample) {
+	p.last = &s
+	if s.Active {
+		p.lastActive = &s
+		if p.crash != nil && s.T > p.crash.T {
+			p.crash = nil // it runs again
+		}
+	}
+	if p.clamp != nil && !s.SndBuf.Clamped && s.T > p.clamp.T {
+		p.clamp = nil // the buffer was changed or the limit lifted
+	}
+}
+
+func (p *panel) reset() {
+	p.last, p.lastActive = nil, nil
+}
+
+func (p *panel) inner() int { return p.width - 4 }
+
+func (p *panel) wide() bool { return p.inner() >= panelWideInner }
+
+// naturalHeight is the height the panel wants at its width.
+func (p *panel) naturalHeight() int {
+	return len(p.content()) + 2
+}
+
+// status is the title's state word.
+func (p *panel) status() string {
+	st := p.com.styles
+	var s string
+	switch {
+	case p.crash != nil:
+		s = st.Error.Render("✗ crashed")
+	case p.paused:
+		s = st.Warn.Render("‖ paused")
+	case p.last == nil:
+		s = st.Dim.Render("… starting")
+	case !p.last.Active:
+		s = st.Dim.Render("○ waiting its turn")
+	default:
+		s = st.OK.Render("● running")
+	}
+	if p.pending {
+		s += st.Dim.Render(" · applying…")
+	}
+	if a := p.lastActive; a != nil && a.Errors > 0 {
+		s += " " + st.Error.Render(fmt.Sprintf("· %d errors", a.Errors))
+	}
+	return s
+}
+
+func (p *panel) row(label string, lw int, value string) string {
+	return p.com.styles.Label.Render(fmt.Sprintf("%-*s", lw, label)) + value
+}
+
+// val styles a value, n/a in the NA style.
+func (p *panel) val(s string) string {
+	if s == na {
+		return p.com.styles.NA.Render(na)
+	}
+	return s
+}
+
+// sndbuf is "2m → 4m eff" for a requested and an effective size.
+func (p *panel) bufPair(req string, eff int, clamped bool) string {
+	s := p.val(req) + p.com.styles.Dim.Render(" → ") + p.val(effSize(eff)) + p.com.styles.Dim.Render(" eff")
+	if clamped {
+		s += " " + p.com.styles.Warn.Render("clamped")
+	}
+	return s
+}
+
+func (p *panel) content() []string {
+	st := p.com.styles
+	iw := p.inner()
+	if iw < 4 {
+		return nil
+	}
+	c := p.cfg
+	var buf engine.Buffers
+	if p.last != nil {
+		buf = p.last.SndBuf
+	}
+	srvReq := c.SndBuf.String()
+	if c.Target != "" {
+		srvReq = na
+	}
+	a := p.lastActive
+	figure := func(f func(s *engine.Sample) engine.Figure) engine.Figure {
+		if a == nil {
+			return engine.Unknown
+		}
+		return f(a)
+	}
+	tput := figure(func(s *engine.Sample) engine.Figure { return s.ThroughputBps })
+	calls := figure(func(s *engine.Sample) engine.Figure { return s.ReceiverCallsPer2MiB(c.Workload) })
+	cliCores := figure(func(s *engine.Sample) engine.Figure { return s.Client.CoresBusy })
+	cliPerGiB := figure(func(s *engine.Sample) engine.Figure { return s.Client.CPUSPerGiB })
+	srvCores, srvPerGiB := engine.Unknown, engine.Unknown
+	if a != nil && a.Server != nil {
+		srvCores, srvPerGiB = a.Server.CoresBusy, a.Server.CPUSPerGiB
+	}
+	p50 := figure(func(s *engine.Sample) engine.Figure { return s.LatencyP50Ms })
+	p99 := figure(func(s *engine.Sample) engine.Figure { return s.LatencyP99Ms })
+	transport := c.Transport
+	if c.Target != "" {
+		transport = "external " + c.Target
+	}
+	recv := receiverName(c.Workload)
+	conns := fmt.Sprintf("%d conn", c.Connections)
+	if c.Connections != 1 {
+		conns += "s"
+	}
+	sum := func(x, y engine.Figure) engine.Figure {
+		if !x.Known() || !y.Known() {
+			return engine.Unknown
+		}
+		return x + y
+	}
+	lat := st.Dim.Render("p50 ") + p.val(fig(p50)) + st.Dim.Render(" ms · p99 ") + p.val(fig(p99)) + st.Dim.Render(" ms")
+
+	var rows []string
+	if !p.wide() {
+		const lw = 8
+		perGiB := sum(cliPerGiB, srvPerGiB)
+		who := ""
+		if c.Target != "" && cliPerGiB.Known() { // no server of ours to measure
+			perGiB, who = cliPerGiB, " (cli)"
+		}
+		rows = []string{
+			p.row("sndbuf", lw, p.bufPair(srvReq, buf.ServerEffective, buf.Clamped)),
+			p.row("load", lw, fmt.Sprintf("%s · %d×%s · %s · %s", conns, c.InFlight, units.FormatSize(int64(c.RequestSize)), c.Workload, transport)),
+			p.row("rate", lw, st.Strong.Render(p.val(rate(tput)))+st.Dim.Render(" · ")+p.val(fig(perGiB))+st.Dim.Render(" cpu s/GiB"+who)),
+			p.row("calls", lw, st.Strong.Render(p.val(fig(calls)))+st.Dim.Render(" per 2MiB ("+recv+" recv)")),
+			p.row("cpu", lw, p.val(fig(cliCores))+st.Dim.Render(" cli + ")+p.val(fig(srvCores))+st.Dim.Render(" srv cores")),
+			p.row("lat", lw, lat),
+		}
+	} else {
+		colW := (iw - 3) / 2
+		const lwl, lwr = 14, 12
+		eagain := engine.Unknown
+		if a != nil {
+			if recv == "server" {
+				if a.Server != nil {
+					eagain = a.Server.EAGAINPer2MiB
+				}
+			} else {
+				eagain = a.Client.EAGAINPer2MiB
+			}
+		}
+		errs := na
+		if a != nil {
+			errs = fmt.Sprint(a.Errors)
+		}
+		left := []string{
+			p.row("server sndbuf", lwl, p.bufPair(srvReq, buf.ServerEffective, buf.Clamped)),
+			p.row("client sndbuf", lwl, p.bufPair(c.ClientSndBuf.String(), buf.ClientEffective, false)),
+			p.row("client rcvbuf", lwl, p.bufPair(c.ClientRcvBuf.String(), buf.ClientRcvEffective, false)),
+			p.row("connections", lwl, fmt.Sprint(c.Connections)),
+			p.row("request size", lwl, units.FormatSize(int64(c.RequestSize))),
+			p.row("in flight", lwl, fmt.Sprintf("%d per connection", c.InFlight)),
+			p.row("workload", lwl, c.Workload),
+			p.row("transport", lwl, transport),
+		}
+		right := []string{
+			p.row("throughput", lwr, st.Strong.Render(p.val(rate(tput)))),
+			p.row("recv calls", lwr, st.Strong.Render(p.val(fig(calls)))+st.Dim.Render(" per 2 MiB ("+recv+")")),
+			p.row("EAGAIN", lwr, p.val(fig(eagain))+st.Dim.Render(" per 2 MiB ("+recv+")")),
+			p.row("cpu client", lwr, p.val(fig(cliCores))+st.Dim.Render(" cores · ")+p.val(fig(cliPerGiB))+st.Dim.Render(" s/GiB")),
+			p.row("cpu server", lwr, p.val(fig(srvCores))+st.Dim.Render(" cores · ")+p.val(fig(srvPerGiB))+st.Dim.Render(" s/GiB")),
+			p.row("cpu total", lwr, p.val(fig(sum(cliCores, srvCores)))+st.Dim.Render(" cores · ")+p.val(fig(sum(cliPerGiB, srvPerGiB)))+st.Dim.Render(" s/GiB")),
+			p.row("latency", lwr, lat),
+			p.row("errors", lwr, p.val(errs)),
+		}
+		for i := range left {
+			rows = append(rows, fit(left[i], colW)+"   "+right[i])
+		}
+	}
+	// Warnings: the text and the fix (the command first; where it
+	// persists only when there is room).
+	textLines, fixLines := 1, 2
+	if p.wide() {
+		textLines, fixLines = 2, 3
+	}
+	for _, w := range []*engine.Warning{p.clamp, p.warn} {
+		if w == nil {
+			continue
+		}
+		for _, l := range wrap("▲ "+w.Text, iw, textLines) {
+			rows = append(rows, st.Warn.Render(l))
+		}
+		fix := w.Fix
+		if !p.wide() {
+			fix, _, _ = strings.Cut(fix, "  (")
+		}
+		if fix != "" {
+			for _, l := range wrap("fix: "+fix, iw, fixLines) {
+				rows = append(rows, st.Info.Render(l))
+			}
+		}
+	}
+	return rows
+}
+
+// View draws the box: the title in the top border, a thick border when
+// focused (visible without colour too).
+func (p *panel) View() string {
+	if p.width < 8 || p.height < 2 {
+		return ""
+	}
+	st := p.com.styles
+	tl, tr, bl, br, hz, vt := "╭", "╮", "╰", "╯", "─", "│"
+	bst := st.Border
+	if p.focused {
+		tl, tr, bl, br, hz, vt = "┏", "┓", "┗", "┛", "━", "┃"
+		bst = st.Focus
+	}
+	iw := p.inner()
+	name := p.cfg.Name
+	if name == "" {
+		name = string(rune('A' + p.idx))
+	}
+	title := st.Side[p.idx].Bold(true).Render(name) + " " + p.status()
+	if p.focused {
+		title = st.Focus.Render("▸ ") + title
+	}
+	title = clip(title, p.width-6)
+	fill := p.width - 5 - ansi.StringWidth(title)
+	top := bst.Render(tl+hz) + " " + title + " " + bst.Render(strings.Repeat(hz, max(fill, 0))+tr)
+	lines := []string{top}
+	body := p.content()
+	for len(body) < p.height-2 {
+		body = append(body, "")
+	}
+	body = body[:max(p.height-2, 0)]
+	for _, l := range body {
+		lines = append(lines, bst.Render(vt)+" "+fit(l, iw)+" "+bst.Render(vt))
+	}
+	if p.height >= 2 {
+		lines = append(lines, bst.Render(bl+strings.Repeat(hz, p.width-2)+br))
+	}
+	if len(lines) > p.height {
+		lines = lines[:p.height]
+	}
+	return strings.Join(lines, "\n")
+}

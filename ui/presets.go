@@ -1,0 +1,196 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/charmbracelet/bubbles/list"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"nbdscope/engine"
+)
+
+// liveSettings are the settings ApplyConfig changes on a running side, in
+// the order it changes them (transport last: it restarts the side).
+var liveSettings = []string{
+	engine.SetSndBuf, engine.SetClientSndBuf, engine.SetClientRcvBuf,
+	engine.SetConnections, engine.SetRequestSize, engine.SetInFlight,
+	engine.SetWorkload, engine.SetReadPercent, engine.SetTransport,
+}
+
+// ApplyConfig changes a running pair to cfg, setting by setting, and its
+// mode. Target, backend and size cannot change while a side runs; they are
+// reported in the error (after everything else was applied).
+func ApplyConfig(ctrl engine.Controller, cfg engine.Config) error {
+	cur := ctrl.Config()
+	var errs []error
+	for i := range cfg.Sides {
+		have, want := cur.Sides[i], cfg.Sides[i]
+		if have.Target != want.Target || have.Backend != want.Backend || have.Size != want.Size {
+			errs = append(errs, fmt.Errorf("side %s: target, backend and size apply only to a new run", have.Name))
+		}
+		for _, s := range liveSettings {
+			if s == engine.SetTransport && want.Target != "" {
+				continue
+			}
+			if v := want.Get(s); v != have.Get(s) {
+				if err := ctrl.Apply(engine.Change{Side: i, Setting: s, Value: v}); err != nil {
+					errs = append(errs, err)
+				}
+			}
+		}
+	}
+	if cfg.Mode != "" && cfg.Mode != cur.Mode {
+		if err := ctrl.SetMode(cfg.Mode); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// applyLocal is ApplyConfig's effect on what the panels show.
+func applyLocal(ps *pairState, cfg engine.Config) {
+	for i := range cfg.Sides {
+		for _, s := range liveSettings {
+			sc := ps.cfg.Sides[i]
+			if sc.Set(s, cfg.Sides[i].Get(s)) == nil {
+				ps.cfg.Sides[i] = sc
+			}
+		}
+	}
+	if cfg.Mode != "" {
+		ps.cfg.Mode = cfg.Mode
+	}
+}
+
+// pickItem is a PresetItem in the list.
+type pickItem struct{ p PresetItem }
+
+func (i pickItem) Title() string {
+	if i.p.BuiltIn {
+		return i.p.Name + " (built-in)"
+	}
+	return i.p.Name
+}
+func (i pickItem) Description() string { return i.p.Description }
+func (i pickItem) FilterValue() string { return i.p.Name }
+
+// picker is the preset list shown in the chart area.
+type picker struct {
+	com     *common
+	list    list.Model
+	loading bool
+}
+
+func newPicker(com *common) picker {
+	d := list.NewDefaultDelegate()
+	l := list.New(nil, d, 0, 0)
+	l.Title = "presets — enter applies to the running pair"
+	l.SetShowHelp(false)
+	l.DisableQuitKeybindings()
+	l.SetStatusBarItemName("preset", "presets")
+	return picker{com: com, list: l}
+}
+
+func (p *picker) SetSize(w, h int) { p.list.SetSize(max(w, 0), max(h, 0)) }
+
+func (p *picker) View() string {
+	if p.loading {
+		return p.com.styles.Dim.Render("loading presets…")
+	}
+	return p.list.View()
+}
+
+func (m *Model) openPicker() tea.Cmd {
+	if m.opts.LoadPresets == nil {
+		m.setMsg(msgWarn, "presets not available")
+		return nil
+	}
+	m.state = stPicker
+	m.picker.loading = true
+	load := m.opts.LoadPresets
+	return func() tea.Msg {
+		items, err := load()
+		return presetsMsg{items, err}
+	}
+}
+
+func (m *Model) onPresets(msg presetsMsg) {
+	if m.state != stPicker {
+		return
+	}
+	m.picker.loading = false
+	if msg.err != nil {
+		// Some presets may still have loaded (one bad file does not hide
+		// the others): show them, and the error.
+		m.setMsg(msgWarn, "▲ presets: "+msg.err.Error())
+		if len(msg.items) == 0 {
+			m.state = stNormal
+			m.setErr(fmt.Errorf("presets: %w", msg.err))
+			return
+		}
+	}
+	if len(msg.items) == 0 && msg.err == nil {
+		m.state = stNormal
+		m.setMsg(msgInfo, "no presets yet: s saves the current configuration")
+		return
+	}
+	items := make([]list.Item, len(msg.items))
+	sel := 0
+	for i, it := range msg.items {
+		items[i] = pickItem{it}
+		if it.Name == m.preset {
+			sel = i
+		}
+	}
+	m.picker.list.ResetFilter()
+	m.picker.list.SetItems(items)
+	m.picker.list.Select(sel)
+}
+
+func (m *Model) pickerKey(k tea.KeyMsg) tea.Cmd {
+	if m.picker.loading {
+		if k.String() == "esc" || k.String() == "q" {
+			m.state = stNormal
+		}
+		return nil
+	}
+	if m.picker.list.SettingFilter() {
+		var cmd tea.Cmd
+		m.picker.list, cmd = m.picker.list.Update(k)
+		return cmd
+	}
+	switch k.String() {
+	case "esc", "q", "p":
+		if m.picker.list.IsFiltered() && k.String() == "esc" {
+			break // esc clears the filter first
+		}
+		m.state = stNormal
+		return nil
+	case "enter":
+		it, ok := m.picker.list.SelectedItem().(pickItem)
+		m.state = stNormal
+		if !ok {
+			return nil
+		}
+		return m.applyPreset(it.p)
+	}
+	var cmd tea.Cmd
+	m.picker.list, cmd = m.picker.list.Update(k)
+	return cmd
+}
+
+func (m *Model) applyPreset(p PresetItem) tea.Cmd {
+	hook := m.opts.ApplyPreset
+	m.setMsg(msgInfo, "applying preset "+p.Name+"…")
+	return m.enqueue(op{
+		kind: opPreset, side: -1, name: p.Name,
+		run: func(c engine.Controller) error {
+			if hook != nil {
+				return hook(p)
+			}
+			return ApplyConfig(c, p.Config)
+		},
+		local: func(ps *pairState) { applyLocal(ps, p.Config) },
+	})
+}

@@ -1,0 +1,640 @@
+// Package ui is nbdscope's terminal explorer: a bubbletea program that
+// shows a running pair of NBD sides (header, a panel per side, live charts)
+// and turns keys into live changes of the pair.
+//
+// The UI depends on engine.Controller only. It never moves bulk data and
+// never blocks on the engine: every call that may wait (Apply, SetMode,
+// SetPaused, Restart, Stop and the preset hooks) runs as a tea.Cmd, one at
+// a time and in order, and the panels show the change at once
+// (optimistically) until the engine's configuration confirms it. Engine
+// updates arrive through a re-armed command reading Controller.Updates;
+// samples only mark the screen dirty, and a 100 ms frame tick redraws it,
+// so the screen refreshes at most ten times a second however fast samples
+// come.
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"nbdscope/engine"
+)
+
+// Options configure the explorer. The preset hooks are plain functions so
+// that the presets package can be wired in by the command; a nil hook makes
+// its key say that presets are not available.
+type Options struct {
+	// PresetName is shown in the header ("" for none).
+	PresetName string
+	// Window is the time the charts show (default 60 s).
+	Window time.Duration
+
+	// LoadPresets lists the presets for the picker (`p`).
+	LoadPresets func() ([]PresetItem, error)
+	// ApplyPreset applies a picked preset to the running pair. When nil,
+	// the UI applies the preset's configuration with ApplyConfig.
+	ApplyPreset func(item PresetItem) error
+	// SavePreset saves the configuration in effect under a name (`s`). It
+	// must not replace an existing preset: it returns an error wrapping
+	// ErrPresetExists (or fs.ErrExist) instead, and the UI asks the user.
+	SavePreset func(name string, cfg engine.Config) error
+	// OverwritePreset replaces a preset after the user confirmed it. When
+	// nil, an existing name cannot be overwritten from the UI.
+	OverwritePreset func(name string, cfg engine.Config) error
+}
+
+// PresetItem is one entry of the preset picker.
+type PresetItem struct {
+	Name        string
+	Description string
+	BuiltIn     bool
+	Config      engine.Config
+}
+
+// ErrPresetExists is what SavePreset wraps when the name is taken.
+var ErrPresetExists = errors.New("preset exists")
+
+func isExists(err error) bool {
+	return errors.Is(err, ErrPresetExists) || errors.Is(err, fs.ErrExist)
+}
+
+// DefaultWindow is the chart window when Options.Window is zero.
+const DefaultWindow = 60 * time.Second
+
+// frameInterval is the redraw tick: at most ten frames a second.
+const frameInterval = 100 * time.Millisecond
+
+// Smallest terminal the explorer draws in.
+const (
+	minWidth  = 40
+	minHeight = 12
+)
+
+type state int
+
+const (
+	stNormal  state = iota
+	stHelp          // full help in the chart area
+	stInput         // a textinput in the status line
+	stConfirm       // overwrite a preset? y/n
+	stPicker        // the preset list in the chart area
+)
+
+type inputKind int
+
+const (
+	inputSndBuf inputKind = iota
+	inputPresetName
+)
+
+// pairState is what the panels show: the configuration and pauses.
+type pairState struct {
+	cfg    engine.Config
+	paused [2]bool
+}
+
+type opKind int
+
+const (
+	opApply opKind = iota
+	opExact
+	opMode
+	opPause
+	opRestart
+	opPreset
+	opSave
+	opOverwrite
+)
+
+// op is one controller call, queued so calls run one at a time and in
+// the order of the keys.
+type op struct {
+	id      int
+	kind    opKind
+	side    int
+	setting string
+	value   string
+	name    string // preset
+	run     func(engine.Controller) error
+	local   func(*pairState) // the optimistic effect, nil for none
+}
+
+type msgKind int
+
+const (
+	msgNone msgKind = iota
+	msgInfo
+	msgEvent
+	msgWarn
+	msgError
+)
+
+type message struct {
+	kind msgKind
+	text string
+}
+
+// Messages.
+type (
+	updateMsg        struct{ u engine.Update }
+	updatesClosedMsg struct{}
+	frameMsg         struct{}
+	opDoneMsg        struct {
+		id  int
+		err error
+		cfg engine.Config
+	}
+	presetsMsg struct {
+		items []PresetItem
+		err   error
+	}
+	stoppedMsg struct{ err error }
+)
+
+// Model is the explorer's root model. Use New.
+type Model struct {
+	ctrl    engine.Controller
+	opts    Options
+	keys    KeyMap
+	com     *common
+	updates <-chan engine.Update
+
+	header header
+	panels [2]panel
+	charts charts
+	help   help.Model
+	picker picker
+
+	base    pairState // as the engine last told
+	cfg     engine.Config
+	paused  [2]bool
+	baseCfg engine.Config // of the preset, to mark the header "modified"
+	preset  string
+	focus   int
+
+	ops    []op
+	opBusy bool
+	opSeq  int
+
+	state       state
+	input       textinput.Model
+	inputKind   inputKind
+	inputErr    string
+	inputBusy   bool
+	confirmName string
+
+	msg      message
+	elapsed  time.Duration
+	done     bool
+	doneErr  error
+	closed   bool
+	quitting bool
+	stopped  bool
+	stopErr  error
+
+	frame string
+	dirty bool
+}
+
+// New returns the explorer's model for a running pair.
+func New(ctrl engine.Controller, opts Options) tea.Model { return newModel(ctrl, opts) }
+
+func newModel(ctrl engine.Controller, opts Options) *Model {
+	if opts.Window <= 0 {
+		opts.Window = DefaultWindow
+	}
+	st := DefaultStyles()
+	com := &common{styles: st, facts: ctrl.Facts()}
+	cfg := ctrl.Config()
+	m := &Model{
+		ctrl: ctrl, opts: opts, keys: DefaultKeyMap(), com: com,
+		updates: ctrl.Updates(),
+		base:    pairState{cfg: cfg},
+		baseCfg: cfg,
+		preset:  opts.PresetName,
+		elapsed: ctrl.Elapsed(),
+	}
+	var names [2]string
+	for i := range names {
+		names[i] = cfg.Sides[i].Name
+		if names[i] == "" {
+			names[i] = string(rune('A' + i))
+		}
+		m.panels[i] = panel{com: com, idx: i}
+	}
+	m.header = header{com: com}
+	m.charts = newCharts(com, opts.Window.Seconds(), names)
+	m.charts.now = m.elapsed.Seconds()
+	m.help = help.New()
+	m.help.Styles.ShortKey = st.Key
+	m.help.Styles.ShortDesc = st.KeyDesc
+	m.help.Styles.ShortSeparator = st.Dim
+	m.help.Styles.FullKey = st.Key
+	m.help.Styles.FullDesc = st.KeyDesc
+	m.help.Styles.Ellipsis = st.Dim
+	m.input = textinput.New()
+	m.input.CharLimit = 64
+	m.input.PromptStyle = st.Prompt
+	m.input.PlaceholderStyle = st.Dim
+	m.input.Cursor.SetMode(cursor.CursorStatic)
+	m.picker = newPicker(com)
+	m.recompute()
+	return m
+}
+
+// Run runs the explorer in the terminal's alternate screen until the user
+// quits or the run fails, and makes sure the pair is stopped.
+func Run(ctrl engine.Controller, opts Options) error {
+	m := newModel(ctrl, opts)
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithFPS(10))
+	final, err := p.Run()
+	fm, _ := final.(*Model)
+	if fm == nil || !fm.stopped {
+		if serr := ctrl.Stop(); err == nil {
+			err = serr
+		}
+	} else if err == nil {
+		err = fm.stopErr
+	}
+	if err == nil && fm != nil && fm.doneErr != nil {
+		err = fm.doneErr
+	}
+	return err
+}
+
+// Init starts reading updates and the frame tick.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.waitUpdate(), frameTick())
+}
+
+func frameTick() tea.Cmd {
+	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
+}
+
+// waitUpdate reads one engine update; it is re-armed after each.
+func (m *Model) waitUpdate() tea.Cmd {
+	ch := m.updates
+	if ch == nil || m.closed {
+		return nil
+	}
+	return func() tea.Msg {
+		u, ok := <-ch
+		if !ok {
+			return updatesClosedMsg{}
+		}
+		return updateMsg{u}
+	}
+}
+
+// Update handles a message. It is cheap: samples only mark the screen
+// dirty; keys, size changes and rare engine messages redraw at once.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	redraw := false
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.com.width, m.com.height = max(msg.Width, 0), max(msg.Height, 0)
+		redraw = true
+	case updateMsg:
+		redraw = m.onUpdate(msg.u)
+		cmd = m.waitUpdate()
+	case updatesClosedMsg:
+		m.closed = true
+		if !m.done {
+			m.done = true
+			m.setMsg(msgInfo, "the run ended")
+		}
+		redraw = true
+	case frameMsg:
+		if !m.done && !m.quitting {
+			e := m.ctrl.Elapsed()
+			if e/time.Second != m.elapsed/time.Second {
+				m.dirty = true
+			}
+			m.elapsed = e
+			if s := e.Seconds(); s > m.charts.now {
+				m.charts.now = s
+			}
+		}
+		redraw = m.dirty
+		cmd = frameTick()
+	case tea.KeyMsg:
+		cmd = m.onKey(msg)
+		redraw = true
+	case opDoneMsg:
+		cmd = m.onOpDone(msg)
+		redraw = true
+	case presetsMsg:
+		m.onPresets(msg)
+		redraw = true
+	case stoppedMsg:
+		m.stopErr = msg.err
+		return m, tea.Quit
+	default:
+		if m.state == stInput {
+			m.input, cmd = m.input.Update(msg)
+			redraw = true
+		} else if m.state == stPicker {
+			m.picker.list, cmd = m.picker.list.Update(msg)
+			redraw = true
+		}
+	}
+	if redraw {
+		m.frame = m.render()
+		m.dirty = false
+	}
+	return m, cmd
+}
+
+// View returns the last frame drawn.
+func (m *Model) View() string { return m.frame }
+
+func (m *Model) sideIndex(name string) int {
+	for i := range m.cfg.Sides {
+		if name != "" && strings.EqualFold(m.cfg.Sides[i].Name, name) {
+			return i
+		}
+	}
+	switch strings.ToUpper(name) {
+	case "A":
+		return 0
+	case "B":
+		return 1
+	}
+	return -1
+}
+
+// onUpdate takes an engine update and reports whether to redraw now.
+func (m *Model) onUpdate(u engine.Update) bool {
+	switch {
+	case u.Sample != nil:
+		s := *u.Sample
+		i := m.sideIndex(s.Side)
+		if i < 0 || math.IsNaN(s.T) || math.IsInf(s.T, 0) {
+			return false
+		}
+		m.panels[i].observe(s)
+		if s.Active {
+			m.charts.add(i, s, m.cfg.Sides[i].Workload)
+		} else if s.T > m.charts.now {
+			m.charts.now = s.T
+		}
+		m.dirty = true
+		return false
+	case u.Event != nil:
+		ev := *u.Event
+		m.applyEvent(ev)
+		m.charts.addEvent(ev)
+		if m.msg.kind == msgNone || m.msg.kind == msgEvent || m.msg.kind == msgInfo {
+			m.setMsg(msgEvent, "▲ "+clock(ev.T)+" "+eventLabel(ev))
+		}
+	case u.Crash != nil:
+		c := *u.Crash
+		if i := m.sideIndex(c.Side); i >= 0 {
+			m.panels[i].crash = &c
+		} else {
+			m.setMsg(msgError, fmt.Sprintf("✗ %s crashed: %s", c.Role, c.Status))
+		}
+	case u.Warning != nil:
+		w := *u.Warning
+		if i := m.sideIndex(w.Side); i >= 0 {
+			if w.Kind == "clamp" {
+				m.panels[i].clamp = &w
+			} else {
+				m.panels[i].warn = &w
+			}
+		} else {
+			t := "▲ " + w.Text
+			if w.Fix != "" {
+				t += " — " + w.Fix
+			}
+			m.setMsg(msgWarn, t)
+		}
+	case u.Done != nil:
+		m.done = true
+		m.doneErr = u.Done.Err
+		if u.Done.Err != nil {
+			m.setMsg(msgError, "the run failed: "+u.Done.Err.Error())
+		} else {
+			m.setMsg(msgInfo, "the run ended")
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// applyEvent brings the engine's configuration up to date with a change
+// that took effect (scripted changes arrive this way too).
+func (m *Model) applyEvent(ev engine.Event) {
+	switch ev.Setting {
+	case "mode":
+		m.base.cfg.Mode = ev.To
+	case engine.SetPaused:
+		if i := m.sideIndex(ev.Side); i >= 0 {
+			m.base.paused[i] = ev.To == "true"
+		}
+	default:
+		if i := m.sideIndex(ev.Side); i >= 0 {
+			sc := m.base.cfg.Sides[i]
+			if sc.Set(ev.Setting, ev.To) == nil {
+				m.base.cfg.Sides[i] = sc
+			}
+		}
+	}
+	m.recompute()
+}
+
+// recompute derives what the panels show: the engine's state with the
+// queued changes on top.
+func (m *Model) recompute() {
+	ps := m.base
+	var pending [2]bool
+	for _, o := range m.ops {
+		if o.local != nil {
+			o.local(&ps)
+		}
+		if o.side == 0 || o.side == 1 {
+			pending[o.side] = true
+		}
+	}
+	m.cfg, m.paused = ps.cfg, ps.paused
+	for i := range m.panels {
+		m.panels[i].cfg = m.cfg.Sides[i]
+		m.panels[i].paused = m.paused[i]
+		m.panels[i].pending = pending[i]
+		m.panels[i].focused = i == m.focus
+	}
+}
+
+func (m *Model) setMsg(k msgKind, text string) { m.msg = message{k, text} }
+
+func (m *Model) setErr(err error) {
+	if err != nil {
+		m.setMsg(msgError, "✗ "+err.Error())
+	}
+}
+
+// enqueue queues a controller call. A queued (not yet running) change of
+// the same setting is replaced, so holding a key does not pile up calls.
+func (m *Model) enqueue(o op) tea.Cmd {
+	m.opSeq++
+	o.id = m.opSeq
+	if n := len(m.ops); n > 1 && o.kind == opApply {
+		last := &m.ops[n-1]
+		if last.kind == opApply && last.side == o.side && last.setting == o.setting {
+			*last = o
+			m.recompute()
+			return nil
+		}
+	}
+	m.ops = append(m.ops, o)
+	m.recompute()
+	if !m.opBusy {
+		return m.startOp()
+	}
+	return nil
+}
+
+func (m *Model) startOp() tea.Cmd {
+	if len(m.ops) == 0 {
+		return nil
+	}
+	o := m.ops[0]
+	m.opBusy = true
+	ctrl := m.ctrl
+	return func() tea.Msg {
+		err := o.run(ctrl)
+		return opDoneMsg{id: o.id, err: err, cfg: ctrl.Config()}
+	}
+}
+
+func (m *Model) onOpDone(msg opDoneMsg) tea.Cmd {
+	if len(m.ops) == 0 || m.ops[0].id != msg.id {
+		return nil
+	}
+	o := m.ops[0]
+	m.ops = m.ops[1:]
+	m.opBusy = false
+	m.base.cfg = msg.cfg
+	if o.kind == opPause && msg.err == nil {
+		m.base.paused[o.side] = o.value == "true"
+	}
+	m.recompute()
+	switch o.kind {
+	case opApply, opMode, opPause:
+		m.setErr(msg.err)
+	case opExact:
+		if m.state == stInput && m.inputKind == inputSndBuf {
+			m.inputBusy = false
+			if msg.err != nil {
+				m.inputErr = msg.err.Error()
+				break
+			}
+			m.state = stNormal
+		} else {
+			m.setErr(msg.err)
+		}
+		if msg.err == nil {
+			m.setMsg(msgInfo, fmt.Sprintf("%s sndbuf = %s", m.cfg.Sides[o.side].Name, m.cfg.Sides[o.side].SndBuf))
+		}
+	case opRestart:
+		if msg.err != nil {
+			m.setErr(msg.err)
+			break
+		}
+		m.panels[o.side].crash = nil
+		m.setMsg(msgInfo, "restarted side "+m.cfg.Sides[o.side].Name)
+	case opPreset:
+		if msg.err != nil {
+			m.setErr(fmt.Errorf("preset %s: %w", o.name, msg.err))
+			break
+		}
+		m.preset, m.baseCfg = o.name, msg.cfg
+		m.setMsg(msgInfo, "preset "+o.name+" applied")
+	case opSave, opOverwrite:
+		switch {
+		case msg.err == nil:
+			m.preset, m.baseCfg = o.name, msg.cfg
+			m.setMsg(msgInfo, "saved preset "+o.name)
+		case o.kind == opSave && isExists(msg.err) && m.opts.OverwritePreset != nil:
+			m.state = stConfirm
+			m.confirmName = o.name
+		case isExists(msg.err):
+			m.setMsg(msgError, fmt.Sprintf("✗ preset %q exists; save under another name", o.name))
+		default:
+			m.setErr(fmt.Errorf("save preset %s: %w", o.name, msg.err))
+		}
+	}
+	return m.startOp()
+}
+
+// quit stops the pair (in the background) and then quits; a second quit
+// key leaves at once.
+func (m *Model) quit() tea.Cmd {
+	if m.quitting {
+		return tea.Quit
+	}
+	m.quitting = true
+	m.stopped = true
+	m.setMsg(msgInfo, "stopping the pair…")
+	ctrl := m.ctrl
+	return func() tea.Msg { return stoppedMsg{err: ctrl.Stop()} }
+}
+
+// shortKeys is the footer for the current state.
+func (m *Model) shortKeys() help.KeyMap {
+	switch m.state {
+	case stInput:
+		return modalKeys{keyEnter, keyEsc}
+	case stConfirm:
+		return modalKeys{keyYes, keyNo}
+	case stPicker:
+		return modalKeys{keyEnter, keyFilter, keyMove, keyEsc}
+	case stHelp:
+		return modalKeys{keyClose, m.keys.Quit}
+	}
+	k := m.keys
+	terse := func(b key.Binding, desc string) key.Binding {
+		b.SetHelp(b.Help().Key, desc)
+		return b
+	}
+	var b []key.Binding
+	if m.panels[0].crash != nil || m.panels[1].crash != nil {
+		b = append(b, terse(k.Restart, "restart"))
+	}
+	b = append(b, terse(k.BufUp, "sndbuf"), terse(k.NextSide, "side"), terse(k.Gap, "gap"),
+		terse(k.Pause, "pause"), terse(k.BufExact, "exact"))
+	if m.charts.paging() {
+		b = append(b, terse(k.Charts, "more charts"))
+	}
+	b = append(b, terse(k.ConnDown, "conns"), terse(k.ReqDown, "req size"), terse(k.DepthDown, "in flight"),
+		terse(k.Presets, "presets"), terse(k.Save, "save"), terse(k.Help, "help"), terse(k.Quit, "quit"))
+	return modalKeys(b)
+}
+
+// footer is the short help, most useful keys first: when it does not fit,
+// keys are dropped from the end, but help and quit stay.
+func (m *Model) footer(w int) string {
+	b := m.shortKeys().ShortHelp()
+	hm := m.help
+	hm.Width = 0
+	for {
+		s := hm.ShortHelpView(b)
+		if ansi.StringWidth(s) <= w || len(b) <= 3 {
+			return clip(s, w)
+		}
+		b = append(b[:len(b)-3], b[len(b)-2:]...)
+	}
+}

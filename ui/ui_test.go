@@ -1,0 +1,849 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"nbdscope/engine"
+)
+
+func TestMain(m *testing.M) {
+	// Fixed output: no colours, whatever the terminal running the tests.
+	lipgloss.SetColorProfile(termenv.Ascii)
+	os.Exit(m.Run())
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// keyMsg turns "tab", "enter", "+", "ctrl+c", … into a key message.
+func keyMsg(s string) tea.KeyMsg {
+	switch s {
+	case "tab":
+		return tea.KeyMsg{Type: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyMsg{Type: tea.KeyShiftTab}
+	case "enter":
+		return tea.KeyMsg{Type: tea.KeyEnter}
+	case "esc":
+		return tea.KeyMsg{Type: tea.KeyEsc}
+	case " ", "space":
+		return tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}}
+	case "ctrl+c":
+		return tea.KeyMsg{Type: tea.KeyCtrlC}
+	case "down":
+		return tea.KeyMsg{Type: tea.KeyDown}
+	case "up":
+		return tea.KeyMsg{Type: tea.KeyUp}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)}
+}
+
+type harness struct {
+	t *testing.T
+	m *Model
+	f *fakeCtrl
+}
+
+func newHarness(t *testing.T, opts Options, w, h int) *harness {
+	t.Helper()
+	f := newFake()
+	if opts.PresetName == "" {
+		opts.PresetName = "linux-gap"
+	}
+	m := newModel(f, opts)
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return &harness{t: t, m: m, f: f}
+}
+
+// press sends keys; the last key's command is returned (not run).
+func (h *harness) press(keys ...string) tea.Cmd {
+	var cmd tea.Cmd
+	for _, k := range keys {
+		_, cmd = h.m.Update(keyMsg(k))
+	}
+	return cmd
+}
+
+// typeText types text into an open prompt.
+func (h *harness) typeText(s string) {
+	for _, r := range s {
+		h.m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+}
+
+// settle runs the queued controller calls one by one, as the program
+// would run their commands, and feeds back their results.
+func (h *harness) settle() {
+	h.t.Helper()
+	for i := 0; h.m.opBusy; i++ {
+		if i > 100 {
+			h.t.Fatal("controller calls do not settle")
+		}
+		o := h.m.ops[0]
+		err := o.run(h.m.ctrl)
+		h.m.Update(opDoneMsg{id: o.id, err: err, cfg: h.m.ctrl.Config()})
+	}
+}
+
+// send delivers an engine update and draws a frame.
+func (h *harness) send(u engine.Update) {
+	h.m.Update(updateMsg{u})
+	h.m.Update(frameMsg{})
+}
+
+// feed sends n samples of both sides, 250 ms apart, ending at t.
+func (h *harness) feed(n int, t float64) {
+	for i := n - 1; i >= 0; i-- {
+		tt := t - float64(i)*0.25
+		h.m.Update(updateMsg{engine.Update{Sample: ptr(sample("A", tt, true))}})
+		h.m.Update(updateMsg{engine.Update{Sample: ptr(sample("B", tt, true))}})
+	}
+	h.m.Update(frameMsg{})
+}
+
+func (h *harness) view() string { return h.m.View() }
+
+func (h *harness) wantView(subs ...string) {
+	h.t.Helper()
+	v := h.view()
+	for _, s := range subs {
+		if !strings.Contains(v, s) {
+			h.t.Errorf("view lacks %q:\n%s", s, v)
+		}
+	}
+}
+
+func (h *harness) wantApplied(want ...engine.Change) {
+	h.t.Helper()
+	got := h.f.appliedCopy()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		h.t.Errorf("Apply calls:\n got %v\nwant %v", got, want)
+	}
+}
+
+func ch(side int, setting, value string) engine.Change {
+	return engine.Change{Side: side, Setting: setting, Value: value}
+}
+
+func TestStepBuf(t *testing.T) {
+	size := func(n int) engine.Buf { return engine.Buf{Kind: engine.BufSize, Bytes: n} }
+	cases := []struct {
+		b    engine.Buf
+		dir  int
+		want string
+		ok   bool
+	}{
+		{engine.Buf{}, 1, "4k", true},
+		{engine.Buf{}, -1, "", false},
+		{size(4 << 10), -1, "default", true},
+		{size(2 << 20), 1, "4m", true},
+		{size(2 << 20), -1, "1m", true},
+		{size(8 << 20), 1, "", false},
+		{size(100000), 1, "128k", true},
+		{size(100000), -1, "64k", true},
+		{size(1024), -1, "default", true},
+		{engine.Buf{Kind: engine.BufMacOS}, 1, "16k", true},
+		{engine.Buf{Kind: engine.BufMacOS}, -1, "4k", true},
+	}
+	for _, c := range cases {
+		got, ok := stepBuf(c.b, c.dir)
+		if got != c.want || ok != c.ok {
+			t.Errorf("stepBuf(%v, %d) = %q, %v; want %q, %v", c.b, c.dir, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestKeyPickSide(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	if h.m.focus != 0 {
+		t.Fatal("A is not focused at start")
+	}
+	steps := []struct {
+		key  string
+		want int
+	}{{"tab", 1}, {"tab", 0}, {"2", 1}, {"1", 0}, {"shift+tab", 1}, {"2", 1}}
+	for _, s := range steps {
+		h.press(s.key)
+		if h.m.focus != s.want {
+			t.Errorf("after %q focus = %d, want %d", s.key, h.m.focus, s.want)
+		}
+	}
+	// The focused panel has the thick border (visible without colour).
+	h.wantView("┏━ ▸ B")
+}
+
+func TestKeySndbufLadder(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	h.press("+")
+	// Shown at once, before the engine confirmed it.
+	if got := h.m.cfg.Sides[0].SndBuf.String(); got != "4k" {
+		t.Fatalf("optimistic sndbuf = %s, want 4k", got)
+	}
+	h.wantView("4k → ", "applying…")
+	h.settle()
+	h.press("+")
+	h.settle()
+	h.press("-")
+	h.settle()
+	h.press("-")
+	h.settle()
+	h.press("-") // at default: nothing to do
+	h.settle()
+	h.wantApplied(ch(0, "sndbuf", "4k"), ch(0, "sndbuf", "8k"), ch(0, "sndbuf", "4k"), ch(0, "sndbuf", "default"))
+	h.wantView("default already")
+
+	h.press("2", "+")
+	h.settle()
+	if got := h.f.Config().Sides[1].SndBuf.String(); got != "4m" {
+		t.Errorf("B sndbuf = %s, want 4m", got)
+	}
+}
+
+func TestKeySndbufCoalesces(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	h.press("+", "+", "+") // 4k runs, 8k is queued and replaced by 16k
+	if got := h.m.cfg.Sides[0].SndBuf.String(); got != "16k" {
+		t.Fatalf("optimistic sndbuf = %s, want 16k", got)
+	}
+	h.settle()
+	h.wantApplied(ch(0, "sndbuf", "4k"), ch(0, "sndbuf", "16k"))
+	if got := h.m.cfg.Sides[0].SndBuf.String(); got != "16k" {
+		t.Errorf("sndbuf after settle = %s, want 16k", got)
+	}
+}
+
+func TestApplyErrorReverts(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	h.f.applyErr = errors.New("child did not answer")
+	h.press("+")
+	h.settle()
+	if got := h.m.cfg.Sides[0].SndBuf.String(); got != "default" {
+		t.Errorf("sndbuf after failed apply = %s, want default", got)
+	}
+	h.wantView("child did not answer")
+}
+
+func TestKeyExactSndbuf(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	h.press("2", "=")
+	if h.m.state != stInput {
+		t.Fatal("= did not open the prompt")
+	}
+	h.wantView("B sndbuf = ")
+	h.typeText("lots")
+	h.press("enter")
+	h.settle()
+	if h.m.state != stInput {
+		t.Fatal("invalid input closed the prompt")
+	}
+	h.wantView(`buffer "lots"`) // the error from Apply
+	for range "lots" {
+		h.m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
+	}
+	h.typeText("64k")
+	h.press("enter")
+	h.settle()
+	if h.m.state != stNormal {
+		t.Fatal("valid input did not close the prompt")
+	}
+	h.wantApplied(ch(1, "sndbuf", "lots"), ch(1, "sndbuf", "64k"))
+	h.wantView("64k → ")
+
+	// Esc cancels without a call; "q" is text while typing.
+	h.press("=")
+	h.typeText("q1m")
+	h.press("esc")
+	h.settle()
+	if h.m.state != stNormal || h.m.quitting {
+		t.Fatal("esc did not cancel, or q quit")
+	}
+	if n := len(h.f.appliedCopy()); n != 2 {
+		t.Errorf("esc applied something: %d calls", n)
+	}
+}
+
+func TestKeyConnectionsRequestInFlight(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	h.press("C")
+	h.settle()
+	h.press("c")
+	h.settle()
+	h.press("c") // at 1: no call
+	h.press("R")
+	h.settle()
+	h.press("r")
+	h.settle()
+	h.press("D")
+	h.settle()
+	h.press("d")
+	h.settle()
+	h.wantApplied(
+		ch(0, "connections", "2"), ch(0, "connections", "1"),
+		ch(0, "request-size", "4m"), ch(0, "request-size", "2m"),
+		ch(0, "in-flight", "16"), ch(0, "in-flight", "8"),
+	)
+	// Limits.
+	h.f.cfg.Sides[0].RequestSize = 512
+	h.f.cfg.Sides[0].InFlight = 256
+	h.m.base.cfg = h.f.Config()
+	h.m.recompute()
+	h.press("r")
+	h.press("D")
+	if n := len(h.f.appliedCopy()); n != 6 {
+		t.Errorf("limits exceeded: %d calls", n)
+	}
+	h.wantView("limit")
+}
+
+func TestKeyWorkloadTransport(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	for range engine.Workloads {
+		h.press("w")
+		h.settle()
+	}
+	h.press("t")
+	h.settle()
+	h.press("t")
+	h.settle()
+	h.wantApplied(
+		ch(0, "workload", "write"), ch(0, "workload", "randread"), ch(0, "workload", "randwrite"),
+		ch(0, "workload", "mixed"), ch(0, "workload", "read"),
+		ch(0, "transport", "tcp"), ch(0, "transport", "unix"),
+	)
+}
+
+func TestKeyModeAndCoresHint(t *testing.T) {
+	h := newHarness(t, Options{}, 100, 30)
+	h.press("m")
+	if h.m.cfg.Mode != engine.ModeConcurrent {
+		t.Fatal("mode not toggled at once")
+	}
+	h.settle()
+	if fmt.Sprint(h.f.modes) != "[concurrent]" {
+		t.Errorf("SetMode calls %v", h.f.modes)
+	}
+	h.wantView("mode concurrent", "2 cores", "alternate (m) is fairer")
+	h.press("m")
+	h.settle()
+	if !strings.Contains(h.view(), "mode alternate") || strings.Contains(h.view(), "is fairer") {
+		t.Errorf("alternate mode view:\n%s", h.view())
+	}
+}
+
+func TestKeyPause(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	h.press(" ")
+	h.wantView("‖ paused")
+	h.settle()
+	h.press(" ")
+	h.settle()
+	if fmt.Sprint(h.f.pauses) != "[{0 true} {0 false}]" {
+		t.Errorf("SetPaused calls %v", h.f.pauses)
+	}
+	if h.m.paused[0] {
+		t.Error("A still paused")
+	}
+}
+
+func TestKeyGap(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	h.press("g")
+	h.settle()
+	h.wantApplied(ch(0, "sndbuf", "macos"), ch(1, "sndbuf", "2m"))
+	h.wantView("macos → ")
+}
+
+func TestKeyClearLatencyCharts(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	h.feed(40, 10)
+	if len(h.m.charts.hist[0].pts) == 0 {
+		t.Fatal("no points")
+	}
+	h.press("x")
+	if len(h.m.charts.hist[0].pts)+len(h.m.charts.hist[1].pts) != 0 {
+		t.Error("x did not clear the charts")
+	}
+	h.press("l")
+	if len(h.m.charts.defs()) != 4 {
+		t.Error("l did not add the latency chart")
+	}
+	// 80x24 shows two charts at a time: v pages.
+	if !h.m.charts.paging() {
+		t.Fatal("no paging at 80x24")
+	}
+	h.press("v")
+	if h.m.charts.page != 1 {
+		t.Errorf("page = %d", h.m.charts.page)
+	}
+	h.press("v", "v", "v")
+	h.wantView("throughput (")
+	h.press("l")
+	if len(h.m.charts.defs()) != 3 {
+		t.Error("l did not remove the latency chart")
+	}
+	h.m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	h.press("v")
+	h.wantView("every chart is shown")
+}
+
+func TestLatencyChartAt160(t *testing.T) {
+	h := newHarness(t, Options{}, 160, 48)
+	h.feed(40, 10)
+	h.press("l")
+	h.wantView("latency (ms)", "p50", "p99", "throughput (", "CPU (cores busy")
+}
+
+func TestKeyHelp(t *testing.T) {
+	h := newHarness(t, Options{}, 100, 30)
+	h.press("?")
+	h.wantView("keys", "figures", "calls/2MiB", "connections")
+	h.press("esc")
+	if h.m.state != stNormal {
+		t.Error("esc did not close help")
+	}
+	h.press("?", "?")
+	if h.m.state != stNormal {
+		t.Error("? did not close help")
+	}
+}
+
+func TestKeyPresetsUnavailable(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	if cmd := h.press("p"); cmd != nil {
+		t.Error("p without hooks returned a command")
+	}
+	h.wantView("presets not available")
+	h.press("s")
+	h.wantView("presets not available")
+	if h.m.state != stNormal {
+		t.Error("s opened a prompt without a hook")
+	}
+}
+
+func testPresets() []PresetItem {
+	mac := engine.DefaultConfig()
+	mac.Mode = engine.ModeAlternate
+	mac.Sides[0].SndBuf = engine.Buf{Kind: engine.BufMacOS}
+	lin := engine.DefaultConfig()
+	lin.Mode = engine.ModeAlternate
+	return []PresetItem{
+		{Name: "linux-gap", Description: "OS default vs 2 MiB", BuiltIn: true, Config: lin},
+		{Name: "macos-gap", Description: "macOS 8 KiB vs 2 MiB", BuiltIn: true, Config: mac},
+	}
+}
+
+func TestKeyPresetPicker(t *testing.T) {
+	h := newHarness(t, Options{LoadPresets: func() ([]PresetItem, error) { return testPresets(), nil }}, 100, 30)
+	cmd := h.press("p")
+	if h.m.state != stPicker || cmd == nil {
+		t.Fatal("p did not open the picker")
+	}
+	h.wantView("loading presets")
+	h.m.Update(cmd())
+	h.wantView("macos-gap", "linux-gap (built-in)")
+	h.press("down", "enter")
+	h.settle()
+	h.wantApplied(ch(0, "sndbuf", "macos"))
+	h.wantView("preset macos-gap", "macos → ")
+	if h.m.preset != "macos-gap" {
+		t.Errorf("preset = %q", h.m.preset)
+	}
+	// Esc closes without applying.
+	cmd = h.press("p")
+	h.m.Update(cmd())
+	h.press("esc")
+	if h.m.state != stNormal {
+		t.Error("esc did not close the picker")
+	}
+}
+
+func TestApplyPresetHook(t *testing.T) {
+	var got string
+	h := newHarness(t, Options{
+		LoadPresets: func() ([]PresetItem, error) { return testPresets(), nil },
+		ApplyPreset: func(p PresetItem) error { got = p.Name; return nil },
+	}, 100, 30)
+	cmd := h.press("p")
+	h.m.Update(cmd())
+	h.press("enter")
+	h.settle()
+	if got != "linux-gap" {
+		t.Errorf("ApplyPreset got %q", got)
+	}
+	if len(h.f.appliedCopy()) != 0 {
+		t.Error("the hook was bypassed")
+	}
+}
+
+func TestPresetLoadError(t *testing.T) {
+	h := newHarness(t, Options{LoadPresets: func() ([]PresetItem, error) { return nil, errors.New("bad file x.json") }}, 80, 24)
+	cmd := h.press("p")
+	h.m.Update(cmd())
+	if h.m.state != stNormal {
+		t.Error("picker stayed open")
+	}
+	h.wantView("bad file x.json")
+	// Presets that loaded are shown with the error.
+	h2 := newHarness(t, Options{LoadPresets: func() ([]PresetItem, error) {
+		return testPresets(), errors.New("bad file y.json")
+	}}, 100, 30)
+	cmd = h2.press("p")
+	h2.m.Update(cmd())
+	if h2.m.state != stPicker {
+		t.Fatal("picker closed although presets loaded")
+	}
+	h2.wantView("macos-gap", "bad file y.json")
+}
+
+func TestKeySavePreset(t *testing.T) {
+	saved := map[string]engine.Config{"mine": {}}
+	var overwritten string
+	h := newHarness(t, Options{
+		SavePreset: func(name string, cfg engine.Config) error {
+			if _, ok := saved[name]; ok {
+				return fmt.Errorf("preset %s: %w", name, ErrPresetExists)
+			}
+			saved[name] = cfg
+			return nil
+		},
+		OverwritePreset: func(name string, cfg engine.Config) error {
+			overwritten = name
+			saved[name] = cfg
+			return nil
+		},
+	}, 80, 24)
+	h.press("s")
+	h.wantView("save preset as:")
+	h.typeText("fresh")
+	h.press("enter")
+	h.settle()
+	if _, ok := saved["fresh"]; !ok {
+		t.Fatal("not saved")
+	}
+	h.wantView("saved preset fresh", "preset fresh")
+
+	// An existing name asks first; n keeps it.
+	h.press("s")
+	h.typeText("mine")
+	h.press("enter")
+	h.settle()
+	if h.m.state != stConfirm {
+		t.Fatal("no confirmation for an existing name")
+	}
+	h.wantView(`"mine" exists`)
+	h.press("n")
+	if overwritten != "" {
+		t.Fatal("n overwrote")
+	}
+	// y overwrites.
+	h.press("s")
+	h.typeText("mine")
+	h.press("enter")
+	h.settle()
+	h.press("y")
+	h.settle()
+	if overwritten != "mine" {
+		t.Error("y did not overwrite")
+	}
+	if saved["mine"].Sides[1].SndBuf.String() != "2m" {
+		t.Error("the configuration in effect was not saved")
+	}
+}
+
+func TestSaveExistsWithoutOverwrite(t *testing.T) {
+	h := newHarness(t, Options{SavePreset: func(string, engine.Config) error { return os.ErrExist }}, 80, 24)
+	h.press("s")
+	h.typeText("x")
+	h.press("enter")
+	h.settle()
+	if h.m.state != stNormal {
+		t.Error("asked to overwrite without a hook")
+	}
+	h.wantView(`"x" exists`)
+}
+
+func TestKeyRestart(t *testing.T) {
+	h := newHarness(t, Options{}, 100, 30)
+	h.press("!")
+	h.settle()
+	if len(h.f.restarts) != 0 {
+		t.Fatal("restart without a crash")
+	}
+	h.wantView("no side has crashed")
+	h.send(engine.Update{Crash: &engine.Crash{T: 3, Side: "B", Role: "server", Status: "exit status 2",
+		Stderr: []string{"goroutine 1 [running]:", "panic: boom", ""}}})
+	h.wantView("✗ B server crashed (exit status 2)", "panic: boom", "! restart B", "✗ crashed")
+	h.press("!")
+	h.settle()
+	if fmt.Sprint(h.f.restarts) != "[1]" {
+		t.Errorf("Restart calls %v", h.f.restarts)
+	}
+	if strings.Contains(h.view(), "crashed (") {
+		t.Error("banner stays after restart")
+	}
+}
+
+func TestKeyQuit(t *testing.T) {
+	for _, k := range []string{"q", "ctrl+c"} {
+		h := newHarness(t, Options{}, 80, 24)
+		cmd := h.press(k)
+		if cmd == nil || !h.m.quitting {
+			t.Fatalf("%s: not quitting", k)
+		}
+		h.wantView("stopping")
+		msg := cmd()
+		if h.f.stopCount() != 1 {
+			t.Fatalf("%s: Stop not called", k)
+		}
+		_, cmd = h.m.Update(msg)
+		if cmd == nil {
+			t.Fatalf("%s: no quit after stop", k)
+		}
+		if _, ok := cmd().(tea.QuitMsg); !ok {
+			t.Errorf("%s: %T, want tea.QuitMsg", k, cmd())
+		}
+	}
+	// A second quit key leaves at once.
+	h := newHarness(t, Options{}, 80, 24)
+	h.press("q")
+	cmd := h.press("q")
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Error("second q did not quit at once")
+	}
+}
+
+func TestSampleFigures(t *testing.T) {
+	h := newHarness(t, Options{}, 160, 48)
+	h.feed(8, 2)
+	h.wantView("1.80 GiB/s", "10.2", "0.92 cores", "0.61 s/GiB", "p50 9.80 ms", "p99 14.2 ms",
+		"default → 208k eff", "2m → 416k eff clamped", "4.40 GiB/s", "1.04", "1.50 cores · 0.99 s/GiB")
+	if len(h.m.charts.hist[0].pts) != 8 {
+		t.Errorf("points = %d", len(h.m.charts.hist[0].pts))
+	}
+}
+
+func TestUnknownFiguresAreNA(t *testing.T) {
+	h := newHarness(t, Options{}, 160, 48)
+	s := engine.Sample{T: 1, Side: "A", Active: true, Seconds: 1,
+		ThroughputBps: engine.Unknown, LatencyP50Ms: engine.Unknown, LatencyP99Ms: engine.Unknown,
+		Client: engine.Process{RecvCallsPer2MiB: engine.Unknown, EAGAINPer2MiB: engine.Unknown,
+			CoresBusy: engine.Unknown, CPUSPerGiB: engine.Unknown}}
+	h.send(engine.Update{Sample: &s}) // Server nil: an external target
+	v := h.view()
+	var panelLines []string
+	for _, l := range columnOf(v, 0, 80) {
+		if strings.HasPrefix(l, "┃") {
+			panelLines = append(panelLines, l)
+		}
+	}
+	left := strings.Join(panelLines, "\n")
+	for _, want := range []string{"throughput  n/a", "recv calls  n/a", "cpu server  n/a cores · n/a s/GiB", "p50 n/a ms"} {
+		if !strings.Contains(left, want) {
+			t.Errorf("panel lacks %q:\n%s", want, left)
+		}
+	}
+	if strings.Contains(left, "0.00") {
+		t.Errorf("an unknown figure shows as 0:\n%s", left)
+	}
+	// Unknown points leave gaps in the charts, not zeros.
+	for _, v := range h.m.charts.hist[0].pts[0].v {
+		if !math.IsNaN(v) {
+			t.Errorf("unknown figure charted as %v", v)
+		}
+	}
+	// Before any sample every figure is n/a.
+	h2 := newHarness(t, Options{}, 80, 24)
+	h2.wantView("rate    n/a", "calls   n/a", "… starting")
+}
+
+// columnOf cuts cells [from, to) of every line.
+func columnOf(v string, from, to int) []string {
+	var out []string
+	for _, l := range strings.Split(v, "\n") {
+		r := []rune(l)
+		out = append(out, string(r[min(from, len(r)):min(to, len(r))]))
+	}
+	return out
+}
+
+func TestInactiveSample(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	h.send(engine.Update{Sample: ptr(sample("B", 1, false))})
+	h.wantView("○ waiting its turn")
+	if len(h.m.charts.hist[1].pts) != 0 {
+		t.Error("an off-turn sample was charted")
+	}
+}
+
+func TestEventMarker(t *testing.T) {
+	h := newHarness(t, Options{}, 100, 30)
+	h.feed(80, 20)
+	h.send(engine.Update{Event: &engine.Event{T: 10, Side: "B", Setting: "sndbuf", From: "2m", To: "64k"}})
+	h.wantView("▲0:10 B sndbuf 2m→64k", "┊")
+	// The time axis carries the side's letter at the change.
+	var axis string
+	for _, l := range strings.Split(h.view(), "\n") {
+		if strings.Contains(l, "└") {
+			axis = l
+		}
+	}
+	if !strings.Contains(axis, "B") {
+		t.Errorf("no B marker on the axis: %q", axis)
+	}
+	// A scripted change brings the panel up to date.
+	if got := h.m.cfg.Sides[1].SndBuf.String(); got != "64k" {
+		t.Errorf("B sndbuf after event = %s", got)
+	}
+	h.wantView("preset linux-gap*") // modified
+	// Mode and pause events.
+	h.send(engine.Update{Event: &engine.Event{T: 11, Setting: "mode", From: "alternate", To: "concurrent"}})
+	h.send(engine.Update{Event: &engine.Event{T: 12, Side: "A", Setting: "paused", From: "false", To: "true"}})
+	if h.m.cfg.Mode != engine.ModeConcurrent || !h.m.paused[0] {
+		t.Error("mode/pause events not applied")
+	}
+	h.wantView("mode concurrent", "A paused")
+}
+
+func TestEventMessageWhenNoStrip(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	h.send(engine.Update{Warning: &engine.Warning{T: 1, Side: "B", Kind: "clamp", Text: "clamped", Fix: "sudo sysctl -w net.core.wmem_max=2097152"}})
+	h.send(engine.Update{Event: &engine.Event{T: 5, Side: "A", Setting: "connections", From: "1", To: "2"}})
+	h.wantView("A connections 1→2")
+}
+
+func TestClampWarning(t *testing.T) {
+	h := newHarness(t, Options{}, 160, 48)
+	h.send(engine.Update{Warning: &engine.Warning{T: 2, Side: "B", Kind: "clamp",
+		Text: "B sndbuf: requested 2m, effective 416k — the kernel limit net.core.wmem_max is lower",
+		Fix:  "sudo sysctl -w net.core.wmem_max=2097152  (persist: net.core.wmem_max = 2097152 in /etc/sysctl.d/90-nbdscope.conf)"}})
+	h.wantView("▲ B sndbuf: requested 2m, effective 416k", "fix: sudo sysctl -w net.core.wmem_max=2097152")
+	// The warning sits in B's panel (the right half).
+	right := strings.Join(columnOf(h.view(), 80, 160), "\n")
+	if !strings.Contains(right, "fix: sudo sysctl") {
+		t.Errorf("warning not in B's panel:\n%s", right)
+	}
+	// It goes when a later sample is no longer clamped.
+	s := sample("B", 3, true)
+	s.SndBuf.Clamped = false
+	h.send(engine.Update{Sample: &s})
+	if strings.Contains(h.view(), "fix: sudo") {
+		t.Error("clamp warning stays after the clamp is gone")
+	}
+	// A pair-level warning goes to the status line.
+	h.send(engine.Update{Warning: &engine.Warning{T: 4, Kind: "cores", Text: "2 cores: alternate is fairer", Fix: "press m"}})
+	h.wantView("▲ 2 cores: alternate is fairer — press m")
+	// Another side warning shows in the panel too.
+	h.send(engine.Update{Warning: &engine.Warning{T: 5, Side: "A", Kind: "errors", Text: "A: 3 requests failed"}})
+	h.wantView("▲ A: 3 requests failed")
+}
+
+func TestDone(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	h.send(engine.Update{Done: &engine.Done{}})
+	h.wantView("finished", "the run ended")
+	h.m.Update(updatesClosedMsg{})
+	if cmd := h.m.waitUpdate(); cmd != nil {
+		t.Error("reading updates after the channel closed")
+	}
+	h2 := newHarness(t, Options{}, 80, 24)
+	h2.send(engine.Update{Done: &engine.Done{Err: errors.New("server A exited")}})
+	h2.wantView("the run failed: server A exited")
+	if h2.m.doneErr == nil {
+		t.Error("done error lost")
+	}
+	// Closed without Done.
+	h3 := newHarness(t, Options{}, 80, 24)
+	h3.m.Update(updatesClosedMsg{})
+	h3.wantView("finished")
+}
+
+func TestUpdatePump(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	h.f.push(engine.Update{Sample: ptr(sample("A", 1, true))})
+	msg := h.m.waitUpdate()()
+	um, ok := msg.(updateMsg)
+	if !ok || um.u.Sample == nil {
+		t.Fatalf("pump delivered %T", msg)
+	}
+	_, cmd := h.m.Update(msg)
+	if cmd == nil {
+		t.Fatal("pump not re-armed")
+	}
+	close(h.f.updates)
+	if _, ok := cmd().(updatesClosedMsg); !ok {
+		t.Error("closed channel not reported")
+	}
+}
+
+func TestSamplesRedrawOnFrameTick(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	before := h.view()
+	h.m.Update(updateMsg{engine.Update{Sample: ptr(sample("A", 1, true))}})
+	if h.view() != before {
+		t.Error("a sample redrew before the frame tick")
+	}
+	_, cmd := h.m.Update(frameMsg{})
+	if h.view() == before {
+		t.Error("the frame tick did not redraw")
+	}
+	if cmd == nil {
+		t.Error("frame tick not re-armed")
+	}
+	// Elapsed time comes from the controller.
+	h.f.elapsed += 5e9
+	h.m.Update(frameMsg{})
+	h.wantView("0:47")
+}
+
+func TestSizesNeverPanic(t *testing.T) {
+	sizes := [][2]int{{0, 0}, {1, 1}, {0, 24}, {80, 0}, {20, 10}, {39, 11}, {40, 12}, {59, 20}, {60, 16}, {80, 24}, {100, 30}, {160, 48}, {300, 100}}
+	for _, sz := range sizes {
+		h := newHarness(t, Options{LoadPresets: func() ([]PresetItem, error) { return testPresets(), nil }}, sz[0], sz[1])
+		h.feed(20, 5)
+		h.send(engine.Update{Crash: &engine.Crash{T: 1, Side: "A", Role: "load", Status: "signal: killed"}})
+		for _, keys := range [][]string{{"?"}, {"esc", "="}, {"esc", "l"}, {"v"}, {"p"}} {
+			cmd := h.press(keys...)
+			if keys[0] == "p" && cmd != nil {
+				h.m.Update(cmd())
+			}
+			checkFits(t, h.view(), sz[0], sz[1])
+		}
+	}
+}
+
+func TestOddMessagesNeverPanic(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	nan := math.NaN()
+	odd := []engine.Update{
+		{}, // no field set
+		{Sample: &engine.Sample{Side: "Z", T: 1, Active: true}},
+		{Sample: &engine.Sample{Side: "", T: 1}},
+		{Sample: &engine.Sample{Side: "A", T: nan, Active: true}},
+		{Sample: &engine.Sample{Side: "a", T: -5, Active: true, Seconds: -1, ThroughputBps: -1}},
+		{Sample: &engine.Sample{Side: "B", T: 1e12, Active: true, Seconds: 1e12, ThroughputBps: engine.Figure(math.Inf(1))}},
+		{Event: &engine.Event{T: nan, Side: "Q", Setting: "bogus", From: "x", To: "y"}},
+		{Event: &engine.Event{T: 1, Side: "A", Setting: "sndbuf", From: "x", To: "not a size"}},
+		{Crash: &engine.Crash{Side: "Z", Role: "load", Status: "killed"}},
+		{Crash: &engine.Crash{Side: "A"}},
+		{Warning: &engine.Warning{Side: "Z", Kind: "clamp"}},
+		{Warning: &engine.Warning{Side: "A", Kind: "clamp", Text: strings.Repeat("x", 500), Fix: strings.Repeat("y ", 300)}},
+		{Done: &engine.Done{}},
+	}
+	for _, u := range odd {
+		h.send(u)
+		checkFits(t, h.view(), 80, 24)
+	}
+	h.m.Update(struct{}{}) // an unknown message
+	h.m.Update(tea.WindowSizeMsg{Width: -3, Height: -1})
+	if h.view() != "" {
+		t.Error("negative size drew something")
+	}
+}

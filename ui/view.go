@@ -1,0 +1,231 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"nbdscope/engine"
+)
+
+// render lays the screen out for the current size and draws it. Every
+// line is cut to the terminal's width and the screen to its height.
+func (m *Model) render() string {
+	w, h := m.com.width, m.com.height
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	if w < minWidth || h < minHeight {
+		return m.tooSmall()
+	}
+	st := m.com.styles
+	for i := range m.panels {
+		m.panels[i].focused = i == m.focus
+	}
+
+	// Header.
+	hdrH := 2
+	if h < 16 {
+		hdrH = 1
+	}
+	m.header.SetSize(w, hdrH)
+	m.header.mode = m.cfg.Mode
+	m.header.preset = m.preset
+	m.header.modified = m.preset != "" && (m.cfg.Sides != m.baseCfg.Sides || m.cfg.Mode != m.baseCfg.Mode)
+	m.header.elapsed = m.elapsed
+	switch {
+	case m.quitting:
+		m.header.state = "stopping…"
+	case m.done:
+		m.header.state = "finished"
+	default:
+		m.header.state = "running"
+	}
+
+	// Crash banners.
+	var banner []string
+	for i := range m.panels {
+		if c := m.panels[i].crash; c != nil {
+			b := st.Error.Render(fmt.Sprintf("✗ %s %s crashed (%s)", m.cfg.Sides[i].Name, c.Role, c.Status))
+			if l := lastLine(c.Stderr); l != "" {
+				b += st.Dim.Render(" — ") + l
+			}
+			banner = append(banner, spread(b, st.Key.Render("!")+st.KeyDesc.Render(" restart "+m.cfg.Sides[i].Name), w))
+		}
+	}
+
+	// Panels: side by side when there is room, else the focused one and a
+	// line about the other.
+	var panels string
+	fixed := hdrH + 2 + len(banner) // + status line + footer
+	modal := m.state == stHelp || m.state == stPicker
+	switch {
+	case modal:
+		// Help and the picker take the panels' room too.
+	case w >= 60:
+		lw := w / 2
+		m.panels[0].SetSize(lw, 0)
+		m.panels[1].SetSize(w-lw, 0)
+		ph := max(m.panels[0].naturalHeight(), m.panels[1].naturalHeight())
+		ph = min(ph, max(h-fixed-minChartLines-2, 4))
+		m.panels[0].SetSize(lw, ph)
+		m.panels[1].SetSize(w-lw, ph)
+		panels = lipgloss.JoinHorizontal(lipgloss.Top, m.panels[0].View(), m.panels[1].View())
+	default:
+		f := &m.panels[m.focus]
+		f.SetSize(w, 0)
+		ph := min(f.naturalHeight(), max(h-fixed-1-minChartLines-2, 4))
+		f.SetSize(w, ph)
+		panels = f.View() + "\n" + m.otherLine(1-m.focus, w)
+	}
+	used := fixed
+	if panels != "" {
+		used += lipgloss.Height(panels)
+	}
+	area := max(h-used, 0)
+
+	// The chart area: charts, help or the preset picker.
+	var center string
+	switch m.state {
+	case stHelp:
+		center = m.helpView(w, area)
+	case stPicker:
+		m.picker.SetSize(w, area)
+		center = m.picker.View()
+	default:
+		m.charts.SetSize(w, area)
+		center = m.charts.View()
+	}
+	center = padLines(clipLines(center, w, area), area)
+
+	m.help.Width = w
+	parts := []string{m.header.View()}
+	if panels != "" {
+		parts = append(parts, panels)
+	}
+	if len(banner) > 0 {
+		parts = append(parts, strings.Join(banner, "\n"))
+	}
+	if area > 0 {
+		parts = append(parts, center)
+	}
+	foot := m.footer(w)
+	if m.state == stInput && m.inputErr != "" {
+		// The error from Apply gets the whole footer line.
+		foot = clip(st.Error.Render("✗ "+m.inputErr), w)
+	}
+	parts = append(parts, m.statusLine(w), foot)
+	return clipLines(strings.Join(parts, "\n"), w, h)
+}
+
+// padLines makes s exactly n lines.
+func padLines(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	for len(lines) < n {
+		lines = append(lines, "")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// otherLine sums up the side not shown on a narrow terminal.
+func (m *Model) otherLine(i, w int) string {
+	st := m.com.styles
+	p := &m.panels[i]
+	s := st.Side[i].Bold(true).Render(m.cfg.Sides[i].Name) + " " + p.status()
+	if a := p.lastActive; a != nil {
+		s += "  " + rate(a.ThroughputBps) + " · " + fig(a.ReceiverCallsPer2MiB(m.cfg.Sides[i].Workload)) + " calls/2MiB"
+	}
+	return spread(s, st.Dim.Render("tab ⇄"), w)
+}
+
+// statusLine is the prompt, the latest message, or a hint.
+func (m *Model) statusLine(w int) string {
+	st := m.com.styles
+	switch m.state {
+	case stInput:
+		s := m.input.View()
+		if m.inputBusy {
+			s += st.Dim.Render("  applying…")
+		}
+		return clip(s, w)
+	case stConfirm:
+		return clip(st.Warn.Render(fmt.Sprintf("preset %q exists — overwrite it? ", m.confirmName))+st.Key.Render("y/n"), w)
+	}
+	switch m.msg.kind {
+	case msgError:
+		return clip(st.Error.Render(m.msg.text), w)
+	case msgWarn:
+		return clip(st.Warn.Render(m.msg.text), w)
+	case msgInfo:
+		return clip(st.Info.Render(m.msg.text), w)
+	case msgEvent:
+		if !m.charts.strip || m.state != stNormal {
+			return clip(m.msg.text, w)
+		}
+	}
+	if m.done {
+		return clip(st.Dim.Render("the run ended — q quits"), w)
+	}
+	if f := m.com.facts; f.Cores > 0 && f.Cores < 4 && m.cfg.Mode == engine.ModeConcurrent {
+		return clip(st.Warn.Render(fmt.Sprintf("hint: %d cores — in concurrent mode the sides compete for CPU; alternate (m) is fairer", f.Cores)), w)
+	}
+	return ""
+}
+
+func (m *Model) tooSmall() string {
+	st := m.com.styles
+	lines := []string{
+		st.Brand.Render("nbdscope"),
+		fmt.Sprintf("terminal too small: %d×%d", m.com.width, m.com.height),
+		fmt.Sprintf("needs at least %d×%d", minWidth, minHeight),
+		st.Dim.Render("q quits"),
+	}
+	return clipLines(strings.Join(lines, "\n"), m.com.width, m.com.height)
+}
+
+// figureHelp explains every figure, in the engine's definitions.
+var figureHelp = [][2]string{
+	{"throughput", "payload bytes completed per second (READ data received, WRITE data acknowledged), GiB/s or MiB/s"},
+	{"calls/2MiB", "receive syscalls (read/recvmsg) of the process that receives the bulk data — the client for reads, the server for writes — per 2 MiB of payload: ~1 with a 2 MiB send buffer, ~10 at Linux's 208k default, ~256 at macOS's 8k"},
+	{"cpu", "user+system time of the client and the server process (getrusage): cores busy, and CPU seconds per GiB of payload"},
+	{"sndbuf", "requested → effective SO_SNDBUF (getsockopt) of the server's data sockets; Linux doubles a request and clamps it to net.core.wmem_max"},
+	{"latency", "per request, p50 and p99 (l shows its chart)"},
+	{"n/a", "not measured (e.g. the server of an external target) — never shown as 0"},
+	{"markers", "┊ in the charts and A/B on the time axis: a change took effect there"},
+}
+
+// helpView is the full help: the keys (bubbles/help) and the figures.
+func (m *Model) helpView(w, h int) string {
+	st := m.com.styles
+	hm := m.help
+	hm.Width = 0
+	groups := m.keys.FullHelp()
+	var keys string
+	if full := hm.FullHelpView(groups); lipgloss.Width(full) <= w {
+		keys = full
+	} else {
+		half := (len(groups) + 1) / 2
+		keys = hm.FullHelpView(groups[:half]) + "\n\n" + hm.FullHelpView(groups[half:])
+	}
+	lines := []string{st.Title.Render("keys") + st.Dim.Render("  (esc or ? closes)"), ""}
+	lines = append(lines, strings.Split(keys, "\n")...)
+	lines = append(lines, "", st.Title.Render("figures"))
+	for _, f := range figureHelp {
+		wrapped := wrap(f[1], max(w-13, 10), 3)
+		for j, l := range wrapped {
+			lab := ""
+			if j == 0 {
+				lab = f[0]
+			}
+			lines = append(lines, st.Label.Render(fmt.Sprintf(" %-11s ", lab))+l)
+		}
+	}
+	return clipLines(strings.Join(lines, "\n"), w, h)
+}
