@@ -312,6 +312,7 @@ func (p *Pair) Apply(ch Change) error {
 	}
 	p.mu.Unlock()
 	p.emit(Update{Event: &Event{T: p.elapsed(), Side: sc.Name, Setting: ch.Setting, From: from, To: to}})
+	p.giveTurn(ch.Side)
 	if ch.Setting == SetSndBuf || ch.Setting == SetClientSndBuf || ch.Setting == SetClientRcvBuf {
 		which := nbd.SendBuf
 		if ch.Setting == SetClientRcvBuf {
@@ -431,6 +432,20 @@ func (p *Pair) applyTurns(force bool) {
 			}
 		}
 	}
+}
+
+// giveTurn starts a fresh alternate-mode turn for side i, so the effect of
+// a change shows in the next sample instead of after the other side's turn.
+func (p *Pair) giveTurn(i int) {
+	p.mu.Lock()
+	if p.cfg.Mode != ModeAlternate || p.stopped {
+		p.mu.Unlock()
+		return
+	}
+	p.turn = i
+	p.turnAt = time.Now()
+	p.mu.Unlock()
+	p.applyTurns(true)
 }
 
 // Restart implements Controller.

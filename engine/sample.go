@@ -46,6 +46,12 @@ func (p *Pair) pollSide(s *side, emit bool) {
 		return
 	}
 	wall := now.Sub(s.prevT).Seconds()
+	if emit && wall < interval.Seconds()/2 {
+		// A tick that came right after a late one: fold this short span
+		// into the next sample rather than report a noisy sliver.
+		p.mu.Unlock()
+		return
+	}
 	bytes := lm.Bytes - s.prevLoad.Bytes
 	active := float64(lm.ActiveNs-s.prevLoad.ActiveNs) / 1e9
 	cd := lm.Counters.Sub(s.prevLoad.Counters)

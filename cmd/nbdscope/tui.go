@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -64,6 +65,20 @@ func cmdTUI(args []string) error {
 	}
 	if tuiPresets != nil {
 		tuiPresets(&opts)
+	}
+
+	// NBDSCOPE_CPUPROFILE=FILE writes a CPU profile of the explorer's own
+	// process (not its children) to FILE (bench/ui-cpu.sh measures it).
+	if path := os.Getenv("NBDSCOPE_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("NBDSCOPE_CPUPROFILE: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("NBDSCOPE_CPUPROFILE: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
