@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"runtime/pprof"
 	"time"
@@ -87,6 +89,39 @@ func cmdTUI(args []string) error {
 	if err != nil {
 		return err
 	}
+	saveRunsToo(&opts, ctrl, lf.preset)
 	// ui.Run stops the pair however the explorer ends.
 	return ui.Run(ctrl, opts)
+}
+
+// saveRunsToo makes the explorer's s key keep the run as well as the
+// preset: under the same name, the configuration (a preset to start from
+// again) and the recorded samples, events and summary (a run for 'nbdscope
+// runs list|show|export|compare').
+func saveRunsToo(o *ui.Options, ctrl engine.Controller, preset string) {
+	rp, ok := ctrl.(interface{ Report() engine.Report })
+	if !ok {
+		return
+	}
+	wrap := func(save func(string, engine.Config) error, force bool) func(string, engine.Config) error {
+		if save == nil {
+			return nil
+		}
+		return func(name string, cfg engine.Config) error {
+			if err := checkRunName(name, force); err != nil {
+				if errors.Is(err, fs.ErrExist) {
+					return fmt.Errorf("%w: %w", ui.ErrPresetExists, err)
+				}
+				return err
+			}
+			if err := save(name, cfg); err != nil {
+				return err
+			}
+			rep := rp.Report()
+			rep.Preset = preset
+			return saveRun(name, rep, force)
+		}
+	}
+	o.SavePreset = wrap(o.SavePreset, false)
+	o.OverwritePreset = wrap(o.OverwritePreset, true)
 }
