@@ -1,0 +1,66 @@
+package platform
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+
+	"nbdscope/nbd"
+)
+
+func TestProbe(t *testing.T) {
+	f := Probe()
+	if f.OS != runtime.GOOS || f.Cores < 1 || f.Kernel == "" {
+		t.Fatalf("facts %+v", f)
+	}
+	if f.UnixSndbufDefault <= 0 || f.UnixSndbufMax < f.UnixSndbufDefault || f.TCPSndbufDefault <= 0 {
+		t.Fatalf("buffer facts %+v", f)
+	}
+	if runtime.GOOS == "linux" {
+		if !f.Doubles || f.Limits["net.core.wmem_max"] <= 0 {
+			t.Fatalf("linux facts %+v", f)
+		}
+		// The largest effective send buffer is twice wmem_max.
+		if f.UnixSndbufMax != 2*f.Limits["net.core.wmem_max"] {
+			t.Fatalf("max %d, wmem_max %d", f.UnixSndbufMax, f.Limits["net.core.wmem_max"])
+		}
+	}
+}
+
+// On every OS the "macos" setting must give macOS's 8 KiB effective.
+func TestMacOSEmulationIsEightKiB(t *testing.T) {
+	_, eff, err := nbd.ProbeSocketBuffer("unix", nbd.SendBuf, MacOSRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if eff != 8<<10 {
+		t.Fatalf("macos emulation: request %d gives %d, want 8192", MacOSRequest(), eff)
+	}
+}
+
+func TestClampDetectionAndFix(t *testing.T) {
+	f := Probe()
+	// Ask for more than the kernel allows and check the fix names the limit.
+	req := f.UnixSndbufMax * 2
+	_, eff, err := nbd.ProbeSocketBuffer("unix", nbd.SendBuf, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, clamped := CheckClamp(nbd.SendBuf, req, eff)
+	if !clamped {
+		t.Fatalf("request %d, effective %d: not reported as clamped", req, eff)
+	}
+	if runtime.GOOS == "linux" {
+		if c.Limit != "net.core.wmem_max" || !strings.Contains(c.Fix, "sysctl -w net.core.wmem_max=") || !strings.Contains(c.Where, "/etc/sysctl.d/") {
+			t.Fatalf("clamp %+v", c)
+		}
+	}
+	// A granted request is not a clamp.
+	_, eff, _ = nbd.ProbeSocketBuffer("unix", nbd.SendBuf, 64<<10)
+	if _, clamped := CheckClamp(nbd.SendBuf, 64<<10, eff); clamped {
+		t.Fatalf("64k (effective %d) reported as clamped", eff)
+	}
+	if runtime.GOOS == "linux" && !strings.Contains(Explain(64<<10, 128<<10), "doubles") {
+		t.Fatalf("explain: %q", Explain(64<<10, 128<<10))
+	}
+}
