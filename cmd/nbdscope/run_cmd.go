@@ -181,40 +181,112 @@ func bufText(req string, eff int) string {
 	return fmt.Sprintf("%s (%s)", req, units.FormatSize(int64(eff)))
 }
 
-// printSummary prints the per-side table and B/A ratios.
+// printSummary prints one row per figure, a column per side and the B/A
+// ratio, so it reads at 80 columns.
 func printSummary(w io.Writer, rep engine.Report) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "side\tthroughput\trecv/2MiB client\trecv/2MiB server\tEAGAIN/2MiB\tclient user+sys s\tserver user+sys s\tclient s/GiB\tserver s/GiB\tsndbuf server (eff)\tsndbuf client (eff)\tp50 ms\tp99 ms\terrors\t")
-	for i, s := range rep.Sides {
-		sm := s.Summary
-		srvCPU, srvRecv, srvGiB := "n/a", "n/a", "n/a"
-		if sm.Server != nil {
-			srvCPU = fmt.Sprintf("%s+%s", fig(sm.Server.UserS, 2), fig(sm.Server.SysS, 2))
-			srvRecv = fig(sm.Server.RecvCallsPer2MiB, 1)
-			srvGiB = fig(sm.Server.CPUSPerGiB, 3)
-		}
-		wl := rep.Config.Sides[i].Workload
-		_ = wl
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", s.Name, rate(sm.ThroughputBps),
-			fig(sm.Client.RecvCallsPer2MiB, 1), srvRecv, fig(sm.Client.EAGAINPer2MiB, 1),
-			fmt.Sprintf("%s+%s", fig(sm.Client.UserS, 2), fig(sm.Client.SysS, 2)), srvCPU,
-			fig(sm.Client.CPUSPerGiB, 3), srvGiB,
-			bufText(sm.SndBuf.ServerRequested, sm.SndBuf.ServerEffective), bufText(sm.SndBuf.ClientRequested, sm.SndBuf.ClientEffective),
-			fig(sm.LatencyP50Ms, 2), fig(sm.LatencyP99Ms, 2), sm.Errors)
+	if len(rep.Sides) == 0 {
+		return
 	}
-	tw.Flush()
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := "figure"
+	for _, s := range rep.Sides {
+		head += "\t" + s.Name
+	}
 	if len(rep.Sides) == 2 {
-		a, b := rep.Sides[0].Summary, rep.Sides[1].Summary
-		fmt.Fprintf(w, "\nB/A: throughput %s, client recv calls/2MiB %s, client CPU s/GiB %s\n",
-			ratio(a.ThroughputBps, b.ThroughputBps), ratio(a.Client.RecvCallsPer2MiB, b.Client.RecvCallsPer2MiB), ratio(a.Client.CPUSPerGiB, b.Client.CPUSPerGiB))
+		head += "\tB/A"
 	}
+	fmt.Fprintln(tw, head+"\t")
+	type getter func(sm engine.Summary) engine.Figure
+	srv := func(f func(p engine.Process) engine.Figure) getter {
+		return func(sm engine.Summary) engine.Figure {
+			if sm.Server == nil {
+				return engine.Unknown
+			}
+			return f(*sm.Server)
+		}
+	}
+	cli := func(f func(p engine.Process) engine.Figure) getter {
+		return func(sm engine.Summary) engine.Figure { return f(sm.Client) }
+	}
+	rows := []struct {
+		name   string
+		get    getter
+		format func(engine.Figure) string
+		ratio  bool
+	}{
+		{"throughput", func(sm engine.Summary) engine.Figure { return sm.ThroughputBps }, rate, true},
+		{"client recv calls/2MiB", cli(func(p engine.Process) engine.Figure { return p.RecvCallsPer2MiB }), f1, true},
+		{"server recv calls/2MiB", srv(func(p engine.Process) engine.Figure { return p.RecvCallsPer2MiB }), f1, true},
+		{"client send calls/2MiB", cli(func(p engine.Process) engine.Figure { return p.SendCallsPer2MiB }), f1, true},
+		{"server send calls/2MiB", srv(func(p engine.Process) engine.Figure { return p.SendCallsPer2MiB }), f1, true},
+		{"client EAGAIN/2MiB", cli(func(p engine.Process) engine.Figure { return p.EAGAINPer2MiB }), f1, true},
+		{"server EAGAIN/2MiB", srv(func(p engine.Process) engine.Figure { return p.EAGAINPer2MiB }), f1, true},
+		{"client user s", cli(func(p engine.Process) engine.Figure { return p.UserS }), f2, false},
+		{"client sys s", cli(func(p engine.Process) engine.Figure { return p.SysS }), f2, false},
+		{"server user s", srv(func(p engine.Process) engine.Figure { return p.UserS }), f2, false},
+		{"server sys s", srv(func(p engine.Process) engine.Figure { return p.SysS }), f2, false},
+		{"client cores busy", cli(func(p engine.Process) engine.Figure { return p.CoresBusy }), f2, true},
+		{"server cores busy", srv(func(p engine.Process) engine.Figure { return p.CoresBusy }), f2, true},
+		{"client CPU s/GiB", cli(func(p engine.Process) engine.Figure { return p.CPUSPerGiB }), f3, true},
+		{"server CPU s/GiB", srv(func(p engine.Process) engine.Figure { return p.CPUSPerGiB }), f3, true},
+		{"latency p50 ms", func(sm engine.Summary) engine.Figure { return sm.LatencyP50Ms }, f2, true},
+		{"latency p99 ms", func(sm engine.Summary) engine.Figure { return sm.LatencyP99Ms }, f2, true},
+	}
+	for _, r := range rows {
+		line := r.name
+		var vals []engine.Figure
+		for _, s := range rep.Sides {
+			v := r.get(s.Summary)
+			vals = append(vals, v)
+			line += "\t" + r.format(v)
+		}
+		if len(vals) == 2 {
+			if r.ratio {
+				line += "\t" + ratio(vals[0], vals[1])
+			} else {
+				line += "\t"
+			}
+		}
+		fmt.Fprintln(tw, line+"\t")
+	}
+	text := func(name string, get func(sm engine.Summary) string) {
+		line := name
+		for _, s := range rep.Sides {
+			line += "\t" + get(s.Summary)
+		}
+		if len(rep.Sides) == 2 {
+			line += "\t"
+		}
+		fmt.Fprintln(tw, line+"\t")
+	}
+	text("server SO_SNDBUF (eff.)", func(sm engine.Summary) string { return bufText(sm.SndBuf.ServerRequested, sm.SndBuf.ServerEffective) })
+	text("client SO_SNDBUF (eff.)", func(sm engine.Summary) string { return bufText(sm.SndBuf.ClientRequested, sm.SndBuf.ClientEffective) })
+	text("client SO_RCVBUF (eff.)", func(sm engine.Summary) string {
+		return bufText(sm.SndBuf.ClientRcvRequested, sm.SndBuf.ClientRcvEffective)
+	})
+	text("payload / time", func(sm engine.Summary) string {
+		return fmt.Sprintf("%s / %.1fs", units.FormatBytes(float64(sm.Bytes)), sm.Seconds)
+	})
+	text("errors", func(sm engine.Summary) string { return strconv.FormatUint(sm.Errors, 10) })
+	tw.Flush()
 	for _, e := range rep.Events {
-		fmt.Fprintf(w, "event %6.2fs %s %s: %s → %s\n", e.T, e.Side, e.Setting, e.From, e.To)
+		side := e.Side
+		if side == "" {
+			side = "pair"
+		}
+		fmt.Fprintf(w, "event %6.2fs %s %s: %s → %s\n", e.T, side, e.Setting, e.From, e.To)
 	}
 	for _, c := range rep.Crashes {
 		fmt.Fprintf(w, "crash %6.2fs %s %s: %s\n", c.T, c.Side, c.Role, c.Status)
 	}
+	for _, wn := range rep.Warnings {
+		fmt.Fprintf(w, "warning %6.2fs %s\n", wn.T, wn.Text)
+	}
 }
+
+func f1(v engine.Figure) string { return fig(v, 1) }
+func f2(v engine.Figure) string { return fig(v, 2) }
+func f3(v engine.Figure) string { return fig(v, 3) }
 
 func writeSamplesCSV(w io.Writer, rep engine.Report) error {
 	cw := csv.NewWriter(w)
