@@ -222,20 +222,29 @@ func (cl *Client) Close() error {
 	return nil
 }
 
-// fail ends the client: every request in flight completes with err.
+// fail ends the client with err (the first error wins) and closes the
+// socket. It may be called from any goroutine; the reader goroutine, which
+// alone touches requests in flight, then completes them all (finish).
 func (cl *Client) fail(err error) {
 	cl.mu.Lock()
-	if cl.err != nil {
-		cl.mu.Unlock()
-		return
+	if cl.err == nil {
+		cl.err = err
+		cl.idle.Broadcast()
+		close(cl.dead)
 	}
-	cl.err = err
-	ops := cl.ops
+	cl.mu.Unlock()
+	cl.c.Close()
+}
+
+// finish completes every request in flight with the terminal error. Only
+// the reader calls it, after its loop ended, so no reply is being read
+// into a request while it is completed.
+func (cl *Client) finish() {
+	cl.mu.Lock()
+	ops, err := cl.ops, cl.err
 	cl.ops = map[uint64]*Op{}
 	cl.idle.Broadcast()
 	cl.mu.Unlock()
-	close(cl.dead)
-	cl.c.Close()
 	for _, op := range ops {
 		op.err = err
 		op.done <- struct{}{}
@@ -273,6 +282,7 @@ func (cl *Client) reader() {
 		err = ErrClientClosed
 	}
 	cl.fail(err)
+	cl.finish()
 }
 
 func (cl *Client) readLoop() error {
