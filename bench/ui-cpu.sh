@@ -47,6 +47,11 @@ bin=$(realpath "$bin")
 env -u TMUX tmux -L "$sock" -f /dev/null new-session -d -s s -x "$COLS" -y "$ROWS" "exec '$bin'"
 pid=$(tmux -L "$sock" display -p -t s '#{pane_pid}')
 sockpath=$(tmux -L "$sock" display -p -t s '#{socket_path}')
+# The pane's shell execs nbdscope: wait for it (up to 5 s).
+for _ in $(seq 50); do
+	[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$bin" ] && break
+	sleep 0.1
+done
 [ "$(readlink "/proc/$pid/exe")" = "$bin" ] || { echo "ui-cpu: pane process $pid is not $bin" >&2; exit 1; }
 hz=$(getconf CLK_TCK)
 

@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime/pprof"
 	"sync"
 	"syscall"
 
@@ -31,6 +33,7 @@ func RunChild(args []string) error {
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
+	defer startCPUProfile(args[0])()
 	out := &lineWriter{w: bufio.NewWriter(os.Stdout)}
 	var r role
 	var ready childMsg
@@ -107,6 +110,28 @@ func (l *lineWriter) send(m childMsg) {
 	l.w.Write(b)
 	l.w.WriteByte('\n')
 	l.w.Flush()
+}
+
+// startCPUProfile writes a CPU profile of this child to
+// $NBDSCOPE_CPUPROFILE/ROLE-PID.pprof when that variable names a directory
+// (for bench/: profiling the server and load processes of a pair). The
+// returned function stops it.
+func startCPUProfile(role string) func() {
+	dir := os.Getenv("NBDSCOPE_CPUPROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%d.pprof", role, os.Getpid())))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cpu profile: %v\n", err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		fmt.Fprintf(os.Stderr, "cpu profile: %v\n", err)
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }
 
 // selfCPU returns this process's user and system CPU seconds.

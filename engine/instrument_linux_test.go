@@ -21,16 +21,6 @@ import (
 // instruments: the load process's own count of receive and send calls
 // against `strace -f -c`, and its getrusage CPU against /usr/bin/time.
 
-func needTool(t *testing.T, path string) {
-	t.Helper()
-	if _, err := exec.LookPath(path); err != nil {
-		if os.Getenv("NBDSCOPE_INTEROP") == "1" {
-			t.Fatalf("%s not installed (NBDSCOPE_INTEROP=1 requires it)", path)
-		}
-		t.Skipf("%s not installed (apt-get install strace time)", path)
-	}
-}
-
 // serveNull serves a null export on a unix socket for the test's life.
 func serveNull(t *testing.T, sndbuf int) string {
 	t.Helper()
@@ -161,8 +151,10 @@ func TestSyscallCountsAgreeWithStrace(t *testing.T) {
 			if !within(ours, st["read"], 0.03) {
 				t.Errorf("receive calls: engine %d (+%d EAGAIN = %d), strace read %d: off by more than 3%%", io.RecvCalls, io.RecvEAGAIN, ours, st["read"])
 			}
+			// Sends are few (one request header each) and strace also sees
+			// the child's replies on its stdout: allow 3% or 10 calls.
 			oursSend := io.SendCalls + io.SendEAGAIN
-			if !within(oursSend, st["write"]+st["writev"], 0.03) {
+			if theirs := st["write"] + st["writev"]; !within(oursSend, theirs, 0.03) && absDiff(oursSend, theirs) > 10 {
 				t.Errorf("send calls: engine %d, strace write+writev %d", oursSend, st["write"]+st["writev"])
 			}
 			t.Logf("engine: recv %d + EAGAIN %d = %d, send %d; strace: read %d, write %d, writev %d; payload %d MiB",
@@ -197,4 +189,11 @@ func TestCPUAgreesWithTime(t *testing.T) {
 	if d := theirs - ours; d < -0.02 || d > 0.05*theirs+0.02 {
 		t.Errorf("CPU: engine %.3f s, /usr/bin/time %.3f s: off by more than 5%%", ours, theirs)
 	}
+}
+
+func absDiff(a, b uint64) uint64 {
+	if a > b {
+		return a - b
+	}
+	return b - a
 }

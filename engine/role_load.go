@@ -121,69 +121,166 @@ func (r *loadRole) stopWorkers(lc *loadConn) {
 	lc.wg.Wait()
 }
 
+// slot is one request a worker keeps in flight.
+type slot struct {
+	r    *loadRole
+	cl   *nbd.Client
+	stop chan struct{}
+	rng  *rand.Rand
+	op   *nbd.Op
+	buf  []byte
+	read bool      // op is a READ
+	t0   time.Time // when op was sent
+	// ready: the completion callback prepared op (a write) and holds the
+	// gate for it; the worker sends it without preparing another.
+	ready bool
+	back  chan bool // callback → worker: the chain ended (true: connection dead)
+}
+
+// worker keeps one request in flight. A READ is sent again from the
+// completion callback of the previous one, on the client's reader
+// goroutine, so a read costs no goroutine wake-up (the way qemu-img's
+// coroutines work); whatever that path does not do comes back here: a
+// pause or stop, a WRITE (its payload must not hold up the reader), a
+// larger buffer, verification, a broken connection.
 func (r *loadRole) worker(lc *loadConn, stop chan struct{}, id uint64) {
 	defer lc.wg.Done()
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), id))
-	op := nbd.NewOp()
-	var buf []byte
+	s := &slot{r: r, cl: lc.cl, stop: stop, op: nbd.NewOp(), back: make(chan bool, 1),
+		rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), id))}
+	done := s.done
 	for {
-		if !r.gate.enter(stop) {
+		if !s.ready {
+			if !r.gate.enter(stop) {
+				return
+			}
+			s.prepare(true)
+		}
+		s.ready = false
+		if s.read && !r.verify {
+			s.op.Done = done
+			s.t0 = time.Now()
+			if err := s.cl.Start(s.op); err != nil {
+				s.op.Done = nil
+				r.account(s, err, 0)
+				r.gate.leave()
+				if s.cl.Err() != nil {
+					return // the connection is gone; the controller reports why
+				}
+				continue
+			}
+			if dead := <-s.back; dead {
+				return
+			}
+			continue
+		}
+		s.op.Done = nil
+		t0 := time.Now()
+		err := s.cl.Do(s.op)
+		r.account(s, err, time.Since(t0))
+		r.gate.leave()
+		if err != nil && s.cl.Err() != nil {
 			return
 		}
-		size := int(r.reqSize.Load())
-		if cap(buf) < size {
-			buf = make([]byte, size)
-			nbd.PatternFill(0, buf) // recognisable data for writes
+	}
+}
+
+// prepare sets op up for the next request. Without alloc it reports false,
+// leaving everything as it was, when the buffer would have to grow.
+func (s *slot) prepare(alloc bool) bool {
+	r := s.r
+	size := int(r.reqSize.Load())
+	if cap(s.buf) < size {
+		if !alloc {
+			return false
 		}
-		w := Workloads[r.workload.Load()]
-		read := true
-		switch w {
-		case WorkWrite, WorkRandWrite:
-			read = false
-		case WorkMixed:
-			read = rng.IntN(100) < int(r.readPct.Load())
+		s.buf = make([]byte, size)
+		nbd.PatternFill(0, s.buf) // recognisable data for writes
+	}
+	w := Workloads[r.workload.Load()]
+	read := true
+	switch w {
+	case WorkWrite, WorkRandWrite:
+		read = false
+	case WorkMixed:
+		read = s.rng.IntN(100) < int(r.readPct.Load())
+	}
+	var off int64
+	span := r.size - int64(size)
+	if span < 0 {
+		span = 0
+	}
+	if w == WorkRandRead || w == WorkRandWrite || w == WorkMixed {
+		slots := r.size / int64(size)
+		if slots > 0 {
+			off = s.rng.Int64N(slots) * int64(size)
 		}
-		var off int64
-		span := r.size - int64(size)
-		if span < 0 {
-			span = 0
-		}
-		if w == WorkRandRead || w == WorkRandWrite || w == WorkMixed {
-			slots := r.size / int64(size)
-			if slots > 0 {
-				off = rng.Int64N(slots) * int64(size)
-			}
-		} else if span > 0 {
-			c := r.cursor.Add(uint64(size)) - uint64(size)
-			off = int64(c%uint64(span+1)) &^ 511
-		}
-		op.Buf = buf[:size]
-		op.Offset = uint64(off)
-		op.Cmd = nbd.CmdWrite
-		if read {
-			op.Cmd = nbd.CmdRead
-		}
-		t0 := time.Now()
-		err := lc.cl.Do(op)
-		lat := time.Since(t0)
-		if err == nil {
-			r.bytes.Add(uint64(size))
-			r.ops.Add(1)
-			r.hist.Add(lat)
-			if read && r.verify {
-				if bad, ok := nbd.PatternCheck(off, op.Buf); !ok {
-					r.errs.Add(1)
-					r.lastErr.Store(fmt.Sprintf("verify: data at offset %d does not match the pattern", bad))
-				}
-			}
-		}
+	} else if span > 0 {
+		c := r.cursor.Add(uint64(size)) - uint64(size)
+		off = int64(c%uint64(span+1)) &^ 511
+	}
+	s.op.Buf = s.buf[:size]
+	s.op.Offset = uint64(off)
+	s.op.Cmd = nbd.CmdWrite
+	if read {
+		s.op.Cmd = nbd.CmdRead
+	}
+	s.read = read
+	return true
+}
+
+// done is the completion callback of an inline READ (see worker). It runs
+// on the client's reader goroutine and must not block.
+func (s *slot) done(op *nbd.Op) {
+	r := s.r
+	err := op.Err()
+	r.account(s, err, time.Since(s.t0))
+	r.gate.leave()
+	if err != nil && s.cl.Err() != nil {
+		s.back <- true
+		return
+	}
+	select {
+	case <-s.stop:
+		s.back <- false
+		return
+	default:
+	}
+	if !r.gate.tryEnter() {
+		s.back <- false
+		return
+	}
+	if !s.prepare(false) {
 		r.gate.leave()
-		if err != nil {
+		s.back <- false
+		return
+	}
+	if !s.read {
+		s.ready = true
+		s.back <- false
+		return
+	}
+	s.t0 = time.Now()
+	if err := s.cl.Start(op); err != nil {
+		r.account(s, err, 0)
+		r.gate.leave()
+		s.back <- s.cl.Err() != nil
+	}
+}
+
+// account records a finished request.
+func (r *loadRole) account(s *slot, err error, lat time.Duration) {
+	if err != nil {
+		r.errs.Add(1)
+		r.lastErr.Store(err.Error())
+		return
+	}
+	r.bytes.Add(uint64(len(s.op.Buf)))
+	r.ops.Add(1)
+	r.hist.Add(lat)
+	if s.read && r.verify {
+		if bad, ok := nbd.PatternCheck(int64(s.op.Offset), s.op.Buf); !ok {
 			r.errs.Add(1)
-			r.lastErr.Store(err.Error())
-			if lc.cl.Err() != nil {
-				return // the connection is gone; the controller reports why
-			}
+			r.lastErr.Store(fmt.Sprintf("verify: data at offset %d does not match the pattern", bad))
 		}
 	}
 }
@@ -350,6 +447,17 @@ func (g *gate) enter(stop chan struct{}) bool {
 			return false
 		}
 	}
+}
+
+// tryEnter enters if the gate is open, without waiting.
+func (g *gate) tryEnter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.paused {
+		return false
+	}
+	g.busy++
+	return true
 }
 
 func (g *gate) leave() {

@@ -1,5 +1,7 @@
 package nbd
 
+import "sync/atomic"
+
 // nullTemplateSize is the size of the prefilled buffer reads are copied from:
 // large enough that a 2 MiB read is 32 memmoves, small enough to stay in L2.
 const nullTemplateSize = 64 << 10
@@ -11,6 +13,11 @@ type Null struct {
 	fill     byte
 	readOnly bool
 	tmpl     []byte // nullTemplateSize bytes of fill; nil when fill is 0
+
+	// view is what View hands out: fill bytes, grown on demand to the
+	// largest read seen (at most MaxPayload), never written after it is
+	// published, shared by every request and connection.
+	view atomic.Pointer[[]byte]
 }
 
 // NewNull returns a null backend of size bytes whose reads return fill
@@ -50,6 +57,42 @@ func (n *Null) ReadAt(p []byte, off int64) (int, error) {
 		q = q[copy(q, n.tmpl):]
 	}
 	return len(p), nil
+}
+
+// View returns n bytes of fill without copying them: a read-only slice the
+// server writes to the socket as it is (see Viewer).
+func (n *Null) View(off int64, length int) ([]byte, bool) {
+	if length < 0 || length > MaxPayload || backendCheckRange("null", "read", off, int64(length), n.size) != nil {
+		return nil, false
+	}
+	if v := n.view.Load(); v != nil && len(*v) >= length {
+		return (*v)[:length:length], true
+	}
+	// Grow: at least double, so a run of growing sizes allocates little.
+	// Concurrent growers may each build one; the largest wins, and slices
+	// handed out earlier stay valid (and unchanged).
+	size := max(length, 64<<10)
+	if v := n.view.Load(); v != nil {
+		size = min(max(size, 2*len(*v)), MaxPayload)
+	}
+	b := make([]byte, size)
+	if n.fill != 0 {
+		b[0] = n.fill
+		for k := 1; k < len(b); k *= 2 {
+			copy(b[k:], b[:k])
+		}
+	}
+	for {
+		old := n.view.Load()
+		if old != nil && len(*old) >= size {
+			b = *old
+			break
+		}
+		if n.view.CompareAndSwap(old, &b) {
+			break
+		}
+	}
+	return b[:length:length], true
 }
 
 // WriteAt discards p.
@@ -96,6 +139,7 @@ func (n *Null) Close() error { return nil }
 
 var _ interface {
 	Backend
+	Viewer
 	Trimmer
 	Zeroer
 	Extenter

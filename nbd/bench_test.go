@@ -124,6 +124,8 @@ var readCases = []benchCase{
 	{"2MiB", 2 << 20, 8, 0, ClientOptions{}},
 	{"2MiB-sndbuf2m", 2 << 20, 8, 2 << 20, ClientOptions{}},
 	{"2MiB-simple", 2 << 20, 8, 2 << 20, ClientOptions{NoStructuredReply: true}},
+	{"4KiB-64inflight", 4 << 10, 64, 0, ClientOptions{}},
+	{"256KiB-64inflight", 256 << 10, 64, 0, ClientOptions{}},
 }
 
 var writeCases = []benchCase{
@@ -190,6 +192,8 @@ func TestSteadyStateAllocs(t *testing.T) {
 		{"read-4KiB", CmdRead, readCases[0]},
 		{"read-2MiB", CmdRead, readCases[1]},
 		{"read-2MiB-simple", CmdRead, readCases[3]},
+		{"read-4KiB-64inflight", CmdRead, readCases[4]},
+		{"read-256KiB-64inflight", CmdRead, readCases[5]},
 		{"write-4KiB", CmdWrite, writeCases[0]},
 		{"write-2MiB", CmdWrite, writeCases[1]},
 	}

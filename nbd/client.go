@@ -6,7 +6,11 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"time"
 )
+
+// CloseTimeout bounds how long Close waits for requests in flight.
+var CloseTimeout = 10 * time.Second
 
 // ErrClientClosed is returned for requests on a closed client.
 var ErrClientClosed = errors.New("nbd: client closed")
@@ -26,6 +30,11 @@ type Client struct {
 	idle *sync.Cond // signalled when ops empties or err is set
 	dead chan struct{}
 	rdon chan struct{} // reader goroutine finished
+
+	// scratch holds the small fixed parts of replies (chunk offsets); only
+	// the reader goroutine uses it. A field rather than a local, so reading
+	// into it does not allocate.
+	scratch [16]byte
 }
 
 // Op is one request. An Op can be reused once Wait has returned; reusing
@@ -39,6 +48,16 @@ type Op struct {
 
 	Extents []Extent // BLOCK_STATUS result
 
+	// Done, when set, is called on the client's reader goroutine as soon
+	// as the reply is complete (or the connection has failed), instead of
+	// waking Wait, which must then not be used; Err has the outcome. It
+	// saves a goroutine wake-up per request: a load generator can send
+	// the next request from Done. Done must not block, since no reply is
+	// read until it returns; it may Start a READ (a 32-byte header; a
+	// WRITE's payload could wait for a server that waits for us). It must
+	// not Start anything once Close has been called.
+	Done func(*Op)
+
 	err     error
 	covered uint64
 	done    chan struct{}
@@ -48,6 +67,19 @@ type Op struct {
 
 // NewOp returns a reusable request.
 func NewOp() *Op { return &Op{done: make(chan struct{}, 1)} }
+
+// Err is the outcome of a completed request (in Done, or after Wait): an
+// Errno from the server, or a connection error.
+func (op *Op) Err() error { return op.err }
+
+// signal reports op complete to Done or Wait.
+func (op *Op) signal() {
+	if op.Done != nil {
+		op.Done(op)
+		return
+	}
+	op.done <- struct{}{}
+}
 
 // Wait blocks until the reply arrived (or the connection failed) and returns
 // the request's error: an Errno from the server, or a connection error.
@@ -203,8 +235,13 @@ func (cl *Client) Close() error {
 	cl.mu.Unlock()
 	if alive {
 		// Wait for requests in flight; a failing connection completes
-		// them with an error, so this cannot wait forever on a live peer
-		// that answers, and fail() wakes us otherwise.
+		// them with an error and fail() wakes us. A server that stays
+		// connected but never answers gets CloseTimeout, then the socket
+		// is closed under it.
+		t := time.AfterFunc(CloseTimeout, func() {
+			cl.fail(fmt.Errorf("nbd: close: requests in flight not answered within %v", CloseTimeout))
+		})
+		defer t.Stop()
 		cl.mu.Lock()
 		for len(cl.ops) > 0 && cl.err == nil {
 			cl.idle.Wait()
@@ -247,7 +284,7 @@ func (cl *Client) finish() {
 	cl.mu.Unlock()
 	for _, op := range ops {
 		op.err = err
-		op.done <- struct{}{}
+		op.signal()
 	}
 }
 
@@ -272,7 +309,7 @@ func (cl *Client) complete(cookie uint64, op *Op) {
 		cl.idle.Broadcast()
 	}
 	cl.mu.Unlock()
-	op.done <- struct{}{}
+	op.signal()
 }
 
 func (cl *Client) reader() {
@@ -352,11 +389,11 @@ func (cl *Client) chunk(ch Chunk) error {
 		if ch.Length < 9 {
 			return protoErrorf("OFFSET_DATA chunk of %d bytes (at least 9)", ch.Length)
 		}
-		var ob [8]byte
-		if err := cl.c.ReadFull(ob[:]); err != nil {
+		ob := cl.scratch[:8]
+		if err := cl.c.ReadFull(ob); err != nil {
 			return err
 		}
-		off := binary.BigEndian.Uint64(ob[:])
+		off := binary.BigEndian.Uint64(ob)
 		n := uint64(ch.Length - 8)
 		lo, hi, ok := chunkRange(op, off, n)
 		if !ok {
@@ -370,11 +407,11 @@ func (cl *Client) chunk(ch Chunk) error {
 		if op.Cmd != CmdRead || ch.Length != 12 {
 			return protoErrorf("malformed OFFSET_HOLE chunk (%d bytes, %s)", ch.Length, CmdName(op.Cmd))
 		}
-		var b [12]byte
-		if err := cl.c.ReadFull(b[:]); err != nil {
+		b := cl.scratch[:12]
+		if err := cl.c.ReadFull(b); err != nil {
 			return err
 		}
-		off := binary.BigEndian.Uint64(b[:])
+		off := binary.BigEndian.Uint64(b)
 		n := uint64(binary.BigEndian.Uint32(b[8:]))
 		lo, hi, ok := chunkRange(op, off, n)
 		if !ok || n == 0 {
@@ -390,9 +427,17 @@ func (cl *Client) chunk(ch Chunk) error {
 		if err := cl.c.ReadFull(p); err != nil {
 			return err
 		}
-		_, exts, err := ParseBlockStatus(p)
+		id, exts, err := ParseBlockStatus(p)
 		if err != nil {
 			return err
+		}
+		// One context is negotiated, so exactly one chunk may come, and
+		// for that context; more would let a server grow Extents without end.
+		if cl.info.HasMeta && id != cl.info.MetaID {
+			return protoErrorf("BLOCK_STATUS chunk for context %d, negotiated %d", id, cl.info.MetaID)
+		}
+		if len(op.Extents) > 0 {
+			return protoErrorf("second BLOCK_STATUS chunk for one request")
 		}
 		op.Extents = append(op.Extents, exts...)
 	case ChunkNone:

@@ -101,7 +101,7 @@ func (q *quietLog) logf(format string, a ...any) {
 }
 
 func TestHostilePeersNoLeak(t *testing.T) {
-	const size = 1 << 20
+	const size = 64 << 20 // sparse; large enough that a 33 MiB WRITE is in range
 	const handshakeTimeout = 300 * time.Millisecond
 	var logs quietLog
 	ts := startCustomServer(t, &Server{
@@ -546,11 +546,20 @@ func TestServerCapsInFlightBytes(t *testing.T) {
 			for i := range ops {
 				op := NewOp()
 				op.Cmd, op.Offset, op.Buf = cmd, uint64(i*reqSize), make([]byte, reqSize)
-				if err := c.Start(op); err != nil {
-					t.Fatal(err)
-				}
 				ops[i] = op
 			}
+			// Start blocks once the server stops reading WRITE payloads:
+			// send from a goroutine.
+			started := make(chan error, 1)
+			go func() {
+				for _, op := range ops {
+					if err := c.Start(op); err != nil {
+						started <- err
+						return
+					}
+				}
+				started <- nil
+			}()
 			// Wait for the server to fill its allowance, then give it time
 			// to (wrongly) take more.
 			deadline := time.Now().Add(5 * time.Second)
@@ -567,6 +576,14 @@ func TestServerCapsInFlightBytes(t *testing.T) {
 			}
 			close(hb.gate)
 			released = true
+			select {
+			case err := <-started:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("requests could not be sent after the backend moved")
+			}
 			for _, op := range ops {
 				if err := waitTimeout(t, op, 10*time.Second); err != nil {
 					t.Fatal(err)

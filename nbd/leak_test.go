@@ -83,10 +83,12 @@ func fdList() string {
 // (unix.Socketpair → os.NewFile → net.FileConn), both *net.UnixConn.
 func socketPair(t testing.TB) (*net.UnixConn, *net.UnixConn) {
 	t.Helper()
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	unix.CloseOnExec(fds[0])
+	unix.CloseOnExec(fds[1])
 	conv := func(fd int) *net.UnixConn {
 		f := os.NewFile(uintptr(fd), "socketpair")
 		c, err := net.FileConn(f) // dups the fd
@@ -171,4 +173,8 @@ func waitTimeout(t testing.TB, op *Op, d time.Duration) error {
 		t.Fatalf("op.Wait (%s at %d) did not return within %v", CmdName(op.Cmd), op.Offset, d)
 		return nil
 	}
+}
+
+func contextTimeout(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), d)
 }

@@ -33,6 +33,15 @@ const (
 	maxExtentsPerReply      = 1024
 )
 
+// Viewer is implemented by backends that can hand out data without copying
+// it (the null backend's fill). View returns length bytes at off as a slice
+// the caller only reads and that stays unchanged for as long as it is held
+// (the server writes it straight to the socket), or false, and the server
+// falls back to ReadAt into a buffer of its own.
+type Viewer interface {
+	View(off int64, length int) ([]byte, bool)
+}
+
 // Server serves exports over the NBD fixed-newstyle protocol. Its zero value
 // is not usable: fill Exports (the first one also answers the empty name).
 type Server struct {
@@ -259,6 +268,7 @@ type serverConn struct {
 
 	// negotiated in the handshake
 	exp       *Export
+	viewer    Viewer // exp.Backend as a Viewer, or nil
 	sr        bool
 	metaID    uint32 // nonzero when base:allocation was selected
 	noZeroes  bool
@@ -266,10 +276,14 @@ type serverConn struct {
 	fastZero  bool
 	transmits bool
 
-	wmu  sync.Mutex // one writer: each reply goes out whole
-	werr error      // first write error; after it the connection is dead
-
-	jobs     chan *job
+	// One writer goroutine per connection sends every reply, each whole,
+	// gathering the replies that are ready into one writev. Requests reach
+	// it through replies; inflight counts jobs until their reply is sent.
+	replies  chan *job
+	wdone    chan struct{} // the writer has ended
+	wmu      sync.Mutex    // guards werr
+	werr     error         // first write error; after it the connection is dead
+	jobs     chan *job     // to the workers
 	workers  int
 	idle     atomic.Int32
 	inflight sync.WaitGroup
@@ -280,18 +294,41 @@ type serverConn struct {
 	memMax  int64
 }
 
-// job is one request on its way through a worker. Jobs are recycled.
+// job is one request on its way through a worker and the writer. Jobs are
+// recycled by the writer once their reply is sent.
 type job struct {
 	req  Request
 	buf  *[]byte // payload (WRITE data or READ destination)
+	mem  int64   // payload bytes counted by acquireMem, released when done
 	hdr  [32]byte
-	vecs [2][]byte
+	vecs [2][]byte // the reply: header, payload
+	nvec int
 	ext  []byte // BLOCK_STATUS payload scratch
 }
+
+// Limits of the writer: replies queued for it (beyond them the reader
+// waits, so a client that does not read its replies cannot make us queue
+// without bound) and replies gathered into one writev: 4 replies are at
+// most 8 iovecs, which unix.Writev converts on the stack (more would
+// allocate on every call), and 4 replies of 2 MiB are more than any
+// socket buffer holds.
+const (
+	maxQueuedReplies   = 256
+	maxRepliesPerWrite = 4
+)
 
 var jobPool = sync.Pool{New: func() any { return new(job) }}
 
 func (sc *serverConn) serve(ctx context.Context) {
+	// The writer starts with the connection, so a connection's goroutines
+	// are all there once it is accepted (leak checks count them).
+	sc.replies = make(chan *job, maxQueuedReplies)
+	sc.wdone = make(chan struct{})
+	go sc.writer()
+	defer func() {
+		close(sc.replies)
+		<-sc.wdone
+	}()
 	to := sc.srv.HandshakeTimeout
 	if to <= 0 {
 		to = DefaultHandshakeTimeout
@@ -338,8 +375,11 @@ func (sc *serverConn) transmission(ctx context.Context) {
 		sc.memMax = DefaultMaxInFlightBytes
 	}
 	sc.memCond = sync.NewCond(&sc.memMu)
+	sc.viewer, _ = sc.exp.Backend.(Viewer)
 	sc.jobs = make(chan *job, maxWorkersPerConn)
 	defer func() {
+		// Every request read gets its reply (or the socket failed)
+		// before serve stops the writer and the connection is closed.
 		sc.inflight.Wait()
 		close(sc.jobs)
 	}()
@@ -387,14 +427,11 @@ func (sc *serverConn) handleRequest(req Request) bool {
 			return sc.replyNow(req, errno)
 		}
 		sc.acquireMem(int64(req.Length))
-		j := jobPool.Get().(*job)
-		j.req = req
+		j := sc.newJob(req)
+		j.mem = int64(req.Length)
 		j.buf = getBuf(int(req.Length))
 		if err := sc.c.ReadFull(*j.buf); err != nil {
-			putBuf(j.buf)
-			j.buf = nil
-			jobPool.Put(j)
-			sc.releaseMem(int64(req.Length))
+			sc.finish(j)
 			if !isQuietClose(err) {
 				sc.srv.logf("%s: reading WRITE payload: %v", sc.c.nc.RemoteAddr(), err)
 			}
@@ -406,14 +443,47 @@ func (sc *serverConn) handleRequest(req Request) bool {
 	if errno != 0 {
 		return sc.replyNow(req, errno)
 	}
-	j := jobPool.Get().(*job)
-	j.req = req
+	if req.Type == CmdRead && req.Length > 0 && sc.viewer != nil {
+		// The backend hands out its bytes without a copy or a wait:
+		// reply from here, no worker involved.
+		if data, ok := sc.viewer.View(int64(req.Offset), int(req.Length)); ok {
+			sc.sendRead(sc.newJob(req), data)
+			return true
+		}
+	}
+	j := sc.newJob(req)
 	if req.Type == CmdRead {
+		// The worker takes the buffer; the reader accounts for it, which
+		// bounds what a pipelining client can make us hold.
 		sc.acquireMem(int64(req.Length))
-		j.buf = getBuf(int(req.Length))
+		j.mem = int64(req.Length)
 	}
 	sc.dispatch(j)
 	return true
+}
+
+// newJob starts a request's way: it counts as in flight until finish.
+func (sc *serverConn) newJob(req Request) *job {
+	sc.inflight.Add(1)
+	j := jobPool.Get().(*job)
+	j.req = req
+	return j
+}
+
+// finish releases what a job holds and recycles it.
+func (sc *serverConn) finish(j *job) {
+	if j.buf != nil {
+		putBuf(j.buf)
+		j.buf = nil
+	}
+	if j.mem != 0 {
+		sc.releaseMem(j.mem)
+		j.mem = 0
+	}
+	j.vecs = [2][]byte{}
+	j.nvec = 0
+	jobPool.Put(j)
+	sc.inflight.Done()
 }
 
 func (sc *serverConn) drain(n int64) error {
@@ -497,37 +567,36 @@ func (sc *serverConn) check(r *Request) Errno {
 	return 0
 }
 
+// dispatch hands j to a worker: one that is idle, which it claims, else a
+// new one. Each job sent is matched by a claim or a start, so a job never
+// waits in the channel behind a busy worker (a backend call that blocks
+// cannot hold up requests queued after it) until maxWorkersPerConn are
+// busy.
 func (sc *serverConn) dispatch(j *job) {
-	sc.inflight.Add(1)
-	if sc.idle.Load() == 0 && sc.workers < maxWorkersPerConn {
-		sc.workers++
-		go sc.worker()
+	for {
+		n := sc.idle.Load()
+		if n == 0 {
+			if sc.workers < maxWorkersPerConn {
+				sc.workers++
+				go sc.worker()
+			}
+			break
+		}
+		if sc.idle.CompareAndSwap(n, n-1) {
+			break
+		}
 	}
 	sc.jobs <- j
 }
 
 func (sc *serverConn) worker() {
-	for {
-		sc.idle.Add(1)
-		j, ok := <-sc.jobs
-		sc.idle.Add(-1)
-		if !ok {
-			return
-		}
-		sc.run(j)
-		if j.buf != nil {
-			if j.req.Type == CmdRead || j.req.Type == CmdWrite {
-				sc.releaseMem(int64(j.req.Length))
-			}
-			putBuf(j.buf)
-			j.buf = nil
-		}
-		jobPool.Put(j)
-		sc.inflight.Done()
+	for j := range sc.jobs {
+		sc.run(j) // hands j to the writer
+		sc.idle.Add(1) // available: dispatch may claim us
 	}
 }
 
-// run performs one request and sends its reply.
+// run performs one request and queues its reply; the writer then owns j.
 func (sc *serverConn) run(j *job) {
 	r := &j.req
 	b := sc.exp.Backend
@@ -537,11 +606,19 @@ func (sc *serverConn) run(j *job) {
 	var err error
 	switch r.Type {
 	case CmdRead:
+		if sc.viewer != nil && n > 0 {
+			// No copy: the backend's own bytes go to the socket.
+			if data, ok := sc.viewer.View(off, int(n)); ok {
+				sc.sendRead(j, data)
+				return
+			}
+		}
+		j.buf = getBuf(int(n))
 		if n > 0 {
 			_, err = b.ReadAt(*j.buf, off)
 		}
 		if err == nil {
-			sc.sendRead(j)
+			sc.sendRead(j, *j.buf)
 			return
 		}
 	case CmdWrite:
@@ -620,14 +697,56 @@ func toErrno(err error) Errno {
 	return EIO
 }
 
+// send queues j's reply (j.vecs[:nvec]) for the writer, which then owns j.
+func (sc *serverConn) send(j *job, nvec int) {
+	j.nvec = nvec
+	sc.replies <- j
+}
+
+// writer sends the queued replies: each whole, as many as are ready in one
+// writev, then finishes their jobs.
+func (sc *serverConn) writer() {
+	defer close(sc.wdone)
+	batch := make([]*job, 0, maxRepliesPerWrite)
+	vecs := make([][]byte, 0, 2*maxRepliesPerWrite)
+	for j := range sc.replies {
+		batch = append(batch[:0], j)
+	gather:
+		for len(batch) < maxRepliesPerWrite {
+			select {
+			case j, ok := <-sc.replies:
+				if !ok {
+					break gather
+				}
+				batch = append(batch, j)
+			default:
+				break gather
+			}
+		}
+		vecs = vecs[:0]
+		for _, j := range batch {
+			vecs = append(vecs, j.vecs[:j.nvec]...)
+		}
+		sc.write(vecs)
+		clear(vecs[:cap(vecs)])
+		for i, j := range batch {
+			sc.finish(j)
+			batch[i] = nil
+		}
+	}
+}
+
 func (sc *serverConn) write(vecs [][]byte) {
 	sc.wmu.Lock()
-	defer sc.wmu.Unlock()
-	if sc.werr != nil {
+	dead := sc.werr != nil
+	sc.wmu.Unlock()
+	if dead {
 		return
 	}
 	if err := sc.c.Writev(vecs); err != nil {
+		sc.wmu.Lock()
 		sc.werr = err
+		sc.wmu.Unlock()
 		if !isQuietClose(err) {
 			sc.srv.logf("%s: writing reply: %v", sc.c.nc.RemoteAddr(), err)
 		}
@@ -645,34 +764,32 @@ func (sc *serverConn) reply(j *job, errno Errno) {
 		be32(j.hdr[20:], uint32(errno))
 		j.hdr[24], j.hdr[25] = 0, 0
 		j.vecs[0] = j.hdr[:26]
-		sc.write(j.vecs[:1])
+		sc.send(j, 1)
 		return
 	}
 	putSimpleReply(j.hdr[:], errno, j.req.Cookie)
 	j.vecs[0] = j.hdr[:simpleReplySize]
-	sc.write(j.vecs[:1])
+	sc.send(j, 1)
 }
 
 // replyNow answers from the reader goroutine (invalid requests).
 func (sc *serverConn) replyNow(req Request, errno Errno) bool {
-	j := jobPool.Get().(*job)
-	j.req = req
-	sc.reply(j, errno)
-	jobPool.Put(j)
+	sc.reply(sc.newJob(req), errno)
 	sc.wmu.Lock()
 	dead := sc.werr != nil
 	sc.wmu.Unlock()
 	return !dead
 }
 
-func (sc *serverConn) sendRead(j *job) {
-	data := *j.buf
+// sendRead sends data as the reply to the READ in j: header and payload in
+// one writev.
+func (sc *serverConn) sendRead(j *job, data []byte) {
 	if sc.sr && len(data) == 0 {
 		// An OFFSET_DATA chunk must carry at least one byte: answer an
 		// empty read with NONE, as qemu-nbd does.
 		putChunkHeader(j.hdr[:], ChunkFlagDone, ChunkNone, j.req.Cookie, 0)
 		j.vecs[0] = j.hdr[:chunkHeaderSize]
-		sc.write(j.vecs[:1])
+		sc.send(j, 1)
 		return
 	}
 	if sc.sr {
@@ -685,7 +802,7 @@ func (sc *serverConn) sendRead(j *job) {
 		j.vecs[0] = j.hdr[:simpleReplySize]
 	}
 	j.vecs[1] = data
-	sc.write(j.vecs[:2])
+	sc.send(j, 2)
 }
 
 func (sc *serverConn) sendBlockStatus(j *job) error {
@@ -749,6 +866,6 @@ func (sc *serverConn) sendBlockStatus(j *job) error {
 	putChunkHeader(j.hdr[:], ChunkFlagDone, ChunkBlockStatus, j.req.Cookie, uint32(len(p)))
 	j.vecs[0] = j.hdr[:chunkHeaderSize]
 	j.vecs[1] = p
-	sc.write(j.vecs[:2])
+	sc.send(j, 2)
 	return nil
 }

@@ -57,6 +57,26 @@ func halve(v, lo, align int) int {
 
 func double(v, hi int) int { return min(v*2, hi) }
 
+// onKeys takes a key message. Keys typed faster than the terminal is
+// read (a slow link, tmux send-keys) arrive as one message of several
+// runes ("2++"): outside a text field each is a key of its own, so none
+// is lost.
+func (m *Model) onKeys(k tea.KeyMsg) tea.Cmd {
+	if k.Type != tea.KeyRunes || len(k.Runes) < 2 || k.Paste || k.Alt {
+		return m.onKey(k)
+	}
+	var cmds []tea.Cmd
+	for i := range k.Runes {
+		if m.state == stInput || (m.state == stPicker && m.picker.list.SettingFilter()) {
+			// The rest is text for the field.
+			cmds = append(cmds, m.onKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: k.Runes[i:]}))
+			break
+		}
+		cmds = append(cmds, m.onKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: k.Runes[i : i+1]}))
+	}
+	return tea.Batch(cmds...)
+}
+
 func (m *Model) onKey(k tea.KeyMsg) tea.Cmd {
 	if k.String() == "ctrl+c" {
 		return m.quit()
@@ -71,6 +91,9 @@ func (m *Model) onKey(k tea.KeyMsg) tea.Cmd {
 	case stHelp:
 		if key.Matches(k, keyClose) {
 			m.state = stNormal
+			return nil
+		}
+		if m.scrollHelp(k) {
 			return nil
 		}
 	}
@@ -92,6 +115,7 @@ func (m *Model) onKey(k tea.KeyMsg) tea.Cmd {
 			m.state = stNormal
 		} else {
 			m.state = stHelp
+			m.helpOff = 0
 		}
 	case key.Matches(k, km.NextSide), key.Matches(k, km.PrevSide):
 		m.focus = 1 - m.focus
@@ -183,8 +207,14 @@ func (m *Model) onKey(k tea.KeyMsg) tea.Cmd {
 // shows it at once, and queues the engine call.
 func (m *Model) change(side int, setting, value string) tea.Cmd {
 	sc := m.cfg.Sides[side]
+	before := sc.Get(setting)
 	if err := sc.Set(setting, value); err != nil {
 		m.setErr(err)
+		return nil
+	}
+	if sc.Get(setting) == before {
+		// Nothing to change: no engine call, no "2m→2m" marker.
+		m.setMsg(msgInfo, fmt.Sprintf("%s %s is %s already", sc.Name, setting, before))
 		return nil
 	}
 	ch := engine.Change{Side: side, Setting: setting, Value: value}
@@ -224,7 +254,11 @@ func (m *Model) gap() tea.Cmd {
 		return a
 	}
 	b := m.change(1, engine.SetSndBuf, "2m")
-	if m.msg.kind != msgError {
+	switch {
+	case m.msg.kind == msgError:
+	case a == nil && b == nil:
+		m.setMsg(msgInfo, "gap: A is at macOS's 8k and B at 2m already — watch syscalls per 2 MiB")
+	default:
 		m.setMsg(msgInfo, "gap: A at macOS's 8k, B at 2m — watch syscalls per 2 MiB")
 	}
 	return tea.Batch(a, b)
@@ -305,6 +339,12 @@ func (m *Model) inputKey(k tea.KeyMsg) tea.Cmd {
 		}
 		if m.inputKind == inputSndBuf {
 			side := m.focus
+			if sc := m.cfg.Sides[side]; sc.Set(engine.SetSndBuf, v) == nil && sc.Get(engine.SetSndBuf) == m.cfg.Sides[side].Get(engine.SetSndBuf) {
+				m.state = stNormal
+				m.input.Blur()
+				m.setMsg(msgInfo, fmt.Sprintf("%s sndbuf is %s already", sc.Name, sc.Get(engine.SetSndBuf)))
+				return nil
+			}
 			ch := engine.Change{Side: side, Setting: engine.SetSndBuf, Value: v}
 			m.inputBusy = true
 			m.inputErr = ""

@@ -273,11 +273,17 @@ func (c *charts) maxOf(d chartDef, t0, t1 float64) float64 {
 	return mx
 }
 
-func chartTitle(d chartDef, unit string) string {
-	switch d.unit {
-	case unitCalls:
+// chartTitle names a chart; short is the form for a narrow terminal,
+// where the legend's figures matter more.
+func chartTitle(d chartDef, unit string, short bool) string {
+	switch {
+	case d.unit == unitCalls && short:
+		return "recv calls per 2 MiB"
+	case d.unit == unitCalls:
 		return "syscalls per 2 MiB (" + unit + ", receiving side)"
-	case unitCores:
+	case d.unit == unitCores && short:
+		return "CPU (" + unit + ")"
+	case d.unit == unitCores:
 		return "CPU (" + unit + " busy, user+sys)"
 	}
 	return d.name + " (" + unit + ")"
@@ -349,11 +355,12 @@ func (c *charts) sideOf(name string) int {
 	return -1
 }
 
-// titleLine is "throughput (GiB/s)  A ── 1.52  B ━━ 4.10".
+// titleLine is "throughput (GiB/s)  A ── 1.52  B ━━ 4.10", with the
+// paging hint on the right. When it does not fit, the title and then the
+// hint get shorter, so that the legend's figures stay readable.
 func (c *charts) titleLine(d chartDef, sc scale, pageHint bool, total, shown int) string {
 	st := c.com.styles
 	var b strings.Builder
-	b.WriteString(st.Title.Render(chartTitle(d, sc.unit)))
 	for side := 0; side < 2; side++ {
 		b.WriteString("  ")
 		b.WriteString(st.Side[side].Render(c.names[side]))
@@ -377,11 +384,27 @@ func (c *charts) titleLine(d chartDef, sc scale, pageHint bool, total, shown int
 			}
 		}
 	}
-	left := b.String()
+	legend := b.String()
+	full, short := st.Title.Render(chartTitle(d, sc.unit, false)), st.Title.Render(chartTitle(d, sc.unit, true))
+	hints := []string{""}
 	if pageHint {
-		return spread(left, st.Dim.Render(fmt.Sprintf("showing %d of %d · v next", shown, total)), c.width)
+		hints = []string{
+			st.Dim.Render(fmt.Sprintf("showing %d of %d · v next", shown, total)),
+			st.Dim.Render(fmt.Sprintf("%d of %d · v", shown, total)),
+		}
 	}
-	return clip(left, c.width)
+	for _, hint := range hints {
+		for _, title := range []string{full, short} {
+			left := title + legend
+			if hint == "" && ansi.StringWidth(left) <= c.width {
+				return left
+			}
+			if hint != "" && ansi.StringWidth(left)+2+ansi.StringWidth(hint) <= c.width {
+				return spread(left, hint, c.width)
+			}
+		}
+	}
+	return clip(short+legend, c.width)
 }
 
 // plot renders one chart's rows: y labels, axis and series, with change

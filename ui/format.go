@@ -17,9 +17,11 @@ const na = "n/a"
 func sig(v float64) string {
 	a := math.Abs(v)
 	switch {
-	case a < 10:
+	// The bounds are where rounding carries into a fourth digit
+	// (9.996 is "10.0", not "10.00").
+	case a < 9.995:
 		return fmt.Sprintf("%.2f", v)
-	case a < 100:
+	case a < 99.95:
 		return fmt.Sprintf("%.1f", v)
 	default:
 		return fmt.Sprintf("%.0f", v)
@@ -34,12 +36,27 @@ func fig(f engine.Figure) string {
 	return sig(float64(f))
 }
 
-// rate prints a throughput figure in binary units (GiB/s, MiB/s).
+// rate prints a throughput figure in binary units (GiB/s, MiB/s) with
+// about three significant digits, like every other figure: "935 MiB/s",
+// "0.99 GiB/s" (not "1012.4 MiB/s", which then jumps to "1.02 GiB/s").
 func rate(f engine.Figure) string {
 	if !f.Known() {
 		return na
 	}
-	return units.FormatRate(float64(f))
+	v := float64(f)
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return na
+	}
+	names := [...]string{"B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s"}
+	i := 0
+	for i < len(names)-1 && math.Abs(v) >= 999.5 {
+		v /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%.0f B/s", v)
+	}
+	return sig(v) + " " + names[i]
 }
 
 // effSize prints an effective buffer size (from getsockopt); 0 is unknown.

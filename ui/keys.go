@@ -109,4 +109,5 @@ var (
 	keyMove   = key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "move"))
 	keyClose  = key.NewBinding(key.WithKeys("esc", "?", "q"), key.WithHelp("esc/?", "close help"))
 	keyForce  = key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit"))
+	keyScroll = key.NewBinding(key.WithKeys("up", "down", "pgup", "pgdown", "home", "end"), key.WithHelp("↑/↓", "scroll"))
 )

@@ -27,6 +27,11 @@ type panel struct {
 	clamp      *engine.Warning
 	warn       *engine.Warning // another warning about this side
 	crash      *engine.Crash
+
+	// rows is content() at width rowsW, kept for the rest of one frame
+	// (render measures the panel, then draws it); render clears it.
+	rows  []string
+	rowsW int
 }
 
 // panelWideInner is the inner width from which settings and figures sit
@@ -44,9 +49,35 @@ func (p *panel) observe(s engine.Sample) {
 			p.crash = nil // it runs again
 		}
 	}
-	if p.clamp != nil && !s.SndBuf.Clamped && s.T > p.clamp.T {
+	if p.clamp != nil && !p.anyClamped(s.SndBuf) && s.T > p.clamp.T {
 		p.clamp = nil // the buffer was changed or the limit lifted
 	}
+}
+
+// clamped reports whether the kernel gave a buffer less than requested:
+// the engine's flag, or the effective size below what the request yields
+// (twice the request where the kernel doubles it). The requested and the
+// effective size come from the same sample, so a change on its way does
+// not count.
+func (p *panel) clamped(req string, eff int) bool {
+	if eff <= 0 {
+		return false
+	}
+	b, err := engine.ParseBuf(req)
+	if err != nil || b.Kind != engine.BufSize || b.Bytes < 4096 {
+		return false // default, macos (tiny), external: not a request of ours
+	}
+	want := b.Bytes
+	if p.com.facts.Doubles {
+		want *= 2
+	}
+	return eff < want
+}
+
+// anyClamped reports whether any buffer of a sample is clamped.
+func (p *panel) anyClamped(b engine.Buffers) bool {
+	return b.Clamped || p.clamped(b.ServerRequested, b.ServerEffective) ||
+		p.clamped(b.ClientRequested, b.ClientEffective) || p.clamped(b.ClientRcvRequested, b.ClientRcvEffective)
 }
 
 func (p *panel) reset() {
@@ -108,7 +139,15 @@ func (p *panel) bufPair(req string, eff int, clamped bool) string {
 	return s
 }
 
+// content is the panel's rows at its width, computed once a frame.
 func (p *panel) content() []string {
+	if p.rows == nil || p.rowsW != p.width {
+		p.rows, p.rowsW = p.makeContent(), p.width
+	}
+	return p.rows
+}
+
+func (p *panel) makeContent() []string {
 	st := p.com.styles
 	iw := p.inner()
 	if iw < 4 {
@@ -119,6 +158,7 @@ func (p *panel) content() []string {
 	if p.last != nil {
 		buf = p.last.SndBuf
 	}
+	srvClamped := buf.Clamped || p.clamped(buf.ServerRequested, buf.ServerEffective)
 	srvReq := c.SndBuf.String()
 	if c.Target != "" {
 		srvReq = na
@@ -166,7 +206,7 @@ func (p *panel) content() []string {
 			perGiB, who = cliPerGiB, " (cli)"
 		}
 		rows = []string{
-			p.row("sndbuf", lw, p.bufPair(srvReq, buf.ServerEffective, buf.Clamped)),
+			p.row("sndbuf", lw, p.bufPair(srvReq, buf.ServerEffective, srvClamped)),
 			p.row("load", lw, fmt.Sprintf("%s · %d×%s · %s · %s", conns, c.InFlight, units.FormatSize(int64(c.RequestSize)), c.Workload, transport)),
 			p.row("rate", lw, st.Strong.Render(p.val(rate(tput)))+st.Dim.Render(" · ")+p.val(fig(perGiB))+st.Dim.Render(" cpu s/GiB"+who)),
 			p.row("calls", lw, st.Strong.Render(p.val(fig(calls)))+st.Dim.Render(" per 2MiB ("+recv+" recv)")),
@@ -191,9 +231,9 @@ func (p *panel) content() []string {
 			errs = fmt.Sprint(a.Errors)
 		}
 		left := []string{
-			p.row("server sndbuf", lwl, p.bufPair(srvReq, buf.ServerEffective, buf.Clamped)),
-			p.row("client sndbuf", lwl, p.bufPair(c.ClientSndBuf.String(), buf.ClientEffective, false)),
-			p.row("client rcvbuf", lwl, p.bufPair(c.ClientRcvBuf.String(), buf.ClientRcvEffective, false)),
+			p.row("server sndbuf", lwl, p.bufPair(srvReq, buf.ServerEffective, srvClamped)),
+			p.row("client sndbuf", lwl, p.bufPair(c.ClientSndBuf.String(), buf.ClientEffective, p.clamped(buf.ClientRequested, buf.ClientEffective))),
+			p.row("client rcvbuf", lwl, p.bufPair(c.ClientRcvBuf.String(), buf.ClientRcvEffective, p.clamped(buf.ClientRcvRequested, buf.ClientRcvEffective))),
 			p.row("connections", lwl, fmt.Sprint(c.Connections)),
 			p.row("request size", lwl, units.FormatSize(int64(c.RequestSize))),
 			p.row("in flight", lwl, fmt.Sprintf("%d per connection", c.InFlight)),
@@ -266,7 +306,7 @@ func (p *panel) View() string {
 	fill := p.width - 5 - ansi.StringWidth(title)
 	top := bst.Render(tl+hz) + " " + title + " " + bst.Render(strings.Repeat(hz, max(fill, 0))+tr)
 	lines := []string{top}
-	body := p.content()
+	body := append([]string(nil), p.content()...)
 	for len(body) < p.height-2 {
 		body = append(body, "")
 	}

@@ -14,11 +14,17 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"math"
+	"os"
+	"os/signal"
+	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -37,6 +43,11 @@ import (
 type Options struct {
 	// PresetName is shown in the header ("" for none).
 	PresetName string
+	// PresetConfig is the configuration of that preset: the header marks
+	// the preset modified (linux-gap*) when the pair's differs, also at
+	// the start (flags on top of the preset). Nil: the pair's
+	// configuration at the start.
+	PresetConfig *engine.Config
 	// Window is the time the charts show (default 60 s).
 	Window time.Duration
 
@@ -159,7 +170,7 @@ type (
 		items []PresetItem
 		err   error
 	}
-	stoppedMsg struct{ err error }
+	stoppedMsg struct{}
 )
 
 // Model is the explorer's root model. Use New.
@@ -188,6 +199,8 @@ type Model struct {
 	opSeq  int
 
 	state       state
+	helpOff     int  // first line of the help shown
+	helpMore    bool // the help did not fit (last frame)
 	input       textinput.Model
 	inputKind   inputKind
 	inputErr    string
@@ -200,11 +213,12 @@ type Model struct {
 	doneErr  error
 	closed   bool
 	quitting bool
-	stopped  bool
-	stopErr  error
+	stopper  *stopper
 
 	frame string
 	dirty bool
+
+	foot, footKey string // the last footer, and what it was drawn for
 }
 
 // New returns the explorer's model for a running pair.
@@ -220,6 +234,7 @@ func newModel(ctrl engine.Controller, opts Options) *Model {
 	m := &Model{
 		ctrl: ctrl, opts: opts, keys: DefaultKeyMap(), com: com,
 		updates: ctrl.Updates(),
+		stopper: &stopper{},
 		base:    pairState{cfg: cfg},
 		baseCfg: cfg,
 		preset:  opts.PresetName,
@@ -232,6 +247,9 @@ func newModel(ctrl engine.Controller, opts Options) *Model {
 			names[i] = string(rune('A' + i))
 		}
 		m.panels[i] = panel{com: com, idx: i}
+	}
+	if opts.PresetConfig != nil {
+		m.baseCfg = *opts.PresetConfig
 	}
 	m.header = header{com: com}
 	m.charts = newCharts(com, opts.Window.Seconds(), names)
@@ -258,14 +276,34 @@ func newModel(ctrl engine.Controller, opts Options) *Model {
 func Run(ctrl engine.Controller, opts Options) error {
 	m := newModel(ctrl, opts)
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithFPS(10))
-	final, err := p.Run()
-	fm, _ := final.(*Model)
-	if fm == nil || !fm.stopped {
-		if serr := ctrl.Stop(); err == nil {
-			err = serr
+	// A closed terminal (SIGHUP) ends the explorer like q, so that the
+	// pair is stopped and its socket directory removed (bubbletea handles
+	// SIGINT and SIGTERM itself; SIGHUP would kill the process outright).
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	ended := make(chan struct{})
+	go func() {
+		select {
+		case <-hup:
+			p.Quit()
+		case <-ended:
 		}
-	} else if err == nil {
-		err = fm.stopErr
+	}()
+	final, err := p.Run()
+	signal.Stop(hup)
+	close(ended)
+	fm, _ := final.(*Model)
+	// Stop the pair, or wait for the stop a quit key started: a second
+	// quit key leaves the program before it is done, and the children and
+	// their sockets must be gone when Run returns.
+	var serr error
+	if fm != nil {
+		serr = fm.stopper.stop(ctrl)
+	} else {
+		serr = ctrl.Stop()
+	}
+	if err == nil {
+		err = serr
 	}
 	if err == nil && fm != nil && fm.doneErr != nil {
 		err = fm.doneErr
@@ -330,7 +368,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		redraw = m.dirty
 		cmd = frameTick()
 	case tea.KeyMsg:
-		cmd = m.onKey(msg)
+		cmd = m.onKeys(msg)
 		redraw = true
 	case opDoneMsg:
 		cmd = m.onOpDone(msg)
@@ -339,7 +377,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.onPresets(msg)
 		redraw = true
 	case stoppedMsg:
-		m.stopErr = msg.err
 		return m, tea.Quit
 	default:
 		if m.state == stInput {
@@ -419,11 +456,24 @@ func (m *Model) onUpdate(u engine.Update) bool {
 			if w.Fix != "" {
 				t += " — " + w.Fix
 			}
+			if w.Kind == "cores" && m.com.facts.Cores > 0 {
+				// The engine's text does not fit one line of 80
+				// columns; the status line has one.
+				t = fmt.Sprintf("▲ %d cores: in concurrent mode the sides compete for CPU — m for alternate", m.com.facts.Cores)
+			}
 			m.setMsg(msgWarn, t)
 		}
 	case u.Done != nil:
 		m.done = true
 		m.doneErr = u.Done.Err
+		if m.quitting {
+			// The run ends because we stopped it: the engine reports
+			// its cancelled context, which is no failure.
+			if errors.Is(m.doneErr, context.Canceled) {
+				m.doneErr = nil
+			}
+			break
+		}
 		if u.Done.Err != nil {
 			m.setMsg(msgError, "the run failed: "+u.Done.Err.Error())
 		} else {
@@ -587,10 +637,24 @@ func (m *Model) quit() tea.Cmd {
 		return tea.Quit
 	}
 	m.quitting = true
-	m.stopped = true
 	m.setMsg(msgInfo, "stopping the pair…")
-	ctrl := m.ctrl
-	return func() tea.Msg { return stoppedMsg{err: ctrl.Stop()} }
+	ctrl, s := m.ctrl, m.stopper
+	return func() tea.Msg {
+		s.stop(ctrl)
+		return stoppedMsg{}
+	}
+}
+
+// stopper calls Controller.Stop once; a second caller waits for the first
+// call to finish and gets its result.
+type stopper struct {
+	once sync.Once
+	err  error
+}
+
+func (s *stopper) stop(c engine.Controller) error {
+	s.once.Do(func() { s.err = c.Stop() })
+	return s.err
 }
 
 // shortKeys is the footer for the current state.
@@ -603,6 +667,9 @@ func (m *Model) shortKeys() help.KeyMap {
 	case stPicker:
 		return modalKeys{keyEnter, keyFilter, keyMove, keyEsc}
 	case stHelp:
+		if m.helpMore {
+			return modalKeys{keyClose, keyScroll, m.keys.Quit}
+		}
 		return modalKeys{keyClose, m.keys.Quit}
 	}
 	k := m.keys
@@ -626,14 +693,24 @@ func (m *Model) shortKeys() help.KeyMap {
 
 // footer is the short help, most useful keys first: when it does not fit,
 // keys are dropped from the end, but help and quit stay.
+// It changes rarely: the last one is kept, by width and keys.
 func (m *Model) footer(w int) string {
 	b := m.shortKeys().ShortHelp()
+	var k strings.Builder
+	k.WriteString(strconv.Itoa(w))
+	for _, x := range b {
+		k.WriteString("\x00" + x.Help().Key + "\x01" + x.Help().Desc)
+	}
+	if k.String() == m.footKey {
+		return m.foot
+	}
 	hm := m.help
 	hm.Width = 0
 	for {
 		s := hm.ShortHelpView(b)
 		if ansi.StringWidth(s) <= w || len(b) <= 3 {
-			return clip(s, w)
+			m.footKey, m.foot = k.String(), clip(s, w)
+			return m.foot
 		}
 		b = append(b[:len(b)-3], b[len(b)-2:]...)
 	}

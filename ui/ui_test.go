@@ -355,10 +355,47 @@ func TestKeyPause(t *testing.T) {
 
 func TestKeyGap(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
+	h.press("2", "-") // B from 2m to 1m
+	h.settle()
 	h.press("g")
 	h.settle()
-	h.wantApplied(ch(0, "sndbuf", "macos"), ch(1, "sndbuf", "2m"))
-	h.wantView("macos → ")
+	h.wantApplied(ch(1, "sndbuf", "1m"), ch(0, "sndbuf", "macos"), ch(1, "sndbuf", "2m"))
+	h.wantView("macos → ", "gap: A at macOS's 8k, B at 2m")
+	// Set already: no calls (no "2m→2m" change markers).
+	h.press("g")
+	h.settle()
+	h.wantApplied(ch(1, "sndbuf", "1m"), ch(0, "sndbuf", "macos"), ch(1, "sndbuf", "2m"))
+	h.wantView("already")
+}
+
+// TestNoOpChange: a value the side has already is not sent to the engine
+// (which would draw a "2m→2m" change), from = too.
+func TestNoOpChange(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	h.press("2", "=")
+	h.typeText("2m")
+	cmd := h.press("enter")
+	if cmd != nil || h.m.state != stNormal {
+		t.Fatalf("= 2m on a side at 2m: cmd %v, state %v", cmd != nil, h.m.state)
+	}
+	h.wantView("B sndbuf is 2m already")
+	h.wantApplied()
+}
+
+// TestKeysInOneMessage: keys that arrive together ("2++", as tmux
+// send-keys or a slow link deliver them) are each a key; in a text field
+// they are text.
+func TestKeysInOneMessage(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	h.m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("2++")})
+	h.settle()
+	if h.m.focus != 1 || h.m.cfg.Sides[1].SndBuf.String() != "8m" {
+		t.Errorf("after \"2++\": focus %d, B sndbuf %s; want B at 8m", h.m.focus, h.m.cfg.Sides[1].SndBuf)
+	}
+	h.m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("1=64k")})
+	if h.m.state != stInput || h.m.input.Value() != "64k" || h.m.focus != 0 {
+		t.Errorf("after \"1=64k\": state %v, input %q, focus %d", h.m.state, h.m.input.Value(), h.m.focus)
+	}
 }
 
 func TestKeyClearLatencyCharts(t *testing.T) {
@@ -730,16 +767,27 @@ func TestClampWarning(t *testing.T) {
 	if !strings.Contains(right, "fix: sudo sysctl") {
 		t.Errorf("warning not in B's panel:\n%s", right)
 	}
-	// It goes when a later sample is no longer clamped.
+	// It stays while samples show the clamp: the engine does not set
+	// Clamped, but 2m gives 416k where the kernel doubles requests.
 	s := sample("B", 3, true)
 	s.SndBuf.Clamped = false
+	h.send(engine.Update{Sample: &s})
+	h.wantView("fix: sudo sysctl", "2m → 416k eff clamped")
+	// It goes when a later sample is no longer clamped.
+	s = sample("B", 4, true)
+	s.SndBuf.Clamped = false
+	s.SndBuf.ServerRequested, s.SndBuf.ServerEffective = "128k", 262144
 	h.send(engine.Update{Sample: &s})
 	if strings.Contains(h.view(), "fix: sudo") {
 		t.Error("clamp warning stays after the clamp is gone")
 	}
 	// A pair-level warning goes to the status line.
-	h.send(engine.Update{Warning: &engine.Warning{T: 4, Kind: "cores", Text: "2 cores: alternate is fairer", Fix: "press m"}})
+	h.send(engine.Update{Warning: &engine.Warning{T: 4, Kind: "other", Text: "2 cores: alternate is fairer", Fix: "press m"}})
 	h.wantView("▲ 2 cores: alternate is fairer — press m")
+	// The cores warning in words that fit 80 columns.
+	h.send(engine.Update{Warning: &engine.Warning{T: 4, Kind: "cores",
+		Text: "this machine has 2 cores: in concurrent mode the sides compete for CPU; alternate mode is fairer", Fix: "press m or use --mode alternate"}})
+	h.wantView("▲ 2 cores: in concurrent mode the sides compete for CPU — m for alternate")
 	// Another side warning shows in the panel too.
 	h.send(engine.Update{Warning: &engine.Warning{T: 5, Side: "A", Kind: "errors", Text: "A: 3 requests failed"}})
 	h.wantView("▲ A: 3 requests failed")

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
 	"nbdscope/engine"
@@ -22,6 +24,7 @@ func (m *Model) render() string {
 	st := m.com.styles
 	for i := range m.panels {
 		m.panels[i].focused = i == m.focus
+		m.panels[i].rows = nil // the state may have changed since the last frame
 	}
 
 	// Header.
@@ -194,7 +197,8 @@ func (m *Model) tooSmall() string {
 var figureHelp = [][2]string{
 	{"throughput", "payload bytes completed per second (READ data received, WRITE data acknowledged), GiB/s or MiB/s"},
 	{"calls/2MiB", "receive syscalls (read/recvmsg) of the process that receives the bulk data — the client for reads, the server for writes — per 2 MiB of payload: ~1 with a 2 MiB send buffer, ~10 at Linux's 208k default, ~256 at macOS's 8k"},
-	{"cpu", "user+system time of the client and the server process (getrusage): cores busy, and CPU seconds per GiB of payload"},
+	{"EAGAIN", "receive calls that found no data yet (EAGAIN), per 2 MiB, counted apart from the receive calls; strace -c counts both as read"},
+	{"cpu", "user+system time of the client and the server process (getrusage), per second the side's load ran (in alternate mode, its turns): cores busy, and CPU seconds per GiB of payload"},
 	{"sndbuf", "requested → effective SO_SNDBUF (getsockopt) of the server's data sockets; Linux doubles a request and clamps it to net.core.wmem_max"},
 	{"latency", "per request, p50 and p99 (l shows its chart)"},
 	{"n/a", "not measured (e.g. the server of an external target) — never shown as 0"},
@@ -218,7 +222,7 @@ func (m *Model) helpView(w, h int) string {
 	lines = append(lines, strings.Split(keys, "\n")...)
 	lines = append(lines, "", st.Title.Render("figures"))
 	for _, f := range figureHelp {
-		wrapped := wrap(f[1], max(w-13, 10), 3)
+		wrapped := wrap(f[1], max(w-13, 10), 8) // the help scrolls
 		for j, l := range wrapped {
 			lab := ""
 			if j == 0 {
@@ -227,5 +231,49 @@ func (m *Model) helpView(w, h int) string {
 			lines = append(lines, st.Label.Render(fmt.Sprintf(" %-11s ", lab))+l)
 		}
 	}
-	return clipLines(strings.Join(lines, "\n"), w, h)
+	// Too long for the area: it scrolls (↑/↓), and the last row says
+	// what is left.
+	m.helpMore = len(lines) > h && h >= 2
+	if !m.helpMore {
+		m.helpOff = 0
+		return clipLines(strings.Join(lines, "\n"), w, h)
+	}
+	rows := h - 1
+	m.helpOff = min(max(m.helpOff, 0), len(lines)-rows)
+	shown := lines[m.helpOff : m.helpOff+rows]
+	var more string
+	switch below := len(lines) - m.helpOff - rows; {
+	case below > 0 && m.helpOff > 0:
+		more = fmt.Sprintf("↑↓ %d more lines above, %d below", m.helpOff, below)
+	case below > 0:
+		more = fmt.Sprintf("↓ %d more lines (↓ or pgdn scrolls)", below)
+	default:
+		more = fmt.Sprintf("↑ %d more lines above", m.helpOff)
+	}
+	shown = append(shown, st.Dim.Render(more))
+	return clipLines(strings.Join(shown, "\n"), w, h)
+}
+
+// scrollHelp scrolls the help for a scroll key and reports whether k was
+// one. helpView keeps the offset in range.
+func (m *Model) scrollHelp(k tea.KeyMsg) bool {
+	if !key.Matches(k, keyScroll) {
+		return false
+	}
+	page := max(m.com.height/2, 1)
+	switch k.String() {
+	case "up":
+		m.helpOff--
+	case "down":
+		m.helpOff++
+	case "pgup":
+		m.helpOff -= page
+	case "pgdown":
+		m.helpOff += page
+	case "home":
+		m.helpOff = 0
+	case "end":
+		m.helpOff = 1 << 20
+	}
+	return true
 }

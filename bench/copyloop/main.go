@@ -32,7 +32,7 @@ import (
 )
 
 type side struct {
-	Calls          uint64  `json:"calls"`  // read(2) or write(2) calls, EINTR included
+	Calls          uint64  `json:"calls"` // read(2) or write(2) calls, EINTR included
 	CallsPer2MiB   float64 `json:"calls_per_2mib"`
 	UserS          float64 `json:"user_s"` // over the copy only
 	SysS           float64 `json:"sys_s"`
@@ -46,6 +46,7 @@ type result struct {
 	Bytes           uint64  `json:"bytes"`
 	Conns           int     `json:"conns"`
 	Chunk           int     `json:"chunk"`
+	Bufs            int     `json:"bufs"`             // reader buffers per connection, used in turn
 	SndBufRequested int     `json:"sndbuf_requested"` // 0 = OS default
 	SndBufEffective int     `json:"sndbuf_effective"`
 	Seconds         float64 `json:"seconds"`
@@ -62,6 +63,7 @@ func main() {
 		conns  = flag.Int("conns", 1, "connections (socketpairs)")
 		sndbuf = flag.String("sndbuf", "default", "writer SO_SNDBUF: default or a `SIZE` (Linux doubles it)")
 		chunkS = flag.String("chunk", "2m", "write and read `SIZE`")
+		nbufs  = flag.Int("bufs", 1, "reader: rotate reads over `N` buffers per connection, as N requests in flight would (1: one hot buffer)")
 		writer = flag.Bool("writer", false, "internal: be the writer (sockets on fd 3…)")
 		human  = flag.Bool("h", false, "print a line of text instead of JSON")
 	)
@@ -85,7 +87,7 @@ func main() {
 		check(err)
 		sb = int(n)
 	}
-	r := runReader(*conns, per, int(chunk), sb)
+	r := runReader(*conns, per, int(chunk), sb, max(*nbufs, 1))
 	if *human {
 		fmt.Printf("%.2f GiB/s  %.3f s  reader %.2f reads/2MiB %.3f s/GiB  writer %.2f writes/2MiB %.3f s/GiB  sndbuf %d\n",
 			r.GiBps, r.Seconds, r.Reader.CallsPer2MiB, r.Reader.CPUSPerGiB, r.Writer.CallsPer2MiB, r.Writer.CPUSPerGiB, r.SndBufEffective)
@@ -177,13 +179,15 @@ func runWriter(conns int, per uint64, chunk int) {
 	fmt.Println(string(b))
 }
 
-func runReader(conns int, per uint64, chunk, sndbuf int) result {
-	res := result{Bytes: per * uint64(conns), Conns: conns, Chunk: chunk, SndBufRequested: sndbuf}
+func runReader(conns int, per uint64, chunk, sndbuf, nbufs int) result {
+	res := result{Bytes: per * uint64(conns), Conns: conns, Chunk: chunk, Bufs: nbufs, SndBufRequested: sndbuf}
 	var mine []int
 	var theirs []*os.File
 	for i := 0; i < conns; i++ {
-		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 		check(err)
+		unix.CloseOnExec(fds[0])
+		unix.CloseOnExec(fds[1])
 		if sndbuf > 0 {
 			check(unix.SetsockoptInt(fds[1], unix.SOL_SOCKET, unix.SO_SNDBUF, sndbuf))
 		}
@@ -207,11 +211,14 @@ func runReader(conns int, per uint64, chunk, sndbuf int) result {
 	for _, f := range theirs {
 		f.Close()
 	}
-	bufs := make([][]byte, conns)
+	bufs := make([][][]byte, conns)
 	for i := range bufs {
-		bufs[i] = make([]byte, chunk)
-		for j := range bufs[i] {
-			bufs[i][j] = 1 // touch it: page faults are not part of the copy
+		for k := 0; k < nbufs; k++ {
+			b := make([]byte, chunk)
+			for j := range b {
+				b[j] = 1 // touch it: page faults are not part of the copy
+			}
+			bufs[i] = append(bufs[i], b)
 		}
 	}
 	u0, s0, _ := rusage()
@@ -224,9 +231,11 @@ func runReader(conns int, per uint64, chunk, sndbuf int) result {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b := bufs[i]
+			// Fill one buffer, then the next: what a client with
+			// len(bufs[i]) requests in flight does.
+			mine, k, off := bufs[i], 0, 0
 			for {
-				n, err := unix.Read(fd, b)
+				n, err := unix.Read(fd, mine[k][off:])
 				calls.Add(1)
 				if err == unix.EINTR {
 					continue
@@ -236,6 +245,9 @@ func runReader(conns int, per uint64, chunk, sndbuf int) result {
 					return
 				}
 				got.Add(uint64(n))
+				if off += n; off == chunk {
+					k, off = (k+1)%len(mine), 0
+				}
 			}
 		}()
 	}

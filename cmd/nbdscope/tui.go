@@ -61,9 +61,20 @@ func cmdTUI(args []string) error {
 	if !isatty.IsTerminal(os.Stdout.Fd()) && !isatty.IsCygwinTerminal(os.Stdout.Fd()) {
 		return usageErrorf("the explorer needs a terminal; 'nbdscope run' is the headless run")
 	}
-	opts := ui.Options{PresetName: lf.preset, Window: *window}
+	// The header names the preset, marked modified (linux-gap*) when the
+	// flags changed it. Without --preset it is the built-in default, which
+	// is the linux-gap preset: say so rather than "default", which the
+	// preset picker (p) does not list.
+	base, err := presetConfig(lf.preset)
+	if err != nil {
+		return err
+	}
+	opts := ui.Options{PresetName: lf.preset, PresetConfig: &base, Window: *window}
 	if opts.PresetName == "" {
 		opts.PresetName = "default"
+		if lg, err := presetConfig("linux-gap"); err == nil && lg.Sides == base.Sides && lg.Mode == base.Mode {
+			opts.PresetName = "linux-gap"
+		}
 	}
 	if tuiPresets != nil {
 		tuiPresets(&opts)
