@@ -10,6 +10,10 @@
 # one core each used over the MEASURE seconds. The target for the
 # controller is < 5% of one core.
 #
+# What the controller spends it on: run `NBDSCOPE_CPUPROFILE=FILE nbdscope`
+# and `go tool pprof -top BINARY FILE` (when this was written: ~2/3 drawing frames,
+# mostly the charts; ~1/10 the children's JSON control pipes).
+#
 # Usage: bench/ui-cpu.sh [BINARY]   (default: build ./cmd/nbdscope)
 # Environment: WARMUP (default 10), MEASURE (default 20), COLS, ROWS.
 # Linux only (/proc). Needs tmux.
@@ -22,7 +26,7 @@ cd "$(dirname "$0")/.."
 command -v tmux >/dev/null || { echo "ui-cpu: tmux not installed" >&2; exit 1; }
 [ -d /proc/self ] || { echo "ui-cpu: needs /proc (Linux)" >&2; exit 1; }
 
-dir=$(mktemp -d /tmp/nbdscope-uicpu.XXXXXX)
+dir=$(mktemp -d /tmp/nbuicpu.XXXXXX) # not /tmp/nbdscope-*, which is what nbdscope's socket directories look like
 sock="nbdscope-uicpu-$$"
 sockpath=""
 cleanup() {

@@ -19,7 +19,7 @@ func TestMain(m *testing.M) {
 }
 
 func testMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "nbdscope-e2e-bin-")
+	dir, err := os.MkdirTemp("", "nbe2e-bin-") // not nbdscope-*: that is what a leftover socket directory looks like
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1

@@ -142,7 +142,8 @@ type Buffers struct {
 	ClientEffective    int    `json:"client_effective"`
 	ClientRcvRequested string `json:"client_rcv_requested"`
 	ClientRcvEffective int    `json:"client_rcv_effective"`
-	// Clamped is set when the kernel gave less than was asked for.
+	// Clamped is set when the kernel gave the server's send buffer less
+	// than the request should give (platform.CheckClamp).
 	Clamped bool `json:"clamped,omitempty"`
 }
 

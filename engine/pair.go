@@ -331,8 +331,8 @@ func (p *Pair) checkClamp(s *side, setting string, which nbd.SockBuf, req, eff i
 	if !clamped {
 		return
 	}
-	p.warn(s.name, "clamp", fmt.Sprintf("%s %s: requested %s, effective %s — the kernel limit %s is lower",
-		s.name, setting, units.FormatSize(int64(req)), units.FormatSize(int64(eff)), c.Limit), c.Fix+"  (persist: "+c.Persist+" in "+c.Where+")")
+	p.warn(s.name, "clamp", fmt.Sprintf("%s %s: requested %s should give %s effective, the kernel gave %s: clamped by %s",
+		s.name, setting, units.FormatSize(int64(req)), units.FormatSize(int64(platform.ExpectedEffective(req))), units.FormatSize(int64(eff)), c.Limit), c.Fix+"  (persist: "+c.Persist+" in "+c.Where+")")
 }
 
 // restartWith restarts a side to apply a setting that needs new children.

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"nbdscope/engine/platform"
 	"nbdscope/nbd"
 )
 
@@ -97,6 +98,9 @@ func (p *Pair) pollSide(s *side, emit bool) {
 		sp := ProcessFigures(sd, bytes, busyBase)
 		smp.Server = &sp
 		smp.SndBuf.ServerEffective = sm.SndBuf
+		if r := bufRequest(sc.SndBuf); r > 0 && sm.SndBuf > 0 {
+			_, smp.SndBuf.Clamped = platform.CheckClamp(nbd.SendBuf, r, sm.SndBuf)
+		}
 		t.server = addCounters(t.server, sd)
 	} else {
 		smp.SndBuf.ServerRequested = "external"

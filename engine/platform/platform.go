@@ -91,6 +91,9 @@ func CheckClamp(which nbd.SockBuf, requested, effective int) (Clamp, bool) {
 	return c, true
 }
 
+// ExpectedEffective is the effective size an unclamped request gives.
+func ExpectedEffective(requested int) int { return expectedEffective(requested) }
+
 // Explain says in one line why an effective size differs from the request.
 func Explain(requested, effective int) string {
 	if requested <= 0 {
