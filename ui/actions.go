@@ -176,6 +176,10 @@ func (m *Model) onKey(k tea.KeyMsg) tea.Cmd {
 		return m.restart()
 	case key.Matches(k, km.Presets):
 		return m.openPicker()
+	case key.Matches(k, km.Baseline):
+		return m.openBaselinePicker()
+	case key.Matches(k, km.ClearBaseline):
+		m.clearBaseline()
 	case key.Matches(k, km.Save):
 		if m.opts.SavePreset == nil {
 			m.setMsg(msgWarn, "presets not available: saving needs the presets store")

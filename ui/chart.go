@@ -16,7 +16,8 @@ import (
 // that one time axis serves them all and a change's marker lines up in
 // every chart. Side A is drawn with light lines, side B with heavy ones
 // (readable without colour); a second series of a side (server CPU, p99)
-// is dashed.
+// is dashed. A baseline (a saved run, see baseline.go) is drawn dotted and
+// faint behind the live series.
 
 type unitKind int
 
@@ -93,10 +94,11 @@ type charts struct {
 	hist          [2]history
 	last          [2]*point // latest active point, for the legends
 	events        []engine.Event
-	now           float64 // seconds since the start
-	latency       bool    // show the latency chart
-	page          int     // first chart shown when not all fit
-	strip         bool    // the change strip was drawn (last View)
+	now           float64   // seconds since the start
+	latency       bool      // show the latency chart
+	page          int       // first chart shown when not all fit
+	strip         bool      // the change strip was drawn (last View)
+	base          *baseline // a saved run drawn behind (nil: none)
 }
 
 func newCharts(com *common, window float64, names [2]string) charts {
@@ -270,6 +272,16 @@ func (c *charts) maxOf(d chartDef, t0, t1 float64) float64 {
 			mx = v
 		}
 	}
+	if c.base != nil {
+		for _, s := range d.series {
+			if s.dashed {
+				continue
+			}
+			if v := c.base.in(s.side, t0, t1).maxIn(s.metric, t0, t1); !math.IsNaN(v) && (math.IsNaN(mx) || v > mx) {
+				mx = v
+			}
+		}
+	}
 	return mx
 }
 
@@ -385,6 +397,27 @@ func (c *charts) titleLine(d chartDef, sc scale, pageHint bool, total, shown int
 		}
 	}
 	legend := b.String()
+	// The baseline's figures (at the live run's elapsed time) follow,
+	// with its name when there is room.
+	legends := []string{legend}
+	if c.base != nil {
+		var bl strings.Builder
+		for _, s := range d.series {
+			if s.dashed {
+				continue
+			}
+			bl.WriteString("  ")
+			bl.WriteString(st.SideFaint[s.side].Render(c.names[s.side] + "'"))
+			bl.WriteString(" " + st.SideFaint[s.side].Render(baseGlyph(s.side)))
+			if p := c.base.at(s.side, c.now); p != nil && !math.IsNaN(p.v[s.metric]) {
+				bl.WriteString(" " + sig(p.v[s.metric]/sc.div))
+			} else {
+				bl.WriteString(" " + st.NA.Render(na))
+			}
+		}
+		named := bl.String() + st.Dim.Render(" (baseline "+c.base.name+")")
+		legends = []string{legend + named, legend + bl.String(), legend}
+	}
 	full, short := st.Title.Render(chartTitle(d, sc.unit, false)), st.Title.Render(chartTitle(d, sc.unit, true))
 	hints := []string{""}
 	if pageHint {
@@ -393,18 +426,20 @@ func (c *charts) titleLine(d chartDef, sc scale, pageHint bool, total, shown int
 			st.Dim.Render(fmt.Sprintf("%d of %d · v", shown, total)),
 		}
 	}
-	for _, hint := range hints {
-		for _, title := range []string{full, short} {
-			left := title + legend
-			if hint == "" && ansi.StringWidth(left) <= c.width {
-				return left
-			}
-			if hint != "" && ansi.StringWidth(left)+2+ansi.StringWidth(hint) <= c.width {
-				return spread(left, hint, c.width)
+	for _, lg := range legends {
+		for _, hint := range hints {
+			for _, title := range []string{full, short} {
+				left := title + lg
+				if hint == "" && ansi.StringWidth(left) <= c.width {
+					return left
+				}
+				if hint != "" && ansi.StringWidth(left)+2+ansi.StringWidth(hint) <= c.width {
+					return spread(left, hint, c.width)
+				}
 			}
 		}
 	}
-	return clip(short+legend, c.width)
+	return clip(short+legends[0], c.width)
 }
 
 // plot renders one chart's rows: y labels, axis and series, with change
@@ -424,19 +459,47 @@ func (c *charts) plot(d chartDef, sc scale, lines, labelW, plotW int, t0 float64
 		}
 		return fmt.Sprintf("%*.*f", labelW, sc.dec, v)
 	}
-	g := asciigraph.PlotMany(data,
-		asciigraph.Height(lines-1),
-		asciigraph.LowerBound(0),
-		asciigraph.UpperBound(sc.maxY),
-		asciigraph.Offset(2),
-		asciigraph.YAxisValueFormatter(label),
-		asciigraph.SeriesChars(sets...),
-	)
-	raw := strings.Split(g, "\n")
+	graph := func(data [][]float64, sets []asciigraph.CharSet) []string {
+		g := asciigraph.PlotMany(data,
+			asciigraph.Height(lines-1),
+			asciigraph.LowerBound(0),
+			asciigraph.UpperBound(sc.maxY),
+			asciigraph.Offset(2),
+			asciigraph.YAxisValueFormatter(label),
+			asciigraph.SeriesChars(sets...),
+		)
+		return strings.Split(g, "\n")
+	}
+	raw := graph(data, sets)
+	// The baseline is plotted on its own, on the same grid, and shows in
+	// the cells the live series leave empty: it is drawn behind them.
+	var braw []string
+	if c.base != nil {
+		var bdata [][]float64
+		var bsets []asciigraph.CharSet
+		seen := false
+		for _, s := range d.series {
+			if s.dashed {
+				continue
+			}
+			v := c.base.in(s.side, t0, t0+c.window).bucket(s.metric, t0, c.window, plotW, sc.div)
+			for _, x := range v {
+				seen = seen || !math.IsNaN(x)
+			}
+			bdata = append(bdata, v)
+			if s.side == 0 {
+				bsets = append(bsets, charsBaseA)
+			} else {
+				bsets = append(bsets, charsBaseB)
+			}
+		}
+		if seen {
+			braw = graph(bdata, bsets)
+		}
+	}
 	prefix := labelW + 2
 	width := prefix + plotW
-	out := make([]string, 0, lines)
-	for r := 0; r < lines; r++ {
+	padRow := func(raw []string, r int) []rune {
 		var row []rune
 		if r < len(raw) {
 			row = []rune(raw[r])
@@ -446,6 +509,21 @@ func (c *charts) plot(d chartDef, sc scale, lines, labelW, plotW int, t0 float64
 		}
 		for len(row) < width {
 			row = append(row, ' ')
+		}
+		return row
+	}
+	out := make([]string, 0, lines)
+	for r := 0; r < lines; r++ {
+		row := padRow(raw, r)
+		based := map[int]int{} // baseline cells: their side
+		if braw != nil {
+			brow := padRow(braw, r)
+			for x := prefix; x < width; x++ {
+				if row[x] == ' ' && brow[x] != ' ' {
+					row[x] = brow[x]
+					based[x] = baseSide(brow[x])
+				}
+			}
 		}
 		marked := map[int]int{}
 		for _, m := range marks {
@@ -472,9 +550,12 @@ func (c *charts) plot(d chartDef, sc scale, lines, labelW, plotW int, t0 float64
 		}
 		for x, ch := range row {
 			key, sty := -1, lipgloss.Style{}
+			bs, isBase := based[x]
 			switch {
 			case x < prefix:
 				key, sty = 10, st.Axis
+			case isBase:
+				key, sty = 30+bs, st.SideFaint[bs]
 			case ch == markRune:
 				if s, ok := marked[x]; ok {
 					key, sty = 20+s, st.SideFaint[0]
@@ -499,6 +580,14 @@ func (c *charts) plot(d chartDef, sc scale, lines, labelW, plotW int, t0 float64
 		out = append(out, strings.TrimRight(b.String(), " "))
 	}
 	return out
+}
+
+// baseSide tells a baseline glyph's side: B's are heavy.
+func baseSide(r rune) int {
+	if strings.ContainsRune(charsBaseB.Horizontal+charsBaseB.VerticalLine+charsBaseB.EndCap, r) {
+		return 1
+	}
+	return 0
 }
 
 // tickStep picks the time between axis labels: labels at least 8 cells apart.

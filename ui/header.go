@@ -19,6 +19,8 @@ type header struct {
 	mode     string
 	preset   string
 	modified bool
+	baseline string // "NAME (date)" of the baseline drawn, "" for none
+	baseName string // its name alone, when the date does not fit
 	state    string // running, finished, stopping…
 	elapsed  time.Duration
 }
@@ -48,6 +50,13 @@ func (h *header) View() string {
 		state = st.Warn.Render(state)
 	}
 	right := state + "  " + st.Strong.Render(elapsedClock(h.elapsed))
+	if h.baseline != "" {
+		bl := "  " + st.Label.Render("baseline: ") + st.Value.Render(h.baseline)
+		if ansi.StringWidth(left+bl)+1+ansi.StringWidth(right) > h.width && h.baseName != "" {
+			bl = "  " + st.Label.Render("baseline: ") + st.Value.Render(h.baseName)
+		}
+		left += bl
+	}
 	lines := []string{spread(left, right, h.width)}
 	if h.height > 1 {
 		lines = append(lines, clip(st.Dim.Render(h.platformLine()), h.width))

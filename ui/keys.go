@@ -29,11 +29,13 @@ type KeyMap struct {
 	Pause   key.Binding
 	Restart key.Binding
 
-	Presets key.Binding
-	Save    key.Binding
-	Clear   key.Binding
-	Latency key.Binding
-	Charts  key.Binding
+	Presets       key.Binding
+	Save          key.Binding
+	Baseline      key.Binding
+	ClearBaseline key.Binding
+	Clear         key.Binding
+	Latency       key.Binding
+	Charts        key.Binding
 
 	Help key.Binding
 	Quit key.Binding
@@ -68,11 +70,13 @@ func DefaultKeyMap() KeyMap {
 		Pause:   b([]string{" "}, "space", "pause/resume side"),
 		Restart: b([]string{"!"}, "!", "restart crashed side"),
 
-		Presets: b([]string{"p"}, "p", "presets"),
-		Save:    b([]string{"s"}, "s", "save preset"),
-		Clear:   b([]string{"x"}, "x", "clear charts"),
-		Latency: b([]string{"l"}, "l", "latency chart"),
-		Charts:  b([]string{"v"}, "v", "next charts"),
+		Presets:       b([]string{"p"}, "p", "presets"),
+		Save:          b([]string{"s"}, "s", "save preset"),
+		Baseline:      b([]string{"b"}, "b/B", "baseline: saved run / clear"),
+		ClearBaseline: b([]string{"B"}, "B", "clear baseline"),
+		Clear:         b([]string{"x"}, "x", "clear charts"),
+		Latency:       b([]string{"l"}, "l", "latency chart"),
+		Charts:        b([]string{"v"}, "v", "next charts"),
 
 		Help: b([]string{"?"}, "?", "help"),
 		Quit: b([]string{"q", "ctrl+c"}, "q", "quit"),
@@ -81,7 +85,7 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp is the footer line.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.NextSide, k.BufUp, k.BufExact, k.Gap, k.Pause, k.ConnDown, k.Charts, k.Presets, k.Help, k.Quit}
+	return []key.Binding{k.NextSide, k.BufUp, k.BufExact, k.Gap, k.Pause, k.ConnDown, k.Charts, k.Presets, k.Baseline, k.Help, k.Quit}
 }
 
 // FullHelp is the help screen, one column per group.
@@ -90,7 +94,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.NextSide, k.Pause, k.Restart, k.Mode, k.Quit},
 		{k.BufUp, k.BufExact, k.Gap, k.Transport, k.Workload},
 		{k.ConnDown, k.ReqDown, k.DepthDown},
-		{k.Latency, k.Charts, k.Clear, k.Presets, k.Save, k.Help},
+		{k.Latency, k.Charts, k.Clear, k.Presets, k.Save, k.Baseline, k.Help},
 	}
 }
 

@@ -75,26 +75,43 @@ func (i pickItem) Title() string {
 func (i pickItem) Description() string { return i.p.Description }
 func (i pickItem) FilterValue() string { return i.p.Name }
 
-// picker is the preset list shown in the chart area.
+// picker is the preset list shown in the chart area; with runs set, the
+// list of saved runs to draw as a baseline (the `b` key).
 type picker struct {
 	com     *common
 	list    list.Model
 	loading bool
+	runs    bool
 }
 
 func newPicker(com *common) picker {
 	d := list.NewDefaultDelegate()
 	l := list.New(nil, d, 0, 0)
-	l.Title = "presets — enter applies to the running pair"
 	l.SetShowHelp(false)
 	l.DisableQuitKeybindings()
-	l.SetStatusBarItemName("preset", "presets")
-	return picker{com: com, list: l}
+	p := picker{com: com, list: l}
+	p.setRuns(false)
+	return p
+}
+
+// setRuns switches the picker between presets and saved runs.
+func (p *picker) setRuns(runs bool) {
+	p.runs = runs
+	if runs {
+		p.list.Title = "saved runs — enter draws one as the baseline"
+		p.list.SetStatusBarItemName("run", "runs")
+		return
+	}
+	p.list.Title = "presets — enter applies to the running pair"
+	p.list.SetStatusBarItemName("preset", "presets")
 }
 
 func (p *picker) SetSize(w, h int) { p.list.SetSize(max(w, 0), max(h, 0)) }
 
 func (p *picker) View() string {
+	if p.loading && p.runs {
+		return p.com.styles.Dim.Render("loading saved runs…")
+	}
 	if p.loading {
 		return p.com.styles.Dim.Render("loading presets…")
 	}
@@ -107,6 +124,7 @@ func (m *Model) openPicker() tea.Cmd {
 		return nil
 	}
 	m.state = stPicker
+	m.picker.setRuns(false)
 	m.picker.loading = true
 	load := m.opts.LoadPresets
 	return func() tea.Msg {
@@ -116,7 +134,7 @@ func (m *Model) openPicker() tea.Cmd {
 }
 
 func (m *Model) onPresets(msg presetsMsg) {
-	if m.state != stPicker {
+	if m.state != stPicker || m.picker.runs {
 		return
 	}
 	m.picker.loading = false
@@ -150,7 +168,7 @@ func (m *Model) onPresets(msg presetsMsg) {
 
 func (m *Model) pickerKey(k tea.KeyMsg) tea.Cmd {
 	if m.picker.loading {
-		if k.String() == "esc" || k.String() == "q" {
+		if k.String() == "esc" || k.String() == "q" || (m.picker.runs && k.String() == "b") {
 			m.state = stNormal
 		}
 		return nil
@@ -160,16 +178,24 @@ func (m *Model) pickerKey(k tea.KeyMsg) tea.Cmd {
 		m.picker.list, cmd = m.picker.list.Update(k)
 		return cmd
 	}
+	toggle := "p"
+	if m.picker.runs {
+		toggle = "b"
+	}
 	switch k.String() {
-	case "esc", "q", "p":
+	case "esc", "q", toggle:
 		if m.picker.list.IsFiltered() && k.String() == "esc" {
 			break // esc clears the filter first
 		}
 		m.state = stNormal
 		return nil
 	case "enter":
-		it, ok := m.picker.list.SelectedItem().(pickItem)
+		sel := m.picker.list.SelectedItem()
 		m.state = stNormal
+		if it, ok := sel.(runPickItem); ok {
+			return m.chooseRun(it)
+		}
+		it, ok := sel.(pickItem)
 		if !ok {
 			return nil
 		}

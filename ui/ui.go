@@ -63,6 +63,13 @@ type Options struct {
 	// OverwritePreset replaces a preset after the user confirmed it. When
 	// nil, an existing name cannot be overwritten from the UI.
 	OverwritePreset func(name string, cfg engine.Config) error
+
+	// LoadRuns lists the saved runs for the baseline picker (`b`); one
+	// broken run file may come back as an error beside the others.
+	LoadRuns func() ([]RunItem, error)
+	// LoadRun reads a saved run, drawn faintly behind the live series as
+	// a baseline. With either hook nil, `b` says runs are not available.
+	LoadRun func(name string) (engine.Report, error)
 }
 
 // PresetItem is one entry of the preset picker.
@@ -375,6 +382,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		redraw = true
 	case presetsMsg:
 		m.onPresets(msg)
+		redraw = true
+	case runsMsg:
+		m.onRuns(msg)
+		redraw = true
+	case baselineMsg:
+		m.onBaseline(msg)
 		redraw = true
 	case stoppedMsg:
 		return m, tea.Quit

@@ -37,6 +37,10 @@ func (m *Model) render() string {
 	m.header.preset = m.preset
 	m.header.modified = m.preset != "" && (m.cfg.Sides != m.baseCfg.Sides || m.cfg.Mode != m.baseCfg.Mode)
 	m.header.elapsed = m.elapsed
+	m.header.baseline, m.header.baseName = "", ""
+	if b := m.charts.base; b != nil {
+		m.header.baseline, m.header.baseName = b.label(), b.name
+	}
 	switch {
 	case m.quitting:
 		m.header.state = "stopping…"
@@ -202,6 +206,7 @@ var figureHelp = [][2]string{
 	{"sndbuf", "requested → effective SO_SNDBUF (getsockopt) of the server's data sockets; Linux doubles a request and clamps it to net.core.wmem_max"},
 	{"latency", "per request, p50 and p99 (l shows its chart)"},
 	{"n/a", "not measured (e.g. the server of an external target) — never shown as 0"},
+	{"baseline", "A' ┈┈ and B' ┉┉: a saved run (b), drawn faintly behind the live series at the same time since its start; the legend shows its figure at the live run's elapsed time"},
 	{"markers", "┊ in the charts and A/B on the time axis: a change took effect there"},
 }
 

@@ -38,7 +38,8 @@ var startEngine = func(ctx context.Context, cfg engine.Config) (engine.Controlle
 }
 
 // tuiPresets fills the explorer's preset hooks (the p and s keys:
-// LoadPresets, SavePreset, OverwritePreset, optionally ApplyPreset). The
+// LoadPresets, SavePreset, OverwritePreset, optionally ApplyPreset) and
+// the baseline hooks (the b key: LoadRuns, LoadRun). The
 // presets wiring sets it; left nil, those keys say presets are not
 // available.
 var tuiPresets func(opts *ui.Options)

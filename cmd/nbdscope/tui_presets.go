@@ -9,7 +9,7 @@ import (
 	"nbdscope/ui"
 )
 
-// The explorer's p and s keys use the presets store.
+// The explorer's p and s keys use the presets store, and b its saved runs.
 func init() {
 	tuiPresets = func(o *ui.Options) {
 		st, err := presets.DefaultStore()
@@ -34,5 +34,25 @@ func init() {
 			}
 		}
 		o.SavePreset, o.OverwritePreset = save(false), save(true)
+		// The b key: a saved run as the charts' baseline.
+		o.LoadRuns = func() ([]ui.RunItem, error) {
+			runs, errs := st.Runs()
+			items := make([]ui.RunItem, len(runs))
+			for i, r := range runs {
+				items[i] = ui.RunItem{Name: r.Name, Time: r.Time, Preset: r.Preset,
+					Throughput: [2]engine.Figure{engine.Unknown, engine.Unknown}}
+				for k := 0; k < len(r.Sides) && k < 2; k++ {
+					items[i].Throughput[k] = r.Sides[k].ThroughputBps
+				}
+			}
+			return items, errors.Join(errs...)
+		}
+		o.LoadRun = func(name string) (engine.Report, error) {
+			rf, err := st.Run(name)
+			if err != nil {
+				return engine.Report{}, err
+			}
+			return rf.Report, nil
+		}
 	}
 }
