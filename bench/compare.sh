@@ -77,13 +77,13 @@ done
 
 # report RAW: the markdown tables and bars of a raw.tsv
 report() {
-echo
-echo "## nbdscope compare"
-echo
-cat "$(dirname "$1")/meta.txt" 2>/dev/null || true
-echo "CPU = user+sys seconds per GiB; calls = read/write system calls per 2 MiB (client: receive, server: send), counted by the process itself; RSS = peak VmHWM."
-echo
-awk -F'\t' -v conns="$CONNS" '
+	echo
+	echo "## nbdscope compare"
+	echo
+	cat "$(dirname "$1")/meta.txt" 2>/dev/null || true
+	echo "CPU = user+sys seconds per GiB; calls = read/write system calls per 2 MiB (client: receive, server: send), counted by the process itself; RSS = peak VmHWM."
+	echo
+	awk -F'\t' '
 function median(s,   n, a, i, j, t) {
 	n = split(s, a, " ")
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
@@ -283,7 +283,7 @@ sample_children() {
 	while kill -0 "$parent" 2>/dev/null; do
 		for c in $(pgrep -P "$parent" 2>/dev/null); do
 			local role h
-			role=$(tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null | awk '{print $3}') || continue
+			role=$({ tr '\0' ' ' <"/proc/$c/cmdline"; } 2>/dev/null | awk '{print $3}') || continue
 			h=$(hwm_kib "$c")
 			[ -n "$role" ] && [ "$h" != - ] && echo "$c $role $h"
 		done >>"$f"

@@ -148,7 +148,9 @@ func TestSyscallCountsAgreeWithStrace(t *testing.T) {
 			ours := io.RecvCalls + io.RecvEAGAIN
 			// strace also sees the few reads of the command pipe and the
 			// close of the connection, and the writes of the replies.
-			if !within(ours, st["read"], 0.03) {
+			// strace also sees the command pipe's reads and the final EOF:
+			// a handful, which matter only when the run was short.
+			if !within(ours, st["read"], 0.03) && absDiff(ours, st["read"]) > 20 {
 				t.Errorf("receive calls: engine %d (+%d EAGAIN = %d), strace read %d: off by more than 3%%", io.RecvCalls, io.RecvEAGAIN, ours, st["read"])
 			}
 			// Sends are few (one request header each) and strace also sees

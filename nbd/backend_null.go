@@ -59,8 +59,8 @@ func (n *Null) ReadAt(p []byte, off int64) (int, error) {
 	return len(p), nil
 }
 
-// View returns n bytes of fill without copying them: a read-only slice the
-// server writes to the socket as it is (see Viewer).
+// View returns length bytes of fill without copying them: a read-only
+// slice the server writes to the socket as it is (see Viewer).
 func (n *Null) View(off int64, length int) ([]byte, bool) {
 	if length < 0 || length > MaxPayload || backendCheckRange("null", "read", off, int64(length), n.size) != nil {
 		return nil, false
@@ -82,17 +82,18 @@ func (n *Null) View(off int64, length int) ([]byte, bool) {
 			copy(b[k:], b[:k])
 		}
 	}
+	nb := &b // never written again once published
 	for {
 		old := n.view.Load()
 		if old != nil && len(*old) >= size {
-			b = *old
+			nb = old
 			break
 		}
-		if n.view.CompareAndSwap(old, &b) {
+		if n.view.CompareAndSwap(old, nb) {
 			break
 		}
 	}
-	return b[:length:length], true
+	return (*nb)[:length:length], true
 }
 
 // WriteAt discards p.

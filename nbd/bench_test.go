@@ -4,6 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -142,12 +145,16 @@ func runRing(b *testing.B, cmd uint16, c benchCase) {
 	}
 	b.SetBytes(int64(c.size))
 	b.ReportAllocs()
+	cpu0 := processCPU()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		r.step()
 	}
 	r.drain()
 	b.StopTimer()
+	// Both ends run in this process: CPU per request is what the loop
+	// costs, whatever the machine's other load does to ns/op.
+	b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 	st := cl.Conn().Stats()
 	if payload := float64(st.RecvBytes + st.SendBytes); payload > 0 {
 		calls := st.RecvCalls
@@ -158,12 +165,103 @@ func runRing(b *testing.B, cmd uint16, c benchCase) {
 	}
 }
 
+// processCPU is this process's user+system CPU time so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // BenchmarkReadPipelined reads from the null backend with 8 requests in
 // flight on one connection.
 func BenchmarkReadPipelined(b *testing.B) {
 	for _, c := range readCases {
 		b.Run(c.name, func(b *testing.B) { runRing(b, CmdRead, c) })
 	}
+}
+
+// BenchmarkReadCallback is BenchmarkReadPipelined with completions
+// delivered to Op.Done, which sends the next read from the client's reader
+// goroutine (how the load process reads): no goroutine wakes per request.
+func BenchmarkReadCallback(b *testing.B) {
+	for _, c := range []benchCase{readCases[0], readCases[2]} {
+		b.Run(c.name, func(b *testing.B) {
+			cl := benchPair(b, NewNull(64<<30, DefaultNullFill), false, c.sndbuf, c.opts)
+			cb := newCallbackRing(b, cl, c.inFlight, c.size)
+			cb.run(2 * c.inFlight) // warm up
+			b.SetBytes(int64(c.size))
+			b.ReportAllocs()
+			cpu0 := processCPU()
+			b.ResetTimer()
+			cb.run(b.N)
+			b.StopTimer()
+			b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
+// callbackRing keeps len(ops) reads in flight, each sent again from its
+// own Done until n have been sent.
+type callbackRing struct {
+	tb   testing.TB
+	cl   *Client
+	ops  []*Op
+	left atomic.Int64 // requests still to send
+	off  atomic.Uint64
+	span uint64
+	wg   sync.WaitGroup
+	err  atomic.Value
+}
+
+func newCallbackRing(tb testing.TB, cl *Client, inFlight, size int) *callbackRing {
+	r := &callbackRing{tb: tb, cl: cl, span: uint64(cl.Size()) - uint64(size)}
+	for i := 0; i < inFlight; i++ {
+		op := NewOp()
+		op.Cmd = CmdRead
+		op.Buf = make([]byte, size)
+		op.Done = r.done
+		r.ops = append(r.ops, op)
+	}
+	return r
+}
+
+// run sends n reads and waits for them all.
+func (r *callbackRing) run(n int) {
+	r.left.Store(int64(n))
+	for _, op := range r.ops {
+		if !r.send(op) {
+			break
+		}
+	}
+	r.wg.Wait()
+	if err, ok := r.err.Load().(error); ok {
+		r.tb.Fatal(err)
+	}
+}
+
+func (r *callbackRing) send(op *Op) bool {
+	if r.left.Add(-1) < 0 {
+		return false
+	}
+	op.Offset = r.off.Add(uint64(len(op.Buf))) % r.span
+	r.wg.Add(1)
+	if err := r.cl.Start(op); err != nil {
+		r.err.Store(err)
+		r.wg.Done()
+		return false
+	}
+	return true
+}
+
+func (r *callbackRing) done(op *Op) {
+	if err := op.Err(); err != nil {
+		r.err.Store(err)
+	} else {
+		r.send(op)
+	}
+	r.wg.Done()
 }
 
 // BenchmarkWrite writes to the null backend with 8 requests in flight.
@@ -185,17 +283,20 @@ func TestSteadyStateAllocs(t *testing.T) {
 		t.Skip("the race detector makes sync.Pool drop items; allocation counts are meaningless")
 	}
 	cases := []struct {
-		name string
-		cmd  uint16
-		c    benchCase
+		name     string
+		cmd      uint16
+		c        benchCase
+		callback bool
 	}{
-		{"read-4KiB", CmdRead, readCases[0]},
-		{"read-2MiB", CmdRead, readCases[1]},
-		{"read-2MiB-simple", CmdRead, readCases[3]},
-		{"read-4KiB-64inflight", CmdRead, readCases[4]},
-		{"read-256KiB-64inflight", CmdRead, readCases[5]},
-		{"write-4KiB", CmdWrite, writeCases[0]},
-		{"write-2MiB", CmdWrite, writeCases[1]},
+		{"read-4KiB", CmdRead, readCases[0], false},
+		{"read-2MiB", CmdRead, readCases[1], false},
+		{"read-2MiB-simple", CmdRead, readCases[3], false},
+		{"read-4KiB-64inflight", CmdRead, readCases[4], false},
+		{"read-256KiB-64inflight", CmdRead, readCases[5], false},
+		{"write-4KiB", CmdWrite, writeCases[0], false},
+		{"write-2MiB", CmdWrite, writeCases[1], false},
+		{"read-4KiB-callback", CmdRead, readCases[0], true},
+		{"read-2MiB-callback", CmdRead, readCases[1], true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -208,6 +309,12 @@ func TestSteadyStateAllocs(t *testing.T) {
 			}
 			for i := 0; i < 20; i++ {
 				batch()
+			}
+			if tc.callback {
+				r.drain()
+				cb := newCallbackRing(t, cl, tc.c.inFlight, tc.c.size)
+				cb.run(20 * tc.c.inFlight)
+				batch = func() { cb.run(tc.c.inFlight) }
 			}
 			best := -1.0
 			for attempt := 0; attempt < 3 && best != 0; attempt++ {

@@ -142,11 +142,14 @@ func (cl *Client) Start(op *Op) error {
 		op.vecs[1] = op.Buf
 		vecs = op.vecs[:2]
 	}
+	cmd := op.Cmd
 	cl.wmu.Lock()
 	err := cl.c.Writev(vecs)
 	cl.wmu.Unlock()
+	// From here on op is not touched: its reply may already have arrived
+	// and a Done may be sending it again.
 	if err != nil {
-		cl.fail(fmt.Errorf("nbd: sending %s: %w", CmdName(op.Cmd), err))
+		cl.fail(fmt.Errorf("nbd: sending %s: %w", CmdName(cmd), err))
 		// fail completed op (it was registered) unless the reader
 		// already did; either way Wait returns an error.
 		return nil

@@ -78,6 +78,7 @@ type Conn struct {
 	rerr  error
 	rfn   func(fd uintptr) bool
 	wvecs [][]byte
+	wv    [][]byte // Writev's own copy of the caller's buffers
 	wn    int
 	werr  error
 	wfn   func(fd uintptr) bool
@@ -214,8 +215,13 @@ func (c *Conn) writeOnce(fd uintptr) bool {
 
 // Writev writes all of bufs, as few system calls as the socket allows: one
 // writev(2) with every buffer, repeated on what is left after a short write.
-// bufs is consumed (its slices are advanced).
+// bufs is read before the first system call and never after, nor changed:
+// Writev works on a copy. So a caller may reuse bufs (and a request whose
+// reply arrives before Writev returns may be sent again at once).
 func (c *Conn) Writev(bufs [][]byte) error {
+	c.wv = append(c.wv[:0], bufs...)
+	defer clear(c.wv) // hold no buffer after the call
+	bufs = c.wv
 	for len(bufs) > 0 {
 		// Drop empty leading buffers.
 		if len(bufs[0]) == 0 {

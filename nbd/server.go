@@ -591,7 +591,7 @@ func (sc *serverConn) dispatch(j *job) {
 
 func (sc *serverConn) worker() {
 	for j := range sc.jobs {
-		sc.run(j) // hands j to the writer
+		sc.run(j)      // hands j to the writer
 		sc.idle.Add(1) // available: dispatch may claim us
 	}
 }
