@@ -65,5 +65,6 @@ type loadSpec struct {
 	SndBuf      int    `json:"sndbuf"`
 	RcvBuf      int    `json:"rcvbuf"`
 	Verify      bool   `json:"verify"`
+	Consume     string `json:"consume"`
 	Paused      bool   `json:"paused"`
 }

@@ -123,7 +123,18 @@ type SideConfig struct {
 	Workload     string `json:"workload"`
 	ReadPercent  int    `json:"read_percent"` // for mixed
 	Verify       bool   `json:"verify,omitempty"`
+	// Consume is what the load process does with READ data: "copy" (copy
+	// it once, as a real client such as qemu-img uses what it reads) or
+	// "none" (a pure sink that drains the socket the instant data
+	// arrives, and so reads it in small pieces whatever the buffer).
+	Consume string `json:"consume,omitempty"`
 }
+
+// What the load process does with READ data (SideConfig.Consume).
+const (
+	ConsumeCopy = "copy"
+	ConsumeNone = "none"
+)
 
 // Config is a pair and how to run it.
 type Config struct {
@@ -157,7 +168,7 @@ func DefaultSide(name string) SideConfig {
 	return SideConfig{
 		Name: name, Backend: "null", Size: 64 << 30, Transport: "unix",
 		Connections: 1, RequestSize: 2 << 20, InFlight: 8,
-		Workload: WorkRead, ReadPercent: 70,
+		Workload: WorkRead, ReadPercent: 70, Consume: ConsumeCopy,
 	}
 }
 
@@ -241,6 +252,9 @@ func (s *SideConfig) Validate() error {
 	if !validWorkload(s.Workload) {
 		return fmt.Errorf("workload %q: want one of %s", s.Workload, strings.Join(Workloads, ", "))
 	}
+	if s.Consume != "" && s.Consume != ConsumeCopy && s.Consume != ConsumeNone {
+		return fmt.Errorf("consume %q: want copy or none", s.Consume)
+	}
 	if s.ReadPercent < 0 || s.ReadPercent > 100 {
 		return fmt.Errorf("read percent %d: want 0…100", s.ReadPercent)
 	}
@@ -268,6 +282,7 @@ const (
 	SetTransport    = "transport"
 	SetPaused       = "paused"
 	SetReadPercent  = "read-percent"
+	SetConsume      = "consume"
 )
 
 // Get returns a setting's current value in its text form.
@@ -291,6 +306,11 @@ func (s *SideConfig) Get(setting string) string {
 		return s.Transport
 	case SetReadPercent:
 		return strconv.Itoa(s.ReadPercent)
+	case SetConsume:
+		if s.Consume == "" {
+			return ConsumeNone
+		}
+		return s.Consume
 	}
 	return ""
 }
@@ -324,6 +344,8 @@ func (s *SideConfig) Set(setting, value string) error {
 		n.Transport = value
 	case SetReadPercent:
 		n.ReadPercent, err = strconv.Atoi(value)
+	case SetConsume:
+		n.Consume = value
 	case SetPaused:
 		return nil // not part of the configuration
 	default:

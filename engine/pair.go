@@ -166,7 +166,7 @@ func (p *Pair) startSide(i int) error {
 	}
 	lspec := loadSpec{URI: s.uri, Connections: sc.Connections, RequestSize: sc.RequestSize, InFlight: sc.InFlight,
 		Workload: sc.Workload, ReadPercent: sc.ReadPercent, SndBuf: bufRequest(sc.ClientSndBuf), RcvBuf: bufRequest(sc.ClientRcvBuf),
-		Verify: sc.Verify, Paused: true}
+		Verify: sc.Verify, Consume: sc.Consume, Paused: true}
 	c, _, err := spawn(p.opts.Exe, RoleLoad, sc.Name, lspec, p.opts.StartTimeout)
 	if err != nil {
 		if s.server != nil {
@@ -283,7 +283,7 @@ func (p *Pair) Apply(ch Change) error {
 	case SetInFlight:
 		cmd.Int = sc.InFlight
 		target = s.load
-	case SetWorkload, SetReadPercent:
+	case SetWorkload, SetReadPercent, SetConsume:
 		target = s.load
 	case SetTransport:
 		return p.restartWith(ch.Side, sc, ch.Setting, from, to)

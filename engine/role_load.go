@@ -24,6 +24,7 @@ type loadRole struct {
 	workload atomic.Int32 // index into Workloads
 	readPct  atomic.Int32
 	verify   bool
+	consume  atomic.Bool // copy each READ's data once, as a real client uses it
 
 	mu       sync.Mutex // guards conns, inflight, buffers, closedIO
 	conns    []*loadConn
@@ -68,6 +69,7 @@ func startLoadRole(ctx context.Context, spec loadSpec) (role, childMsg, error) {
 	r.reqSize.Store(int64(spec.RequestSize))
 	r.workload.Store(workloadIndex(spec.Workload))
 	r.readPct.Store(int32(spec.ReadPercent))
+	r.consume.Store(spec.Consume == ConsumeCopy)
 	r.gate.init(spec.Paused)
 	r.defSnd, _, _ = nbd.ProbeSocketBuffer(u.Network(), nbd.SendBuf, 0)
 	r.defRcv, _, _ = nbd.ProbeSocketBuffer(u.Network(), nbd.RecvBuf, 0)
@@ -135,6 +137,7 @@ type slot struct {
 	// gate for it; the worker sends it without preparing another.
 	ready bool
 	back  chan bool // callback → worker: the chain ended (true: connection dead)
+	sink  []byte
 }
 
 // worker keeps one request in flight. A READ is sent again from the
@@ -233,6 +236,12 @@ func (s *slot) prepare(alloc bool) bool {
 func (s *slot) done(op *nbd.Op) {
 	r := s.r
 	err := op.Err()
+	if err == nil && r.consume.Load() {
+		if cap(s.sink) < len(op.Buf) {
+			s.sink = make([]byte, len(op.Buf))
+		}
+		copy(s.sink, op.Buf)
+	}
 	r.account(s, err, time.Since(s.t0))
 	r.gate.leave()
 	if err != nil && s.cl.Err() != nil {
@@ -337,6 +346,12 @@ func (r *loadRole) set(c childCmd) childMsg {
 			return fail(fmt.Errorf("unknown workload %q", c.Value))
 		}
 		r.workload.Store(workloadIndex(c.Value))
+		return childMsg{}
+	case SetConsume:
+		if c.Value != ConsumeCopy && c.Value != ConsumeNone {
+			return fail(fmt.Errorf("consume %q: want copy or none", c.Value))
+		}
+		r.consume.Store(c.Value == ConsumeCopy)
 		return childMsg{}
 	case SetReadPercent:
 		v, err := strconv.Atoi(c.Value)

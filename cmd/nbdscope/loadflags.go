@@ -37,6 +37,7 @@ var perSide = []struct{ name, help string }{
 	{"in-flight", "requests in flight per connection (1…256)"},
 	{"workload", "read, write, randread, randwrite or mixed"},
 	{"read-percent", "share of reads in the mixed workload (0…100)"},
+	{"consume", "what the client does with read data: copy (like a real client) or none (a pure sink)"},
 	{"transport", "unix or tcp"},
 	{"target", "an NBD URI to load instead of a spawned server"},
 	{"backend", "spawned server backend: null, pattern, memory or file:PATH"},
