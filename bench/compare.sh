@@ -300,7 +300,11 @@ max_hwm() { awk -v r="$2" '$2 == r && $3 > m {m = $3} END {print (m ? m : "-")}'
 run_nbdscope() {
 	local name=$1 buf=$2 c=$3 rep=$4 target=${5:-} tag="$1-$2-$3-$4" args
 	tag=${tag//\//_}
-	args=(run --duration "${DURATION}s" --json --mode alternate)
+	# --consume none: the load process drains the socket like the copy
+	# loop's reader and like qemu-img/nbdcopy writing to null, so the
+	# rows compare like with like (the explorer's default copies each
+	# read once, as a client that uses its data).
+	args=(run --duration "${DURATION}s" --json --mode alternate --consume none)
 	if [ -n "$target" ]; then
 		args+=(--target-a "$target" --connections-a "$c")
 	else
