@@ -1,10 +1,9 @@
 package engine
 
 import (
-	"os"
-	"os/exec"
 	"testing"
 
+	"nbdscope/internal/testbin"
 	"nbdscope/nbd"
 )
 
@@ -12,10 +11,5 @@ func probeSocket(n int) (int, int, error) { return nbd.ProbeSocketBuffer("unix",
 
 func needTool(t *testing.T, path string) {
 	t.Helper()
-	if _, err := exec.LookPath(path); err != nil {
-		if os.Getenv("NBDSCOPE_INTEROP") == "1" {
-			t.Fatalf("%s not installed (NBDSCOPE_INTEROP=1 requires it)", path)
-		}
-		t.Skipf("%s not installed (apt-get install strace time)", path)
-	}
+	testbin.Need(t, "apt-get install strace time qemu-utils nbdkit", path)
 }

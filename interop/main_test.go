@@ -12,12 +12,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"nbdscope/internal/testbin"
 )
 
 // Bounds that keep a broken tool or server from hanging the suite.
@@ -38,47 +39,21 @@ func TestMain(m *testing.M) {
 }
 
 func testMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "nbdscope-interop-")
+	bin, cleanup, err := testbin.Build("nbdscope-interop-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "interop:", err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
-	nbdscopeBin = filepath.Join(dir, "nbdscope")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, goTool(), "build", "-o", nbdscopeBin, "nbdscope/cmd/nbdscope")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "interop: building nbdscope: %v\n%s", err, out)
-		return 1
-	}
+	defer cleanup()
+	nbdscopeBin = bin
 	return m.Run()
-}
-
-// goTool finds the go command that runs this test.
-func goTool() string {
-	if p, err := exec.LookPath("go"); err == nil {
-		return p
-	}
-	if r := os.Getenv("GOROOT"); r != "" {
-		return filepath.Join(r, "bin", "go")
-	}
-	return filepath.Join(runtime.GOROOT(), "bin", "go")
 }
 
 // need skips the test when a tool is missing, or fails it when
 // NBDSCOPE_INTEROP=1 asks for every interop test to run.
 func need(t testing.TB, tools ...string) {
 	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			msg := fmt.Sprintf("interop: %s not installed (apt-get install qemu-utils libnbd-bin nbdkit fio)", tool)
-			if os.Getenv("NBDSCOPE_INTEROP") == "1" {
-				t.Fatalf("%s; NBDSCOPE_INTEROP=1 requires it", msg)
-			}
-			t.Skip(msg)
-		}
-	}
+	testbin.Need(t, "apt-get install qemu-utils libnbd-bin nbdkit fio", tools...)
 }
 
 // shortDir returns a temporary directory short enough for unix socket

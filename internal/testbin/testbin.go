@@ -1,0 +1,62 @@
+// Package testbin holds what the end-to-end test packages share: building
+// the nbdscope binary once per package, and skipping (or, in CI, failing)
+// a test whose external tool is missing.
+package testbin
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// Build compiles nbdscope/cmd/nbdscope into a new temporary directory named
+// after prefix and returns the binary's path and the function that removes
+// it again.
+func Build(prefix string) (bin string, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(dir) }
+	bin = filepath.Join(dir, "nbdscope")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, goTool(), "build", "-o", bin, "nbdscope/cmd/nbdscope")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("building nbdscope: %v\n%s", err, out)
+	}
+	return bin, cleanup, nil
+}
+
+// goTool finds the go command that runs this test.
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	if r := os.Getenv("GOROOT"); r != "" {
+		return filepath.Join(r, "bin", "go")
+	}
+	return filepath.Join(runtime.GOROOT(), "bin", "go")
+}
+
+// Need skips the test when a tool is missing, or fails it when
+// NBDSCOPE_INTEROP=1 (set by .ci/run) asks for every such test to run.
+// hint tells how to install it.
+func Need(t testing.TB, hint string, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			msg := fmt.Sprintf("%s not installed (%s)", tool, hint)
+			if os.Getenv("NBDSCOPE_INTEROP") == "1" {
+				t.Fatalf("%s; NBDSCOPE_INTEROP=1 requires it", msg)
+			}
+			t.Skip(msg)
+		}
+	}
+}
