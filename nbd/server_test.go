@@ -36,30 +36,7 @@ func shortTempDir(t testing.TB) string {
 
 func startServer(t testing.TB, exports ...Export) *testServer {
 	t.Helper()
-	sock := filepath.Join(shortTempDir(t), "s.sock")
-	ln, err := ListenUnix(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &Server{Exports: exports, HandshakeTimeout: 2 * time.Second}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Serve: %v", err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Errorf("server did not stop within 5s")
-		}
-		if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("socket %s left behind", sock)
-		}
-	})
-	return &testServer{srv: srv, sock: sock, uri: URI{Transport: "unix", Socket: sock}}
+	return startCustomServer(t, &Server{Exports: exports, HandshakeTimeout: 2 * time.Second})
 }
 
 func dial(t testing.TB, ts *testServer, opts ClientOptions) *Client {
