@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"nbdscope/engine/platform"
+	"nbdscope/nbd"
 )
 
 // The test binary doubles as the nbdscope binary for its children: started
@@ -99,7 +100,7 @@ func TestPairSamplesAndLiveChanges(t *testing.T) {
 	if err := p.Apply(Change{Side: 1, Setting: SetSndBuf, Value: "64k"}); err != nil {
 		t.Fatal(err)
 	}
-	_, want, _ := probeSend(64 << 10)
+	_, want, _ := nbd.ProbeSocketBuffer("unix", nbd.SendBuf, 64<<10)
 	waitFor(t, p, 5*time.Second, "B sample with 64k", func(u Update) bool {
 		return u.Sample != nil && u.Sample.Side == "B" && u.Sample.SndBuf.ServerEffective == want && u.Sample.SndBuf.ServerRequested == "64k"
 	})
@@ -151,10 +152,6 @@ func TestPairSamplesAndLiveChanges(t *testing.T) {
 			t.Fatalf("summary %s: %+v", sd.Name, sd.Summary)
 		}
 	}
-}
-
-func probeSend(n int) (int, int, error) {
-	return probeSocket(n)
 }
 
 func TestAlternateModeTakesTurns(t *testing.T) {
