@@ -128,6 +128,10 @@ type SideConfig struct {
 	// "none" (a pure sink that drains the socket the instant data
 	// arrives, and so reads it in small pieces whatever the buffer).
 	Consume string `json:"consume,omitempty"`
+	// Placement is where the side's server and load process run: split,
+	// shared or os (placement.go). Empty, as in files written before it
+	// existed, means DefaultPlacement().
+	Placement string `json:"placement,omitempty"`
 }
 
 // What the load process does with READ data (SideConfig.Consume).
@@ -169,6 +173,7 @@ func DefaultSide(name string) SideConfig {
 		Name: name, Backend: "null", Size: 64 << 30, Transport: "unix",
 		Connections: 1, RequestSize: 2 << 20, InFlight: 8,
 		Workload: WorkRead, ReadPercent: 70, Consume: ConsumeCopy,
+		Placement: DefaultPlacement(),
 	}
 }
 
@@ -255,6 +260,9 @@ func (s *SideConfig) Validate() error {
 	if s.Consume != "" && s.Consume != ConsumeCopy && s.Consume != ConsumeNone {
 		return fmt.Errorf("consume %q: want copy or none", s.Consume)
 	}
+	if s.Placement != "" && !validPlacement(s.Placement) {
+		return fmt.Errorf("placement %q: want one of %s", s.Placement, strings.Join(Placements, ", "))
+	}
 	if s.ReadPercent < 0 || s.ReadPercent > 100 {
 		return fmt.Errorf("read percent %d: want 0…100", s.ReadPercent)
 	}
@@ -283,6 +291,7 @@ const (
 	SetPaused       = "paused"
 	SetReadPercent  = "read-percent"
 	SetConsume      = "consume"
+	SetPlacement    = "placement"
 )
 
 // Get returns a setting's current value in its text form.
@@ -311,6 +320,11 @@ func (s *SideConfig) Get(setting string) string {
 			return ConsumeNone
 		}
 		return s.Consume
+	case SetPlacement:
+		if s.Placement == "" {
+			return DefaultPlacement()
+		}
+		return s.Placement
 	}
 	return ""
 }
@@ -346,6 +360,8 @@ func (s *SideConfig) Set(setting, value string) error {
 		n.ReadPercent, err = strconv.Atoi(value)
 	case SetConsume:
 		n.Consume = value
+	case SetPlacement:
+		n.Placement = value
 	case SetPaused:
 		return nil // not part of the configuration
 	default:

@@ -147,21 +147,31 @@ type Buffers struct {
 	Clamped bool `json:"clamped,omitempty"`
 }
 
+// Placement is where a side's processes ran: the setting and the CPUs
+// each was held to ("any" when not held; the server's is "n/a" for an
+// external target).
+type Placement struct {
+	Setting    string `json:"setting"`
+	LoadCPUs   string `json:"load_cpus"`
+	ServerCPUs string `json:"server_cpus"`
+}
+
 // Sample is one interval of one side.
 type Sample struct {
-	T             float64  `json:"t"` // seconds since the run started
-	Side          string   `json:"side"`
-	Active        bool     `json:"active"` // the load ran for ≥ 1/4 of the interval (not paused or off-turn)
-	Seconds       float64  `json:"seconds"`
-	Bytes         uint64   `json:"bytes"`
-	ThroughputBps Figure   `json:"throughput_bps"`
-	Client        Process  `json:"client"`
-	Server        *Process `json:"server"` // nil for an external target
-	SndBuf        Buffers  `json:"sndbuf"`
-	LatencyP50Ms  Figure   `json:"latency_p50_ms"`
-	LatencyP99Ms  Figure   `json:"latency_p99_ms"`
-	Connections   int      `json:"connections"`
-	Errors        uint64   `json:"errors"`
+	T             float64   `json:"t"` // seconds since the run started
+	Side          string    `json:"side"`
+	Active        bool      `json:"active"` // the load ran for ≥ 1/4 of the interval (not paused or off-turn)
+	Seconds       float64   `json:"seconds"`
+	Bytes         uint64    `json:"bytes"`
+	ThroughputBps Figure    `json:"throughput_bps"`
+	Client        Process   `json:"client"`
+	Server        *Process  `json:"server"` // nil for an external target
+	SndBuf        Buffers   `json:"sndbuf"`
+	Placement     Placement `json:"placement"`
+	LatencyP50Ms  Figure    `json:"latency_p50_ms"`
+	LatencyP99Ms  Figure    `json:"latency_p99_ms"`
+	Connections   int       `json:"connections"`
+	Errors        uint64    `json:"errors"`
 }
 
 // ReceiverCallsPer2MiB is the headline figure: receive calls of the process
@@ -189,13 +199,14 @@ type Event struct {
 
 // Summary is a side over a whole run (active time only).
 type Summary struct {
-	Bytes         uint64   `json:"bytes"`
-	Seconds       float64  `json:"seconds"`
-	ThroughputBps Figure   `json:"throughput_bps"`
-	Client        Process  `json:"client"`
-	Server        *Process `json:"server"`
-	SndBuf        Buffers  `json:"sndbuf"`
-	LatencyP50Ms  Figure   `json:"latency_p50_ms"`
-	LatencyP99Ms  Figure   `json:"latency_p99_ms"`
-	Errors        uint64   `json:"errors"`
+	Bytes         uint64    `json:"bytes"`
+	Seconds       float64   `json:"seconds"`
+	ThroughputBps Figure    `json:"throughput_bps"`
+	Client        Process   `json:"client"`
+	Server        *Process  `json:"server"`
+	SndBuf        Buffers   `json:"sndbuf"`
+	Placement     Placement `json:"placement"`
+	LatencyP50Ms  Figure    `json:"latency_p50_ms"`
+	LatencyP99Ms  Figure    `json:"latency_p99_ms"`
+	Errors        uint64    `json:"errors"`
 }

@@ -31,6 +31,7 @@ type Pair struct {
 	opts  Options
 	facts platform.Facts
 	dir   string // private 0700 directory for unix sockets
+	cpus  []int  // the CPUs this process may use, for placement
 
 	mu      sync.Mutex
 	cfg     Config
@@ -62,6 +63,7 @@ type side struct {
 	havePrev   bool
 
 	srvEff, cliSndEff, cliRcvEff int
+	loadCPUs, serverCPUs         []int // where placeSide held the processes (nil: not held)
 	clampWarned                  string
 	tot                          totals
 }
@@ -113,14 +115,21 @@ func StartWith(ctx context.Context, cfg Config, opts Options) (*Pair, error) {
 		return nil, err
 	}
 	p.dir = dir
+	p.cpus = platform.AllowedCPUs()
 	p.rec = newRecorder(p)
 	p.start = time.Now()
 	p.turnAt = p.start
 	for i := range p.sides {
 		p.sides[i] = &side{idx: i, name: cfg.Sides[i].Name}
-		if err := p.startSide(i); err != nil {
+		p.mu.Lock()
+		w, err := p.startSide(i)
+		p.mu.Unlock()
+		if err != nil {
 			p.shutdown()
 			return nil, err
+		}
+		if w != "" {
+			p.warn(cfg.Sides[i].Name, "placement", w, "")
 		}
 	}
 	p.applyTurns(true)
@@ -146,8 +155,9 @@ func bufRequest(b Buf) int {
 	return 0
 }
 
-// startSide spawns the children of side i with the current configuration.
-func (p *Pair) startSide(i int) error {
+// startSide spawns the children of side i with the current configuration
+// and places them; a placement problem comes back as a warning to emit.
+func (p *Pair) startSide(i int) (warning string, err error) {
 	s := p.sides[i]
 	sc := p.cfg.Sides[i]
 	s.server, s.load, s.down, s.havePrev = nil, nil, false, false
@@ -159,7 +169,7 @@ func (p *Pair) startSide(i int) error {
 		}
 		c, ready, err := spawn(p.opts.Exe, RoleServer, sc.Name, spec, p.opts.StartTimeout)
 		if err != nil {
-			return err
+			return "", err
 		}
 		s.server = c
 		s.uri = ready.URI
@@ -173,12 +183,13 @@ func (p *Pair) startSide(i int) error {
 			s.server.stop(2 * time.Second)
 			s.server = nil
 		}
-		return err
+		return "", err
 	}
 	s.load = c
+	warning = p.placeSide(s)
 	go p.watch(s, s.server)
 	go p.watch(s, s.load)
-	return nil
+	return warning, nil
 }
 
 // watch reports a child that exits while it should be running.
@@ -287,6 +298,20 @@ func (p *Pair) Apply(ch Change) error {
 		target = s.load
 	case SetTransport:
 		return p.restartWith(ch.Side, sc, ch.Setting, from, to)
+	case SetPlacement:
+		p.mu.Lock()
+		p.cfg.Sides[ch.Side] = sc
+		w := ""
+		if !down {
+			w = p.placeSide(s)
+		}
+		p.mu.Unlock()
+		p.emit(Update{Event: &Event{T: p.elapsed(), Side: sc.Name, Setting: ch.Setting, From: from, To: to}})
+		if w != "" {
+			p.warn(sc.Name, "placement", w, "")
+		}
+		p.giveTurn(ch.Side)
+		return nil
 	}
 	if down || target == nil {
 		// Not running: the change applies at the next (re)start.
@@ -360,7 +385,21 @@ func (p *Pair) SetMode(mode string) error {
 		return nil
 	}
 	p.applyTurns(true)
+	// Concurrent sides on four or more cores take cores of their own.
+	var warns [2]string
+	p.mu.Lock()
+	for i, s := range p.sides {
+		if !s.down {
+			warns[i] = p.placeSide(s)
+		}
+	}
+	p.mu.Unlock()
 	p.emit(Update{Event: &Event{T: p.elapsed(), Side: "", Setting: "mode", From: from, To: mode}})
+	for i, w := range warns {
+		if w != "" {
+			p.warn(p.sides[i].name, "placement", w, "")
+		}
+	}
 	if mode == ModeConcurrent && p.facts.Cores > 0 && p.facts.Cores < 4 {
 		p.warn("", "cores", fmt.Sprintf("this machine has %d cores: in concurrent mode the sides compete for CPU; alternate mode is fairer", p.facts.Cores), "press m or use --mode alternate")
 	}
@@ -469,13 +508,16 @@ func (p *Pair) Restart(i int) error {
 		srv.stop(2 * time.Second)
 	}
 	p.mu.Lock()
-	err := p.startSide(i)
+	w, err := p.startSide(i)
 	if err != nil {
 		s.down = true
 	}
 	p.mu.Unlock()
 	if err != nil {
 		return err
+	}
+	if w != "" {
+		p.warn(s.name, "placement", w, "")
 	}
 	p.applyTurns(true)
 	return nil

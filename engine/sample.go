@@ -78,6 +78,7 @@ func (p *Pair) pollSide(s *side, emit bool) {
 		LatencyP99Ms:  Percentile(hd, 99),
 		Connections:   lm.Conns,
 		Errors:        lm.Errors - s.prevLoad.Errors,
+		Placement:     p.placement(s),
 	}
 	smp.SndBuf = Buffers{
 		ServerRequested:    sc.SndBuf.String(),
@@ -141,6 +142,7 @@ func (p *Pair) summary(i int) Summary {
 		LatencyP50Ms:  Percentile(t.hist, 50),
 		LatencyP99Ms:  Percentile(t.hist, 99),
 		Errors:        t.errors,
+		Placement:     p.placement(s),
 		SndBuf: Buffers{
 			ServerRequested:    sc.SndBuf.String(),
 			ServerEffective:    s.prevServer.SndBuf,

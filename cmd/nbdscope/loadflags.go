@@ -38,6 +38,7 @@ var perSide = []struct{ name, help string }{
 	{"workload", "read, write, randread, randwrite or mixed"},
 	{"read-percent", "share of reads in the mixed workload (0…100)"},
 	{"consume", "what the client does with read data: copy (like a real client) or none (a pure sink)"},
+	{"placement", "where the server and load process run: split (own cores), shared (one core) or os (the scheduler decides)"},
 	{"transport", "unix or tcp"},
 	{"target", "an NBD URI to load instead of a spawned server"},
 	{"backend", "spawned server backend: null, pattern, memory or file:PATH"},

@@ -264,6 +264,9 @@ func printSummary(w io.Writer, rep engine.Report) {
 	text("client SO_RCVBUF (eff.)", func(sm engine.Summary) string {
 		return bufText(sm.SndBuf.ClientRcvRequested, sm.SndBuf.ClientRcvEffective)
 	})
+	text("placement (load/server cpu)", func(sm engine.Summary) string {
+		return sm.Placement.Setting + " (" + sm.Placement.LoadCPUs + "/" + sm.Placement.ServerCPUs + ")"
+	})
 	text("payload / time", func(sm engine.Summary) string {
 		return fmt.Sprintf("%s / %.1fs", units.FormatBytes(float64(sm.Bytes)), sm.Seconds)
 	})
@@ -292,7 +295,8 @@ func writeSamplesCSV(w io.Writer, rep engine.Report) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"t", "side", "active", "bytes", "throughput_bps", "client_recv_calls_per_2mib", "client_send_calls_per_2mib",
 		"client_eagain_per_2mib", "client_user_s", "client_sys_s", "server_recv_calls_per_2mib", "server_send_calls_per_2mib",
-		"server_user_s", "server_sys_s", "server_sndbuf_effective", "client_sndbuf_effective", "latency_p50_ms", "latency_p99_ms", "connections", "errors"})
+		"server_user_s", "server_sys_s", "server_sndbuf_effective", "client_sndbuf_effective", "latency_p50_ms", "latency_p99_ms", "connections", "errors",
+		"placement", "load_cpus", "server_cpus"})
 	f := func(v engine.Figure) string {
 		if !v.Known() {
 			return ""
@@ -308,7 +312,8 @@ func writeSamplesCSV(w io.Writer, rep engine.Report) error {
 			f(s.Client.RecvCallsPer2MiB), f(s.Client.SendCallsPer2MiB), f(s.Client.EAGAINPer2MiB), f(s.Client.UserS), f(s.Client.SysS)}
 		row = append(row, srv...)
 		row = append(row, strconv.Itoa(s.SndBuf.ServerEffective), strconv.Itoa(s.SndBuf.ClientEffective), f(s.LatencyP50Ms), f(s.LatencyP99Ms),
-			strconv.Itoa(s.Connections), strconv.FormatUint(s.Errors, 10))
+			strconv.Itoa(s.Connections), strconv.FormatUint(s.Errors, 10),
+			s.Placement.Setting, s.Placement.LoadCPUs, s.Placement.ServerCPUs)
 		cw.Write(row)
 	}
 	cw.Flush()

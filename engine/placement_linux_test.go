@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"nbdscope/engine/platform"
+)
+
+// threadCPUs returns the affinity of every thread of pid, as cpuList text.
+func threadCPUs(t *testing.T, pid int) map[string]int {
+	t.Helper()
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, task := range tasks {
+		tid, _ := strconv.Atoi(task.Name())
+		var set unix.CPUSet
+		if unix.SchedGetaffinity(tid, &set) != nil {
+			continue // the thread ended
+		}
+		var cpus []int
+		for c := 0; c < 1024; c++ {
+			if set.IsSet(c) {
+				cpus = append(cpus, c)
+			}
+		}
+		got[cpuList(cpus)]++
+	}
+	return got
+}
+
+// TestPlacementHoldsProcesses checks placement against the kernel: every
+// thread of each child is held where the samples say, and a live change
+// moves them.
+func TestPlacementHoldsProcesses(t *testing.T) {
+	allowed := platform.AllowedCPUs()
+	if len(allowed) < 2 {
+		t.Skipf("placement needs 2 CPUs; this process may use %v", allowed)
+	}
+	cfg := testConfig()
+	cfg.Mode = ModeAlternate
+	for i := range cfg.Sides {
+		cfg.Sides[i].Placement = PlaceSplit
+	}
+	p := startPair(t, cfg)
+	u := waitFor(t, p, 10*time.Second, "A sample", activeSample("A"))
+	want := Placement{Setting: PlaceSplit, LoadCPUs: strconv.Itoa(allowed[0]), ServerCPUs: strconv.Itoa(allowed[1])}
+	if u.Sample.Placement != want {
+		t.Fatalf("sample placement %+v, want %+v", u.Sample.Placement, want)
+	}
+	check := func(what string, c *child, cpus string) {
+		t.Helper()
+		got := threadCPUs(t, c.cmd.Process.Pid)
+		if len(got) != 1 || got[cpus] == 0 {
+			t.Fatalf("%s threads by affinity %v, want all on %s", what, got, cpus)
+		}
+	}
+	p.mu.Lock()
+	a := p.sides[0]
+	srv, ld := a.server, a.load
+	p.mu.Unlock()
+	check("A server", srv, want.ServerCPUs)
+	check("A load", ld, want.LoadCPUs)
+
+	if err := p.Apply(Change{Side: 0, Setting: SetPlacement, Value: PlaceShared}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, p, 5*time.Second, "A sample with shared placement", func(u Update) bool {
+		return u.Sample != nil && u.Sample.Side == "A" && u.Sample.Placement.Setting == PlaceShared &&
+			u.Sample.Placement.ServerCPUs == want.LoadCPUs && u.Sample.Bytes > 0
+	})
+	check("A server (shared)", srv, want.LoadCPUs)
+
+	if err := p.Apply(Change{Side: 0, Setting: SetPlacement, Value: PlaceOS}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, p, 5*time.Second, "A sample with os placement", func(u Update) bool {
+		return u.Sample != nil && u.Sample.Side == "A" && u.Sample.Placement.Setting == PlaceOS && u.Sample.Placement.LoadCPUs == "any"
+	})
+	check("A server (os)", srv, cpuList(allowed))
+	check("A load (os)", ld, cpuList(allowed))
+
+	// A restarted side is placed again.
+	if err := p.Apply(Change{Side: 0, Setting: SetPlacement, Value: PlaceSplit}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Restart(0); err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	srv = p.sides[0].server
+	p.mu.Unlock()
+	check("restarted A server", srv, want.ServerCPUs)
+	rep := p.Report()
+	var events int
+	for _, e := range rep.Events {
+		if e.Setting == SetPlacement {
+			events++
+		}
+	}
+	if events != 3 {
+		t.Fatalf("%d placement events recorded, want 3: %+v", events, rep.Events)
+	}
+}
