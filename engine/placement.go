@@ -47,13 +47,13 @@ func validPlacement(s string) bool {
 	return false
 }
 
-// placementCPUs returns the CPUs side i's load process and server are held
+// PlacementCPUs returns the CPUs side i's load process and server are held
 // to (nil: not held) out of the allowed ones. In alternate mode the sides
 // never run at once, so both use the first two cores; in concurrent mode,
 // with four or more cores, side B takes the next two so the sides do not
 // share a core. With fewer, concurrent sides share cores (and the pair
 // warns that they compete).
-func placementCPUs(placement, mode string, side int, allowed []int) (load, server []int) {
+func PlacementCPUs(placement, mode string, side int, allowed []int) (load, server []int) {
 	if placement == PlaceOS || len(allowed) == 0 {
 		return nil, nil
 	}
@@ -91,7 +91,7 @@ func (p *Pair) placeSide(s *side) string {
 	if pl == "" {
 		pl = DefaultPlacement()
 	}
-	load, server := placementCPUs(pl, p.cfg.Mode, s.idx, p.cpus)
+	load, server := PlacementCPUs(pl, p.cfg.Mode, s.idx, p.cpus)
 	if pl != PlaceOS && !platform.PinSupported {
 		s.loadCPUs, s.serverCPUs = nil, nil
 		return fmt.Sprintf("placement %s: %v; the scheduler places side %s's processes", pl, platform.ErrPinUnsupported, s.name)

@@ -25,9 +25,9 @@ func TestPlacementCPUs(t *testing.T) {
 		{PlaceSplit, ModeAlternate, 0, nil, nil, nil},
 	}
 	for _, c := range cases {
-		load, server := placementCPUs(c.placement, c.mode, c.side, c.allowed)
+		load, server := PlacementCPUs(c.placement, c.mode, c.side, c.allowed)
 		if !slices.Equal(load, c.load) || !slices.Equal(server, c.server) {
-			t.Errorf("placementCPUs(%s, %s, side %d, %v) = %v, %v; want %v, %v", c.placement, c.mode, c.side, c.allowed, load, server, c.load, c.server)
+			t.Errorf("PlacementCPUs(%s, %s, side %d, %v) = %v, %v; want %v, %v", c.placement, c.mode, c.side, c.allowed, load, server, c.load, c.server)
 		}
 	}
 }

@@ -168,6 +168,14 @@ func (m *Model) onKey(k tea.KeyMsg) tea.Cmd {
 			next = "unix"
 		}
 		return m.change(side, engine.SetTransport, next)
+	case key.Matches(k, km.Placement):
+		cur, next := sc.Get(engine.SetPlacement), engine.Placements[0]
+		for i, v := range engine.Placements {
+			if v == cur {
+				next = engine.Placements[(i+1)%len(engine.Placements)]
+			}
+		}
+		return m.change(side, engine.SetPlacement, next)
 	case key.Matches(k, km.Mode):
 		return m.toggleMode()
 	case key.Matches(k, km.Pause):

@@ -34,6 +34,9 @@ type pauseCall struct {
 func newFake() *fakeCtrl {
 	cfg := engine.DefaultConfig()
 	cfg.Mode = engine.ModeAlternate
+	for i := range cfg.Sides { // the default depends on the machine; screens must not
+		cfg.Sides[i].Placement = engine.PlaceSplit
+	}
 	return &fakeCtrl{
 		cfg: cfg,
 		facts: platform.Facts{
@@ -131,7 +134,8 @@ func (f *fakeCtrl) stopCount() int {
 // calls and CPU shaped like the real effect (A at the default buffer needs
 // ~10 calls per 2 MiB, B at 2m about one).
 func sample(side string, t float64, active bool) engine.Sample {
-	s := engine.Sample{T: t, Side: side, Active: active, Seconds: 0.25, Connections: 1}
+	s := engine.Sample{T: t, Side: side, Active: active, Seconds: 0.25, Connections: 1,
+		Placement: engine.Placement{Setting: engine.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}}
 	srv := engine.Process{RecvCallsPer2MiB: 0.01, SendCallsPer2MiB: 1, EAGAINPer2MiB: 0, UserS: 0.01, SysS: 0.05}
 	if side == "A" {
 		s.ThroughputBps = engine.Figure(1.5*(1<<30) + 0.1*(1<<30)*float64(int(t*4)%5))

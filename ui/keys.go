@@ -24,6 +24,7 @@ type KeyMap struct {
 	DepthUp   key.Binding
 	Workload  key.Binding
 	Transport key.Binding
+	Placement key.Binding
 
 	Mode    key.Binding
 	Pause   key.Binding
@@ -65,6 +66,7 @@ func DefaultKeyMap() KeyMap {
 		DepthUp:   b([]string{"D"}, "D", "in flight ×2"),
 		Workload:  b([]string{"w"}, "w", "cycle workload"),
 		Transport: b([]string{"t"}, "t", "unix/tcp"),
+		Placement: b([]string{"o"}, "o", "cores: split/shared/os"),
 
 		Mode:    b([]string{"m"}, "m", "alternate/concurrent"),
 		Pause:   b([]string{" "}, "space", "pause/resume side"),
@@ -92,7 +94,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.NextSide, k.Pause, k.Restart, k.Mode, k.Quit},
-		{k.BufUp, k.BufExact, k.Gap, k.Transport, k.Workload},
+		{k.BufUp, k.BufExact, k.Gap, k.Transport, k.Workload, k.Placement},
 		{k.ConnDown, k.ReqDown, k.DepthDown},
 		{k.Latency, k.Charts, k.Clear, k.Presets, k.Save, k.Baseline, k.Help},
 	}

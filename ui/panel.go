@@ -34,6 +34,16 @@ type panel struct {
 	rowsW int
 }
 
+// cores says where the side's processes ran, from the latest sample.
+func (p *panel) cores() string {
+	st := p.com.styles
+	if p.last == nil || p.last.Placement.Setting == "" {
+		return p.val(na)
+	}
+	pl := p.last.Placement
+	return st.Dim.Render("load ") + p.val(pl.LoadCPUs) + st.Dim.Render(" · server ") + p.val(pl.ServerCPUs)
+}
+
 // panelWideInner is the inner width from which settings and figures sit
 // in two columns.
 const panelWideInner = 66
@@ -210,7 +220,7 @@ func (p *panel) makeContent() []string {
 			p.row("load", lw, fmt.Sprintf("%s · %d×%s · %s · %s", conns, c.InFlight, units.FormatSize(int64(c.RequestSize)), c.Workload, transport)),
 			p.row("rate", lw, st.Strong.Render(p.val(rate(tput)))+st.Dim.Render(" · ")+p.val(fig(perGiB))+st.Dim.Render(" cpu s/GiB"+who)),
 			p.row("calls", lw, st.Strong.Render(p.val(fig(calls)))+st.Dim.Render(" per 2MiB ("+recv+" recv)")),
-			p.row("cpu", lw, p.val(fig(cliCores))+st.Dim.Render(" cli + ")+p.val(fig(srvCores))+st.Dim.Render(" srv cores")),
+			p.row("cores", lw, p.val(fig(cliCores))+st.Dim.Render(" cli + ")+p.val(fig(srvCores))+st.Dim.Render(" srv · ")+c.Get(engine.SetPlacement)),
 			p.row("lat", lw, lat),
 		}
 	} else {
@@ -239,6 +249,7 @@ func (p *panel) makeContent() []string {
 			p.row("in flight", lwl, fmt.Sprintf("%d per connection", c.InFlight)),
 			p.row("workload", lwl, c.Workload),
 			p.row("transport", lwl, transport),
+			p.row("placement", lwl, c.Get(engine.SetPlacement)),
 		}
 		right := []string{
 			p.row("throughput", lwr, st.Strong.Render(p.val(rate(tput)))),
@@ -249,6 +260,7 @@ func (p *panel) makeContent() []string {
 			p.row("cpu total", lwr, p.val(fig(sum(cliCores, srvCores)))+st.Dim.Render(" cores · ")+p.val(fig(sum(cliPerGiB, srvPerGiB)))+st.Dim.Render(" s/GiB")),
 			p.row("latency", lwr, lat),
 			p.row("errors", lwr, p.val(errs)),
+			p.row("cores", lwr, p.cores()),
 		}
 		for i := range left {
 			rows = append(rows, fit(left[i], colW)+"   "+right[i])

@@ -320,6 +320,21 @@ func TestKeyWorkloadTransport(t *testing.T) {
 	)
 }
 
+func TestKeyPlacement(t *testing.T) {
+	h := newHarness(t, Options{}, 160, 48)
+	h.press("2")
+	for range engine.Placements {
+		h.press("o")
+		h.settle()
+	}
+	h.wantApplied(ch(1, "placement", "shared"), ch(1, "placement", "os"), ch(1, "placement", "split"))
+	h.wantView("placement     split", "cores       n/a") // no sample yet
+	s := sample("B", 1, true)
+	s.Placement = engine.Placement{Setting: engine.PlaceShared, LoadCPUs: "2", ServerCPUs: "2"}
+	h.send(engine.Update{Sample: &s})
+	h.wantView("load 2 · server 2")
+}
+
 func TestKeyModeAndCoresHint(t *testing.T) {
 	h := newHarness(t, Options{}, 100, 30)
 	h.press("m")

@@ -28,6 +28,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"nbdscope/engine"
+	"nbdscope/engine/platform"
 	"nbdscope/units"
 )
 
@@ -49,6 +51,9 @@ type result struct {
 	Bufs            int     `json:"bufs"`             // reader buffers per connection, used in turn
 	SndBufRequested int     `json:"sndbuf_requested"` // 0 = OS default
 	SndBufEffective int     `json:"sndbuf_effective"`
+	Placement       string  `json:"placement"`
+	ReaderCPUs      string  `json:"reader_cpus"` // [] = not held
+	WriterCPUs      string  `json:"writer_cpus"`
 	Seconds         float64 `json:"seconds"`
 	GiBps           float64 `json:"gib_per_s"`
 	Reader          side    `json:"reader"`
@@ -64,6 +69,7 @@ func main() {
 		sndbuf = flag.String("sndbuf", "default", "writer SO_SNDBUF: default or a `SIZE` (Linux doubles it)")
 		chunkS = flag.String("chunk", "2m", "write and read `SIZE`")
 		nbufs  = flag.Int("bufs", 1, "reader: rotate reads over `N` buffers per connection, as N requests in flight would (1: one hot buffer)")
+		place  = flag.String("placement", "", "split (writer and reader on cores of their own), shared (one core) or os (the scheduler decides); default as nbdscope's pair")
 		writer = flag.Bool("writer", false, "internal: be the writer (sockets on fd 3…)")
 		human  = flag.Bool("h", false, "print a line of text instead of JSON")
 	)
@@ -87,7 +93,10 @@ func main() {
 		check(err)
 		sb = int(n)
 	}
-	r := runReader(*conns, per, int(chunk), sb, max(*nbufs, 1))
+	if *place == "" {
+		*place = engine.DefaultPlacement()
+	}
+	r := runReader(*conns, per, int(chunk), sb, max(*nbufs, 1), *place)
 	if *human {
 		fmt.Printf("%.2f GiB/s  %.3f s  reader %.2f reads/2MiB %.3f s/GiB  writer %.2f writes/2MiB %.3f s/GiB  sndbuf %d\n",
 			r.GiBps, r.Seconds, r.Reader.CallsPer2MiB, r.Reader.CPUSPerGiB, r.Writer.CallsPer2MiB, r.Writer.CPUSPerGiB, r.SndBufEffective)
@@ -179,8 +188,8 @@ func runWriter(conns int, per uint64, chunk int) {
 	fmt.Println(string(b))
 }
 
-func runReader(conns int, per uint64, chunk, sndbuf, nbufs int) result {
-	res := result{Bytes: per * uint64(conns), Conns: conns, Chunk: chunk, Bufs: nbufs, SndBufRequested: sndbuf}
+func runReader(conns int, per uint64, chunk, sndbuf, nbufs int, placement string) result {
+	res := result{Bytes: per * uint64(conns), Conns: conns, Chunk: chunk, Bufs: nbufs, SndBufRequested: sndbuf, Placement: placement}
 	var mine []int
 	var theirs []*os.File
 	for i := 0; i < conns; i++ {
@@ -211,6 +220,12 @@ func runReader(conns int, per uint64, chunk, sndbuf, nbufs int) result {
 	for _, f := range theirs {
 		f.Close()
 	}
+	// Held to cores exactly as the pair holds its load process (the
+	// reader) and server (the writer).
+	rcpus, wcpus := engine.PlacementCPUs(placement, engine.ModeAlternate, 0, platform.AllowedCPUs())
+	check(platform.PinProcess(os.Getpid(), rcpus))
+	check(platform.PinProcess(cmd.Process.Pid, wcpus))
+	res.ReaderCPUs, res.WriterCPUs = fmt.Sprint(rcpus), fmt.Sprint(wcpus)
 	bufs := make([][][]byte, conns)
 	for i := range bufs {
 		for k := 0; k < nbufs; k++ {
