@@ -43,6 +43,11 @@
 #   BUFS="default 2m"   server send buffers (nbdscope serve, copy loop writer)
 #   CONNS="1 4"    connection counts
 #   CASES=REGEX    only cases whose name matches (copyloop always runs)
+#   PLACEMENT=split   where servers and clients run, for every case alike:
+#                  split (server on the 2nd allowed core, client on the 1st,
+#                  as nbdscope's pair does by default), shared (both on the
+#                  1st) or os (the scheduler decides; on a 2-core machine
+#                  that flips between the two from run to run)
 #   QUICK=1        SIZE=1g REPEAT=1 DURATION=2: about a minute
 #   NBDSCOPE=PATH  use this nbdscope binary instead of building one
 #   OUT=DIR        keep raw results (raw.tsv, JSON, time files) in DIR
@@ -58,6 +63,7 @@ fi
 SIZE=${SIZE:-8g}
 REPEAT=${REPEAT:-3}
 DURATION=${DURATION:-8}
+PLACEMENT=${PLACEMENT:-split}
 BUFS=${BUFS:-default 2m}
 CONNS=${CONNS:-1 4}
 CASES=${CASES:-.}
@@ -212,6 +218,22 @@ tck=$(getconf CLK_TCK)
 raw=$OUT/raw.tsv
 echo -e "buf\tconns\tcase\trep\tseconds\tbytes\tclient_cpu_s\tserver_cpu_s\tclient_recv_calls\tserver_send_calls\tclient_rss_kib\tserver_rss_kib" >"$raw"
 
+# The first two CPUs this shell may use (Cpus_allowed_list: "0-1", "2,5-7").
+read -r cpu0 cpu1 < <(awk '/^Cpus_allowed_list:/ {
+	n = split($2, r, ","); out = ""; k = 0
+	for (i = 1; i <= n && k < 2; i++) {
+		if (split(r[i], ab, "-") == 1) ab[2] = ab[1]
+		for (c = ab[1]; c <= ab[2] && k < 2; c++) { out = out c " "; k++ }
+	}
+	print out }' /proc/self/status)
+cpu1=${cpu1:-$cpu0}
+case $PLACEMENT in
+split) srv_pin=(taskset -c "$cpu1") cli_pin=(taskset -c "$cpu0") ;;
+shared) srv_pin=(taskset -c "$cpu0") cli_pin=(taskset -c "$cpu0") ;;
+os) srv_pin=() cli_pin=() ;;
+*) echo "PLACEMENT=$PLACEMENT: want split, shared or os" >&2; exit 2 ;;
+esac
+
 have() { command -v "$1" >/dev/null; }
 want() { [[ $1 =~ $CASES ]]; }
 
@@ -231,10 +253,10 @@ wait_sock() {
 start_server() {
 	local sock=$work/s.$RANDOM.sock
 	case $1 in
-	serve) "$NBD" serve -k "$sock" --backend null --size "$bytes" --sndbuf "$2" 2>/dev/null & ;;
-	serve0) "$NBD" serve -k "$sock" --backend null --size "$bytes" --sndbuf "$2" --fill 0 2>/dev/null & ;;
-	qemu-nbd) qemu-nbd --image-opts "driver=null-co,size=$bytes" -k "$sock" -t -r -e 4 2>/dev/null & ;;
-	nbdkit) nbdkit -f -U "$sock" -r pattern "size=$bytes" 2>/dev/null & ;;
+	serve) "${srv_pin[@]}" "$NBD" serve -k "$sock" --backend null --size "$bytes" --sndbuf "$2" 2>/dev/null & ;;
+	serve0) "${srv_pin[@]}" "$NBD" serve -k "$sock" --backend null --size "$bytes" --sndbuf "$2" --fill 0 2>/dev/null & ;;
+	qemu-nbd) "${srv_pin[@]}" qemu-nbd --image-opts "driver=null-co,size=$bytes" -k "$sock" -t -r -e 4 2>/dev/null & ;;
+	nbdkit) "${srv_pin[@]}" nbdkit -f -U "$sock" -r pattern "size=$bytes" 2>/dev/null & ;;
 	esac
 	spid=$!
 	pids+=("$spid")
@@ -251,8 +273,8 @@ stop_server() {
 client_run() {
 	local tf=$OUT/$4.time
 	case $1 in
-	qemu-img) /usr/bin/time -f "%U %S %M" -o "$tf" qemu-img convert -f raw -W -n "$3" --target-image-opts "driver=null-co,size=$bytes" ;;
-	nbdcopy) /usr/bin/time -f "%U %S %M" -o "$tf" nbdcopy --connections="$2" "$3" null: ;;
+	qemu-img) "${cli_pin[@]}" /usr/bin/time -f "%U %S %M" -o "$tf" qemu-img convert -f raw -W -n "$3" --target-image-opts "driver=null-co,size=$bytes" ;;
+	nbdcopy) "${cli_pin[@]}" /usr/bin/time -f "%U %S %M" -o "$tf" nbdcopy --connections="$2" "$3" null: ;;
 	esac
 }
 
@@ -304,7 +326,7 @@ run_nbdscope() {
 	# loop's reader and like qemu-img/nbdcopy writing to null, so the
 	# rows compare like with like (the explorer's default copies each
 	# read once, as a client that uses its data).
-	args=(run --duration "${DURATION}s" --json --mode alternate --consume none)
+	args=(run --duration "${DURATION}s" --json --mode alternate --consume none --placement "$PLACEMENT")
 	if [ -n "$target" ]; then
 		args+=(--target-a "$target" --connections-a "$c")
 	else
@@ -345,7 +367,7 @@ run_nbdscope() {
 
 run_copyloop() {
 	local buf=$1 c=$2 rep=$3 j
-	j=$("$work/copyloop" -bytes "$bytes" -conns "$c" -sndbuf "$buf" | tee "$OUT/copyloop-$buf-$c-$rep.json")
+	j=$("$work/copyloop" -bytes "$bytes" -conns "$c" -sndbuf "$buf" -placement "$PLACEMENT" | tee "$OUT/copyloop-$buf-$c-$rep.json")
 	record "$buf" "$c" copyloop "$rep" $(jq -r '[.seconds, .bytes, (.reader.user_s + .reader.sys_s), (.writer.user_s + .writer.sys_s),
 		.reader.calls, .writer.calls, .reader.vmhwm_kib, .writer.maxrss_kib] | @tsv' <<<"$j")
 }
@@ -389,7 +411,7 @@ cases() {
 }
 
 for t in qemu-img qemu-nbd nbdcopy nbdkit; do have "$t" || log "$t not installed: its cases are skipped"; done
-log "SIZE=$SIZE REPEAT=$REPEAT DURATION=${DURATION}s BUFS=\"$BUFS\" CONNS=\"$CONNS\"; raw results: $raw"
+log "SIZE=$SIZE REPEAT=$REPEAT DURATION=${DURATION}s BUFS=\"$BUFS\" CONNS=\"$CONNS\" PLACEMENT=$PLACEMENT (cpus $cpu0,$cpu1); raw results: $raw"
 start=$(date +%s)
 for buf in $BUFS; do
 	for c in $CONNS; do
@@ -408,7 +430,7 @@ log "measured in $(($(date +%s) - start)) s"
 {
 	echo "$(uname -sr), $(nproc) cores ($(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)), $(date -u +%Y-%m-%dT%H:%MZ);" \
 		"net.core.wmem_max=$(cat /proc/sys/net/core/wmem_max)."
-	echo "SIZE=$SIZE per size-bound run, ${DURATION}s per nbdscope run, median of $REPEAT, measured in $(($(date +%s) - start)) s;" \
+	echo "SIZE=$SIZE per size-bound run, ${DURATION}s per nbdscope run, median of $REPEAT, placement $PLACEMENT, measured in $(($(date +%s) - start)) s;" \
 		"load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (on a busy machine every figure is noise)."
 } >"$OUT/meta.txt"
 
