@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 
+	"nbdscope/engine"
 	"nbdscope/engine/platform"
 	"nbdscope/nbd"
 	"nbdscope/units"
@@ -63,10 +65,29 @@ func cmdDoctor(args []string) error {
 			fmt.Printf("✓ a %s send buffer is granted (effective %s): %s\n", sz(want), sz(eff), platform.Explain(want, eff))
 		}
 	}
+	line, placeOK := placementLine(f)
+	fmt.Println(line)
+	ok = ok && placeOK
 	_, mac, _ := nbd.ProbeSocketBuffer("unix", nbd.SendBuf, platform.MacOSRequest())
 	fmt.Printf("✓ macOS emulation: requesting %s gives an effective %s (macOS default 8k)\n", sz(platform.MacOSRequest()), sz(mac))
 	if ok {
 		fmt.Println("\nThis machine can show the full effect: try 'nbdscope' or 'nbdscope run'.")
 	}
 	return nil
+}
+
+// placementLine says where the pair will run its processes and why that
+// matters: a small send buffer costs a cross-core wake-up per refill only
+// when server and client sit on different cores.
+func placementLine(f platform.Facts) (line string, ok bool) {
+	cpus := strings.Trim(strings.Join(strings.Fields(fmt.Sprint(f.AllowedCPUs)), ","), "[]")
+	switch {
+	case !f.CanPin:
+		return fmt.Sprintf("• cpu placement: %s cannot hold a process to a core; the scheduler places server and client (placement os)", f.OS), true
+	case len(f.AllowedCPUs) < 2:
+		return fmt.Sprintf("✗ cpu placement: this process may use only cpu %s; server and client share it, which hides most of the send-buffer effect", cpus), false
+	}
+	load, server := engine.PlacementCPUs(engine.PlaceSplit, engine.ModeAlternate, 0, f.AllowedCPUs)
+	return fmt.Sprintf("✓ cpu placement: split by default — load process on cpu %d, server on cpu %d (usable cpus %s; --placement shared|os to change)",
+		load[0], server[0], cpus), true
 }

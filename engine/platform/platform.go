@@ -21,6 +21,10 @@ type Facts struct {
 	Kernel   string `json:"kernel"`
 	CPUModel string `json:"cpu_model"`
 	Cores    int    `json:"cores"`
+	// AllowedCPUs are the CPUs this process may run on (taskset, cpusets);
+	// CanPin tells whether processes can be held to chosen ones.
+	AllowedCPUs []int `json:"allowed_cpus"`
+	CanPin      bool  `json:"can_pin"`
 
 	UnixSndbufDefault int `json:"unix_sndbuf_default"` // effective, fresh socket
 	UnixRcvbufDefault int `json:"unix_rcvbuf_default"`
@@ -38,6 +42,7 @@ type Facts struct {
 func Probe() Facts {
 	f := Facts{OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: runtime.NumCPU(), Limits: map[string]int{}}
 	f.Kernel = kernelVersion()
+	f.AllowedCPUs, f.CanPin = AllowedCPUs(), PinSupported
 	f.CPUModel = cpuModel()
 	f.UnixSndbufDefault, _, _ = nbd.ProbeSocketBuffer("unix", nbd.SendBuf, 0)
 	f.UnixRcvbufDefault, _, _ = nbd.ProbeSocketBuffer("unix", nbd.RecvBuf, 0)

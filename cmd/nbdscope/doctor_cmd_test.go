@@ -1,0 +1,59 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"nbdscope/engine"
+	"nbdscope/engine/platform"
+)
+
+func TestPlacementLine(t *testing.T) {
+	cases := []struct {
+		f      platform.Facts
+		ok     bool
+		substr string
+	}{
+		{platform.Facts{OS: "darwin", AllowedCPUs: []int{0, 1, 2, 3}}, true, "darwin cannot hold a process to a core"},
+		{platform.Facts{OS: "linux", CanPin: true, AllowedCPUs: []int{3}}, false, "only cpu 3"},
+		{platform.Facts{OS: "linux", CanPin: true, AllowedCPUs: []int{2, 5, 7}}, true, "load process on cpu 2, server on cpu 5 (usable cpus 2,5,7"},
+	}
+	for _, c := range cases {
+		line, ok := placementLine(c.f)
+		if ok != c.ok || !strings.Contains(line, c.substr) {
+			t.Errorf("placementLine(%+v) = %q, %v; want %q, %v", c.f, line, ok, c.substr, c.ok)
+		}
+	}
+}
+
+// TestRunPlacementFlags runs the pair for real with a placement per side
+// and checks the JSON says where each process ran; a bad value is refused.
+func TestRunPlacementFlags(t *testing.T) {
+	code, _, errOut := storeCmdRun(t, "", "run", "--placement", "everywhere")
+	if code != 2 || !strings.Contains(errOut, `placement "everywhere": want one of split, shared, os`) {
+		t.Fatalf("bad placement: exit %d, stderr %q", code, errOut)
+	}
+	t.Setenv(asBinaryEnv, "1") // the children are this test binary
+	code, out, errOut := storeCmdRun(t, "", "run", "--duration", "1500ms", "--interval", "100ms", "--size", "1g",
+		"--request-size", "256k", "--placement-a", "shared", "--placement-b", "os", "--json")
+	if code != 0 {
+		t.Fatalf("run: exit %d, stderr %s", code, errOut)
+	}
+	var rep engine.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("run --json: %v\n%s", err, out)
+	}
+	a, b := rep.Sides[0].Summary.Placement, rep.Sides[1].Summary.Placement
+	if a.Setting != engine.PlaceShared || b.Setting != engine.PlaceOS {
+		t.Fatalf("placements %+v, %+v", a, b)
+	}
+	if b.LoadCPUs != "any" || b.ServerCPUs != "any" {
+		t.Errorf("os placement held processes: %+v", b)
+	}
+	if platform.PinSupported {
+		if a.LoadCPUs == "any" || a.LoadCPUs != a.ServerCPUs {
+			t.Errorf("shared placement: %+v", a)
+		}
+	}
+}
