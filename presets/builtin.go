@@ -101,6 +101,20 @@ func builtins() []Preset {
 		Config: c,
 	})
 
+	c = engine.DefaultConfig()
+	for i := range c.Sides {
+		c.Sides[i].SndBuf = bufDefault
+	}
+	c.Sides[0].Placement = engine.PlaceSplit
+	c.Sides[1].Placement = engine.PlaceShared
+	ps = append(ps, Preset{
+		Name:        "cores",
+		Description: "qemu-img style reads at the OS default send buffer: A's server and client on two cores, B's on one",
+		Demonstrates: "What a small send buffer really costs: a sleep and a cross-core wake-up each time it fills. " +
+			"On two cores (A) that shows; on one core (B) the hand-over is a context switch and the buffer hardly matters. Press o to move a side.",
+		Config: c,
+	})
+
 	sizes := []engine.Buf{bufDefault}
 	for _, n := range []int{64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20} {
 		sizes = append(sizes, sizeBuf(n))

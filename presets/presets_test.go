@@ -18,7 +18,7 @@ import (
 )
 
 func TestBuiltinsValidate(t *testing.T) {
-	want := []string{"linux-gap", "macos-gap", "nbdcopy", "blksum", "write", "tcp-vs-unix", "sweep"}
+	want := []string{"linux-gap", "macos-gap", "nbdcopy", "blksum", "write", "tcp-vs-unix", "cores", "sweep"}
 	ps := Builtins()
 	if len(ps) != len(want) {
 		t.Fatalf("%d built-ins, want %d", len(ps), len(want))
@@ -77,6 +77,7 @@ func TestBuiltinSettings(t *testing.T) {
 		"blksum":      {1, 256 << 10, 16, "default", "2m", "default", "default", "read", "unix", "unix"},
 		"write":       {1, 2 << 20, 8, "default", "default", "default", "2m", "write", "unix", "unix"},
 		"tcp-vs-unix": {1, 2 << 20, 8, "default", "default", "default", "default", "read", "unix", "tcp"},
+		"cores":       {1, 2 << 20, 8, "default", "default", "default", "default", "read", "unix", "unix"},
 		"sweep":       {1, 2 << 20, 8, "default", "2m", "default", "default", "read", "unix", "unix"},
 	} {
 		c := get(name)
@@ -92,6 +93,9 @@ func TestBuiltinSettings(t *testing.T) {
 				t.Errorf("%s side %d: backend %s name %s", name, i, s.Backend, s.Name)
 			}
 		}
+	}
+	if c := get("cores"); c.Sides[0].Placement != engine.PlaceSplit || c.Sides[1].Placement != engine.PlaceShared {
+		t.Errorf("cores: placements %q, %q", c.Sides[0].Placement, c.Sides[1].Placement)
 	}
 	sw, _ := Builtin("sweep")
 	if sw.Sweep == nil {
