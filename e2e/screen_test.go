@@ -34,8 +34,8 @@ var (
 	reSndBuf = regexp.MustCompile(`^(?:server )?sndbuf\s+(\S+) → (\S+) eff( clamped)?`)
 	// "load    2 conns · 8×2m · read · unix" or "connections   2".
 	reConns = regexp.MustCompile(`^(?:load\s+(\d+) conns?\b|connections\s+(\d+)\b)`)
-	// "cpu     0.50 cli + 0.58 srv cores" (narrow).
-	reCPU = regexp.MustCompile(`^cpu\s+(n/a|[0-9.]+) cli \+ (n/a|[0-9.]+) srv cores`)
+	// "cores   0.50 cli + 0.58 srv · split" (narrow).
+	reCPU = regexp.MustCompile(`^cores\s+(n/a|[0-9.]+) cli \+ (n/a|[0-9.]+) srv · (split|shared|os)`)
 	// "cpu client  0.43 cores · …", "cpu server  0.53 cores · …" (wide).
 	reCPUCli = regexp.MustCompile(`(?:^|\s)cpu client\s+(n/a|[0-9.]+) cores`)
 	reCPUSrv = regexp.MustCompile(`(?:^|\s)cpu server\s+(n/a|[0-9.]+) cores`)
@@ -174,7 +174,7 @@ func TestPanelsParse(t *testing.T) {
 		"┃ load    2 conns · 8×2m · read · unix ┃│ load    1 conn · 8×2m · read · unix  │",
 		"┃ rate    1.10 GiB/s · 0.99 cpu s/GiB  ┃│ rate    n/a · n/a cpu s/GiB          │",
 		"┃ calls   16.4 per 2MiB (client recv)  ┃│ calls   5.10 per 2MiB (client recv)  │",
-		"┃ cpu     0.92 cli + 0.58 srv cores    ┃│ cpu     0.71 cli + n/a srv cores     │",
+		"┃ cores   0.92 cli + 0.58 srv · split  ┃│ cores   0.71 cli + n/a srv · os      │",
 		"┗━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┛╰──────────────────────────────────────╯",
 	}
 	p, err := panels(narrow, 80)
