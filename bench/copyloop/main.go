@@ -3,7 +3,9 @@
 // reader (this process) reads into a CHUNK-sized buffer, over CONNS
 // connections (socketpairs), one blocking goroutine per socket on each side.
 // No protocol, no poller, no copies: what any NBD pair could do at best with
-// the same send buffer and the same 2 MiB reads.
+// the same send buffer and the same 2 MiB reads. The reader and the writer
+// are held to cores as nbdscope's pair holds its load process and server
+// (-placement split, shared or os; default split).
 //
 //	go run ./bench/copyloop -bytes 4g -conns 1 -sndbuf 2m
 //
