@@ -24,14 +24,15 @@ var DefaultSweepSizes = []string{"default", "64k", "128k", "256k", "512k", "1m",
 
 // SweepRow is one buffer size's median result.
 type SweepRow struct {
-	Buffer        string  `json:"buffer"`
-	Effective     int     `json:"effective"`
-	Seconds       float64 `json:"seconds"` // time to move Bytes
-	UserS         float64 `json:"user_s"`  // client + server
-	SysS          float64 `json:"sys_s"`
-	ThroughputBps Figure  `json:"throughput_bps"`
-	RecvPer2MiB   Figure  `json:"recv_calls_per_2mib"` // receiver of the bulk data
-	Repeats       int     `json:"repeats"`
+	Buffer        string    `json:"buffer"`
+	Effective     int       `json:"effective"`
+	Seconds       float64   `json:"seconds"` // time to move Bytes
+	UserS         float64   `json:"user_s"`  // client + server
+	SysS          float64   `json:"sys_s"`
+	ThroughputBps Figure    `json:"throughput_bps"`
+	RecvPer2MiB   Figure    `json:"recv_calls_per_2mib"` // receiver of the bulk data
+	Repeats       int       `json:"repeats"`
+	Placement     Placement `json:"placement"` // where the side's processes ran
 }
 
 // Sweep runs spec on side A of base (side B stays paused) and reports a row
@@ -125,6 +126,7 @@ func sweepOne(ctx context.Context, cfg Config, bytes int64, opts Options) (Sweep
 			}
 			calls += rc
 			row.Effective = s.SndBuf.ServerEffective
+			row.Placement = s.Placement
 			if moved >= uint64(bytes) {
 				// Scale to exactly the requested amount: the last
 				// interval overshoots by up to one sample.

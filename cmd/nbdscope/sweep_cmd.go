@@ -139,7 +139,12 @@ func cmdSweep(args []string) error {
 func ff(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
 func writeSweepMarkdown(w io.Writer, spec engine.SweepSpec, rows []engine.SweepRow) {
-	fmt.Fprintf(w, "Moving %s per measurement, median of %d.\n\n", units.FormatBytes(float64(spec.Bytes)), spec.Repeat)
+	where := ""
+	if len(rows) > 0 && rows[0].Placement.Setting != "" {
+		pl := rows[0].Placement
+		where = fmt.Sprintf("; placement %s (client on cpu %s, server on cpu %s)", pl.Setting, pl.LoadCPUs, pl.ServerCPUs)
+	}
+	fmt.Fprintf(w, "Moving %s per measurement, median of %d%s.\n\n", units.FormatBytes(float64(spec.Bytes)), spec.Repeat, where)
 	fmt.Fprintln(w, "| buffer size | time | user | system | GiB/s | syscalls per 2 MiB |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|")
 	for _, r := range rows {
