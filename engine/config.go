@@ -6,6 +6,7 @@ package engine
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -260,7 +261,7 @@ func (s *SideConfig) Validate() error {
 	if s.Consume != "" && s.Consume != ConsumeCopy && s.Consume != ConsumeNone {
 		return fmt.Errorf("consume %q: want copy or none", s.Consume)
 	}
-	if s.Placement != "" && !validPlacement(s.Placement) {
+	if s.Placement != "" && !slices.Contains(Placements, s.Placement) {
 		return fmt.Errorf("placement %q: want one of %s", s.Placement, strings.Join(Placements, ", "))
 	}
 	if s.ReadPercent < 0 || s.ReadPercent > 100 {
@@ -269,14 +270,7 @@ func (s *SideConfig) Validate() error {
 	return nil
 }
 
-func validWorkload(w string) bool {
-	for _, v := range Workloads {
-		if v == w {
-			return true
-		}
-	}
-	return false
-}
+func validWorkload(w string) bool { return slices.Contains(Workloads, w) }
 
 // Settings that can be changed while the load runs (Set, Change.Setting).
 const (

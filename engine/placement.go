@@ -38,15 +38,6 @@ func DefaultPlacement() string {
 	return PlaceOS
 }
 
-func validPlacement(s string) bool {
-	for _, v := range Placements {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // PlacementCPUs returns the CPUs side i's load process and server are held
 // to (nil: not held) out of the allowed ones. In alternate mode the sides
 // never run at once, so both use the first two cores; in concurrent mode,
