@@ -227,6 +227,15 @@ func (c *Config) Validate() error {
 	return nil
 }
 
+// Normalize writes out the settings whose empty value means something
+// (consume, placement) as that value, so a side reads the same after a
+// save and a load (an empty field is left out of the JSON, and a loader
+// that starts from DefaultSide would then read the default instead).
+func (s *SideConfig) Normalize() {
+	s.Consume = s.Get(SetConsume)
+	s.Placement = s.Get(SetPlacement)
+}
+
 // Validate checks one side.
 func (s *SideConfig) Validate() error {
 	if s.Target != "" {

@@ -119,6 +119,7 @@ func parsePreset(data []byte) (Preset, error) {
 		if p.Config.Sides[i].Name == "" {
 			p.Config.Sides[i].Name = n
 		}
+		p.Config.Sides[i].Normalize()
 	}
 	if err := p.validateBody(); err != nil {
 		return Preset{}, err

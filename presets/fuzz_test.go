@@ -22,6 +22,7 @@ func FuzzLoadPreset(f *testing.F) {
 		`{"version":1,"config":{"script":[{"side":7,"setting":"sndbuf","value":"2m"}]}}`,
 		`{"version":1,"sweep":{"sizes":["default","64k"],"bytes":1,"repeat":1}}`,
 		`{"version":1,"sweep":{"sizes":["64k"],"bytes":-1,"repeat":1000}}`,
+		`{"version":1,"config":{"sides":[{"consume":""},{"placement":""}]}}`, // found by fuzzing: "" means none / the default
 		`{"version":1,"unknown":true}`, "{\"version\":1,\"description\":\"a\\u0000b\"}",
 	} {
 		f.Add([]byte(s))
