@@ -333,6 +333,8 @@ func TestKeyPlacement(t *testing.T) {
 	s.Placement = engine.Placement{Setting: engine.PlaceShared, LoadCPUs: "2", ServerCPUs: "2"}
 	h.send(engine.Update{Sample: &s})
 	h.wantView("load 2 · server 2")
+	h.press("?")
+	h.wantView("cores: split/shared/os", "cross-core wake-up")
 }
 
 func TestKeyModeAndCoresHint(t *testing.T) {

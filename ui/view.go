@@ -204,6 +204,7 @@ var figureHelp = [][2]string{
 	{"EAGAIN", "receive calls that found no data yet (EAGAIN), per 2 MiB, counted apart from the receive calls; strace -c counts both as read"},
 	{"cpu", "user+system time of the client and the server process (getrusage), per second the side's load ran (in alternate mode, its turns): cores busy, and CPU seconds per GiB of payload"},
 	{"sndbuf", "requested → effective SO_SNDBUF (getsockopt) of the server's data sockets; Linux doubles a request and clamps it to net.core.wmem_max"},
+	{"placement", "where the side's load process and server run (o): split = a core each (a full send buffer costs a cross-core wake-up, as on a big machine), shared = one core (a cheap context switch: the buffer hardly matters), os = the scheduler decides"},
 	{"latency", "per request, p50 and p99 (l shows its chart)"},
 	{"n/a", "not measured (e.g. the server of an external target) — never shown as 0"},
 	{"baseline", "A' ┈┈ and B' ┉┉: a saved run (b), drawn faintly behind the live series at the same time since its start; the legend shows its figure at the live run's elapsed time"},
