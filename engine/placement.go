@@ -17,7 +17,7 @@ import (
 // makes a small buffer slow. On one core the hand-over is a cheap context
 // switch and the buffer hardly matters. Left to the scheduler, a 2-core
 // machine flips between the two from run to run (a bare copy loop at the
-// default buffer measured anywhere from 1.1 to 3.8 GiB/s on our CI-sized
+// default buffer measured anywhere from 1.1 to 3.8 GiB/s on a 2-core
 // VM), so nbdscope holds its processes to cores like iperf3 -A and fio's
 // cpus_allowed do, and reports where they ran.
 const (
