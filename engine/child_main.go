@@ -31,7 +31,11 @@ func RunChild(args []string) error {
 	if len(args) != 2 {
 		return fmt.Errorf("usage: nbdscope %s server|load SPEC (internal)", ChildCommand)
 	}
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGPIPE too: a reply written after the controller died (a poll it
+	// sent just before) would otherwise kill this process on the spot, by
+	// Go's rule for fd 1, before it closes its listener, and leave the
+	// socket file behind. Caught, it ends the child like the others.
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
 	defer cancel()
 	defer startCPUProfile(args[0])()
 	out := &lineWriter{w: bufio.NewWriter(os.Stdout)}

@@ -1,0 +1,61 @@
+package engine
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestServerChildSurvivesBrokenPipe: a reply written after the controller
+// is gone (a poll sent just before it died) must not kill the server child
+// before it removes its socket. Go kills a process whose write to fd 1 hits
+// a broken pipe unless SIGPIPE is handled; the child handles it and shuts
+// down cleanly instead.
+func TestServerChildSurvivesBrokenPipe(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "A.sock")
+	spec, _ := json.Marshal(serverSpec{Backend: "null", Size: 1 << 20, Transport: "unix", Socket: sock})
+	cmd := exec.Command(os.Args[0], ChildCommand, RoleServer, string(spec))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	ready, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no ready line: %v", err)
+	}
+	if _, err := os.Stat(sock); err != nil {
+		t.Fatalf("ready (%s) but no socket: %v", ready, err)
+	}
+	stdout.Close() // the controller's end of the pipe is gone
+	cmdLine, _ := json.Marshal(childCmd{Op: "poll", Seq: 1})
+	stdin.Write(append(cmdLine, '\n'))
+
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && !ee.Exited() {
+			t.Fatalf("server child killed by a signal (%v) instead of stopping", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("server child still running 10 s after its stdout broke")
+	}
+	if _, err := os.Stat(sock); !os.IsNotExist(err) {
+		t.Fatalf("socket %s left behind (stat: %v)", sock, err)
+	}
+}
