@@ -106,33 +106,21 @@ func cmdPresets(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	var out, name string
 	var pos []string
 	var err error
-	want := func(names ...string) error {
-		if len(pos) != len(names) {
-			return usageErrorf("%s: want %s", fs.Name(), strings.Join(names, " "))
-		}
-		return nil
-	}
 	switch sub {
 	case "list":
 		fs.Usage = func() { fmt.Fprintln(stderr, "Usage: nbdscope presets list") }
 		err = parseFlags(fs, rest)
 	case "show", "rm":
 		fs.Usage = func() { fmt.Fprintf(stderr, "Usage: nbdscope presets %s NAME\n", sub) }
-		if pos, err = storeCmdArgs(fs, rest); err == nil {
-			err = want("NAME")
-		}
+		pos, err = storeCmdArgs(fs, rest, "NAME")
 	case "rename":
 		fs.BoolVar(&force, "force", false, "replace an existing preset called NEW")
 		fs.Usage = func() { fmt.Fprintln(stderr, "Usage: nbdscope presets rename OLD NEW [--force]"); fs.PrintDefaults() }
-		if pos, err = storeCmdArgs(fs, rest); err == nil {
-			err = want("OLD", "NEW")
-		}
+		pos, err = storeCmdArgs(fs, rest, "OLD", "NEW")
 	case "export":
 		fs.StringVar(&out, "o", "", "write to `FILE` instead of stdout")
 		fs.Usage = func() { fmt.Fprintln(stderr, "Usage: nbdscope presets export NAME [-o FILE]"); fs.PrintDefaults() }
-		if pos, err = storeCmdArgs(fs, rest); err == nil {
-			err = want("NAME")
-		}
+		pos, err = storeCmdArgs(fs, rest, "NAME")
 	case "import":
 		fs.StringVar(&name, "name", "", "save under `NAME` instead of the file's name")
 		fs.BoolVar(&force, "force", false, "replace an existing preset of that name")
@@ -140,9 +128,7 @@ func cmdPresets(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 			fmt.Fprintln(stderr, "Usage: nbdscope presets import FILE|- [--name NAME] [--force]")
 			fs.PrintDefaults()
 		}
-		if pos, err = storeCmdArgs(fs, rest); err == nil {
-			err = want("FILE")
-		}
+		pos, err = storeCmdArgs(fs, rest, "FILE")
 	default:
 		return usageErrorf("presets: unknown command %q: want list, show, rm, rename, export or import", sub)
 	}
@@ -218,9 +204,18 @@ func cmdPresets(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 }
 
 // storeCmdArgs parses flags that may come before, between or after positional
-// arguments ("rename OLD NEW --force") and returns the positional ones.
+// arguments ("rename OLD NEW --force") and returns the positional ones,
+// which must be as many as names (named in the usage error otherwise).
 // After "--" everything is positional.
-func storeCmdArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+func storeCmdArgs(fs *flag.FlagSet, args []string, names ...string) ([]string, error) {
+	pos, err := parseStoreCmdArgs(fs, args)
+	if err == nil && len(pos) != len(names) {
+		return nil, usageErrorf("%s: want %s", fs.Name(), strings.Join(names, " "))
+	}
+	return pos, err
+}
+
+func parseStoreCmdArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {

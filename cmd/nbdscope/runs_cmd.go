@@ -58,21 +58,13 @@ func cmdRuns(args []string, stdout, stderr io.Writer) error {
 	format := presets.FormatMarkdown
 	var pos []string
 	var err error
-	want := func(names ...string) error {
-		if len(pos) != len(names) {
-			return usageErrorf("%s: want %s", fs.Name(), strings.Join(names, " "))
-		}
-		return nil
-	}
 	switch sub {
 	case "list":
 		fs.Usage = func() { fmt.Fprintln(stderr, "Usage: nbdscope runs list") }
 		err = parseFlags(fs, rest)
 	case "show", "rm":
 		fs.Usage = func() { fmt.Fprintf(stderr, "Usage: nbdscope runs %s NAME\n", sub) }
-		if pos, err = storeCmdArgs(fs, rest); err == nil {
-			err = want("NAME")
-		}
+		pos, err = storeCmdArgs(fs, rest, "NAME")
 	case "export":
 		fs.StringVar(&format, "format", presets.FormatMarkdown, "`FORMAT`: md, csv or json")
 		fs.StringVar(&out, "o", "", "write to `FILE` instead of stdout")
@@ -80,9 +72,7 @@ func cmdRuns(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintln(stderr, "Usage: nbdscope runs export NAME [--format md|csv|json] [-o FILE]")
 			fs.PrintDefaults()
 		}
-		if pos, err = storeCmdArgs(fs, rest); err == nil {
-			err = want("NAME")
-		}
+		pos, err = storeCmdArgs(fs, rest, "NAME")
 		if err == nil {
 			switch strings.ToLower(format) {
 			case presets.FormatMarkdown, "markdown", presets.FormatCSV, presets.FormatJSON:
@@ -92,9 +82,7 @@ func cmdRuns(args []string, stdout, stderr io.Writer) error {
 		}
 	case "compare":
 		fs.Usage = func() { fmt.Fprintln(stderr, "Usage: nbdscope runs compare RUN RUN") }
-		if pos, err = storeCmdArgs(fs, rest); err == nil {
-			err = want("RUN", "RUN")
-		}
+		pos, err = storeCmdArgs(fs, rest, "RUN", "RUN")
 	default:
 		return usageErrorf("runs: unknown command %q: want list, show, rm, export or compare", sub)
 	}
