@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
 	"nbdscope/internal/testbin"
@@ -11,20 +9,7 @@ import (
 // nbdscopeBin is the binary TestMain builds.
 var nbdscopeBin string
 
-func TestMain(m *testing.M) {
-	os.Exit(testMain(m))
-}
-
-func testMain(m *testing.M) int {
-	bin, cleanup, err := testbin.Build("nbe2e-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "e2e:", err)
-		return 1
-	}
-	defer cleanup()
-	nbdscopeBin = bin
-	return m.Run()
-}
+func TestMain(m *testing.M) { testbin.Main(m, "nbe2e-bin-", &nbdscopeBin) }
 
 // need skips the test when a tool is missing, or fails it when
 // NBDSCOPE_INTEROP=1 asks for every test to run (as interop/ does).

@@ -34,20 +34,7 @@ const (
 // nbdscopeBin is the binary TestMain builds.
 var nbdscopeBin string
 
-func TestMain(m *testing.M) {
-	os.Exit(testMain(m))
-}
-
-func testMain(m *testing.M) int {
-	bin, cleanup, err := testbin.Build("nbdscope-interop-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "interop:", err)
-		return 1
-	}
-	defer cleanup()
-	nbdscopeBin = bin
-	return m.Run()
-}
+func TestMain(m *testing.M) { testbin.Main(m, "nbdscope-interop-", &nbdscopeBin) }
 
 // need skips the test when a tool is missing, or fails it when
 // NBDSCOPE_INTEROP=1 asks for every interop test to run.

@@ -14,10 +14,28 @@ import (
 	"time"
 )
 
-// Build compiles nbdscope/cmd/nbdscope into a new temporary directory named
+// Main is a test package's TestMain: it builds the nbdscope binary into a
+// new temporary directory named after prefix, stores its path in *bin, runs
+// the tests, removes the binary and exits with the tests' status.
+func Main(m *testing.M, prefix string, bin *string) {
+	os.Exit(run(m, prefix, bin))
+}
+
+func run(m *testing.M, prefix string, bin *string) int {
+	b, cleanup, err := build(prefix)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer cleanup()
+	*bin = b
+	return m.Run()
+}
+
+// build compiles nbdscope/cmd/nbdscope into a new temporary directory named
 // after prefix and returns the binary's path and the function that removes
 // it again.
-func Build(prefix string) (bin string, cleanup func(), err error) {
+func build(prefix string) (bin string, cleanup func(), err error) {
 	dir, err := os.MkdirTemp("", prefix)
 	if err != nil {
 		return "", nil, err
