@@ -30,16 +30,17 @@ type childMsg struct {
 	URI string `json:"uri,omitempty"`
 
 	// poll replies: cumulative counters.
-	Counters Counters `json:"counters"`
-	Bytes    uint64   `json:"bytes,omitempty"`     // load: payload completed
-	Ops      uint64   `json:"ops,omitempty"`       // load: requests completed
-	ActiveNs int64    `json:"active_ns,omitempty"` // load: time not paused
-	Hist     []uint64 `json:"hist,omitempty"`      // load: latency buckets
-	Errors   uint64   `json:"errors,omitempty"`
-	LastErr  string   `json:"last_err,omitempty"`
-	Conns    int      `json:"conns"`
-	SndBuf   int      `json:"sndbuf,omitempty"` // effective SO_SNDBUF of the data sockets
-	RcvBuf   int      `json:"rcvbuf,omitempty"`
+	Counters Counters       `json:"counters"`
+	Bytes    uint64         `json:"bytes,omitempty"`     // load: payload completed
+	Ops      uint64         `json:"ops,omitempty"`       // load: requests completed
+	ActiveNs int64          `json:"active_ns,omitempty"` // load: time not paused
+	Hist     []uint64       `json:"hist,omitempty"`      // load: latency buckets
+	Consumed *ConsumeCounts `json:"consumed,omitempty"`  // load: what the consume mode found
+	Errors   uint64         `json:"errors,omitempty"`
+	LastErr  string         `json:"last_err,omitempty"`
+	Conns    int            `json:"conns"`
+	SndBuf   int            `json:"sndbuf,omitempty"` // effective SO_SNDBUF of the data sockets
+	RcvBuf   int            `json:"rcvbuf,omitempty"`
 
 	// set replies
 	Effective int `json:"effective,omitempty"`
@@ -66,5 +67,6 @@ type loadSpec struct {
 	RcvBuf      int    `json:"rcvbuf"`
 	Verify      bool   `json:"verify"`
 	Consume     string `json:"consume"`
+	HashThreads int    `json:"hash_threads"` // resolved (ResolveHashThreads)
 	Paused      bool   `json:"paused"`
 }

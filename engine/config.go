@@ -124,22 +124,17 @@ type SideConfig struct {
 	Workload     string `json:"workload"`
 	ReadPercent  int    `json:"read_percent"` // for mixed
 	Verify       bool   `json:"verify,omitempty"`
-	// Consume is what the load process does with READ data: "copy" (copy
-	// it once, as a real client such as qemu-img uses what it reads) or
-	// "none" (a pure sink that drains the socket the instant data
-	// arrives, and so reads it in small pieces whatever the buffer).
+	// Consume is what the load process does with READ data: copy, scan,
+	// hash or none (consume.go).
 	Consume string `json:"consume,omitempty"`
+	// HashThreads is how many threads the hash mode digests with; 0 is
+	// auto (ResolveHashThreads).
+	HashThreads int `json:"hash_threads,omitempty"`
 	// Placement is where the side's server and load process run: split,
 	// shared or os (placement.go). Empty, as in files written before it
 	// existed, means DefaultPlacement().
 	Placement string `json:"placement,omitempty"`
 }
-
-// What the load process does with READ data (SideConfig.Consume).
-const (
-	ConsumeCopy = "copy"
-	ConsumeNone = "none"
-)
 
 // Config is a pair and how to run it.
 type Config struct {
@@ -267,8 +262,11 @@ func (s *SideConfig) Validate() error {
 	if !validWorkload(s.Workload) {
 		return fmt.Errorf("workload %q: want one of %s", s.Workload, strings.Join(Workloads, ", "))
 	}
-	if s.Consume != "" && s.Consume != ConsumeCopy && s.Consume != ConsumeNone {
-		return fmt.Errorf("consume %q: want copy or none", s.Consume)
+	if s.Consume != "" && !validConsume(s.Consume) {
+		return fmt.Errorf("consume %q: want %s", s.Consume, consumeNames())
+	}
+	if s.HashThreads < 0 || s.HashThreads > MaxHashThreads {
+		return fmt.Errorf("hash threads %d: want auto or 1…%d", s.HashThreads, MaxHashThreads)
 	}
 	if s.Placement != "" && !slices.Contains(Placements, s.Placement) {
 		return fmt.Errorf("placement %q: want one of %s", s.Placement, strings.Join(Placements, ", "))
@@ -294,6 +292,7 @@ const (
 	SetPaused       = "paused"
 	SetReadPercent  = "read-percent"
 	SetConsume      = "consume"
+	SetHashThreads  = "hash-threads"
 	SetPlacement    = "placement"
 )
 
@@ -323,6 +322,8 @@ func (s *SideConfig) Get(setting string) string {
 			return ConsumeNone
 		}
 		return s.Consume
+	case SetHashThreads:
+		return formatHashThreads(s.HashThreads)
 	case SetPlacement:
 		if s.Placement == "" {
 			return DefaultPlacement()
@@ -363,6 +364,8 @@ func (s *SideConfig) Set(setting, value string) error {
 		n.ReadPercent, err = strconv.Atoi(value)
 	case SetConsume:
 		n.Consume = value
+	case SetHashThreads:
+		n.HashThreads, err = ParseHashThreads(value)
 	case SetPlacement:
 		n.Placement = value
 	case SetPaused:

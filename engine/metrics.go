@@ -209,4 +209,9 @@ type Summary struct {
 	LatencyP50Ms  Figure    `json:"latency_p50_ms"`
 	LatencyP99Ms  Figure    `json:"latency_p99_ms"`
 	Errors        uint64    `json:"errors"`
+	// Consume is the side's consume mode at the end of the run; Consumed
+	// what the modes found over it (zero buffers, hashed blocks, the root
+	// digest of the last full pass).
+	Consume  string        `json:"consume"`
+	Consumed ConsumeCounts `json:"consumed"`
 }

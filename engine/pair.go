@@ -77,6 +77,8 @@ type totals struct {
 	server Counters
 	hist   []uint64
 	errors uint64
+	// consumed are the consume counts, added across load restarts.
+	consumed ConsumeCounts
 }
 
 // Start runs cfg: spawns each side's server (unless it targets an external
@@ -176,7 +178,7 @@ func (p *Pair) startSide(i int) (warning string, err error) {
 	}
 	lspec := loadSpec{URI: s.uri, Connections: sc.Connections, RequestSize: sc.RequestSize, InFlight: sc.InFlight,
 		Workload: sc.Workload, ReadPercent: sc.ReadPercent, SndBuf: bufRequest(sc.ClientSndBuf), RcvBuf: bufRequest(sc.ClientRcvBuf),
-		Verify: sc.Verify, Consume: sc.Consume, Paused: true}
+		Verify: sc.Verify, Consume: sc.Consume, HashThreads: ResolveHashThreads(sc, p.cfg.Mode, p.cpus), Paused: true}
 	c, _, err := spawn(p.opts.Exe, RoleLoad, sc.Name, lspec, p.opts.StartTimeout)
 	if err != nil {
 		if s.server != nil {
@@ -295,6 +297,9 @@ func (p *Pair) Apply(ch Change) error {
 		cmd.Int = sc.InFlight
 		target = s.load
 	case SetWorkload, SetReadPercent, SetConsume:
+		target = s.load
+	case SetHashThreads:
+		cmd.Int = ResolveHashThreads(sc, p.cfg.Mode, p.cpus)
 		target = s.load
 	case SetTransport:
 		return p.restartWith(ch.Side, sc, ch.Setting, from, to)

@@ -83,6 +83,9 @@ func (p *Pair) placeSide(s *side) string {
 		pl = DefaultPlacement()
 	}
 	load, server := PlacementCPUs(pl, p.cfg.Mode, s.idx, p.cpus)
+	if pl == PlaceSplit && sc.Get(SetConsume) == ConsumeHash && ResolveHashThreads(sc, p.cfg.Mode, p.cpus) > 1 {
+		load = hashLoadCPUs(p.cfg.Mode, sc.Name, p.cpus, server) // room for the hash threads
+	}
 	if pl != PlaceOS && !platform.PinSupported {
 		s.loadCPUs, s.serverCPUs = nil, nil
 		return fmt.Sprintf("placement %s: %v; the scheduler places side %s's processes", pl, platform.ErrPinUnsupported, s.name)

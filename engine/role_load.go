@@ -24,7 +24,7 @@ type loadRole struct {
 	workload atomic.Int32 // index into Workloads
 	readPct  atomic.Int32
 	verify   bool
-	consume  atomic.Bool // copy each READ's data once, as a real client uses it
+	consumer
 
 	mu       sync.Mutex // guards conns, inflight, buffers, closedIO
 	conns    []*loadConn
@@ -69,7 +69,7 @@ func startLoadRole(ctx context.Context, spec loadSpec) (role, childMsg, error) {
 	r.reqSize.Store(int64(spec.RequestSize))
 	r.workload.Store(workloadIndex(spec.Workload))
 	r.readPct.Store(int32(spec.ReadPercent))
-	r.consume.Store(spec.Consume == ConsumeCopy)
+	r.initConsume(spec.Consume, spec.HashThreads)
 	r.gate.init(spec.Paused)
 	r.defSnd, _, _ = nbd.ProbeSocketBuffer(u.Network(), nbd.SendBuf, 0)
 	r.defRcv, _, _ = nbd.ProbeSocketBuffer(u.Network(), nbd.RecvBuf, 0)
@@ -95,6 +95,7 @@ func (r *loadRole) setConns(n int) error {
 		}
 		if r.size == 0 {
 			r.size = cl.Size()
+			r.startHasher()
 		}
 		lc := &loadConn{cl: cl}
 		r.conns = append(r.conns, lc)
@@ -138,6 +139,8 @@ type slot struct {
 	ready bool
 	back  chan bool // callback → worker: the chain ended (true: connection dead)
 	sink  []byte
+	pos   uint64 // stream position of a sequential request (seq)
+	seq   bool
 }
 
 // worker keeps one request in flight. A READ is sent again from the
@@ -179,6 +182,7 @@ func (r *loadRole) worker(lc *loadConn, stop chan struct{}, id uint64) {
 		s.op.Done = nil
 		t0 := time.Now()
 		err := s.cl.Do(s.op)
+		r.consume(s, err)
 		r.account(s, err, time.Since(t0))
 		r.gate.leave()
 		if err != nil && s.cl.Err() != nil {
@@ -208,18 +212,15 @@ func (s *slot) prepare(alloc bool) bool {
 		read = s.rng.IntN(100) < int(r.readPct.Load())
 	}
 	var off int64
-	span := r.size - int64(size)
-	if span < 0 {
-		span = 0
-	}
+	s.seq = false
 	if w == WorkRandRead || w == WorkRandWrite || w == WorkMixed {
 		slots := r.size / int64(size)
 		if slots > 0 {
 			off = s.rng.Int64N(slots) * int64(size)
 		}
-	} else if span > 0 {
-		c := r.cursor.Add(uint64(size)) - uint64(size)
-		off = int64(c%uint64(span+1)) &^ 511
+	} else {
+		s.pos, size = r.nextSeq(size)
+		off, s.seq = int64(s.pos%uint64(r.size)), true
 	}
 	s.op.Buf = s.buf[:size]
 	s.op.Offset = uint64(off)
@@ -236,12 +237,7 @@ func (s *slot) prepare(alloc bool) bool {
 func (s *slot) done(op *nbd.Op) {
 	r := s.r
 	err := op.Err()
-	if err == nil && r.consume.Load() {
-		if cap(s.sink) < len(op.Buf) {
-			s.sink = make([]byte, len(op.Buf))
-		}
-		copy(s.sink, op.Buf)
-	}
+	r.consume(s, err)
 	r.account(s, err, time.Since(s.t0))
 	r.gate.leave()
 	if err != nil && s.cl.Err() != nil {
@@ -326,6 +322,7 @@ func (r *loadRole) poll() childMsg {
 	}
 	m.ActiveNs = r.gate.activeNs()
 	m.Hist = r.hist.Snapshot()
+	m.Consumed = r.consumeStats()
 	return m
 }
 
@@ -347,11 +344,10 @@ func (r *loadRole) set(c childCmd) childMsg {
 		}
 		r.workload.Store(workloadIndex(c.Value))
 		return childMsg{}
-	case SetConsume:
-		if c.Value != ConsumeCopy && c.Value != ConsumeNone {
-			return fail(fmt.Errorf("consume %q: want copy or none", c.Value))
+	case SetConsume, SetHashThreads:
+		if err := r.setConsume(c); err != nil {
+			return fail(err)
 		}
-		r.consume.Store(c.Value == ConsumeCopy)
 		return childMsg{}
 	case SetReadPercent:
 		v, err := strconv.Atoi(c.Value)

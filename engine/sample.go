@@ -94,6 +94,7 @@ func (p *Pair) pollSide(s *side, emit bool) {
 	t.client = addCounters(t.client, cd)
 	t.hist = histAdd(t.hist, hd)
 	t.errors += smp.Errors
+	t.consumed.add(lm.Consumed, s.prevLoad.Consumed)
 	if srv != nil {
 		sd := sm.Counters.Sub(s.prevServer.Counters)
 		sp := ProcessFigures(sd, bytes, busyBase)
@@ -143,6 +144,8 @@ func (p *Pair) summary(i int) Summary {
 		LatencyP99Ms:  Percentile(t.hist, 99),
 		Errors:        t.errors,
 		Placement:     p.placement(s),
+		Consume:       sc.Get(SetConsume),
+		Consumed:      t.consumed,
 		SndBuf: Buffers{
 			ServerRequested:    sc.SndBuf.String(),
 			ServerEffective:    s.prevServer.SndBuf,
