@@ -1,0 +1,105 @@
+package plot
+
+import (
+	"fmt"
+	"strings"
+
+	"nbdscope/engine"
+	"nbdscope/engine/platform"
+	"nbdscope/units"
+)
+
+// captionLines say where and how a run was made, and what the charts
+// show: the platform, each side's buffers and placement, the changes, and
+// the definitions of the figures.
+func captionLines(rep *engine.Report, sides []side) []string {
+	var out []string
+	out = append(out, "platform: "+platformText(rep.Platform))
+	for k, sd := range sides {
+		out = append(out, fmt.Sprintf("side %s: %s; placement %s", sd.name, buffersText(rep, sd, k), placementText(rep, sd)))
+	}
+	if len(rep.Events) == 0 {
+		out = append(out, "changes: none")
+	}
+	for i, e := range rep.Events {
+		if !finite(e.T) {
+			continue
+		}
+		who := "both sides"
+		if e.Side != "" {
+			who = "side " + e.Side
+		}
+		out = append(out, fmt.Sprintf("change %d at %.2fs, %s: %s %s → %s", i+1, e.T, who, e.Setting, e.From, e.To))
+	}
+	out = append(out,
+		"throughput: payload bytes completed per second. receive calls per 2 MiB: data-socket receive calls of the process that receives the bulk data",
+		"(the client for reads, the server for writes) per 2 MiB of payload. CPU: user+system seconds of each process per second its side's load ran.",
+		"Each point is a sample's end; a gap is time the side did not run (its turn in alternate mode, paused) or a figure that was not measured.")
+	return out
+}
+
+func platformText(pf platform.Facts) string {
+	var parts []string
+	if pf.OS != "" {
+		parts = append(parts, pf.OS+"/"+pf.Arch)
+	}
+	if pf.Kernel != "" {
+		parts = append(parts, pf.Kernel) // "Linux 6.1.0", "Darwin 23.4.0"
+	}
+	if pf.CPUModel != "" {
+		parts = append(parts, pf.CPUModel)
+	}
+	if pf.Cores > 0 {
+		parts = append(parts, fmt.Sprintf("%d cores", pf.Cores))
+	}
+	if pf.UnixSndbufDefault > 0 {
+		parts = append(parts, "unix SO_SNDBUF default "+units.FormatSize(int64(pf.UnixSndbufDefault)))
+	}
+	if pf.UnixSndbufMax > 0 {
+		parts = append(parts, "max "+units.FormatSize(int64(pf.UnixSndbufMax)))
+	}
+	if len(parts) == 0 {
+		return "not recorded"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// buffersText is a side's buffers at the start: requested, and effective
+// as the first sample read them back.
+func buffersText(rep *engine.Report, sd side, k int) string {
+	sc := rep.Config.Sides[k]
+	var eff engine.Buffers
+	for _, s := range sd.samples {
+		if s.SndBuf.ServerEffective > 0 || s.SndBuf.ClientEffective > 0 {
+			eff = s.SndBuf
+			break
+		}
+	}
+	server := bufText(sc.SndBuf.String(), eff.ServerEffective)
+	if sc.Target != "" {
+		server = "external"
+	}
+	return fmt.Sprintf("server SO_SNDBUF %s, client SO_SNDBUF %s, client SO_RCVBUF %s (at the start)",
+		server, bufText(sc.ClientSndBuf.String(), eff.ClientEffective), bufText(sc.ClientRcvBuf.String(), eff.ClientRcvEffective))
+}
+
+func bufText(req string, eff int) string {
+	if eff > 0 {
+		return req + " (eff. " + units.FormatSize(int64(eff)) + ")"
+	}
+	return req
+}
+
+// placementText is where a side's processes ran, from its summary.
+func placementText(rep *engine.Report, sd side) string {
+	for _, s := range rep.Sides {
+		if strings.EqualFold(s.Name, sd.name) {
+			p := s.Summary.Placement
+			if p.Setting == "" {
+				break
+			}
+			return fmt.Sprintf("%s (load CPUs %s, server CPUs %s)", p.Setting, p.LoadCPUs, p.ServerCPUs)
+		}
+	}
+	return "not recorded"
+}

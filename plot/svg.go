@@ -1,0 +1,267 @@
+package plot
+
+import (
+	"encoding/xml"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"nbdscope/engine"
+	"nbdscope/units"
+)
+
+// The SVG export: one column per side (A left, B right) and one row per
+// figure (throughput, receive calls per 2 MiB, CPU), all on one time axis
+// and with one value scale per row, so that the sides compare at a glance.
+// Changes are dashed vertical lines, numbered in every chart and named in
+// the top one and in the list under the charts. The caption says where
+// and how the run was made. The document is self-contained (no fonts,
+// scripts or links) so it can be pasted into a bug report or a slide.
+
+// Colours of the sides, those of the explorer's light theme.
+var sideColour = [...]string{"#006D9C", "#B04E00"}
+
+const (
+	svgW      = 1200 // document width
+	colW      = svgW / 2
+	plotLeft  = 78 // plot area's left edge within a column
+	plotRight = 24 // margin right of the plot area
+	plotW     = colW - plotLeft - plotRight
+	plotH     = 160 // plot area height
+	rowH      = plotH + 72
+	topH      = 96 // title, subtitle and column heads
+)
+
+// row is one figure of the SVG: its title and the metrics it draws (a
+// second metric is drawn dashed).
+type row struct {
+	id, title string // title: the figure and its unit; %s is the unit
+	metrics   []metric
+	labels    []string // legend per metric, "" for a single one
+}
+
+var svgRows = []row{
+	{"throughput", "throughput (%s)", []metric{mThroughput}, []string{""}},
+	{"calls", "receive calls per 2 MiB of payload (receiving process)", []metric{mCalls}, []string{""}},
+	{"cpu", "CPU (%s busy, user+sys)", []metric{mCPUClient, mCPUServer}, []string{"client", "server"}},
+}
+
+// svgDoc accumulates the document.
+type svgDoc struct{ strings.Builder }
+
+func (d *svgDoc) f(format string, a ...any) { fmt.Fprintf(d, format, a...) }
+
+// esc escapes text for XML content and attribute values.
+func esc(s string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s))
+	return b.String()
+}
+
+// px prints a coordinate with one decimal.
+func px(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+
+// SVG renders a run as a self-contained SVG document: 2 sides × 3 charts
+// (throughput, calls per 2 MiB, CPU) over time, the changes marked and
+// labelled, and a caption with the platform, buffers and placement.
+func SVG(name string, rep engine.Report) string {
+	sides := sidesOf(&rep)
+	end := span(&rep)
+	caption := captionLines(&rep, sides)
+	height := topH + len(svgRows)*rowH + 24 + 18*len(caption) + 16
+	var d svgDoc
+	d.f(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
+	d.f(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">`+"\n",
+		svgW, height, svgW, height)
+	d.f("<title>nbdscope run %s</title>\n", esc(name))
+	d.f(`<rect width="100%%" height="100%%" fill="#ffffff"/>` + "\n")
+	d.header(name, &rep, sides)
+	for r, rw := range svgRows {
+		segs := make([][][]segment, len(sides))
+		var all [][]segment
+		for k, sd := range sides {
+			for _, m := range rw.metrics {
+				s := sd.segments(m)
+				segs[k] = append(segs[k], s)
+				all = append(all, s)
+			}
+		}
+		ax := makeAxis(rw.metrics[0], maxOf(all...), 4)
+		for k, sd := range sides {
+			x0, y0 := float64(k*colW+plotLeft), float64(topH+r*rowH+28)
+			d.chart(rw, sd, k, segs[k], ax, end, x0, y0, r == 0, r == len(svgRows)-1)
+		}
+	}
+	y := topH + len(svgRows)*rowH + 8
+	d.f(`<g class="caption" font-size="12" fill="#333333">` + "\n")
+	for i, l := range caption {
+		d.f(`<text x="24" y="%d">%s</text>`+"\n", y+18*i, esc(l))
+	}
+	d.f("</g>\n</svg>\n")
+	return d.String()
+}
+
+// header writes the title, the run's time and preset, and a head over
+// each side's column saying what the side did.
+func (d *svgDoc) header(name string, rep *engine.Report, sides []side) {
+	if name == "" {
+		name = "(unsaved)"
+	}
+	d.f(`<text class="title" x="24" y="30" font-size="20" font-weight="bold">nbdscope run %s</text>`+"\n", esc(name))
+	var sub []string
+	if !rep.Time.IsZero() {
+		sub = append(sub, rep.Time.UTC().Format(time.DateTime+" MST"))
+	}
+	if rep.Preset != "" {
+		sub = append(sub, "preset "+rep.Preset)
+	}
+	if rep.Config.Mode != "" {
+		sub = append(sub, rep.Config.Mode+" mode, "+rep.Config.Interval.D().String()+" samples")
+	}
+	if rep.Nbdscope != "" {
+		sub = append(sub, "nbdscope "+rep.Nbdscope)
+	}
+	d.f(`<text class="subtitle" x="24" y="52" fill="#555555">%s</text>`+"\n", esc(strings.Join(sub, " · ")))
+	for k, sd := range sides {
+		sc := rep.Config.Sides[k]
+		what := fmt.Sprintf("%s, %s, %d conn × %s, %d in flight", sc.Workload, transportOf(sc),
+			sc.Connections, units.FormatSize(int64(sc.RequestSize)), sc.InFlight)
+		d.f(`<text class="side-head" x="%d" y="82" font-size="15" font-weight="bold" fill="%s">side %s <tspan font-weight="normal" font-size="12" fill="#333333">%s</tspan></text>`+"\n",
+			k*colW+24, sideColour[k%2], esc(sd.name), esc(what))
+	}
+}
+
+func transportOf(sc engine.SideConfig) string {
+	if sc.Target != "" {
+		return sc.Target
+	}
+	return sc.Transport
+}
+
+// chart writes one side's chart of one row, with its plot area at
+// (x0, y0). named: label the change markers with their change.
+func (d *svgDoc) chart(rw row, sd side, k int, segs [][]segment, ax axis, end, x0, y0 float64, named, last bool) {
+	d.f(`<g class="chart" data-side="%s" data-figure="%s">`+"\n", esc(sd.name), rw.id)
+	d.f(`<text class="chart-title" x="%s" y="%s" font-weight="bold">%s</text>`+"\n", px(x0-54), px(y0-12), esc(chartTitle(rw, ax)))
+	if len(rw.metrics) > 1 {
+		d.legend(rw, k, x0+plotW, y0-12)
+	}
+	xOf := func(t float64) float64 { return x0 + t/end*plotW }
+	yOf := func(v float64) float64 { return y0 + plotH - v/ax.div/ax.top*plotH }
+	d.axes(ax, end, x0, y0, xOf, yOf, last)
+	d.markers(sd, end, x0, y0, xOf, named)
+	for i, ss := range segs {
+		dash := ""
+		if i > 0 {
+			dash = ` stroke-dasharray="5 3"`
+		}
+		n := 0
+		for _, sg := range ss {
+			n += len(sg)
+		}
+		d.f(`<g class="series" data-metric="%s" data-points="%d" fill="none" stroke="%s" stroke-width="1.8"%s>`+"\n",
+			metricID(rw.metrics[i]), n, sideColour[k%2], dash)
+		for _, sg := range ss {
+			d.segment(sg, xOf, yOf, sideColour[k%2])
+		}
+		d.f("</g>\n")
+	}
+	if math.IsNaN(maxOf(segs...)) { // nothing measured
+		d.f(`<text class="no-data" x="%s" y="%s" text-anchor="middle" fill="#888888">not measured</text>`+"\n", px(x0+plotW/2), px(y0+plotH/2))
+	}
+	d.f("</g>\n")
+}
+
+// chartTitle is a row's title with its axis unit, when the unit is not
+// already in the words.
+func chartTitle(rw row, ax axis) string {
+	if strings.Contains(rw.title, "%s") {
+		return fmt.Sprintf(rw.title, ax.unit)
+	}
+	return rw.title
+}
+
+func metricID(m metric) string {
+	return [...]string{"throughput", "calls", "cpu-client", "cpu-server"}[m]
+}
+
+// segment draws a run of samples as a line; a lone sample as a dot.
+func (d *svgDoc) segment(sg segment, xOf, yOf func(float64) float64, colour string) {
+	if len(sg) == 1 {
+		d.f(`<circle cx="%s" cy="%s" r="2.5" fill="%s" stroke="none"/>`+"\n", px(xOf(sg[0].t)), px(yOf(sg[0].v)), colour)
+		return
+	}
+	var b strings.Builder
+	for i, p := range sg {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(px(xOf(p.t)) + "," + px(yOf(p.v)))
+	}
+	d.f(`<polyline points="%s"/>`+"\n", b.String())
+}
+
+// legend names the lines of a two-metric chart, right-aligned at (x, y).
+func (d *svgDoc) legend(rw row, k int, x, y float64) {
+	d.f(`<g class="legend" font-size="11">` + "\n")
+	for i := len(rw.labels) - 1; i >= 0; i-- {
+		x -= 58
+		dash := ""
+		if i > 0 {
+			dash = ` stroke-dasharray="5 3"`
+		}
+		d.f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="1.8"%s/>`, px(x), px(y-4), px(x+18), px(y-4), sideColour[k%2], dash)
+		d.f(`<text x="%s" y="%s">%s</text>`+"\n", px(x+22), px(y), esc(rw.labels[i]))
+	}
+	d.f("</g>\n")
+}
+
+// axes draws the frame, the value ticks with grid lines and the time
+// ticks with their labels; the time axis is named under the last row.
+func (d *svgDoc) axes(ax axis, end, x0, y0 float64, xOf, yOf func(float64) float64, last bool) {
+	d.f(`<g class="axis-y" font-size="11" fill="#333333" data-unit="%s">`+"\n", esc(ax.unit))
+	for _, v := range ax.ticks() {
+		y := yOf(v * ax.div)
+		d.f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#e4e4e4"/>`, px(x0), px(y), px(x0+plotW), px(y))
+		d.f(`<text class="tick" x="%s" y="%s" text-anchor="end">%s</text>`+"\n", px(x0-6), px(y+4), ax.label(v))
+	}
+	d.f("</g>\n")
+	d.f(`<g class="axis-x" font-size="11" fill="#333333" data-unit="s">` + "\n")
+	step := timeStep(end, 10)
+	for t := 0.0; t <= end+1e-9; t += step {
+		x := xOf(t)
+		d.f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#999999"/>`, px(x), px(y0+plotH), px(x), px(y0+plotH+4))
+		d.f(`<text class="tick" x="%s" y="%s" text-anchor="middle">%s</text>`+"\n", px(x), px(y0+plotH+16), secs(t))
+	}
+	if last {
+		d.f(`<text class="axis-title" x="%s" y="%s" text-anchor="end" fill="#666666">time since the start (s)</text>`+"\n", px(x0+plotW), px(y0+plotH+30))
+	}
+	d.f("</g>\n")
+	d.f(`<path class="frame" d="M%s %sV%sH%s" fill="none" stroke="#555555"/>`+"\n", px(x0), px(y0), px(y0+plotH), px(x0+plotW))
+}
+
+// markers draws a side's changes: a dashed line each, numbered by its
+// place in the run's events; named adds the change's text.
+func (d *svgDoc) markers(sd side, end, x0, y0 float64, xOf func(float64) float64, named bool) {
+	for i, e := range sd.events {
+		x := xOf(math.Min(e.T, end))
+		d.f(`<g class="marker" data-t="%s" data-setting="%s">`, strconv.FormatFloat(e.T, 'f', 3, 64), esc(e.Setting))
+		d.f(`<title>%s</title>`, esc(fmt.Sprintf("%.2fs %s", e.T, eventText(e.Event))))
+		d.f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#666666" stroke-dasharray="3 3"/>`, px(x), px(y0), px(x), px(y0+plotH))
+		label := strconv.Itoa(e.n)
+		if named {
+			label += " " + eventText(e.Event)
+		}
+		// Alternate rows keep the labels of close changes apart.
+		y := y0 + 11 + float64(i%3)*13
+		anchor := "start"
+		dx := 3.0
+		if x > x0+plotW*0.7 {
+			anchor, dx = "end", -3
+		}
+		d.f(`<text class="marker-label" x="%s" y="%s" text-anchor="%s" font-size="11" fill="#444444" stroke="#ffffff" stroke-width="3" paint-order="stroke">%s</text>`, px(x+dx), px(y), anchor, esc(label))
+		d.f("</g>\n")
+	}
+}
