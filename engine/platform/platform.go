@@ -1,17 +1,18 @@
 // Package platform hides what differs between operating systems about
 // socket buffers: their defaults and limits, how a request becomes an
 // effective size, and how to lift a limit. One file per OS implements
-// the small part that differs.
+// the small part that differs; the rules of each OS (LinuxRules,
+// XNURules) are plain Go behind the Rules and Kernel interfaces, so the
+// darwin logic runs, against a double of XNU, in the tests on Linux.
 package platform
 
 import (
-	"fmt"
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 
 	"nbdscope/nbd"
-	"nbdscope/units"
 )
 
 // Facts describe this machine's socket buffers, as probed at start.
@@ -28,7 +29,7 @@ type Facts struct {
 
 	UnixSndbufDefault int `json:"unix_sndbuf_default"` // effective, fresh socket
 	UnixRcvbufDefault int `json:"unix_rcvbuf_default"`
-	UnixSndbufMax     int `json:"unix_sndbuf_max"` // largest effective SO_SNDBUF
+	UnixSndbufMax     int `json:"unix_sndbuf_max"` // largest effective SO_SNDBUF (SndbufLimit.MaxEffective)
 	TCPSndbufDefault  int `json:"tcp_sndbuf_default"`
 	TCPRcvbufDefault  int `json:"tcp_rcvbuf_default"`
 
@@ -36,27 +37,45 @@ type Facts struct {
 	Limits map[string]int `json:"limits"`
 	// Doubles is true where the kernel doubles a request (Linux).
 	Doubles bool `json:"doubles"`
+	// SndbufLimit is how the kernel bounds SO_SNDBUF: the largest request
+	// granted in full, what happens above it and the sysctl that lifts it.
+	SndbufLimit Limit `json:"sndbuf_limit"`
 }
 
 // Probe reads the facts of this machine.
-func Probe() Facts {
+func Probe() Facts { return ProbeWith(Native, NativeKernel()) }
+
+// ProbeWith reads the facts through a kernel and its rules (tests hand it
+// a double).
+func ProbeWith(r Rules, k Kernel) Facts {
 	f := Facts{OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: runtime.NumCPU(), Limits: map[string]int{}}
 	f.Kernel = kernelVersion()
 	f.AllowedCPUs, f.CanPin = AllowedCPUs(), PinSupported
 	f.CPUModel = cpuModel()
-	f.UnixSndbufDefault, _, _ = nbd.ProbeSocketBuffer("unix", nbd.SendBuf, 0)
-	f.UnixRcvbufDefault, _, _ = nbd.ProbeSocketBuffer("unix", nbd.RecvBuf, 0)
+	f.UnixSndbufDefault, _ = k.Get(nbd.SendBuf)
+	f.UnixRcvbufDefault, _ = k.Get(nbd.RecvBuf)
 	f.TCPSndbufDefault, _, _ = nbd.ProbeSocketBuffer("tcp", nbd.SendBuf, 0)
 	f.TCPRcvbufDefault, _, _ = nbd.ProbeSocketBuffer("tcp", nbd.RecvBuf, 0)
-	for _, name := range limitNames {
-		if v, err := readLimit(name); err == nil {
+	for _, name := range r.LimitNames() {
+		if v, err := k.Sysctl(name); err == nil {
 			f.Limits[name] = v
 		}
 	}
-	f.Doubles = doubles
-	// The largest effective size: what asking for 1 GiB gives.
-	_, f.UnixSndbufMax, _ = nbd.ProbeSocketBuffer("unix", nbd.SendBuf, 1<<30)
+	f.Doubles = r.Doubles()
+	f.SndbufLimit = r.Limit(k)
+	f.UnixSndbufMax = f.SndbufLimit.MaxEffective
 	return f
+}
+
+var (
+	nativeOnce  sync.Once
+	nativeLimit Limit
+)
+
+// NativeLimit is this machine's SO_SNDBUF limit, probed once.
+func NativeLimit() Limit {
+	nativeOnce.Do(func() { nativeLimit = Native.Limit(NativeKernel()) })
+	return nativeLimit
 }
 
 // Request returns the setsockopt value that gives the effective size eff
@@ -67,50 +86,32 @@ func Request(eff int) int { return nbd.RequestForEffective(eff) }
 // (8 KiB effective) on this OS.
 func MacOSRequest() int { return nbd.RequestForEffective(8 << 10) }
 
-// Clamp describes a request the kernel did not grant in full.
-type Clamp struct {
-	Which     string // SO_SNDBUF or SO_RCVBUF
-	Requested int    // what was asked with setsockopt
-	Effective int    // what getsockopt reports
-	Limit     string // the sysctl that bounds it
-	Fix       string // the command that lifts the limit now
-	Persist   string // the line that keeps it across reboots
-	Where     string // where Persist goes
-}
-
-func (c Clamp) String() string {
-	return fmt.Sprintf("%s %s requested, %s effective: clamped by %s. Fix: %s (persist: %q in %s)",
-		c.Which, units.FormatSize(int64(c.Requested)), units.FormatSize(int64(c.Effective)), c.Limit, c.Fix, c.Persist, c.Where)
-}
-
-// CheckClamp reports whether an effective size falls short of the request
-// and, if so, how to lift the limit. ok is false when nothing was clamped.
+// CheckClamp reports whether a request was granted less than in full on
+// this machine and, if so, how to lift the limit (Limit.Check). ok is
+// false when nothing was clamped.
 func CheckClamp(which nbd.SockBuf, requested, effective int) (Clamp, bool) {
-	want := expectedEffective(requested)
-	if requested <= 0 || effective >= want || requested < 4096 {
+	if requested <= 0 {
 		return Clamp{}, false
 	}
-	name, value := limitFor(which, requested)
-	c := Clamp{Which: which.String(), Requested: requested, Effective: effective, Limit: name}
-	c.Fix, c.Persist, c.Where = fixFor(name, value)
-	return c, true
+	return NativeLimit().Check(which, requested, effective)
 }
 
 // ExpectedEffective is the effective size an unclamped request gives.
-func ExpectedEffective(requested int) int { return expectedEffective(requested) }
+func ExpectedEffective(requested int) int { return NativeLimit().Expected(requested) }
 
 // Explain says in one line why an effective size differs from the request.
 func Explain(requested, effective int) string {
-	if requested <= 0 {
+	l := NativeLimit()
+	switch {
+	case requested <= 0:
 		return "OS default"
-	}
-	if doubles && effective == 2*requested {
+	case l.Doubles && effective == 2*requested:
 		return "the kernel doubles every request (socket(7)): half is bookkeeping"
-	}
-	if effective < expectedEffective(requested) {
+	case l.Clamped(requested, effective):
 		return "clamped by the kernel limit"
-	}
-	if effective > requested && !doubles {
+	case !l.Doubles && effective == requested:
+		return "stored as requested (XNU neither doubles nor rounds)"
+	case effective > requested && !l.Doubles:
 		return "raised to the kernel minimum"
 	}
 	return ""

@@ -1,19 +1,16 @@
 package platform
 
 import (
-	"fmt"
-
 	"golang.org/x/sys/unix"
-
-	"nbdscope/nbd"
 )
 
-// macOS stores requests as given and bounds them by kern.ipc.maxsockbuf;
-// unix stream sockets start at net.local.stream.sendspace (8 KiB).
-const doubles = false
+// Native are the running OS's rules: macOS stores requests as given and
+// bounds them by kern.ipc.maxsockbuf (XNURules); unix stream sockets
+// start at net.local.stream.sendspace (8 KiB).
+var Native Rules = XNURules{}
 
-var limitNames = []string{"kern.ipc.maxsockbuf", "net.local.stream.sendspace", "net.local.stream.recvspace"}
-
+// readLimit reads a sysctl through x/sys: kern.ipc.maxsockbuf and
+// kern.ipc.nmbclusters are 32-bit, some others 64-bit.
 func readLimit(name string) (int, error) {
 	v, err := unix.SysctlUint32(name)
 	if err != nil {
@@ -26,23 +23,14 @@ func readLimit(name string) (int, error) {
 	return int(v), nil
 }
 
-func expectedEffective(requested int) int { return requested }
-
-func limitFor(which nbd.SockBuf, requested int) (string, int) {
-	// maxsockbuf bounds the sum of both buffers plus overhead; ask for
-	// enough headroom for both.
-	return "kern.ipc.maxsockbuf", 4 * requested
-}
-
-func fixFor(name string, value int) (fix, persist, where string) {
-	return fmt.Sprintf("sudo sysctl -w %s=%d", name, value),
-		fmt.Sprintf("%s=%d", name, value),
-		"/etc/sysctl.conf"
+func kernelRelease() string {
+	v, _ := unix.Sysctl("kern.osrelease")
+	return v
 }
 
 func kernelVersion() string {
-	v, err := unix.Sysctl("kern.osrelease")
-	if err != nil {
+	v := kernelRelease()
+	if v == "" {
 		return "Darwin"
 	}
 	return "Darwin " + v
