@@ -1,6 +1,5 @@
 package platform
 
-
 // LinuxRules are Linux's: socket(7) says setsockopt doubles the
 // SO_SNDBUF/SO_RCVBUF request (the extra half is bookkeeping) and clamps
 // it to net.core.wmem_max / rmem_max, unless the caller has CAP_NET_ADMIN
