@@ -94,6 +94,10 @@ func NewConn(nc net.Conn) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Every data socket, client's and server's, is made here.
+	if err := noSigPipe(raw); err != nil {
+		return nil, err
+	}
 	c := &Conn{nc: nc, raw: raw}
 	c.rfn = c.readOnce
 	c.wfn = c.writeOnce

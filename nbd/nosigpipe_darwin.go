@@ -1,0 +1,39 @@
+package nbd
+
+import (
+	"fmt"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// noSigPipe sets SO_NOSIGPIPE on a data socket. macOS has no
+// MSG_NOSIGNAL: a write to a socket whose peer has gone raises SIGPIPE
+// unless the socket says not to (XNU uipc_socket.c, sosetoptlock:
+// "case SO_NOSIGPIPE: ... so->so_flags |= SOF_NOSIGPIPE"). Our children
+// handle SIGPIPE by shutting down (engine/child_main.go), so without it a
+// client that goes away mid-reply would stop the whole server.
+func noSigPipe(raw syscall.RawConn) error {
+	var serr error
+	if err := raw.Control(func(fd uintptr) {
+		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_NOSIGPIPE, 1)
+	}); err != nil {
+		return err
+	}
+	if serr != nil {
+		return fmt.Errorf("nbd: setting SO_NOSIGPIPE: %w", serr)
+	}
+	return nil
+}
+
+// NoSigPipeSet reports whether SO_NOSIGPIPE is set on a connection.
+func (c *Conn) NoSigPipeSet() (bool, error) {
+	var v int
+	var gerr error
+	if err := c.raw.Control(func(fd uintptr) {
+		v, gerr = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_NOSIGPIPE)
+	}); err != nil {
+		return false, err
+	}
+	return v != 0, gerr
+}
