@@ -108,6 +108,9 @@ func StartWith(ctx context.Context, cfg Config, opts Options) (*Pair, error) {
 	} else {
 		p.facts = platform.Probe()
 	}
+	if err := checkRefusals(p.limit(), cfg); err != nil {
+		return nil, err
+	}
 	dir, err := os.MkdirTemp("", "nbdscope-")
 	if err != nil {
 		return nil, err
@@ -271,6 +274,9 @@ func (p *Pair) Apply(ch Change) error {
 	to := sc.Get(ch.Setting)
 	down := s.down
 	p.mu.Unlock()
+	if err := p.refusedChange(sc, ch.Setting); err != nil {
+		return err
+	}
 
 	cmd := childCmd{Op: "set", Setting: ch.Setting, Value: ch.Value}
 	var target *child
@@ -357,12 +363,12 @@ func (p *Pair) checkClamp(s *side, setting string, which nbd.SockBuf, req, eff i
 	if req <= 0 || eff <= 0 {
 		return
 	}
-	c, clamped := platform.CheckClamp(which, req, eff)
+	c, clamped := p.limit().Check(which, req, eff)
 	if !clamped {
 		return
 	}
 	p.warn(s.name, "clamp", fmt.Sprintf("%s %s: requested %s should give %s effective, the kernel gave %s: clamped by %s",
-		s.name, setting, units.FormatSize(int64(req)), units.FormatSize(int64(platform.ExpectedEffective(req))), units.FormatSize(int64(eff)), c.Limit), c.Fix+"  (persist: "+c.Persist+" in "+c.Where+")")
+		s.name, setting, units.FormatSize(int64(req)), units.FormatSize(int64(p.limit().Expected(req))), units.FormatSize(int64(eff)), c.Limit), c.Fix+"  (persist: "+c.Persist+" in "+c.Where+")")
 }
 
 // restartWith restarts a side to apply a setting that needs new children.

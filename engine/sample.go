@@ -4,7 +4,6 @@ import (
 	"sync"
 	"time"
 
-	"nbdscope/engine/platform"
 	"nbdscope/nbd"
 )
 
@@ -101,7 +100,7 @@ func (p *Pair) pollSide(s *side, emit bool) {
 		smp.Server = &sp
 		smp.SndBuf.ServerEffective = sm.SndBuf
 		if r := bufRequest(sc.SndBuf); r > 0 && sm.SndBuf > 0 {
-			_, smp.SndBuf.Clamped = platform.CheckClamp(nbd.SendBuf, r, sm.SndBuf)
+			smp.SndBuf.Clamped = p.limit().Clamped(r, sm.SndBuf)
 		}
 		t.server = addCounters(t.server, sd)
 	} else {

@@ -1,0 +1,66 @@
+package engine
+
+import (
+	"fmt"
+
+	"nbdscope/engine/platform"
+	"nbdscope/nbd"
+)
+
+// limit is the SO_SNDBUF limit the pair works to: the one in its facts
+// (tests hand in any kernel's, an XNU double's among them), else this
+// machine's, probed once.
+func (p *Pair) limit() platform.Limit {
+	if p.facts.SndbufLimit.Known() {
+		return p.facts.SndbufLimit
+	}
+	return platform.NativeLimit()
+}
+
+// bufSettings are the socket-buffer settings of a side, with the option
+// each sets.
+var bufSettings = []struct {
+	setting string
+	which   nbd.SockBuf
+	get     func(SideConfig) Buf
+}{
+	{SetSndBuf, nbd.SendBuf, func(sc SideConfig) Buf { return sc.SndBuf }},
+	{SetClientSndBuf, nbd.SendBuf, func(sc SideConfig) Buf { return sc.ClientSndBuf }},
+	{SetClientRcvBuf, nbd.RecvBuf, func(sc SideConfig) Buf { return sc.ClientRcvBuf }},
+}
+
+// refusal is the error for a buffer request the kernel would refuse
+// outright (macOS before 14.4: ENOBUFS above kern.ipc.maxsockbuf ×
+// 2048/2304), with the exact fix. It is checked before anything is sent
+// to a child, so a refused change leaves the side as it was.
+func refusal(l platform.Limit, sideName, setting string, which nbd.SockBuf, req int) error {
+	c, refused := l.Refuses(which, req)
+	if !refused {
+		return nil
+	}
+	return fmt.Errorf("side %s %s %s: above this kernel's limit of %s (%s %s), setsockopt would fail with ENOBUFS; largest allowed: %s. Fix: %s (persist: %q in %s)",
+		sideName, setting, platform.HumanSize(req), platform.HumanSize(c.MaxRequest), c.Limit,
+		platform.HumanSize(l.SysctlValue), platform.HumanSize(c.MaxRequest), c.Fix, c.Persist, c.Where)
+}
+
+// checkRefusals checks every buffer setting of every side of cfg.
+func checkRefusals(l platform.Limit, cfg Config) error {
+	for _, sc := range cfg.Sides {
+		for _, b := range bufSettings {
+			if err := refusal(l, sc.Name, b.setting, b.which, bufRequest(b.get(sc))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// refusedChange checks a live change of a buffer setting.
+func (p *Pair) refusedChange(sc SideConfig, setting string) error {
+	for _, b := range bufSettings {
+		if b.setting == setting {
+			return refusal(p.limit(), sc.Name, setting, b.which, bufRequest(b.get(sc)))
+		}
+	}
+	return nil
+}
