@@ -26,6 +26,7 @@ type child struct {
 	waiting map[uint64]chan childMsg
 	ready   chan childMsg
 	stderr  []string // last lines
+	fatal   string   // why the child failed, as it said itself ("fatal" message)
 
 	exited  chan struct{}
 	exitErr error
@@ -93,6 +94,12 @@ func (c *child) readStdout(r io.Reader) {
 		var m childMsg
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 			c.noteStderr("bad message from child: " + sc.Text())
+			continue
+		}
+		if m.Type == "fatal" {
+			c.mu.Lock()
+			c.fatal = m.Err
+			c.mu.Unlock()
 			continue
 		}
 		if m.Seq == 0 && (m.Type == "ready" || m.Type == "error") {
@@ -204,6 +211,21 @@ func (c *child) kill() {
 	if c.cmd.Process != nil {
 		c.cmd.Process.Kill()
 	}
+}
+
+// reason is why the child ended, in its own words where it gave them: its
+// fatal message, else its last line on stderr, else "(no output)".
+func (c *child) reason() string {
+	c.mu.Lock()
+	f := c.fatal
+	c.mu.Unlock()
+	if f != "" {
+		return f
+	}
+	if l := c.stderrLines(); len(l) > 0 {
+		return l[len(l)-1]
+	}
+	return "(no output)"
 }
 
 // status describes how the child ended.

@@ -31,11 +31,14 @@ func RunChild(args []string) error {
 	if len(args) != 2 {
 		return fmt.Errorf("usage: nbdscope %s server|load SPEC (internal)", ChildCommand)
 	}
-	// SIGPIPE too: a reply written after the controller died (a poll it
-	// sent just before) would otherwise kill this process on the spot, by
-	// Go's rule for fd 1, before it closes its listener, and leave the
-	// socket file behind. Caught, it ends the child like the others.
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
+	// SIGPIPE is ignored, not caught: a write to a peer that went away
+	// (the target on a data socket, the controller on stdout) then fails
+	// with EPIPE where it happens and is handled there as the error it is.
+	// Caught, every SIGPIPE would look like a request to stop and end the
+	// child with status 0 and no word of why; left to Go's default, one on
+	// fd 1 would kill the child before it removes its socket.
+	signal.Ignore(syscall.SIGPIPE)
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	defer startCPUProfile(args[0])()
 	out := &lineWriter{w: bufio.NewWriter(os.Stdout)}
@@ -64,7 +67,25 @@ func RunChild(args []string) error {
 	}
 	defer r.close()
 	ready.Type = "ready"
-	out.send(ready)
+	if err := out.send(ready); err != nil {
+		return err
+	}
+	return serve(ctx, r, out)
+}
+
+// failer is a role that can fail as a whole while it runs (the load's
+// target went away); the error ends the child with a non-zero status.
+type failer interface {
+	failed() <-chan error
+}
+
+// serve answers commands until the controller stops the child or goes
+// away, a signal arrives, or the role fails.
+func serve(ctx context.Context, r role, out *lineWriter) error {
+	var fatal <-chan error
+	if f, ok := r.(failer); ok {
+		fatal = f.failed()
+	}
 
 	cmds := make(chan childCmd)
 	readErr := make(chan error, 1)
@@ -83,6 +104,11 @@ func RunChild(args []string) error {
 		select {
 		case <-ctx.Done():
 			return nil
+		case err := <-fatal:
+			// Told to the controller first (the crash report's reason),
+			// then returned: main prints it to stderr and exits 1.
+			out.send(childMsg{Type: "fatal", Err: err.Error()})
+			return err
 		case err := <-readErr:
 			if errors.Is(err, io.EOF) {
 				return nil // controller gone: stop with it
@@ -97,7 +123,9 @@ func RunChild(args []string) error {
 			if m.Type == "" {
 				m.Type = "reply"
 			}
-			out.send(m)
+			if err := out.send(m); err != nil {
+				return err // the controller is gone: stop with it
+			}
 		}
 	}
 }
@@ -107,13 +135,18 @@ type lineWriter struct {
 	w  *bufio.Writer
 }
 
-func (l *lineWriter) send(m childMsg) {
+// send writes one message; an error (EPIPE: the controller is gone) means
+// nobody is listening any more.
+func (l *lineWriter) send(m childMsg) error {
 	b, _ := json.Marshal(m)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.w.Write(b)
 	l.w.WriteByte('\n')
-	l.w.Flush()
+	if err := l.w.Flush(); err != nil {
+		return fmt.Errorf("writing to the controller: %w", err)
+	}
+	return nil
 }
 
 // startCPUProfile writes a CPU profile of this child to

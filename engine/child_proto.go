@@ -22,7 +22,7 @@ type childCmd struct {
 
 // childMsg is a message from a child.
 type childMsg struct {
-	Type string `json:"type"` // "ready", "reply", "error"
+	Type string `json:"type"` // "ready", "reply", "error", "fatal" (the role failed; the child exits)
 	Seq  uint64 `json:"seq,omitempty"`
 	Err  string `json:"err,omitempty"`
 

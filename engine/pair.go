@@ -209,12 +209,12 @@ func (p *Pair) watch(s *side, c *child) {
 		return
 	}
 	s.down = true
-	other := s.load
+	other, uri := s.load, s.uri
 	if c == s.load {
 		other = s.server
 	}
 	p.mu.Unlock()
-	p.emit(Update{Crash: &Crash{T: p.elapsed(), Side: s.name, Role: c.role, Status: c.status(), Stderr: c.stderrLines()}})
+	p.emit(Update{Crash: p.crashOf(s.name, uri, c, other)})
 	if other != nil {
 		// A side is a server and its load together: without one the
 		// other measures nothing. Stop it so a restart starts clean.

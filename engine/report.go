@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"time"
 
 	"nbdscope/engine/platform"
@@ -26,6 +27,29 @@ type Report struct {
 	Events   []Event        `json:"events"`
 	Crashes  []Crash        `json:"crashes,omitempty"`
 	Warnings []Warning      `json:"warnings,omitempty"`
+	// Partial marks a run whose figures do not cover what was asked for:
+	// a process died, or the run was interrupted before its duration.
+	// PartialReason says why (each cause, "; " between them).
+	Partial       bool   `json:"partial"`
+	PartialReason string `json:"partial_reason,omitempty"`
+}
+
+// PartialCause is the first cause of a partial run in a few words ("side A
+// load died", "interrupted after 3.0s of 10s"), for lists; "" when the run
+// is complete.
+func (r Report) PartialCause() string {
+	if !r.Partial {
+		return ""
+	}
+	first, _, _ := strings.Cut(r.PartialReason, "; ")
+	if c, _, ok := strings.Cut(first, " ("); ok {
+		first = c
+	}
+	first, _, _ = strings.Cut(first, ": ")
+	if first == "" {
+		return "partial"
+	}
+	return first
 }
 
 // SideReport is one side's summary.

@@ -36,6 +36,7 @@ type loadRole struct {
 	closedIO nbd.IOStats
 
 	gate gate
+	lost chan error // the first connection lost to the target (see lose)
 
 	bytes   atomic.Uint64
 	ops     atomic.Uint64
@@ -65,7 +66,7 @@ func startLoadRole(ctx context.Context, spec loadSpec) (role, childMsg, error) {
 	if err != nil {
 		return nil, childMsg{}, err
 	}
-	r := &loadRole{ctx: ctx, uri: u, inflight: spec.InFlight, sndReq: spec.SndBuf, rcvReq: spec.RcvBuf, verify: spec.Verify}
+	r := &loadRole{ctx: ctx, uri: u, inflight: spec.InFlight, sndReq: spec.SndBuf, rcvReq: spec.RcvBuf, verify: spec.Verify, lost: make(chan error, 1)}
 	r.reqSize.Store(int64(spec.RequestSize))
 	r.workload.Store(workloadIndex(spec.Workload))
 	r.readPct.Store(int32(spec.ReadPercent))
@@ -151,6 +152,7 @@ type slot struct {
 // larger buffer, verification, a broken connection.
 func (r *loadRole) worker(lc *loadConn, stop chan struct{}, id uint64) {
 	defer lc.wg.Done()
+	defer r.checkLost(lc.cl)
 	s := &slot{r: r, cl: lc.cl, stop: stop, op: nbd.NewOp(), back: make(chan bool, 1),
 		rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), id))}
 	done := s.done
@@ -307,6 +309,9 @@ func (r *loadRole) poll() childMsg {
 		io = io.Add(lc.cl.Conn().Stats())
 	}
 	m := childMsg{Conns: len(r.conns)}
+	for _, lc := range r.conns {
+		r.checkLost(lc.cl) // also while paused, when no worker would see it
+	}
 	if len(r.conns) > 0 {
 		m.SndBuf, _ = r.conns[0].cl.Conn().Buffer(nbd.SendBuf)
 		m.RcvBuf, _ = r.conns[0].cl.Conn().Buffer(nbd.RecvBuf)

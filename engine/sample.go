@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -173,6 +175,8 @@ type recorder struct {
 	warnings []Warning
 	cfg0     Config
 	t0       time.Time
+	// stopped: why the run ended before its duration ("" if it did not).
+	stopped string
 }
 
 func newRecorder(p *Pair) *recorder { return &recorder{p: p, cfg0: p.cfg, t0: time.Now()} }
@@ -189,7 +193,26 @@ func (r *recorder) note(u Update) {
 		r.crashes = append(r.crashes, *u.Crash)
 	case u.Warning != nil:
 		r.warnings = append(r.warnings, *u.Warning)
+	case u.Done != nil:
+		// A run with a duration that ends by cancellation (a signal, Stop)
+		// was cut short; one without a duration (the explorer) ends that
+		// way by design.
+		if d := r.cfg0.Duration.D(); u.Done.Err != nil && d > 0 {
+			r.stopped = fmt.Sprintf("interrupted after %.1fs of %v", time.Since(r.p.start).Seconds(), d)
+		}
 	}
+}
+
+// partial lists why the run is incomplete: each crash, then an early end.
+func (r *recorder) partial() []string {
+	var why []string
+	for _, c := range r.crashes {
+		why = append(why, c.Text())
+	}
+	if r.stopped != "" {
+		why = append(why, r.stopped)
+	}
+	return why
 }
 
 func (r *recorder) report() Report {
@@ -209,5 +232,8 @@ func (r *recorder) report() Report {
 	rep.Events = append([]Event{}, r.events...)
 	rep.Crashes = append([]Crash(nil), r.crashes...)
 	rep.Warnings = append([]Warning(nil), r.warnings...)
+	if why := r.partial(); len(why) > 0 {
+		rep.Partial, rep.PartialReason = true, strings.Join(why, "; ")
+	}
 	return rep
 }

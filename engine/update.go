@@ -16,13 +16,15 @@ type Update struct {
 	Done    *Done    // the run ended (duration reached or Stop)
 }
 
-// Crash reports a child process that died.
+// Crash reports a child process that died. Text says it in one line.
 type Crash struct {
 	T      float64  `json:"t"`
 	Side   string   `json:"side"`
-	Role   string   `json:"role"`   // "server" or "load"
-	Status string   `json:"status"` // "exit status 2", "signal: killed"
-	Stderr []string `json:"stderr"` // its last lines
+	Role   string   `json:"role"`             // "server" or "load"
+	Target string   `json:"target,omitempty"` // the NBD URI the side served or loaded
+	Status string   `json:"status"`           // "exit status 2", "signal: killed"
+	Reason string   `json:"reason,omitempty"` // the child's own word on why, else its last stderr line
+	Stderr []string `json:"stderr"`           // its last lines
 }
 
 // Warning is a condition worth showing, with the fix where there is one.

@@ -1,0 +1,142 @@
+package engine
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startTargetProcess runs a server child of the test binary on a unix
+// socket, outside any Pair: an external target the test can SIGKILL. It
+// returns the process and the target's URI.
+func startTargetProcess(t *testing.T) (*os.Process, string) {
+	t.Helper()
+	sock := filepath.Join(t.TempDir(), "t.sock")
+	spec, _ := json.Marshal(serverSpec{Backend: "null", Size: 1 << 30, Transport: "unix", Socket: sock})
+	cmd := exec.Command(os.Args[0], ChildCommand, RoleServer, string(spec))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("target: no ready line: %v", err)
+	}
+	var m childMsg
+	if err := json.Unmarshal([]byte(line), &m); err != nil || m.Type != "ready" || m.URI == "" {
+		t.Fatalf("target: ready line %q (%v)", line, err)
+	}
+	return cmd.Process, m.URI
+}
+
+// TestTargetKilledMidRun: the external target of side A dies by SIGKILL
+// while A's load runs. Whatever the load was doing (writing into the dead
+// socket: EPIPE; reading from it: EOF or ECONNRESET) its process reports
+// the loss, naming the target, and exits non-zero; the crash says so and
+// the run is marked partial with that reason. Before, a write ended the
+// load with status 0 and no word (SIGPIPE was taken for a stop request),
+// and a read left it running on dead connections.
+func TestTargetKilledMidRun(t *testing.T) {
+	for _, wl := range []string{WorkWrite, WorkRead} {
+		t.Run(wl, func(t *testing.T) {
+			victim, uri := startTargetProcess(t)
+			cfg := testConfig()
+			cfg.Duration = Duration(30 * time.Second)
+			cfg.Sides[0].Target, cfg.Sides[0].Workload = uri, wl
+			cfg.Sides[0].Connections = 2
+			p := startPair(t, cfg)
+			waitFor(t, p, 10*time.Second, "A sample", activeSample("A"))
+			victim.Signal(syscall.SIGKILL)
+			c := waitFor(t, p, 5*time.Second, "crash report", func(u Update) bool { return u.Crash != nil }).Crash
+			if c.Side != "A" || c.Role != RoleLoad || c.Target != uri {
+				t.Fatalf("crash %+v: want side A's load, target %s", c, uri)
+			}
+			if c.Status != "exit status 1" {
+				t.Errorf("load ended with %q, want exit status 1", c.Status)
+			}
+			if !strings.Contains(c.Reason, uri) || !strings.Contains(c.Reason, "connection lost") {
+				t.Errorf("reason %q: want the target %s and the connection lost", c.Reason, uri)
+			}
+			if !strings.Contains(strings.Join(c.Stderr, "\n"), uri) {
+				t.Errorf("load's stderr does not name the target: %q", c.Stderr)
+			}
+			// B runs on; the report of the run so far is partial.
+			waitFor(t, p, 5*time.Second, "B after A's crash", activeSample("B"))
+			rep := p.Report()
+			if !rep.Partial || !strings.Contains(rep.PartialReason, "side A load died") || !strings.Contains(rep.PartialReason, uri) {
+				t.Fatalf("report partial=%v reason %q", rep.Partial, rep.PartialReason)
+			}
+			if got := rep.PartialCause(); got != "side A load died" {
+				t.Errorf("PartialCause %q", got)
+			}
+			t.Logf("crash: %s", c.Text())
+		})
+	}
+}
+
+// TestOwnServerKilledMidRun: our own server child of side B dies by
+// SIGKILL. Its load loses its connections at the same moment; the crash
+// names the server (the cause), its target and how it ended.
+func TestOwnServerKilledMidRun(t *testing.T) {
+	cfg := testConfig()
+	cfg.Duration = Duration(30 * time.Second)
+	cfg.Sides[1].Workload = WorkWrite
+	p := startPair(t, cfg)
+	waitFor(t, p, 10*time.Second, "B sample", activeSample("B"))
+	p.mu.Lock()
+	victim, uri := p.sides[1].server.cmd.Process, p.sides[1].uri
+	p.mu.Unlock()
+	victim.Signal(syscall.SIGKILL)
+	c := waitFor(t, p, 5*time.Second, "crash report", func(u Update) bool { return u.Crash != nil }).Crash
+	if c.Side != "B" || c.Role != RoleServer || c.Target != uri || !strings.Contains(c.Status, "killed") || c.Reason == "" {
+		t.Fatalf("crash %+v: want B's server, killed, target %s", c, uri)
+	}
+	if txt := c.Text(); !strings.Contains(txt, uri) || !strings.Contains(txt, "killed") {
+		t.Errorf("crash text %q", txt)
+	}
+	rep := p.Report()
+	if !rep.Partial || !strings.Contains(rep.PartialReason, "side B server died (signal: killed)") {
+		t.Fatalf("report partial=%v reason %q", rep.Partial, rep.PartialReason)
+	}
+	if len(rep.Crashes) != 1 {
+		t.Errorf("%d crashes reported for one death: %+v", len(rep.Crashes), rep.Crashes)
+	}
+}
+
+// TestStoppedBeforeDurationIsPartial: a run stopped before its duration
+// (ctrl+c in 'run') is partial; one that ran its duration is not.
+func TestStoppedBeforeDurationIsPartial(t *testing.T) {
+	cfg := testConfig()
+	cfg.Duration = Duration(30 * time.Second)
+	p := startPair(t, cfg)
+	waitFor(t, p, 10*time.Second, "A sample", activeSample("A"))
+	p.Stop()
+	for range p.Updates() {
+	}
+	rep := p.Report()
+	if !rep.Partial || !strings.HasPrefix(rep.PartialReason, "interrupted after ") || !strings.HasSuffix(rep.PartialReason, "of 30s") {
+		t.Fatalf("stopped run: partial=%v reason %q", rep.Partial, rep.PartialReason)
+	}
+
+	cfg.Duration = Duration(500 * time.Millisecond)
+	p = startPair(t, cfg)
+	for range p.Updates() {
+	}
+	if rep := p.Report(); rep.Partial || rep.PartialReason != "" {
+		t.Fatalf("complete run: partial=%v reason %q", rep.Partial, rep.PartialReason)
+	}
+}

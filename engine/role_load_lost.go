@@ -1,0 +1,30 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+
+	"nbdscope/nbd"
+)
+
+// A load process measures one target; once a connection to it is lost
+// (EPIPE, ECONNRESET, EOF: the server died or dropped us) every figure after
+// that would be a measurement of nothing. So the first such loss fails the
+// whole role: the child tells the controller why, naming the target, and
+// exits with a non-zero status (see serve in child_main.go).
+
+// checkLost reports cl's terminal error as the loss of the target, unless
+// the connection is working or we closed it ourselves.
+func (r *loadRole) checkLost(cl *nbd.Client) {
+	err := cl.Err()
+	if err == nil || errors.Is(err, nbd.ErrClientClosed) || r.ctx.Err() != nil {
+		return
+	}
+	select {
+	case r.lost <- fmt.Errorf("target %s: connection lost: %w", r.uri, err):
+	default: // the first loss is the one reported
+	}
+}
+
+// failed implements failer.
+func (r *loadRole) failed() <-chan error { return r.lost }
