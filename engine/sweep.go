@@ -102,7 +102,7 @@ func sweepOne(ctx context.Context, cfg Config, bytes int64, opts Options) (Sweep
 				return row, errors.New("run ended early")
 			}
 			if u.Crash != nil {
-				return row, fmt.Errorf("%s %s died: %s", u.Crash.Side, u.Crash.Role, u.Crash.Status)
+				return row, errors.New(u.Crash.Text())
 			}
 			s := u.Sample
 			if s == nil || s.Side != cfg.Sides[0].Name || !s.Active || s.Bytes == 0 {

@@ -29,8 +29,7 @@ func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
-// run dispatches and returns the process exit status: 0 fine, 1 failure,
-// 2 bad usage.
+// run dispatches and returns the process exit status (exitcode.go).
 func run(args []string) int {
 	var err error
 	cmd := ""
@@ -54,19 +53,11 @@ func run(args []string) int {
 		}
 		err = cmdTUI(args)
 	}
-	if err == nil {
-		return 0
-	}
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	var ue usageError
-	if errors.As(err, &ue) {
+	code := exitCode(err)
+	if code != exitOK {
 		fmt.Fprintf(os.Stderr, "nbdscope: %v\n", err)
-		return 2
 	}
-	fmt.Fprintf(os.Stderr, "nbdscope: %v\n", err)
-	return 1
+	return code
 }
 
 // extraCommands is filled by the files of other sub-commands (init), so

@@ -30,6 +30,10 @@ every sample and event too. Example:
 
   nbdscope run --sndbuf-b 2m --at 5s:b.sndbuf=64k --duration 10s --json
 
+A run cut short by a crashed process or ctrl+c is still printed (and saved),
+marked partial with the reason. Exit status: 0 complete; 1 a side crashed or
+the run failed; 2 bad usage; 130 interrupted.
+
 Flags:
 `
 
@@ -65,11 +69,13 @@ func cmdRun(args []string) error {
 			return err
 		}
 	}
-	rep, err := runPair(cfg, !*asJSON && !*asCSV)
+	rep, interrupted, err := runPair(cfg, !*asJSON && !*asCSV)
 	if err != nil {
 		return err
 	}
 	rep.Preset = lf.preset
+	// A partial run is still saved and printed (marked so): what was
+	// measured is not thrown away; the exit status tells it was partial.
 	if *save != "" {
 		if err := saveRun(*save, rep, *force); err != nil {
 			return err
@@ -80,12 +86,30 @@ func cmdRun(args []string) error {
 	case *asJSON:
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		err = enc.Encode(rep)
 	case *asCSV:
-		return writeSamplesCSV(os.Stdout, rep)
+		err = writeSamplesCSV(os.Stdout, rep)
+	default:
+		printSummary(os.Stdout, rep)
 	}
-	printSummary(os.Stdout, rep)
-	return nil
+	if err != nil {
+		return err
+	}
+	return runOutcome(rep, interrupted)
+}
+
+// runOutcome is the error (and so the exit status) a finished run stands
+// for: nil when it is complete, exitInterrupted when a signal cut it short,
+// exitFailure when a side crashed.
+func runOutcome(rep engine.Report, interrupted bool) error {
+	if !rep.Partial {
+		return nil
+	}
+	code := exitFailure
+	if interrupted && len(rep.Crashes) == 0 {
+		code = exitInterrupted
+	}
+	return exitError{code, fmt.Errorf("the run is partial: %s", rep.PartialReason)}
 }
 
 // saveRun stores a run; replaced by the presets package when wired in.
@@ -96,18 +120,20 @@ var saveRun = func(name string, rep engine.Report, force bool) error {
 // checkRunName refuses a run name that is invalid or taken (without force).
 var checkRunName = func(name string, force bool) error { return nil }
 
-// runPair runs cfg to its end and returns the report. On a terminal it
-// shows a progress line on stderr.
-func runPair(cfg engine.Config, progress bool) (engine.Report, error) {
+// runPair runs cfg to its end, or until a signal interrupts it, and returns
+// the report. On a terminal it shows a progress line on stderr.
+func runPair(cfg engine.Config, progress bool) (rep engine.Report, interrupted bool, err error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	p, err := startPair(ctx, cfg)
 	if err != nil {
-		return engine.Report{}, err
+		if ctx.Err() != nil {
+			return engine.Report{}, true, exitError{exitInterrupted, fmt.Errorf("interrupted while starting: %w", err)}
+		}
+		return engine.Report{}, false, err
 	}
 	tty := progress && isatty.IsTerminal(os.Stderr.Fd())
 	var last [2]engine.Sample
-	var runErr error
 	for u := range p.Updates() {
 		switch {
 		case u.Sample != nil:
@@ -121,8 +147,7 @@ func runPair(cfg engine.Config, progress bool) (engine.Report, error) {
 					rate(last[0].ThroughputBps), rate(last[1].ThroughputBps))
 			}
 		case u.Crash != nil:
-			c := u.Crash
-			fmt.Fprintf(os.Stderr, "\nnbdscope: side %s %s died (%s): %s\n", c.Side, c.Role, c.Status, tail(c.Stderr))
+			fmt.Fprintf(os.Stderr, "\nnbdscope: %s\n", u.Crash.Text())
 		case u.Warning != nil:
 			w := u.Warning
 			fmt.Fprintf(os.Stderr, "\nnbdscope: warning: %s\n", w.Text)
@@ -130,27 +155,15 @@ func runPair(cfg engine.Config, progress bool) (engine.Report, error) {
 				fmt.Fprintf(os.Stderr, "nbdscope:   fix: %s\n", w.Fix)
 			}
 		case u.Done != nil:
-			if u.Done.Err != nil && ctx.Err() != nil {
-				runErr = fmt.Errorf("interrupted")
-			}
+			interrupted = u.Done.Err != nil && ctx.Err() != nil
 		}
 	}
 	if tty {
 		fmt.Fprint(os.Stderr, "\r\033[K")
 	}
-	rep := p.Report()
+	rep = p.Report()
 	p.Stop()
-	if runErr != nil && len(rep.Samples) == 0 {
-		return rep, runErr
-	}
-	return rep, nil
-}
-
-func tail(lines []string) string {
-	if len(lines) == 0 {
-		return "(no output)"
-	}
-	return lines[len(lines)-1]
+	return rep, interrupted, nil
 }
 
 func rate(f engine.Figure) string {
@@ -280,10 +293,13 @@ func printSummary(w io.Writer, rep engine.Report) {
 		fmt.Fprintf(w, "event %6.2fs %s %s: %s → %s\n", e.T, side, e.Setting, e.From, e.To)
 	}
 	for _, c := range rep.Crashes {
-		fmt.Fprintf(w, "crash %6.2fs %s %s: %s\n", c.T, c.Side, c.Role, c.Status)
+		fmt.Fprintf(w, "crash %6.2fs %s\n", c.T, c.Text())
 	}
 	for _, wn := range rep.Warnings {
 		fmt.Fprintf(w, "warning %6.2fs %s\n", wn.T, wn.Text)
+	}
+	if rep.Partial {
+		fmt.Fprintf(w, "PARTIAL RUN: %s\n", rep.PartialReason)
 	}
 }
 
@@ -296,7 +312,7 @@ func writeSamplesCSV(w io.Writer, rep engine.Report) error {
 	cw.Write([]string{"t", "side", "active", "bytes", "throughput_bps", "client_recv_calls_per_2mib", "client_send_calls_per_2mib",
 		"client_eagain_per_2mib", "client_user_s", "client_sys_s", "server_recv_calls_per_2mib", "server_send_calls_per_2mib",
 		"server_user_s", "server_sys_s", "server_sndbuf_effective", "client_sndbuf_effective", "latency_p50_ms", "latency_p99_ms", "connections", "errors",
-		"placement", "load_cpus", "server_cpus"})
+		"placement", "load_cpus", "server_cpus", "partial", "partial_reason"})
 	f := func(v engine.Figure) string {
 		if !v.Known() {
 			return ""
@@ -313,7 +329,8 @@ func writeSamplesCSV(w io.Writer, rep engine.Report) error {
 		row = append(row, srv...)
 		row = append(row, strconv.Itoa(s.SndBuf.ServerEffective), strconv.Itoa(s.SndBuf.ClientEffective), f(s.LatencyP50Ms), f(s.LatencyP99Ms),
 			strconv.Itoa(s.Connections), strconv.FormatUint(s.Errors, 10),
-			s.Placement.Setting, s.Placement.LoadCPUs, s.Placement.ServerCPUs)
+			s.Placement.Setting, s.Placement.LoadCPUs, s.Placement.ServerCPUs,
+			strconv.FormatBool(rep.Partial), rep.PartialReason)
 		cw.Write(row)
 	}
 	cw.Flush()

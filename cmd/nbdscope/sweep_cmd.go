@@ -107,6 +107,9 @@ func cmdSweep(args []string) error {
 	if tty {
 		fmt.Fprint(os.Stderr, "\r\033[K")
 	}
+	if err != nil && ctx.Err() != nil {
+		return exitError{exitInterrupted, fmt.Errorf("sweep interrupted: %w", err)}
+	}
 	if err != nil {
 		return err
 	}
