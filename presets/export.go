@@ -257,6 +257,9 @@ func writeMarkdown(rf RunFile, out io.Writer) error {
 		}
 		fmt.Fprintf(w, "- mode: %s, interval %v, duration %s\n", r.Config.Mode, r.Config.Interval.D(), d)
 	}
+	if r.Partial {
+		fmt.Fprintf(w, "- **partial run**: %s\n", mdEscape(r.PartialReason))
+	}
 	fmt.Fprintln(w)
 
 	sum := table{
@@ -337,7 +340,7 @@ func writeMarkdown(rf RunFile, out io.Writer) error {
 		fmt.Fprintln(w, "## Crashes")
 		fmt.Fprintln(w)
 		for _, c := range r.Crashes {
-			fmt.Fprintf(w, "- %.2fs side %s %s: %s\n", c.T, c.Side, c.Role, mdEscape(c.Status))
+			fmt.Fprintf(w, "- %.2fs %s\n", c.T, mdEscape(c.Text()))
 			for _, l := range c.Stderr {
 				fmt.Fprintf(w, "    %s\n", l)
 			}
@@ -362,6 +365,9 @@ var CSVHeader = []string{
 	"client_user_s", "client_sys_s", "server_user_s", "server_sys_s",
 	"server_sndbuf_effective", "client_sndbuf_effective",
 	"latency_p50_ms", "latency_p99_ms",
+	// the run's, on every row: a tool reading the samples sees they do
+	// not cover the whole run
+	"partial", "partial_reason",
 }
 
 func csvFig(f engine.Figure) string {
@@ -395,6 +401,7 @@ func writeCSV(rf RunFile, out io.Writer) error {
 			csvFig(s.Client.UserS), csvFig(s.Client.SysS), srvUser, srvSys,
 			csvInt(s.SndBuf.ServerEffective), csvInt(s.SndBuf.ClientEffective),
 			csvFig(s.LatencyP50Ms), csvFig(s.LatencyP99Ms),
+			strconv.FormatBool(rf.Report.Partial), rf.Report.PartialReason,
 		}
 		if err := w.Write(rec); err != nil {
 			return err
@@ -418,6 +425,9 @@ func Compare(a, b RunFile, out io.Writer) error {
 		}
 		if rf.Report.Preset != "" {
 			parts = append(parts, "preset "+rf.Report.Preset)
+		}
+		if rf.Report.Partial {
+			parts = append(parts, "partial: "+rf.Report.PartialCause())
 		}
 		extra := ""
 		if len(parts) > 0 {

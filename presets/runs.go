@@ -31,6 +31,10 @@ type RunInfo struct {
 	Time   time.Time
 	Preset string
 	Sides  []SideInfo
+	// Partial: the run does not cover what was asked (a crash, an
+	// interruption); Cause says why in a few words ("side A load died").
+	Partial bool
+	Cause   string
 }
 
 // SideInfo is a side's headline figure.
@@ -52,7 +56,8 @@ func (ri RunInfo) Throughput(side string) engine.Figure {
 
 // Info returns a run's list entry.
 func (rf *RunFile) Info() RunInfo {
-	ri := RunInfo{Name: rf.Name, File: rf.File, Time: rf.Report.Time, Preset: rf.Report.Preset}
+	ri := RunInfo{Name: rf.Name, File: rf.File, Time: rf.Report.Time, Preset: rf.Report.Preset,
+		Partial: rf.Report.Partial, Cause: rf.Report.PartialCause()}
 	for _, s := range rf.Report.Sides {
 		ri.Sides = append(ri.Sides, SideInfo{Name: s.Name, ThroughputBps: s.Summary.ThroughputBps})
 	}

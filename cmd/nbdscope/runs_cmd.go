@@ -25,7 +25,8 @@ const runsUsage = `Usage: nbdscope runs COMMAND [ARGS]
 Saved runs ('nbdscope run --save NAME').
 
 Commands:
-  list                                     name, time, preset, A and B throughput
+  list                                     name, time, preset, A and B throughput,
+                                           complete or partial (and why)
   show NAME                                the summary table (markdown)
   rm NAME                                  remove a saved run
   export NAME [--format md|csv|json] [-o FILE]
@@ -108,7 +109,7 @@ func cmdRuns(args []string, stdout, stderr io.Writer) error {
 			return nil
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tTIME\tPRESET\tA\tB")
+		fmt.Fprintln(tw, "NAME\tTIME\tPRESET\tA\tB\tSTATUS")
 		for _, r := range runs {
 			t, p := "-", r.Preset
 			if !r.Time.IsZero() {
@@ -117,7 +118,11 @@ func cmdRuns(args []string, stdout, stderr io.Writer) error {
 			if p == "" {
 				p = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, t, p, runsRate(r.Throughput("A")), runsRate(r.Throughput("B")))
+			status := "complete"
+			if r.Partial {
+				status = "partial: " + r.Cause
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, t, p, runsRate(r.Throughput("A")), runsRate(r.Throughput("B")), status)
 		}
 		return tw.Flush()
 	case "show":
