@@ -163,12 +163,13 @@ func (d *Duration) UnmarshalText(t []byte) error {
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
 // DefaultSide is the built-in side: a spawned null server on a unix socket,
-// read like qemu-img does (1 connection, 2 MiB requests, 8 in flight).
+// read like qemu-img convert does (1 connection, 2 MiB requests, 8 in
+// flight, each buffer scanned for zeroes).
 func DefaultSide(name string) SideConfig {
 	return SideConfig{
 		Name: name, Backend: "null", Size: 64 << 30, Transport: "unix",
 		Connections: 1, RequestSize: 2 << 20, InFlight: 8,
-		Workload: WorkRead, ReadPercent: 70, Consume: ConsumeCopy,
+		Workload: WorkRead, ReadPercent: 70, Consume: ConsumeScan,
 		Placement: DefaultPlacement(),
 	}
 }

@@ -247,7 +247,7 @@ func (p *panel) makeContent() []string {
 			p.row("connections", lwl, fmt.Sprint(c.Connections)),
 			p.row("request size", lwl, units.FormatSize(int64(c.RequestSize))),
 			p.row("in flight", lwl, fmt.Sprintf("%d per connection", c.InFlight)),
-			p.row("workload", lwl, c.Workload),
+			p.row("workload", lwl, c.Workload+st.Dim.Render(" · consume ")+consumeLine(c)),
 			p.row("transport", lwl, transport),
 			p.row("placement", lwl, c.Get(engine.SetPlacement)),
 		}
@@ -311,6 +311,9 @@ func (p *panel) View() string {
 		name = string(rune('A' + p.idx))
 	}
 	title := st.Side[p.idx].Bold(true).Render(name) + " " + p.status()
+	if !p.wide() { // no row to spare: the consume mode rides in the title
+		title += st.Dim.Render(" · consume " + consumeLine(p.cfg))
+	}
 	if p.focused {
 		title = st.Focus.Render("▸ ") + title
 	}
@@ -333,4 +336,14 @@ func (p *panel) View() string {
 		lines = lines[:p.height]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// consumeLine is the consume mode, with its hash threads setting when it
+// hashes ("hash×auto", "hash×3").
+func consumeLine(c engine.SideConfig) string {
+	m := c.Get(engine.SetConsume)
+	if m == engine.ConsumeHash {
+		m += "×" + c.Get(engine.SetHashThreads)
+	}
+	return m
 }

@@ -912,3 +912,22 @@ func TestOddMessagesNeverPanic(t *testing.T) {
 		t.Error("negative size drew something")
 	}
 }
+
+// The panel shows each side's consume mode, narrow (in the title) and
+// wide (with the workload); `?` explains every mode in one line.
+func TestConsumeShownAndExplained(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		f := newFake()
+		f.cfg.Sides[1].Consume = engine.ConsumeHash
+		f.cfg.Sides[1].HashThreads = 3
+		m := newModel(f, Options{PresetName: "blksum"})
+		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		h := &harness{t: t, m: m, f: f}
+		h.wantView("consume scan", "consume hash×3")
+	}
+	h := newHarness(t, Options{}, 160, 60)
+	h.press("?")
+	for _, mode := range engine.ConsumeModes {
+		h.wantView(mode.Name, mode.Help[:30])
+	}
+}

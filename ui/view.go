@@ -206,6 +206,7 @@ var figureHelp = [][2]string{
 	{"sndbuf", "requested → effective SO_SNDBUF (getsockopt) of the server's data sockets; Linux doubles a request and clamps it to net.core.wmem_max"},
 	{"placement", "where the side's load process and server run (o): split = a core each (a full send buffer costs a cross-core wake-up, as on a big machine), shared = one core (a cheap context switch: the buffer hardly matters), os = the scheduler decides"},
 	{"latency", "per request, p50 and p99 (l shows its chart)"},
+	{"consume", "what the client does with each read (--consume, --at a.consume=…), which sets how fast it drains the socket:"},
 	{"n/a", "not measured (e.g. the server of an external target) — never shown as 0"},
 	{"baseline", "A' ┈┈ and B' ┉┉: a saved run (b), drawn faintly behind the live series at the same time since its start; the legend shows its figure at the live run's elapsed time"},
 	{"markers", "┊ in the charts and A/B on the time axis: a change took effect there"},
@@ -227,7 +228,7 @@ func (m *Model) helpView(w, h int) string {
 	lines := []string{st.Title.Render("keys") + st.Dim.Render("  (esc or ? closes)"), ""}
 	lines = append(lines, strings.Split(keys, "\n")...)
 	lines = append(lines, "", st.Title.Render("figures"))
-	for _, f := range figureHelp {
+	for _, f := range helpEntries() {
 		wrapped := wrap(f[1], max(w-13, 10), 8) // the help scrolls
 		for j, l := range wrapped {
 			lab := ""
@@ -282,4 +283,19 @@ func (m *Model) scrollHelp(k tea.KeyMsg) bool {
 		m.helpOff = 1 << 20
 	}
 	return true
+}
+
+// helpEntries are the figures' help with a line for each consume mode
+// after the consume entry, from the engine's one list of modes.
+func helpEntries() [][2]string {
+	var out [][2]string
+	for _, f := range figureHelp {
+		out = append(out, f)
+		if f[0] == "consume" {
+			for _, m := range engine.ConsumeModes {
+				out = append(out, [2]string{"  " + m.Name, m.Help})
+			}
+		}
+	}
+	return out
 }

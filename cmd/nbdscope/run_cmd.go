@@ -284,7 +284,13 @@ func printSummary(w io.Writer, rep engine.Report) {
 		return fmt.Sprintf("%s / %.1fs", units.FormatBytes(float64(sm.Bytes)), sm.Seconds)
 	})
 	text("errors", func(sm engine.Summary) string { return strconv.FormatUint(sm.Errors, 10) })
+	text("consume", consumeText)
 	tw.Flush()
+	for _, s := range rep.Sides {
+		if d := s.Summary.Consumed.RootDigest; d != "" {
+			fmt.Fprintf(w, "root digest %s (sha256 of 64 KiB block digests, last of %d full passes): %s\n", s.Name, s.Summary.Consumed.HashPasses, d)
+		}
+	}
 	for _, e := range rep.Events {
 		side := e.Side
 		if side == "" {
@@ -335,4 +341,16 @@ func writeSamplesCSV(w io.Writer, rep engine.Report) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// consumeText is what a side's consume mode found, in a table cell.
+func consumeText(sm engine.Summary) string {
+	c := sm.Consumed
+	switch sm.Consume {
+	case engine.ConsumeScan:
+		return fmt.Sprintf("scan: %d/%d zero", c.ZeroBuffers, c.ScannedBuffers)
+	case engine.ConsumeHash:
+		return fmt.Sprintf("hash×%d: %d passes", c.HashThreads, c.HashPasses)
+	}
+	return sm.Consume
 }
