@@ -13,7 +13,7 @@ const (
 
 // childCmd is a command from the controller.
 type childCmd struct {
-	Op      string `json:"op"` // "poll", "set", "stop"
+	Op      string `json:"op"` // "poll", "set", "get", "stop"
 	Seq     uint64 `json:"seq"`
 	Setting string `json:"setting,omitempty"`
 	Value   string `json:"value,omitempty"`
@@ -44,6 +44,11 @@ type childMsg struct {
 
 	// set replies
 	Effective int `json:"effective,omitempty"`
+
+	// get replies: the settings the child is running with, by setting
+	// name, as the child holds them (a buffer as its request in bytes, 0
+	// for the OS default; sizes and counts in decimal).
+	Settings map[string]string `json:"settings,omitempty"`
 }
 
 // serverSpec configures a server child.

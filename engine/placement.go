@@ -73,45 +73,56 @@ func cpuList(cpus []int) string {
 	return strings.Join(parts, ",")
 }
 
-// placeSide holds side s's processes where its placement says and records
-// where they are. The caller holds p.mu; a non-empty result is a warning
-// to emit after unlocking (placement is then left to the scheduler).
-func (p *Pair) placeSide(s *side) string {
-	sc := p.cfg.Sides[s.idx]
+// place holds the side's processes where its placement says (for mode)
+// and records where they are. A process that cannot be held is left to the
+// scheduler, with a warning. The caller holds s.change, so the children
+// cannot change under it.
+func (s *side) place(mode string) {
+	s.mu.Lock()
+	sc := s.cfg
+	ld, srv := s.load, s.server
+	s.mu.Unlock()
 	pl := sc.Placement
 	if pl == "" {
 		pl = DefaultPlacement()
 	}
-	load, server := PlacementCPUs(pl, p.cfg.Mode, s.idx, p.cpus)
-	if pl == PlaceSplit && sc.Get(SetConsume) == ConsumeHash && ResolveHashThreads(sc, p.cfg.Mode, p.cpus) > 1 {
-		load = hashLoadCPUs(p.cfg.Mode, sc.Name, p.cpus, server) // room for the hash threads
+	loadCPUs, serverCPUs := PlacementCPUs(pl, mode, s.idx, s.p.cpus)
+	if pl == PlaceSplit && sc.Get(SetConsume) == ConsumeHash && ResolveHashThreads(sc, mode, s.p.cpus) > 1 {
+		loadCPUs = hashLoadCPUs(mode, sc.Name, s.p.cpus, serverCPUs) // room for the hash threads
 	}
+	var warning string
 	if pl != PlaceOS && !platform.PinSupported {
-		s.loadCPUs, s.serverCPUs = nil, nil
-		return fmt.Sprintf("placement %s: %v; the scheduler places side %s's processes", pl, platform.ErrPinUnsupported, s.name)
-	}
-	var errs []string
-	pin := func(c *child, cpus []int) []int {
-		if c == nil || c.cmd.Process == nil {
-			return nil
+		loadCPUs, serverCPUs = nil, nil
+		warning = fmt.Sprintf("placement %s: %v; the scheduler places side %s's processes", pl, platform.ErrPinUnsupported, s.name)
+	} else {
+		var errs []string
+		pin := func(c *child, cpus []int) []int {
+			if c == nil || c.cmd.Process == nil {
+				return nil
+			}
+			if err := platform.PinProcess(c.cmd.Process.Pid, cpus); err != nil {
+				errs = append(errs, fmt.Sprintf("%s: %v", c.role, err))
+				return nil
+			}
+			return cpus
 		}
-		if err := platform.PinProcess(c.cmd.Process.Pid, cpus); err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %v", c.role, err))
-			return nil
+		loadCPUs, serverCPUs = pin(ld, loadCPUs), pin(srv, serverCPUs)
+		if len(errs) > 0 {
+			warning = fmt.Sprintf("side %s placement %s failed (%s); the scheduler places what could not be held", s.name, pl, strings.Join(errs, "; "))
 		}
-		return cpus
 	}
-	s.loadCPUs = pin(s.load, load)
-	s.serverCPUs = pin(s.server, server)
-	if len(errs) > 0 {
-		return fmt.Sprintf("side %s placement %s failed (%s); the scheduler places what could not be held", s.name, pl, strings.Join(errs, "; "))
+	s.mu.Lock()
+	s.loadCPUs, s.serverCPUs = loadCPUs, serverCPUs
+	s.mu.Unlock()
+	if warning != "" {
+		s.p.warn(s.name, "placement", warning, "")
 	}
-	return ""
 }
 
-// placement is what a sample reports of where side s ran.
-func (p *Pair) placement(s *side) Placement {
-	sc := p.cfg.Sides[s.idx]
+// placement is what a sample reports of where the side ran. The caller
+// holds s.mu.
+func (s *side) placement() Placement {
+	sc := s.cfg
 	pl := Placement{Setting: sc.Get(SetPlacement), LoadCPUs: cpuList(s.loadCPUs), ServerCPUs: "n/a"}
 	if sc.Target == "" {
 		pl.ServerCPUs = cpuList(s.serverCPUs)

@@ -72,10 +72,7 @@ func TestPlacementHoldsProcesses(t *testing.T) {
 			t.Fatalf("%s threads by affinity %v, want all on %s", what, got, cpus)
 		}
 	}
-	p.mu.Lock()
-	a := p.sides[0]
-	srv, ld := a.server, a.load
-	p.mu.Unlock()
+	srv, ld := p.sides[0].children()
 	check("A server", srv, want.ServerCPUs)
 	check("A load", ld, want.LoadCPUs)
 
@@ -104,9 +101,7 @@ func TestPlacementHoldsProcesses(t *testing.T) {
 	if err := p.Restart(0); err != nil {
 		t.Fatal(err)
 	}
-	p.mu.Lock()
-	srv = p.sides[0].server
-	p.mu.Unlock()
+	srv, _ = p.sides[0].children()
 	check("restarted A server", srv, want.ServerCPUs)
 	rep := p.Report()
 	var events int

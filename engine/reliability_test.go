@@ -51,9 +51,8 @@ func TestConnectionChangesUnderLoad(t *testing.T) {
 	}
 	p := startPair(t, cfg)
 	waitFor(t, p, 10*time.Second, "A sample", activeSample("A"))
-	p.mu.Lock()
-	loadPid, srvPid := p.sides[0].load.cmd.Process.Pid, p.sides[0].server.cmd.Process.Pid
-	p.mu.Unlock()
+	srv, ld := p.sides[0].children()
+	loadPid, srvPid := ld.cmd.Process.Pid, srv.cmd.Process.Pid
 	baseLoad, baseSrv := procFDs(loadPid), procFDs(srvPid)
 	if baseLoad < 0 || baseSrv < 0 {
 		t.Fatalf("cannot read /proc/PID/fd (%d, %d)", baseLoad, baseSrv)

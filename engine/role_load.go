@@ -298,8 +298,28 @@ func (r *loadRole) handle(c childCmd) childMsg {
 		return r.poll()
 	case "set":
 		return r.set(c)
+	case "get":
+		return r.settings()
 	}
 	return childMsg{Type: "error", Err: fmt.Sprintf("load: unknown op %q", c.Op)}
+}
+
+// settings reports what the load runs with, so the controller's view can
+// be checked against it.
+func (r *loadRole) settings() childMsg {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return childMsg{Settings: map[string]string{
+		SetConnections:  strconv.Itoa(len(r.conns)),
+		SetInFlight:     strconv.Itoa(r.inflight),
+		SetRequestSize:  strconv.FormatInt(r.reqSize.Load(), 10),
+		SetWorkload:     Workloads[r.workload.Load()],
+		SetReadPercent:  strconv.Itoa(int(r.readPct.Load())),
+		SetConsume:      r.mode.Load().(string),
+		SetHashThreads:  strconv.Itoa(r.threads.limit()),
+		SetClientSndBuf: strconv.Itoa(r.sndReq),
+		SetClientRcvBuf: strconv.Itoa(r.rcvReq),
+	}}
 }
 
 func (r *loadRole) poll() childMsg {

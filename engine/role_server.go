@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 
 	"nbdscope/nbd"
@@ -70,6 +71,8 @@ func (r *serverRole) handle(c childCmd) childMsg {
 			m.SndBuf, m.RcvBuf = cs[0].SndBuf, cs[0].RcvBuf
 		}
 		return m
+	case "get":
+		return childMsg{Settings: map[string]string{SetSndBuf: strconv.Itoa(r.req)}}
 	case "set":
 		if c.Setting != SetSndBuf {
 			return childMsg{Type: "error", Err: fmt.Sprintf("server: cannot set %q", c.Setting)}

@@ -12,15 +12,15 @@ import (
 // pollSide asks a side's children for their counters and, when emit is
 // set, turns the difference since the last poll into a Sample.
 func (p *Pair) pollSide(s *side, emit bool) {
-	p.mu.Lock()
+	s.mu.Lock()
 	if s.down || s.load == nil {
-		p.mu.Unlock()
+		s.mu.Unlock()
 		return
 	}
 	ld, srv := s.load, s.server
 	interval := p.cfg.Interval.D()
-	sc := p.cfg.Sides[s.idx]
-	p.mu.Unlock()
+	sc := s.cfg
+	s.mu.Unlock()
 
 	timeout := max(4*interval, 2*time.Second)
 	var lm, sm childMsg
@@ -38,12 +38,12 @@ func (p *Pair) pollSide(s *side, emit bool) {
 		return // a crash is reported by watch; a slow child skips a sample
 	}
 
-	p.mu.Lock()
+	s.mu.Lock()
 	if !s.havePrev || s.load != ld {
 		s.prevT, s.prevLoad, s.prevServer, s.havePrev = now, lm, sm, true
-		p.mu.Unlock()
+		s.mu.Unlock()
 		if srv != nil && sc.SndBuf.Kind != BufDefault {
-			p.checkClamp(s, SetSndBuf, nbd.SendBuf, bufRequest(sc.SndBuf), sm.SndBuf)
+			s.checkClamp(SetSndBuf, nbd.SendBuf, bufRequest(sc.SndBuf), sm.SndBuf)
 		}
 		return
 	}
@@ -51,7 +51,7 @@ func (p *Pair) pollSide(s *side, emit bool) {
 	if emit && wall < interval.Seconds()/2 {
 		// A tick that came right after a late one: fold this short span
 		// into the next sample rather than report a noisy sliver.
-		p.mu.Unlock()
+		s.mu.Unlock()
 		return
 	}
 	bytes := lm.Bytes - s.prevLoad.Bytes
@@ -79,7 +79,7 @@ func (p *Pair) pollSide(s *side, emit bool) {
 		LatencyP99Ms:  Percentile(hd, 99),
 		Connections:   lm.Conns,
 		Errors:        lm.Errors - s.prevLoad.Errors,
-		Placement:     p.placement(s),
+		Placement:     s.placement(),
 	}
 	smp.SndBuf = Buffers{
 		ServerRequested:    sc.SndBuf.String(),
@@ -109,7 +109,7 @@ func (p *Pair) pollSide(s *side, emit bool) {
 		smp.SndBuf.ServerRequested = "external"
 	}
 	s.prevT, s.prevLoad, s.prevServer = now, lm, sm
-	p.mu.Unlock()
+	s.mu.Unlock()
 	if emit {
 		p.emit(Update{Sample: &smp})
 	}
@@ -131,10 +131,10 @@ func histAdd(a, b []uint64) []uint64 {
 
 // summary is a side's figures over the whole run (active time only).
 func (p *Pair) summary(i int) Summary {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	s := p.sides[i]
-	sc := p.cfg.Sides[i]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sc := s.cfg
 	t := s.tot
 	sum := Summary{
 		Bytes:         t.bytes,
@@ -144,7 +144,7 @@ func (p *Pair) summary(i int) Summary {
 		LatencyP50Ms:  Percentile(t.hist, 50),
 		LatencyP99Ms:  Percentile(t.hist, 99),
 		Errors:        t.errors,
-		Placement:     p.placement(s),
+		Placement:     s.placement(),
 		Consume:       sc.Get(SetConsume),
 		Consumed:      t.consumed,
 		SndBuf: Buffers{

@@ -1,0 +1,357 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"nbdscope/engine/platform"
+	"nbdscope/nbd"
+	"nbdscope/units"
+)
+
+// side is one side of the pair. It owns its configuration, its two
+// children (server and load) and the figures gathered from them, and it
+// serialises its own changes.
+//
+// Why a per-side lock rather than an actor goroutine: every change has a
+// caller waiting for its outcome (a key press shows the error, a scripted
+// change warns), so an actor would only add a goroutine to start, feed and
+// stop, and a queue that could outlive the run. The lock gives the same
+// one-change-at-a-time order with nothing to leak. It is the side's own, so
+// a slow change on one side (a spawn, a child that takes its time) never
+// holds up the other side, the sampler or Config.
+type side struct {
+	idx  int
+	name string
+	p    *Pair // spawning (binary, socket directory), updates, the mode
+
+	// change is held for the whole of a change — validation, the child
+	// call or spawn, the commit — so changes to this side apply one at a
+	// time and each starts from the configuration the one before left.
+	// Lock order: change, then turns, then mu.
+	change sync.Mutex
+
+	// mu guards everything below. It is held only for short reads and
+	// writes, never across a child call or a spawn.
+	mu     sync.Mutex
+	cfg    SideConfig // the configuration in effect
+	server *child     // nil for an external target
+	load   *child
+	uri    string
+	down   bool // crashed or stopping; no polling
+
+	prevT      time.Time
+	prevLoad   childMsg
+	prevServer childMsg
+	havePrev   bool
+
+	loadCPUs, serverCPUs []int // where place held the processes (nil: not held)
+	tot                  totals
+}
+
+// totals accumulate a side over the whole run, across restarts.
+type totals struct {
+	bytes  uint64
+	active float64
+	wall   float64
+	client Counters
+	server Counters
+	hist   []uint64
+	errors uint64
+	// consumed are the consume counts, added across load restarts.
+	consumed ConsumeCounts
+}
+
+func newSide(p *Pair, i int, cfg SideConfig) *side {
+	return &side{idx: i, name: cfg.Name, p: p, cfg: cfg}
+}
+
+// config is the side's configuration in effect.
+func (s *side) config() SideConfig {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg
+}
+
+// children returns the side's current server and load (either may be nil).
+func (s *side) children() (server, load *child) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.server, s.load
+}
+
+// runningLoad is the load process when the side is up, else nil.
+func (s *side) runningLoad() *child {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.down {
+		return nil
+	}
+	return s.load
+}
+
+// start spawns the side's children with its configuration and places
+// them. The caller holds s.change (or is Start, before anyone else can).
+func (s *side) start() error {
+	sc := s.config()
+	srv, uri, err := s.spawnServer(sc)
+	if err != nil {
+		return err
+	}
+	lspec := loadSpec{URI: uri, Connections: sc.Connections, RequestSize: sc.RequestSize, InFlight: sc.InFlight,
+		Workload: sc.Workload, ReadPercent: sc.ReadPercent, SndBuf: bufRequest(sc.ClientSndBuf), RcvBuf: bufRequest(sc.ClientRcvBuf),
+		Verify: sc.Verify, Consume: sc.Consume, HashThreads: ResolveHashThreads(sc, s.p.turns.Mode(), s.p.cpus), Paused: true}
+	ld, _, err := spawn(s.p.opts.Exe, RoleLoad, sc.Name, lspec, s.p.opts.StartTimeout)
+	if err != nil {
+		stopChildren(srv)
+		return err
+	}
+	s.mu.Lock()
+	if s.p.stopped.Load() {
+		// Stop ran while these were spawning and could not see them.
+		s.mu.Unlock()
+		stopChildren(ld, srv)
+		return errRunEnded
+	}
+	s.server, s.load, s.uri, s.down, s.havePrev = srv, ld, uri, false, false
+	s.p.watchers.Add(2)
+	s.mu.Unlock()
+	go s.watch(srv)
+	go s.watch(ld)
+	s.place(s.p.turns.Mode())
+	return nil
+}
+
+// spawnServer starts the side's server, unless it targets an external one,
+// and returns the URI its load connects to.
+func (s *side) spawnServer(sc SideConfig) (*child, string, error) {
+	if sc.Target != "" {
+		return nil, sc.Target, nil
+	}
+	spec := serverSpec{Backend: sc.Backend, Size: sc.Size, Transport: sc.Transport, SndBuf: bufRequest(sc.SndBuf)}
+	if sc.Transport == "unix" {
+		spec.Socket = filepath.Join(s.p.dir, fmt.Sprintf("%s.sock", sc.Name))
+	}
+	c, ready, err := spawn(s.p.opts.Exe, RoleServer, sc.Name, spec, s.p.opts.StartTimeout)
+	if err != nil {
+		return nil, "", err
+	}
+	return c, ready.URI, nil
+}
+
+var errRunEnded = errors.New("the run has ended")
+
+// stopChildren stops children at once (nil ones are skipped) and waits.
+func stopChildren(kids ...*child) {
+	var wg sync.WaitGroup
+	for _, c := range kids {
+		if c == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); c.stop(2 * time.Second) }()
+	}
+	wg.Wait()
+}
+
+// restart stops the side's children and starts new ones with its
+// configuration. The caller holds s.change.
+func (s *side) restart() error {
+	if s.p.stopped.Load() {
+		return errRunEnded
+	}
+	s.mu.Lock()
+	s.down = true
+	srv, ld := s.server, s.load
+	s.mu.Unlock()
+	stopChildren(ld, srv)
+	return s.start()
+}
+
+// takeDown marks the side down for good (the pair is stopping) and
+// returns its children to stop.
+func (s *side) takeDown() (server, load *child) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.down = true
+	return s.server, s.load
+}
+
+// watch reports a child that exits while it should be running.
+func (s *side) watch(c *child) {
+	defer s.p.watchers.Done()
+	if c == nil {
+		return
+	}
+	<-c.exited
+	s.mu.Lock()
+	if s.p.stopped.Load() || s.down || (s.server != c && s.load != c) {
+		s.mu.Unlock()
+		return
+	}
+	s.down = true
+	other, uri := s.load, s.uri
+	if c == s.load {
+		other = s.server
+	}
+	s.mu.Unlock()
+	s.p.emit(Update{Crash: s.p.crashOf(s.name, uri, c, other)})
+	if other != nil {
+		// A side is a server and its load together: without one the
+		// other measures nothing. Stop it so a restart starts clean.
+		other.stop(2 * time.Second)
+	}
+}
+
+// apply makes one change to the side: validate it against the
+// configuration in effect, apply it where the setting lives (a child, the
+// placement, new children), then commit it and report the Event. It
+// returns whether the change took effect on running children (then the
+// side deserves a fresh alternate-mode turn to show it).
+func (s *side) apply(setting, value string) (live bool, err error) {
+	s.change.Lock()
+	defer s.change.Unlock()
+	if s.p.stopped.Load() {
+		return false, errRunEnded
+	}
+	cur := s.config()
+	next := cur
+	if err := next.Set(setting, value); err != nil {
+		return false, err
+	}
+	if err := s.p.refusedChange(next, setting); err != nil {
+		return false, err
+	}
+	switch setting {
+	case SetTransport:
+		err = s.applyRestart(next)
+	case SetPlacement:
+		live = s.applyPlacement(next)
+	default:
+		live, err = s.applyToChild(setting, next)
+	}
+	if err != nil {
+		return false, err
+	}
+	s.p.emit(Update{Event: &Event{T: s.p.elapsed(), Side: s.name, Setting: setting, From: cur.Get(setting), To: next.Get(setting)}})
+	return live, nil
+}
+
+// commit makes next the configuration in effect. Only a holder of s.change
+// calls it, so no other change can have come in between.
+func (s *side) commit(next SideConfig) {
+	s.mu.Lock()
+	s.cfg = next
+	s.mu.Unlock()
+}
+
+// applyRestart applies a setting that needs new children.
+func (s *side) applyRestart(next SideConfig) error {
+	s.commit(next)
+	if err := s.restart(); err != nil {
+		return err
+	}
+	s.p.turns.apply(true)
+	return nil
+}
+
+// applyPlacement holds the running processes where next says.
+func (s *side) applyPlacement(next SideConfig) bool {
+	s.commit(next)
+	if s.runningLoad() == nil {
+		return false
+	}
+	s.place(s.p.turns.Mode())
+	return true
+}
+
+// applyToChild sends a setting to the child that owns it. A side that is
+// not running takes it at its next (re)start.
+func (s *side) applyToChild(setting string, next SideConfig) (bool, error) {
+	cmd, toServer := childSet(setting, next, s.p.turns.Mode(), s.p.cpus)
+	if toServer && next.Target != "" {
+		return false, fmt.Errorf("side %s targets an external server (%s): its send buffer is not ours to set", s.name, next.Target)
+	}
+	s.mu.Lock()
+	target, down := s.load, s.down
+	if toServer {
+		target = s.server
+	}
+	s.mu.Unlock()
+	if down || target == nil {
+		s.commit(next)
+		return false, nil
+	}
+	m, err := target.call(cmd, 30*time.Second)
+	if err != nil {
+		return false, fmt.Errorf("side %s %s: %w", s.name, setting, err)
+	}
+	s.commit(next)
+	if which, ok := bufSetting(setting); ok {
+		s.checkClamp(setting, which, cmd.Int, m.Effective)
+	}
+	return true, nil
+}
+
+// childSet is the command that applies setting (at its value in sc) to a
+// child, and whether that child is the server (else the load). mode and
+// allowed are the pair's, for settings resolved against them.
+func childSet(setting string, sc SideConfig, mode string, allowed []int) (cmd childCmd, toServer bool) {
+	cmd = childCmd{Op: "set", Setting: setting, Value: sc.Get(setting)}
+	switch setting {
+	case SetSndBuf:
+		cmd.Int, toServer = bufRequest(sc.SndBuf), true
+	case SetClientSndBuf:
+		cmd.Int = bufRequest(sc.ClientSndBuf)
+	case SetClientRcvBuf:
+		cmd.Int = bufRequest(sc.ClientRcvBuf)
+	case SetConnections:
+		cmd.Int = sc.Connections
+	case SetRequestSize:
+		cmd.Int = sc.RequestSize
+	case SetInFlight:
+		cmd.Int = sc.InFlight
+	case SetHashThreads:
+		cmd.Int = ResolveHashThreads(sc, mode, allowed)
+	}
+	return cmd, toServer
+}
+
+// bufSetting tells the buffer settings apart, with the buffer they set.
+func bufSetting(setting string) (nbd.SockBuf, bool) {
+	switch setting {
+	case SetSndBuf, SetClientSndBuf:
+		return nbd.SendBuf, true
+	case SetClientRcvBuf:
+		return nbd.RecvBuf, true
+	}
+	return 0, false
+}
+
+// bufRequest turns a Buf into a setsockopt request (0 = leave the default).
+func bufRequest(b Buf) int {
+	switch b.Kind {
+	case BufSize:
+		return b.Bytes
+	case BufMacOS:
+		return platform.MacOSRequest()
+	}
+	return 0
+}
+
+// checkClamp warns when the kernel gave a buffer less than the request
+// should have given, with the limit that clamped it and how to raise it.
+func (s *side) checkClamp(setting string, which nbd.SockBuf, req, eff int) {
+	if req <= 0 || eff <= 0 {
+		return
+	}
+	c, clamped := s.p.limit().Check(which, req, eff)
+	if !clamped {
+		return
+	}
+	s.p.warn(s.name, "clamp", fmt.Sprintf("%s %s: requested %s should give %s effective, the kernel gave %s: clamped by %s",
+		s.name, setting, units.FormatSize(int64(req)), units.FormatSize(int64(s.p.limit().Expected(req))), units.FormatSize(int64(eff)), c.Limit), c.Fix+"  (persist: "+c.Persist+" in "+c.Where+")")
+}

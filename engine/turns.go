@@ -1,0 +1,142 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// turns decides which sides' loads run: the mode, the user's pauses and,
+// in alternate mode, whose turn it is. It is the one place that pauses and
+// resumes load processes.
+type turns struct {
+	sides [2]*side
+	slice time.Duration // how long a side runs alone in alternate mode
+	warn  func(s *side, text string)
+
+	// send serialises deciding and sending, so two decisions never
+	// interleave their pause and resume calls and the last decision made
+	// is the one the loads end up in. It is held across child calls; mu is
+	// not.
+	send sync.Mutex
+
+	mu     sync.Mutex // guards the state below
+	mode   string
+	paused [2]bool // paused by the user
+	turn   int     // alternate mode: the side whose turn it is
+	turnAt time.Time
+}
+
+func newTurns(mode string, interval time.Duration, sides [2]*side, warn func(*side, string)) *turns {
+	// A turn is long enough for several samples, short enough that both
+	// sides see the same machine.
+	return &turns{sides: sides, slice: max(4*interval, time.Second), warn: warn, mode: mode, turnAt: time.Now()}
+}
+
+// Mode is the current mode.
+func (t *turns) Mode() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.mode
+}
+
+// setMode switches the mode and returns the one before.
+func (t *turns) setMode(mode string) (from string) {
+	t.mu.Lock()
+	from, t.mode = t.mode, mode
+	t.mu.Unlock()
+	if from != mode {
+		t.apply(true)
+	}
+	return from
+}
+
+// setPaused records a user pause and returns the state before.
+func (t *turns) setPaused(i int, paused bool) (from bool) {
+	t.mu.Lock()
+	from, t.paused[i] = t.paused[i], paused
+	t.mu.Unlock()
+	if from != paused {
+		t.apply(true)
+	}
+	return from
+}
+
+// give starts a fresh alternate-mode turn for side i, so the effect of a
+// change shows in the next sample instead of after the other side's turn.
+func (t *turns) give(i int) {
+	t.mu.Lock()
+	if t.mode != ModeAlternate {
+		t.mu.Unlock()
+		return
+	}
+	t.turn, t.turnAt = i, time.Now()
+	t.mu.Unlock()
+	t.apply(true)
+}
+
+// tick passes the turn on when the slice is up (the sampling loop calls it).
+func (t *turns) tick() { t.apply(false) }
+
+// apply sends each running load the state it should be in; force sends it
+// even if the turn did not change (after a restart, a pause, a mode).
+func (t *turns) apply(force bool) {
+	t.send.Lock()
+	defer t.send.Unlock()
+	t.mu.Lock()
+	if t.mode == ModeAlternate && time.Since(t.turnAt) >= t.slice {
+		t.turn, t.turnAt, force = 1-t.turn, time.Now(), true
+	}
+	mode, turn, paused := t.mode, t.turn, t.paused
+	t.mu.Unlock()
+	if !force {
+		return
+	}
+	var loads [2]*child
+	var up [2]bool
+	for i, s := range t.sides {
+		loads[i] = s.runningLoad()
+		up[i] = loads[i] != nil
+	}
+	run := decideRuns(mode, turn, paused, up)
+	// Pause first, then resume, so the sides never overlap.
+	for _, phase := range []bool{false, true} {
+		for i, c := range loads {
+			if c != nil && run[i] == phase {
+				t.sendPaused(t.sides[i], c, !phase)
+			}
+		}
+	}
+}
+
+// sendPaused tells one load to pause or resume. A failure is reported,
+// never dropped: a load that did not pause would run into the other side's
+// turn and skew both. A child that died is left to the crash report.
+func (t *turns) sendPaused(s *side, c *child, paused bool) {
+	_, err := c.call(childCmd{Op: "set", Setting: SetPaused, Value: strconv.FormatBool(paused)}, 30*time.Second)
+	if err == nil || errors.Is(err, errChildGone) || s.runningLoad() != c {
+		return
+	}
+	verb := "resume"
+	if paused {
+		verb = "pause"
+	}
+	t.warn(s, fmt.Sprintf("side %s: could not %s its load: %v", s.name, verb, err))
+}
+
+// decideRuns says which loads should run. In alternate mode only the side
+// whose turn it is runs, unless the other is paused or down: then it may
+// run rather than idle.
+func decideRuns(mode string, turn int, paused, up [2]bool) [2]bool {
+	var run [2]bool
+	for i := range run {
+		run[i] = !paused[i]
+		o := 1 - i
+		if mode == ModeAlternate && i != turn && !paused[o] && up[o] {
+			run[i] = false
+		}
+	}
+	return run
+}
