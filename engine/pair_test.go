@@ -13,6 +13,8 @@ import (
 
 	"nbdscope/engine/platform"
 	"nbdscope/nbd"
+
+	"go.uber.org/goleak"
 )
 
 // The test binary doubles as the nbdscope binary for its children: started
@@ -25,7 +27,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	// Every test leaves no goroutine behind: a pair that was stopped has
+	// no watcher, sampler, pipe reader or child waiter left (issue 11).
+	goleak.VerifyTestMain(m)
 }
 
 func testConfig() Config {
@@ -170,9 +174,8 @@ func TestAlternateModeTakesTurns(t *testing.T) {
 func TestCrashReportAndRestart(t *testing.T) {
 	p := startPair(t, testConfig())
 	waitFor(t, p, 10*time.Second, "B sample", activeSample("B"))
-	p.mu.Lock()
-	victim := p.sides[1].server.cmd.Process
-	p.mu.Unlock()
+	srv, _ := p.sides[1].children()
+	victim := srv.cmd.Process
 	victim.Signal(syscall.SIGKILL)
 	u := waitFor(t, p, 5*time.Second, "crash report", func(u Update) bool { return u.Crash != nil })
 	if u.Crash.Side != "B" || u.Crash.Role != RoleServer || !strings.Contains(u.Crash.Status, "killed") {
@@ -186,9 +189,8 @@ func TestCrashReportAndRestart(t *testing.T) {
 	waitFor(t, p, 10*time.Second, "B after restart", activeSample("B"))
 
 	// A load process dying is reported as such.
-	p.mu.Lock()
-	victim = p.sides[0].load.cmd.Process
-	p.mu.Unlock()
+	_, ld := p.sides[0].children()
+	victim = ld.cmd.Process
 	victim.Signal(syscall.SIGKILL)
 	u = waitFor(t, p, 5*time.Second, "load crash", func(u Update) bool { return u.Crash != nil })
 	if u.Crash.Side != "A" || u.Crash.Role != RoleLoad {

@@ -1,0 +1,281 @@
+package engine
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// childSettings asks a running child what it runs with.
+func childSettings(t *testing.T, c *child) map[string]string {
+	t.Helper()
+	m, err := c.call(childCmd{Op: "get"}, 10*time.Second)
+	if err != nil {
+		t.Fatalf("%s %s get: %v", c.side, c.role, err)
+	}
+	return m.Settings
+}
+
+// wantChildSettings is what a side's children should report for sc, in
+// their terms (a buffer as its request in bytes), in mode on the allowed
+// cpus.
+func wantChildSettings(sc SideConfig, mode string, cpus []int) map[string]string {
+	return map[string]string{
+		SetSndBuf:       strconv.Itoa(bufRequest(sc.SndBuf)),
+		SetClientSndBuf: strconv.Itoa(bufRequest(sc.ClientSndBuf)),
+		SetClientRcvBuf: strconv.Itoa(bufRequest(sc.ClientRcvBuf)),
+		SetConnections:  strconv.Itoa(sc.Connections),
+		SetRequestSize:  strconv.Itoa(sc.RequestSize),
+		SetInFlight:     strconv.Itoa(sc.InFlight),
+		SetWorkload:     sc.Workload,
+		SetReadPercent:  strconv.Itoa(sc.ReadPercent),
+		SetConsume:      sc.Get(SetConsume),
+		SetHashThreads:  strconv.Itoa(ResolveHashThreads(sc, mode, cpus)),
+	}
+}
+
+// drainUntil reads updates until stop is closed, so a long test cannot
+// fill the channel; the returned channel closes when it has stopped.
+func drainUntil(p *Pair, stop chan struct{}) chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-p.Updates():
+			case <-stop:
+				return
+			}
+		}
+	}()
+	return done
+}
+
+// TestConcurrentChangesOneSide (issue 11 §3): 100 changes of different
+// settings of one side, made at once. Afterwards the configuration the
+// pair reports is what its children run with, setting by setting, every
+// change was reported once, and each setting's last Event is its value.
+// A change made from a copy of the side written back whole (as Apply did)
+// loses the changes that overlapped it, and this fails. The pair was
+// started, changed and stopped: nothing of it may be left running.
+func TestConcurrentChangesOneSide(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	values := map[string][]string{
+		SetSndBuf:       {"64k", "128k", "1m"},
+		SetClientSndBuf: {"64k", "256k", "default"},
+		SetClientRcvBuf: {"128k", "1m", "default"},
+		SetConnections:  {"2", "3", "1"},
+		SetRequestSize:  {"64k", "128k", "256k"},
+		SetInFlight:     {"3", "1", "2"},
+		SetWorkload:     {WorkWrite, WorkMixed, WorkRandRead},
+		SetReadPercent:  {"10", "90", "50"},
+		SetConsume:      {ConsumeNone, ConsumeScan, ConsumeCopy},
+		SetHashThreads:  {"2", "1", "3"},
+	}
+	settings := make([]string, 0, len(values))
+	for s := range values {
+		settings = append(settings, s)
+	}
+	p := startPair(t, testConfig())
+	waitFor(t, p, 10*time.Second, "A sample", activeSample("A"))
+	stopDrain := make(chan struct{})
+	drained := drainUntil(p, stopDrain)
+
+	const changes = 100
+	var wg sync.WaitGroup
+	errs := make(chan error, changes)
+	for i := range changes {
+		setting := settings[i%len(settings)]
+		v := values[setting][(i/len(settings))%len(values[setting])]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := p.Apply(Change{Side: 0, Setting: setting, Value: v}); err != nil {
+				errs <- fmt.Errorf("%s=%s: %w", setting, v, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+
+	cfg := p.Config()
+	sc := cfg.Sides[0]
+	srv, ld := p.sides[0].children()
+	got := childSettings(t, ld)
+	for k, v := range childSettings(t, srv) {
+		got[k] = v
+	}
+	for setting, want := range wantChildSettings(sc, cfg.Mode, p.cpus) {
+		if got[setting] != want {
+			t.Errorf("%s: Config() says %q (%s), the children run with %q", setting, sc.Get(setting), want, got[setting])
+		}
+	}
+	last := map[string]string{}
+	n := 0
+	for _, e := range p.Report().Events {
+		if e.Side == "A" {
+			last[e.Setting] = e.To
+			n++
+		}
+	}
+	if n != changes {
+		t.Errorf("%d events for side A, want %d", n, changes)
+	}
+	for setting, to := range last {
+		if sc.Get(setting) != to {
+			t.Errorf("%s: the last event set %q, Config() says %q", setting, to, sc.Get(setting))
+		}
+	}
+	close(stopDrain)
+	<-drained
+	p.Stop()
+}
+
+// TestStopWithoutReader (issue 11 §4): with the updates channel full and
+// nobody reading it, Stop still returns promptly, the channel is closed
+// after it, and nothing of the pair is left running.
+func TestStopWithoutReader(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	cfg := testConfig()
+	cfg.Interval = Duration(50 * time.Millisecond)
+	p := startPair(t, cfg)
+	// Fill the channel (the loop is its only closer and runs until Stop).
+	for full := false; !full; {
+		select {
+		case p.updates <- Update{Warning: &Warning{Kind: "test", Text: "filler"}}:
+		default:
+			full = true
+		}
+	}
+	// Wait until a sample is due into the full channel: the recorder
+	// notes an update before sending it.
+	samples := func() int { p.rec.mu.Lock(); defer p.rec.mu.Unlock(); return len(p.rec.samples) }
+	deadline := time.Now().Add(10 * time.Second)
+	for base := samples(); samples() < base+2; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no sample noted within 10 s")
+		}
+	}
+	limit := 2 * time.Second
+	if raceEnabled {
+		limit = 5 * time.Second // the race detector slows the children's exits
+	}
+	start := time.Now()
+	stopped := make(chan struct{})
+	go func() { p.Stop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(limit):
+		t.Fatalf("Stop did not return within %v with nobody reading updates", limit)
+	}
+	t.Logf("Stop returned after %v with a full updates channel", time.Since(start).Round(time.Millisecond))
+	n := 0
+	for range p.Updates() { // closed: this ends
+		n++
+	}
+	if n != cap(p.updates) {
+		t.Errorf("read %d updates after Stop, want the %d that filled the channel", n, cap(p.updates))
+	}
+}
+
+// TestEmitAfterClose: an update emitted after the run ended (a crash
+// noticed late, a warning) is recorded, never sent on the closed channel.
+func TestEmitAfterClose(t *testing.T) {
+	p := &Pair{updates: make(chan Update, 1), ending: make(chan struct{})}
+	p.rec = &recorder{p: p}
+	p.closeUpdates()
+	p.warn("A", "test", "late", "")
+	if _, ok := <-p.updates; ok {
+		t.Fatal("an update arrived after the close")
+	}
+	if len(p.rec.warnings) != 1 {
+		t.Fatalf("recorded %d warnings, want the late one", len(p.rec.warnings))
+	}
+}
+
+// fakeChild is a child that speaks the protocol through pipes: answer gets
+// each command and returns the reply line to send back.
+func fakeChild(t *testing.T, role, side string, answer func(childCmd) childMsg) *child {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c := &child{role: role, side: side, stdin: inW, waiting: map[uint64]chan childMsg{}, ready: make(chan childMsg, 1), exited: make(chan struct{})}
+	go c.readStdout(outR)
+	go func() {
+		sc := bufio.NewScanner(inR)
+		for sc.Scan() {
+			var cmd childCmd
+			json.Unmarshal(sc.Bytes(), &cmd)
+			m := answer(cmd)
+			m.Seq = cmd.Seq
+			b, _ := json.Marshal(m)
+			outW.Write(append(b, '\n'))
+		}
+		outW.Close()
+	}()
+	t.Cleanup(func() { inW.Close() })
+	return c
+}
+
+// TestTurnsReportChildErrors (issue 11 §4): a load that refuses to pause
+// or resume is reported, not ignored.
+func TestTurnsReportChildErrors(t *testing.T) {
+	refuse := func(cmd childCmd) childMsg {
+		return childMsg{Type: "error", Err: "gate jammed"}
+	}
+	a := &side{idx: 0, name: "A", load: fakeChild(t, RoleLoad, "A", refuse)}
+	b := &side{idx: 1, name: "B", load: fakeChild(t, RoleLoad, "B", func(childCmd) childMsg { return childMsg{Type: "reply"} })}
+	var mu sync.Mutex
+	var warned []string
+	tr := newTurns(ModeConcurrent, 100*time.Millisecond, [2]*side{a, b}, func(s *side, text string) {
+		mu.Lock()
+		defer mu.Unlock()
+		warned = append(warned, s.name+": "+text)
+	})
+	tr.setPaused(0, true)
+	tr.setPaused(0, false)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(warned) != 2 || !strings.Contains(warned[0], "could not pause") || !strings.Contains(warned[1], "could not resume") {
+		t.Fatalf("warnings %q, want side A's failed pause and resume", warned)
+	}
+	for _, w := range warned {
+		if !strings.HasPrefix(w, "A: ") || !strings.Contains(w, "gate jammed") {
+			t.Errorf("warning %q does not name side A and the child's error", w)
+		}
+	}
+}
+
+// TestDecideRuns: who runs in each mode.
+func TestDecideRuns(t *testing.T) {
+	cases := []struct {
+		mode     string
+		turn     int
+		paused   [2]bool
+		up, want [2]bool
+	}{
+		{ModeConcurrent, 0, [2]bool{}, [2]bool{true, true}, [2]bool{true, true}},
+		{ModeConcurrent, 0, [2]bool{false, true}, [2]bool{true, true}, [2]bool{true, false}},
+		{ModeAlternate, 0, [2]bool{}, [2]bool{true, true}, [2]bool{true, false}},
+		{ModeAlternate, 1, [2]bool{}, [2]bool{true, true}, [2]bool{false, true}},
+		{ModeAlternate, 1, [2]bool{false, true}, [2]bool{true, true}, [2]bool{true, false}}, // B paused: A need not idle
+		{ModeAlternate, 1, [2]bool{}, [2]bool{true, false}, [2]bool{true, true}},            // B down: A runs (B has no load to run)
+		{ModeAlternate, 0, [2]bool{true, true}, [2]bool{true, true}, [2]bool{false, false}},
+	}
+	for _, c := range cases {
+		if got := decideRuns(c.mode, c.turn, c.paused, c.up); got != c.want {
+			t.Errorf("decideRuns(%s, turn %d, paused %v, up %v) = %v, want %v", c.mode, c.turn, c.paused, c.up, got, c.want)
+		}
+	}
+}
