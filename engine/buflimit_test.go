@@ -50,9 +50,7 @@ func TestLiveChangeRefusedAboveXNULimit(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), xnuFix) || !strings.Contains(err.Error(), "7456540 bytes (7.11 MiB)") {
 		t.Fatalf("8m on XNU: %v", err)
 	}
-	p.mu.Lock()
-	got := p.cfg.Sides[1].SndBuf.String()
-	p.mu.Unlock()
+	got := p.Config().Sides[1].SndBuf.String()
 	if got != "2m" {
 		t.Fatalf("after a refused change B's sndbuf is %s, want 2m", got)
 	}

@@ -97,9 +97,8 @@ func TestOwnServerKilledMidRun(t *testing.T) {
 	cfg.Sides[1].Workload = WorkWrite
 	p := startPair(t, cfg)
 	waitFor(t, p, 10*time.Second, "B sample", activeSample("B"))
-	p.mu.Lock()
-	victim, uri := p.sides[1].server.cmd.Process, p.sides[1].uri
-	p.mu.Unlock()
+	srv, _ := p.sides[1].children()
+	victim, uri := srv.cmd.Process, p.sides[1].targetURI()
 	victim.Signal(syscall.SIGKILL)
 	c := waitFor(t, p, 5*time.Second, "crash report", func(u Update) bool { return u.Crash != nil }).Crash
 	if c.Side != "B" || c.Role != RoleServer || c.Target != uri || !strings.Contains(c.Status, "killed") || c.Reason == "" {

@@ -83,6 +83,13 @@ func (s *side) children() (server, load *child) {
 	return s.server, s.load
 }
 
+// targetURI is the URI the side's load connects to.
+func (s *side) targetURI() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.uri
+}
+
 // runningLoad is the load process when the side is up, else nil.
 func (s *side) runningLoad() *child {
 	s.mu.Lock()
