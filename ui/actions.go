@@ -9,6 +9,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"nbdscope/engine"
+	"nbdscope/engine/platform"
+	"nbdscope/nbd"
 	"nbdscope/units"
 )
 
@@ -17,8 +19,17 @@ var sndbufLadder = []string{"default", "4k", "8k", "16k", "32k", "64k", "128k", 
 
 // stepBuf returns the ladder value next to b in direction dir (+1/-1), or
 // false at the end of the ladder. macos counts as 8k (its effective size);
-// a size off the ladder steps to the next rung.
-func stepBuf(b engine.Buf, dir int) (string, bool) {
+// a size off the ladder steps to the next rung. top > 0 ends the ladder
+// at the kernel's limit (Limit.LadderTop: where it refuses what is above).
+func stepBuf(b engine.Buf, dir, top int) (string, bool) {
+	v, ok := stepLadder(b, dir)
+	if n, _ := units.ParseSize(v); ok && dir > 0 && top > 0 && int(n) > top {
+		return "", false
+	}
+	return v, ok
+}
+
+func stepLadder(b engine.Buf, dir int) (string, bool) {
 	cur := 0 // default
 	switch b.Kind {
 	case engine.BufMacOS:
@@ -43,6 +54,22 @@ func stepBuf(b engine.Buf, dir int) (string, bool) {
 		}
 	}
 	return "default", true
+}
+
+// ladderEnd says why + or - went no further: the top of the ladder, the
+// OS default, or the kernel's limit, with the command that lifts it.
+func ladderEnd(sc engine.SideConfig, dir int, lim platform.Limit) string {
+	if dir < 0 {
+		return fmt.Sprintf("%s sndbuf is at the OS default already", sc.Name)
+	}
+	next, ok := stepLadder(sc.SndBuf, dir)
+	if !ok {
+		return fmt.Sprintf("%s sndbuf is at 8m, the top of the ladder (= sets any size)", sc.Name)
+	}
+	n, _ := units.ParseSize(next)
+	c, _ := lim.Refuses(nbd.SendBuf, int(n))
+	return fmt.Sprintf("%s sndbuf stops at %s: %s is above this kernel's limit of %s (%s); = sets any size up to it. Fix: %s",
+		sc.Name, sc.SndBuf, next, platform.HumanSize(lim.MaxRequest), lim.Sysctl, c.Fix)
 }
 
 // halve and double step a power-of-two setting within [lo, hi], keeping
@@ -128,13 +155,10 @@ func (m *Model) onKey(k tea.KeyMsg) tea.Cmd {
 		if key.Matches(k, km.BufDown) {
 			dir = -1
 		}
-		v, ok := stepBuf(sc.SndBuf, dir)
+		lim := m.com.facts.SndbufLimit
+		v, ok := stepBuf(sc.SndBuf, dir, lim.LadderTop())
 		if !ok {
-			end := "8m, the top of the ladder (= sets any size)"
-			if dir < 0 {
-				end = "the OS default already"
-			}
-			m.setMsg(msgInfo, fmt.Sprintf("%s sndbuf is at %s", sc.Name, end))
+			m.setMsg(msgInfo, ladderEnd(sc, dir, lim))
 			return nil
 		}
 		return m.change(side, engine.SetSndBuf, v)

@@ -65,8 +65,10 @@ func (p *panel) observe(s engine.Sample) {
 }
 
 // clamped reports whether the kernel gave a buffer less than requested:
-// the engine's flag, or the effective size below what the request yields
-// (twice the request where the kernel doubles it). The requested and the
+// the engine's flag, or the platform's rule (platform.Limit.Clamped): on
+// Linux the effective size below twice the request; on macOS a request
+// above a clamping kernel's limit, never a live readback, which XNU
+// lowers by the bytes in flight. The requested and the
 // effective size come from the same sample, so a change on its way does
 // not count.
 func (p *panel) clamped(req string, eff int) bool {
@@ -77,11 +79,11 @@ func (p *panel) clamped(req string, eff int) bool {
 	if err != nil || b.Kind != engine.BufSize || b.Bytes < 4096 {
 		return false // default, macos (tiny), external: not a request of ours
 	}
-	want := b.Bytes
-	if p.com.facts.Doubles {
-		want *= 2
+	l := p.com.facts.SndbufLimit
+	if !l.Known() {
+		l.Doubles = p.com.facts.Doubles
 	}
-	return eff < want
+	return l.Clamped(b.Bytes, eff)
 }
 
 // anyClamped reports whether any buffer of a sample is clamped.

@@ -154,7 +154,7 @@ func TestStepBuf(t *testing.T) {
 		{engine.Buf{Kind: engine.BufMacOS}, -1, "4k", true},
 	}
 	for _, c := range cases {
-		got, ok := stepBuf(c.b, c.dir)
+		got, ok := stepBuf(c.b, c.dir, 0)
 		if got != c.want || ok != c.ok {
 			t.Errorf("stepBuf(%v, %d) = %q, %v; want %q, %v", c.b, c.dir, got, ok, c.want, c.ok)
 		}

@@ -203,7 +203,7 @@ var figureHelp = [][2]string{
 	{"calls/2MiB", "receive syscalls (read/recvmsg) of the process that receives the bulk data — the client for reads, the server for writes — per 2 MiB of payload: ~1 with a 2 MiB send buffer, ~10 at Linux's 208k default, ~256 at macOS's 8k"},
 	{"EAGAIN", "receive calls that found no data yet (EAGAIN), per 2 MiB, counted apart from the receive calls; strace -c counts both as read"},
 	{"cpu", "user+system time of the client and the server process (getrusage), per second the side's load ran (in alternate mode, its turns): cores busy, and CPU seconds per GiB of payload"},
-	{"sndbuf", "requested → effective SO_SNDBUF (getsockopt) of the server's data sockets; Linux doubles a request and clamps it to net.core.wmem_max"},
+	{"sndbuf", "requested → effective SO_SNDBUF of the server's data sockets. Effective is what getsockopt reads back right after setting, before data flows. Linux: the request doubled (2m shows as 4m), clamped to net.core.wmem_max. macOS: the value set, never doubled; XNU lowers a busy socket's send limit by the bytes queued in the peer, so a live readback is not the figure; a request above kern.ipc.maxsockbuf's limit is refused (ENOBUFS, before 14.4) or clamped (14.4 on), + stops there, and the message names the sysctl that lifts it"},
 	{"placement", "where the side's load process and server run (o): split = a core each (a full send buffer costs a cross-core wake-up, as on a big machine), shared = one core (a cheap context switch: the buffer hardly matters), os = the scheduler decides"},
 	{"latency", "per request, p50 and p99 (l shows its chart)"},
 	{"consume", "what the client does with each read (--consume, --at a.consume=…), which sets how fast it drains the socket:"},

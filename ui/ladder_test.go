@@ -1,0 +1,67 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"nbdscope/engine"
+	"nbdscope/engine/platform"
+)
+
+// macOS before 14.4 with the default kern.ipc.maxsockbuf: sbreserve
+// refuses above 7456540 bytes.
+var xnuRefusing = platform.Limit{Rules: "xnu", Over: platform.OverRefuses, MaxRequest: 7456540, MaxEffective: 7456540,
+	Sysctl: "kern.ipc.maxsockbuf", SysctlValue: 8 << 20, Probed: true}
+
+func TestStepBufStopsAtTheLimit(t *testing.T) {
+	size := func(n int) engine.Buf { return engine.Buf{Kind: engine.BufSize, Bytes: n} }
+	top := xnuRefusing.LadderTop()
+	if v, ok := stepBuf(size(2<<20), 1, top); v != "4m" || !ok {
+		t.Fatalf("2m + under a 7.1 MiB limit: %q %v", v, ok)
+	}
+	if v, ok := stepBuf(size(4<<20), 1, top); ok {
+		t.Fatalf("4m + under a 7.1 MiB limit gave %q: 8m would fail with ENOBUFS", v)
+	}
+	if v, ok := stepBuf(size(4<<20), -1, top); v != "2m" || !ok {
+		t.Fatalf("4m -: %q %v", v, ok)
+	}
+	// Linux clamps rather than refuses: the ladder goes on to 8m.
+	if v, ok := stepBuf(size(4<<20), 1, platform.Limit{Rules: "linux", Doubles: true, Over: platform.OverClamps, MaxRequest: 212992}.LadderTop()); v != "8m" || !ok {
+		t.Fatalf("linux 4m +: %q %v", v, ok)
+	}
+}
+
+// + at the limit sends nothing and says why, with the exact fix.
+func TestBufUpAtXNULimitSaysFix(t *testing.T) {
+	h := newHarness(t, Options{}, 100, 30)
+	h.m.com.facts.SndbufLimit = xnuRefusing
+	h.m.cfg.Sides[1].SndBuf = engine.Buf{Kind: engine.BufSize, Bytes: 4 << 20}
+	h.m.focus = 1
+	h.press("+")
+	if n := len(h.f.appliedCopy()); n != 0 {
+		t.Fatalf("+ at the limit applied %v", h.f.appliedCopy())
+	}
+	for _, want := range []string{"stops at 4m", "8m is above", "7456540 bytes (7.11 MiB)", "sudo sysctl kern.ipc.maxsockbuf=9437184"} {
+		if !strings.Contains(h.m.msg.text, want) {
+			t.Fatalf("message %q lacks %q", h.m.msg.text, want)
+		}
+	}
+}
+
+// On macOS "clamped" follows from the request and the limit, not from a
+// live readback, which XNU lowers by the bytes queued in the peer.
+func TestPanelClampedByXNURules(t *testing.T) {
+	h := newHarness(t, Options{}, 100, 30)
+	p := h.m.panels[0]
+	p.com.facts.Doubles = false
+	p.com.facts.SndbufLimit = xnuRefusing
+	if p.clamped("2m", 512<<10) {
+		t.Fatal("2m with a live readback of 512k flagged clamped on macOS")
+	}
+	clamping := xnuRefusing
+	clamping.Over, clamping.MaxRequest, clamping.MaxEffective = platform.OverClamps, 8<<20, 8<<20
+	p.com.facts.SndbufLimit = clamping
+	if !p.clamped("16m", 8<<20) || p.clamped("8m", 8<<20) {
+		t.Fatal("a clamping XNU: 16m must be clamped, 8m not")
+	}
+}
