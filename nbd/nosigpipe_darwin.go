@@ -10,9 +10,10 @@ import (
 // noSigPipe sets SO_NOSIGPIPE on a data socket. macOS has no
 // MSG_NOSIGNAL: a write to a socket whose peer has gone raises SIGPIPE
 // unless the socket says not to (XNU uipc_socket.c, sosetoptlock:
-// "case SO_NOSIGPIPE: ... so->so_flags |= SOF_NOSIGPIPE"). Our children
-// handle SIGPIPE by shutting down (engine/child_main.go), so without it a
-// client that goes away mid-reply would stop the whole server.
+// "case SO_NOSIGPIPE: ... so->so_flags |= SOF_NOSIGPIPE"). With it the
+// write just fails with EPIPE, whatever the process does with the signal
+// (a child ignores it, engine/child_main.go; a library user may not), and
+// no signal is raised per failed write.
 func noSigPipe(raw syscall.RawConn) error {
 	var serr error
 	if err := raw.Control(func(fd uintptr) {
