@@ -51,19 +51,16 @@ func cmdDoctor(args []string) error {
 		fmt.Println("This kernel doubles every SO_SNDBUF/SO_RCVBUF request (socket(7)): asking for 2m shows as 4m.")
 	}
 	fmt.Println()
+	fmt.Println(limitLine(f.SndbufLimit))
+	fmt.Println()
 	ok := true
 	for _, want := range []int{2 << 20, 4 << 20} {
-		_, eff, err := nbd.ProbeSocketBuffer("unix", nbd.SendBuf, want)
+		line, granted, err := doctorProbe(f.SndbufLimit, want)
 		if err != nil {
 			return err
 		}
-		if c, clamped := platform.CheckClamp(nbd.SendBuf, want, eff); clamped {
-			ok = false
-			fmt.Printf("✗ a %s send buffer is clamped to %s by %s.\n  fix now:  %s\n  persist:  add %q to %s\n",
-				sz(want), sz(eff), c.Limit, c.Fix, c.Persist, c.Where)
-		} else {
-			fmt.Printf("✓ a %s send buffer is granted (effective %s): %s\n", sz(want), sz(eff), platform.Explain(want, eff))
-		}
+		fmt.Println(line)
+		ok = ok && granted
 	}
 	line, placeOK := placementLine(f)
 	fmt.Println(line)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"nbdscope/engine/platform"
 	"nbdscope/nbd"
 	"nbdscope/units"
 )
@@ -130,6 +131,10 @@ func cmdServe(args []string) error {
 			p = a.Port
 		}
 		uri = nbd.URI{Transport: "tcp", Host: host, Port: p, Export: f.export}
+	}
+	if c, refused := platform.NativeLimit().Refuses(nbd.SendBuf, sndbuf); refused {
+		ln.Close()
+		return fmt.Errorf("serve: --sndbuf %s", c) // macOS: ENOBUFS above the limit; says the fix
 	}
 	if sndbuf > 0 {
 		if _, err := srv.SetSocketBuffer(nbd.SendBuf, sndbuf); err != nil {

@@ -107,6 +107,11 @@ func (l Limit) Check(which nbd.SockBuf, req, eff int) (Clamp, bool) {
 	return l.problem(which, req, eff, false), true
 }
 
+// Fix is how to get req granted in full, whether or not it is now.
+func (l Limit) Fix(which nbd.SockBuf, req int) Clamp {
+	return l.problem(which, req, 0, l.Over == OverRefuses && req > l.MaxRequest)
+}
+
 func (l Limit) problem(which nbd.SockBuf, req, eff int, refused bool) Clamp {
 	name := l.Sysctl
 	if l.Rules == "linux" && which == nbd.RecvBuf {
