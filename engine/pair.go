@@ -298,7 +298,7 @@ func (p *Pair) Stop() error {
 
 // shutdown stops every child and removes the socket directory. A side
 // that is starting children sees stopped once they are up and stops them
-// itself (side.start).
+// itself (side.start); shutdown waits for that.
 func (p *Pair) shutdown() {
 	if p.stopped.Swap(true) {
 		return
@@ -309,6 +309,13 @@ func (p *Pair) shutdown() {
 		kids = append(kids, ld, srv)
 	}
 	stopChildren(kids...)
+	// A change in progress (a restart spawning, a child call) ends soon
+	// now that the children are gone; wait for it, so nothing it started
+	// outlives Stop.
+	for _, s := range p.sides {
+		s.change.Lock()
+		s.change.Unlock()
+	}
 	p.watchers.Wait()
 	os.RemoveAll(p.dir)
 }

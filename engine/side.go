@@ -106,7 +106,7 @@ func (s *side) start() error {
 	sc := s.config()
 	srv, uri, err := s.spawnServer(sc)
 	if err != nil {
-		return err
+		return s.startFailed(err)
 	}
 	lspec := loadSpec{URI: uri, Connections: sc.Connections, RequestSize: sc.RequestSize, InFlight: sc.InFlight,
 		Workload: sc.Workload, ReadPercent: sc.ReadPercent, SndBuf: bufRequest(sc.ClientSndBuf), RcvBuf: bufRequest(sc.ClientRcvBuf),
@@ -114,7 +114,7 @@ func (s *side) start() error {
 	ld, _, err := spawn(s.p.opts.Exe, RoleLoad, sc.Name, lspec, s.p.opts.StartTimeout)
 	if err != nil {
 		stopChildren(srv)
-		return err
+		return s.startFailed(err)
 	}
 	s.mu.Lock()
 	if s.p.stopped.Load() {
@@ -130,6 +130,15 @@ func (s *side) start() error {
 	go s.watch(ld)
 	s.place(s.p.turns.Mode())
 	return nil
+}
+
+// startFailed is the error of a failed start: the run's end when Stop
+// came meanwhile (and took the socket directory away), else err.
+func (s *side) startFailed(err error) error {
+	if s.p.stopped.Load() {
+		return errRunEnded
+	}
+	return err
 }
 
 // spawnServer starts the side's server, unless it targets an external one,

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -277,5 +280,63 @@ func TestDecideRuns(t *testing.T) {
 		if got := decideRuns(c.mode, c.turn, c.paused, c.up); got != c.want {
 			t.Errorf("decideRuns(%s, turn %d, paused %v, up %v) = %v, want %v", c.mode, c.turn, c.paused, c.up, got, c.want)
 		}
+	}
+}
+
+// childProcesses lists the live processes whose parent is this one (Linux).
+func childProcesses(t *testing.T) []int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	var kids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces, so cut at ')'.
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndex(s, ")")+1:])
+		if len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) && f[0] != "Z" {
+			kids = append(kids, pid)
+		}
+	}
+	return kids
+}
+
+// TestStopDuringRestart: Stop while a side is spawning new children (a
+// restart, a transport change) leaves no child running and no goroutine:
+// the restart sees the run ended and stops what it started, and Stop
+// waits for it.
+func TestStopDuringRestart(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("lists child processes in /proc")
+	}
+	defer goleak.VerifyNone(t)
+	p := startPair(t, testConfig())
+	if n := len(childProcesses(t)); n != 4 {
+		t.Fatalf("%d child processes running, want 4", n)
+	}
+	restarted := make(chan error, 1)
+	go func() { restarted <- p.Restart(0) }()
+	time.Sleep(20 * time.Millisecond) // let the restart begin spawning
+	p.Stop()
+	select {
+	case err := <-restarted:
+		t.Logf("restart during Stop: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Restart did not return within 10 s of Stop")
+	}
+	if kids := childProcesses(t); len(kids) != 0 {
+		t.Fatalf("child processes %v still running after Stop", kids)
+	}
+	if err := p.Restart(1); err == nil {
+		t.Fatal("Restart after Stop succeeded")
 	}
 }
