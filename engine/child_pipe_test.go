@@ -14,8 +14,9 @@ import (
 // TestServerChildSurvivesBrokenPipe: a reply written after the controller
 // is gone (a poll sent just before it died) must not kill the server child
 // before it removes its socket. Go kills a process whose write to fd 1 hits
-// a broken pipe unless SIGPIPE is handled; the child handles it and shuts
-// down cleanly instead.
+// a broken pipe unless SIGPIPE is caught or ignored; the child ignores it,
+// sees EPIPE on the write and shuts down cleanly (exit status 1: the
+// controller it reports to is gone).
 func TestServerChildSurvivesBrokenPipe(t *testing.T) {
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "A.sock")
