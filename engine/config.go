@@ -85,6 +85,10 @@ const (
 	WorkMixed     = "mixed"
 )
 
+// BufLadder is the ladder of buffer sizes the explorer's + and - step
+// through and the command line completes.
+var BufLadder = []string{"default", "4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m", "2m", "4m", "8m"}
+
 // Workloads lists the valid workloads in the order the UI cycles them.
 var Workloads = []string{WorkRead, WorkWrite, WorkRandRead, WorkRandWrite, WorkMixed}
 

@@ -5,13 +5,15 @@ import (
 	"time"
 
 	"nbdscope/engine/platform"
+	"nbdscope/internal/buildinfo"
 )
 
 // ReportVersion is the schema version of Report (run --json, saved runs).
 const ReportVersion = 1
 
-// Version is nbdscope's version, recorded in reports.
-var Version = "0.1.0"
+// Version is nbdscope's version, recorded in reports: the module version
+// and revision stamped into the binary (the same text as --version).
+var Version = buildinfo.Read().Short()
 
 // Report is a whole run: what `run --json` prints and what a saved run
 // stores. The layout follows the command-line contract in design.md.

@@ -15,7 +15,7 @@ import (
 )
 
 // sndbufLadder is what + and - step through.
-var sndbufLadder = []string{"default", "4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m", "2m", "4m", "8m"}
+var sndbufLadder = engine.BufLadder
 
 // stepBuf returns the ladder value next to b in direction dir (+1/-1), or
 // false at the end of the ladder. macos counts as 8k (its effective size);

@@ -2,11 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"nbdscope/engine"
 	"nbdscope/engine/platform"
@@ -14,61 +14,79 @@ import (
 	"nbdscope/units"
 )
 
-func init() {
-	extraCommands["doctor"] = cmdDoctor
+// DoctorVersion is the schema version of 'doctor --json'.
+const DoctorVersion = 1
+
+// doctorJSON is what 'doctor --json' prints: the platform facts, with the
+// schema version and the nbdscope build that probed them.
+type doctorJSON struct {
+	Version  int    `json:"version"`
+	Nbdscope string `json:"nbdscope_version"`
+	platform.Facts
 }
 
-func cmdDoctor(args []string) error {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print the facts as JSON")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+func newDoctorCmd(a *app) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor [--json]",
+		Short: "Platform socket-buffer facts, limits and fixes",
+		Long: `Probe this machine's socket buffers (defaults, the largest grant, whether
+the kernel doubles requests), where the pair's processes can run, and say
+how to lift a limit that would hide the send-buffer effect.`,
+		Args: noArgs,
+		RunE: func(*cobra.Command, []string) error { return a.doctor(asJSON) },
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the facts as JSON (version 1, see the README)")
+	return cmd
+}
+
+func (a *app) doctor(asJSON bool) error {
 	f := platform.Probe()
-	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
+	if asJSON {
+		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(f)
+		return enc.Encode(doctorJSON{Version: DoctorVersion, Nbdscope: engine.Version, Facts: f})
 	}
+	out := a.stdout
 	sz := func(n int) string { return units.FormatSize(int64(n)) }
-	fmt.Printf("%s/%s, %s, %d cores", f.OS, f.Arch, f.Kernel, f.Cores)
+	fmt.Fprintf(out, "%s/%s, %s, %d cores", f.OS, f.Arch, f.Kernel, f.Cores)
 	if f.CPUModel != "" {
-		fmt.Printf(", %s", f.CPUModel)
+		fmt.Fprintf(out, ", %s", f.CPUModel)
 	}
-	fmt.Println()
-	fmt.Printf("unix socket: SO_SNDBUF default %s, SO_RCVBUF default %s, largest SO_SNDBUF granted %s\n",
+	fmt.Fprintln(out)
+	fmt.Fprintf(out, "unix socket: SO_SNDBUF default %s, SO_RCVBUF default %s, largest SO_SNDBUF granted %s\n",
 		sz(f.UnixSndbufDefault), sz(f.UnixRcvbufDefault), sz(f.UnixSndbufMax))
-	fmt.Printf("tcp socket:  SO_SNDBUF default %s, SO_RCVBUF default %s\n", sz(f.TCPSndbufDefault), sz(f.TCPRcvbufDefault))
+	fmt.Fprintf(out, "tcp socket:  SO_SNDBUF default %s, SO_RCVBUF default %s\n", sz(f.TCPSndbufDefault), sz(f.TCPRcvbufDefault))
 	var names []string
 	for k := range f.Limits {
 		names = append(names, k)
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		fmt.Printf("  %s = %d (%s)\n", k, f.Limits[k], sz(f.Limits[k]))
+		fmt.Fprintf(out, "  %s = %d (%s)\n", k, f.Limits[k], sz(f.Limits[k]))
 	}
 	if f.Doubles {
-		fmt.Println("This kernel doubles every SO_SNDBUF/SO_RCVBUF request (socket(7)): asking for 2m shows as 4m.")
+		fmt.Fprintln(out, "This kernel doubles every SO_SNDBUF/SO_RCVBUF request (socket(7)): asking for 2m shows as 4m.")
 	}
-	fmt.Println()
-	fmt.Println(limitLine(f.SndbufLimit))
-	fmt.Println()
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, limitLine(f.SndbufLimit))
+	fmt.Fprintln(out)
 	ok := true
 	for _, want := range []int{2 << 20, 4 << 20} {
 		line, granted, err := doctorProbe(f.SndbufLimit, want)
 		if err != nil {
 			return err
 		}
-		fmt.Println(line)
+		fmt.Fprintln(out, line)
 		ok = ok && granted
 	}
 	line, placeOK := placementLine(f)
-	fmt.Println(line)
+	fmt.Fprintln(out, line)
 	ok = ok && placeOK
 	_, mac, _ := nbd.ProbeSocketBuffer("unix", nbd.SendBuf, platform.MacOSRequest())
-	fmt.Printf("✓ macOS emulation: requesting %s gives an effective %s (macOS default 8k)\n", sz(platform.MacOSRequest()), sz(mac))
+	fmt.Fprintf(out, "✓ macOS emulation: requesting %s gives an effective %s (macOS default 8k)\n", sz(platform.MacOSRequest()), sz(mac))
 	if ok {
-		fmt.Println("\nThis machine can show the full effect: try 'nbdscope' or 'nbdscope run'.")
+		fmt.Fprintln(out, "\nThis machine can show the full effect: try 'nbdscope' or 'nbdscope run'.")
 	}
 	return nil
 }

@@ -2,7 +2,7 @@ package main
 
 import (
 	"errors"
-	"flag"
+	"fmt"
 )
 
 // Exit statuses, the same for every command (design.md, the README's
@@ -27,7 +27,7 @@ func (e exitError) Unwrap() error { return e.err }
 
 // exitCode is the exit status for a command's error.
 func exitCode(err error) int {
-	if err == nil || errors.Is(err, flag.ErrHelp) {
+	if err == nil {
 		return exitOK
 	}
 	var xe exitError
@@ -39,4 +39,16 @@ func exitCode(err error) int {
 		return exitUsage
 	}
 	return exitFailure
+}
+
+// exitStatusHelp is the exit-status paragraph of every command's help.
+const exitStatusHelp = `Exit status: 0 ok; 1 failure or a crashed side; 2 bad usage; 130 interrupted.`
+
+// usageError marks bad flags or arguments (exit status 2).
+type usageError struct{ error }
+
+func (u usageError) Unwrap() error { return u.error }
+
+func usageErrorf(format string, a ...any) error {
+	return usageError{fmt.Errorf(format, a...)}
 }

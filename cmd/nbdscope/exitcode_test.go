@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"testing"
 
@@ -15,7 +14,6 @@ func TestExitCode(t *testing.T) {
 		want int
 	}{
 		{nil, exitOK},
-		{flag.ErrHelp, exitOK},
 		{errors.New("boom"), exitFailure},
 		{usageErrorf("bad flag"), exitUsage},
 		{exitError{exitInterrupted, errors.New("interrupted")}, exitInterrupted},

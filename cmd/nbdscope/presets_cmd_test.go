@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -193,13 +194,13 @@ func TestRunsCommands(t *testing.T) {
 	}
 
 	// run --save goes through the wired hook.
-	if err := saveRun("base", storeCmdReport(1, 10), false); err != nil {
+	if err := testApp().saveRun("base", storeCmdReport(1, 10), false); err != nil {
 		t.Fatal(err)
 	}
-	if err := saveRun("base", storeCmdReport(1, 10), false); err == nil || !strings.Contains(err.Error(), "--force") {
+	if err := testApp().saveRun("base", storeCmdReport(1, 10), false); err == nil || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("second save: %v", err)
 	}
-	if err := saveRun("tuned", storeCmdReport(2, 1), false); err != nil {
+	if err := testApp().saveRun("tuned", storeCmdReport(2, 1), false); err != nil {
 		t.Fatal(err)
 	}
 
@@ -260,20 +261,20 @@ func TestRunsCommands(t *testing.T) {
 
 func TestPresetHooks(t *testing.T) {
 	storeCmdHome(t)
-	cfg, err := presetConfig("macos-gap")
+	cfg, err := testApp().presetConfig("macos-gap")
 	if err != nil || cfg.Sides[0].SndBuf.String() != "macos" {
 		t.Errorf("presetConfig(macos-gap) = %v, %v", cfg.Sides[0].SndBuf, err)
 	}
-	if cfg, err := presetConfig(""); err != nil || cfg.Sides[1].SndBuf.String() != "2m" {
+	if cfg, err := testApp().presetConfig(""); err != nil || cfg.Sides[1].SndBuf.String() != "2m" {
 		t.Errorf("presetConfig(\"\") = %v", err)
 	}
-	if _, err := presetConfig("nope"); err == nil || !strings.Contains(err.Error(), "presets list") {
+	if _, err := testApp().presetConfig("nope"); err == nil || !strings.Contains(err.Error(), "presets list") {
 		t.Errorf("presetConfig(nope) = %v", err)
 	}
-	if sp, err := sweepSpecFor("sweep"); err != nil || sp == nil || sp.Repeat != 3 || len(sp.Sizes) != 8 {
+	if sp, err := testApp().sweepSpec("sweep"); err != nil || sp == nil || sp.Repeat != 3 || len(sp.Sizes) != 8 {
 		t.Errorf("sweepSpecFor(sweep) = %+v, %v", sp, err)
 	}
-	if sp, err := sweepSpecFor("linux-gap"); err != nil || sp != nil {
+	if sp, err := testApp().sweepSpec("linux-gap"); err != nil || sp != nil {
 		t.Errorf("sweepSpecFor(linux-gap) = %+v, %v", sp, err)
 	}
 	// A user preset reaches --preset.
@@ -284,7 +285,10 @@ func TestPresetHooks(t *testing.T) {
 	if err := st.SavePreset(p, false); err != nil {
 		t.Fatal(err)
 	}
-	if cfg, err := presetConfig("my-copy"); err != nil || cfg.Sides[1].Connections != 7 {
+	if cfg, err := testApp().presetConfig("my-copy"); err != nil || cfg.Sides[1].Connections != 7 {
 		t.Errorf("presetConfig(my-copy) = %v", err)
 	}
 }
+
+// testApp is an app on discarded streams over the store NBDSCOPE_HOME names.
+func testApp() *app { return newApp(strings.NewReader(""), io.Discard, io.Discard) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,49 +13,57 @@ import (
 	"text/tabwriter"
 
 	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
 
 	"nbdscope/engine"
 	"nbdscope/units"
 )
 
-func init() {
-	extraCommands["run"] = cmdRun
+const runLong = `A headless run of the pair: a summary table per side, or with --json/--csv
+every sample and event too. A run cut short by a crashed process or ctrl+c
+is still printed (and saved), marked partial with the reason; the exit
+status says so (1 a side crashed, 130 interrupted).`
+
+const runExample = `  nbdscope run --sndbuf-b 2m --at 5s:b.sndbuf=64k --duration 10s --json
+  nbdscope run --preset macos-gap --save mac-vs-linux`
+
+type runFlags struct {
+	asJSON, asCSV, force bool
+	save                 string
 }
 
-const runUsage = `Usage: nbdscope run [flags]
-
-A headless run of the pair: a summary table per side, or with --json/--csv
-every sample and event too. Example:
-
-  nbdscope run --sndbuf-b 2m --at 5s:b.sndbuf=64k --duration 10s --json
-
-A run cut short by a crashed process or ctrl+c is still printed (and saved),
-marked partial with the reason. Exit status: 0 complete; 1 a side crashed or
-the run failed; 2 bad usage; 130 interrupted.
-
-Flags:
-`
+func newRunCmd(a *app) *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:     "run [flags]",
+		Short:   "A headless run with a summary table (--json, --csv, --save)",
+		Long:    runLong,
+		Example: runExample,
+		Args:    noArgs,
+	}
+	lf := addLoadFlags(a, cmd, true)
+	fs := cmd.Flags()
+	fs.BoolVar(&f.asJSON, "json", false, "print the whole run as one JSON object (version 1, see the README)")
+	fs.BoolVar(&f.asCSV, "csv", false, "print the samples as CSV")
+	fs.StringVar(&f.save, "save", "", "save the run under `NAME` (see 'nbdscope runs')")
+	fs.BoolVar(&f.force, "force", false, "with --save: replace an existing run of that name")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if err := exclusive(cmd, "json", "csv"); err != nil {
+			return err
+		}
+		return a.runRun(lf, f)
+	}
+	return cmd
+}
 
 // startPair starts the engine; tests replace it.
 var startPair = func(ctx context.Context, cfg engine.Config) (*engine.Pair, error) {
 	return engine.Start(ctx, cfg)
 }
 
-func cmdRun(args []string) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.Usage = func() { fmt.Fprint(os.Stderr, runUsage); fs.PrintDefaults() }
-	lf := newLoadFlags(fs, true)
-	asJSON := fs.Bool("json", false, "print the whole run as one JSON object")
-	asCSV := fs.Bool("csv", false, "print the samples as CSV")
-	save := fs.String("save", "", "save the run under `NAME` (see 'nbdscope runs')")
-	force := fs.Bool("force", false, "with --save: replace an existing run of that name")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if *asJSON && *asCSV {
-		return usageErrorf("run: --json and --csv exclude each other")
-	}
-	cfg, err := lf.config()
+func (a *app) runRun(lf *loadFlags, f runFlags) error {
+	asJSON, asCSV, save, force := &f.asJSON, &f.asCSV, &f.save, &f.force
+	cfg, err := lf.config(a)
 	if err != nil {
 		return err
 	}
@@ -65,7 +72,7 @@ func cmdRun(args []string) error {
 	}
 	if *save != "" {
 		// Refuse a taken name before the run, not after it.
-		if err := checkRunName(*save, *force); err != nil {
+		if err := a.checkRunName(*save, *force); err != nil {
 			return err
 		}
 	}
@@ -77,20 +84,20 @@ func cmdRun(args []string) error {
 	// A partial run is still saved and printed (marked so): what was
 	// measured is not thrown away; the exit status tells it was partial.
 	if *save != "" {
-		if err := saveRun(*save, rep, *force); err != nil {
+		if err := a.saveRun(*save, rep, *force); err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "nbdscope: run saved as %q\n", *save)
+		fmt.Fprintf(a.stderr, "nbdscope: run saved as %q\n", *save)
 	}
 	switch {
 	case *asJSON:
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
 		err = enc.Encode(rep)
 	case *asCSV:
-		err = writeSamplesCSV(os.Stdout, rep)
+		err = writeSamplesCSV(a.stdout, rep)
 	default:
-		printSummary(os.Stdout, rep)
+		printSummary(a.stdout, rep)
 	}
 	if err != nil {
 		return err
@@ -111,14 +118,6 @@ func runOutcome(rep engine.Report, interrupted bool) error {
 	}
 	return exitError{code, fmt.Errorf("the run is partial: %s", rep.PartialReason)}
 }
-
-// saveRun stores a run; replaced by the presets package when wired in.
-var saveRun = func(name string, rep engine.Report, force bool) error {
-	return fmt.Errorf("saving runs is not available")
-}
-
-// checkRunName refuses a run name that is invalid or taken (without force).
-var checkRunName = func(name string, force bool) error { return nil }
 
 // runPair runs cfg to its end, or until a signal interrupts it, and returns
 // the report. On a terminal it shows a progress line on stderr.

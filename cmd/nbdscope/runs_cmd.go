@@ -1,159 +1,136 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
-	"os"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"nbdscope/engine"
 	"nbdscope/presets"
 	"nbdscope/units"
 )
 
-func init() {
-	extraCommands["runs"] = func(args []string) error {
-		return cmdRuns(args, os.Stdout, os.Stderr)
+const runsLong = `Saved runs ('nbdscope run --save NAME', or s in the explorer).
+Runs are files NAME.json in %s
+($NBDSCOPE_HOME/runs when NBDSCOPE_HOME is set).`
+
+// runExporter writes a saved run in one format.
+type runExporter func(rf presets.RunFile, w io.Writer) error
+
+// runExportFormats are the formats of 'runs export --format'. A new format
+// (the charts package's svg) is one more entry here.
+func runExportFormats() map[string]runExporter {
+	f := func(name string) runExporter {
+		return func(rf presets.RunFile, w io.Writer) error { return presets.ExportRun(rf, name, w) }
+	}
+	return map[string]runExporter{
+		presets.FormatMarkdown: f(presets.FormatMarkdown),
+		"markdown":             f(presets.FormatMarkdown),
+		presets.FormatCSV:      f(presets.FormatCSV),
+		presets.FormatJSON:     f(presets.FormatJSON),
 	}
 }
 
-const runsUsage = `Usage: nbdscope runs COMMAND [ARGS]
-
-Saved runs ('nbdscope run --save NAME').
-
-Commands:
-  list                                     name, time, preset, A and B throughput,
-                                           complete or partial (and why)
-  show NAME                                the summary table (markdown)
-  rm NAME                                  remove a saved run
-  export NAME [--format md|csv|json] [-o FILE]
-                                           md: summary and events; csv: one row per
-                                           sample; json: the run file (default md)
-  compare RUN RUN                          the two side by side with ratios (second/first)
-
-Runs are files NAME.json in %s
-($NBDSCOPE_HOME/runs when NBDSCOPE_HOME is set).
-`
-
-// cmdRuns runs 'nbdscope runs …'.
-func cmdRuns(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return usageErrorf("runs: want a command: list, show, rm, export or compare (see 'nbdscope runs help')")
+// newRunsCmd is 'nbdscope runs list|show|rm|export|compare'.
+func newRunsCmd(a *app) *cobra.Command {
+	dir := "your data directory"
+	if st, err := a.openStore(); err == nil {
+		dir = st.RunDir
 	}
-	sub, rest := args[0], args[1:]
-	switch sub {
-	case "help", "-h", "-help", "--help":
-		dir := "your data directory"
-		if st, err := presets.DefaultStore(); err == nil {
-			dir = st.RunDir
-		}
-		fmt.Fprintf(stdout, runsUsage, dir)
+	formats := runExportFormats()
+	var names []string
+	for n := range formats {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out, format string
+	list := storeSub("list", "Name, time, preset, A and B throughput, complete or partial (and why)", nil, nil, a.withStore(a.runsList))
+	show := storeSub("show NAME", "The summary table (markdown)", []string{"NAME"}, a.completeRuns,
+		a.withStore(func(st *presets.Store, args []string) error {
+			rf, err := st.Run(args[0])
+			if err != nil {
+				return storeCmdErr(err)
+			}
+			return presets.ExportRun(rf, presets.FormatMarkdown, a.stdout)
+		}))
+	rm := storeSub("rm NAME", "Remove a saved run", []string{"NAME"}, a.completeRuns,
+		a.withStore(func(st *presets.Store, args []string) error {
+			if err := st.RemoveRun(args[0]); err != nil {
+				return storeCmdErr(err)
+			}
+			fmt.Fprintf(a.stdout, "removed run %s\n", args[0])
+			return nil
+		}))
+	export := storeSub("export NAME [--format FORMAT] [-o FILE]", "md: summary and events; csv: one row per sample; json: the run file",
+		[]string{"NAME"}, a.completeRuns,
+		a.withStore(func(st *presets.Store, args []string) error {
+			write, ok := formats[strings.ToLower(format)]
+			if !ok {
+				return usageErrorf("runs export: --format %q: want %s", format, strings.Join(names, ", "))
+			}
+			rf, err := st.Run(args[0])
+			if err != nil {
+				return storeCmdErr(err)
+			}
+			return storeCmdOutput(out, a.stdout, func(w io.Writer) error { return write(rf, w) })
+		}))
+	export.Flags().StringVar(&format, "format", presets.FormatMarkdown, "`FORMAT`: "+strings.Join(names, ", "))
+	export.Flags().StringVarP(&out, "output", "o", "", "write to `FILE` instead of stdout")
+	export.RegisterFlagCompletionFunc("format", completeFixed(func() []string { return names }))
+	compare := storeSub("compare RUN RUN", "The two side by side with ratios (second/first)", []string{"RUN", "RUN"},
+		a.completeRuns, a.withStore(a.runsCompare))
+	return storeGroup("runs", "Saved runs: list, show, rm, export, compare", fmt.Sprintf(runsLong, dir),
+		list, show, rm, export, compare)
+}
+
+func (a *app) runsList(st *presets.Store, _ []string) error {
+	runs, errs := st.Runs()
+	for _, e := range errs {
+		fmt.Fprintf(a.stderr, "nbdscope: runs: %v\n", e)
+	}
+	if len(runs) == 0 && len(errs) > 0 {
+		return fmt.Errorf("no saved run could be read")
+	}
+	if len(runs) == 0 {
+		fmt.Fprintln(a.stderr, "no saved runs (save one with 'nbdscope run --save NAME')")
 		return nil
 	}
-	fs := flag.NewFlagSet("runs "+sub, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var out string
-	format := presets.FormatMarkdown
-	var pos []string
-	var err error
-	switch sub {
-	case "list":
-		fs.Usage = func() { fmt.Fprintln(stderr, "Usage: nbdscope runs list") }
-		err = parseFlags(fs, rest)
-	case "show", "rm":
-		fs.Usage = func() { fmt.Fprintf(stderr, "Usage: nbdscope runs %s NAME\n", sub) }
-		pos, err = storeCmdArgs(fs, rest, "NAME")
-	case "export":
-		fs.StringVar(&format, "format", presets.FormatMarkdown, "`FORMAT`: md, csv or json")
-		fs.StringVar(&out, "o", "", "write to `FILE` instead of stdout")
-		fs.Usage = func() {
-			fmt.Fprintln(stderr, "Usage: nbdscope runs export NAME [--format md|csv|json] [-o FILE]")
-			fs.PrintDefaults()
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tTIME\tPRESET\tA\tB\tSTATUS")
+	for _, r := range runs {
+		t, p := "-", r.Preset
+		if !r.Time.IsZero() {
+			t = r.Time.Local().Format(time.DateTime)
 		}
-		pos, err = storeCmdArgs(fs, rest, "NAME")
-		if err == nil {
-			switch strings.ToLower(format) {
-			case presets.FormatMarkdown, "markdown", presets.FormatCSV, presets.FormatJSON:
-			default:
-				err = usageErrorf("runs export: --format %q: want md, csv or json", format)
-			}
+		if p == "" {
+			p = "-"
 		}
-	case "compare":
-		fs.Usage = func() { fmt.Fprintln(stderr, "Usage: nbdscope runs compare RUN RUN") }
-		pos, err = storeCmdArgs(fs, rest, "RUN", "RUN")
-	default:
-		return usageErrorf("runs: unknown command %q: want list, show, rm, export or compare", sub)
+		status := "complete"
+		if r.Partial {
+			status = "partial: " + r.Cause
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, t, p, runsRate(r.Throughput("A")), runsRate(r.Throughput("B")), status)
 	}
-	if err != nil {
-		return err
-	}
+	return tw.Flush()
+}
 
-	st, err := presets.DefaultStore()
+// runsCompare prints two saved runs side by side. The terminal chart of
+// their series (the charts package) goes after the table.
+func (a *app) runsCompare(st *presets.Store, args []string) error {
+	first, err := st.Run(args[0])
 	if err != nil {
-		return err
+		return storeCmdErr(err)
 	}
-	switch sub {
-	case "list":
-		runs, errs := st.Runs()
-		for _, e := range errs {
-			fmt.Fprintf(stderr, "nbdscope: runs: %v\n", e)
-		}
-		if len(runs) == 0 && len(errs) > 0 {
-			return fmt.Errorf("no saved run could be read")
-		}
-		if len(runs) == 0 {
-			fmt.Fprintln(stderr, "no saved runs (save one with 'nbdscope run --save NAME')")
-			return nil
-		}
-		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tTIME\tPRESET\tA\tB\tSTATUS")
-		for _, r := range runs {
-			t, p := "-", r.Preset
-			if !r.Time.IsZero() {
-				t = r.Time.Local().Format(time.DateTime)
-			}
-			if p == "" {
-				p = "-"
-			}
-			status := "complete"
-			if r.Partial {
-				status = "partial: " + r.Cause
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, t, p, runsRate(r.Throughput("A")), runsRate(r.Throughput("B")), status)
-		}
-		return tw.Flush()
-	case "show":
-		rf, err := st.Run(pos[0])
-		if err != nil {
-			return storeCmdErr(err)
-		}
-		return presets.ExportRun(rf, presets.FormatMarkdown, stdout)
-	case "rm":
-		if err := st.RemoveRun(pos[0]); err != nil {
-			return storeCmdErr(err)
-		}
-		fmt.Fprintf(stdout, "removed run %s\n", pos[0])
-	case "export":
-		rf, err := st.Run(pos[0])
-		if err != nil {
-			return storeCmdErr(err)
-		}
-		return storeCmdOutput(out, stdout, func(w io.Writer) error { return presets.ExportRun(rf, format, w) })
-	case "compare":
-		a, err := st.Run(pos[0])
-		if err != nil {
-			return storeCmdErr(err)
-		}
-		b, err := st.Run(pos[1])
-		if err != nil {
-			return storeCmdErr(err)
-		}
-		return presets.Compare(a, b, stdout)
+	second, err := st.Run(args[1])
+	if err != nil {
+		return storeCmdErr(err)
 	}
-	return nil
+	return presets.Compare(first, second, a.stdout)
 }
 
 func runsRate(f engine.Figure) string {

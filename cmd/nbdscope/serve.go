@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -11,23 +10,23 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/spf13/cobra"
+
+	"nbdscope/engine"
 	"nbdscope/engine/platform"
 	"nbdscope/nbd"
 	"nbdscope/units"
 )
 
-const serveUsage = `Usage: nbdscope serve [flags]
+const serveLong = `A standalone NBD server, in the spirit of qemu-nbd, that real clients
+(qemu-img, qemu-io, nbdinfo, nbdcopy, fio) can use. The short flags are
+qemu-nbd's: -k socket, -x export name, -r read-only, -e shared connections,
+-v verbose. SIGINT or SIGTERM is the normal way to stop it and, as with
+qemu-nbd and nbdkit, exits 0.`
 
-A standalone NBD server, in the spirit of qemu-nbd, that real clients
-(qemu-img, qemu-io, nbdinfo, nbdcopy, fio) can use.
-
-Examples:
-  nbdscope serve -k /tmp/nbd.sock --backend memory --size 1g
+const serveExample = `  nbdscope serve -k /tmp/nbd.sock --backend memory --size 1g
   nbdscope serve --listen 127.0.0.1:10809 --backend null --size 4g --sndbuf 2m
-  nbdscope serve -k /tmp/disk.sock --backend file:disk.img --read-only
-
-Flags:
-`
+  nbdscope serve -k /tmp/disk.sock --backend file:disk.img -r`
 
 type serveFlags struct {
 	socket, listen, export, desc, backend, size, sndbuf, fill string
@@ -35,27 +34,35 @@ type serveFlags struct {
 	maxConns                                                  int
 }
 
-func cmdServe(args []string) error {
+func newServeCmd(a *app) *cobra.Command {
 	var f serveFlags
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.Usage = func() { fmt.Fprint(os.Stderr, serveUsage); fs.PrintDefaults() }
-	fs.StringVar(&f.socket, "socket", "", "serve on the unix socket `PATH` (created 0600)")
-	fs.StringVar(&f.socket, "k", "", "short for --socket")
+	cmd := &cobra.Command{
+		Use:     "serve [flags]",
+		Short:   "Serve an export to real NBD clients (qemu-nbd's flags)",
+		Long:    serveLong,
+		Example: serveExample,
+		Args:    noArgs,
+		RunE:    func(*cobra.Command, []string) error { return a.serve(f) },
+	}
+	fs := cmd.Flags()
+	fs.StringVarP(&f.socket, "socket", "k", "", "serve on the unix socket `PATH` (created 0600)")
 	fs.StringVar(&f.listen, "listen", "", "serve on TCP `HOST:PORT` (default 127.0.0.1:10809)")
-	fs.StringVar(&f.export, "export", "", "export `NAME` (the empty name also reaches the export)")
-	fs.StringVar(&f.export, "x", "", "short for --export")
-	fs.StringVar(&f.desc, "description", "", "export description shown by nbdinfo and qemu-nbd -L")
-	fs.StringVar(&f.backend, "backend", "memory", "backend: null, pattern, memory or file:`PATH`")
+	fs.StringVarP(&f.export, "export", "x", "", "export `NAME` (the empty name also reaches the export); qemu-nbd's --export-name")
+	fs.StringVarP(&f.desc, "description", "D", "", "export `TEXT` shown by nbdinfo and qemu-nbd -L")
+	fs.StringVar(&f.backend, "backend", "memory", "`BACKEND`: null, pattern, memory or file:PATH")
 	fs.StringVar(&f.size, "size", "1g", "export `SIZE` (512k, 2m, 10g; a multiple of 512); for file: 0 = the file's size")
-	fs.BoolVar(&f.readOnly, "read-only", false, "refuse writes, trims and zeroes with EPERM")
-	fs.BoolVar(&f.readOnly, "r", false, "short for --read-only")
+	fs.BoolVarP(&f.readOnly, "read-only", "r", false, "refuse writes, trims and zeroes with EPERM")
 	fs.StringVar(&f.sndbuf, "sndbuf", "default", "SO_SNDBUF of each accepted connection: default or a `SIZE`")
 	fs.StringVar(&f.fill, "fill", "0xff", "`BYTE` that null backend reads return")
-	fs.IntVar(&f.maxConns, "max-connections", nbd.DefaultMaxConns, "refuse connections beyond `N`")
-	fs.BoolVar(&f.verbose, "v", false, "log connections and protocol errors to stderr")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
+	fs.IntVarP(&f.maxConns, "max-connections", "e", nbd.DefaultMaxConns, "refuse connections beyond `N` (qemu-nbd's -e/--shared)")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log connections and protocol errors to stderr")
+	cmd.RegisterFlagCompletionFunc("backend", completeFixed(fixed("null", "pattern", "memory", "file:")))
+	cmd.RegisterFlagCompletionFunc("sndbuf", completeFixed(func() []string { return engine.BufLadder }))
+	return cmd
+}
+
+func (a *app) serve(f serveFlags) error {
+	stderr := a.stderr
 	if f.socket != "" && f.listen != "" {
 		return usageErrorf("serve: --socket and --listen exclude each other")
 	}
@@ -95,7 +102,7 @@ func cmdServe(args []string) error {
 		MaxConns: f.maxConns,
 	}
 	if f.verbose {
-		srv.Logf = func(format string, a ...any) { fmt.Fprintf(os.Stderr, "nbdscope serve: "+format+"\n", a...) }
+		srv.Logf = func(format string, a ...any) { fmt.Fprintf(stderr, "nbdscope serve: "+format+"\n", a...) }
 	}
 
 	var ln net.Listener
@@ -119,7 +126,7 @@ func cmdServe(args []string) error {
 			return usageErrorf("serve: --listen %q: %v", addr, err)
 		}
 		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			fmt.Fprintf(os.Stderr, "nbdscope serve: warning: listening on %s, beyond this machine; NBD has no authentication or encryption, anyone who can reach it can read and write the export\n", addr)
+			fmt.Fprintf(stderr, "nbdscope serve: warning: listening on %s, beyond this machine; NBD has no authentication or encryption, anyone who can reach it can read and write the export\n", addr)
 		}
 		tl, err := net.Listen("tcp", addr)
 		if err != nil {
@@ -147,14 +154,14 @@ func cmdServe(args []string) error {
 		ln.Close()
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "nbdscope serve: %s backend, %s, %s\n", f.backend, units.FormatSize(be.Size()), map[bool]string{true: "read-only", false: "writable"}[readOnly])
+	fmt.Fprintf(stderr, "nbdscope serve: %s backend, %s, %s\n", f.backend, units.FormatSize(be.Size()), map[bool]string{true: "read-only", false: "writable"}[readOnly])
 	if sndbuf > 0 {
-		fmt.Fprintf(os.Stderr, "nbdscope serve: SO_SNDBUF requested %s, effective %s (OS default %s)%s\n",
+		fmt.Fprintf(stderr, "nbdscope serve: SO_SNDBUF requested %s, effective %s (OS default %s)%s\n",
 			units.FormatSize(int64(sndbuf)), units.FormatSize(int64(eff)), units.FormatSize(int64(def)), sndbufNote(sndbuf, eff))
 	} else {
-		fmt.Fprintf(os.Stderr, "nbdscope serve: SO_SNDBUF OS default, effective %s\n", units.FormatSize(int64(def)))
+		fmt.Fprintf(stderr, "nbdscope serve: SO_SNDBUF OS default, effective %s\n", units.FormatSize(int64(def)))
 	}
-	fmt.Fprintf(os.Stderr, "nbdscope serve: listening on %s\n", uri)
+	fmt.Fprintf(stderr, "nbdscope serve: listening on %s\n", uri)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -3,30 +3,31 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
 	"runtime/pprof"
 	"time"
 
-	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
 
 	"nbdscope/engine"
 	"nbdscope/ui"
 )
 
-const tuiUsage = `Usage: nbdscope [flags]
+const tuiLong = `nbdscope — see the NBD data path: throughput, syscalls per 2 MiB, CPU.
 
-The interactive explorer: runs a pair of NBD sides (A and B) and charts
-throughput, syscalls per 2 MiB and CPU time live while you change the send
-buffer, connections, request size… Press ? in it for every key. Example:
+Without a command, nbdscope is the interactive explorer: it runs a pair of
+NBD sides (A and B) and charts throughput, syscalls per 2 MiB and CPU time
+live while you change the send buffer, connections, request size… Press ?
+in it for every key. The commands below run the same pair headless, sweep
+buffer sizes, serve an export to real NBD clients, and manage presets and
+saved runs.`
 
-  nbdscope --preset macos-gap
+const tuiExample = `  nbdscope --preset macos-gap
   nbdscope --sndbuf-a default --sndbuf-b 2m --connections 4
-
-Flags:
-`
+  nbdscope run --preset macos-gap --duration 10s --json
+  nbdscope sweep --preset sweep --repeat 1 --bytes 1g`
 
 // startEngine starts the pair the explorer drives; tests replace it.
 var startEngine = func(ctx context.Context, cfg engine.Config) (engine.Controller, error) {
@@ -37,49 +38,53 @@ var startEngine = func(ctx context.Context, cfg engine.Config) (engine.Controlle
 	return p, nil
 }
 
-// tuiPresets fills the explorer's preset hooks (the p and s keys:
-// LoadPresets, SavePreset, OverwritePreset, optionally ApplyPreset) and
-// the baseline hooks (the b key: LoadRuns, LoadRun). The
-// presets wiring sets it; left nil, those keys say presets are not
-// available.
-var tuiPresets func(opts *ui.Options)
+// newTUICmd is the root command: the explorer.
+func newTUICmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "nbdscope",
+		Short:   "See the NBD data path: throughput, syscalls per 2 MiB, CPU",
+		Long:    tuiLong,
+		Example: tuiExample,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageErrorf("unknown command %q", args[0])
+			}
+			return nil
+		},
+	}
+	lf := addLoadFlags(a, cmd, false)
+	window := cmd.Flags().Duration("window", ui.DefaultWindow, "`SPAN` of time the charts show (5s…1h)")
+	cmd.RunE = func(*cobra.Command, []string) error { return a.runTUI(lf, *window) }
+	return cmd
+}
 
-func cmdTUI(args []string) error {
-	fs := flag.NewFlagSet("nbdscope", flag.ContinueOnError)
-	fs.Usage = func() { fmt.Fprint(os.Stderr, tuiUsage); fs.PrintDefaults() }
-	lf := newLoadFlags(fs, false)
-	window := fs.Duration("window", ui.DefaultWindow, "time shown by the charts")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+func (a *app) runTUI(lf *loadFlags, window time.Duration) error {
+	if window < 5*time.Second || window > time.Hour {
+		return usageErrorf("--window %v: want 5s to 1h", window)
 	}
-	if *window < 5*time.Second || *window > time.Hour {
-		return usageErrorf("--window %v: want 5s to 1h", *window)
-	}
-	cfg, err := lf.config()
+	cfg, err := lf.config(a)
 	if err != nil {
 		return err
 	}
-	if !isatty.IsTerminal(os.Stdout.Fd()) && !isatty.IsCygwinTerminal(os.Stdout.Fd()) {
+	if !isTerminal(a.stdout) {
 		return usageErrorf("the explorer needs a terminal; 'nbdscope run' is the headless run")
 	}
 	// The header names the preset, marked modified (linux-gap*) when the
 	// flags changed it. Without --preset it is the built-in default, which
 	// is the linux-gap preset: say so rather than "default", which the
 	// preset picker (p) does not list.
-	base, err := presetConfig(lf.preset)
+	base, err := a.presetConfig(lf.preset)
 	if err != nil {
 		return err
 	}
-	opts := ui.Options{PresetName: lf.preset, PresetConfig: &base, Window: *window}
+	opts := ui.Options{PresetName: lf.preset, PresetConfig: &base, Window: window}
 	if opts.PresetName == "" {
 		opts.PresetName = "default"
-		if lg, err := presetConfig("linux-gap"); err == nil && lg.Sides == base.Sides && lg.Mode == base.Mode {
+		if lg, err := a.presetConfig("linux-gap"); err == nil && lg.Sides == base.Sides && lg.Mode == base.Mode {
 			opts.PresetName = "linux-gap"
 		}
 	}
-	if tuiPresets != nil {
-		tuiPresets(&opts)
-	}
+	a.tuiPresets(&opts)
 
 	// NBDSCOPE_CPUPROFILE=FILE writes a CPU profile of the explorer's own
 	// process (not its children) to FILE (bench/ui-cpu.sh measures it).
@@ -101,7 +106,7 @@ func cmdTUI(args []string) error {
 	if err != nil {
 		return err
 	}
-	saveRunsToo(&opts, ctrl, lf.preset)
+	a.saveRunsToo(&opts, ctrl, lf.preset)
 	// ui.Run stops the pair however the explorer ends.
 	return ui.Run(ctrl, opts)
 }
@@ -110,7 +115,7 @@ func cmdTUI(args []string) error {
 // preset: under the same name, the configuration (a preset to start from
 // again) and the recorded samples, events and summary (a run for 'nbdscope
 // runs list|show|export|compare').
-func saveRunsToo(o *ui.Options, ctrl engine.Controller, preset string) {
+func (a *app) saveRunsToo(o *ui.Options, ctrl engine.Controller, preset string) {
 	rp, ok := ctrl.(interface{ Report() engine.Report })
 	if !ok {
 		return
@@ -120,7 +125,7 @@ func saveRunsToo(o *ui.Options, ctrl engine.Controller, preset string) {
 			return nil
 		}
 		return func(name string, cfg engine.Config) error {
-			if err := checkRunName(name, force); err != nil {
+			if err := a.checkRunName(name, force); err != nil {
 				if errors.Is(err, fs.ErrExist) {
 					return fmt.Errorf("%w: %w", ui.ErrPresetExists, err)
 				}
@@ -131,7 +136,7 @@ func saveRunsToo(o *ui.Options, ctrl engine.Controller, preset string) {
 			}
 			rep := rp.Report()
 			rep.Preset = preset
-			return saveRun(name, rep, force)
+			return a.saveRun(name, rep, force)
 		}
 	}
 	o.SavePreset = wrap(o.SavePreset, false)

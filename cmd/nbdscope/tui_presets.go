@@ -9,50 +9,50 @@ import (
 	"nbdscope/ui"
 )
 
-// The explorer's p and s keys use the presets store, and b its saved runs.
-func init() {
-	tuiPresets = func(o *ui.Options) {
-		st, err := presets.DefaultStore()
+// tuiPresets fills the explorer's preset hooks (the p and s keys) and the
+// baseline hooks (the b key) from the store; without a store those keys say
+// presets are not available.
+func (a *app) tuiPresets(o *ui.Options) {
+	st, err := a.openStore()
+	if err != nil {
+		return // the keys then say presets are not available
+	}
+	o.LoadPresets = func() ([]ui.PresetItem, error) {
+		ps, errs := st.Presets()
+		items := make([]ui.PresetItem, len(ps))
+		for i, p := range ps {
+			items[i] = ui.PresetItem{Name: p.Name, Description: p.Description, BuiltIn: p.BuiltIn, Config: p.Config}
+		}
+		return items, errors.Join(errs...)
+	}
+	save := func(force bool) func(string, engine.Config) error {
+		return func(name string, cfg engine.Config) error {
+			err := st.SavePreset(presets.Preset{Name: name, Description: "saved from the explorer", Config: cfg}, force)
+			if errors.Is(err, presets.ErrExists) {
+				return fmt.Errorf("%w: %w", ui.ErrPresetExists, err)
+			}
+			return err
+		}
+	}
+	o.SavePreset, o.OverwritePreset = save(false), save(true)
+	// The b key: a saved run as the charts' baseline.
+	o.LoadRuns = func() ([]ui.RunItem, error) {
+		runs, errs := st.Runs()
+		items := make([]ui.RunItem, len(runs))
+		for i, r := range runs {
+			items[i] = ui.RunItem{Name: r.Name, Time: r.Time, Preset: r.Preset,
+				Throughput: [2]engine.Figure{engine.Unknown, engine.Unknown}}
+			for k := 0; k < len(r.Sides) && k < 2; k++ {
+				items[i].Throughput[k] = r.Sides[k].ThroughputBps
+			}
+		}
+		return items, errors.Join(errs...)
+	}
+	o.LoadRun = func(name string) (engine.Report, error) {
+		rf, err := st.Run(name)
 		if err != nil {
-			return // the keys then say presets are not available
+			return engine.Report{}, err
 		}
-		o.LoadPresets = func() ([]ui.PresetItem, error) {
-			ps, errs := st.Presets()
-			items := make([]ui.PresetItem, len(ps))
-			for i, p := range ps {
-				items[i] = ui.PresetItem{Name: p.Name, Description: p.Description, BuiltIn: p.BuiltIn, Config: p.Config}
-			}
-			return items, errors.Join(errs...)
-		}
-		save := func(force bool) func(string, engine.Config) error {
-			return func(name string, cfg engine.Config) error {
-				err := st.SavePreset(presets.Preset{Name: name, Description: "saved from the explorer", Config: cfg}, force)
-				if errors.Is(err, presets.ErrExists) {
-					return fmt.Errorf("%w: %w", ui.ErrPresetExists, err)
-				}
-				return err
-			}
-		}
-		o.SavePreset, o.OverwritePreset = save(false), save(true)
-		// The b key: a saved run as the charts' baseline.
-		o.LoadRuns = func() ([]ui.RunItem, error) {
-			runs, errs := st.Runs()
-			items := make([]ui.RunItem, len(runs))
-			for i, r := range runs {
-				items[i] = ui.RunItem{Name: r.Name, Time: r.Time, Preset: r.Preset,
-					Throughput: [2]engine.Figure{engine.Unknown, engine.Unknown}}
-				for k := 0; k < len(r.Sides) && k < 2; k++ {
-					items[i].Throughput[k] = r.Sides[k].ThroughputBps
-				}
-			}
-			return items, errors.Join(errs...)
-		}
-		o.LoadRun = func(name string) (engine.Report, error) {
-			rf, err := st.Run(name)
-			if err != nil {
-				return engine.Report{}, err
-			}
-			return rf.Report, nil
-		}
+		return rf.Report, nil
 	}
 }

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mattn/go-isatty"
+
+	"nbdscope/engine"
+	"nbdscope/presets"
+)
+
+// app is what every command works with: the standard streams and the
+// presets/runs store. Commands get it as a value from newRootCmd instead of
+// reaching for globals, so a test can run the whole tree against its own
+// streams and NBDSCOPE_HOME.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// openStore opens the presets and runs store (presets.DefaultStore);
+	// it is called when a command needs it, after NBDSCOPE_HOME is read.
+	openStore func() (*presets.Store, error)
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
+	return &app{stdin: stdin, stdout: stdout, stderr: stderr, openStore: presets.DefaultStore}
+}
+
+// execute runs one command line and returns the exit status; errors are
+// printed on stderr, prefixed "nbdscope:".
+func (a *app) execute(args []string) int {
+	root := newRootCmd(a)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err != nil {
+		fmt.Fprintf(a.stderr, "nbdscope: %v\n", err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintln(a.stderr, "Run 'nbdscope help' or 'nbdscope COMMAND --help' for usage.")
+		}
+	}
+	return exitCode(err)
+}
+
+// isTerminal tells whether w is a terminal (progress bars, colours and the
+// sweep's bars are for people, not pipes).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// preset looks a preset up in the store.
+func (a *app) preset(name string) (presets.Preset, error) {
+	st, err := a.openStore()
+	if err != nil {
+		return presets.Preset{}, err
+	}
+	p, err := st.Preset(name)
+	if errors.Is(err, presets.ErrNotFound) {
+		err = fmt.Errorf("%w (see 'nbdscope presets list')", err)
+	}
+	return p, storeCmdErr(err)
+}
+
+// presetConfig is a preset's configuration; "" is the built-in default.
+func (a *app) presetConfig(name string) (engine.Config, error) {
+	if name == "" {
+		return engine.DefaultConfig(), nil
+	}
+	p, err := a.preset(name)
+	return p.Config, err
+}
+
+// sweepSpec is a preset's sweep definition (nil when it has none).
+func (a *app) sweepSpec(name string) (*engine.SweepSpec, error) {
+	if name == "" {
+		return nil, nil
+	}
+	p, err := a.preset(name)
+	return p.Sweep, err
+}
+
+// checkRunName refuses a run name that is invalid or taken (without force).
+func (a *app) checkRunName(name string, force bool) error {
+	st, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	return storeCmdErr(st.CheckRunName(name, force))
+}
+
+// saveRun stores a finished run under name.
+func (a *app) saveRun(name string, rep engine.Report, force bool) error {
+	st, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	return storeCmdErr(st.SaveRun(name, rep, force))
+}
+
+// storeCmdErr turns store errors into command errors: a bad name is bad usage
+// (exit 2); an existing name says how to replace it.
+func storeCmdErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, presets.ErrBadName):
+		return usageError{err}
+	case errors.Is(err, presets.ErrExists):
+		return fmt.Errorf("%w (use --force to replace it)", err)
+	}
+	return err
+}

@@ -1,7 +1,0 @@
-package main
-
-import "nbdscope/engine"
-
-func init() {
-	extraCommands[engine.ChildCommand] = engine.RunChild
-}

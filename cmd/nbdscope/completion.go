@@ -1,0 +1,89 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"nbdscope/engine"
+)
+
+// Shell completion: cobra's 'completion bash|zsh|fish|powershell' scripts
+// call the hidden '__complete' command, which asks these functions. They
+// read the real store, so a user's own presets and runs are offered.
+
+// completePresets offers preset names (built-in and user).
+func (a *app) completePresets(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	st, err := a.openStore()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveError
+	}
+	ps, _ := st.Presets()
+	var out []string
+	for _, p := range ps {
+		if strings.HasPrefix(p.Name, toComplete) {
+			out = append(out, cobra.CompletionWithDesc(p.Name, p.Description))
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeUserPresets offers only user presets (rm, rename: built-ins are
+// read-only).
+func (a *app) completeUserPresets(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	st, err := a.openStore()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveError
+	}
+	ps, _ := st.Presets()
+	var out []string
+	for _, p := range ps {
+		if !p.BuiltIn && strings.HasPrefix(p.Name, toComplete) {
+			out = append(out, cobra.CompletionWithDesc(p.Name, p.Description))
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeRuns offers saved run names.
+func (a *app) completeRuns(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	st, err := a.openStore()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveError
+	}
+	runs, _ := st.Runs()
+	var out []string
+	for _, r := range runs {
+		if strings.HasPrefix(r.Name, toComplete) {
+			out = append(out, r.Name)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeArgs completes the first n positional arguments with f and
+// nothing after them.
+func completeArgs(n int, f cobra.CompletionFunc) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) >= n {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return f(cmd, args, toComplete)
+	}
+}
+
+// completeBufList completes a comma-separated list of buffer sizes (sweep
+// --sndbuf default,64k,…): the last item from the ladder.
+func completeBufList(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	head, last := "", toComplete
+	if i := strings.LastIndexByte(toComplete, ','); i >= 0 {
+		head, last = toComplete[:i+1], toComplete[i+1:]
+	}
+	var out []string
+	for _, v := range append([]string{"macos"}, engine.BufLadder...) {
+		if strings.HasPrefix(v, last) {
+			out = append(out, head+v)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
