@@ -11,10 +11,10 @@ func TestRunsListShowsPartial(t *testing.T) {
 	storeCmdHome(t)
 	cut := storeCmdReport(1, 10)
 	cut.Partial, cut.PartialReason = true, "interrupted after 2.0s of 5s"
-	if err := saveRun("cut", cut, false); err != nil {
+	if err := testApp().saveRun("cut", cut, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := saveRun("whole", storeCmdReport(1, 10), false); err != nil {
+	if err := testApp().saveRun("whole", storeCmdReport(1, 10), false); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errs := storeCmdRun(t, "", "runs", "list")
