@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -223,4 +224,25 @@ func TestScanNullExport(t *testing.T) {
 			t.Fatalf("fill %#x: %d of %d buffers zero (%d reads), want %d", fill, c.ZeroBuffers, c.ScannedBuffers, m.Ops, want)
 		}
 	}
+}
+
+// BenchmarkStreamHasher is the hash mode's work alone: 2 MiB reads of the
+// stream, digested and folded in order (bench/hash.sh prints it).
+func BenchmarkStreamHasher(b *testing.B) {
+	const size, req = 1 << 30, 2 << 20
+	buf := make([]byte, req)
+	nbd.PatternFill(0, buf)
+	h := newStreamHasher(size, 0, newTokens(1))
+	b.SetBytes(req)
+	var r0, r1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		h.Consume(uint64(i)*req, buf, req)
+	}
+	b.StopTimer()
+	// CPU, not wall time: a busy machine stretches the latter.
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+	cpu := time.Duration(r1.Utime.Nano() - r0.Utime.Nano() + r1.Stime.Nano() - r0.Stime.Nano())
+	b.ReportMetric(cpu.Seconds()/(float64(b.N)*req/(1<<30)), "cpu-s/GiB")
 }
