@@ -87,6 +87,22 @@ func serve(ctx context.Context, r role, out *lineWriter) error {
 		fatal = f.failed()
 	}
 
+	// Changes run in order on a goroutine of their own, so polls are
+	// answered while one takes its time (a pause drains the requests in
+	// flight; a stuck load must still report that it is stuck).
+	sets := make(chan childCmd, 64)
+	gone := make(chan error, 1)
+	defer close(sets)
+	go func() {
+		for c := range sets {
+			if err := answer(r, c, out); err != nil {
+				select {
+				case gone <- err:
+				default:
+				}
+			}
+		}
+	}()
 	cmds := make(chan childCmd)
 	readErr := make(chan error, 1)
 	go func() {
@@ -109,25 +125,37 @@ func serve(ctx context.Context, r role, out *lineWriter) error {
 			// then returned: main prints it to stderr and exits 1.
 			out.send(childMsg{Type: "fatal", Err: err.Error()})
 			return err
+		case err := <-gone:
+			return err // the controller is gone: stop with it
 		case err := <-readErr:
 			if errors.Is(err, io.EOF) {
 				return nil // controller gone: stop with it
 			}
 			return fmt.Errorf("reading commands: %w", err)
 		case c := <-cmds:
-			if c.Op == "stop" {
+			switch c.Op {
+			case "stop":
 				return nil
-			}
-			m := r.handle(c)
-			m.Seq = c.Seq
-			if m.Type == "" {
-				m.Type = "reply"
-			}
-			if err := out.send(m); err != nil {
-				return err // the controller is gone: stop with it
+			case "poll":
+				if err := answer(r, c, out); err != nil {
+					return err // the controller is gone: stop with it
+				}
+			default:
+				sets <- c
 			}
 		}
 	}
+}
+
+// answer handles one command and sends its reply; an error means the
+// controller is gone.
+func answer(r role, c childCmd, out *lineWriter) error {
+	m := r.handle(c)
+	m.Seq = c.Seq
+	if m.Type == "" {
+		m.Type = "reply"
+	}
+	return out.send(m)
 }
 
 type lineWriter struct {

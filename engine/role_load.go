@@ -26,7 +26,8 @@ type loadRole struct {
 	verify   bool
 	consumer
 
-	mu       sync.Mutex // guards conns, inflight, buffers, closedIO
+	mu       sync.Mutex // serialises changes; guards inflight, buffers
+	connMu   sync.Mutex // guards conns and closedIO (changes hold mu too), so poll never waits for a change
 	conns    []*loadConn
 	inflight int
 	sndReq   int // client SO_SNDBUF request; 0 = OS default
@@ -44,6 +45,14 @@ type loadRole struct {
 	lastErr atomic.Value // string
 	hist    Histogram
 	cursor  atomic.Uint64
+
+	// wdata is what every WRITE sends: one pattern-filled buffer, grown to
+	// the largest request size, only ever read (concurrent writev of one
+	// buffer is fine). A buffer per request in flight would cost a
+	// pattern fill of up to 8 GiB (256 in flight × 32 MiB) before the
+	// first write; READs still land in buffers of their own.
+	wmu   sync.Mutex // serialises growing wdata
+	wdata atomic.Pointer[[]byte]
 }
 
 type loadConn struct {
@@ -99,15 +108,20 @@ func (r *loadRole) setConns(n int) error {
 			r.startHasher()
 		}
 		lc := &loadConn{cl: cl}
+		r.connMu.Lock()
 		r.conns = append(r.conns, lc)
+		r.connMu.Unlock()
 		r.startWorkers(lc)
 	}
 	for len(r.conns) > n {
+		// It stays listed (and counted by poll) until it is closed.
 		lc := r.conns[len(r.conns)-1]
-		r.conns = r.conns[:len(r.conns)-1]
 		r.stopWorkers(lc)
 		lc.cl.Close()
+		r.connMu.Lock()
+		r.conns = r.conns[:len(r.conns)-1]
 		r.closedIO = r.closedIO.Add(lc.cl.Conn().Stats())
+		r.connMu.Unlock()
 	}
 	return nil
 }
@@ -132,7 +146,7 @@ type slot struct {
 	stop chan struct{}
 	rng  *rand.Rand
 	op   *nbd.Op
-	buf  []byte
+	buf  []byte    // READ destination
 	read bool      // op is a READ
 	t0   time.Time // when op was sent
 	// ready: the completion callback prepared op (a write) and holds the
@@ -194,17 +208,10 @@ func (r *loadRole) worker(lc *loadConn, stop chan struct{}, id uint64) {
 }
 
 // prepare sets op up for the next request. Without alloc it reports false,
-// leaving everything as it was, when the buffer would have to grow.
+// leaving everything as it was, when a buffer would have to grow.
 func (s *slot) prepare(alloc bool) bool {
 	r := s.r
 	size := int(r.reqSize.Load())
-	if cap(s.buf) < size {
-		if !alloc {
-			return false
-		}
-		s.buf = make([]byte, size)
-		nbd.PatternFill(0, s.buf) // recognisable data for writes
-	}
 	w := Workloads[r.workload.Load()]
 	read := true
 	switch w {
@@ -212,6 +219,25 @@ func (s *slot) prepare(alloc bool) bool {
 		read = false
 	case WorkMixed:
 		read = s.rng.IntN(100) < int(r.readPct.Load())
+	}
+	var buf []byte
+	if read {
+		if cap(s.buf) < size {
+			if !alloc {
+				return false
+			}
+			s.buf = make([]byte, size)
+		}
+		buf = s.buf[:size]
+	} else {
+		wd := r.wdata.Load()
+		if wd == nil || len(*wd) < size {
+			if !alloc {
+				return false
+			}
+			wd = r.writeData(size)
+		}
+		buf = (*wd)[:size]
 	}
 	var off int64
 	s.seq = false
@@ -224,7 +250,7 @@ func (s *slot) prepare(alloc bool) bool {
 		s.pos, size = r.nextSeq(size)
 		off, s.seq = int64(s.pos%uint64(r.size)), true
 	}
-	s.op.Buf = s.buf[:size]
+	s.op.Buf = buf[:size]
 	s.op.Offset = uint64(off)
 	s.op.Cmd = nbd.CmdWrite
 	if read {
@@ -234,8 +260,22 @@ func (s *slot) prepare(alloc bool) bool {
 	return true
 }
 
+// writeData returns the WRITE payload buffer, grown to at least size.
+func (r *loadRole) writeData(size int) *[]byte {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	if wd := r.wdata.Load(); wd != nil && len(*wd) >= size {
+		return wd
+	}
+	b := make([]byte, size)
+	nbd.PatternFill(0, b) // recognisable data
+	r.wdata.Store(&b)
+	return &b
+}
+
 // done is the completion callback of an inline READ (see worker). It runs
-// on the client's reader goroutine and must not block.
+// on the client's reader goroutine and must not block: it never waits for
+// a lock a sender holds, nor for the socket (TryStart).
 func (s *slot) done(op *nbd.Op) {
 	r := s.r
 	err := op.Err()
@@ -267,10 +307,19 @@ func (s *slot) done(op *nbd.Op) {
 		return
 	}
 	s.t0 = time.Now()
-	if err := s.cl.Start(op); err != nil {
+	sent, err := s.cl.TryStart(op)
+	if err != nil {
 		r.account(s, err, 0)
 		r.gate.leave()
 		s.back <- s.cl.Err() != nil
+		return
+	}
+	if !sent {
+		// Another request is being sent or the socket is full: the
+		// worker sends this one, since waiting here could wait for a
+		// server that waits for this goroutine to read its replies.
+		s.ready = true
+		s.back <- false
 	}
 }
 
@@ -323,7 +372,7 @@ func (r *loadRole) settings() childMsg {
 }
 
 func (r *loadRole) poll() childMsg {
-	r.mu.Lock()
+	r.connMu.Lock()
 	io := r.closedIO
 	for _, lc := range r.conns {
 		io = io.Add(lc.cl.Conn().Stats())
@@ -336,7 +385,7 @@ func (r *loadRole) poll() childMsg {
 		m.SndBuf, _ = r.conns[0].cl.Conn().Buffer(nbd.SendBuf)
 		m.RcvBuf, _ = r.conns[0].cl.Conn().Buffer(nbd.RecvBuf)
 	}
-	r.mu.Unlock()
+	r.connMu.Unlock()
 	u, s := selfCPU()
 	m.Counters = Counters{IO: io, UserS: u, SysS: s}
 	m.Bytes = r.bytes.Load()
@@ -529,7 +578,7 @@ func (g *gate) activeNs() int64 {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	a := g.active
-	if !g.paused {
+	if !g.paused || g.busy > 0 { // running, or a pause still draining
 		a += time.Since(g.since)
 	}
 	return int64(a)

@@ -78,13 +78,30 @@ func (t *turns) give(i int) {
 }
 
 // tick passes the turn on when the slice is up (the sampling loop calls it).
-func (t *turns) tick() { t.apply(false) }
+// It does not wait: a pause answers once the side's requests in flight have
+// drained, which under deep queues (or a stuck target) takes long, and the
+// samples must go on meanwhile, so a stall shows as a flat line rather than
+// a hole. A tick while a decision is being sent does nothing.
+func (t *turns) tick() {
+	if !t.send.TryLock() {
+		return
+	}
+	go func() {
+		defer t.send.Unlock()
+		t.applyLocked(false)
+	}()
+}
 
 // apply sends each running load the state it should be in; force sends it
 // even if the turn did not change (after a restart, a pause, a mode).
 func (t *turns) apply(force bool) {
 	t.send.Lock()
 	defer t.send.Unlock()
+	t.applyLocked(force)
+}
+
+// applyLocked is apply with t.send held.
+func (t *turns) applyLocked(force bool) {
 	t.mu.Lock()
 	if t.mode == ModeAlternate && time.Since(t.turnAt) >= t.slice {
 		t.turn, t.turnAt, force = 1-t.turn, time.Now(), true

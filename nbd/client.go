@@ -53,9 +53,9 @@ type Op struct {
 	// waking Wait, which must then not be used; Err has the outcome. It
 	// saves a goroutine wake-up per request: a load generator can send
 	// the next request from Done. Done must not block, since no reply is
-	// read until it returns; it may Start a READ (a 32-byte header; a
-	// WRITE's payload could wait for a server that waits for us). It must
-	// not Start anything once Close has been called.
+	// read until it returns: it may send only with TryStart (Start could
+	// wait for a server that waits for us). It must not send anything
+	// once Close has been called.
 	Done func(*Op)
 
 	err     error
@@ -111,32 +111,13 @@ func (cl *Client) Err() error {
 	return cl.err
 }
 
-// Start sends op; its completion is reported by op.Wait.
+// Start sends op; its completion is reported by op.Wait. It waits for the
+// socket as long as it takes, so it must not be called on the reader
+// goroutine (from Done): use TryStart there.
 func (cl *Client) Start(op *Op) error {
-	if op.done == nil {
-		op.done = make(chan struct{}, 1)
-	}
-	switch op.Cmd {
-	case CmdRead, CmdWrite:
-		op.Length = uint32(len(op.Buf))
-	}
-	op.err = nil
-	op.covered = 0
-	op.Extents = op.Extents[:0]
-
-	cl.mu.Lock()
-	if cl.err != nil {
-		err := cl.err
-		cl.mu.Unlock()
+	if _, err := cl.register(op); err != nil {
 		return err
 	}
-	cl.next++
-	cookie := cl.next
-	cl.ops[cookie] = op
-	cl.mu.Unlock()
-
-	Request{Flags: op.Flags, Type: op.Cmd, Cookie: cookie, Offset: op.Offset, Length: op.Length}.Put(op.hdr[:])
-	op.vecs[0] = op.hdr[:]
 	vecs := op.vecs[:1]
 	if op.Cmd == CmdWrite {
 		op.vecs[1] = op.Buf
@@ -152,9 +133,98 @@ func (cl *Client) Start(op *Op) error {
 		cl.fail(fmt.Errorf("nbd: sending %s: %w", CmdName(cmd), err))
 		// fail completed op (it was registered) unless the reader
 		// already did; either way Wait returns an error.
-		return nil
 	}
 	return nil
+}
+
+// TryStart sends op, a request without payload (not a WRITE), only if that
+// needs no wait: no other request is being sent and the socket takes the
+// header at once. Otherwise it sends nothing and reports false, and the
+// caller sends op with Start from a goroutine that may wait.
+//
+// It is the way to send from Done, on the reader goroutine. That goroutine
+// must never wait for the socket, nor for the lock of a sender that waits
+// for it: the server may have stopped reading requests until we read its
+// replies (its in-flight cap), and a sender blocked in writev would then
+// wait for the reader, which waits for the sender.
+func (cl *Client) TryStart(op *Op) (bool, error) {
+	if op.Cmd == CmdWrite || !cl.wmu.TryLock() {
+		return false, nil
+	}
+	cookie, err := cl.register(op)
+	if err != nil {
+		cl.wmu.Unlock()
+		return false, err
+	}
+	cmd := op.Cmd
+	n, err := cl.c.TryWrite(op.hdr[:])
+	switch {
+	case err != nil:
+		cl.wmu.Unlock()
+		cl.fail(fmt.Errorf("nbd: sending %s: %w", CmdName(cmd), err))
+		return true, nil // completed with the error by the reader, as in Start
+	case n == 0:
+		cl.wmu.Unlock()
+		cl.mu.Lock()
+		mine := cl.ops[cookie] == op
+		if mine {
+			delete(cl.ops, cookie)
+			if len(cl.ops) == 0 {
+				cl.idle.Broadcast()
+			}
+		}
+		cl.mu.Unlock()
+		// Not mine: the connection failed meanwhile and op is (being)
+		// completed with that error; it counts as sent.
+		return !mine, nil
+	case n < len(op.hdr):
+		// Part of the header went out: the rest must follow before any
+		// other request. A goroutine of its own finishes it, holding wmu
+		// (rare: a 32-byte write split by a full socket).
+		go cl.sendRest(op.hdr[n:], cmd)
+		return true, nil
+	}
+	cl.wmu.Unlock()
+	return true, nil
+}
+
+// sendRest writes the rest of a request TryStart began and releases wmu.
+func (cl *Client) sendRest(rest []byte, cmd uint16) {
+	_, err := cl.c.Write(rest)
+	cl.wmu.Unlock()
+	if err != nil {
+		cl.fail(fmt.Errorf("nbd: sending %s: %w", CmdName(cmd), err))
+	}
+}
+
+// register prepares op's header and enters it among the requests in
+// flight, under a new cookie.
+func (cl *Client) register(op *Op) (uint64, error) {
+	if op.done == nil {
+		op.done = make(chan struct{}, 1)
+	}
+	switch op.Cmd {
+	case CmdRead, CmdWrite:
+		op.Length = uint32(len(op.Buf))
+	}
+	op.err = nil
+	op.covered = 0
+	op.Extents = op.Extents[:0]
+
+	cl.mu.Lock()
+	if cl.err != nil {
+		err := cl.err
+		cl.mu.Unlock()
+		return 0, err
+	}
+	cl.next++
+	cookie := cl.next
+	cl.ops[cookie] = op
+	cl.mu.Unlock()
+
+	Request{Flags: op.Flags, Type: op.Cmd, Cookie: cookie, Offset: op.Offset, Length: op.Length}.Put(op.hdr[:])
+	op.vecs[0] = op.hdr[:]
+	return cookie, nil
 }
 
 // Do sends op and waits for its reply.

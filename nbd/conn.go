@@ -82,6 +82,8 @@ type Conn struct {
 	wn    int
 	werr  error
 	wfn   func(fd uintptr) bool
+	tp    []byte // TryWrite's buffer
+	tfn   func(fd uintptr) bool
 }
 
 // NewConn wraps a *net.UnixConn or *net.TCPConn.
@@ -101,6 +103,7 @@ func NewConn(nc net.Conn) (*Conn, error) {
 	c := &Conn{nc: nc, raw: raw}
 	c.rfn = c.readOnce
 	c.wfn = c.writeOnce
+	c.tfn = c.tryWriteOnce
 	return c, nil
 }
 
@@ -254,6 +257,44 @@ func (c *Conn) Writev(bufs [][]byte) error {
 		}
 	}
 	return nil
+}
+
+// tryWriteOnce is writeOnce that never lets the poller wait: EAGAIN (and
+// EINTR) come back as nothing written.
+func (c *Conn) tryWriteOnce(fd uintptr) bool {
+	n, err := unix.Write(int(fd), c.tp)
+	if err == unix.EAGAIN {
+		c.ctr.sendEAGAIN.Add(1)
+		n, err = 0, nil
+	} else {
+		c.ctr.sendCalls.Add(1)
+		if err == unix.EINTR {
+			n, err = 0, nil
+		}
+	}
+	c.wn, c.werr = n, err
+	return true
+}
+
+// TryWrite makes one write(2) of p and returns what the socket took, 0 when
+// it was full: it never waits. It is for a goroutine that must not block on
+// a peer (a client's reader, whose peer may be waiting for it to read).
+// The one-writer rule of Writev applies.
+func (c *Conn) TryWrite(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	c.tp, c.wn, c.werr = p, 0, nil
+	err := c.raw.Write(c.tfn)
+	c.tp = nil
+	if err != nil {
+		return 0, wrapNetErr("write", err)
+	}
+	if c.werr != nil {
+		return 0, wrapNetErr("write", os.NewSyscallError("write", c.werr))
+	}
+	c.ctr.sendBytes.Add(uint64(c.wn))
+	return c.wn, nil
 }
 
 // Write writes all of p.
