@@ -213,10 +213,13 @@ type callbackRing struct {
 	span uint64
 	wg   sync.WaitGroup
 	err  atomic.Value
+	slow chan *Op // reads TryStart could not send at once, for sender
 }
 
 func newCallbackRing(tb testing.TB, cl *Client, inFlight, size int) *callbackRing {
-	r := &callbackRing{tb: tb, cl: cl, span: uint64(cl.Size()) - uint64(size)}
+	r := &callbackRing{tb: tb, cl: cl, span: uint64(cl.Size()) - uint64(size), slow: make(chan *Op, inFlight)}
+	go r.sender()
+	tb.Cleanup(func() { close(r.slow) })
 	for i := 0; i < inFlight; i++ {
 		op := NewOp()
 		op.Cmd = CmdRead
@@ -241,18 +244,34 @@ func (r *callbackRing) run(n int) {
 	}
 }
 
+// send sends op again: at once with TryStart when it can (on the reader
+// goroutine, from Done), else through sender, as a load generator must.
 func (r *callbackRing) send(op *Op) bool {
 	if r.left.Add(-1) < 0 {
 		return false
 	}
 	op.Offset = r.off.Add(uint64(len(op.Buf))) % r.span
 	r.wg.Add(1)
-	if err := r.cl.Start(op); err != nil {
+	sent, err := r.cl.TryStart(op)
+	if err == nil && !sent {
+		r.slow <- op
+		return true
+	}
+	if err != nil {
 		r.err.Store(err)
 		r.wg.Done()
 		return false
 	}
 	return true
+}
+
+func (r *callbackRing) sender() {
+	for op := range r.slow {
+		if err := r.cl.Start(op); err != nil {
+			r.err.Store(err)
+			r.wg.Done()
+		}
+	}
 }
 
 func (r *callbackRing) done(op *Op) {
