@@ -1,9 +1,12 @@
 package platform
 
 import (
+	"errors"
 	"runtime"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"nbdscope/nbd"
 )
@@ -15,6 +18,14 @@ func TestProbe(t *testing.T) {
 	}
 	if f.UnixSndbufDefault <= 0 || f.UnixSndbufMax < f.UnixSndbufDefault || f.TCPSndbufDefault <= 0 {
 		t.Fatalf("buffer facts %+v", f)
+	}
+	// The limit is worked out and confirmed on every OS (on macOS it used
+	// to come out as 0: asking for 1 GiB fails with ENOBUFS there).
+	if l := f.SndbufLimit; !l.Known() || !l.Probed || l.SysctlValue <= 0 || f.UnixSndbufMax != l.MaxEffective {
+		t.Fatalf("limit %+v (max %d)", l, f.UnixSndbufMax)
+	}
+	if runtime.GOOS == "darwin" && (f.Doubles || f.SndbufLimit.Rules != "xnu" || f.SndbufLimit.MaxRequest > f.Limits["kern.ipc.maxsockbuf"]) {
+		t.Fatalf("darwin facts %+v", f)
 	}
 	if runtime.GOOS == "linux" {
 		if !f.Doubles || f.Limits["net.core.wmem_max"] <= 0 {
@@ -41,8 +52,16 @@ func TestMacOSEmulationIsEightKiB(t *testing.T) {
 func TestClampDetectionAndFix(t *testing.T) {
 	f := Probe()
 	// Ask for more than the kernel allows and check the fix names the limit.
-	req := f.UnixSndbufMax * 2
+	req := f.SndbufLimit.MaxRequest * 2
 	_, eff, err := nbd.ProbeSocketBuffer("unix", nbd.SendBuf, req)
+	if f.SndbufLimit.Over == OverRefuses {
+		// macOS before 14.4: ENOBUFS, and Refuses says so with the fix.
+		c, refused := f.SndbufLimit.Refuses(nbd.SendBuf, req)
+		if !errors.Is(err, unix.ENOBUFS) || !refused || !strings.Contains(c.Fix, "kern.ipc.maxsockbuf=") {
+			t.Fatalf("request %d above a refusing limit: %v, %+v", req, err, c)
+		}
+		return
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
