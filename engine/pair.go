@@ -243,7 +243,7 @@ func (p *Pair) SetMode(mode string) error {
 	for _, s := range p.sides {
 		s.change.Lock()
 		if s.runningLoad() != nil {
-			s.place(mode)
+			s.reseat(mode)
 		}
 		s.change.Unlock()
 	}

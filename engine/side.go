@@ -241,19 +241,42 @@ func (s *side) apply(setting, value string) (live bool, err error) {
 	if err := s.p.refusedChange(next, setting); err != nil {
 		return false, err
 	}
-	switch setting {
-	case SetTransport:
+	switch at := whereApplied(setting); at {
+	case atRestart:
 		err = s.applyRestart(next)
-	case SetPlacement:
+	case atController:
 		live = s.applyPlacement(next)
 	default:
-		live, err = s.applyToChild(setting, next)
+		live, err = s.applyToChild(setting, next, at == atServer)
 	}
 	if err != nil {
 		return false, err
 	}
 	s.p.emit(Update{Event: &Event{T: s.p.elapsed(), Side: s.name, Setting: setting, From: cur.Get(setting), To: next.Get(setting)}})
 	return live, nil
+}
+
+// appliedAt is where a setting takes effect. A change is routed on it
+// alone, so a table of settings can carry it per entry.
+type appliedAt int
+
+const (
+	atLoad       appliedAt = iota // the load child, live
+	atServer                      // the server child, live
+	atRestart                     // new children
+	atController                  // the controller alone (placement)
+)
+
+func whereApplied(setting string) appliedAt {
+	switch setting {
+	case SetSndBuf:
+		return atServer
+	case SetTransport:
+		return atRestart
+	case SetPlacement:
+		return atController
+	}
+	return atLoad
 }
 
 // commit makes next the configuration in effect. Only a holder of s.change
@@ -280,14 +303,31 @@ func (s *side) applyPlacement(next SideConfig) bool {
 	if s.runningLoad() == nil {
 		return false
 	}
-	s.place(s.p.turns.Mode())
+	s.reseat(s.p.turns.Mode())
 	return true
+}
+
+// reseat places the running processes again after the placement or the
+// mode changed, and gives the load the hash threads that placement and
+// mode resolve to when the setting is left to auto. The caller holds
+// s.change.
+func (s *side) reseat(mode string) {
+	s.place(mode)
+	sc := s.config()
+	ld := s.runningLoad()
+	if sc.HashThreads > 0 || ld == nil {
+		return
+	}
+	cmd := childSet(SetHashThreads, sc, mode, s.p.cpus)
+	if _, err := ld.call(cmd, 30*time.Second); err != nil && !errors.Is(err, errChildGone) {
+		s.p.warn(s.name, "consume", fmt.Sprintf("side %s: hash threads not changed to %d: %v", s.name, cmd.Int, err), "")
+	}
 }
 
 // applyToChild sends a setting to the child that owns it. A side that is
 // not running takes it at its next (re)start.
-func (s *side) applyToChild(setting string, next SideConfig) (bool, error) {
-	cmd, toServer := childSet(setting, next, s.p.turns.Mode(), s.p.cpus)
+func (s *side) applyToChild(setting string, next SideConfig, toServer bool) (bool, error) {
+	cmd := childSet(setting, next, s.p.turns.Mode(), s.p.cpus)
 	if toServer && next.Target != "" {
 		return false, fmt.Errorf("side %s targets an external server (%s): its send buffer is not ours to set", s.name, next.Target)
 	}
@@ -312,14 +352,14 @@ func (s *side) applyToChild(setting string, next SideConfig) (bool, error) {
 	return true, nil
 }
 
-// childSet is the command that applies setting (at its value in sc) to a
-// child, and whether that child is the server (else the load). mode and
-// allowed are the pair's, for settings resolved against them.
-func childSet(setting string, sc SideConfig, mode string, allowed []int) (cmd childCmd, toServer bool) {
-	cmd = childCmd{Op: "set", Setting: setting, Value: sc.Get(setting)}
+// childSet is the command that applies setting, at its value in sc, to
+// the child it lives in. mode and allowed are the pair's, for settings
+// resolved against them.
+func childSet(setting string, sc SideConfig, mode string, allowed []int) childCmd {
+	cmd := childCmd{Op: "set", Setting: setting, Value: sc.Get(setting)}
 	switch setting {
 	case SetSndBuf:
-		cmd.Int, toServer = bufRequest(sc.SndBuf), true
+		cmd.Int = bufRequest(sc.SndBuf)
 	case SetClientSndBuf:
 		cmd.Int = bufRequest(sc.ClientSndBuf)
 	case SetClientRcvBuf:
@@ -333,7 +373,7 @@ func childSet(setting string, sc SideConfig, mode string, allowed []int) (cmd ch
 	case SetHashThreads:
 		cmd.Int = ResolveHashThreads(sc, mode, allowed)
 	}
-	return cmd, toServer
+	return cmd
 }
 
 // bufSetting tells the buffer settings apart, with the buffer they set.

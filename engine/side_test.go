@@ -63,7 +63,7 @@ func drainUntil(p *Pair, stop chan struct{}) chan struct{} {
 }
 
 // TestConcurrentChangesOneSide (issue 11 §3): 100 changes of different
-// settings of one side, made at once. Afterwards the configuration the
+// settings of one side, made at once, while the mode changes too. Afterwards the configuration the
 // pair reports is what its children run with, setting by setting, every
 // change was reported once, and each setting's last Event is its value.
 // A change made from a copy of the side written back whole (as Apply did)
@@ -81,7 +81,8 @@ func TestConcurrentChangesOneSide(t *testing.T) {
 		SetWorkload:     {WorkWrite, WorkMixed, WorkRandRead},
 		SetReadPercent:  {"10", "90", "50"},
 		SetConsume:      {ConsumeNone, ConsumeScan, ConsumeCopy},
-		SetHashThreads:  {"2", "1", "3"},
+		SetHashThreads:  {"2", "auto", "3", "auto"},
+		SetPlacement:    {PlaceShared, PlaceOS, PlaceSplit},
 	}
 	settings := make([]string, 0, len(values))
 	for s := range values {
@@ -89,12 +90,24 @@ func TestConcurrentChangesOneSide(t *testing.T) {
 	}
 	p := startPair(t, testConfig())
 	waitFor(t, p, 10*time.Second, "A sample", activeSample("A"))
+	fourCores(p)
 	stopDrain := make(chan struct{})
 	drained := drainUntil(p, stopDrain)
 
 	const changes = 100
 	var wg sync.WaitGroup
-	errs := make(chan error, changes)
+	errs := make(chan error, changes+4)
+	for i, mode := range []string{ModeAlternate, ModeConcurrent, ModeAlternate, ModeConcurrent} {
+		// The mode changes too: auto hash threads follow it.
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Duration(i) * 5 * time.Millisecond)
+			if err := p.SetMode(mode); err != nil {
+				errs <- err
+			}
+		}()
+	}
 	for i := range changes {
 		setting := settings[i%len(settings)]
 		v := values[setting][(i/len(settings))%len(values[setting])]
@@ -127,7 +140,7 @@ func TestConcurrentChangesOneSide(t *testing.T) {
 	last := map[string]string{}
 	n := 0
 	for _, e := range p.Report().Events {
-		if e.Side == "A" {
+		if e.Side == "A" && e.Setting != SetPaused {
 			last[e.Setting] = e.To
 			n++
 		}
@@ -338,5 +351,52 @@ func TestStopDuringRestart(t *testing.T) {
 	}
 	if err := p.Restart(1); err == nil {
 		t.Fatal("Restart after Stop succeeded")
+	}
+}
+
+// fourCores makes placement and auto hash threads work out as on four
+// cores, so mode and placement changes move the threads (1 or 3). Holding
+// a process to a core this machine lacks fails, with a warning.
+func fourCores(p *Pair) {
+	if len(p.cpus) < 4 {
+		p.cpus = []int{0, 1, 2, 3}
+	}
+}
+
+// TestAutoHashThreadsFollowMode: hash threads left to auto follow the mode
+// and the placement they are resolved from, in the load itself.
+func TestAutoHashThreadsFollowMode(t *testing.T) {
+	cfg := testConfig()
+	cfg.Mode = ModeAlternate
+	cfg.Sides[0].Placement = PlaceSplit
+	p := startPair(t, cfg)
+	fourCores(p)
+	stopDrain := make(chan struct{})
+	drained := drainUntil(p, stopDrain)
+	defer func() { close(stopDrain); <-drained }()
+	check := func(what, want string) {
+		t.Helper()
+		_, ld := p.sides[0].children()
+		if got := childSettings(t, ld)[SetHashThreads]; got != want {
+			t.Fatalf("%s: the load hashes with %s threads, want %s", what, got, want)
+		}
+	}
+	steps := []struct {
+		what string
+		do   func() error
+		want string
+	}{
+		{"concurrent", func() error { return p.SetMode(ModeConcurrent) }, "1"},
+		{"alternate", func() error { return p.SetMode(ModeAlternate) }, "3"},
+		{"shared", func() error { return p.Apply(Change{Side: 0, Setting: SetPlacement, Value: PlaceShared}) }, "1"},
+		{"split", func() error { return p.Apply(Change{Side: 0, Setting: SetPlacement, Value: PlaceSplit}) }, "3"},
+		{"explicit 2", func() error { return p.Apply(Change{Side: 0, Setting: SetHashThreads, Value: "2"}) }, "2"},
+		{"explicit survives a mode", func() error { return p.SetMode(ModeConcurrent) }, "2"},
+	}
+	for _, st := range steps {
+		if err := st.do(); err != nil {
+			t.Fatalf("%s: %v", st.what, err)
+		}
+		check(st.what, st.want)
 	}
 }
