@@ -22,22 +22,105 @@ type SweepSpec struct {
 // DefaultSweepSizes are the sizes of the published tables.
 var DefaultSweepSizes = []string{"default", "64k", "128k", "256k", "512k", "1m", "2m", "4m"}
 
-// SweepRow is one buffer size's median result.
+// SweepVersion is the schema version of SweepReport (sweep --json).
+// Version 2 split CPU time into client and server and added EAGAIN per
+// 2 MiB and the optimum.
+const SweepVersion = 2
+
+// SweepRow is one buffer size's median result, in the seed's table shape:
+// the time to move the bytes, client and server CPU seconds, the bulk-data
+// receiver's recv calls and EAGAIN per 2 MiB, and the throughput.
 type SweepRow struct {
 	Buffer        string    `json:"buffer"`
 	Effective     int       `json:"effective"`
 	Seconds       float64   `json:"seconds"` // time to move Bytes
-	UserS         float64   `json:"user_s"`  // client + server
-	SysS          float64   `json:"sys_s"`
+	ClientUserS   float64   `json:"client_user_s"`
+	ClientSysS    float64   `json:"client_sys_s"`
+	ServerUserS   Figure    `json:"server_user_s"` // unknown for an external target
+	ServerSysS    Figure    `json:"server_sys_s"`
 	ThroughputBps Figure    `json:"throughput_bps"`
 	RecvPer2MiB   Figure    `json:"recv_calls_per_2mib"` // receiver of the bulk data
+	EAGAINPer2MiB Figure    `json:"eagain_per_2mib"`     // the same receiver's EAGAIN returns
 	Repeats       int       `json:"repeats"`
 	Placement     Placement `json:"placement"` // where the side's processes ran
 }
 
+// SweepReport is a whole sweep: what sweep prints as a table, JSON, CSV or
+// markdown, all from these fields.
+type SweepReport struct {
+	Version  int           `json:"version"`
+	Nbdscope string        `json:"nbdscope_version"`
+	Time     time.Time     `json:"time"`
+	Spec     SweepSpec     `json:"spec"`
+	Config   Config        `json:"config"`
+	Rows     []SweepRow    `json:"rows"`
+	Optimum  *SweepOptimum `json:"optimum"` // null when no row has a throughput
+	// Partial is set when the sweep stopped early (interrupted or a
+	// measurement failed): Rows holds the sizes that finished.
+	Partial       bool   `json:"partial,omitempty"`
+	PartialReason string `json:"partial_reason,omitempty"`
+}
+
+// SweepOptimum is the fastest buffer size and those close to it.
+type SweepOptimum struct {
+	Buffer        string `json:"buffer"`
+	ThroughputBps Figure `json:"throughput_bps"`
+	// VsDefault is the optimum's throughput over the "default" row's;
+	// unknown when the default was not swept.
+	VsDefault Figure `json:"vs_default"`
+	// Within5Pct are the sizes within 5% of the optimum's throughput
+	// (the optimum included), in sweep order: any of them is as good.
+	Within5Pct []string `json:"within_5pct"`
+}
+
+// OptimumTolerance is how close to the best throughput a size counts as
+// just as good.
+const OptimumTolerance = 0.05
+
+// Optimum finds the fastest row; nil when no row has a known throughput.
+// A tie goes to the first (smaller) size.
+func Optimum(rows []SweepRow) *SweepOptimum {
+	best := -1
+	for i, r := range rows {
+		if r.ThroughputBps.Known() && (best < 0 || r.ThroughputBps > rows[best].ThroughputBps) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	top := rows[best].ThroughputBps
+	o := &SweepOptimum{Buffer: rows[best].Buffer, ThroughputBps: top, VsDefault: Unknown}
+	for _, r := range rows {
+		if r.Buffer == BufDefaultName && r.ThroughputBps.Known() && r.ThroughputBps > 0 {
+			o.VsDefault = top / r.ThroughputBps
+		}
+		if r.ThroughputBps.Known() && float64(r.ThroughputBps) >= (1-OptimumTolerance)*float64(top) {
+			o.Within5Pct = append(o.Within5Pct, r.Buffer)
+		}
+	}
+	return o
+}
+
+// BufDefaultName is the text of the OS-default buffer (Buf.String).
+const BufDefaultName = "default"
+
+// SweepProgress tells where a sweep is, after each measurement.
+type SweepProgress struct {
+	Size      string   // the size just measured
+	SizeIndex int      // 1-based
+	Sizes     int      // how many sizes
+	Repeat    int      // 1-based repeat of this size
+	Repeats   int      // repeats per size
+	Done      int      // measurements done, of Total
+	Total     int      //
+	Last      SweepRow // the measurement just made
+}
+
 // Sweep runs spec on side A of base (side B stays paused) and reports a row
-// per size. progress, if set, is called after each measurement.
-func Sweep(ctx context.Context, base Config, spec SweepSpec, opts Options, progress func(size string, rep int)) ([]SweepRow, error) {
+// per size. progress, if set, is called after each measurement. On an error
+// the rows of the sizes that finished are returned with it.
+func Sweep(ctx context.Context, base Config, spec SweepSpec, opts Options, progress func(SweepProgress)) ([]SweepRow, error) {
 	if len(spec.Sizes) == 0 || spec.Bytes <= 0 || spec.Repeat < 1 {
 		return nil, errors.New("sweep: need sizes, a positive byte count and at least one repeat")
 	}
@@ -45,7 +128,8 @@ func Sweep(ctx context.Context, base Config, spec SweepSpec, opts Options, progr
 		spec.Setting = SetSndBuf
 	}
 	var rows []SweepRow
-	for _, size := range spec.Sizes {
+	pr := SweepProgress{Sizes: len(spec.Sizes), Repeats: spec.Repeat, Total: len(spec.Sizes) * spec.Repeat}
+	for i, size := range spec.Sizes {
 		var runs []SweepRow
 		for r := 0; r < spec.Repeat; r++ {
 			if err := ctx.Err(); err != nil {
@@ -65,7 +149,9 @@ func Sweep(ctx context.Context, base Config, spec SweepSpec, opts Options, progr
 			row.Buffer = size.String()
 			runs = append(runs, row)
 			if progress != nil {
-				progress(size.String(), r+1)
+				pr.Size, pr.SizeIndex, pr.Repeat, pr.Last = size.String(), i+1, r+1, row
+				pr.Done++
+				progress(pr)
 			}
 		}
 		sort.Slice(runs, func(i, j int) bool { return runs[i].Seconds < runs[j].Seconds })
@@ -89,8 +175,9 @@ func sweepOne(ctx context.Context, cfg Config, bytes int64, opts Options) (Sweep
 	}
 	warm := false
 	var moved uint64
-	var user, sys, secs float64
-	var calls uint64
+	var cu, cs, su, ss, secs float64
+	var calls, eagain uint64
+	server := true
 	write := isWriteWorkload(cfg.Sides[0].Workload)
 	deadline := time.After(5 * time.Minute)
 	for {
@@ -114,17 +201,24 @@ func sweepOne(ctx context.Context, cfg Config, bytes int64, opts Options) (Sweep
 			}
 			moved += s.Bytes
 			secs += s.Seconds
-			user += float64(s.Client.UserS)
-			sys += float64(s.Client.SysS)
+			cu += float64(s.Client.UserS)
+			cs += float64(s.Client.SysS)
 			if s.Server != nil {
-				user += float64(s.Server.UserS)
-				sys += float64(s.Server.SysS)
+				su += float64(s.Server.UserS)
+				ss += float64(s.Server.SysS)
+			} else {
+				server = false
 			}
-			rc := s.Client.RecvCalls
-			if write && s.Server != nil {
-				rc = s.Server.RecvCalls
+			// The receiver of the bulk data: the client for reads, the
+			// server for writes (its counts are unknown for a target).
+			recv := &s.Client
+			if write {
+				recv = s.Server
 			}
-			calls += rc
+			if recv != nil {
+				calls += recv.RecvCalls
+				eagain += recv.EAGAIN
+			}
 			row.Effective = s.SndBuf.ServerEffective
 			row.Placement = s.Placement
 			if moved >= uint64(bytes) {
@@ -132,10 +226,17 @@ func sweepOne(ctx context.Context, cfg Config, bytes int64, opts Options) (Sweep
 				// interval overshoots by up to one sample.
 				f := float64(bytes) / float64(moved)
 				row.Seconds = secs * f
-				row.UserS = user * f
-				row.SysS = sys * f
+				row.ClientUserS, row.ClientSysS = cu*f, cs*f
+				row.ServerUserS, row.ServerSysS = Unknown, Unknown
+				if server {
+					row.ServerUserS, row.ServerSysS = Figure(su*f), Figure(ss*f)
+				}
 				row.ThroughputBps = Throughput(moved, secs)
-				row.RecvPer2MiB = CallsPer2MiB(calls, moved)
+				row.RecvPer2MiB, row.EAGAINPer2MiB = Unknown, Unknown
+				if !write || server {
+					row.RecvPer2MiB = CallsPer2MiB(calls, moved)
+					row.EAGAINPer2MiB = CallsPer2MiB(eagain, moved)
+				}
 				return row, nil
 			}
 		}

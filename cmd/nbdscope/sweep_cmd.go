@@ -2,17 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
-	"github.com/guptarohit/asciigraph"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -109,71 +106,40 @@ func (f *sweepFlags) spec(fs *pflag.FlagSet, preset *engine.SweepSpec) (engine.S
 }
 
 func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags) error {
-	asJSON, asCSV, asMD := &f.asJSON, &f.asCSV, &f.asMD
-	sizes := f.sizes
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	tty := isTerminal(a.stderr)
-	rows, err := engine.Sweep(ctx, cfg, spec, engine.Options{}, func(size string, rep int) {
-		if tty {
-			fmt.Fprintf(a.stderr, "\r\033[Ksweep: %s, repeat %d/%d", size, rep, spec.Repeat)
-		}
-	})
-	if tty {
-		fmt.Fprint(a.stderr, "\r\033[K")
-	}
-	if err != nil && ctx.Err() != nil {
-		return exitError{exitInterrupted, fmt.Errorf("sweep interrupted: %w", err)}
-	}
-	if err != nil {
-		return err
-	}
+	prog := newSweepProgress(a.stderr, isTerminal(a.stderr), time.Now)
+	rows, err := engine.Sweep(ctx, cfg, spec, engine.Options{}, prog.update)
+	prog.finish()
+	rep := engine.SweepReport{Version: engine.SweepVersion, Nbdscope: engine.Version, Time: time.Now().UTC(),
+		Spec: spec, Config: cfg, Rows: rows, Optimum: engine.Optimum(rows)}
+	var outcome error
 	switch {
-	case *asJSON:
+	case err != nil && ctx.Err() != nil:
+		rep.Partial, rep.PartialReason = true, fmt.Sprintf("interrupted after %d of %d sizes", len(rows), len(spec.Sizes))
+		outcome = exitError{exitInterrupted, fmt.Errorf("sweep interrupted: %w", err)}
+	case err != nil:
+		rep.Partial, rep.PartialReason = true, err.Error()
+		outcome = err
+	}
+	if rep.Partial && len(rows) == 0 {
+		return outcome // nothing measured: only the error
+	}
+	var werr error
+	switch {
+	case f.asJSON:
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"version": 1, "spec": spec, "config": cfg, "rows": rows})
-	case *asCSV:
-		cw := csv.NewWriter(a.stdout)
-		cw.Write([]string{"buffer", "effective", "seconds", "user_s", "sys_s", "throughput_bps", "recv_calls_per_2mib"})
-		for _, r := range rows {
-			cw.Write([]string{r.Buffer, strconv.Itoa(r.Effective), ff(r.Seconds), ff(r.UserS), ff(r.SysS), fig(r.ThroughputBps, 0), fig(r.RecvPer2MiB, 2)})
-		}
-		cw.Flush()
-		return cw.Error()
+		werr = enc.Encode(rep)
+	case f.asCSV:
+		werr = writeSweepCSV(a.stdout, rep)
+	case f.asMD:
+		writeSweepMarkdown(a.stdout, rep)
+	default:
+		writeSweepText(a.stdout, rep, termWidth(a.stdout))
 	}
-	writeSweepMarkdown(a.stdout, spec, rows)
-	if !*asMD && isTerminal(a.stdout) && len(rows) > 1 {
-		var ys []float64
-		for _, r := range rows {
-			ys = append(ys, float64(r.ThroughputBps)/engine.GiB)
-		}
-		fmt.Fprintln(a.stdout)
-		fmt.Fprintln(a.stdout, asciigraph.Plot(ys, asciigraph.Height(10), asciigraph.Caption("GiB/s by buffer size: "+sizes), asciigraph.Precision(2)))
+	if werr != nil {
+		return werr
 	}
-	return nil
-}
-
-func ff(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
-
-func writeSweepMarkdown(w io.Writer, spec engine.SweepSpec, rows []engine.SweepRow) {
-	where := ""
-	if len(rows) > 0 && rows[0].Placement.Setting != "" {
-		pl := rows[0].Placement
-		where = fmt.Sprintf("; placement %s (client on cpu %s, server on cpu %s)", pl.Setting, pl.LoadCPUs, pl.ServerCPUs)
-	}
-	fmt.Fprintf(w, "Moving %s per measurement, median of %d%s.\n\n", units.FormatBytes(float64(spec.Bytes)), spec.Repeat, where)
-	fmt.Fprintln(w, "| buffer size | time | user | system | GiB/s | syscalls per 2 MiB |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|")
-	for _, r := range rows {
-		buf := r.Buffer
-		if r.Effective > 0 {
-			buf += " (" + units.FormatSize(int64(r.Effective)) + ")"
-		}
-		gib := "n/a"
-		if r.ThroughputBps.Known() {
-			gib = fmt.Sprintf("%.2f", float64(r.ThroughputBps)/engine.GiB)
-		}
-		fmt.Fprintf(w, "| %s | %.3fs | %.3fs | %.3fs | %s | %s |\n", buf, r.Seconds, r.UserS, r.SysS, gib, fig(r.RecvPer2MiB, 1))
-	}
+	return outcome
 }

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"nbdscope/engine"
+)
+
+// madeUpSweep is a sweep report with known figures.
+func madeUpSweep() engine.SweepReport {
+	row := func(buf string, eff int, gibps float64) engine.SweepRow {
+		return engine.SweepRow{Buffer: buf, Effective: eff, Seconds: 1 / gibps, ClientUserS: 0.1, ClientSysS: 0.2,
+			ServerUserS: 0.05, ServerSysS: 0.3, ThroughputBps: engine.Figure(gibps * engine.GiB), RecvPer2MiB: 12.5,
+			EAGAINPer2MiB: 3, Repeats: 3}
+	}
+	rows := []engine.SweepRow{row("default", 212992, 1.425), row("64k", 131072, 0.8), row("1m", 2097152, 3.42),
+		row("2m", 4194304, 3.30), row("4m", 8388608, 3.25), row("8m", 16777216, 3.2)}
+	cfg := engine.DefaultConfig()
+	spec := engine.SweepSpec{Bytes: 1 << 30, Repeat: 3}
+	return engine.SweepReport{Version: engine.SweepVersion, Spec: spec, Config: cfg, Rows: rows, Optimum: engine.Optimum(rows)}
+}
+
+func TestSweepOutputsMadeUp(t *testing.T) {
+	rep := madeUpSweep()
+	var md bytes.Buffer
+	writeSweepMarkdown(&md, rep)
+	const want = "optimal: 1m (3.42 GiB/s, 2.4x the default); within 5%: 1m, 2m, 4m"
+	if !strings.Contains(md.String(), "\n"+want+"\n") {
+		t.Errorf("markdown lacks %q:\n%s", want, md.String())
+	}
+	if !strings.Contains(md.String(), "| buffer size | time | client user | client system | server user | server system | calls per 2 MiB | EAGAIN per 2 MiB | GiB/s |") ||
+		!strings.Contains(md.String(), "| 1m (2m) | 0.292s | 0.100s | 0.200s | 0.050s | 0.300s | 12.5 | 3.0 | 3.42 |") {
+		t.Errorf("markdown table:\n%s", md.String())
+	}
+
+	var bars bytes.Buffer
+	writeSweepBars(&bars, rep, 60)
+	lines := strings.Split(strings.TrimRight(bars.String(), "\n"), "\n")
+	if lines[0] != "GiB/s by server send buffer (swept: default, 64k, 1m, 2m, 4m, 8m)" || len(lines) != 7 {
+		t.Fatalf("bars:\n%s", bars.String())
+	}
+	full := strings.Count(lines[3], "█") // 1m, the fastest, fills the room
+	for i, l := range lines[1:] {
+		if w := len([]rune(l)); w != 60 {
+			t.Errorf("bar line %d is %d wide, want the width 60: %q", i, w, l)
+		}
+		if !strings.HasSuffix(l, gibps(rep.Rows[i].ThroughputBps)) {
+			t.Errorf("bar %q not labelled with its GiB/s", l)
+		}
+	}
+	if half := strings.Count(lines[2], "█"); full == 0 || half < full*8/34-1 || half > full*8/34+1 {
+		t.Errorf("64k bar %d cells vs 1m %d: want the ratio 0.8/3.42", half, full)
+	}
+
+	var c bytes.Buffer
+	if err := writeSweepCSV(&c, rep); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&c).ReadAll()
+	if err != nil || len(recs) != 7 {
+		t.Fatalf("csv: %v\n%s", err, c.String())
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	var within []string
+	for _, r := range recs[1:] {
+		if r[col["optimal"]] == "true" && r[col["buffer"]] != "1m" {
+			t.Errorf("csv optimal row %v", r)
+		}
+		if r[col["within_5pct"]] == "true" {
+			within = append(within, r[col["buffer"]])
+		}
+	}
+	if strings.Join(within, ",") != "1m,2m,4m" || recs[3][col["x_default"]] != "2.400" {
+		t.Errorf("csv optimum columns: within %v, x_default %q", within, recs[3][col["x_default"]])
+	}
+}
+
+func TestOptimumLineCases(t *testing.T) {
+	for _, c := range []struct {
+		rows []engine.SweepRow
+		want string
+	}{
+		{[]engine.SweepRow{{Buffer: "default", ThroughputBps: 2 * engine.GiB}, {Buffer: "64k", ThroughputBps: engine.GiB}},
+			"optimal: default (2.00 GiB/s, the default); within 5%: default"},
+		{[]engine.SweepRow{{Buffer: "64k", ThroughputBps: engine.GiB}, {Buffer: "1m", ThroughputBps: 1.5 * engine.GiB}},
+			"optimal: 1m (1.50 GiB/s); within 5%: 1m"},
+		{nil, "optimal: n/a (no size has a throughput)"},
+	} {
+		if got := optimumLine(engine.Optimum(c.rows)); got != c.want {
+			t.Errorf("optimumLine = %q, want %q", got, c.want)
+		}
+	}
+}
+
+// TestSweepFlagsWinOverPreset: a flag the user typed wins over the
+// preset's sweep, even when it equals the flag's default.
+func TestSweepFlagsWinOverPreset(t *testing.T) {
+	storeCmdHome(t)
+	preset, err := testApp().sweepSpec("sweep")
+	if err != nil || preset == nil {
+		t.Fatalf("sweep preset: %v", err)
+	}
+	spec := func(args ...string) engine.SweepSpec {
+		t.Helper()
+		cmd := newSweepCmd(testApp())
+		if err := cmd.ParseFlags(args); err != nil {
+			t.Fatal(err)
+		}
+		var f sweepFlags
+		f.sizes, _ = cmd.Flags().GetString("sndbuf")
+		f.bytes, _ = cmd.Flags().GetString("bytes")
+		f.repeat, _ = cmd.Flags().GetInt("repeat")
+		s, err := f.spec(cmd.Flags(), preset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if s := spec(); s.Repeat != preset.Repeat || s.Bytes != preset.Bytes || len(s.Sizes) != len(preset.Sizes) {
+		t.Errorf("no flags: %+v, want the preset's %+v", s, *preset)
+	}
+	if s := spec("--repeat", "1", "--bytes", "1g"); s.Repeat != 1 || s.Bytes != 1<<30 || len(s.Sizes) != len(preset.Sizes) {
+		t.Errorf("--repeat 1 --bytes 1g: %+v", s)
+	}
+	// Typed values equal to the defaults still win (the old code compared
+	// against the default text).
+	if s := spec("--repeat", "3", "--bytes", "4g", "--sndbuf", "64k,1m"); s.Repeat != 3 || s.Bytes != 4<<30 || len(s.Sizes) != 2 {
+		t.Errorf("explicit defaults: %+v", s)
+	}
+}
+
+func TestSweepProgressLine(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	var out bytes.Buffer
+	sp := newSweepProgress(&out, false, clock)
+	now = now.Add(60 * time.Second) // 12 of 24 done in 60s: 60s to go
+	sp.update(engine.SweepProgress{Size: "256k", SizeIndex: 3, Sizes: 8, Repeat: 2, Repeats: 3, Done: 12, Total: 24,
+		Last: engine.SweepRow{ThroughputBps: engine.Figure(2.41 * engine.GiB)}})
+	if got, want := out.String(), "[3/8] 256k repeat 2/3 · 2.41 GiB/s · ETA 1m0s\n"; got != want {
+		t.Errorf("progress %q, want %q", got, want)
+	}
+	out.Reset()
+	tty := newSweepProgress(&out, true, clock)
+	tty.update(engine.SweepProgress{Size: "1m", SizeIndex: 1, Sizes: 2, Repeat: 1, Repeats: 1, Done: 1, Total: 2})
+	tty.finish()
+	if s := out.String(); !strings.HasPrefix(s, "\r\033[K") || !strings.Contains(s, "[1/2] 1m repeat 1/1") || !strings.HasSuffix(s, "\r\033[K") {
+		t.Errorf("tty progress %q", s)
+	}
+}
+
+// TestSweepReal runs a short real sweep and checks that the optimum line
+// and the JSON optimum agree with the printed table.
+func TestSweepReal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real NBD sides")
+	}
+	storeCmdHome(t)
+	t.Setenv(asBinaryEnv, "1") // the children are this test binary
+	args := []string{"sweep", "--sndbuf", "default,64k,1m", "--bytes", "64m", "--repeat", "1", "--interval", "100ms",
+		"--size", "1g", "--request-size", "256k"}
+	code, out, errs := runApp(t, args...)
+	if code != 0 {
+		t.Fatalf("sweep: exit %d\n%s\n%s", code, out, errs)
+	}
+	// Progress: one plain line per measurement (stderr is not a terminal).
+	if n := len(regexp.MustCompile(`(?m)^\[\d/3\] \S+ repeat 1/1 · [\d.]+ GiB/s · ETA `).FindAllString(errs, -1)); n != 3 {
+		t.Errorf("progress lines %d, want 3:\n%s", n, errs)
+	}
+	// The optimum line against the table's own GiB/s column.
+	re := regexp.MustCompile(`(?m)^\| (\S+)(?: \([^)]*\))? \|.*\| ([\d.]+) \|$`)
+	best, bestV, def := "", 0.0, 0.0
+	vals := map[string]float64{}
+	for _, m := range re.FindAllStringSubmatch(out, -1) {
+		v, _ := strconv.ParseFloat(m[2], 64)
+		vals[m[1]] = v
+		if v > bestV {
+			best, bestV = m[1], v
+		}
+		if m[1] == "default" {
+			def = v
+		}
+	}
+	if len(vals) != 3 {
+		t.Fatalf("table rows %v:\n%s", vals, out)
+	}
+	line := regexp.MustCompile(`(?m)^optimal: (\S+) \(([\d.]+) GiB/s(?:, ([\d.]+)x the default|, the default)?\); within 5%: (.*)$`).FindStringSubmatch(out)
+	if line == nil {
+		t.Fatalf("no optimum line:\n%s", out)
+	}
+	if line[1] != best || line[2] != fmt.Sprintf("%.2f", bestV) {
+		t.Errorf("optimum %s %s, table says %s %.2f", line[1], line[2], best, bestV)
+	}
+	if line[3] != "" {
+		if x, _ := strconv.ParseFloat(line[3], 64); x < bestV/def-0.06 || x > bestV/def+0.06 {
+			t.Errorf("%sx the default; table says %.2f/%.2f", line[3], bestV, def)
+		}
+	}
+	for _, b := range strings.Split(line[4], ", ") {
+		if vals[b] < 0.95*bestV-0.005 {
+			t.Errorf("%s (%.2f) listed within 5%% of %.2f", b, vals[b], bestV)
+		}
+	}
+	// Table, then the bars (their caption naming the sizes swept), then the optimum.
+	if tb, bc, op := strings.Index(out, "| buffer size |"), strings.Index(out, "GiB/s by server send buffer (swept: default, 64k, 1m)\n"),
+		strings.Index(out, "optimal: "); tb < 0 || bc < tb || op < bc {
+		t.Errorf("want table, bars, optimum in that order:\n%s", out)
+	}
+
+	// JSON carries the same optimum.
+	code, jout, errs := runApp(t, append(args, "--json")...)
+	if code != 0 {
+		t.Fatalf("sweep --json: exit %d\n%s", code, errs)
+	}
+	var rep engine.SweepReport
+	if err := json.Unmarshal([]byte(jout), &rep); err != nil {
+		t.Fatalf("sweep --json: %v\n%s", err, jout)
+	}
+	o := engine.Optimum(rep.Rows)
+	if rep.Version != engine.SweepVersion || rep.Nbdscope != engine.Version || rep.Optimum == nil ||
+		rep.Optimum.Buffer != o.Buffer || len(rep.Rows) != 3 || rep.Spec.Bytes != 64<<20 {
+		t.Errorf("json: version %d, optimum %+v (want %+v), %d rows", rep.Version, rep.Optimum, o, len(rep.Rows))
+	}
+}

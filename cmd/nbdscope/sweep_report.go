@@ -1,0 +1,200 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"nbdscope/engine"
+	"nbdscope/units"
+)
+
+// The sweep's outputs, all from one engine.SweepReport: the seed's table
+// (markdown), a bar per size, the optimum line, and CSV.
+
+// sweepSetting names what was swept, for captions.
+func sweepSetting(spec engine.SweepSpec) string {
+	switch spec.Setting {
+	case engine.SetClientSndBuf:
+		return "client send buffer"
+	case engine.SetClientRcvBuf:
+		return "client receive buffer"
+	}
+	return "server send buffer"
+}
+
+// sweptSizes are the sizes actually swept (the rows), in order.
+func sweptSizes(rows []engine.SweepRow) string {
+	names := make([]string, len(rows))
+	for i, r := range rows {
+		names[i] = r.Buffer
+	}
+	return strings.Join(names, ", ")
+}
+
+func bufferCell(r engine.SweepRow) string {
+	if r.Effective > 0 {
+		return r.Buffer + " (" + units.FormatSize(int64(r.Effective)) + ")"
+	}
+	return r.Buffer
+}
+
+func gibps(f engine.Figure) string {
+	if !f.Known() {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", float64(f)/engine.GiB)
+}
+
+func secs(f engine.Figure) string {
+	if !f.Known() {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.3fs", float64(f))
+}
+
+// writeSweepMarkdown prints the seed's table shape, one row per size, then
+// the optimum line (sweep --markdown).
+func writeSweepMarkdown(w io.Writer, rep engine.SweepReport) {
+	writeSweepTable(w, rep)
+	fmt.Fprintln(w)
+	writeSweepEnd(w, rep)
+}
+
+// writeSweepText is sweep's default output: the table, a bar per size,
+// then the optimum line.
+func writeSweepText(w io.Writer, rep engine.SweepReport, width int) {
+	writeSweepTable(w, rep)
+	fmt.Fprintln(w)
+	writeSweepBars(w, rep, width)
+	fmt.Fprintln(w)
+	writeSweepEnd(w, rep)
+}
+
+// writeSweepEnd prints the optimum line, and says when the sweep is partial.
+func writeSweepEnd(w io.Writer, rep engine.SweepReport) {
+	fmt.Fprintln(w, optimumLine(rep.Optimum))
+	if rep.Partial {
+		fmt.Fprintf(w, "PARTIAL SWEEP: %s\n", rep.PartialReason)
+	}
+}
+
+// writeSweepTable prints the seed's table shape, one row per size.
+func writeSweepTable(w io.Writer, rep engine.SweepReport) {
+	where := ""
+	if len(rep.Rows) > 0 && rep.Rows[0].Placement.Setting != "" {
+		pl := rep.Rows[0].Placement
+		where = fmt.Sprintf("; placement %s (client on cpu %s, server on cpu %s)", pl.Setting, pl.LoadCPUs, pl.ServerCPUs)
+	}
+	sd := rep.Config.Sides[0]
+	fmt.Fprintf(w, "Moving %s per measurement (%s workload) for each %s, median of %d%s.\n\n",
+		units.FormatBytes(float64(rep.Spec.Bytes)), sd.Workload, sweepSetting(rep.Spec), rep.Spec.Repeat, where)
+	fmt.Fprintln(w, "| buffer size | time | client user | client system | server user | server system | calls per 2 MiB | EAGAIN per 2 MiB | GiB/s |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, r := range rep.Rows {
+		fmt.Fprintf(w, "| %s | %.3fs | %.3fs | %.3fs | %s | %s | %s | %s | %s |\n", bufferCell(r), r.Seconds, r.ClientUserS, r.ClientSysS,
+			secs(r.ServerUserS), secs(r.ServerSysS), fig(r.RecvPer2MiB, 1), fig(r.EAGAINPer2MiB, 1), gibps(r.ThroughputBps))
+	}
+}
+
+// optimumLine: "optimal: 1m (3.42 GiB/s, 2.4x the default); within 5%: 1m, 2m, 4m".
+func optimumLine(o *engine.SweepOptimum) string {
+	if o == nil {
+		return "optimal: n/a (no size has a throughput)"
+	}
+	vs := ""
+	switch {
+	case o.Buffer == engine.BufDefaultName:
+		vs = ", the default"
+	case o.VsDefault.Known():
+		vs = fmt.Sprintf(", %.1fx the default", float64(o.VsDefault))
+	}
+	return fmt.Sprintf("optimal: %s (%s GiB/s%s); within %d%%: %s", o.Buffer, gibps(o.ThroughputBps), vs,
+		int(engine.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "))
+}
+
+// barEighths draws a bar to an eighth of a cell.
+var barEighths = []string{"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"}
+
+// writeSweepBars draws one horizontal bar per size, scaled so the fastest
+// fills the width, labelled with its GiB/s; the caption names the sizes
+// swept.
+func writeSweepBars(w io.Writer, rep engine.SweepReport, width int) {
+	label, value := 0, 0
+	var top float64
+	for _, r := range rep.Rows {
+		label = max(label, len([]rune(bufferCell(r))))
+		value = max(value, len(gibps(r.ThroughputBps)))
+		if r.ThroughputBps.Known() {
+			top = max(top, float64(r.ThroughputBps))
+		}
+	}
+	room := max(width-label-value-4, 10)
+	fmt.Fprintf(w, "GiB/s by %s (swept: %s)\n", sweepSetting(rep.Spec), sweptSizes(rep.Rows))
+	for _, r := range rep.Rows {
+		bar := ""
+		if r.ThroughputBps.Known() && top > 0 {
+			eighths := int(float64(r.ThroughputBps)/top*float64(room*8) + 0.5)
+			bar = strings.Repeat("█", eighths/8) + barEighths[eighths%8]
+		}
+		cell := bufferCell(r)
+		pad := label - len([]rune(cell))
+		fmt.Fprintf(w, "  %s%s %s%s %s\n", cell, strings.Repeat(" ", pad), bar,
+			strings.Repeat(" ", room-len([]rune(bar))), gibps(r.ThroughputBps))
+	}
+}
+
+// writeSweepCSV writes a row per size; the optimum is in every row's
+// optimal, within_5pct and x_default columns.
+func writeSweepCSV(w io.Writer, rep engine.SweepReport) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"buffer", "effective", "seconds", "client_user_s", "client_sys_s", "server_user_s", "server_sys_s",
+		"recv_calls_per_2mib", "eagain_per_2mib", "throughput_bps", "optimal", "within_5pct", "x_default", "partial"})
+	o := rep.Optimum
+	var def engine.Figure = engine.Unknown
+	for _, r := range rep.Rows {
+		if r.Buffer == engine.BufDefaultName {
+			def = r.ThroughputBps
+		}
+	}
+	f := func(v engine.Figure, prec int) string {
+		if !v.Known() {
+			return ""
+		}
+		return strconv.FormatFloat(float64(v), 'f', prec, 64)
+	}
+	for _, r := range rep.Rows {
+		optimal, within := false, false
+		if o != nil {
+			optimal = r.Buffer == o.Buffer
+			within = contains(o.Within5Pct, r.Buffer)
+		}
+		xdef := ""
+		if def.Known() && def > 0 && r.ThroughputBps.Known() {
+			xdef = strconv.FormatFloat(float64(r.ThroughputBps/def), 'f', 3, 64)
+		}
+		cw.Write([]string{r.Buffer, strconv.Itoa(r.Effective), ff(r.Seconds), ff(r.ClientUserS), ff(r.ClientSysS),
+			f(r.ServerUserS, 3), f(r.ServerSysS, 3), f(r.RecvPer2MiB, 2), f(r.EAGAINPer2MiB, 2), f(r.ThroughputBps, 0),
+			strconv.FormatBool(optimal), strconv.FormatBool(within), xdef, strconv.FormatBool(rep.Partial)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func ff(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+
+// termWidth is the width to draw for: the terminal's, else $COLUMNS, else 80.
+func termWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if n := terminalColumns(f); n > 0 {
+			return n
+		}
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 20 {
+		return n
+	}
+	return 80
+}
