@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"nbdscope/engine"
+	"nbdscope/plot"
 	"nbdscope/units"
 )
 
@@ -20,10 +21,11 @@ const (
 	FormatMarkdown = "md"
 	FormatCSV      = "csv"
 	FormatJSON     = "json"
+	FormatSVG      = "svg"
 )
 
 // ExportFormats lists the formats ExportRun writes.
-var ExportFormats = []string{FormatMarkdown, FormatCSV, FormatJSON}
+var ExportFormats = []string{FormatMarkdown, FormatCSV, FormatJSON, FormatSVG}
 
 // ExportRun writes a run for people and tools:
 //
@@ -33,6 +35,7 @@ var ExportFormats = []string{FormatMarkdown, FormatCSV, FormatJSON}
 //     crashes. Figures that were not measured read "n/a".
 //   - csv: one row per sample, with a header; unmeasured figures are empty.
 //   - json: the run file itself, as a store keeps it.
+//   - svg: the charts of both sides over time, changes labelled (plot.SVG).
 func ExportRun(rf RunFile, format string, w io.Writer) error {
 	switch strings.ToLower(format) {
 	case FormatMarkdown, "markdown":
@@ -48,6 +51,9 @@ func ExportRun(rf RunFile, format string, w io.Writer) error {
 			return err
 		}
 		_, err = w.Write(data)
+		return err
+	case FormatSVG:
+		_, err := io.WriteString(w, plot.SVG(rf.Name, rf.Report))
 		return err
 	}
 	return fmt.Errorf("export format %q: want %s", format, strings.Join(ExportFormats, ", "))
