@@ -32,9 +32,39 @@ func captionLines(rep *engine.Report, sides []side) []string {
 		out = append(out, fmt.Sprintf("change %d at %.2fs, %s: %s %s → %s", i+1, e.T, who, e.Setting, e.From, e.To))
 	}
 	out = append(out,
-		"throughput: payload bytes completed per second. receive calls per 2 MiB: data-socket receive calls of the process that receives the bulk data",
-		"(the client for reads, the server for writes) per 2 MiB of payload. CPU: user+system seconds of each process per second its side's load ran.",
-		"Each point is a sample's end; a gap is time the side did not run (its turn in alternate mode, paused) or a figure that was not measured.")
+		"throughput: payload bytes completed per second. receive calls per 2 MiB: data-socket receive calls of the process that receives the bulk data "+
+			"(the client for reads, the server for writes) per 2 MiB of payload. CPU: user+system seconds of each process per second its side's load ran. "+
+			"Each point is a sample's end; a gap is time the side did not run (its turn in alternate mode, paused) or a figure that was not measured.")
+	var wrapped []string
+	for _, l := range out {
+		wrapped = append(wrapped, wrap(l, captionChars)...)
+	}
+	return wrapped
+}
+
+// captionChars is about the characters of a caption line that fit the
+// document's width at its font size.
+const captionChars = 170
+
+// wrap breaks text at blanks into lines of at most n characters (a longer
+// word gets a line of its own); continuation lines are indented.
+func wrap(text string, n int) []string {
+	var out []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = w
+		case len([]rune(line))+1+len([]rune(w)) > n:
+			out = append(out, line)
+			line = "    " + w
+		default:
+			line += " " + w
+		}
+	}
+	if line != "" {
+		out = append(out, line)
+	}
 	return out
 }
 

@@ -53,7 +53,9 @@ func makeAxis(m metric, mx float64, ticks int) axis {
 	}
 	ticks = max(ticks, 1)
 	a.step = niceStep(v / float64(ticks))
-	a.top = a.step * math.Ceil(v/a.step*(1-1e-9))
+	// The top is the first tick above the largest value, so that a line
+	// at its peak stays clear of the frame and the change labels.
+	a.top = a.step * (math.Floor(v/a.step*(1+1e-9)) + 1)
 	a.dec = decimals(a.step)
 	return a
 }

@@ -257,3 +257,20 @@ func TestSVGSkipsNonFiniteInput(t *testing.T) {
 		}
 	}
 }
+
+// Caption lines are wrapped to fit the document: none is longer than
+// captionChars, and no word is lost.
+func TestSVGCaptionWraps(t *testing.T) {
+	rep := fixture()
+	rep.Platform.CPUModel = strings.Repeat("Very Long CPU Model Name ", 12)
+	lines := captionLines(&rep, sidesOf(&rep))
+	joined := strings.Join(strings.Fields(strings.Join(lines, " ")), " ")
+	for _, l := range lines {
+		if n := len([]rune(l)); n > captionChars {
+			t.Errorf("caption line of %d characters: %q", n, l)
+		}
+	}
+	if strings.Count(joined, "Very Long CPU Model Name") != 12 {
+		t.Error("wrapping lost words")
+	}
+}

@@ -172,7 +172,7 @@ func plotRows(m metric, sds [2]*side, ax axis, labelW, plotW int, end float64, m
 	}
 	// Rows are a whole number per tick step: every tick row is labelled
 	// with its exact value, the rows between stay blank.
-	perStep := chartLines / ax.steps()
+	perStep := max(1, int(math.Round(float64(chartLines)/float64(ax.steps()))))
 	g := asciigraph.PlotMany(data,
 		asciigraph.Height(ax.steps()*perStep),
 		asciigraph.LowerBound(0),
