@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -194,13 +195,45 @@ func (d *svgDoc) segment(sg segment, xOf, yOf func(float64) float64, colour stri
 		return
 	}
 	var b strings.Builder
-	for i, p := range sg {
+	for i, p := range thin(sg, xOf) {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
 		b.WriteString(px(xOf(p.t)) + "," + px(yOf(p.v)))
 	}
 	d.f(`<polyline points="%s"/>`+"\n", b.String())
+}
+
+// thin keeps a long segment's shape with at most four points per pixel
+// column: the first, the lowest, the highest and the last, in time order.
+// An hour of 250 ms samples then draws as it looks, in a document small
+// enough to paste.
+func thin(sg segment, xOf func(float64) float64) segment {
+	if len(sg) <= 2*plotW {
+		return sg
+	}
+	var out segment
+	for i := 0; i < len(sg); {
+		c := math.Floor(xOf(sg[i].t))
+		j, lo, hi := i, i, i
+		for ; j < len(sg) && math.Floor(xOf(sg[j].t)) == c; j++ {
+			if sg[j].v < sg[lo].v {
+				lo = j
+			}
+			if sg[j].v > sg[hi].v {
+				hi = j
+			}
+		}
+		keep := []int{i, lo, hi, j - 1}
+		sort.Ints(keep)
+		for k, idx := range keep {
+			if k == 0 || idx != keep[k-1] {
+				out = append(out, sg[idx])
+			}
+		}
+		i = j
+	}
+	return out
 }
 
 // legend names the lines of a two-metric chart, right-aligned at (x, y).

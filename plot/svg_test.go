@@ -274,3 +274,44 @@ func TestSVGCaptionWraps(t *testing.T) {
 		t.Error("wrapping lost words")
 	}
 }
+
+// An hour of samples draws with a few points per pixel column, keeping
+// each column's extremes: the peak and the dip stay visible.
+func TestSVGThinsLongRuns(t *testing.T) {
+	var rep engine.Report
+	rep.Config.Sides[0] = engine.SideConfig{Name: "A", Workload: engine.WorkRead}
+	rep.Config.Sides[1] = engine.SideConfig{Name: "B", Workload: engine.WorkRead}
+	n := 14400
+	for k := 1; k <= n; k++ {
+		v := engine.Figure(1 << 30)
+		switch k {
+		case 5000:
+			v = 3 << 30 // a peak
+		case 9000:
+			v = 1 << 20 // a dip
+		}
+		rep.Samples = append(rep.Samples, engine.Sample{T: float64(k) / 4, Side: "A", Active: true, Seconds: 0.25,
+			ThroughputBps: v, Client: engine.Process{RecvCallsPer2MiB: 8, CoresBusy: 1}})
+	}
+	doc := SVG("long", rep)
+	if len(doc) > 400<<10 {
+		t.Errorf("an hour of samples makes a %d KiB document", len(doc)>>10)
+	}
+	root := parseSVG(t, doc)
+	chart := root.all("g", "chart")[0]
+	ser := chart.all("g", "series")[0]
+	got := seriesValues(t, chart, ser, span(&rep))
+	if len(got) > 4*plotW {
+		t.Errorf("%d points drawn for %d pixel columns", len(got), plotW)
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range got {
+		lo, hi = math.Min(lo, p[1]), math.Max(hi, p[1])
+	}
+	if math.Abs(hi-3) > 0.03 || lo > 0.01 {
+		t.Errorf("drawn range %.3f…%.3f GiB/s, want the peak 3 and the dip ~0.001 kept", lo, hi)
+	}
+	if ser.attr("data-points") != strconv.Itoa(n) {
+		t.Errorf("data-points %s, want the %d samples", ser.attr("data-points"), n)
+	}
+}
