@@ -125,6 +125,14 @@ func (d *svgDoc) header(name string, rep *engine.Report, sides []side) {
 		sub = append(sub, "nbdscope "+rep.Nbdscope)
 	}
 	d.f(`<text class="subtitle" x="24" y="52" fill="#555555">%s</text>`+"\n", esc(strings.Join(sub, " · ")))
+	if rep.Partial {
+		reason := rep.PartialReason
+		if reason == "" {
+			reason = "cause not recorded"
+		}
+		d.f(`<text class="partial" x="%d" y="30" text-anchor="end" font-size="14" font-weight="bold" fill="#C62828">partial run: %s</text>`+"\n",
+			svgW-24, esc(reason))
+	}
 	for k, sd := range sides {
 		sc := rep.Config.Sides[k]
 		what := fmt.Sprintf("%s, %s, %d conn × %s, %d in flight", sc.Workload, transportOf(sc),

@@ -315,3 +315,17 @@ func TestSVGThinsLongRuns(t *testing.T) {
 		t.Errorf("data-points %s, want the %d samples", ser.attr("data-points"), n)
 	}
 }
+
+// A partial run says so, with its reason, where a reader looks first.
+func TestSVGMarksAPartialRun(t *testing.T) {
+	rep := fixture()
+	rep.Partial, rep.PartialReason = true, "side B load crashed at 3.2s"
+	root := parseSVG(t, SVG("cut", rep))
+	p := root.all("text", "partial")
+	if len(p) != 1 || !strings.Contains(p[0].text(), "partial run: side B load crashed at 3.2s") {
+		t.Errorf("partial marking %v", p)
+	}
+	if len(parseSVG(t, SVG("whole", fixture())).all("text", "partial")) != 0 {
+		t.Error("a complete run is marked partial")
+	}
+}

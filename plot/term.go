@@ -58,7 +58,7 @@ func Compare(a, b Run, width int) string {
 	end := span(&a.Report, &b.Report)
 	var out []string
 	out = append(out, fmt.Sprintf("%s a: %s   %s b: %s   (time since each run's start)",
-		legendGlyph(charsRunA), runName(a.Name), legendGlyph(charsRunB), runName(b.Name)))
+		legendGlyph(charsRunA), runName(a), legendGlyph(charsRunB), runName(b)))
 	for _, name := range sideNames(a, b) {
 		var sds [2]*side
 		for i := range runs {
@@ -78,9 +78,14 @@ func Compare(a, b Run, width int) string {
 
 func legendGlyph(cs asciigraph.CharSet) string { return cs.Horizontal + cs.Horizontal }
 
-func runName(s string) string {
+// runName names a run in the legend, saying when it is partial.
+func runName(r Run) string {
+	s := r.Name
 	if s == "" {
-		return "(unsaved)"
+		s = "(unsaved)"
+	}
+	if r.Report.Partial {
+		s += " (partial: " + r.Report.PartialCause() + ")"
 	}
 	return s
 }

@@ -115,3 +115,13 @@ func TestColumnsAverageSamplesAndLeaveGaps(t *testing.T) {
 		t.Errorf("columns %v, want [10 20 30 NaN]", got)
 	}
 }
+
+func TestCompareNamesAPartialRun(t *testing.T) {
+	a := Run{Name: "cut", Report: constRun(1<<30, "64k")}
+	a.Report.Partial, a.Report.PartialReason = true, "interrupted after 2.0s of 5s"
+	out := Compare(a, Run{Name: "whole", Report: constRun(1<<30, "2m")}, 100)
+	first, _, _ := strings.Cut(out, "\n")
+	if !strings.Contains(first, "a: cut (partial: interrupted") || strings.Contains(first, "whole (partial") {
+		t.Errorf("legend %q", first)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"nbdscope/engine"
+	"nbdscope/plot"
 	"nbdscope/presets"
 	"nbdscope/units"
 )
@@ -33,6 +34,7 @@ func runExportFormats() map[string]runExporter {
 		"markdown":             f(presets.FormatMarkdown),
 		presets.FormatCSV:      f(presets.FormatCSV),
 		presets.FormatJSON:     f(presets.FormatJSON),
+		presets.FormatSVG:      f(presets.FormatSVG),
 	}
 }
 
@@ -66,7 +68,7 @@ func newRunsCmd(a *app) *cobra.Command {
 			fmt.Fprintf(a.stdout, "removed run %s\n", args[0])
 			return nil
 		}))
-	export := storeSub("export NAME [--format FORMAT] [-o FILE]", "md: summary and events; csv: one row per sample; json: the run file",
+	export := storeSub("export NAME [--format FORMAT] [-o FILE]", "md: summary and events; csv: one row per sample; json: the run file; svg: the charts over time",
 		[]string{"NAME"}, a.completeRuns,
 		a.withStore(func(st *presets.Store, args []string) error {
 			write, ok := formats[strings.ToLower(format)]
@@ -82,7 +84,7 @@ func newRunsCmd(a *app) *cobra.Command {
 	export.Flags().StringVar(&format, "format", presets.FormatMarkdown, "`FORMAT`: "+strings.Join(names, ", "))
 	export.Flags().StringVarP(&out, "output", "o", "", "write to `FILE` instead of stdout")
 	export.RegisterFlagCompletionFunc("format", completeFixed(func() []string { return names }))
-	compare := storeSub("compare RUN RUN", "The two side by side with ratios (second/first)", []string{"RUN", "RUN"},
+	compare := storeSub("compare RUN RUN", "The two side by side with ratios (second/first), then their series charted over each other", []string{"RUN", "RUN"},
 		a.completeRuns, a.withStore(a.runsCompare))
 	return storeGroup("runs", "Saved runs: list, show, rm, export, compare", fmt.Sprintf(runsLong, dir),
 		list, show, rm, export, compare)
@@ -130,7 +132,13 @@ func (a *app) runsCompare(st *presets.Store, args []string) error {
 	if err != nil {
 		return storeCmdErr(err)
 	}
-	return presets.Compare(first, second, a.stdout)
+	if err := presets.Compare(first, second, a.stdout); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.stdout)
+	_, err = io.WriteString(a.stdout, plot.Compare(plot.Run{Name: first.Name, Report: first.Report},
+		plot.Run{Name: second.Name, Report: second.Report}, terminalWidth(a.stdout)))
+	return err
 }
 
 func runsRate(f engine.Figure) string {
