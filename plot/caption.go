@@ -44,7 +44,7 @@ func captionLines(rep *engine.Report, sides []side) []string {
 
 // captionChars is about the characters of a caption line that fit the
 // document's width at its font size.
-const captionChars = 170
+const captionChars = 188
 
 // wrap breaks text at blanks into lines of at most n characters (a longer
 // word gets a line of its own); continuation lines are indented.

@@ -98,7 +98,11 @@ func SVG(name string, rep engine.Report) string {
 	y := topH + len(svgRows)*rowH + 8
 	d.f(`<g class="caption" font-size="12" fill="#333333">` + "\n")
 	for i, l := range caption {
-		d.f(`<text x="24" y="%d">%s</text>`+"\n", y+18*i, esc(l))
+		x := 24 // continuation lines are indented (SVG collapses blanks)
+		if strings.HasPrefix(l, " ") {
+			x, l = 44, strings.TrimLeft(l, " ")
+		}
+		d.f(`<text x="%d" y="%d">%s</text>`+"\n", x, y+18*i, esc(l))
 	}
 	d.f("</g>\n</svg>\n")
 	return d.String()
