@@ -183,6 +183,7 @@ func (r *loadRole) worker(lc *loadConn, stop chan struct{}, id uint64) {
 			s.t0 = time.Now()
 			if err := s.cl.Start(s.op); err != nil {
 				s.op.Done = nil
+				r.consume(s, err) // a hole in a hashed pass, not a wait for it
 				r.account(s, err, 0)
 				r.gate.leave()
 				if s.cl.Err() != nil {
@@ -309,6 +310,7 @@ func (s *slot) done(op *nbd.Op) {
 	s.t0 = time.Now()
 	sent, err := s.cl.TryStart(op)
 	if err != nil {
+		r.consume(s, err) // a hole in a hashed pass, not a wait for it
 		r.account(s, err, 0)
 		r.gate.leave()
 		s.back <- s.cl.Err() != nil
