@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"nbdscope/engine"
 	"nbdscope/engine/platform"
 )
@@ -63,5 +65,19 @@ func TestPanelClampedByXNURules(t *testing.T) {
 	p.com.facts.SndbufLimit = clamping
 	if !p.clamped("16m", 8<<20) || p.clamped("8m", 8<<20) {
 		t.Fatal("a clamping XNU: 16m must be clamped, 8m not")
+	}
+}
+
+// The header shows a Mac's real limit, not n/a (the old probe asked for
+// 1 GiB, which XNU refuses, and got 0).
+func TestHeaderShowsXNULimit(t *testing.T) {
+	f := newFake()
+	f.facts = platform.Facts{OS: "darwin", Arch: "arm64", Kernel: "Darwin 23.3.0", Cores: 8,
+		UnixSndbufDefault: 8192, UnixRcvbufDefault: 8192, UnixSndbufMax: 7456540,
+		Limits: map[string]int{"kern.ipc.maxsockbuf": 8 << 20}, SndbufLimit: xnuRefusing}
+	m := newModel(f, Options{PresetName: "linux-gap"})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	if v, want := m.View(), "unix SO_SNDBUF default 8k, max 7.11 MiB (kern.ipc.maxsockbuf 8m)"; !strings.Contains(v, want) {
+		t.Fatalf("header lacks %q:\n%s", want, v)
 	}
 }
