@@ -47,6 +47,11 @@ func (l *UnixListener) Close() error {
 // on it); a live socket or any other kind of file is an error, so a typo
 // never deletes user data. The socket file is removed when the listener is
 // closed.
+//
+// The same holds on macOS: XNU's unp_bind creates the vnode with
+// ACCESSPERMS & ~umask, and unp_connect finds the listener by path lookup
+// (which needs search permission on the private directory), then checks
+// write permission on the vnode, whose v_socket a rename keeps.
 func ListenUnix(path string) (*UnixListener, error) {
 	// sun_path's size (less the NUL darwin insists on) bounds the name
 	// both here and in every client's connect.
