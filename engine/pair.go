@@ -290,9 +290,13 @@ func (p *Pair) Stop() error {
 	p.end() // a sample blocked on a full channel gives up, so the loop can end
 	if p.cancel != nil {
 		p.cancel()
+	}
+	// The children go first: a poll or pause the loop is waiting on then
+	// fails at once instead of running into its timeout.
+	p.shutdown()
+	if p.cancel != nil {
 		<-p.loopEnd
 	}
-	p.shutdown()
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -398,5 +399,35 @@ func TestAutoHashThreadsFollowMode(t *testing.T) {
 			t.Fatalf("%s: %v", st.what, err)
 		}
 		check(st.what, st.want)
+	}
+}
+
+// TestStopWithFrozenChild: a child that answers nothing (stopped by
+// SIGSTOP) while the loop polls it does not hold Stop beyond the stop
+// grace; it is killed, and nothing is left running.
+func TestStopWithFrozenChild(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("lists child processes in /proc")
+	}
+	defer goleak.VerifyNone(t)
+	p := startPair(t, testConfig())
+	waitFor(t, p, 10*time.Second, "A sample", activeSample("A"))
+	_, ld := p.sides[0].children()
+	if err := ld.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // a poll is now waiting on it
+	start := time.Now()
+	stopped := make(chan struct{})
+	go func() { p.Stop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(15 * time.Second):
+		ld.cmd.Process.Signal(syscall.SIGKILL)
+		t.Fatal("Stop did not return within 15 s with a frozen child")
+	}
+	t.Logf("Stop returned after %v with a frozen load child", time.Since(start).Round(time.Millisecond))
+	if kids := childProcesses(t); len(kids) != 0 {
+		t.Fatalf("child processes %v still running after Stop", kids)
 	}
 }
