@@ -57,3 +57,24 @@ func TestRunPlacementFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestDoctorJSON: doctor --json carries its schema version and the build,
+// with the platform facts at the top level.
+func TestDoctorJSON(t *testing.T) {
+	code, out, errs := runApp(t, "doctor", "--json")
+	if code != 0 {
+		t.Fatalf("doctor --json: exit %d: %s", code, errs)
+	}
+	var d struct {
+		Version  int    `json:"version"`
+		Nbdscope string `json:"nbdscope_version"`
+		OS       string `json:"os"`
+		Cores    int    `json:"cores"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("doctor --json: %v\n%s", err, out)
+	}
+	if d.Version != DoctorVersion || d.Nbdscope != engine.Version || d.OS == "" || d.Cores < 1 {
+		t.Errorf("doctor --json: %+v", d)
+	}
+}
