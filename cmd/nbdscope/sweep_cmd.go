@@ -136,7 +136,7 @@ func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags) erro
 	case f.asMD:
 		writeSweepMarkdown(a.stdout, rep)
 	default:
-		writeSweepText(a.stdout, rep, termWidth(a.stdout))
+		writeSweepText(a.stdout, rep, terminalWidth(a.stdout))
 	}
 	if werr != nil {
 		return werr

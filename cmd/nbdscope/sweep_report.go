@@ -4,7 +4,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -185,16 +184,3 @@ func writeSweepCSV(w io.Writer, rep engine.SweepReport) error {
 }
 
 func ff(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
-
-// termWidth is the width to draw for: the terminal's, else $COLUMNS, else 80.
-func termWidth(w io.Writer) int {
-	if f, ok := w.(*os.File); ok {
-		if n := terminalColumns(f); n > 0 {
-			return n
-		}
-	}
-	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 20 {
-		return n
-	}
-	return 80
-}
