@@ -50,7 +50,9 @@ type Controller interface {
 	// Facts are the platform facts probed at start.
 	Facts() platform.Facts
 	// Updates delivers samples, events, crashes and warnings; it is closed
-	// after a Done update.
+	// after a Done update. Stop does not wait for a reader: what does not
+	// fit in the channel once Stop began (a Done among it, when nobody
+	// read) is left out, and is still in the Report.
 	Updates() <-chan Update
 	// Apply validates a change and applies it to the running side; the
 	// Event arrives through Updates once it took effect.
