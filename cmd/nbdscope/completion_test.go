@@ -66,7 +66,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"presets", "show", ""}, []string{"my-copy", "macos-gap"}, builtins + 1},
 		{[]string{"presets", "export", "mac"}, []string{"macos-gap"}, 0},
 		{[]string{"presets", "rm", ""}, []string{"my-copy"}, 1}, // built-ins cannot be removed
-		{[]string{"presets", "show", "my-copy", ""}, nil, -1},    // one NAME only
+		{[]string{"presets", "show", "my-copy", ""}, nil, -1},   // one NAME only
 		{[]string{"runs", "show", ""}, []string{"base", "tuned", "baseline-mac"}, 3},
 		{[]string{"runs", "rm", "ba"}, []string{"base", "baseline-mac"}, 2},
 		{[]string{"runs", "export", "t"}, []string{"tuned"}, 1},
