@@ -12,8 +12,12 @@ import (
 // group of --X, so that help prints the three on one line.
 const sideGroupAnnotation = "nbdscope_side_group"
 
+// groupAnnotation marks a command that only groups others (presets,
+// runs): its usage is "GROUP COMMAND", not "GROUP [flags]".
+const groupAnnotation = "nbdscope_group"
+
 // usageTemplate is cobra's, with grouped flags and the exit statuses.
-const usageTemplate = `Usage:{{if .Runnable}}
+const usageTemplate = `Usage:{{if and .Runnable (ne (index .Annotations "` + groupAnnotation + `") "true")}}
   {{.UseLine}}{{end}}{{if .HasAvailableSubCommands}}
   {{.CommandPath}} COMMAND{{end}}{{if .HasExample}}
 
@@ -125,4 +129,34 @@ func showDefault(f *pflag.Flag) bool {
 		return false
 	}
 	return f.Name != "help" && f.Name != "version"
+}
+
+// newHelpCmd is 'nbdscope help [COMMAND…]': the command's help on stdout;
+// an unknown command is bad usage (exit 2), not the root's help.
+func newHelpCmd(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [COMMAND]",
+		Short: "Help about any command",
+		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			parent, _, err := root.Find(args)
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var out []string
+			for _, c := range parent.Commands() {
+				if c.IsAvailableCommand() && strings.HasPrefix(c.Name(), toComplete) {
+					out = append(out, cobra.CompletionWithDesc(c.Name(), c.Short))
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			c, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 || c.Hidden {
+				return usageErrorf("help: unknown command %q", strings.Join(args, " "))
+			}
+			c.InitDefaultHelpFlag() // as COMMAND --help shows it
+			return c.Help()
+		},
+	}
 }

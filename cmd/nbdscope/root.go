@@ -23,6 +23,7 @@ func newRootCmd(a *app) *cobra.Command {
 	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	setHelp(root)
+	root.SetHelpCommand(newHelpCmd(root))
 	root.AddCommand(
 		newServeCmd(a),
 		newRunCmd(a),

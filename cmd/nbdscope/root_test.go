@@ -120,6 +120,9 @@ func TestExitCodes(t *testing.T) {
 		{2, []string{"version", "extra"}},
 		{2, []string{"--window", "1s"}},
 		{0, []string{"help", "runs"}},
+		{0, []string{"help", "runs", "export"}},
+		{2, []string{"help", "bogus"}},
+		{2, []string{"help", "runs", "bogus"}},
 	} {
 		code, _, errs := runApp(t, c.args...)
 		if code != c.code {

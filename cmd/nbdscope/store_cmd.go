@@ -16,10 +16,11 @@ import (
 // [COMMAND]' prints help like 'nbdscope help GROUP [COMMAND]'.
 func storeGroup(use, short, long string, subs ...*cobra.Command) *cobra.Command {
 	g := &cobra.Command{
-		Use:   use + " COMMAND",
-		Short: short,
-		Long:  long,
-		Args:  cobra.ArbitraryArgs,
+		Use:         use + " COMMAND",
+		Short:       short,
+		Long:        long,
+		Annotations: map[string]string{groupAnnotation: "true"},
+		Args:        cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 && args[0] == "help" {
 				if len(args) > 1 {
