@@ -31,6 +31,10 @@ type consumeReport struct {
 			} `json:"consumed"`
 		} `json:"summary"`
 	} `json:"sides"`
+	Samples []struct {
+		Side       string `json:"side"`
+		RootDigest string `json:"root_digest"`
+	} `json:"samples"`
 }
 
 func runJSON(t *testing.T, args ...string) consumeReport {
@@ -94,7 +98,21 @@ func TestLiveHashRootDigest(t *testing.T) {
 		d := sha256.Sum256(block)
 		root.Write(d[:])
 	}
-	if want := hex.EncodeToString(root.Sum(nil)); b.Consumed.RootDigest != want {
+	want := hex.EncodeToString(root.Sum(nil))
+	if b.Consumed.RootDigest != want {
 		t.Fatalf("root digest %s, want %s", b.Consumed.RootDigest, want)
+	}
+	// Each full pass is reported in the sample it completed in.
+	passes := 0
+	for _, s := range rep.Samples {
+		if s.RootDigest != "" {
+			if s.Side != "B" || s.RootDigest != want {
+				t.Fatalf("sample of side %s with root %s", s.Side, s.RootDigest)
+			}
+			passes++
+		}
+	}
+	if passes == 0 {
+		t.Fatal("no sample carries a pass's root digest")
 	}
 }

@@ -596,3 +596,12 @@ func (c *ConsumeCounts) add(cur, prev *ConsumeCounts) {
 		c.RootDigest = cur.RootDigest
 	}
 }
+
+// passRoot is the root digest of a pass that completed between two poll
+// replies, or "".
+func passRoot(cur, prev *ConsumeCounts) string {
+	if cur == nil || (prev != nil && cur.HashPasses == prev.HashPasses) || cur.HashPasses == 0 {
+		return ""
+	}
+	return cur.RootDigest
+}

@@ -172,6 +172,9 @@ type Sample struct {
 	LatencyP99Ms  Figure    `json:"latency_p99_ms"`
 	Connections   int       `json:"connections"`
 	Errors        uint64    `json:"errors"`
+	// RootDigest is set on the sample in which a hashed pass over the
+	// export completed: that pass's root digest (consume hash).
+	RootDigest string `json:"root_digest,omitempty"`
 }
 
 // ReceiverCallsPer2MiB is the headline figure: receive calls of the process

@@ -96,6 +96,7 @@ func (p *Pair) pollSide(s *side, emit bool) {
 	t.hist = histAdd(t.hist, hd)
 	t.errors += smp.Errors
 	t.consumed.add(lm.Consumed, s.prevLoad.Consumed)
+	smp.RootDigest = passRoot(lm.Consumed, s.prevLoad.Consumed)
 	if srv != nil {
 		sd := sm.Counters.Sub(s.prevServer.Counters)
 		sp := ProcessFigures(sd, bytes, busyBase)
