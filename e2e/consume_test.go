@@ -76,12 +76,13 @@ func TestBlksumSmallBufferCostsMore(t *testing.T) {
 }
 
 // consume is a live setting: B switches to hash one second in and reports
-// the root digest of its full passes over a 64 MiB pattern export, which
+// the root digest of its full passes over a 16 MiB pattern export (small,
+// so that a busy machine still completes a pass after the switch), which
 // equals the one computed here from the pattern's definition.
 func TestLiveHashRootDigest(t *testing.T) {
-	const size = 64 << 20
-	rep := runJSON(t, "--backend", "pattern", "--size", "64m", "--consume", "none", "--request-size", "1m",
-		"--at", "1s:b.consume=hash", "--duration", "4s")
+	const size = 16 << 20
+	rep := runJSON(t, "--backend", "pattern", "--size", "16m", "--consume", "none", "--request-size", "1m",
+		"--at", "1s:b.consume=hash", "--duration", "5s")
 	a, b := rep.Sides[0].Summary, rep.Sides[1].Summary
 	if a.Consume != "none" || a.Consumed.HashBlocks != 0 || a.Consumed.RootDigest != "" {
 		t.Fatalf("A (none) hashed: %+v", a.Consumed)

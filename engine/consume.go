@@ -220,6 +220,11 @@ func (h *streamHasher) blockLen(b uint64) int {
 // read failed): the pass it falls in gets no root.
 func (h *streamHasher) Consume(pos uint64, data []byte, n int) {
 	if pos < h.start {
+		// Before the first whole pass (the mode was switched on mid-pass):
+		// the client's work all the same, with no root to fold it into.
+		if data != nil {
+			h.Digest(data)
+		}
 		return
 	}
 	pass, off := pos/uint64(h.size), pos%uint64(h.size)
