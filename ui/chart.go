@@ -5,7 +5,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/guptarohit/asciigraph"
 
@@ -442,144 +441,80 @@ func (c *charts) titleLine(d chartDef, sc scale, pageHint bool, total, shown int
 	return clip(short+legends[0], c.width)
 }
 
-// plot renders one chart's rows: y labels, axis and series, with change
-// markers in the empty cells of their column.
+// plot renders one chart's rows: y labels, axis and series, with the
+// baseline behind them and change markers in the empty cells of their
+// column.
 func (c *charts) plot(d chartDef, sc scale, lines, labelW, plotW int, t0 float64, marks []mark) []string {
-	st := c.com.styles
 	lines = max(lines, 2)
+	prefix := labelW + 2
+	data, sets := c.liveSeries(d, sc, plotW, t0)
+	cv := newCanvas(graphRows(data, sets, sc, lines, labelW), lines, prefix, prefix+plotW)
+	if bdata, bsets := c.baseSeries(d, sc, plotW, t0); bdata != nil {
+		cv.underlay(graphRows(bdata, bsets, sc, lines, labelW))
+	}
+	cv.mark(marks)
+	return cv.render(c.com.styles)
+}
+
+// liveSeries is a chart's live series, one value a column, and their
+// line styles.
+func (c *charts) liveSeries(d chartDef, sc scale, plotW int, t0 float64) ([][]float64, []asciigraph.CharSet) {
 	data := make([][]float64, len(d.series))
 	sets := make([]asciigraph.CharSet, len(d.series))
 	for i, s := range d.series {
 		data[i] = c.hist[s.side].bucket(s.metric, t0, c.window, plotW, sc.div)
 		sets[i] = charSet(s.side, s.dashed)
 	}
+	return data, sets
+}
+
+// baseSeries is the baseline's series of a chart (a side's first series
+// only), or nil when there is no baseline or none of it is in the window.
+func (c *charts) baseSeries(d chartDef, sc scale, plotW int, t0 float64) ([][]float64, []asciigraph.CharSet) {
+	if c.base == nil {
+		return nil, nil
+	}
+	var data [][]float64
+	var sets []asciigraph.CharSet
+	seen := false
+	for _, s := range d.series {
+		if s.dashed {
+			continue
+		}
+		v := c.base.in(s.side, t0, t0+c.window).bucket(s.metric, t0, c.window, plotW, sc.div)
+		for _, x := range v {
+			seen = seen || !math.IsNaN(x)
+		}
+		data = append(data, v)
+		sets = append(sets, charsBaseA)
+		if s.side == 1 {
+			sets[len(sets)-1] = charsBaseB
+		}
+	}
+	if !seen {
+		return nil, nil
+	}
+	return data, sets
+}
+
+// graphRows plots series with asciigraph on the chart's grid: lines rows
+// from 0 to the scale's top, labels labelW wide.
+func graphRows(data [][]float64, sets []asciigraph.CharSet, sc scale, lines, labelW int) []string {
 	label := func(v float64) string {
 		if math.Abs(v) < sc.step/1000 {
 			v = 0 // no "-0.0"
 		}
 		return fmt.Sprintf("%*.*f", labelW, sc.dec, v)
 	}
-	graph := func(data [][]float64, sets []asciigraph.CharSet) []string {
-		g := asciigraph.PlotMany(data,
-			asciigraph.Height(lines-1),
-			asciigraph.LowerBound(0),
-			asciigraph.UpperBound(sc.maxY),
-			asciigraph.Offset(2),
-			asciigraph.YAxisValueFormatter(label),
-			asciigraph.SeriesChars(sets...),
-		)
-		return strings.Split(g, "\n")
-	}
-	raw := graph(data, sets)
-	// The baseline is plotted on its own, on the same grid, and shows in
-	// the cells the live series leave empty: it is drawn behind them.
-	var braw []string
-	if c.base != nil {
-		var bdata [][]float64
-		var bsets []asciigraph.CharSet
-		seen := false
-		for _, s := range d.series {
-			if s.dashed {
-				continue
-			}
-			v := c.base.in(s.side, t0, t0+c.window).bucket(s.metric, t0, c.window, plotW, sc.div)
-			for _, x := range v {
-				seen = seen || !math.IsNaN(x)
-			}
-			bdata = append(bdata, v)
-			if s.side == 0 {
-				bsets = append(bsets, charsBaseA)
-			} else {
-				bsets = append(bsets, charsBaseB)
-			}
-		}
-		if seen {
-			braw = graph(bdata, bsets)
-		}
-	}
-	prefix := labelW + 2
-	width := prefix + plotW
-	padRow := func(raw []string, r int) []rune {
-		var row []rune
-		if r < len(raw) {
-			row = []rune(raw[r])
-		}
-		if len(row) > width {
-			row = row[:width]
-		}
-		for len(row) < width {
-			row = append(row, ' ')
-		}
-		return row
-	}
-	out := make([]string, 0, lines)
-	for r := 0; r < lines; r++ {
-		row := padRow(raw, r)
-		based := map[int]int{} // baseline cells: their side
-		if braw != nil {
-			brow := padRow(braw, r)
-			for x := prefix; x < width; x++ {
-				if row[x] == ' ' && brow[x] != ' ' {
-					row[x] = brow[x]
-					based[x] = baseSide(brow[x])
-				}
-			}
-		}
-		marked := map[int]int{}
-		for _, m := range marks {
-			x := prefix + m.col
-			if row[x] == ' ' {
-				row[x] = markRune
-				marked[x] = m.side
-			}
-		}
-		// Colour runs of cells by what they are.
-		var b strings.Builder
-		var run []rune
-		cur := lipgloss.Style{}
-		curKey := -2
-		flush := func() {
-			if len(run) > 0 {
-				if curKey == -1 {
-					b.WriteString(string(run))
-				} else {
-					b.WriteString(cur.Render(string(run)))
-				}
-				run = run[:0]
-			}
-		}
-		for x, ch := range row {
-			key, sty := -1, lipgloss.Style{}
-			bs, isBase := based[x]
-			switch {
-			case x < prefix:
-				key, sty = 10, st.Axis
-			case isBase:
-				key, sty = 30+bs, st.SideFaint[bs]
-			case ch == markRune:
-				if s, ok := marked[x]; ok {
-					key, sty = 20+s, st.SideFaint[0]
-					if s == 1 {
-						sty = st.SideFaint[1]
-					} else if s < 0 {
-						sty = st.Dim
-					}
-				}
-			case strings.ContainsRune(lightRunes, ch):
-				key, sty = 0, st.Side[0]
-			case strings.ContainsRune(heavyRunes, ch):
-				key, sty = 1, st.Side[1]
-			}
-			if key != curKey {
-				flush()
-				curKey, cur = key, sty
-			}
-			run = append(run, ch)
-		}
-		flush()
-		out = append(out, strings.TrimRight(b.String(), " "))
-	}
-	return out
+	g := asciigraph.PlotMany(data,
+		asciigraph.Height(lines-1),
+		asciigraph.LowerBound(0),
+		asciigraph.UpperBound(sc.maxY),
+		asciigraph.Offset(2),
+		asciigraph.YAxisValueFormatter(label),
+		asciigraph.SeriesChars(sets...),
+	)
+	return strings.Split(g, "\n")
 }
 
 // baseSide tells a baseline glyph's side: B's are heavy.
