@@ -41,9 +41,18 @@ type childMsg struct {
 	Conns    int            `json:"conns"`
 	SndBuf   int            `json:"sndbuf,omitempty"` // effective SO_SNDBUF of the data sockets
 	RcvBuf   int            `json:"rcvbuf,omitempty"`
+	// SndBufLocked: that socket's SO_SNDBUF was set, so on TCP it no
+	// longer autotunes (nbd.Conn.BufferLocked).
+	SndBufLocked bool `json:"sndbuf_locked,omitempty"`
 
 	// set replies
 	Effective int `json:"effective,omitempty"`
+	// Reconnect (server): the OS default was asked for, and open TCP
+	// sockets keep a locked buffer until the load re-opens them.
+	Reconnect bool `json:"reconnect,omitempty"`
+	// Reconnected (load): its connections were re-opened, so their
+	// sockets start from the OS default again.
+	Reconnected bool `json:"reconnected,omitempty"`
 
 	// get replies: the settings the child is running with, by setting
 	// name, as the child holds them (a buffer as its request in bytes, 0

@@ -198,6 +198,10 @@ type Event struct {
 	Setting string  `json:"setting"`
 	From    string  `json:"from"`
 	To      string  `json:"to"`
+	// Reconnected: the side's connections were re-opened to apply the
+	// change (a TCP buffer back to the OS default: Linux keeps a buffer
+	// that was set locked, without autotuning, until the socket closes).
+	Reconnected bool `json:"reconnected,omitempty"`
 }
 
 // Summary is a side over a whole run (active time only).

@@ -351,6 +351,13 @@ func (r *loadRole) handle(c childCmd) childMsg {
 		return r.set(c)
 	case "get":
 		return r.settings()
+	case "reconnect":
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if err := r.reconnect(); err != nil {
+			return childMsg{Type: "error", Err: err.Error()}
+		}
+		return childMsg{Reconnected: true, Effective: len(r.conns)}
 	}
 	return childMsg{Type: "error", Err: fmt.Sprintf("load: unknown op %q", c.Op)}
 }
@@ -386,6 +393,7 @@ func (r *loadRole) poll() childMsg {
 	if len(r.conns) > 0 {
 		m.SndBuf, _ = r.conns[0].cl.Conn().Buffer(nbd.SendBuf)
 		m.RcvBuf, _ = r.conns[0].cl.Conn().Buffer(nbd.RecvBuf)
+		m.SndBufLocked = r.conns[0].cl.Conn().BufferLocked(nbd.SendBuf)
 	}
 	r.connMu.Unlock()
 	u, s := selfCPU()
@@ -455,30 +463,70 @@ func (r *loadRole) set(c childCmd) childMsg {
 		}
 		return childMsg{}
 	case SetClientSndBuf, SetClientRcvBuf:
-		which, def := nbd.SendBuf, r.defSnd
-		if c.Setting == SetClientRcvBuf {
-			which, def = nbd.RecvBuf, r.defRcv
-		}
-		req := c.Int
-		if which == nbd.SendBuf {
-			r.sndReq = c.Int
-		} else {
-			r.rcvReq = c.Int
-		}
-		if req == 0 {
-			req = nbd.RequestForEffective(def)
-		}
-		m := childMsg{}
-		for _, lc := range r.conns {
-			eff, err := lc.cl.Conn().SetBuffer(which, req)
-			if err != nil {
-				return fail(err)
-			}
-			m.Effective = eff
-		}
-		return m
+		return r.setBuffer(c)
 	}
 	return fail(fmt.Errorf("load: cannot set %q", c.Setting))
+}
+
+// setBuffer sets the client's SO_SNDBUF or SO_RCVBUF (0: the OS default)
+// on every connection. On TCP the OS default cannot be set back on an
+// open socket whose buffer was set (Linux locked it and stopped
+// autotuning), so the connections are re-opened instead. r.mu is held.
+func (r *loadRole) setBuffer(c childCmd) childMsg {
+	which, def := nbd.SendBuf, r.defSnd
+	if c.Setting == SetClientRcvBuf {
+		which, def = nbd.RecvBuf, r.defRcv
+	}
+	req := c.Int
+	if which == nbd.SendBuf {
+		r.sndReq = c.Int
+	} else {
+		r.rcvReq = c.Int
+	}
+	if req == 0 && r.uri.Network() == "tcp" {
+		if !r.anyLocked(which) {
+			return childMsg{}
+		}
+		if err := r.reconnect(); err != nil {
+			return childMsg{Type: "error", Err: err.Error()}
+		}
+		return childMsg{Reconnected: true}
+	}
+	if req == 0 {
+		req = nbd.RequestForEffective(def)
+	}
+	m := childMsg{}
+	for _, lc := range r.conns {
+		eff, err := lc.cl.Conn().SetBuffer(which, req)
+		if err != nil {
+			return childMsg{Type: "error", Err: err.Error()}
+		}
+		m.Effective = eff
+	}
+	return m
+}
+
+// anyLocked reports whether an open connection's buffer was set. r.mu is
+// held.
+func (r *loadRole) anyLocked(which nbd.SockBuf) bool {
+	for _, lc := range r.conns {
+		if lc.cl.Conn().BufferLocked(which) {
+			return true
+		}
+	}
+	return false
+}
+
+// reconnect re-opens every connection with the buffers requested now, so
+// the new sockets start from the OS defaults where nothing is requested.
+// Requests in flight finish first (closing waits for them); the counters
+// of the closed connections are kept. r.mu is held.
+func (r *loadRole) reconnect() error {
+	n := len(r.conns)
+	if err := r.setConns(0); err != nil {
+		return err
+	}
+	return r.setConns(n)
 }
 
 func (r *loadRole) close() {

@@ -18,6 +18,7 @@ type serverRole struct {
 	wg      sync.WaitGroup
 	be      nbd.Backend
 	req     int // requested SO_SNDBUF; 0 = OS default
+	network string // "unix" or "tcp": the data sockets' family
 	sockDir string
 }
 
@@ -27,7 +28,7 @@ func startServerRole(ctx context.Context, spec serverSpec) (role, childMsg, erro
 		return nil, childMsg{}, err
 	}
 	readOnly := spec.Backend == "pattern"
-	r := &serverRole{be: be, req: spec.SndBuf}
+	r := &serverRole{be: be, req: spec.SndBuf, network: "unix"}
 	r.srv = &nbd.Server{Exports: []nbd.Export{{Name: "", Description: "nbdscope " + spec.Backend, Backend: be, ReadOnly: readOnly}}}
 	var ln net.Listener
 	var uri nbd.URI
@@ -39,6 +40,7 @@ func startServerRole(ctx context.Context, spec serverSpec) (role, childMsg, erro
 		}
 		ln = tl
 		uri = nbd.URI{Transport: "tcp", Host: "127.0.0.1", Port: tl.Addr().(*net.TCPAddr).Port}
+		r.network = "tcp"
 	default:
 		ul, err := nbd.ListenUnix(spec.Socket)
 		if err != nil {
@@ -68,7 +70,7 @@ func (r *serverRole) handle(c childCmd) childMsg {
 		u, s := selfCPU()
 		m := childMsg{Counters: Counters{IO: st.IO, UserS: u, SysS: s}, Conns: st.Open}
 		if cs := r.srv.Conns(); len(cs) > 0 {
-			m.SndBuf, m.RcvBuf = cs[0].SndBuf, cs[0].RcvBuf
+			m.SndBuf, m.RcvBuf, m.SndBufLocked = cs[0].SndBuf, cs[0].RcvBuf, cs[0].SndBufLocked
 		}
 		return m
 	case "get":
@@ -77,20 +79,37 @@ func (r *serverRole) handle(c childCmd) childMsg {
 		if c.Setting != SetSndBuf {
 			return childMsg{Type: "error", Err: fmt.Sprintf("server: cannot set %q", c.Setting)}
 		}
-		effs, err := r.srv.SetSocketBuffer(nbd.SendBuf, c.Int)
-		if err != nil {
-			return childMsg{Type: "error", Err: err.Error()}
-		}
-		r.req = c.Int
-		m := childMsg{}
-		if len(effs) > 0 {
-			m.Effective = effs[0]
-		} else {
-			_, m.Effective, _ = nbd.ProbeSocketBuffer("unix", nbd.SendBuf, c.Int)
-		}
-		return m
+		return r.setSndBuf(c.Int)
 	}
 	return childMsg{Type: "error", Err: fmt.Sprintf("server: unknown op %q", c.Op)}
+}
+
+// setSndBuf sets SO_SNDBUF on the data sockets (req 0: the OS default) and
+// reports the effective value read back from a real data socket.
+//
+// On TCP the OS default cannot be set back on an open socket: Linux locked
+// its buffer when it was set and stopped autotuning it. Those sockets are
+// left as they are and the reply asks for the load to re-open them; the
+// new ones are never touched, so they start from the kernel's default.
+// With no data socket open, a unix socket's effective value is the same
+// as a fresh probe socket's; a TCP one's depends on the connection
+// (autotuning), so it is left unknown until a connection reports it.
+func (r *serverRole) setSndBuf(req int) childMsg {
+	effs, err := r.srv.SetSocketBuffer(nbd.SendBuf, req)
+	if err != nil {
+		return childMsg{Type: "error", Err: err.Error()}
+	}
+	r.req = req
+	m := childMsg{}
+	switch {
+	case len(effs) > 0:
+		m.Effective = effs[0]
+	case r.network == "tcp":
+		m.Reconnect = req == 0 && r.srv.LockedTCP(nbd.SendBuf) > 0
+	default:
+		_, m.Effective, _ = nbd.ProbeSocketBuffer(r.network, nbd.SendBuf, req)
+	}
+	return m
 }
 
 func (r *serverRole) close() {

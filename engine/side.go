@@ -241,18 +241,19 @@ func (s *side) apply(setting, value string) (live bool, err error) {
 	if err := s.p.refusedChange(next, setting); err != nil {
 		return false, err
 	}
+	reconnected := false
 	switch at := whereApplied(setting); at {
 	case atRestart:
 		err = s.applyRestart(next)
 	case atController:
 		live = s.applyPlacement(next)
 	default:
-		live, err = s.applyToChild(setting, next, at == atServer)
+		live, reconnected, err = s.applyToChild(setting, next, at == atServer)
 	}
 	if err != nil {
 		return false, err
 	}
-	s.p.emit(Update{Event: &Event{T: s.p.elapsed(), Side: s.name, Setting: setting, From: cur.Get(setting), To: next.Get(setting)}})
+	s.p.emit(Update{Event: &Event{T: s.p.elapsed(), Side: s.name, Setting: setting, From: cur.Get(setting), To: next.Get(setting), Reconnected: reconnected}})
 	return live, nil
 }
 
@@ -325,31 +326,40 @@ func (s *side) reseat(mode string) {
 }
 
 // applyToChild sends a setting to the child that owns it. A side that is
-// not running takes it at its next (re)start.
-func (s *side) applyToChild(setting string, next SideConfig, toServer bool) (bool, error) {
+// not running takes it at its next (re)start. reconnected says the load's
+// connections were re-opened for it (a TCP buffer back to the OS default).
+func (s *side) applyToChild(setting string, next SideConfig, toServer bool) (live, reconnected bool, err error) {
 	cmd := childSet(setting, next, s.p.turns.Mode(), s.p.cpus)
 	if toServer && next.Target != "" {
-		return false, fmt.Errorf("side %s targets an external server (%s): its send buffer is not ours to set", s.name, next.Target)
+		return false, false, fmt.Errorf("side %s targets an external server (%s): its send buffer is not ours to set", s.name, next.Target)
 	}
 	s.mu.Lock()
-	target, down := s.load, s.down
+	target, ld, down := s.load, s.load, s.down
 	if toServer {
 		target = s.server
 	}
 	s.mu.Unlock()
 	if down || target == nil {
 		s.commit(next)
-		return false, nil
+		return false, false, nil
 	}
 	m, err := target.call(cmd, 30*time.Second)
 	if err != nil {
-		return false, fmt.Errorf("side %s %s: %w", s.name, setting, err)
+		return false, false, fmt.Errorf("side %s %s: %w", s.name, setting, err)
 	}
 	s.commit(next)
 	if which, ok := bufSetting(setting); ok {
 		s.checkClamp(setting, which, cmd.Int, m.Effective)
 	}
-	return true, nil
+	if m.Reconnect && ld != nil {
+		// The server's open TCP sockets keep the buffer that was set
+		// (locked, not autotuned): only new connections get the default.
+		if _, err := ld.call(childCmd{Op: "reconnect"}, 30*time.Second); err != nil {
+			return true, false, fmt.Errorf("side %s %s: the default applies to new connections, but re-opening the open ones failed: %w", s.name, setting, err)
+		}
+		m.Reconnected = true
+	}
+	return true, m.Reconnected, nil
 }
 
 // childSet is the command that applies setting, at its value in sc, to

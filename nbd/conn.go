@@ -84,6 +84,13 @@ type Conn struct {
 	wfn   func(fd uintptr) bool
 	tp    []byte // TryWrite's buffer
 	tfn   func(fd uintptr) bool
+
+	// locked holds, per buffer, whether SetBuffer ever set it. Linux marks
+	// a socket whose SO_SNDBUF/SO_RCVBUF was set (SOCK_SNDBUF_LOCK,
+	// SOCK_RCVBUF_LOCK), nothing clears the mark, and a marked TCP buffer
+	// is no longer autotuned. The kernel does not report the mark, so the
+	// socket's own history is how it is known.
+	locked atomic.Uint32
 }
 
 // NewConn wraps a *net.UnixConn or *net.TCPConn.
@@ -333,7 +340,29 @@ func (b SockBuf) String() string {
 // effective value the kernel reports afterwards (Linux doubles the request
 // and clamps it to net.core.wmem_max/rmem_max).
 func (c *Conn) SetBuffer(which SockBuf, size int) (effective int, err error) {
-	return SetSocketBuffer(c.raw, which, size)
+	eff, err := SetSocketBuffer(c.raw, which, size)
+	if err == nil {
+		c.locked.Or(lockBit(which))
+	}
+	return eff, err
+}
+
+// BufferLocked reports whether the buffer was set on this socket, which on
+// Linux locks it for good: a TCP socket then keeps that size instead of
+// autotuning, and only a new socket gets the OS default back.
+func (c *Conn) BufferLocked(which SockBuf) bool { return c.locked.Load()&lockBit(which) != 0 }
+
+func lockBit(which SockBuf) uint32 {
+	if which == SendBuf {
+		return 1
+	}
+	return 2
+}
+
+// TCP reports whether the socket is a TCP one (else it is a unix socket).
+func (c *Conn) TCP() bool {
+	_, ok := c.nc.(*net.TCPConn)
+	return ok
 }
 
 // Buffer reads SO_SNDBUF or SO_RCVBUF back from the kernel.

@@ -78,6 +78,9 @@ type ConnInfo struct {
 	IO       IOStats
 	SndBuf   int // effective, as getsockopt reports it
 	RcvBuf   int
+	// SndBufLocked and RcvBufLocked: the buffer was set on this socket
+	// (Conn.BufferLocked); on TCP it no longer autotunes.
+	SndBufLocked, RcvBufLocked bool
 	Structed bool
 }
 
@@ -220,15 +223,24 @@ func (s *Server) Conns() []ConnInfo {
 		}
 		ci.SndBuf, _ = sc.c.Buffer(SendBuf)
 		ci.RcvBuf, _ = sc.c.Buffer(RecvBuf)
+		ci.SndBufLocked, ci.RcvBufLocked = sc.c.BufferLocked(SendBuf), sc.c.BufferLocked(RecvBuf)
 		out = append(out, ci)
 	}
 	return out
 }
 
 // SetSocketBuffer changes SO_SNDBUF or SO_RCVBUF of every open data socket
-// and of those accepted later. size 0 restores the OS default (the value a
-// fresh socket had). It returns the effective values of the open sockets.
-func (s *Server) SetSocketBuffer(which SockBuf, size int) ([]int, error) {
+// and of those accepted later, and returns the effective values of the
+// open sockets it set.
+//
+// size 0 means the OS default: sockets accepted later are left untouched.
+// An open unix socket gets the value a fresh socket had set back, which is
+// all its default is. An open TCP socket whose buffer was set cannot get
+// its default back: Linux locked the buffer when it was set and stopped
+// autotuning it, and setting any value keeps it locked. Such sockets are
+// left as they are (LockedTCP counts them); only re-opening the connection
+// (the client's to do) gives a default, autotuned buffer again.
+func (s *Server) SetSocketBuffer(which SockBuf, size int) (effs []int, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	req := size
@@ -243,22 +255,38 @@ func (s *Server) SetSocketBuffer(which SockBuf, size int) ([]int, error) {
 			req = RequestForEffective(s.defRcv)
 		}
 	}
-	var effs []int
-	var firstErr error
 	for sc := range s.conns {
+		if size == 0 && sc.c.TCP() {
+			continue
+		}
 		if req == 0 {
 			continue // no socket seen yet, nothing to restore
 		}
-		eff, err := sc.c.SetBuffer(which, req)
-		if err != nil {
-			if firstErr == nil && !errors.Is(err, net.ErrClosed) {
-				firstErr = err
+		eff, serr := sc.c.SetBuffer(which, req)
+		if serr != nil {
+			if err == nil && !errors.Is(serr, net.ErrClosed) {
+				err = serr
 			}
 			continue
 		}
 		effs = append(effs, eff)
 	}
-	return effs, firstErr
+	return effs, err
+}
+
+// LockedTCP is the number of open TCP data sockets whose buffer was set
+// (locked, no autotuning): those that only a new connection returns to the
+// OS default.
+func (s *Server) LockedTCP(which SockBuf) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for sc := range s.conns {
+		if sc.c.TCP() && sc.c.BufferLocked(which) {
+			n++
+		}
+	}
+	return n
 }
 
 // serverConn is one client connection.
