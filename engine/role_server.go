@@ -17,7 +17,7 @@ type serverRole struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	be      nbd.Backend
-	req     int // requested SO_SNDBUF; 0 = OS default
+	req     int    // requested SO_SNDBUF; 0 = OS default
 	network string // "unix" or "tcp": the data sockets' family
 	sockDir string
 }

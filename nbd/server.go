@@ -73,15 +73,15 @@ type ServerStats struct {
 
 // ConnInfo describes one open connection.
 type ConnInfo struct {
-	Remote   string
-	Export   string
-	IO       IOStats
-	SndBuf   int // effective, as getsockopt reports it
-	RcvBuf   int
+	Remote string
+	Export string
+	IO     IOStats
+	SndBuf int // effective, as getsockopt reports it
+	RcvBuf int
 	// SndBufLocked and RcvBufLocked: the buffer was set on this socket
 	// (Conn.BufferLocked); on TCP it no longer autotunes.
 	SndBufLocked, RcvBufLocked bool
-	Structed bool
+	Structed                   bool
 }
 
 func (s *Server) logf(format string, args ...any) {
