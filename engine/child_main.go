@@ -15,6 +15,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"nbdscope/nbd"
 )
 
 // role is what a child does between commands.
@@ -199,13 +201,17 @@ func startCPUProfile(role string) func() {
 	return func() { pprof.StopCPUProfile(); f.Close() }
 }
 
-// selfCPU returns this process's user and system CPU seconds.
-func selfCPU() (user, sys float64) {
+// selfCounters are this process's counters: the data-socket I/O counts
+// io, with its CPU seconds and context switches from getrusage.
+func selfCounters(io nbd.IOStats) Counters {
+	c := Counters{IO: io}
 	var ru unix.Rusage
 	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
-		return 0, 0
+		return c
 	}
-	return tv(ru.Utime), tv(ru.Stime)
+	c.UserS, c.SysS = tv(ru.Utime), tv(ru.Stime)
+	c.VolCS, c.InvolCS = uint64(ru.Nvcsw), uint64(ru.Nivcsw)
+	return c
 }
 
 func tv(t unix.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }

@@ -90,26 +90,66 @@ type Counters struct {
 	IO    nbd.IOStats `json:"io"`
 	UserS float64     `json:"user_s"` // getrusage(RUSAGE_SELF)
 	SysS  float64     `json:"sys_s"`
+	// VolCS and InvolCS are the process's voluntary and involuntary
+	// context switches (getrusage ru_nvcsw, ru_nivcsw): a sleep that
+	// waited for the socket, and a preemption.
+	VolCS   uint64 `json:"nvcsw"`
+	InvolCS uint64 `json:"nivcsw"`
 }
 
 // Sub returns the counters accumulated between o and c.
 func (c Counters) Sub(o Counters) Counters {
-	return Counters{IO: c.IO.Sub(o.IO), UserS: c.UserS - o.UserS, SysS: c.SysS - o.SysS}
+	return Counters{IO: c.IO.Sub(o.IO), UserS: c.UserS - o.UserS, SysS: c.SysS - o.SysS,
+		VolCS: c.VolCS - o.VolCS, InvolCS: c.InvolCS - o.InvolCS}
+}
+
+// Add returns the field-wise sum.
+func (c Counters) Add(o Counters) Counters {
+	return Counters{IO: c.IO.Add(o.IO), UserS: c.UserS + o.UserS, SysS: c.SysS + o.SysS,
+		VolCS: c.VolCS + o.VolCS, InvolCS: c.InvolCS + o.InvolCS}
 }
 
 // Process holds the figures of one process (a server or a load process)
-// over an interval or a whole run.
+// over an interval or a whole run. The counts are kept next to the
+// per-2-MiB figures so that figures can be added (Figures.Add).
 type Process struct {
-	RecvCallsPer2MiB Figure `json:"recv_calls_per_2mib"`
-	SendCallsPer2MiB Figure `json:"send_calls_per_2mib"`
-	EAGAINPer2MiB    Figure `json:"eagain_per_2mib"`
-	RecvCalls        uint64 `json:"recv_calls"`
-	SendCalls        uint64 `json:"send_calls"`
-	EAGAIN           uint64 `json:"eagain"`
-	UserS            Figure `json:"user_s"`
-	SysS             Figure `json:"sys_s"`
-	CoresBusy        Figure `json:"cores_busy"`
-	CPUSPerGiB       Figure `json:"cpu_s_per_gib"`
+	RecvCallsPer2MiB  Figure `json:"recv_calls_per_2mib"`
+	SendCallsPer2MiB  Figure `json:"send_calls_per_2mib"`
+	RecvEAGAINPer2MiB Figure `json:"recv_eagain_per_2mib"`
+	SendEAGAINPer2MiB Figure `json:"send_eagain_per_2mib"`
+	// EAGAINPer2MiB and EAGAIN are the sum of both directions, kept for
+	// readers of report version 1; they go in the next version.
+	EAGAINPer2MiB Figure `json:"eagain_per_2mib"`
+	// Wake-ups: voluntary and involuntary context switches per 2 MiB.
+	VolCSPer2MiB   Figure `json:"voluntary_cs_per_2mib"`
+	InvolCSPer2MiB Figure `json:"involuntary_cs_per_2mib"`
+	RecvCalls      uint64 `json:"recv_calls"`
+	SendCalls      uint64 `json:"send_calls"`
+	RecvEAGAIN     uint64 `json:"recv_eagain"`
+	SendEAGAIN     uint64 `json:"send_eagain"`
+	EAGAIN         uint64 `json:"eagain"`
+	VolCS          uint64 `json:"voluntary_cs"`
+	InvolCS        uint64 `json:"involuntary_cs"`
+	UserS          Figure `json:"user_s"`
+	SysS           Figure `json:"sys_s"`
+	CoresBusy      Figure `json:"cores_busy"`
+	CPUSPerGiB     Figure `json:"cpu_s_per_gib"`
+}
+
+// UnmarshalJSON reads a process; a figure missing from the input (a run
+// saved before it was measured) is unknown, never 0.
+func (p *Process) UnmarshalJSON(b []byte) error {
+	type plain Process
+	v := plain{
+		RecvCallsPer2MiB: Unknown, SendCallsPer2MiB: Unknown, RecvEAGAINPer2MiB: Unknown,
+		SendEAGAINPer2MiB: Unknown, EAGAINPer2MiB: Unknown, VolCSPer2MiB: Unknown,
+		InvolCSPer2MiB: Unknown, UserS: Unknown, SysS: Unknown, CoresBusy: Unknown, CPUSPerGiB: Unknown,
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*p = Process(v)
+	return nil
 }
 
 // ProcessFigures derives a process's figures from its counter delta, the
@@ -118,16 +158,33 @@ func ProcessFigures(d Counters, payload uint64, wall float64) Process {
 	cpu := d.UserS + d.SysS
 	eagain := d.IO.RecvEAGAIN + d.IO.SendEAGAIN
 	return Process{
-		RecvCallsPer2MiB: CallsPer2MiB(d.IO.RecvCalls, payload),
-		SendCallsPer2MiB: CallsPer2MiB(d.IO.SendCalls, payload),
-		EAGAINPer2MiB:    CallsPer2MiB(eagain, payload),
-		RecvCalls:        d.IO.RecvCalls,
-		SendCalls:        d.IO.SendCalls,
-		EAGAIN:           eagain,
-		UserS:            Figure(d.UserS),
-		SysS:             Figure(d.SysS),
-		CoresBusy:        CoresBusy(cpu, wall),
-		CPUSPerGiB:       CPUPerGiB(cpu, payload),
+		RecvCallsPer2MiB:  CallsPer2MiB(d.IO.RecvCalls, payload),
+		SendCallsPer2MiB:  CallsPer2MiB(d.IO.SendCalls, payload),
+		RecvEAGAINPer2MiB: CallsPer2MiB(d.IO.RecvEAGAIN, payload),
+		SendEAGAINPer2MiB: CallsPer2MiB(d.IO.SendEAGAIN, payload),
+		EAGAINPer2MiB:     CallsPer2MiB(eagain, payload),
+		VolCSPer2MiB:      CallsPer2MiB(d.VolCS, payload),
+		InvolCSPer2MiB:    CallsPer2MiB(d.InvolCS, payload),
+		RecvCalls:         d.IO.RecvCalls,
+		SendCalls:         d.IO.SendCalls,
+		RecvEAGAIN:        d.IO.RecvEAGAIN,
+		SendEAGAIN:        d.IO.SendEAGAIN,
+		EAGAIN:            eagain,
+		VolCS:             d.VolCS,
+		InvolCS:           d.InvolCS,
+		UserS:             Figure(d.UserS),
+		SysS:              Figure(d.SysS),
+		CoresBusy:         CoresBusy(cpu, wall),
+		CPUSPerGiB:        CPUPerGiB(cpu, payload),
+	}
+}
+
+// counters are the raw counts a process's figures were derived from (no
+// byte counts: the figures do not keep them).
+func (p Process) counters() Counters {
+	return Counters{
+		IO:    nbd.IOStats{RecvCalls: p.RecvCalls, SendCalls: p.SendCalls, RecvEAGAIN: p.RecvEAGAIN, SendEAGAIN: p.SendEAGAIN},
+		UserS: float64(p.UserS), SysS: float64(p.SysS), VolCS: p.VolCS, InvolCS: p.InvolCS,
 	}
 }
 
@@ -154,71 +211,4 @@ type Placement struct {
 	Setting    string `json:"setting"`
 	LoadCPUs   string `json:"load_cpus"`
 	ServerCPUs string `json:"server_cpus"`
-}
-
-// Sample is one interval of one side.
-type Sample struct {
-	T             float64   `json:"t"` // seconds since the run started
-	Side          string    `json:"side"`
-	Active        bool      `json:"active"` // the load ran for ≥ 1/4 of the interval (not paused or off-turn)
-	Seconds       float64   `json:"seconds"`
-	Bytes         uint64    `json:"bytes"`
-	ThroughputBps Figure    `json:"throughput_bps"`
-	Client        Process   `json:"client"`
-	Server        *Process  `json:"server"` // nil for an external target
-	SndBuf        Buffers   `json:"sndbuf"`
-	Placement     Placement `json:"placement"`
-	LatencyP50Ms  Figure    `json:"latency_p50_ms"`
-	LatencyP99Ms  Figure    `json:"latency_p99_ms"`
-	Connections   int       `json:"connections"`
-	Errors        uint64    `json:"errors"`
-	// RootDigest is set on the sample in which a hashed pass over the
-	// export completed: that pass's root digest (consume hash).
-	RootDigest string `json:"root_digest,omitempty"`
-}
-
-// ReceiverCallsPer2MiB is the headline figure: receive calls of the process
-// that receives the bulk data — the client for reads, the server for writes.
-func (s Sample) ReceiverCallsPer2MiB(workload string) Figure {
-	if isWriteWorkload(workload) {
-		if s.Server == nil {
-			return Unknown
-		}
-		return s.Server.RecvCallsPer2MiB
-	}
-	return s.Client.RecvCallsPer2MiB
-}
-
-func isWriteWorkload(w string) bool { return w == WorkWrite || w == WorkRandWrite }
-
-// Event is a change of a setting, recorded at the time it took effect.
-type Event struct {
-	T       float64 `json:"t"`
-	Side    string  `json:"side"`
-	Setting string  `json:"setting"`
-	From    string  `json:"from"`
-	To      string  `json:"to"`
-	// Reconnected: the side's connections were re-opened to apply the
-	// change (a TCP buffer back to the OS default: Linux keeps a buffer
-	// that was set locked, without autotuning, until the socket closes).
-	Reconnected bool `json:"reconnected,omitempty"`
-}
-
-// Summary is a side over a whole run (active time only).
-type Summary struct {
-	Bytes         uint64    `json:"bytes"`
-	Seconds       float64   `json:"seconds"`
-	ThroughputBps Figure    `json:"throughput_bps"`
-	Client        Process   `json:"client"`
-	Server        *Process  `json:"server"`
-	SndBuf        Buffers   `json:"sndbuf"`
-	Placement     Placement `json:"placement"`
-	LatencyP50Ms  Figure    `json:"latency_p50_ms"`
-	LatencyP99Ms  Figure    `json:"latency_p99_ms"`
-	Errors        uint64    `json:"errors"`
-	// Consume is the side's consume mode at the end of the run; Consumed
-	// what the modes found over it (zero buffers, hashed blocks, the root
-	// digest of the last full pass).
-	Consume  string        `json:"consume"`
-	Consumed ConsumeCounts `json:"consumed"`
 }

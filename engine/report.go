@@ -58,4 +58,39 @@ func (r Report) PartialCause() string {
 type SideReport struct {
 	Name    string  `json:"name"`
 	Summary Summary `json:"summary"`
+	// Segments are the summaries of each stretch of unchanged settings,
+	// in time order (one for a run without changes).
+	Segments []Segment `json:"segments,omitempty"`
+}
+
+// WithStamps returns the report with every sample and summary stamped
+// with the settings it was measured under. Runs saved before figures
+// carried their settings get the stamp of the run's starting
+// configuration: the best that is known of them. The report itself is not
+// changed (its slices are copied).
+func (r Report) WithStamps() Report {
+	stampOf := func(name string, idx int) Stamp {
+		for _, sc := range r.Config.Sides {
+			if sc.Name == name {
+				return StampOf(sc)
+			}
+		}
+		if idx >= 0 && idx < len(r.Config.Sides) {
+			return StampOf(r.Config.Sides[idx])
+		}
+		return Stamp{}
+	}
+	r.Samples = append([]Sample(nil), r.Samples...)
+	for i := range r.Samples {
+		if s := &r.Samples[i]; s.Settings == (Stamp{}) {
+			s.Settings = stampOf(s.Side, -1)
+		}
+	}
+	r.Sides = append([]SideReport(nil), r.Sides...)
+	for i := range r.Sides {
+		if s := &r.Sides[i]; s.Summary.Settings == (Stamp{}) {
+			s.Summary.Settings = stampOf(s.Name, i)
+		}
+	}
+	return r
 }

@@ -396,8 +396,7 @@ func (r *loadRole) poll() childMsg {
 		m.SndBufLocked = r.conns[0].cl.Conn().BufferLocked(nbd.SendBuf)
 	}
 	r.connMu.Unlock()
-	u, s := selfCPU()
-	m.Counters = Counters{IO: io, UserS: u, SysS: s}
+	m.Counters = selfCounters(io)
 	m.Bytes = r.bytes.Load()
 	m.Ops = r.ops.Load()
 	m.Errors = r.errs.Load()

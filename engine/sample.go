@@ -41,6 +41,7 @@ func (p *Pair) pollSide(s *side, emit bool) {
 	s.mu.Lock()
 	if !s.havePrev || s.load != ld {
 		s.prevT, s.prevLoad, s.prevServer, s.havePrev = now, lm, sm, true
+		s.prevStamp = StampOf(s.cfg)
 		s.mu.Unlock()
 		if srv != nil && sc.SndBuf.Kind != BufDefault {
 			s.checkClamp(SetSndBuf, nbd.SendBuf, bufRequest(sc.SndBuf), sm.SndBuf)
@@ -54,61 +55,7 @@ func (p *Pair) pollSide(s *side, emit bool) {
 		s.mu.Unlock()
 		return
 	}
-	bytes := lm.Bytes - s.prevLoad.Bytes
-	active := float64(lm.ActiveNs-s.prevLoad.ActiveNs) / 1e9
-	cd := lm.Counters.Sub(s.prevLoad.Counters)
-	hd := histDiff(lm.Hist, s.prevLoad.Hist)
-	// A sample counts as active when the load ran for at least a quarter
-	// of it: the interval after an alternate-mode turn holds only the
-	// drain of the requests in flight, whose figures mean little. Cores
-	// busy are per second of load, so alternate and concurrent agree.
-	isActive := active > 0 && active >= wall/4
-	busyBase := wall
-	if isActive {
-		busyBase = active
-	}
-	smp := Sample{
-		T:             now.Sub(p.start).Seconds(),
-		Side:          s.name,
-		Active:        isActive,
-		Seconds:       active,
-		Bytes:         bytes,
-		ThroughputBps: Throughput(bytes, active),
-		Client:        ProcessFigures(cd, bytes, busyBase),
-		LatencyP50Ms:  Percentile(hd, 50),
-		LatencyP99Ms:  Percentile(hd, 99),
-		Connections:   lm.Conns,
-		Errors:        lm.Errors - s.prevLoad.Errors,
-		Placement:     s.placement(),
-	}
-	smp.SndBuf = Buffers{
-		ServerRequested:    sc.SndBuf.String(),
-		ClientRequested:    sc.ClientSndBuf.String(),
-		ClientEffective:    lm.SndBuf,
-		ClientRcvRequested: sc.ClientRcvBuf.String(),
-		ClientRcvEffective: lm.RcvBuf,
-	}
-	t := &s.tot
-	t.bytes += bytes
-	t.active += active
-	t.wall += active // cores busy over the run are per second of load
-	t.client = addCounters(t.client, cd)
-	t.hist = histAdd(t.hist, hd)
-	t.errors += smp.Errors
-	t.consumed.add(lm.Consumed, s.prevLoad.Consumed)
-	smp.RootDigest = passRoot(lm.Consumed, s.prevLoad.Consumed)
-	if srv != nil {
-		sd := sm.Counters.Sub(s.prevServer.Counters)
-		sp := ProcessFigures(sd, bytes, busyBase)
-		smp.Server = &sp
-		smp.SndBuf.ServerEffective = sm.SndBuf
-		if r := bufRequest(sc.SndBuf); r > 0 && sm.SndBuf > 0 {
-			smp.SndBuf.Clamped = p.limit().Clamped(r, sm.SndBuf)
-		}
-		t.server = addCounters(t.server, sd)
-	} else {
-		smp.SndBuf.ServerRequested = "external"
-	}
+	smp := s.measure(now.Sub(p.start).Seconds(), wall, lm, sm, srv != nil)
 	s.prevT, s.prevLoad, s.prevServer = now, lm, sm
 	s.mu.Unlock()
 	if emit {
@@ -116,8 +63,123 @@ func (p *Pair) pollSide(s *side, emit bool) {
 	}
 }
 
-func addCounters(a, b Counters) Counters {
-	return Counters{IO: a.IO.Add(b.IO), UserS: a.UserS + b.UserS, SysS: a.SysS + b.SysS}
+// measure turns the counters since the last poll into a Sample, stamped
+// with the settings in force now, and adds it to the run's and the
+// segment's totals. s.mu is held.
+func (s *side) measure(t, wall float64, lm, sm childMsg, hasServer bool) Sample {
+	stamp := StampOf(s.cfg)
+	var d delta
+	d.bytes = lm.Bytes - s.prevLoad.Bytes
+	d.active = float64(lm.ActiveNs-s.prevLoad.ActiveNs) / 1e9
+	d.client = lm.Counters.Sub(s.prevLoad.Counters)
+	d.hist = histDiff(lm.Hist, s.prevLoad.Hist)
+	d.errors = lm.Errors - s.prevLoad.Errors
+	// A sample counts as active when the load ran for at least a quarter
+	// of it: the interval after an alternate-mode turn holds only the
+	// drain of the requests in flight, whose figures mean little. Cores
+	// busy are per second of load, so alternate and concurrent agree.
+	isActive := d.active > 0 && d.active >= wall/4
+	busyBase := wall
+	if isActive {
+		busyBase = d.active
+	}
+	smp := Sample{T: t, Side: s.name, Active: isActive, Connections: lm.Conns}
+	smp.Figures = d.figures(busyBase, hasServer)
+	smp.Settings = stamp
+	smp.Changed = stamp != s.prevStamp
+	smp.Placement = s.placement()
+	smp.SndBuf = Buffers{
+		ServerRequested:    stamp.SndBuf,
+		ClientRequested:    stamp.ClientSndBuf,
+		ClientEffective:    lm.SndBuf,
+		ClientRcvRequested: stamp.ClientRcvBuf,
+		ClientRcvEffective: lm.RcvBuf,
+	}
+	if hasServer {
+		d.server = sm.Counters.Sub(s.prevServer.Counters)
+		sp := ProcessFigures(d.server, d.bytes, busyBase)
+		smp.Server = &sp
+		smp.SndBuf.ServerEffective = sm.SndBuf
+		if r := bufRequest(s.cfg.SndBuf); r > 0 && sm.SndBuf > 0 {
+			smp.SndBuf.Clamped = s.p.limit().Clamped(r, sm.SndBuf)
+		}
+	}
+	s.tot.add(d)
+	s.tot.consumed.add(lm.Consumed, s.prevLoad.Consumed)
+	smp.RootDigest = passRoot(lm.Consumed, s.prevLoad.Consumed)
+	if !smp.Changed {
+		s.segment(stamp, t-wall, t, smp).add(d)
+	}
+	s.prevStamp = stamp
+	return smp
+}
+
+// delta is what one interval added to a side's totals.
+type delta struct {
+	bytes          uint64
+	active         float64
+	client, server Counters
+	hist           []uint64
+	errors         uint64
+}
+
+// figures are the figures of an interval, with CPU per second of busy.
+func (d delta) figures(busy float64, hasServer bool) Figures {
+	f := Figures{
+		Seconds:       d.active,
+		Bytes:         d.bytes,
+		ThroughputBps: Throughput(d.bytes, d.active),
+		Client:        ProcessFigures(d.client, d.bytes, busy),
+		LatencyP50Ms:  Percentile(d.hist, 50),
+		LatencyP99Ms:  Percentile(d.hist, 99),
+		Errors:        d.errors,
+	}
+	if hasServer {
+		sp := ProcessFigures(d.server, d.bytes, busy)
+		f.Server = &sp
+	}
+	return f
+}
+
+// add accumulates an interval; cores busy over a span are per second of
+// load.
+func (t *totals) add(d delta) {
+	t.bytes += d.bytes
+	t.active += d.active
+	t.wall += d.active
+	t.client = t.client.Add(d.client)
+	t.server = t.server.Add(d.server)
+	t.hist = histAdd(t.hist, d.hist)
+	t.errors += d.errors
+}
+
+// figures are the figures of a span's totals.
+func (t totals) figures(hasServer bool) Figures {
+	return delta{bytes: t.bytes, active: t.active, client: t.client, server: t.server,
+		hist: t.hist, errors: t.errors}.figures(t.wall, hasServer)
+}
+
+// segTotals accumulate one stretch of unchanged settings.
+type segTotals struct {
+	stamp     Stamp
+	from, to  float64
+	tot       totals
+	buf       Buffers
+	placement Placement
+	hasServer bool
+}
+
+// segment returns the totals of the segment a sample stamped st falls in:
+// the last one if it has the same stamp, else a new one. s.mu is held.
+func (s *side) segment(st Stamp, from, to float64, smp Sample) *totals {
+	n := len(s.segs)
+	if n == 0 || s.segs[n-1].stamp != st {
+		s.segs = append(s.segs, segTotals{stamp: st, from: from})
+		n++
+	}
+	g := &s.segs[n-1]
+	g.to, g.buf, g.placement, g.hasServer = to, smp.SndBuf, smp.Placement, smp.Server != nil
+	return &g.tot
 }
 
 func histAdd(a, b []uint64) []uint64 {
@@ -130,40 +192,42 @@ func histAdd(a, b []uint64) []uint64 {
 	return a
 }
 
-// summary is a side's figures over the whole run (active time only).
+// summary is a side's figures over the whole run (active time only),
+// stamped with the settings at its end; Changed when they changed.
 func (p *Pair) summary(i int) Summary {
 	s := p.sides[i]
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sc := s.cfg
 	t := s.tot
-	sum := Summary{
-		Bytes:         t.bytes,
-		Seconds:       t.active,
-		ThroughputBps: Throughput(t.bytes, t.active),
-		Client:        ProcessFigures(t.client, t.bytes, t.wall),
-		LatencyP50Ms:  Percentile(t.hist, 50),
-		LatencyP99Ms:  Percentile(t.hist, 99),
-		Errors:        t.errors,
-		Placement:     s.placement(),
-		Consume:       sc.Get(SetConsume),
-		Consumed:      t.consumed,
-		SndBuf: Buffers{
-			ServerRequested:    sc.SndBuf.String(),
-			ServerEffective:    s.prevServer.SndBuf,
-			ClientRequested:    sc.ClientSndBuf.String(),
-			ClientEffective:    s.prevLoad.SndBuf,
-			ClientRcvRequested: sc.ClientRcvBuf.String(),
-			ClientRcvEffective: s.prevLoad.RcvBuf,
-		},
-	}
-	if sc.Target == "" {
-		sp := ProcessFigures(t.server, t.bytes, t.wall)
-		sum.Server = &sp
-	} else {
-		sum.SndBuf.ServerRequested = "external"
+	sum := Summary{Figures: t.figures(sc.Target == ""), Consume: sc.Get(SetConsume), Consumed: t.consumed}
+	sum.Settings = StampOf(sc)
+	sum.Changed = len(s.segs) > 1
+	sum.Placement = s.placement()
+	sum.SndBuf = Buffers{
+		ServerRequested:    sum.Settings.SndBuf,
+		ServerEffective:    s.prevServer.SndBuf,
+		ClientRequested:    sum.Settings.ClientSndBuf,
+		ClientEffective:    s.prevLoad.SndBuf,
+		ClientRcvRequested: sum.Settings.ClientRcvBuf,
+		ClientRcvEffective: s.prevLoad.RcvBuf,
 	}
 	return sum
+}
+
+// segments are a side's summaries per stretch of unchanged settings.
+// Consumed counts are the run's (they are not kept per segment).
+func (p *Pair) segments(i int) []Segment {
+	s := p.sides[i]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Segment
+	for _, g := range s.segs {
+		sum := Summary{Figures: g.tot.figures(g.hasServer), Consume: g.stamp.Consume}
+		sum.Settings, sum.SndBuf, sum.Placement = g.stamp, g.buf, g.placement
+		out = append(out, Segment{From: g.from, To: g.to, Summary: sum})
+	}
+	return out
 }
 
 // recorder keeps everything a run reported, for Report.
@@ -225,7 +289,7 @@ func (r *recorder) report() Report {
 		Config:   r.cfg0,
 	}
 	for i := range r.p.sides {
-		rep.Sides = append(rep.Sides, SideReport{Name: r.cfg0.Sides[i].Name, Summary: r.p.summary(i)})
+		rep.Sides = append(rep.Sides, SideReport{Name: r.cfg0.Sides[i].Name, Summary: r.p.summary(i), Segments: r.p.segments(i)})
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

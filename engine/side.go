@@ -47,6 +47,11 @@ type side struct {
 	prevLoad   childMsg
 	prevServer childMsg
 	havePrev   bool
+	// prevStamp is the settings at the last poll: a sample whose stamp
+	// differs straddles a change. segs are the run's stretches of
+	// unchanged settings.
+	prevStamp Stamp
+	segs      []segTotals
 
 	loadCPUs, serverCPUs []int // where place held the processes (nil: not held)
 	tot                  totals

@@ -178,7 +178,7 @@ func sweepOne(ctx context.Context, cfg Config, bytes int64, opts Options) (Sweep
 	var cu, cs, su, ss, secs float64
 	var calls, eagain uint64
 	server := true
-	write := isWriteWorkload(cfg.Sides[0].Workload)
+	write := IsWrite(cfg.Sides[0].Workload)
 	deadline := time.After(5 * time.Minute)
 	for {
 		select {

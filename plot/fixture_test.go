@@ -28,8 +28,8 @@ func fixture() engine.Report {
 		sc.Name, sc.Workload, sc.Transport = string(rune('A'+i)), w, "unix"
 		sc.Connections, sc.RequestSize, sc.InFlight = 1, 2<<20, 8
 		sc.SndBuf = engine.Buf{Kind: engine.BufSize, Bytes: 2 << 20}
-		rep.Sides = append(rep.Sides, engine.SideReport{Name: sc.Name, Summary: engine.Summary{
-			Placement: engine.Placement{Setting: "split", LoadCPUs: "0", ServerCPUs: "1"}}})
+		rep.Sides = append(rep.Sides, engine.SideReport{Name: sc.Name, Summary: engine.Summary{Figures: engine.Figures{
+			Placement: engine.Placement{Setting: "split", LoadCPUs: "0", ServerCPUs: "1"}}}})
 	}
 	for k := 1; k <= 32; k++ {
 		t := float64(k) * 0.25
@@ -43,14 +43,15 @@ func fixture() engine.Report {
 		{T: 6, Side: "", Setting: "mode", From: "alternate", To: "concurrent"},
 		{T: 7, Side: "A", Setting: "connections", From: "1", To: "2"},
 	}
-	return rep
+	return rep.WithStamps() // as the engine writes them: each sample with its settings
 }
 
 // sample is side i's k-th sample at t. A's figures: 2 GiB/s, client 8
 // recv calls per 2 MiB, server 1; B's: 1 GiB/s (2 GiB/s after 4 s),
 // server 3 recv calls (the receiver of writes), client 50.
 func sample(i int, t float64, active bool, k int) engine.Sample {
-	s := engine.Sample{T: t, Side: string(rune('A' + i)), Active: active, Seconds: 0.25}
+	s := engine.Sample{T: t, Side: string(rune('A' + i)), Active: active}
+	s.Seconds = 0.25
 	srv := &engine.Process{RecvCallsPer2MiB: 1, CoresBusy: 0.5}
 	s.Server = srv
 	s.SndBuf = engine.Buffers{ServerRequested: "2m", ServerEffective: 4 << 20, ClientRequested: "default", ClientEffective: 212992}

@@ -22,16 +22,17 @@ const (
 	mCPUServer                // cores busy, server process
 )
 
-// value reads metric m of a sample; workload picks the receiving process.
+// value reads metric m of a sample; the sample's own stamp picks the
+// receiving process (the side's workload is no longer needed for it).
 // Unknown (NaN) when not measured, and for negative values (a counter
 // glitch is not a figure).
-func value(s engine.Sample, m metric, workload string) float64 {
+func value(s engine.Sample, m metric, _ string) float64 {
 	var f engine.Figure
 	switch m {
 	case mThroughput:
 		f = s.ThroughputBps
 	case mCalls:
-		f = s.ReceiverCallsPer2MiB(workload)
+		f = s.ReceiverCallsPer2MiB()
 	case mCPUClient:
 		f = s.Client.CoresBusy
 	case mCPUServer:
@@ -72,6 +73,8 @@ type change struct {
 // events. A side is named by its configuration, else by its summary,
 // else by its position.
 func sidesOf(rep *engine.Report) []side {
+	stamped := rep.WithStamps()
+	rep = &stamped
 	var out []side
 	for i := range rep.Config.Sides {
 		name := rep.Config.Sides[i].Name

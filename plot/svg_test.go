@@ -143,7 +143,7 @@ func TestSVGSeriesAreTheSamplesFigures(t *testing.T) {
 	end := span(&rep)
 	figure := map[string]func(s engine.Sample, workload string) engine.Figure{
 		"throughput": func(s engine.Sample, _ string) engine.Figure { return s.ThroughputBps / engine.GiB },
-		"calls":      func(s engine.Sample, w string) engine.Figure { return s.ReceiverCallsPer2MiB(w) },
+		"calls":      func(s engine.Sample, _ string) engine.Figure { return s.ReceiverCallsPer2MiB() },
 		"cpu-client": func(s engine.Sample, _ string) engine.Figure { return s.Client.CoresBusy },
 		"cpu-server": func(s engine.Sample, _ string) engine.Figure {
 			if s.Server == nil {

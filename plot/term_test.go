@@ -15,8 +15,8 @@ func constRun(rate float64, change string) engine.Report {
 	rep.Config.Sides[0] = engine.SideConfig{Name: "A", Workload: engine.WorkRead}
 	rep.Config.Sides[1] = engine.SideConfig{Name: "B", Workload: engine.WorkRead}
 	for k := 1; k <= 8; k++ {
-		rep.Samples = append(rep.Samples, engine.Sample{T: float64(k), Side: "A", Active: true, Seconds: 1,
-			ThroughputBps: engine.Figure(rate), Client: engine.Process{RecvCallsPer2MiB: 8}})
+		rep.Samples = append(rep.Samples, engine.Sample{T: float64(k), Side: "A", Active: true, Figures: engine.Figures{Seconds: 1,
+			ThroughputBps: engine.Figure(rate), Client: engine.Process{RecvCallsPer2MiB: 8}}})
 	}
 	rep.Events = []engine.Event{{T: 4, Side: "A", Setting: "sndbuf", From: "default", To: change}}
 	return rep
@@ -103,10 +103,10 @@ func TestCompareWidth(t *testing.T) {
 
 func TestColumnsAverageSamplesAndLeaveGaps(t *testing.T) {
 	sd := side{name: "A", workload: engine.WorkRead, samples: []engine.Sample{
-		{T: 1, Active: true, Seconds: 1, ThroughputBps: 10},
-		{T: 2, Active: true, Seconds: 1, ThroughputBps: 30},
-		{T: 3, Active: false, Seconds: 0, ThroughputBps: 99},
-		{T: 4, Active: true, Seconds: 1, ThroughputBps: engine.Unknown},
+		{T: 1, Active: true, Figures: engine.Figures{Seconds: 1, ThroughputBps: 10}},
+		{T: 2, Active: true, Figures: engine.Figures{Seconds: 1, ThroughputBps: 30}},
+		{T: 3, Active: false, Figures: engine.Figures{Seconds: 0, ThroughputBps: 99}},
+		{T: 4, Active: true, Figures: engine.Figures{Seconds: 1, ThroughputBps: engine.Unknown}},
 	}}
 	got := sd.columns(mThroughput, 4, 4, 1)
 	// Column 0 is [0,1): sample 1; column 1 is [1,2): samples 1 and 2

@@ -37,11 +37,13 @@ var ExportFormats = []string{FormatMarkdown, FormatCSV, FormatJSON, FormatSVG}
 //   - json: the run file itself, as a store keeps it.
 //   - svg: the charts of both sides over time, changes labelled (plot.SVG).
 func ExportRun(rf RunFile, format string, w io.Writer) error {
+	stamped := rf
+	stamped.Report = rf.Report.WithStamps()
 	switch strings.ToLower(format) {
 	case FormatMarkdown, "markdown":
-		return writeMarkdown(rf, w)
+		return writeMarkdown(stamped, w)
 	case FormatCSV:
-		return writeCSV(rf, w)
+		return writeCSV(stamped, w)
 	case FormatJSON:
 		if rf.Version == 0 {
 			rf.Version = FileVersion
@@ -61,10 +63,6 @@ func ExportRun(rf RunFile, format string, w io.Writer) error {
 
 // ---- figures shared by the markdown summary and Compare ----
 
-func isWrite(workload string) bool {
-	return workload == engine.WorkWrite || workload == engine.WorkRandWrite
-}
-
 // sideConfig finds a side's configuration by name, else by position.
 func sideConfig(r *engine.Report, name string, idx int) engine.SideConfig {
 	for _, s := range r.Config.Sides {
@@ -76,43 +74,6 @@ func sideConfig(r *engine.Report, name string, idx int) engine.SideConfig {
 		return r.Config.Sides[idx]
 	}
 	return engine.SideConfig{Name: name}
-}
-
-func addFig(a, b engine.Figure) engine.Figure {
-	if !a.Known() || !b.Known() {
-		return engine.Unknown
-	}
-	return a + b
-}
-
-// receiverCalls is the headline syscall figure: receive calls per 2 MiB of
-// the receiver of the bulk data (the client for reads, the server for
-// writes).
-func receiverCalls(s engine.Summary, workload string) engine.Figure {
-	if isWrite(workload) {
-		if s.Server == nil {
-			return engine.Unknown
-		}
-		return s.Server.RecvCallsPer2MiB
-	}
-	return s.Client.RecvCallsPer2MiB
-}
-
-// cpuTimes returns user and system seconds of client and server together;
-// clientOnly is set when the server is external (not measured).
-func cpuTimes(s engine.Summary) (user, sys engine.Figure, clientOnly bool) {
-	if s.Server == nil {
-		return s.Client.UserS, s.Client.SysS, true
-	}
-	return addFig(s.Client.UserS, s.Server.UserS), addFig(s.Client.SysS, s.Server.SysS), false
-}
-
-// cpuPerGiB is CPU seconds (client and server) per GiB of payload.
-func cpuPerGiB(s engine.Summary) (engine.Figure, bool) {
-	if s.Server == nil {
-		return s.Client.CPUSPerGiB, true
-	}
-	return addFig(s.Client.CPUSPerGiB, s.Server.CPUSPerGiB), false
 }
 
 func gibps(s engine.Summary) engine.Figure {
@@ -137,7 +98,7 @@ func bufferCell(s engine.Summary, sc engine.SideConfig) string {
 	if req == "" {
 		req = sc.SndBuf.String()
 	}
-	if isWrite(sc.Workload) {
+	if engine.IsWrite(s.Settings.Workload) {
 		req, eff = s.SndBuf.ClientRequested, s.SndBuf.ClientEffective
 		if req == "" {
 			req = sc.ClientSndBuf.String()
@@ -280,9 +241,9 @@ func writeMarkdown(rf RunFile, out io.Writer) error {
 	for i, sr := range r.Sides {
 		sc := sideConfig(r, sr.Name, i)
 		s := sr.Summary
-		user, sys, clientOnly := cpuTimes(s)
+		cpu := s.CPU()
 		mark := ""
-		if clientOnly {
+		if cpu.ClientOnly {
 			mark, anyClientOnly = "*", true
 		}
 		seconds := "n/a"
@@ -290,7 +251,7 @@ func writeMarkdown(rf RunFile, out io.Writer) error {
 			seconds = strconv.FormatFloat(s.Seconds, 'f', 2, 64)
 		}
 		sum.add(mdEscape(sr.Name), mdEscape(bufferCell(s, sc)), seconds,
-			num(user, 2)+mark, num(sys, 2)+mark, num(gibps(s), 2), num(receiverCalls(s, sc.Workload), 2))
+			num(cpu.UserS, 2)+mark, num(cpu.SysS, 2)+mark, num(gibps(s), 2), num(s.ReceiverCallsPer2MiB(), 2))
 		transport := sc.Transport
 		if sc.Target != "" {
 			transport = sc.Target
@@ -424,6 +385,7 @@ func writeCSV(rf RunFile, out io.Writer) error {
 // GiB (client and server), as an aligned markdown table.
 func Compare(a, b RunFile, out io.Writer) error {
 	w := bufio.NewWriter(out)
+	a.Report, b.Report = a.Report.WithStamps(), b.Report.WithStamps()
 	describe := func(label string, rf RunFile) {
 		parts := []string{}
 		if !rf.Report.Time.IsZero() {
@@ -481,13 +443,11 @@ func Compare(a, b RunFile, out io.Writer) error {
 // compareFigures returns throughput (GiB/s), receiver syscalls per 2 MiB
 // and CPU s/GiB of a side; ok is false when the run has no such side.
 func compareFigures(rf RunFile, side string) (f [3]engine.Figure, ok bool) {
-	for i, sr := range rf.Report.Sides {
+	for _, sr := range rf.Report.Sides {
 		if sr.Name != side {
 			continue
 		}
-		sc := sideConfig(&rf.Report, sr.Name, i)
-		cpu, _ := cpuPerGiB(sr.Summary)
-		return [3]engine.Figure{gibps(sr.Summary), receiverCalls(sr.Summary, sc.Workload), cpu}, true
+		return [3]engine.Figure{gibps(sr.Summary), sr.Summary.ReceiverCallsPer2MiB(), sr.Summary.CPU().SPerGiB}, true
 	}
 	return f, false
 }

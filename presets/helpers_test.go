@@ -124,18 +124,18 @@ func testReport() engine.Report {
 		},
 		Config: cfg,
 		Sides: []engine.SideReport{
-			{Name: "A", Summary: engine.Summary{
+			{Name: "A", Summary: engine.Summary{Figures: engine.Figures{
 				Bytes: 15e9, Seconds: 10, ThroughputBps: 1.5e9,
 				Client: proc(10, 0.5, 3.25, 0.375), Server: &srvA,
 				SndBuf:       engine.Buffers{ServerRequested: "default", ServerEffective: 212992, ClientRequested: "default", ClientEffective: 212992},
 				LatencyP50Ms: 1.5, LatencyP99Ms: engine.Unknown,
-			}},
-			{Name: "B", Summary: engine.Summary{
+			}}},
+			{Name: "B", Summary: engine.Summary{Figures: engine.Figures{
 				Bytes: 30e9, Seconds: 10, ThroughputBps: 3e9,
 				Client: proc(1.25, 0.25, 1.25, 0.0625), Server: &srvB,
 				SndBuf:       engine.Buffers{ServerRequested: "2m", ServerEffective: 4 << 20, ClientRequested: "default", ClientEffective: 212992},
 				LatencyP50Ms: 0.75, LatencyP99Ms: 3,
-			}},
+			}}},
 		},
 		Events: []engine.Event{
 			{T: 0, Side: "B", Setting: "sndbuf", From: "default", To: "2m"},
@@ -146,15 +146,15 @@ func testReport() engine.Report {
 	for i := 0; i < 4; i++ {
 		sA, sB := proc(0.5, 0.25, 1.5, 0.2), proc(0.5, 0.125, 0.75, 0.1)
 		r.Samples = append(r.Samples,
-			engine.Sample{T: float64(i) * 0.25, Side: "A", Active: true, Seconds: 0.25, Bytes: 256 << 20,
+			engine.Sample{T: float64(i) * 0.25, Side: "A", Active: true, Connections: 1, Figures: engine.Figures{Seconds: 0.25, Bytes: 256 << 20,
 				ThroughputBps: 1.5e9, Client: proc(10, 0.125, 0.75, 0.375), Server: &sA,
-				SndBuf: engine.Buffers{ServerRequested: "default", ServerEffective: 212992}, LatencyP50Ms: 1.5, LatencyP99Ms: engine.Unknown, Connections: 1},
-			engine.Sample{T: float64(i) * 0.25, Side: "B", Active: i%2 == 0, Seconds: 0.25, Bytes: 640 << 20,
+				SndBuf: engine.Buffers{ServerRequested: "default", ServerEffective: 212992}, LatencyP50Ms: 1.5, LatencyP99Ms: engine.Unknown}},
+			engine.Sample{T: float64(i) * 0.25, Side: "B", Active: i%2 == 0, Connections: 1, Figures: engine.Figures{Seconds: 0.25, Bytes: 640 << 20,
 				ThroughputBps: engine.Unknown, Client: proc(1.25, 0.0625, 0.25, 0.0625), Server: &sB,
-				SndBuf: engine.Buffers{ServerRequested: "2m", ServerEffective: 4 << 20}, LatencyP50Ms: engine.Unknown, LatencyP99Ms: 3, Connections: 1})
+				SndBuf: engine.Buffers{ServerRequested: "2m", ServerEffective: 4 << 20}, LatencyP50Ms: engine.Unknown, LatencyP99Ms: 3}})
 	}
 	// A sample of an external target: no server figures.
-	r.Samples = append(r.Samples, engine.Sample{T: 1, Side: "A", Active: true, Seconds: 0.25, ThroughputBps: 5e8,
-		Client: proc(2, 0.125, 0.25, 0.5), LatencyP50Ms: engine.Unknown, LatencyP99Ms: engine.Unknown})
+	r.Samples = append(r.Samples, engine.Sample{T: 1, Side: "A", Active: true, Figures: engine.Figures{Seconds: 0.25, ThroughputBps: 5e8,
+		Client: proc(2, 0.125, 0.25, 0.5), LatencyP50Ms: engine.Unknown, LatencyP99Ms: engine.Unknown}})
 	return r
 }

@@ -56,13 +56,13 @@ type baseline struct {
 // active sample to draw.
 func newBaseline(name string, rep engine.Report) (*baseline, bool) {
 	b := &baseline{name: name, time: rep.Time}
-	var names, workloads [2]string
+	rep = rep.WithStamps()
+	var names [2]string
 	for i := range names {
 		names[i] = rep.Config.Sides[i].Name
 		if names[i] == "" {
 			names[i] = string(rune('A' + i))
 		}
-		workloads[i] = rep.Config.Sides[i].Workload
 	}
 	n := 0
 	for _, s := range rep.Samples {
@@ -86,7 +86,7 @@ func newBaseline(name string, rep engine.Report) (*baseline, bool) {
 				continue
 			}
 		}
-		p := pointOf(s, workloads[i])
+		p := pointOf(s)
 		if math.IsInf(p.dur, 0) || p.dur > 3600 {
 			p.dur = 0
 		}

@@ -188,9 +188,9 @@ func TestBaselineOddReports(t *testing.T) {
 	odd.Samples = append(odd.Samples,
 		engine.Sample{T: math.NaN(), Side: "A", Active: true},
 		engine.Sample{T: math.Inf(1), Side: "B", Active: true},
-		engine.Sample{T: 5, Side: "Z", Active: true, ThroughputBps: 1},
-		engine.Sample{T: -3, Side: "A", Active: true, ThroughputBps: -5, Seconds: math.Inf(1)},
-		engine.Sample{T: 1e12, Side: "B", Active: true, ThroughputBps: engine.Unknown})
+		engine.Sample{T: 5, Side: "Z", Active: true, Figures: engine.Figures{ThroughputBps: 1}},
+		engine.Sample{T: -3, Side: "A", Active: true, Figures: engine.Figures{ThroughputBps: -5, Seconds: math.Inf(1)}},
+		engine.Sample{T: 1e12, Side: "B", Active: true, Figures: engine.Figures{ThroughputBps: engine.Unknown}})
 	idle := engine.Report{Samples: []engine.Sample{sample("A", 1, false)}}
 	for _, rep := range []engine.Report{odd, idle, {}} {
 		h := newHarness(t, Options{

@@ -25,6 +25,7 @@ const (
 	unitCalls
 	unitCores
 	unitMs
+	unitWakeups
 )
 
 type seriesDef struct {
@@ -48,7 +49,25 @@ var (
 	chartLatency = chartDef{"latency", unitMs, []seriesDef{
 		{0, mP50, false, "p50"}, {0, mP99, true, "p99"},
 		{1, mP50, false, "p50"}, {1, mP99, true, "p99"}}}
+	chartWakeups = chartDef{"wake-ups", unitWakeups, []seriesDef{
+		{0, mWakeClient, false, "cli"}, {0, mWakeServer, true, "srv"},
+		{1, mWakeClient, false, "cli"}, {1, mWakeServer, true, "srv"}}}
 )
+
+// callsChart is the syscalls chart: each side's receiver's receive calls,
+// and for a side that writes, its sender's (the client's) send calls
+// dashed: for writes the send buffer shows in the sender's calls.
+func (c *charts) callsChart() chartDef {
+	d := chartDef{name: chartCalls.name, unit: chartCalls.unit}
+	for side := 0; side < 2; side++ {
+		if p := c.last[side]; p != nil && p.write {
+			d.series = append(d.series, seriesDef{side, mCalls, false, "rcv"}, seriesDef{side, mSend, true, "snd"})
+			continue
+		}
+		d.series = append(d.series, seriesDef{side, mCalls, false, ""})
+	}
+	return d
+}
 
 // Line styles: light for A, heavy for B; dashed for a side's second series.
 var (
@@ -108,8 +127,8 @@ func newCharts(com *common, window float64, names [2]string) charts {
 func (c *charts) SetSize(w, h int) { c.width, c.height = w, h }
 
 // add records an active sample of side i.
-func (c *charts) add(i int, s engine.Sample, workload string) {
-	p := pointOf(s, workload)
+func (c *charts) add(i int, s engine.Sample) {
+	p := pointOf(s)
 	c.hist[i].add(p, s.T-c.window-5)
 	c.last[i] = &p
 	if s.T > c.now {
@@ -138,11 +157,11 @@ func (c *charts) clear() {
 }
 
 func (c *charts) defs() []chartDef {
-	d := []chartDef{chartThroughput, chartCalls, chartCPU}
+	d := []chartDef{chartThroughput, c.callsChart(), chartCPU}
 	if c.latency {
 		d = append(d, chartLatency)
 	}
-	return d
+	return append(d, chartWakeups)
 }
 
 // span returns the window [t0, t0+window] shown: it starts at 0 and
@@ -251,6 +270,8 @@ func makeScale(u unitKind, mx float64, rows int) scale {
 		sc.unit = "cores"
 	case unitMs:
 		sc.unit = "ms"
+	case unitWakeups:
+		sc.unit = "switches/2MiB"
 	}
 	v := mx / sc.div
 	if math.IsNaN(v) || v <= 0 {
@@ -296,6 +317,10 @@ func chartTitle(d chartDef, unit string, short bool) string {
 		return "CPU (" + unit + ")"
 	case d.unit == unitCores:
 		return "CPU (" + unit + " busy, user+sys)"
+	case d.unit == unitWakeups && short:
+		return "wake-ups per 2 MiB"
+	case d.unit == unitWakeups:
+		return "wake-ups: voluntary context switches per 2 MiB"
 	}
 	return d.name + " (" + unit + ")"
 }

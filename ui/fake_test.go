@@ -134,18 +134,23 @@ func (f *fakeCtrl) stopCount() int {
 // calls and CPU shaped like the real effect (A at the default buffer needs
 // ~10 calls per 2 MiB, B at 2m about one).
 func sample(side string, t float64, active bool) engine.Sample {
-	s := engine.Sample{T: t, Side: side, Active: active, Seconds: 0.25, Connections: 1,
-		Placement: engine.Placement{Setting: engine.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}}
+	s := engine.Sample{T: t, Side: side, Active: active, Connections: 1}
+	s.Seconds = 0.25
+	s.Placement = engine.Placement{Setting: engine.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
 	srv := engine.Process{RecvCallsPer2MiB: 0.01, SendCallsPer2MiB: 1, EAGAINPer2MiB: 0, UserS: 0.01, SysS: 0.05}
 	if side == "A" {
 		s.ThroughputBps = engine.Figure(1.5*(1<<30) + 0.1*(1<<30)*float64(int(t*4)%5))
-		s.Client = engine.Process{RecvCallsPer2MiB: 10.2, SendCallsPer2MiB: 0.25, EAGAINPer2MiB: 3.1, CoresBusy: 0.92, CPUSPerGiB: 0.61}
+		s.Client = engine.Process{RecvCallsPer2MiB: 10.2, SendCallsPer2MiB: 0.25, EAGAINPer2MiB: 3.1, RecvEAGAINPer2MiB: 3.1,
+			VolCSPer2MiB: 12.4, InvolCSPer2MiB: 0.3, CoresBusy: 0.92, CPUSPerGiB: 0.61}
+		srv.SendEAGAINPer2MiB, srv.VolCSPer2MiB = 2.2, 3.6
 		srv.CoresBusy, srv.CPUSPerGiB = 0.58, 0.38
 		s.SndBuf = engine.Buffers{ServerRequested: "default", ServerEffective: 212992, ClientRequested: "default", ClientEffective: 212992, ClientRcvRequested: "default", ClientRcvEffective: 212992}
 		s.LatencyP50Ms, s.LatencyP99Ms = 9.8, 14.2
 	} else {
 		s.ThroughputBps = engine.Figure(4.0*(1<<30) + 0.2*(1<<30)*float64(int(t*4)%3))
-		s.Client = engine.Process{RecvCallsPer2MiB: 1.04, SendCallsPer2MiB: 0.25, EAGAINPer2MiB: 0.2, CoresBusy: 0.71, CPUSPerGiB: 0.18}
+		s.Client = engine.Process{RecvCallsPer2MiB: 1.04, SendCallsPer2MiB: 0.25, EAGAINPer2MiB: 0.2, RecvEAGAINPer2MiB: 0.2,
+			VolCSPer2MiB: 1.9, InvolCSPer2MiB: 0.1, CoresBusy: 0.71, CPUSPerGiB: 0.18}
+		srv.SendEAGAINPer2MiB, srv.VolCSPer2MiB = 0.1, 1.2
 		srv.CoresBusy, srv.CPUSPerGiB = 0.35, 0.09
 		s.SndBuf = engine.Buffers{ServerRequested: "2m", ServerEffective: 425984, ClientRequested: "default", ClientEffective: 212992, ClientRcvRequested: "default", ClientRcvEffective: 212992, Clamped: true}
 		s.LatencyP50Ms, s.LatencyP99Ms = 3.9, 6.1

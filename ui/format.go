@@ -112,11 +112,3 @@ func lastLine(lines []string) string {
 	}
 	return ""
 }
-
-// receiverName names the process whose receive calls are the headline.
-func receiverName(workload string) string {
-	if workload == engine.WorkWrite || workload == engine.WorkRandWrite {
-		return "server"
-	}
-	return "client"
-}

@@ -8,20 +8,25 @@ import (
 
 // The charted metrics of a sample.
 const (
-	mTput      = iota // bytes/s
-	mCalls            // receiver calls per 2 MiB
-	mCPUClient        // cores busy
-	mCPUServer        // cores busy
-	mP50              // ms
-	mP99              // ms
+	mTput       = iota // bytes/s
+	mCalls             // receiver calls per 2 MiB
+	mCPUClient         // cores busy
+	mCPUServer         // cores busy
+	mP50               // ms
+	mP99               // ms
+	mSend              // sender's send calls per 2 MiB (writes only)
+	mWakeClient        // client's voluntary context switches per 2 MiB
+	mWakeServer        // server's
 	nMetrics
 )
 
 // point is one active sample, reduced to the charted figures (NaN where a
-// figure is unknown). A sample covers [t-dur, t].
+// figure is unknown). A sample covers [t-dur, t]; write is its stamp's
+// direction (the sender's calls are charted for writes).
 type point struct {
 	t, dur float64
 	v      [nMetrics]float64
+	write  bool
 }
 
 func num(f engine.Figure) float64 {
@@ -31,15 +36,21 @@ func num(f engine.Figure) float64 {
 	return float64(f)
 }
 
-// pointOf reduces a sample; workload picks the receiving process.
-func pointOf(s engine.Sample, workload string) point {
-	p := point{t: s.T, dur: s.Seconds}
+// pointOf reduces a sample; its own stamp picks the receiving process.
+func pointOf(s engine.Sample) point {
+	p := point{t: s.T, dur: s.Seconds, write: engine.IsWrite(s.Settings.Workload)}
 	p.v[mTput] = num(s.ThroughputBps)
-	p.v[mCalls] = num(s.ReceiverCallsPer2MiB(workload))
+	p.v[mCalls] = num(s.ReceiverCallsPer2MiB())
+	p.v[mSend] = math.NaN()
+	if p.write {
+		p.v[mSend] = num(s.SenderCallsPer2MiB())
+	}
 	p.v[mCPUClient] = num(s.Client.CoresBusy)
-	p.v[mCPUServer] = math.NaN()
+	p.v[mWakeClient] = num(s.Client.VolCSPer2MiB)
+	p.v[mCPUServer], p.v[mWakeServer] = math.NaN(), math.NaN()
 	if s.Server != nil {
 		p.v[mCPUServer] = num(s.Server.CoresBusy)
+		p.v[mWakeServer] = num(s.Server.VolCSPer2MiB)
 	}
 	p.v[mP50] = num(s.LatencyP50Ms)
 	p.v[mP99] = num(s.LatencyP99Ms)

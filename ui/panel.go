@@ -176,68 +176,40 @@ func (p *panel) makeContent() []string {
 		srvReq = na
 	}
 	a := p.lastActive
-	figure := func(f func(s *engine.Sample) engine.Figure) engine.Figure {
-		if a == nil {
-			return engine.Unknown
-		}
-		return f(a)
-	}
-	tput := figure(func(s *engine.Sample) engine.Figure { return s.ThroughputBps })
-	calls := figure(func(s *engine.Sample) engine.Figure { return s.ReceiverCallsPer2MiB(c.Workload) })
-	cliCores := figure(func(s *engine.Sample) engine.Figure { return s.Client.CoresBusy })
-	cliPerGiB := figure(func(s *engine.Sample) engine.Figure { return s.Client.CPUSPerGiB })
-	srvCores, srvPerGiB := engine.Unknown, engine.Unknown
-	if a != nil && a.Server != nil {
-		srvCores, srvPerGiB = a.Server.CoresBusy, a.Server.CPUSPerGiB
-	}
-	p50 := figure(func(s *engine.Sample) engine.Figure { return s.LatencyP50Ms })
-	p99 := figure(func(s *engine.Sample) engine.Figure { return s.LatencyP99Ms })
+	f := p.figures()
 	transport := c.Transport
 	if c.Target != "" {
 		transport = "external " + c.Target
 	}
-	recv := receiverName(c.Workload)
 	conns := fmt.Sprintf("%d conn", c.Connections)
 	if c.Connections != 1 {
 		conns += "s"
 	}
-	sum := func(x, y engine.Figure) engine.Figure {
-		if !x.Known() || !y.Known() {
-			return engine.Unknown
-		}
-		return x + y
-	}
-	lat := st.Dim.Render("p50 ") + p.val(fig(p50)) + st.Dim.Render(" ms · p99 ") + p.val(fig(p99)) + st.Dim.Render(" ms")
+	lat := st.Dim.Render("p50 ") + p.val(fig(f.p50)) + st.Dim.Render(" ms · p99 ") + p.val(fig(f.p99)) + st.Dim.Render(" ms")
 
 	var rows []string
 	if !p.wide() {
 		const lw = 8
-		perGiB := sum(cliPerGiB, srvPerGiB)
 		who := ""
-		if c.Target != "" && cliPerGiB.Known() { // no server of ours to measure
-			perGiB, who = cliPerGiB, " (cli)"
+		if f.cpu.ClientOnly && f.cpu.SPerGiB.Known() { // no server of ours to measure
+			who = " (cli)"
 		}
 		rows = []string{
 			p.row("sndbuf", lw, p.bufPair(srvReq, buf.ServerEffective, srvClamped)),
 			p.row("load", lw, fmt.Sprintf("%s · %d×%s · %s · %s", conns, c.InFlight, units.FormatSize(int64(c.RequestSize)), c.Workload, transport)),
-			p.row("rate", lw, st.Strong.Render(p.val(rate(tput)))+st.Dim.Render(" · ")+p.val(fig(perGiB))+st.Dim.Render(" cpu s/GiB"+who)),
-			p.row("calls", lw, st.Strong.Render(p.val(fig(calls)))+st.Dim.Render(" per 2MiB ("+recv+" recv)")),
-			p.row("cores", lw, p.val(fig(cliCores))+st.Dim.Render(" cli + ")+p.val(fig(srvCores))+st.Dim.Render(" srv · ")+c.Get(engine.SetPlacement)),
-			p.row("lat", lw, lat),
+			p.row("rate", lw, st.Strong.Render(p.val(rate(f.tput)))+st.Dim.Render(" · ")+p.val(fig(f.cpu.SPerGiB))+st.Dim.Render(" cpu s/GiB"+who)),
+			p.row("calls", lw, st.Strong.Render(p.val(fig(f.recvCalls)))+st.Dim.Render(" per 2MiB ("+f.recv+" recv)")),
 		}
+		if f.write { // the send buffer shows in the sender's calls
+			rows = append(rows, p.row("send", lw, st.Strong.Render(p.val(fig(f.sendCalls)))+st.Dim.Render(" + ")+
+				p.val(fig(f.sendEAGAIN))+st.Dim.Render(" EAGAIN ("+f.send+")")))
+		}
+		rows = append(rows,
+			p.row("cores", lw, p.val(fig(f.cliCores))+st.Dim.Render(" cli + ")+p.val(fig(f.srvCores))+st.Dim.Render(" srv · ")+c.Get(engine.SetPlacement)),
+			p.row("lat", lw, lat))
 	} else {
 		colW := (iw - 3) / 2
 		const lwl, lwr = 14, 12
-		eagain := engine.Unknown
-		if a != nil {
-			if recv == "server" {
-				if a.Server != nil {
-					eagain = a.Server.EAGAINPer2MiB
-				}
-			} else {
-				eagain = a.Client.EAGAINPer2MiB
-			}
-		}
 		errs := na
 		if a != nil {
 			errs = fmt.Sprint(a.Errors)
@@ -253,19 +225,16 @@ func (p *panel) makeContent() []string {
 			p.row("transport", lwl, transport),
 			p.row("placement", lwl, c.Get(engine.SetPlacement)),
 		}
-		right := []string{
-			p.row("throughput", lwr, st.Strong.Render(p.val(rate(tput)))),
-			p.row("recv calls", lwr, st.Strong.Render(p.val(fig(calls)))+st.Dim.Render(" per 2 MiB ("+recv+")")),
-			p.row("EAGAIN", lwr, p.val(fig(eagain))+st.Dim.Render(" per 2 MiB ("+recv+")")),
-			p.row("cpu client", lwr, p.val(fig(cliCores))+st.Dim.Render(" cores · ")+p.val(fig(cliPerGiB))+st.Dim.Render(" s/GiB")),
-			p.row("cpu server", lwr, p.val(fig(srvCores))+st.Dim.Render(" cores · ")+p.val(fig(srvPerGiB))+st.Dim.Render(" s/GiB")),
-			p.row("cpu total", lwr, p.val(fig(sum(cliCores, srvCores)))+st.Dim.Render(" cores · ")+p.val(fig(sum(cliPerGiB, srvPerGiB)))+st.Dim.Render(" s/GiB")),
-			p.row("latency", lwr, lat),
-			p.row("errors", lwr, p.val(errs)),
-			p.row("cores", lwr, p.cores()),
-		}
-		for i := range left {
-			rows = append(rows, fit(left[i], colW)+"   "+right[i])
+		right := p.figureRows(f, lwr, lat, errs)
+		for i := range max(len(left), len(right)) {
+			l, r := "", ""
+			if i < len(left) {
+				l = left[i]
+			}
+			if i < len(right) {
+				r = right[i]
+			}
+			rows = append(rows, fit(l, colW)+"   "+r)
 		}
 	}
 	// Warnings: the text and the fix (the command first; where it
@@ -292,6 +261,74 @@ func (p *panel) makeContent() []string {
 		}
 	}
 	return rows
+}
+
+// panelFigures are the figures a panel shows, from the latest active
+// sample and its own stamp (the settings it was measured under, not a
+// change on its way).
+type panelFigures struct {
+	write                       bool
+	recv, send                  string // process names
+	tput, recvCalls, recvEAGAIN engine.Figure
+	sendCalls, sendEAGAIN       engine.Figure
+	cliCores, cliPerGiB         engine.Figure
+	srvCores, srvPerGiB         engine.Figure
+	cliWake, srvWake            engine.Figure
+	cpu                         engine.CPU
+	p50, p99                    engine.Figure
+}
+
+func (p *panel) figures() panelFigures {
+	u := engine.Unknown
+	wl := p.cfg.Workload
+	a := p.lastActive
+	if a != nil {
+		wl = a.Settings.Workload
+	}
+	f := panelFigures{write: engine.IsWrite(wl), recv: engine.ReceiverName(wl), send: engine.SenderName(wl),
+		tput: u, recvCalls: u, recvEAGAIN: u, sendCalls: u, sendEAGAIN: u, cliCores: u, cliPerGiB: u,
+		srvCores: u, srvPerGiB: u, cliWake: u, srvWake: u, p50: u, p99: u,
+		cpu: engine.CPU{UserS: u, SysS: u, CoresBusy: u, SPerGiB: u}}
+	if a == nil {
+		return f
+	}
+	f.tput, f.p50, f.p99 = a.ThroughputBps, a.LatencyP50Ms, a.LatencyP99Ms
+	f.recvCalls, f.recvEAGAIN = a.ReceiverCallsPer2MiB(), a.ReceiverEAGAINPer2MiB()
+	f.sendCalls, f.sendEAGAIN = a.SenderCallsPer2MiB(), a.SenderEAGAINPer2MiB()
+	f.cliCores, f.cliPerGiB, f.cliWake = a.Client.CoresBusy, a.Client.CPUSPerGiB, a.Client.VolCSPer2MiB
+	if a.Server != nil {
+		f.srvCores, f.srvPerGiB, f.srvWake = a.Server.CoresBusy, a.Server.CPUSPerGiB, a.Server.VolCSPer2MiB
+	}
+	f.cpu = a.CPU()
+	return f
+}
+
+// figureRows are the wide panel's right column: the headline (the
+// receiver's receive calls; for writes the sender's send calls too),
+// EAGAIN by direction, wake-ups, CPU, latency.
+func (p *panel) figureRows(f panelFigures, lw int, lat, errs string) []string {
+	st := p.com.styles
+	recv := p.val(fig(f.recvCalls))
+	send := p.val(fig(f.sendCalls))
+	if f.write {
+		send = st.Strong.Render(send)
+	} else {
+		recv = st.Strong.Render(recv)
+	}
+	return []string{
+		p.row("throughput", lw, st.Strong.Render(p.val(rate(f.tput)))),
+		p.row("recv calls", lw, recv+st.Dim.Render(" per 2 MiB ("+f.recv+")")),
+		p.row("send calls", lw, send+st.Dim.Render(" per 2 MiB ("+f.send+")")),
+		p.row("EAGAIN", lw, p.val(fig(f.recvEAGAIN))+st.Dim.Render(" recv · ")+p.val(fig(f.sendEAGAIN))+st.Dim.Render(" send")),
+		p.row("wake/2MiB", lw, p.val(fig(f.cliWake))+st.Dim.Render(" cli · ")+p.val(fig(f.srvWake))+st.Dim.Render(" srv")),
+		p.row("cpu client", lw, p.val(fig(f.cliCores))+st.Dim.Render(" cores · ")+p.val(fig(f.cliPerGiB))+st.Dim.Render(" s/GiB")),
+		p.row("cpu server", lw, p.val(fig(f.srvCores))+st.Dim.Render(" cores · ")+p.val(fig(f.srvPerGiB))+st.Dim.Render(" s/GiB")),
+		p.row("cpu total", lw, p.val(fig(engine.SumFigures(f.cliCores, f.srvCores)))+st.Dim.Render(" cores · ")+
+			p.val(fig(engine.SumFigures(f.cliPerGiB, f.srvPerGiB)))+st.Dim.Render(" s/GiB")),
+		p.row("latency", lw, lat),
+		p.row("errors", lw, p.val(errs)),
+		p.row("cores", lw, p.cores()),
+	}
 }
 
 // View draws the box: the title in the top border, a thick border when

@@ -436,7 +436,7 @@ func (m *Model) onUpdate(u engine.Update) bool {
 		}
 		m.panels[i].observe(s)
 		if s.Active {
-			m.charts.add(i, s, m.cfg.Sides[i].Workload)
+			m.charts.add(i, s)
 		} else if s.T > m.charts.now {
 			m.charts.now = s.T
 		}

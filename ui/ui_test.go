@@ -426,7 +426,7 @@ func TestKeyClearLatencyCharts(t *testing.T) {
 		t.Error("x did not clear the charts")
 	}
 	h.press("l")
-	if len(h.m.charts.defs()) != 4 {
+	if len(h.m.charts.defs()) != 5 { // throughput, calls, CPU, latency, wake-ups
 		t.Error("l did not add the latency chart")
 	}
 	// 80x24 shows two charts at a time: v pages.
@@ -440,7 +440,7 @@ func TestKeyClearLatencyCharts(t *testing.T) {
 	h.press("v", "v", "v")
 	h.wantView("throughput (")
 	h.press("l")
-	if len(h.m.charts.defs()) != 3 {
+	if len(h.m.charts.defs()) != 4 {
 		t.Error("l did not remove the latency chart")
 	}
 	h.m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
@@ -686,10 +686,12 @@ func TestSampleFigures(t *testing.T) {
 
 func TestUnknownFiguresAreNA(t *testing.T) {
 	h := newHarness(t, Options{}, 160, 48)
-	s := engine.Sample{T: 1, Side: "A", Active: true, Seconds: 1,
+	s := engine.Sample{T: 1, Side: "A", Active: true, Figures: engine.Figures{Seconds: 1,
 		ThroughputBps: engine.Unknown, LatencyP50Ms: engine.Unknown, LatencyP99Ms: engine.Unknown,
 		Client: engine.Process{RecvCallsPer2MiB: engine.Unknown, EAGAINPer2MiB: engine.Unknown,
-			CoresBusy: engine.Unknown, CPUSPerGiB: engine.Unknown}}
+			SendCallsPer2MiB: engine.Unknown, RecvEAGAINPer2MiB: engine.Unknown, SendEAGAINPer2MiB: engine.Unknown,
+			VolCSPer2MiB: engine.Unknown, InvolCSPer2MiB: engine.Unknown,
+			CoresBusy: engine.Unknown, CPUSPerGiB: engine.Unknown}}}
 	h.send(engine.Update{Sample: &s}) // Server nil: an external target
 	v := h.view()
 	var panelLines []string
@@ -892,8 +894,8 @@ func TestOddMessagesNeverPanic(t *testing.T) {
 		{Sample: &engine.Sample{Side: "Z", T: 1, Active: true}},
 		{Sample: &engine.Sample{Side: "", T: 1}},
 		{Sample: &engine.Sample{Side: "A", T: nan, Active: true}},
-		{Sample: &engine.Sample{Side: "a", T: -5, Active: true, Seconds: -1, ThroughputBps: -1}},
-		{Sample: &engine.Sample{Side: "B", T: 1e12, Active: true, Seconds: 1e12, ThroughputBps: engine.Figure(math.Inf(1))}},
+		{Sample: &engine.Sample{Side: "a", T: -5, Active: true, Figures: engine.Figures{Seconds: -1, ThroughputBps: -1}}},
+		{Sample: &engine.Sample{Side: "B", T: 1e12, Active: true, Figures: engine.Figures{Seconds: 1e12, ThroughputBps: engine.Figure(math.Inf(1))}}},
 		{Event: &engine.Event{T: nan, Side: "Q", Setting: "bogus", From: "x", To: "y"}},
 		{Event: &engine.Event{T: 1, Side: "A", Setting: "sndbuf", From: "x", To: "not a size"}},
 		{Crash: &engine.Crash{Side: "Z", Role: "load", Status: "killed"}},

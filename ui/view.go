@@ -147,7 +147,7 @@ func (m *Model) otherLine(i, w int) string {
 	p := &m.panels[i]
 	s := st.Side[i].Bold(true).Render(m.cfg.Sides[i].Name) + " " + p.status()
 	if a := p.lastActive; a != nil {
-		s += "  " + rate(a.ThroughputBps) + " · " + fig(a.ReceiverCallsPer2MiB(m.cfg.Sides[i].Workload)) + " calls/2MiB"
+		s += "  " + rate(a.ThroughputBps) + " · " + fig(a.ReceiverCallsPer2MiB()) + " calls/2MiB"
 	}
 	return spread(s, st.Dim.Render("tab ⇄"), w)
 }

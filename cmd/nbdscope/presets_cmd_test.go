@@ -165,15 +165,15 @@ func storeCmdReport(gibps float64, calls engine.Figure) engine.Report {
 	srv := engine.Process{RecvCallsPer2MiB: 0.5, UserS: 0.25, SysS: 1, CPUSPerGiB: 0.1}
 	sum := func(tp float64) engine.Summary {
 		s := srv
-		return engine.Summary{Bytes: 1 << 30, Seconds: 5, ThroughputBps: engine.Figure(tp * (1 << 30)),
+		return engine.Summary{Figures: engine.Figures{Bytes: 1 << 30, Seconds: 5, ThroughputBps: engine.Figure(tp * (1 << 30)),
 			Client: engine.Process{RecvCallsPer2MiB: calls, UserS: 0.5, SysS: 2, CPUSPerGiB: 0.25}, Server: &s,
-			LatencyP50Ms: engine.Unknown, LatencyP99Ms: engine.Unknown}
+			LatencyP50Ms: engine.Unknown, LatencyP99Ms: engine.Unknown}}
 	}
 	return engine.Report{
 		Version: engine.ReportVersion, Nbdscope: engine.Version, Time: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC),
 		Preset: "linux-gap", Config: cfg,
 		Sides:   []engine.SideReport{{Name: "A", Summary: sum(gibps)}, {Name: "B", Summary: sum(2 * gibps)}},
-		Samples: []engine.Sample{{T: 0.25, Side: "A", Active: true, ThroughputBps: 1e9, LatencyP50Ms: engine.Unknown, LatencyP99Ms: engine.Unknown}},
+		Samples: []engine.Sample{{T: 0.25, Side: "A", Active: true, Figures: engine.Figures{ThroughputBps: 1e9, LatencyP50Ms: engine.Unknown, LatencyP99Ms: engine.Unknown}}},
 		Events:  []engine.Event{{T: 1, Side: "B", Setting: "sndbuf", From: "default", To: "2m"}},
 	}
 }

@@ -231,8 +231,14 @@ func printSummary(w io.Writer, rep engine.Report) {
 		{"server recv calls/2MiB", srv(func(p engine.Process) engine.Figure { return p.RecvCallsPer2MiB }), f1, true},
 		{"client send calls/2MiB", cli(func(p engine.Process) engine.Figure { return p.SendCallsPer2MiB }), f1, true},
 		{"server send calls/2MiB", srv(func(p engine.Process) engine.Figure { return p.SendCallsPer2MiB }), f1, true},
-		{"client EAGAIN/2MiB", cli(func(p engine.Process) engine.Figure { return p.EAGAINPer2MiB }), f1, true},
-		{"server EAGAIN/2MiB", srv(func(p engine.Process) engine.Figure { return p.EAGAINPer2MiB }), f1, true},
+		{"client recv EAGAIN/2MiB", cli(func(p engine.Process) engine.Figure { return p.RecvEAGAINPer2MiB }), f1, true},
+		{"client send EAGAIN/2MiB", cli(func(p engine.Process) engine.Figure { return p.SendEAGAINPer2MiB }), f1, true},
+		{"server recv EAGAIN/2MiB", srv(func(p engine.Process) engine.Figure { return p.RecvEAGAINPer2MiB }), f1, true},
+		{"server send EAGAIN/2MiB", srv(func(p engine.Process) engine.Figure { return p.SendEAGAINPer2MiB }), f1, true},
+		{"client wake-ups/2MiB (vol)", cli(func(p engine.Process) engine.Figure { return p.VolCSPer2MiB }), f1, true},
+		{"client wake-ups/2MiB (invol)", cli(func(p engine.Process) engine.Figure { return p.InvolCSPer2MiB }), f1, true},
+		{"server wake-ups/2MiB (vol)", srv(func(p engine.Process) engine.Figure { return p.VolCSPer2MiB }), f1, true},
+		{"server wake-ups/2MiB (invol)", srv(func(p engine.Process) engine.Figure { return p.InvolCSPer2MiB }), f1, true},
 		{"client user s", cli(func(p engine.Process) engine.Figure { return p.UserS }), f2, false},
 		{"client sys s", cli(func(p engine.Process) engine.Figure { return p.SysS }), f2, false},
 		{"server user s", srv(func(p engine.Process) engine.Figure { return p.UserS }), f2, false},
@@ -285,6 +291,7 @@ func printSummary(w io.Writer, rep engine.Report) {
 	text("errors", func(sm engine.Summary) string { return strconv.FormatUint(sm.Errors, 10) })
 	text("consume", consumeText)
 	tw.Flush()
+	printSegments(w, rep)
 	for _, s := range rep.Sides {
 		if d := s.Summary.Consumed.RootDigest; d != "" {
 			fmt.Fprintf(w, "root digest %s (sha256 of 64 KiB block digests, last of %d full passes): %s\n", s.Name, s.Summary.Consumed.HashPasses, d)
@@ -352,4 +359,37 @@ func consumeText(sm engine.Summary) string {
 		return fmt.Sprintf("hash×%d: %d passes", c.HashThreads, c.HashPasses)
 	}
 	return sm.Consume
+}
+
+// printSegments prints, for a run with changes, one row per stretch of
+// unchanged settings of each side: the settings that set it apart and the
+// headline figures, so before and after read from one run.
+func printSegments(w io.Writer, rep engine.Report) {
+	changed := false
+	for _, s := range rep.Sides {
+		changed = changed || len(s.Segments) > 1
+	}
+	if !changed {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "segments (one row per stretch of unchanged settings):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "side\tfrom–to s\tsettings\tthroughput\trecv calls/2MiB\tsend calls/2MiB\tsend EAGAIN/2MiB\tclient wake-ups/2MiB\tCPU s/GiB\t")
+	for _, s := range rep.Sides {
+		for _, g := range s.Segments {
+			fmt.Fprintf(tw, "%s\t%.1f–%.1f\t%s\t%s\t%s (%s)\t%s (%s)\t%s\t%s\t%s\t\n", s.Name, g.From, g.To,
+				stampText(g.Settings), rate(g.ThroughputBps),
+				f1(g.ReceiverCallsPer2MiB()), engine.ReceiverName(g.Settings.Workload),
+				f1(g.SenderCallsPer2MiB()), engine.SenderName(g.Settings.Workload),
+				f1(g.SenderEAGAINPer2MiB()), f1(g.Client.VolCSPer2MiB), f3(g.CPU().SPerGiB))
+		}
+	}
+	tw.Flush()
+}
+
+// stampText is the settings of a segment in a few words.
+func stampText(st engine.Stamp) string {
+	return fmt.Sprintf("%s sndbuf %s cli %s/%s %d×%d×%s", st.Workload, st.SndBuf, st.ClientSndBuf, st.ClientRcvBuf,
+		st.Connections, st.InFlight, units.FormatSize(int64(st.RequestSize)))
 }

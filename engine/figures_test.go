@@ -1,0 +1,169 @@
+package engine
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// A workload change mid-run: B's samples switch receiver from the client
+// to the server with their own stamp, and B's summary is split into a
+// read segment and a write segment (issue 13's bar: --at 4s:b.workload=write).
+func TestStampFollowsWorkloadChange(t *testing.T) {
+	cfg := testConfig()
+	cfg.Interval = Duration(250 * time.Millisecond)
+	cfg.Duration = Duration(6 * time.Second)
+	ch, err := ParseAt("4s:b.workload=write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Script = []Change{ch}
+	p := startPair(t, cfg)
+	var samples []Sample
+	var ev *Event
+	for u := range p.Updates() {
+		if u.Sample != nil && u.Sample.Side == "B" {
+			samples = append(samples, *u.Sample)
+		}
+		if u.Event != nil && u.Event.Setting == SetWorkload {
+			ev = u.Event
+		}
+	}
+	if ev == nil {
+		t.Fatal("no workload event")
+	}
+	var reads, writes, straddling int
+	for _, s := range samples {
+		if !s.Active || s.Bytes == 0 {
+			continue
+		}
+		switch {
+		case s.Changed:
+			straddling++
+		case s.Settings.Workload == WorkRead:
+			if s.T > ev.T+0.3 {
+				t.Errorf("sample at %.2fs after the change at %.2fs stamped read", s.T, ev.T)
+			}
+			if s.Receiver() != &s.Client || s.ReceiverCallsPer2MiB() != s.Client.RecvCallsPer2MiB || s.Client.RecvCalls == 0 {
+				t.Errorf("read sample at %.2fs: receiver is not the client (%+v)", s.T, s.Client)
+			}
+			reads++
+		case s.Settings.Workload == WorkWrite:
+			if s.T < ev.T {
+				t.Errorf("sample at %.2fs before the change at %.2fs stamped write", s.T, ev.T)
+			}
+			if s.Receiver() != s.Server || s.ReceiverCallsPer2MiB() != s.Server.RecvCallsPer2MiB || s.Server.RecvCalls == 0 {
+				t.Errorf("write sample at %.2fs: receiver is not the server (%+v)", s.T, s.Server)
+			}
+			if s.Sender() != &s.Client || s.SenderCallsPer2MiB() != s.Client.SendCallsPer2MiB {
+				t.Errorf("write sample at %.2fs: sender is not the client", s.T)
+			}
+			writes++
+		}
+	}
+	if reads == 0 || writes == 0 || straddling != 1 {
+		t.Fatalf("B: %d read samples, %d write samples, %d straddling the change (want 1)", reads, writes, straddling)
+	}
+
+	rep := p.Report()
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []Report{rep, back} {
+		if n := len(r.Sides[0].Segments); n != 1 || r.Sides[0].Summary.Changed {
+			t.Errorf("A (no change): %d segments, changed %v", n, r.Sides[0].Summary.Changed)
+		}
+		segs := r.Sides[1].Segments
+		if len(segs) != 2 || !r.Sides[1].Summary.Changed {
+			t.Fatalf("B: %d segments (want 2), changed %v", len(segs), r.Sides[1].Summary.Changed)
+		}
+		rd, wr := segs[0], segs[1]
+		if rd.Settings.Workload != WorkRead || ReceiverName(rd.Settings.Workload) != "client" ||
+			wr.Settings.Workload != WorkWrite || ReceiverName(wr.Settings.Workload) != "server" {
+			t.Errorf("segments stamped %q then %q", rd.Settings.Workload, wr.Settings.Workload)
+		}
+		if !(rd.From < rd.To && rd.To <= wr.From && wr.From < wr.To) || rd.To > ev.T+0.3 || wr.From < ev.T-0.3 {
+			t.Errorf("segments %.2f–%.2f, %.2f–%.2f around the change at %.2f", rd.From, rd.To, wr.From, wr.To, ev.T)
+		}
+		if rd.ReceiverCallsPer2MiB() != rd.Client.RecvCallsPer2MiB || rd.Client.RecvCalls == 0 || rd.Bytes == 0 {
+			t.Errorf("read segment's receiver: %+v", rd.Client)
+		}
+		if wr.ReceiverCallsPer2MiB() != wr.Server.RecvCallsPer2MiB || wr.Server.RecvCalls == 0 || wr.Bytes == 0 {
+			t.Errorf("write segment's receiver: %+v", wr.Server)
+		}
+		// The run's summary holds both segments and the straddling sample.
+		if sum := r.Sides[1].Summary; sum.Bytes < rd.Bytes+wr.Bytes {
+			t.Errorf("summary %d bytes < segments %d + %d", sum.Bytes, rd.Bytes, wr.Bytes)
+		}
+	}
+}
+
+// The cost of a small buffer is a wake-up each time it fills: with the
+// server's send buffer at 8 KiB (macos) on A and 2 MiB on B, A's client
+// sleeps and wakes more per 2 MiB (a ratio of counts).
+func TestWakeupsPer2MiBFollowTheBuffer(t *testing.T) {
+	cfg := testConfig()
+	cfg.Interval = Duration(250 * time.Millisecond)
+	cfg.Duration = Duration(3 * time.Second)
+	cfg.Sides[0].SndBuf, _ = ParseBuf("macos")
+	cfg.Sides[1].SndBuf, _ = ParseBuf("2m")
+	p := startPair(t, cfg)
+	for range p.Updates() {
+	}
+	rep := p.Report()
+	a, b := rep.Sides[0].Summary, rep.Sides[1].Summary
+	t.Logf("client voluntary switches per 2 MiB: A (8 KiB) %.1f (%d over %d MiB), B (2m, effective %d) %.2f (%d over %d MiB)",
+		a.Client.VolCSPer2MiB, a.Client.VolCS, a.Bytes>>20, b.SndBuf.ServerEffective, b.Client.VolCSPer2MiB, b.Client.VolCS, b.Bytes>>20)
+	if a.Bytes == 0 || b.Bytes == 0 || a.Client.VolCS == 0 {
+		t.Fatalf("nothing measured: A %d bytes %d switches, B %d bytes", a.Bytes, a.Client.VolCS, b.Bytes)
+	}
+	if !(a.Client.VolCSPer2MiB > 2*b.Client.VolCSPer2MiB) {
+		t.Errorf("A's client wake-ups per 2 MiB %.2f not above twice B's %.2f", a.Client.VolCSPer2MiB, b.Client.VolCSPer2MiB)
+	}
+	if !(a.Server.VolCSPer2MiB > b.Server.VolCSPer2MiB) {
+		t.Errorf("A's server wake-ups per 2 MiB %.2f not above B's %.2f", a.Server.VolCSPer2MiB, b.Server.VolCSPer2MiB)
+	}
+}
+
+// Figures.Add: counts add up and the per-2-MiB figures are derived again.
+func TestFiguresAdd(t *testing.T) {
+	mk := func(bytes uint64, recv, vcs uint64, wl string) Figures {
+		c := Counters{VolCS: vcs, UserS: 0.5}
+		c.IO.RecvCalls, c.IO.RecvEAGAIN, c.IO.SendEAGAIN = recv, recv/2, 1
+		sp := ProcessFigures(Counters{}, bytes, 1)
+		return Figures{Settings: Stamp{Workload: wl}, Bytes: bytes, Seconds: 1, Client: ProcessFigures(c, bytes, 1), Server: &sp}
+	}
+	sum := mk(PayloadUnit, 10, 4, WorkRead).Add(mk(3*PayloadUnit, 2, 0, WorkRead))
+	if sum.Bytes != 4*PayloadUnit || sum.Client.RecvCalls != 12 || sum.Client.RecvCallsPer2MiB != 3 ||
+		sum.Client.VolCSPer2MiB != 1 || sum.Client.RecvEAGAINPer2MiB != 1.5 || sum.Client.SendEAGAINPer2MiB != 0.5 ||
+		sum.Client.EAGAINPer2MiB != 2 || sum.Client.UserS != 1 || sum.ThroughputBps != Figure(2*PayloadUnit) || sum.Changed {
+		t.Errorf("sum %+v", sum)
+	}
+	if mixed := mk(PayloadUnit, 1, 0, WorkRead).Add(mk(PayloadUnit, 1, 0, WorkWrite)); !mixed.Changed || mixed.LatencyP50Ms.Known() {
+		t.Errorf("adding a read and a write span: changed %v, p50 %v", mixed.Changed, mixed.LatencyP50Ms)
+	}
+}
+
+// A run saved before figures had these fields reads them as unknown, and
+// its samples get the stamp of the run's configuration.
+func TestOldReportFiguresUnknown(t *testing.T) {
+	var p Process
+	if err := json.Unmarshal([]byte(`{"recv_calls_per_2mib": 2, "eagain_per_2mib": 1, "eagain": 5}`), &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.RecvCallsPer2MiB != 2 || p.EAGAINPer2MiB != 1 || p.RecvEAGAINPer2MiB.Known() || p.SendEAGAINPer2MiB.Known() || p.VolCSPer2MiB.Known() {
+		t.Errorf("old process read as %+v", p)
+	}
+	rep := Report{Config: DefaultConfig(), Samples: []Sample{{Side: "B"}}, Sides: []SideReport{{Name: "A"}}}
+	rep.Config.Sides[1].Workload = WorkWrite
+	st := rep.WithStamps()
+	if st.Samples[0].Settings.Workload != WorkWrite || ReceiverName(st.Samples[0].Settings.Workload) != "server" ||
+		st.Sides[0].Summary.Settings.Workload != rep.Config.Sides[0].Workload || rep.Samples[0].Settings.Workload != "" {
+		t.Errorf("stamps %+v / %+v; the original changed: %q", st.Samples[0].Settings, st.Sides[0].Summary.Settings, rep.Samples[0].Settings.Workload)
+	}
+}
