@@ -290,8 +290,8 @@ func TestSVGThinsLongRuns(t *testing.T) {
 		case 9000:
 			v = 1 << 20 // a dip
 		}
-		rep.Samples = append(rep.Samples, engine.Sample{T: float64(k) / 4, Side: "A", Active: true, Seconds: 0.25,
-			ThroughputBps: v, Client: engine.Process{RecvCallsPer2MiB: 8, CoresBusy: 1}})
+		rep.Samples = append(rep.Samples, engine.Sample{T: float64(k) / 4, Side: "A", Active: true, Figures: engine.Figures{Seconds: 0.25,
+			ThroughputBps: v, Client: engine.Process{RecvCallsPer2MiB: 8, CoresBusy: 1}}})
 	}
 	doc := SVG("long", rep)
 	if len(doc) > 400<<10 {
