@@ -115,7 +115,6 @@ type charts struct {
 	now           float64   // seconds since the start
 	latency       bool      // show the latency chart
 	page          int       // first chart shown when not all fit
-	strip         bool      // the change strip was drawn (last View)
 	base          *baseline // a saved run drawn behind (nil: none)
 }
 
@@ -331,55 +330,82 @@ type mark struct {
 	side int
 }
 
-// View renders the charts into exactly the area set by SetSize (or less).
-func (c *charts) View() string {
-	st := c.com.styles
-	c.strip = false
+// chartPlan is what the charts draw at their size, decided before
+// drawing: which charts, their heights and scales, and whether the change
+// strip fits. With no charts, note says why (or nothing fits at all).
+type chartPlan struct {
+	note    string
+	shown   []chartDef
+	heights []int
+	scales  []scale
+	labelW  int // the y labels' width
+	plotW   int // the plot's width, in cells (one a time bucket)
+	t0      float64
+	strip   bool // the change strip is drawn below the time axis
+	paging  bool // not every chart fits: the first title says so
+}
+
+// plan lays the charts out in the area set by SetSize.
+func (c *charts) plan() chartPlan {
 	if c.width < 20 || c.height < 1 {
-		return ""
+		return chartPlan{}
 	}
 	shown, heights, withEvents, paging := c.layout()
 	if len(shown) == 0 {
-		return st.Dim.Render(clip("enlarge the terminal to see the charts", c.width))
+		return chartPlan{note: "enlarge the terminal to see the charts"}
 	}
-	t0 := c.span()
-	t1 := t0 + c.window
-	scales := make([]scale, len(shown))
-	labelW := 1
+	p := chartPlan{shown: shown, heights: heights, t0: c.span(), labelW: 1, paging: paging}
+	p.scales = make([]scale, len(shown))
 	for k, d := range shown {
-		scales[k] = makeScale(d.unit, c.maxOf(d, t0, t1), heights[k]-2)
-		labelW = max(labelW, scales[k].labelW)
+		p.scales[k] = makeScale(d.unit, c.maxOf(d, p.t0, p.t0+c.window), heights[k]-2)
+		p.labelW = max(p.labelW, p.scales[k].labelW)
 	}
-	prefix := labelW + 2
-	plotW := c.width - prefix - 1
-	if plotW < 10 {
-		return st.Dim.Render(clip("widen the terminal to see the charts", c.width))
+	p.plotW = c.width - (p.labelW + 2) - 1
+	if p.plotW < 10 {
+		return chartPlan{note: "widen the terminal to see the charts"}
 	}
-	col := func(t float64) int {
-		return min(max(int(math.Floor((t-t0)/c.window*float64(plotW))), 0), plotW-1)
-	}
-	var marks []mark
-	var inWindow []engine.Event
-	for _, ev := range c.events {
-		if ev.T < t0 || ev.T > t1 {
-			continue
-		}
-		inWindow = append(inWindow, ev)
-		marks = append(marks, mark{col(ev.T), c.sideOf(ev.Side)})
-	}
+	p.strip = withEvents
+	return p
+}
 
-	var out []string
-	for k, d := range shown {
-		title := c.titleLine(d, scales[k], k == 0 && paging, len(c.defs()), len(shown))
-		out = append(out, title)
-		out = append(out, c.plot(d, scales[k], heights[k]-1, labelW, plotW, t0, marks)...)
+// View renders the charts into exactly the area set by SetSize (or less).
+func (c *charts) View() string { return c.draw(c.plan()) }
+
+// draw renders the charts as planned.
+func (c *charts) draw(p chartPlan) string {
+	st := c.com.styles
+	if p.note != "" {
+		return st.Dim.Render(clip(p.note, c.width))
 	}
-	out = append(out, c.axis(labelW, plotW, t0, marks)...)
-	if withEvents {
-		c.strip = true
+	if len(p.shown) == 0 {
+		return ""
+	}
+	marks, inWindow := c.marks(p)
+	var out []string
+	for k, d := range p.shown {
+		title := c.titleLine(d, p.scales[k], k == 0 && p.paging, len(c.defs()), len(p.shown))
+		out = append(out, title)
+		out = append(out, c.plot(d, p.scales[k], p.heights[k]-1, p.labelW, p.plotW, p.t0, marks)...)
+	}
+	out = append(out, c.axis(p.labelW, p.plotW, p.t0, marks)...)
+	if p.strip {
 		out = append(out, c.eventStrip(inWindow))
 	}
 	return strings.Join(out, "\n")
+}
+
+// marks places the changes in the window on the plot's columns.
+func (c *charts) marks(p chartPlan) (marks []mark, inWindow []engine.Event) {
+	t1 := p.t0 + c.window
+	for _, ev := range c.events {
+		if ev.T < p.t0 || ev.T > t1 {
+			continue
+		}
+		col := min(max(int(math.Floor((ev.T-p.t0)/c.window*float64(p.plotW))), 0), p.plotW-1)
+		inWindow = append(inWindow, ev)
+		marks = append(marks, mark{col, c.sideOf(ev.Side)})
+	}
+	return marks, inWindow
 }
 
 func (c *charts) sideOf(name string) int {

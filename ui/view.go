@@ -13,6 +13,10 @@ import (
 
 // render lays the screen out for the current size and draws it. Every
 // line is cut to the terminal's width and the screen to its height.
+// Layout and drawing are two steps: layout sizes the components and
+// decides everything a frame depends on (the panels' height, the chart
+// area, whether the change strip shows, the footer); the drawing
+// functions after it only read.
 func (m *Model) render() string {
 	w, h := m.com.width, m.com.height
 	if w <= 0 || h <= 0 {
@@ -21,36 +25,90 @@ func (m *Model) render() string {
 	if w < minWidth || h < minHeight {
 		return m.tooSmall()
 	}
-	st := m.com.styles
-	for i := range m.panels {
-		m.panels[i].focused = i == m.focus
-		m.panels[i].rows = nil // the state may have changed since the last frame
-	}
+	return m.draw(m.layout(w, h))
+}
 
-	// Header.
-	hdrH := 2
+// panelMode is how the panels are shown.
+type panelMode int
+
+const (
+	panelsHidden  panelMode = iota // help and the picker take their room
+	panelsBoth                     // side by side
+	panelsFocused                  // the focused one, and a line about the other
+)
+
+// screen is one frame's layout, decided before anything is drawn.
+type screen struct {
+	w, h   int
+	header int       // its height
+	banner []string  // a line for each crashed side
+	panels panelMode // how the panels show
+	panelH int       // the panels' height, their borders included
+	area   int       // the height left for the charts, help or picker
+	charts chartPlan // what the charts draw (when they are shown)
+	help   []string  // the help's lines, scrolled to fit (stHelp)
+	strip  bool      // the charts show the change strip
+	status string    // the status line
+	footer string    // the short help, or the prompt's error
+}
+
+// layout decides the frame: it brings the components up to date with the
+// model and gives each its size.
+func (m *Model) layout(w, h int) screen {
+	sc := screen{w: w, h: h, header: 2}
 	if h < 16 {
-		hdrH = 1
+		sc.header = 1
 	}
-	m.header.SetSize(w, hdrH)
-	m.header.mode = m.cfg.Mode
-	m.header.preset = m.preset
-	m.header.modified = m.preset != "" && (m.cfg.Sides != m.baseCfg.Sides || m.cfg.Mode != m.baseCfg.Mode)
-	m.header.elapsed = m.elapsed
-	m.header.baseline, m.header.baseName = "", ""
+	m.layoutHeader(w, sc.header)
+	sc.banner = m.banners(w)
+	fixed := sc.header + 2 + len(sc.banner) // + status line + footer
+	sc.panels, sc.panelH = m.layoutPanels(w, h, fixed)
+	sc.area = max(h-fixed-sc.panelH, 0)
+	switch m.state {
+	case stHelp:
+		sc.help = m.layoutHelp(w, sc.area)
+	case stPicker:
+		m.picker.SetSize(w, sc.area)
+	default:
+		m.charts.SetSize(w, sc.area)
+		sc.charts = m.charts.plan()
+		sc.strip = sc.charts.strip
+	}
+	m.help.Width = w
+	sc.status = m.statusLine(w, sc.strip)
+	sc.footer = m.footer(w)
+	if m.state == stInput && m.inputErr != "" {
+		// The error from Apply gets the whole footer line.
+		sc.footer = clip(m.com.styles.Error.Render("✗ "+m.inputErr), w)
+	}
+	return sc
+}
+
+// layoutHeader brings the header up to date.
+func (m *Model) layoutHeader(w, h int) {
+	hd := &m.header
+	hd.SetSize(w, h)
+	hd.mode = m.cfg.Mode
+	hd.preset = m.preset
+	hd.modified = m.preset != "" && (m.cfg.Sides != m.baseCfg.Sides || m.cfg.Mode != m.baseCfg.Mode)
+	hd.elapsed = m.elapsed
+	hd.baseline, hd.baseName = "", ""
 	if b := m.charts.base; b != nil {
-		m.header.baseline, m.header.baseName = b.label(), b.name
+		hd.baseline, hd.baseName = b.label(), b.name
 	}
 	switch {
 	case m.quitting:
-		m.header.state = "stopping…"
+		hd.state = "stopping…"
 	case m.done:
-		m.header.state = "finished"
+		hd.state = "finished"
 	default:
-		m.header.state = "running"
+		hd.state = "running"
 	}
+}
 
-	// Crash banners.
+// banners is a line for each crashed side, with the key that restarts it.
+func (m *Model) banners(w int) []string {
+	st := m.com.styles
 	var banner []string
 	for i := range m.panels {
 		if c := m.panels[i].crash; c != nil {
@@ -61,15 +119,20 @@ func (m *Model) render() string {
 			banner = append(banner, spread(b, st.Key.Render("!")+st.KeyDesc.Render(" restart "+m.cfg.Sides[i].Name), w))
 		}
 	}
+	return banner
+}
 
-	// Panels: side by side when there is room, else the focused one and a
-	// line about the other.
-	var panels string
-	fixed := hdrH + 2 + len(banner) // + status line + footer
-	modal := m.state == stHelp || m.state == stPicker
+// layoutPanels sizes the panels: side by side when there is room, else
+// the focused one and a line about the other; they leave the charts at
+// least a chart's room. It returns how they show and their height.
+func (m *Model) layoutPanels(w, h, fixed int) (panelMode, int) {
+	for i := range m.panels {
+		m.panels[i].focused = i == m.focus
+		m.panels[i].rows = nil // the state may have changed since the last frame
+	}
 	switch {
-	case modal:
-		// Help and the picker take the panels' room too.
+	case m.state == stHelp || m.state == stPicker:
+		return panelsHidden, 0
 	case w >= 60:
 		lw := w / 2
 		m.panels[0].SetSize(lw, 0)
@@ -78,52 +141,43 @@ func (m *Model) render() string {
 		ph = min(ph, max(h-fixed-minChartLines-2, 4))
 		m.panels[0].SetSize(lw, ph)
 		m.panels[1].SetSize(w-lw, ph)
-		panels = lipgloss.JoinHorizontal(lipgloss.Top, m.panels[0].View(), m.panels[1].View())
-	default:
-		f := &m.panels[m.focus]
-		f.SetSize(w, 0)
-		ph := min(f.naturalHeight(), max(h-fixed-1-minChartLines-2, 4))
-		f.SetSize(w, ph)
-		panels = f.View() + "\n" + m.otherLine(1-m.focus, w)
+		return panelsBoth, ph
 	}
-	used := fixed
-	if panels != "" {
-		used += lipgloss.Height(panels)
-	}
-	area := max(h-used, 0)
+	f := &m.panels[m.focus]
+	f.SetSize(w, 0)
+	ph := min(f.naturalHeight(), max(h-fixed-1-minChartLines-2, 4))
+	f.SetSize(w, ph)
+	return panelsFocused, ph + 1
+}
 
-	// The chart area: charts, help or the preset picker.
-	var center string
+// draw draws a frame laid out by layout.
+func (m *Model) draw(sc screen) string {
+	parts := []string{m.header.View()}
+	switch sc.panels {
+	case panelsBoth:
+		parts = append(parts, lipgloss.JoinHorizontal(lipgloss.Top, m.panels[0].View(), m.panels[1].View()))
+	case panelsFocused:
+		parts = append(parts, m.panels[m.focus].View()+"\n"+m.otherLine(1-m.focus, sc.w))
+	}
+	if len(sc.banner) > 0 {
+		parts = append(parts, strings.Join(sc.banner, "\n"))
+	}
+	if sc.area > 0 {
+		parts = append(parts, padLines(clipLines(m.centerView(sc), sc.w, sc.area), sc.area))
+	}
+	parts = append(parts, sc.status, sc.footer)
+	return clipLines(strings.Join(parts, "\n"), sc.w, sc.h)
+}
+
+// centerView is the chart area: the charts, the help or the preset picker.
+func (m *Model) centerView(sc screen) string {
 	switch m.state {
 	case stHelp:
-		center = m.helpView(w, area)
+		return strings.Join(sc.help, "\n")
 	case stPicker:
-		m.picker.SetSize(w, area)
-		center = m.picker.View()
-	default:
-		m.charts.SetSize(w, area)
-		center = m.charts.View()
+		return m.picker.View()
 	}
-	center = padLines(clipLines(center, w, area), area)
-
-	m.help.Width = w
-	parts := []string{m.header.View()}
-	if panels != "" {
-		parts = append(parts, panels)
-	}
-	if len(banner) > 0 {
-		parts = append(parts, strings.Join(banner, "\n"))
-	}
-	if area > 0 {
-		parts = append(parts, center)
-	}
-	foot := m.footer(w)
-	if m.state == stInput && m.inputErr != "" {
-		// The error from Apply gets the whole footer line.
-		foot = clip(st.Error.Render("✗ "+m.inputErr), w)
-	}
-	parts = append(parts, m.statusLine(w), foot)
-	return clipLines(strings.Join(parts, "\n"), w, h)
+	return m.charts.draw(sc.charts)
 }
 
 // padLines makes s exactly n lines.
@@ -152,8 +206,9 @@ func (m *Model) otherLine(i, w int) string {
 	return spread(s, st.Dim.Render("tab ⇄"), w)
 }
 
-// statusLine is the prompt, the latest message, or a hint.
-func (m *Model) statusLine(w int) string {
+// statusLine is the prompt, the latest message, or a hint. An engine
+// event's message is left to the change strip when the charts show it.
+func (m *Model) statusLine(w int, strip bool) string {
 	st := m.com.styles
 	switch m.state {
 	case stInput:
@@ -173,7 +228,7 @@ func (m *Model) statusLine(w int) string {
 	case msgInfo:
 		return clip(st.Info.Render(m.msg.text), w)
 	case msgEvent:
-		if !m.charts.strip || m.state != stNormal {
+		if !strip || m.state != stNormal {
 			return clip(m.msg.text, w)
 		}
 	}
@@ -212,8 +267,8 @@ var figureHelp = [][2]string{
 	{"markers", "┊ in the charts and A/B on the time axis: a change took effect there"},
 }
 
-// helpView is the full help: the keys (bubbles/help) and the figures.
-func (m *Model) helpView(w, h int) string {
+// helpLines is the full help: the keys (bubbles/help) and the figures.
+func (m *Model) helpLines(w int) []string {
 	st := m.com.styles
 	hm := m.help
 	hm.Width = 0
@@ -238,12 +293,18 @@ func (m *Model) helpView(w, h int) string {
 			lines = append(lines, st.Label.Render(fmt.Sprintf(" %-11s ", lab))+l)
 		}
 	}
-	// Too long for the area: it scrolls (↑/↓), and the last row says
-	// what is left.
+	return lines
+}
+
+// layoutHelp fits the help into w×h: too long for the area, it scrolls
+// (↑/↓), and the last row says what is left. It keeps the offset in
+// range and notes whether the help scrolls (the footer tells the keys).
+func (m *Model) layoutHelp(w, h int) []string {
+	lines := m.helpLines(w)
 	m.helpMore = len(lines) > h && h >= 2
 	if !m.helpMore {
 		m.helpOff = 0
-		return clipLines(strings.Join(lines, "\n"), w, h)
+		return strings.Split(clipLines(strings.Join(lines, "\n"), w, h), "\n")
 	}
 	rows := h - 1
 	m.helpOff = min(max(m.helpOff, 0), len(lines)-rows)
@@ -257,12 +318,12 @@ func (m *Model) helpView(w, h int) string {
 	default:
 		more = fmt.Sprintf("↑ %d more lines above", m.helpOff)
 	}
-	shown = append(shown, st.Dim.Render(more))
-	return clipLines(strings.Join(shown, "\n"), w, h)
+	shown = append(shown, m.com.styles.Dim.Render(more))
+	return strings.Split(clipLines(strings.Join(shown, "\n"), w, h), "\n")
 }
 
 // scrollHelp scrolls the help for a scroll key and reports whether k was
-// one. helpView keeps the offset in range.
+// one. layoutHelp keeps the offset in range.
 func (m *Model) scrollHelp(k tea.KeyMsg) bool {
 	if !key.Matches(k, keyScroll) {
 		return false
