@@ -29,19 +29,9 @@ type panel struct {
 	crash      *engine.Crash
 
 	// rows is content() at width rowsW, kept for the rest of one frame
-	// (render measures the panel, then draws it); render clears it.
+	// (layout measures the panel, draw draws it); layout clears it.
 	rows  []string
 	rowsW int
-}
-
-// cores says where the side's processes ran, from the latest sample.
-func (p *panel) cores() string {
-	st := p.com.styles
-	if p.last == nil || p.last.Placement.Setting == "" {
-		return p.val(na)
-	}
-	pl := p.last.Placement
-	return st.Dim.Render("load ") + p.val(pl.LoadCPUs) + st.Dim.Render(" · server ") + p.val(pl.ServerCPUs)
 }
 
 // panelWideInner is the inner width from which settings and figures sit
@@ -142,10 +132,10 @@ func (p *panel) val(s string) string {
 	return s
 }
 
-// sndbuf is "2m → 4m eff" for a requested and an effective size.
-func (p *panel) bufPair(req string, eff int, clamped bool) string {
-	s := p.val(req) + p.com.styles.Dim.Render(" → ") + p.val(effSize(eff)) + p.com.styles.Dim.Render(" eff")
-	if clamped {
+// bufPair is "2m → 4m eff" for a requested and an effective size.
+func (p *panel) bufPair(b bufData) string {
+	s := p.val(b.req) + p.com.styles.Dim.Render(" → ") + p.val(effSize(b.eff)) + p.com.styles.Dim.Render(" eff")
+	if b.clamped {
 		s += " " + p.com.styles.Warn.Render("clamped")
 	}
 	return s
@@ -154,99 +144,153 @@ func (p *panel) bufPair(req string, eff int, clamped bool) string {
 // content is the panel's rows at its width, computed once a frame.
 func (p *panel) content() []string {
 	if p.rows == nil || p.rowsW != p.width {
-		p.rows, p.rowsW = p.makeContent(), p.width
+		p.rows, p.rowsW = p.rowsOf(p.data()), p.width
 	}
 	return p.rows
 }
 
-func (p *panel) makeContent() []string {
-	st := p.com.styles
-	iw := p.inner()
-	if iw < 4 {
-		return nil
-	}
+// panelData is what a panel shows, as plain values: computed from the
+// side's settings and its latest samples first (data), then rendered
+// (rowsOf). Neither step reads what the other decides.
+type panelData struct {
+	server, client, clientRcv bufData // the buffers: requested → effective
+	connections, inFlight     int
+	requestSize               int
+	workload, consume         string
+	transport, placement      string
+	fig                       panelFigures
+	errors                    string // the latest active sample's; na without one
+	placed                    bool   // the CPUs below are known
+	loadCPUs, serverCPUs      string // where the load and server ran
+	warnings                  []engine.Warning
+}
+
+// bufData is a buffer as requested and as in effect.
+type bufData struct {
+	req     string // na: not ours to set (an external target)
+	eff     int
+	clamped bool // the kernel gave less than requested
+}
+
+// data computes what the panel shows from its side's state.
+func (p *panel) data() panelData {
 	c := p.cfg
 	var buf engine.Buffers
 	if p.last != nil {
 		buf = p.last.SndBuf
 	}
-	srvClamped := buf.Clamped || p.clamped(buf.ServerRequested, buf.ServerEffective)
-	srvReq := c.SndBuf.String()
-	if c.Target != "" {
-		srvReq = na
+	d := panelData{
+		server:      bufData{c.SndBuf.String(), buf.ServerEffective, buf.Clamped || p.clamped(buf.ServerRequested, buf.ServerEffective)},
+		client:      bufData{c.ClientSndBuf.String(), buf.ClientEffective, p.clamped(buf.ClientRequested, buf.ClientEffective)},
+		clientRcv:   bufData{c.ClientRcvBuf.String(), buf.ClientRcvEffective, p.clamped(buf.ClientRcvRequested, buf.ClientRcvEffective)},
+		connections: c.Connections, inFlight: c.InFlight, requestSize: c.RequestSize,
+		workload: c.Workload, consume: consumeLine(c),
+		transport: c.Transport, placement: c.Get(engine.SetPlacement),
+		fig: p.figures(), errors: na,
 	}
-	a := p.lastActive
-	f := p.figures()
-	transport := c.Transport
 	if c.Target != "" {
-		transport = "external " + c.Target
+		d.server.req, d.transport = na, "external "+c.Target
 	}
-	conns := fmt.Sprintf("%d conn", c.Connections)
-	if c.Connections != 1 {
+	if a := p.lastActive; a != nil {
+		d.errors = fmt.Sprint(a.Errors)
+	}
+	if p.last != nil && p.last.Placement.Setting != "" {
+		d.placed, d.loadCPUs, d.serverCPUs = true, p.last.Placement.LoadCPUs, p.last.Placement.ServerCPUs
+	}
+	for _, w := range []*engine.Warning{p.clamp, p.warn} {
+		if w != nil {
+			d.warnings = append(d.warnings, *w)
+		}
+	}
+	return d
+}
+
+// rowsOf renders a panel's data at its width: the settings and figures
+// (in two columns when wide), then the warnings.
+func (p *panel) rowsOf(d panelData) []string {
+	if p.inner() < 4 {
+		return nil
+	}
+	var rows []string
+	if p.wide() {
+		rows = p.wideRows(d)
+	} else {
+		rows = p.narrowRows(d)
+	}
+	return append(rows, p.warningRows(d.warnings)...)
+}
+
+// narrowRows are a narrow panel's rows: a line for each group.
+func (p *panel) narrowRows(d panelData) []string {
+	st := p.com.styles
+	const lw = 8
+	f := d.fig
+	who := ""
+	if f.cpu.ClientOnly && f.cpu.SPerGiB.Known() { // no server of ours to measure
+		who = " (cli)"
+	}
+	conns := fmt.Sprintf("%d conn", d.connections)
+	if d.connections != 1 {
 		conns += "s"
 	}
-	lat := st.Dim.Render("p50 ") + p.val(fig(f.p50)) + st.Dim.Render(" ms · p99 ") + p.val(fig(f.p99)) + st.Dim.Render(" ms")
-
-	var rows []string
-	if !p.wide() {
-		const lw = 8
-		who := ""
-		if f.cpu.ClientOnly && f.cpu.SPerGiB.Known() { // no server of ours to measure
-			who = " (cli)"
-		}
-		rows = []string{
-			p.row("sndbuf", lw, p.bufPair(srvReq, buf.ServerEffective, srvClamped)),
-			p.row("load", lw, fmt.Sprintf("%s · %d×%s · %s · %s", conns, c.InFlight, units.FormatSize(int64(c.RequestSize)), c.Workload, transport)),
-			p.row("rate", lw, st.Strong.Render(p.val(rate(f.tput)))+st.Dim.Render(" · ")+p.val(fig(f.cpu.SPerGiB))+st.Dim.Render(" cpu s/GiB"+who)),
-			p.row("calls", lw, st.Strong.Render(p.val(fig(f.recvCalls)))+st.Dim.Render(" per 2MiB ("+f.recv+" recv)")),
-		}
-		if f.write { // the send buffer shows in the sender's calls
-			rows = append(rows, p.row("send", lw, st.Strong.Render(p.val(fig(f.sendCalls)))+st.Dim.Render(" + ")+
-				p.val(fig(f.sendEAGAIN))+st.Dim.Render(" EAGAIN ("+f.send+")")))
-		}
-		rows = append(rows,
-			p.row("cores", lw, p.val(fig(f.cliCores))+st.Dim.Render(" cli + ")+p.val(fig(f.srvCores))+st.Dim.Render(" srv · ")+c.Get(engine.SetPlacement)),
-			p.row("lat", lw, lat))
-	} else {
-		colW := (iw - 3) / 2
-		const lwl, lwr = 14, 12
-		errs := na
-		if a != nil {
-			errs = fmt.Sprint(a.Errors)
-		}
-		left := []string{
-			p.row("server sndbuf", lwl, p.bufPair(srvReq, buf.ServerEffective, srvClamped)),
-			p.row("client sndbuf", lwl, p.bufPair(c.ClientSndBuf.String(), buf.ClientEffective, p.clamped(buf.ClientRequested, buf.ClientEffective))),
-			p.row("client rcvbuf", lwl, p.bufPair(c.ClientRcvBuf.String(), buf.ClientRcvEffective, p.clamped(buf.ClientRcvRequested, buf.ClientRcvEffective))),
-			p.row("connections", lwl, fmt.Sprint(c.Connections)),
-			p.row("request size", lwl, units.FormatSize(int64(c.RequestSize))),
-			p.row("in flight", lwl, fmt.Sprintf("%d per connection", c.InFlight)),
-			p.row("workload", lwl, c.Workload+st.Dim.Render(" · consume ")+consumeLine(c)),
-			p.row("transport", lwl, transport),
-			p.row("placement", lwl, c.Get(engine.SetPlacement)),
-		}
-		right := p.figureRows(f, lwr, lat, errs)
-		for i := range max(len(left), len(right)) {
-			l, r := "", ""
-			if i < len(left) {
-				l = left[i]
-			}
-			if i < len(right) {
-				r = right[i]
-			}
-			rows = append(rows, fit(l, colW)+"   "+r)
-		}
+	rows := []string{
+		p.row("sndbuf", lw, p.bufPair(d.server)),
+		p.row("load", lw, fmt.Sprintf("%s · %d×%s · %s · %s", conns, d.inFlight, units.FormatSize(int64(d.requestSize)), d.workload, d.transport)),
+		p.row("rate", lw, st.Strong.Render(p.val(rate(f.tput)))+st.Dim.Render(" · ")+p.val(fig(f.cpu.SPerGiB))+st.Dim.Render(" cpu s/GiB"+who)),
+		p.row("calls", lw, st.Strong.Render(p.val(fig(f.recvCalls)))+st.Dim.Render(" per 2MiB ("+f.recv+" recv)")),
 	}
-	// Warnings: the text and the fix (the command first; where it
-	// persists only when there is room).
+	if f.write { // the send buffer shows in the sender's calls
+		rows = append(rows, p.row("send", lw, st.Strong.Render(p.val(fig(f.sendCalls)))+st.Dim.Render(" + ")+
+			p.val(fig(f.sendEAGAIN))+st.Dim.Render(" EAGAIN ("+f.send+")")))
+	}
+	return append(rows,
+		p.row("cores", lw, p.val(fig(f.cliCores))+st.Dim.Render(" cli + ")+p.val(fig(f.srvCores))+st.Dim.Render(" srv · ")+d.placement),
+		p.row("lat", lw, p.latency(f)))
+}
+
+// wideRows are a wide panel's rows: the settings on the left, the
+// figures on the right.
+func (p *panel) wideRows(d panelData) []string {
+	st := p.com.styles
+	const lw = 14
+	left := []string{
+		p.row("server sndbuf", lw, p.bufPair(d.server)),
+		p.row("client sndbuf", lw, p.bufPair(d.client)),
+		p.row("client rcvbuf", lw, p.bufPair(d.clientRcv)),
+		p.row("connections", lw, fmt.Sprint(d.connections)),
+		p.row("request size", lw, units.FormatSize(int64(d.requestSize))),
+		p.row("in flight", lw, fmt.Sprintf("%d per connection", d.inFlight)),
+		p.row("workload", lw, d.workload+st.Dim.Render(" · consume ")+d.consume),
+		p.row("transport", lw, d.transport),
+		p.row("placement", lw, d.placement),
+	}
+	right := p.figureRows(d, 12)
+	colW := (p.inner() - 3) / 2
+	var rows []string
+	for i := range max(len(left), len(right)) {
+		l, r := "", ""
+		if i < len(left) {
+			l = left[i]
+		}
+		if i < len(right) {
+			r = right[i]
+		}
+		rows = append(rows, fit(l, colW)+"   "+r)
+	}
+	return rows
+}
+
+// warningRows are the warnings: the text and the fix (the command first;
+// where it persists only when there is room).
+func (p *panel) warningRows(ws []engine.Warning) []string {
+	st := p.com.styles
+	iw := p.inner()
 	textLines, fixLines := 1, 2
 	if p.wide() {
 		textLines, fixLines = 2, 3
 	}
-	for _, w := range []*engine.Warning{p.clamp, p.warn} {
-		if w == nil {
-			continue
-		}
+	var rows []string
+	for _, w := range ws {
 		for _, l := range wrap("▲ "+w.Text, iw, textLines) {
 			rows = append(rows, st.Warn.Render(l))
 		}
@@ -261,6 +305,21 @@ func (p *panel) makeContent() []string {
 		}
 	}
 	return rows
+}
+
+// latency is "p50 1.2 ms · p99 3.4 ms".
+func (p *panel) latency(f panelFigures) string {
+	st := p.com.styles
+	return st.Dim.Render("p50 ") + p.val(fig(f.p50)) + st.Dim.Render(" ms · p99 ") + p.val(fig(f.p99)) + st.Dim.Render(" ms")
+}
+
+// cores says where the side's processes ran, from the latest sample.
+func (p *panel) cores(d panelData) string {
+	st := p.com.styles
+	if !d.placed {
+		return p.val(na)
+	}
+	return st.Dim.Render("load ") + p.val(d.loadCPUs) + st.Dim.Render(" · server ") + p.val(d.serverCPUs)
 }
 
 // panelFigures are the figures a panel shows, from the latest active
@@ -306,8 +365,9 @@ func (p *panel) figures() panelFigures {
 // figureRows are the wide panel's right column: the headline (the
 // receiver's receive calls; for writes the sender's send calls too),
 // EAGAIN by direction, wake-ups, CPU, latency.
-func (p *panel) figureRows(f panelFigures, lw int, lat, errs string) []string {
+func (p *panel) figureRows(d panelData, lw int) []string {
 	st := p.com.styles
+	f := d.fig
 	recv := p.val(fig(f.recvCalls))
 	send := p.val(fig(f.sendCalls))
 	if f.write {
@@ -325,9 +385,9 @@ func (p *panel) figureRows(f panelFigures, lw int, lat, errs string) []string {
 		p.row("cpu server", lw, p.val(fig(f.srvCores))+st.Dim.Render(" cores · ")+p.val(fig(f.srvPerGiB))+st.Dim.Render(" s/GiB")),
 		p.row("cpu total", lw, p.val(fig(engine.SumFigures(f.cliCores, f.srvCores)))+st.Dim.Render(" cores · ")+
 			p.val(fig(engine.SumFigures(f.cliPerGiB, f.srvPerGiB)))+st.Dim.Render(" s/GiB")),
-		p.row("latency", lw, lat),
-		p.row("errors", lw, p.val(errs)),
-		p.row("cores", lw, p.cores()),
+		p.row("latency", lw, p.latency(f)),
+		p.row("errors", lw, p.val(d.errors)),
+		p.row("cores", lw, p.cores(d)),
 	}
 }
 

@@ -1,0 +1,84 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"nbdscope/engine"
+)
+
+// TestPanelData: what a panel shows is computed from its side's state
+// without rendering anything.
+func TestPanelData(t *testing.T) {
+	p := panel{com: &common{styles: DefaultStyles()}, idx: 1, cfg: engine.DefaultConfig().Sides[1]}
+	d := p.data()
+	if d.fig.tput.Known() || d.errors != na || d.placed || d.warnings != nil || d.server.eff != 0 {
+		t.Errorf("before any sample: %+v", d)
+	}
+	s := sample("B", 1, true)
+	s.Errors = 3
+	p.observe(s)
+	p.clamp = &engine.Warning{Side: "B", Kind: "clamp", Text: "clamped", Fix: "sudo sysctl"}
+	d = p.data()
+	if !d.server.clamped || d.server.eff != 425984 || d.client.clamped || d.clientRcv.eff != 212992 {
+		t.Errorf("buffers: %+v %+v %+v", d.server, d.client, d.clientRcv)
+	}
+	if d.fig.tput != s.ThroughputBps || d.errors != "3" || !d.placed || d.loadCPUs != "0" || d.serverCPUs != "1" {
+		t.Errorf("figures: tput %v errors %q placed %v %q/%q", d.fig.tput, d.errors, d.placed, d.loadCPUs, d.serverCPUs)
+	}
+	if len(d.warnings) != 1 || d.warnings[0].Text != "clamped" {
+		t.Errorf("warnings: %+v", d.warnings)
+	}
+	// An external target: its buffer is not ours, the transport says so.
+	p.cfg.Target = "nbd://example:10809"
+	d = p.data()
+	if d.server.req != na || d.transport != "external nbd://example:10809" {
+		t.Errorf("external: req %q transport %q", d.server.req, d.transport)
+	}
+}
+
+// TestPanelRowsOf: a panelData value renders on its own, narrow and wide,
+// with n/a for what is not known and the warnings last.
+func TestPanelRowsOf(t *testing.T) {
+	p := panel{com: &common{styles: DefaultStyles()}}
+	u := engine.Unknown
+	d := panelData{
+		server:      bufData{req: "2m", eff: 4 << 20},
+		client:      bufData{req: "default", eff: 212992},
+		clientRcv:   bufData{req: "1m", eff: 1 << 20, clamped: true},
+		connections: 2, inFlight: 8, requestSize: 2 << 20,
+		workload: "read", consume: "scan", transport: "unix", placement: "split",
+		fig: panelFigures{recv: "client", send: "server", tput: engine.Figure(1 << 30), recvCalls: 1.5,
+			recvEAGAIN: u, sendCalls: u, sendEAGAIN: u, cliCores: u, cliPerGiB: u, srvCores: u, srvPerGiB: u,
+			cliWake: u, srvWake: u, p50: u, p99: u, cpu: engine.CPU{UserS: u, SysS: u, CoresBusy: u, SPerGiB: u}},
+		errors:   na,
+		warnings: []engine.Warning{{Text: "B sndbuf clamped", Fix: "sudo sysctl -w x=1  (persist: somewhere)"}},
+	}
+	p.SetSize(40, 0)
+	narrow := p.rowsOf(d)
+	want := []string{
+		"sndbuf  2m → 4m eff",
+		"load    2 conns · 8×2m · read · unix",
+		"rate    1.00 GiB/s · n/a cpu s/GiB",
+		"calls   1.50 per 2MiB (client recv)",
+		"cores   n/a cli + n/a srv · split",
+		"lat     p50 n/a ms · p99 n/a ms",
+		"▲ B sndbuf clamped",
+		"fix: sudo sysctl -w x=1",
+	}
+	if strings.Join(narrow, "\n") != strings.Join(want, "\n") {
+		t.Errorf("narrow:\n%s\nwant\n%s", strings.Join(narrow, "\n"), strings.Join(want, "\n"))
+	}
+	p.SetSize(150, 0)
+	wide := strings.Join(p.rowsOf(d), "\n")
+	for _, s := range []string{"client rcvbuf 1m → 1m eff clamped", "connections   2", "throughput  1.00 GiB/s",
+		"errors      n/a", "cores       n/a", "fix: sudo sysctl -w x=1  (persist: somewhere)"} {
+		if !strings.Contains(wide, s) {
+			t.Errorf("wide rows lack %q:\n%s", s, wide)
+		}
+	}
+	p.SetSize(7, 0)
+	if rows := p.rowsOf(d); rows != nil {
+		t.Errorf("no room, yet rows: %q", rows)
+	}
+}
