@@ -225,25 +225,34 @@ func within(a, b uint64, tol float64) bool {
 
 const wmemMaxPath = "/proc/sys/net/core/wmem_max"
 
-// ensureWmemMax makes net.core.wmem_max at least need for the test's life,
-// restoring the old value afterwards, where the test may (root). It skips
-// the test, saying why, where it may not: a buffer clamped below its name
-// would be measured under the wrong name.
-func ensureWmemMax(t *testing.T, need int) {
+// raiseWmemMax raises net.core.wmem_max to need for the test's life,
+// restoring the old value afterwards, where the test may (root).
+func raiseWmemMax(t *testing.T, need int) error {
 	t.Helper()
 	old := wmemMax()
-	if old >= need {
-		return
-	}
 	if err := os.WriteFile(wmemMaxPath, []byte(strconv.Itoa(need)), 0); err != nil {
-		t.Skipf("net.core.wmem_max is %d, below the %d this case needs, and cannot be raised here (%v): run as root or `sysctl -w net.core.wmem_max=%d`", old, need, err, need)
+		return err
 	}
-	t.Logf("raised net.core.wmem_max from %d to %d for this case", old, need)
+	t.Logf("raised net.core.wmem_max from %d to %d for this test", old, need)
 	t.Cleanup(func() {
 		if err := os.WriteFile(wmemMaxPath, []byte(strconv.Itoa(old)), 0); err != nil {
 			t.Errorf("restoring net.core.wmem_max to %d: %v", old, err)
 		}
 	})
+	return nil
+}
+
+// ensureWmemMax makes net.core.wmem_max at least need for the test's life
+// where the test may (root), and skips the test, saying why, where it may
+// not: a buffer clamped below its name would be measured under the wrong
+// name.
+func ensureWmemMax(t *testing.T, need int) {
+	t.Helper()
+	if have := wmemMax(); have < need {
+		if err := raiseWmemMax(t, need); err != nil {
+			t.Skipf("net.core.wmem_max is %d, below the %d this case needs, and cannot be raised here (%v): run as root or `sysctl -w net.core.wmem_max=%d`", have, need, err, need)
+		}
+	}
 }
 
 // TestSyscallCountsAgreeWithStrace (issue 13): the load process and the
