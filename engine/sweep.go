@@ -43,6 +43,10 @@ type SweepRow struct {
 	EAGAINPer2MiB Figure    `json:"eagain_per_2mib"`     // the same receiver's EAGAIN returns
 	Repeats       int       `json:"repeats"`
 	Placement     Placement `json:"placement"` // where the side's processes ran
+	// Figures are the measured samples added up (Figures.Add), over what
+	// they moved (Bytes ≥ the sweep's bytes): every figure of a run, with
+	// the same definitions and CSV columns.
+	Figures Figures `json:"figures"`
 }
 
 // SweepReport is a whole sweep: what sweep prints as a table, JSON, CSV or
@@ -199,6 +203,7 @@ func sweepOne(ctx context.Context, cfg Config, bytes int64, opts Options) (Sweep
 				warm = true // the first interval includes connection set-up
 				continue
 			}
+			row.Figures = row.Figures.Add(s.Figures)
 			moved += s.Bytes
 			secs += s.Seconds
 			cu += float64(s.Client.UserS)

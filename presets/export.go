@@ -2,7 +2,6 @@ package presets
 
 import (
 	"bufio"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"sort"
@@ -269,6 +268,7 @@ func writeMarkdown(rf RunFile, out io.Writer) error {
 	if anyClientOnly {
 		fmt.Fprintln(w, "- \\*: client only; the server is external and not measured.")
 	}
+	writeSegments(w, r)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "## Setup")
 	fmt.Fprintln(w)
@@ -316,6 +316,41 @@ func writeMarkdown(rf RunFile, out io.Writer) error {
 	return w.Flush()
 }
 
+// writeSegments writes, for a run whose settings changed, one row per
+// stretch of unchanged settings of each side: before and after, from one
+// run. Each row's figures are those measured under its settings.
+func writeSegments(w io.Writer, r *engine.Report) {
+	changed := false
+	for _, s := range r.Sides {
+		changed = changed || len(s.Segments) > 1
+	}
+	if !changed {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "## Segments")
+	fmt.Fprintln(w)
+	t := table{
+		head:  []string{"side", "from (s)", "to (s)", "workload", "server sndbuf", "client sndbuf", "conns × in flight × size", "GiB/s", "recv calls per 2 MiB", "send calls per 2 MiB", "send EAGAIN per 2 MiB", "client wake-ups per 2 MiB"},
+		right: []bool{false, true, true, false, false, false, false, true, true, true, true, true},
+	}
+	for _, sr := range r.Sides {
+		for _, g := range sr.Segments {
+			st := g.Settings
+			t.add(mdEscape(sr.Name), strconv.FormatFloat(g.From, 'f', 2, 64), strconv.FormatFloat(g.To, 'f', 2, 64),
+				st.Workload, st.SndBuf, st.ClientSndBuf,
+				fmt.Sprintf("%d × %d × %s", st.Connections, st.InFlight, units.FormatSize(int64(st.RequestSize))),
+				num(gibps(g.Summary), 2),
+				num(g.ReceiverCallsPer2MiB(), 2)+" ("+engine.ReceiverName(st.Workload)+")",
+				num(g.SenderCallsPer2MiB(), 2)+" ("+engine.SenderName(st.Workload)+")",
+				num(g.SenderEAGAINPer2MiB(), 2), num(g.Client.VolCSPer2MiB, 2))
+		}
+	}
+	t.write(w)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "- a segment is a stretch with unchanged settings; an interval in which a change took effect belongs to none.")
+}
+
 func sizeOrNA(n int) string {
 	if n <= 0 {
 		return "n/a"
@@ -325,58 +360,11 @@ func sizeOrNA(n int) string {
 
 // ---- CSV ----
 
-// CSVHeader is the header row of the CSV export.
-var CSVHeader = []string{
-	"t", "side", "active", "bytes", "throughput_bps",
-	"client_recv_calls_per_2mib", "server_recv_calls_per_2mib",
-	"client_user_s", "client_sys_s", "server_user_s", "server_sys_s",
-	"server_sndbuf_effective", "client_sndbuf_effective",
-	"latency_p50_ms", "latency_p99_ms",
-	// the run's, on every row: a tool reading the samples sees they do
-	// not cover the whole run
-	"partial", "partial_reason",
-}
+// CSVHeader is the header row of the CSV export: engine's one CSV layout,
+// the same as run --csv.
+var CSVHeader = engine.RunCSVHeader()
 
-func csvFig(f engine.Figure) string {
-	if !f.Known() {
-		return ""
-	}
-	return strconv.FormatFloat(float64(f), 'f', -1, 64)
-}
-
-func csvInt(n int) string {
-	if n <= 0 {
-		return ""
-	}
-	return strconv.Itoa(n)
-}
-
-func writeCSV(rf RunFile, out io.Writer) error {
-	w := csv.NewWriter(out)
-	if err := w.Write(CSVHeader); err != nil {
-		return err
-	}
-	for _, s := range rf.Report.Samples {
-		srvRecv, srvUser, srvSys := "", "", ""
-		if s.Server != nil {
-			srvRecv, srvUser, srvSys = csvFig(s.Server.RecvCallsPer2MiB), csvFig(s.Server.UserS), csvFig(s.Server.SysS)
-		}
-		rec := []string{
-			strconv.FormatFloat(s.T, 'f', -1, 64), s.Side, strconv.FormatBool(s.Active),
-			strconv.FormatUint(s.Bytes, 10), csvFig(s.ThroughputBps),
-			csvFig(s.Client.RecvCallsPer2MiB), srvRecv,
-			csvFig(s.Client.UserS), csvFig(s.Client.SysS), srvUser, srvSys,
-			csvInt(s.SndBuf.ServerEffective), csvInt(s.SndBuf.ClientEffective),
-			csvFig(s.LatencyP50Ms), csvFig(s.LatencyP99Ms),
-			strconv.FormatBool(rf.Report.Partial), rf.Report.PartialReason,
-		}
-		if err := w.Write(rec); err != nil {
-			return err
-		}
-	}
-	w.Flush()
-	return w.Error()
-}
+func writeCSV(rf RunFile, out io.Writer) error { return engine.WriteRunCSV(out, rf.Report) }
 
 // ---- Compare ----
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -95,7 +94,7 @@ func (a *app) runRun(lf *loadFlags, f runFlags) error {
 		enc.SetIndent("", "  ")
 		err = enc.Encode(rep)
 	case *asCSV:
-		err = writeSamplesCSV(a.stdout, rep)
+		err = engine.WriteRunCSV(a.stdout, rep)
 	default:
 		printSummary(a.stdout, rep)
 	}
@@ -318,36 +317,6 @@ func printSummary(w io.Writer, rep engine.Report) {
 func f1(v engine.Figure) string { return fig(v, 1) }
 func f2(v engine.Figure) string { return fig(v, 2) }
 func f3(v engine.Figure) string { return fig(v, 3) }
-
-func writeSamplesCSV(w io.Writer, rep engine.Report) error {
-	cw := csv.NewWriter(w)
-	cw.Write([]string{"t", "side", "active", "bytes", "throughput_bps", "client_recv_calls_per_2mib", "client_send_calls_per_2mib",
-		"client_eagain_per_2mib", "client_user_s", "client_sys_s", "server_recv_calls_per_2mib", "server_send_calls_per_2mib",
-		"server_user_s", "server_sys_s", "server_sndbuf_effective", "client_sndbuf_effective", "latency_p50_ms", "latency_p99_ms", "connections", "errors",
-		"placement", "load_cpus", "server_cpus", "partial", "partial_reason"})
-	f := func(v engine.Figure) string {
-		if !v.Known() {
-			return ""
-		}
-		return strconv.FormatFloat(float64(v), 'g', 6, 64)
-	}
-	for _, s := range rep.Samples {
-		srv := []string{"", "", "", ""}
-		if s.Server != nil {
-			srv = []string{f(s.Server.RecvCallsPer2MiB), f(s.Server.SendCallsPer2MiB), f(s.Server.UserS), f(s.Server.SysS)}
-		}
-		row := []string{strconv.FormatFloat(s.T, 'f', 3, 64), s.Side, strconv.FormatBool(s.Active), strconv.FormatUint(s.Bytes, 10), f(s.ThroughputBps),
-			f(s.Client.RecvCallsPer2MiB), f(s.Client.SendCallsPer2MiB), f(s.Client.EAGAINPer2MiB), f(s.Client.UserS), f(s.Client.SysS)}
-		row = append(row, srv...)
-		row = append(row, strconv.Itoa(s.SndBuf.ServerEffective), strconv.Itoa(s.SndBuf.ClientEffective), f(s.LatencyP50Ms), f(s.LatencyP99Ms),
-			strconv.Itoa(s.Connections), strconv.FormatUint(s.Errors, 10),
-			s.Placement.Setting, s.Placement.LoadCPUs, s.Placement.ServerCPUs,
-			strconv.FormatBool(rep.Partial), rep.PartialReason)
-		cw.Write(row)
-	}
-	cw.Flush()
-	return cw.Error()
-}
 
 // consumeText is what a side's consume mode found, in a table cell.
 func consumeText(sm engine.Summary) string {

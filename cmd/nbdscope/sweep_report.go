@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"strconv"
@@ -146,12 +145,11 @@ func writeSweepBars(w io.Writer, rep engine.SweepReport, width int) {
 	}
 }
 
-// writeSweepCSV writes a row per size; the optimum is in every row's
-// optimal, within_5pct and x_default columns.
+// writeSweepCSV writes a row per size: the buffer, the time to move the
+// sweep's bytes, then engine's figure columns (the same as run --csv) of
+// the median measurement, then the optimum in every row's optimal,
+// within_5pct and x_default columns.
 func writeSweepCSV(w io.Writer, rep engine.SweepReport) error {
-	cw := csv.NewWriter(w)
-	cw.Write([]string{"buffer", "effective", "seconds", "client_user_s", "client_sys_s", "server_user_s", "server_sys_s",
-		"recv_calls_per_2mib", "eagain_per_2mib", "throughput_bps", "optimal", "within_5pct", "x_default", "partial"})
 	o := rep.Optimum
 	var def engine.Figure = engine.Unknown
 	for _, r := range rep.Rows {
@@ -159,13 +157,9 @@ func writeSweepCSV(w io.Writer, rep engine.SweepReport) error {
 			def = r.ThroughputBps
 		}
 	}
-	f := func(v engine.Figure, prec int) string {
-		if !v.Known() {
-			return ""
-		}
-		return strconv.FormatFloat(float64(v), 'f', prec, 64)
-	}
-	for _, r := range rep.Rows {
+	rows := make([]engine.CSVRow, len(rep.Rows))
+	for i := range rep.Rows {
+		r := &rep.Rows[i]
 		optimal, within := false, false
 		if o != nil {
 			optimal = r.Buffer == o.Buffer
@@ -175,12 +169,14 @@ func writeSweepCSV(w io.Writer, rep engine.SweepReport) error {
 		if def.Known() && def > 0 && r.ThroughputBps.Known() {
 			xdef = strconv.FormatFloat(float64(r.ThroughputBps/def), 'f', 3, 64)
 		}
-		cw.Write([]string{r.Buffer, strconv.Itoa(r.Effective), ff(r.Seconds), ff(r.ClientUserS), ff(r.ClientSysS),
-			f(r.ServerUserS, 3), f(r.ServerSysS, 3), f(r.RecvPer2MiB, 2), f(r.EAGAINPer2MiB, 2), f(r.ThroughputBps, 0),
-			strconv.FormatBool(optimal), strconv.FormatBool(within), xdef, strconv.FormatBool(rep.Partial)})
+		rows[i] = engine.CSVRow{
+			Lead:    []string{r.Buffer, strconv.Itoa(r.Effective), strconv.Itoa(r.Repeats), ff(r.Seconds)},
+			Figures: &r.Figures,
+			Trail:   []string{strconv.FormatBool(optimal), strconv.FormatBool(within), xdef, strconv.FormatBool(rep.Partial)},
+		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return engine.WriteFiguresCSV(w, []string{"buffer", "effective", "repeats", "time_s"},
+		[]string{"optimal", "within_5pct", "x_default", "partial"}, rows)
 }
 
 func ff(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
