@@ -17,18 +17,6 @@ func (p *Pair) limit() platform.Limit {
 	return platform.NativeLimit()
 }
 
-// bufSettings are the socket-buffer settings of a side, with the option
-// each sets.
-var bufSettings = []struct {
-	setting string
-	which   nbd.SockBuf
-	get     func(SideConfig) Buf
-}{
-	{SetSndBuf, nbd.SendBuf, func(sc SideConfig) Buf { return sc.SndBuf }},
-	{SetClientSndBuf, nbd.SendBuf, func(sc SideConfig) Buf { return sc.ClientSndBuf }},
-	{SetClientRcvBuf, nbd.RecvBuf, func(sc SideConfig) Buf { return sc.ClientRcvBuf }},
-}
-
 // refusal is the error for a buffer request the kernel would refuse
 // outright (macOS before 14.4: ENOBUFS above kern.ipc.maxsockbuf ×
 // 2048/2304), with the exact fix. It is checked before anything is sent
@@ -46,8 +34,11 @@ func refusal(l platform.Limit, sideName, setting string, which nbd.SockBuf, req 
 // checkRefusals checks every buffer setting of every side of cfg.
 func checkRefusals(l platform.Limit, cfg Config) error {
 	for _, sc := range cfg.Sides {
-		for _, b := range bufSettings {
-			if err := refusal(l, sc.Name, b.setting, b.which, bufRequest(b.get(sc))); err != nil {
+		for _, st := range settingTable {
+			if st.Type != TypeBuf {
+				continue
+			}
+			if err := refusal(l, sc.Name, st.Name, st.Socket, bufRequest(sc.Value(st).Buf)); err != nil {
 				return err
 			}
 		}
@@ -56,11 +47,9 @@ func checkRefusals(l platform.Limit, cfg Config) error {
 }
 
 // refusedChange checks a live change of a buffer setting.
-func (p *Pair) refusedChange(sc SideConfig, setting string) error {
-	for _, b := range bufSettings {
-		if b.setting == setting {
-			return refusal(p.limit(), sc.Name, setting, b.which, bufRequest(b.get(sc)))
-		}
+func (p *Pair) refusedChange(sc SideConfig, st *Setting) error {
+	if st.Type != TypeBuf {
+		return nil
 	}
-	return nil
+	return refusal(p.limit(), sc.Name, st.Name, st.Socket, bufRequest(sc.Value(st).Buf))
 }

@@ -46,7 +46,7 @@ func TestLiveChangeRefusedAboveXNULimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Stop()
-	err = p.Apply(Change{Side: 1, Setting: SetSndBuf, Value: "8m"})
+	err = applyText(p, 1, SetSndBuf, "8m")
 	if err == nil || !strings.Contains(err.Error(), xnuFix) || !strings.Contains(err.Error(), "7456540 bytes (7.11 MiB)") {
 		t.Fatalf("8m on XNU: %v", err)
 	}
@@ -54,7 +54,7 @@ func TestLiveChangeRefusedAboveXNULimit(t *testing.T) {
 	if got != "2m" {
 		t.Fatalf("after a refused change B's sndbuf is %s, want 2m", got)
 	}
-	if err := p.Apply(Change{Side: 1, Setting: SetSndBuf, Value: "1m"}); err != nil {
+	if err := applyText(p, 1, SetSndBuf, "1m"); err != nil {
 		t.Fatalf("1m within the limit: %v", err)
 	}
 }

@@ -1,5 +1,7 @@
 package engine
 
+import "strconv"
+
 // The controller talks to its children (the same binary in an internal
 // role) over their stdin and stdout, one JSON object per line: commands
 // down, replies and reports up. Stderr is kept for crash reports.
@@ -12,12 +14,44 @@ const (
 )
 
 // childCmd is a command from the controller.
+//
+// A set carries one setting (a name of the settings table, setting.go) and
+// its value as the child applies it, resolved by the controller from the
+// typed Value: never text to parse again. Its one JSON form is
+//
+//	{"op":"set","seq":7,"setting":"client-sndbuf","int":2097152}
+//	{"op":"set","seq":8,"setting":"workload","str":"write"}
+//
+// int: a buffer as its setsockopt request in bytes (0 = the OS default;
+// macos is already the platform's request for an effective 8 KiB), a count
+// or a size in bytes, hash threads resolved from auto, a flag as 1 or 0.
+// str: an enum's name. Absent is 0 or "". The child looks the setting up in
+// the same table, checks the argument against its bounds or choices, and
+// calls the entry's apply function.
 type childCmd struct {
 	Op      string `json:"op"` // "poll", "set", "get", "stop"
 	Seq     uint64 `json:"seq"`
 	Setting string `json:"setting,omitempty"`
-	Value   string `json:"value,omitempty"`
-	Int     int    `json:"int,omitempty"` // resolved numeric value (buffer request in bytes; 0 = OS default)
+	Int     int    `json:"int,omitempty"`
+	Str     string `json:"str,omitempty"`
+}
+
+// setCmd is the set command for a setting and its child argument.
+func setCmd(st *Setting, a childArg) childCmd {
+	return childCmd{Op: "set", Setting: st.Name, Int: a.Int, Str: a.Str}
+}
+
+// childSet looks up and checks a set command inside a child; role is
+// "load" or "server" and has picks the role's apply function.
+func childSetting(c childCmd, role string, has func(*Setting) bool) (*Setting, *childMsg) {
+	st, ok := Lookup(c.Setting)
+	if !ok || !has(st) {
+		return nil, &childMsg{Type: "error", Err: role + ": cannot set " + strconv.Quote(c.Setting)}
+	}
+	if err := st.checkArg(c); err != nil {
+		return nil, &childMsg{Type: "error", Err: err.Error()}
+	}
+	return st, nil
 }
 
 // childMsg is a message from a child.

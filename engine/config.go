@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -219,8 +218,7 @@ func (c *Config) Validate() error {
 		if ch.Side < 0 || ch.Side > 1 {
 			return fmt.Errorf("scripted change %v: bad side", ch)
 		}
-		s := c.Sides[ch.Side]
-		if err := s.Set(ch.Setting, ch.Value); err != nil {
+		if err := c.checkChange(ch); err != nil {
 			return fmt.Errorf("scripted change at %v: %w", ch.At.D(), err)
 		}
 	}
@@ -284,146 +282,19 @@ func (s *SideConfig) Validate() error {
 
 func validWorkload(w string) bool { return slices.Contains(Workloads, w) }
 
-// Settings that can be changed while the load runs (Set, Change.Setting).
-const (
-	SetSndBuf       = "sndbuf"
-	SetClientSndBuf = "client-sndbuf"
-	SetClientRcvBuf = "client-rcvbuf"
-	SetConnections  = "connections"
-	SetRequestSize  = "request-size"
-	SetInFlight     = "in-flight"
-	SetWorkload     = "workload"
-	SetTransport    = "transport"
-	SetPaused       = "paused"
-	SetReadPercent  = "read-percent"
-	SetConsume      = "consume"
-	SetHashThreads  = "hash-threads"
-	SetPlacement    = "placement"
-)
-
-// Get returns a setting's current value in its text form.
-func (s *SideConfig) Get(setting string) string {
-	switch setting {
-	case SetSndBuf:
-		return s.SndBuf.String()
-	case SetClientSndBuf:
-		return s.ClientSndBuf.String()
-	case SetClientRcvBuf:
-		return s.ClientRcvBuf.String()
-	case SetConnections:
-		return strconv.Itoa(s.Connections)
-	case SetRequestSize:
-		return units.FormatSize(int64(s.RequestSize))
-	case SetInFlight:
-		return strconv.Itoa(s.InFlight)
-	case SetWorkload:
-		return s.Workload
-	case SetTransport:
-		return s.Transport
-	case SetReadPercent:
-		return strconv.Itoa(s.ReadPercent)
-	case SetConsume:
-		if s.Consume == "" {
-			return ConsumeNone
-		}
-		return s.Consume
-	case SetHashThreads:
-		return formatHashThreads(s.HashThreads)
-	case SetPlacement:
-		if s.Placement == "" {
-			return DefaultPlacement()
-		}
-		return s.Placement
-	}
-	return ""
-}
-
-// Set changes a setting from its text form, validating it. The side is left
-// unchanged on error.
-func (s *SideConfig) Set(setting, value string) error {
-	n := *s
-	var err error
-	switch setting {
-	case SetSndBuf:
-		n.SndBuf, err = ParseBuf(value)
-	case SetClientSndBuf:
-		n.ClientSndBuf, err = ParseBuf(value)
-	case SetClientRcvBuf:
-		n.ClientRcvBuf, err = ParseBuf(value)
-	case SetConnections:
-		n.Connections, err = strconv.Atoi(value)
-	case SetRequestSize:
-		var v int64
-		v, err = units.ParseSize(value)
-		n.RequestSize = int(v)
-	case SetInFlight:
-		n.InFlight, err = strconv.Atoi(value)
-	case SetWorkload:
-		n.Workload = value
-	case SetTransport:
-		if s.Target != "" {
-			return fmt.Errorf("transport: side %s uses an external target", s.Name)
-		}
-		n.Transport = value
-	case SetReadPercent:
-		n.ReadPercent, err = strconv.Atoi(value)
-	case SetConsume:
-		n.Consume = value
-	case SetHashThreads:
-		n.HashThreads, err = ParseHashThreads(value)
-	case SetPlacement:
-		n.Placement = value
-	case SetPaused:
-		return nil // not part of the configuration
-	default:
-		return fmt.Errorf("unknown setting %q", setting)
-	}
+// checkChange checks that a change applies to the configuration: a side
+// setting leaves its side valid, a mode is one of the modes.
+func (c *Config) checkChange(ch Change) error {
+	st, err := lookup(ch.Setting)
 	if err != nil {
-		return fmt.Errorf("%s=%s: %w", setting, value, err)
+		return err
 	}
-	if err := n.Validate(); err != nil {
-		return fmt.Errorf("%s=%s: %w", setting, value, err)
+	if !st.Live() {
+		return fmt.Errorf("%s is fixed for the run", st.Name)
 	}
-	*s = n
-	return nil
-}
-
-// Change is one live (or scripted) change of a side's setting.
-type Change struct {
-	At      Duration `json:"at,omitempty"` // for scripted changes
-	Side    int      `json:"side"`         // 0 = A, 1 = B
-	Setting string   `json:"setting"`
-	Value   string   `json:"value"`
-}
-
-// ParseAt reads a scripted change "5s:b.sndbuf=64k".
-func ParseAt(s string) (Change, error) {
-	var c Change
-	at, rest, ok := strings.Cut(s, ":")
-	if !ok {
-		return c, fmt.Errorf("--at %q: want TIME:SIDE.SETTING=VALUE, e.g. 5s:b.sndbuf=64k", s)
+	if !st.InSideConfig() {
+		return nil // parsed, so valid: mode and paused need nothing else
 	}
-	d, err := time.ParseDuration(at)
-	if err != nil || d < 0 {
-		return c, fmt.Errorf("--at %q: bad time %q", s, at)
-	}
-	lhs, val, ok := strings.Cut(rest, "=")
-	side, setting, ok2 := strings.Cut(lhs, ".")
-	if !ok || !ok2 {
-		return c, fmt.Errorf("--at %q: want TIME:SIDE.SETTING=VALUE", s)
-	}
-	switch strings.ToLower(side) {
-	case "a":
-		c.Side = 0
-	case "b":
-		c.Side = 1
-	default:
-		return c, fmt.Errorf("--at %q: side %q is not a or b", s, side)
-	}
-	c.At, c.Setting, c.Value = Duration(d), setting, val
-	return c, nil
-}
-
-func (c Change) String() string {
-	return fmt.Sprintf("%v:%s.%s=%s", c.At.D(), string(rune('a'+c.Side)), c.Setting, c.Value)
+	s := c.Sides[ch.Side]
+	return s.SetValue(st, ch.Value)
 }

@@ -472,21 +472,20 @@ func (r *loadRole) startHasher() {
 	r.hasher.Store(newStreamHasher(r.size, r.cursor.Load(), r.threads))
 }
 
-// setConsume applies a live consume or hash-threads change.
-func (r *loadRole) setConsume(c childCmd) error {
-	if c.Setting == SetHashThreads {
-		if c.Int < 1 || c.Int > MaxHashThreads {
-			return fmt.Errorf("hash threads %d: want 1…%d", c.Int, MaxHashThreads)
-		}
-		r.threads.setLimit(c.Int)
-		return nil
+// setHashThreads applies a live hash-threads change (resolved: 1 or more).
+func (r *loadRole) setHashThreads(c childCmd) childMsg {
+	if c.Int < 1 || c.Int > MaxHashThreads {
+		return childFail(fmt.Errorf("hash threads %d: want 1…%d", c.Int, MaxHashThreads))
 	}
-	if !validConsume(c.Value) {
-		return fmt.Errorf("consume %q: want %s", c.Value, consumeNames())
-	}
+	r.threads.setLimit(c.Int)
+	return childMsg{}
+}
+
+// setConsumeMode applies a live consume change.
+func (r *loadRole) setConsumeMode(c childCmd) childMsg {
 	r.cmu.Lock()
-	r.mode.Store(c.Value)
-	if h := r.hasher.Load(); h != nil && c.Value != ConsumeHash {
+	r.mode.Store(c.Str)
+	if h := r.hasher.Load(); h != nil && c.Str != ConsumeHash {
 		// Retired: a later switch back starts at a fresh pass, since the
 		// blocks read meanwhile were never hashed.
 		r.hasher.Store(nil)
@@ -502,7 +501,7 @@ func (r *loadRole) setConsume(c childCmd) error {
 	}
 	r.cmu.Unlock()
 	r.startHasher()
-	return nil
+	return childMsg{}
 }
 
 // consume does with a finished request's data what the mode says. It runs

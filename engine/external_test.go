@@ -66,10 +66,10 @@ func TestExternalTargets(t *testing.T) {
 			t.Fatalf("%s: %+v", side, s)
 		}
 	}
-	if err := p.Apply(Change{Side: 0, Setting: SetSndBuf, Value: "2m"}); err == nil {
+	if err := applyText(p, 0, SetSndBuf, "2m"); err == nil {
 		t.Fatal("server sndbuf of an external target accepted")
 	}
-	if err := p.Apply(Change{Side: 0, Setting: SetRequestSize, Value: "1m"}); err != nil {
+	if err := applyText(p, 0, SetRequestSize, "1m"); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, p, 5*time.Second, "A after the change", activeSample("A"))

@@ -226,6 +226,8 @@ type Event struct {
 	// change (a TCP buffer back to the OS default: Linux keeps a buffer
 	// that was set locked, without autotuning, until the socket closes).
 	Reconnected bool `json:"reconnected,omitempty"`
+	// Value is To as the setting's typed value (in process only).
+	Value Value `json:"-"`
 }
 
 // Summary is a side over a whole run, or over one segment of it (active

@@ -220,10 +220,14 @@ func (p *Pair) Apply(ch Change) error {
 	if err := checkSide(ch.Side); err != nil {
 		return err
 	}
-	if ch.Setting == SetPaused {
-		return p.SetPaused(ch.Side, ch.Value == "true")
+	st, err := lookup(ch.Setting)
+	if err != nil {
+		return err
 	}
-	live, err := p.sides[ch.Side].apply(ch.Setting, ch.Value)
+	if st.pair != nil {
+		return st.pair(p, ch.Side, ch.Value) // mode, paused: the turns own them
+	}
+	live, err := p.sides[ch.Side].apply(st, ch.Value)
 	if err == nil && live {
 		p.turns.give(ch.Side)
 	}
@@ -247,7 +251,7 @@ func (p *Pair) SetMode(mode string) error {
 		}
 		s.change.Unlock()
 	}
-	p.emit(Update{Event: &Event{T: p.elapsed(), Side: "", Setting: "mode", From: from, To: mode}})
+	p.emit(Update{Event: &Event{T: p.elapsed(), Side: "", Setting: SetMode, From: from, To: mode, Value: Value{Str: mode}}})
 	p.warnCores(mode)
 	return nil
 }
@@ -261,7 +265,7 @@ func (p *Pair) SetPaused(i int, paused bool) error {
 	if from == paused {
 		return nil
 	}
-	p.emit(Update{Event: &Event{T: p.elapsed(), Side: p.sides[i].name, Setting: SetPaused, From: strconv.FormatBool(from), To: strconv.FormatBool(paused)}})
+	p.emit(Update{Event: &Event{T: p.elapsed(), Side: p.sides[i].name, Setting: SetPaused, From: strconv.FormatBool(from), To: strconv.FormatBool(paused), Value: Value{Bool: paused}}})
 	return nil
 }
 

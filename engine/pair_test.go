@@ -101,7 +101,7 @@ func TestPairSamplesAndLiveChanges(t *testing.T) {
 	waitFor(t, p, 10*time.Second, "B sample", activeSample("B"))
 
 	// Server send buffer, read back from the live socket.
-	if err := p.Apply(Change{Side: 1, Setting: SetSndBuf, Value: "64k"}); err != nil {
+	if err := applyText(p, 1, SetSndBuf, "64k"); err != nil {
 		t.Fatal(err)
 	}
 	_, want, _ := nbd.ProbeSocketBuffer("unix", nbd.SendBuf, 64<<10)
@@ -109,33 +109,33 @@ func TestPairSamplesAndLiveChanges(t *testing.T) {
 		return u.Sample != nil && u.Sample.Side == "B" && u.Sample.SndBuf.ServerEffective == want && u.Sample.SndBuf.ServerRequested == "64k"
 	})
 	// Connection count, in the samples.
-	if err := p.Apply(Change{Side: 0, Setting: SetConnections, Value: "3"}); err != nil {
+	if err := applyText(p, 0, SetConnections, "3"); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, p, 5*time.Second, "A with 3 connections", func(u Update) bool {
 		return u.Sample != nil && u.Sample.Side == "A" && u.Sample.Connections == 3 && u.Sample.Bytes > 0
 	})
-	if err := p.Apply(Change{Side: 0, Setting: SetConnections, Value: "1"}); err != nil {
+	if err := applyText(p, 0, SetConnections, "1"); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, p, 5*time.Second, "A back to 1 connection", func(u Update) bool {
 		return u.Sample != nil && u.Sample.Side == "A" && u.Sample.Connections == 1 && u.Sample.Bytes > 0
 	})
-	for _, ch := range []Change{
-		{Side: 0, Setting: SetRequestSize, Value: "64k"},
-		{Side: 0, Setting: SetInFlight, Value: "4"},
-		{Side: 0, Setting: SetWorkload, Value: WorkRandRead},
-		{Side: 1, Setting: SetClientRcvBuf, Value: "1m"},
-		{Side: 1, Setting: SetWorkload, Value: WorkWrite},
+	for _, ch := range []textChange{
+		{0, SetRequestSize, "64k"},
+		{0, SetInFlight, "4"},
+		{0, SetWorkload, WorkRandRead},
+		{1, SetClientRcvBuf, "1m"},
+		{1, SetWorkload, WorkWrite},
 	} {
-		if err := p.Apply(ch); err != nil {
+		if err := applyText(p, ch.side, ch.setting, ch.value); err != nil {
 			t.Fatalf("%v: %v", ch, err)
 		}
 	}
 	waitFor(t, p, 5*time.Second, "B write samples", func(u Update) bool {
 		return u.Sample != nil && u.Sample.Side == "B" && u.Sample.Bytes > 0 && u.Sample.Server != nil && u.Sample.Server.RecvCallsPer2MiB.Known()
 	})
-	if err := p.Apply(Change{Side: 0, Setting: SetConnections, Value: "65"}); err == nil {
+	if err := applyText(p, 0, SetConnections, "65"); err == nil {
 		t.Fatal("65 connections accepted")
 	}
 	if err := p.SetPaused(0, true); err != nil {
@@ -201,7 +201,11 @@ func TestCrashReportAndRestart(t *testing.T) {
 func TestScriptedChange(t *testing.T) {
 	cfg := testConfig()
 	cfg.Duration = Duration(2 * time.Second)
-	cfg.Script = []Change{{At: Duration(time.Second), Side: 1, Setting: SetSndBuf, Value: "64k"}}
+	ch, err := ParseAt("1s:b.sndbuf=64k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Script = []Change{ch}
 	p := startPair(t, cfg)
 	var ev *Event
 	for u := range p.Updates() {
@@ -293,4 +297,20 @@ func alive(pid int) bool {
 		return s[i+2] != 'Z'
 	}
 	return true
+}
+
+// textChange is a change in its text form, as a test writes it.
+type textChange struct {
+	side           int
+	setting, value string
+}
+
+// applyText parses a change at the edge, as a key or flag would, and
+// applies it: a bad value fails either way.
+func applyText(p *Pair, side int, setting, value string) error {
+	ch, err := NewChange(side, setting, value)
+	if err != nil {
+		return err
+	}
+	return p.Apply(ch)
 }

@@ -76,7 +76,7 @@ func TestPlacementHoldsProcesses(t *testing.T) {
 	check("A server", srv, want.ServerCPUs)
 	check("A load", ld, want.LoadCPUs)
 
-	if err := p.Apply(Change{Side: 0, Setting: SetPlacement, Value: PlaceShared}); err != nil {
+	if err := applyText(p, 0, SetPlacement, PlaceShared); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, p, 5*time.Second, "A sample with shared placement", func(u Update) bool {
@@ -85,7 +85,7 @@ func TestPlacementHoldsProcesses(t *testing.T) {
 	})
 	check("A server (shared)", srv, want.LoadCPUs)
 
-	if err := p.Apply(Change{Side: 0, Setting: SetPlacement, Value: PlaceOS}); err != nil {
+	if err := applyText(p, 0, SetPlacement, PlaceOS); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, p, 5*time.Second, "A sample with os placement", func(u Update) bool {
@@ -95,7 +95,7 @@ func TestPlacementHoldsProcesses(t *testing.T) {
 	check("A load (os)", ld, cpuList(allowed))
 
 	// A restarted side is placed again.
-	if err := p.Apply(Change{Side: 0, Setting: SetPlacement, Value: PlaceSplit}); err != nil {
+	if err := applyText(p, 0, SetPlacement, PlaceSplit); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Restart(0); err != nil {

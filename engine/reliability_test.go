@@ -65,7 +65,7 @@ func TestConnectionChangesUnderLoad(t *testing.T) {
 	n, peakLoad, peakSrv := 0, 0, 0
 	for ; n < changes && time.Since(start) < budget; n++ {
 		v := seq[n%len(seq)]
-		if err := p.Apply(Change{Side: 0, Setting: SetConnections, Value: strconv.Itoa(v)}); err != nil {
+		if err := applyText(p, 0, SetConnections, strconv.Itoa(v)); err != nil {
 			t.Fatalf("change %d to %d connections: %v", n, v, err)
 		}
 		peakLoad, peakSrv = max(peakLoad, procFDs(loadPid)), max(peakSrv, procFDs(srvPid))
@@ -79,7 +79,7 @@ func TestConnectionChangesUnderLoad(t *testing.T) {
 		t.Errorf("only %d of %d changes within %v", n, changes, budget)
 	}
 	if p.Config().Sides[0].Connections != 1 {
-		if err := p.Apply(Change{Side: 0, Setting: SetConnections, Value: "1"}); err != nil {
+		if err := applyText(p, 0, SetConnections, "1"); err != nil {
 			t.Fatal(err)
 		}
 	}

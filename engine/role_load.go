@@ -409,78 +409,72 @@ func (r *loadRole) poll() childMsg {
 	return m
 }
 
+// set applies a setting through its entry in the settings table.
 func (r *loadRole) set(c childCmd) childMsg {
-	fail := func(err error) childMsg { return childMsg{Type: "error", Err: err.Error()} }
-	switch c.Setting {
-	case SetPaused:
-		r.gate.setPaused(c.Value == "true")
-		return childMsg{}
-	case SetRequestSize:
-		if c.Int < MinRequestSize || c.Int > MaxRequestSize {
-			return fail(fmt.Errorf("request size %d out of range", c.Int))
-		}
-		r.reqSize.Store(int64(c.Int))
-		return childMsg{}
-	case SetWorkload:
-		if !validWorkload(c.Value) {
-			return fail(fmt.Errorf("unknown workload %q", c.Value))
-		}
-		r.workload.Store(workloadIndex(c.Value))
-		return childMsg{}
-	case SetConsume, SetHashThreads:
-		if err := r.setConsume(c); err != nil {
-			return fail(err)
-		}
-		return childMsg{}
-	case SetReadPercent:
-		v, err := strconv.Atoi(c.Value)
-		if err != nil || v < 0 || v > 100 {
-			return fail(fmt.Errorf("read percent %q", c.Value))
-		}
-		r.readPct.Store(int32(v))
-		return childMsg{}
+	st, bad := childSetting(c, "load", func(st *Setting) bool { return st.load != nil })
+	if bad != nil {
+		return *bad
 	}
+	return st.load(r, c)
+}
+
+func childFail(err error) childMsg { return childMsg{Type: "error", Err: err.Error()} }
+
+func (r *loadRole) setPaused(c childCmd) childMsg {
+	r.gate.setPaused(c.Int != 0)
+	return childMsg{}
+}
+
+func (r *loadRole) setRequestSize(c childCmd) childMsg {
+	r.reqSize.Store(int64(c.Int))
+	return childMsg{}
+}
+
+func (r *loadRole) setWorkload(c childCmd) childMsg {
+	r.workload.Store(workloadIndex(c.Str))
+	return childMsg{}
+}
+
+func (r *loadRole) setReadPercent(c childCmd) childMsg {
+	r.readPct.Store(int32(c.Int))
+	return childMsg{}
+}
+
+func (r *loadRole) setConnections(c childCmd) childMsg {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	switch c.Setting {
-	case SetConnections:
-		if c.Int < MinConnections || c.Int > MaxConnections {
-			return fail(fmt.Errorf("connections %d out of range", c.Int))
-		}
-		if err := r.setConns(c.Int); err != nil {
-			return fail(err)
-		}
-		return childMsg{Effective: len(r.conns)}
-	case SetInFlight:
-		if c.Int < MinInFlight || c.Int > MaxInFlight {
-			return fail(fmt.Errorf("in-flight %d out of range", c.Int))
-		}
-		r.inflight = c.Int
-		for _, lc := range r.conns {
-			r.stopWorkers(lc)
-			r.startWorkers(lc)
-		}
-		return childMsg{}
-	case SetClientSndBuf, SetClientRcvBuf:
-		return r.setBuffer(c)
+	if err := r.setConns(c.Int); err != nil {
+		return childFail(err)
 	}
-	return fail(fmt.Errorf("load: cannot set %q", c.Setting))
+	return childMsg{Effective: len(r.conns)}
 }
+
+func (r *loadRole) setInFlight(c childCmd) childMsg {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.inflight = c.Int
+	for _, lc := range r.conns {
+		r.stopWorkers(lc)
+		r.startWorkers(lc)
+	}
+	return childMsg{}
+}
+
+func (r *loadRole) setSndBuf(c childCmd) childMsg { return r.setBuffer(nbd.SendBuf, c.Int) }
+func (r *loadRole) setRcvBuf(c childCmd) childMsg { return r.setBuffer(nbd.RecvBuf, c.Int) }
 
 // setBuffer sets the client's SO_SNDBUF or SO_RCVBUF (0: the OS default)
 // on every connection. On TCP the OS default cannot be set back on an
 // open socket whose buffer was set (Linux locked it and stopped
-// autotuning), so the connections are re-opened instead. r.mu is held.
-func (r *loadRole) setBuffer(c childCmd) childMsg {
-	which, def := nbd.SendBuf, r.defSnd
-	if c.Setting == SetClientRcvBuf {
-		which, def = nbd.RecvBuf, r.defRcv
-	}
-	req := c.Int
+// autotuning), so the connections are re-opened instead.
+func (r *loadRole) setBuffer(which nbd.SockBuf, req int) childMsg {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	def := r.defSnd
 	if which == nbd.SendBuf {
-		r.sndReq = c.Int
+		r.sndReq = req
 	} else {
-		r.rcvReq = c.Int
+		def, r.rcvReq = r.defRcv, req
 	}
 	if req == 0 && r.uri.Network() == "tcp" {
 		if !r.anyLocked(which) {

@@ -75,10 +75,11 @@ func (r *serverRole) handle(c childCmd) childMsg {
 	case "get":
 		return childMsg{Settings: map[string]string{SetSndBuf: strconv.Itoa(r.req)}}
 	case "set":
-		if c.Setting != SetSndBuf {
-			return childMsg{Type: "error", Err: fmt.Sprintf("server: cannot set %q", c.Setting)}
+		st, bad := childSetting(c, "server", func(st *Setting) bool { return st.server != nil })
+		if bad != nil {
+			return *bad
 		}
-		return r.setSndBuf(c.Int)
+		return st.server(r, c)
 	}
 	return childMsg{Type: "error", Err: fmt.Sprintf("server: unknown op %q", c.Op)}
 }
@@ -93,7 +94,8 @@ func (r *serverRole) handle(c childCmd) childMsg {
 // With no data socket open, a unix socket's effective value is the same
 // as a fresh probe socket's; a TCP one's depends on the connection
 // (autotuning), so it is left unknown until a connection reports it.
-func (r *serverRole) setSndBuf(req int) childMsg {
+func (r *serverRole) setSndBuf(c childCmd) childMsg {
+	req := c.Int
 	effs, err := r.srv.SetSocketBuffer(nbd.SendBuf, req)
 	if err != nil {
 		return childMsg{Type: "error", Err: err.Error()}

@@ -232,7 +232,7 @@ func (s *side) watch(c *child) {
 // placement, new children), then commit it and report the Event. It
 // returns whether the change took effect on running children (then the
 // side deserves a fresh alternate-mode turn to show it).
-func (s *side) apply(setting, value string) (live bool, err error) {
+func (s *side) apply(st *Setting, v Value) (live bool, err error) {
 	s.change.Lock()
 	defer s.change.Unlock()
 	if s.p.stopped.Load() {
@@ -240,49 +240,32 @@ func (s *side) apply(setting, value string) (live bool, err error) {
 	}
 	cur := s.config()
 	next := cur
-	if err := next.Set(setting, value); err != nil {
+	if err := next.SetValue(st, v); err != nil {
 		return false, err
 	}
-	if err := s.p.refusedChange(next, setting); err != nil {
+	if st.Spawned && cur.Target != "" {
+		return false, fmt.Errorf("%s: side %s targets an external server (%s): not ours to set", st.Name, s.name, cur.Target)
+	}
+	if err := s.p.refusedChange(next, st); err != nil {
 		return false, err
 	}
 	reconnected := false
-	switch at := whereApplied(setting); at {
-	case atRestart:
+	switch st.Where {
+	case AtRestart:
 		err = s.applyRestart(next)
-	case atController:
+	case AtPlacement:
 		live = s.applyPlacement(next)
+	case AtLoad, AtServer:
+		live, reconnected, err = s.applyToChild(st, next, st.Where == AtServer)
 	default:
-		live, reconnected, err = s.applyToChild(setting, next, at == atServer)
+		err = fmt.Errorf("%s cannot change while the load runs", st.Name)
 	}
 	if err != nil {
 		return false, err
 	}
-	s.p.emit(Update{Event: &Event{T: s.p.elapsed(), Side: s.name, Setting: setting, From: cur.Get(setting), To: next.Get(setting), Reconnected: reconnected}})
+	from, to := cur.Value(st), next.Value(st)
+	s.p.emit(Update{Event: &Event{T: s.p.elapsed(), Side: s.name, Setting: st.Name, From: st.Format(from), To: st.Format(to), Value: to, Reconnected: reconnected}})
 	return live, nil
-}
-
-// appliedAt is where a setting takes effect. A change is routed on it
-// alone, so a table of settings can carry it per entry.
-type appliedAt int
-
-const (
-	atLoad       appliedAt = iota // the load child, live
-	atServer                      // the server child, live
-	atRestart                     // new children
-	atController                  // the controller alone (placement)
-)
-
-func whereApplied(setting string) appliedAt {
-	switch setting {
-	case SetSndBuf:
-		return atServer
-	case SetTransport:
-		return atRestart
-	case SetPlacement:
-		return atController
-	}
-	return atLoad
 }
 
 // commit makes next the configuration in effect. Only a holder of s.change
@@ -324,7 +307,8 @@ func (s *side) reseat(mode string) {
 	if sc.HashThreads > 0 || ld == nil {
 		return
 	}
-	cmd := childSet(SetHashThreads, sc, mode, s.p.cpus)
+	st, _ := Lookup(SetHashThreads)
+	cmd := s.p.childSet(st, sc, mode)
 	if _, err := ld.call(cmd, 30*time.Second); err != nil && !errors.Is(err, errChildGone) {
 		s.p.warn(s.name, "consume", fmt.Sprintf("side %s: hash threads not changed to %d: %v", s.name, cmd.Int, err), "")
 	}
@@ -333,11 +317,8 @@ func (s *side) reseat(mode string) {
 // applyToChild sends a setting to the child that owns it. A side that is
 // not running takes it at its next (re)start. reconnected says the load's
 // connections were re-opened for it (a TCP buffer back to the OS default).
-func (s *side) applyToChild(setting string, next SideConfig, toServer bool) (live, reconnected bool, err error) {
-	cmd := childSet(setting, next, s.p.turns.Mode(), s.p.cpus)
-	if toServer && next.Target != "" {
-		return false, false, fmt.Errorf("side %s targets an external server (%s): its send buffer is not ours to set", s.name, next.Target)
-	}
+func (s *side) applyToChild(st *Setting, next SideConfig, toServer bool) (live, reconnected bool, err error) {
+	cmd := s.p.childSet(st, next, s.p.turns.Mode())
 	s.mu.Lock()
 	target, ld, down := s.load, s.load, s.down
 	if toServer {
@@ -350,56 +331,27 @@ func (s *side) applyToChild(setting string, next SideConfig, toServer bool) (liv
 	}
 	m, err := target.call(cmd, 30*time.Second)
 	if err != nil {
-		return false, false, fmt.Errorf("side %s %s: %w", s.name, setting, err)
+		return false, false, fmt.Errorf("side %s %s: %w", s.name, st.Name, err)
 	}
 	s.commit(next)
-	if which, ok := bufSetting(setting); ok {
-		s.checkClamp(setting, which, cmd.Int, m.Effective)
+	if st.Type == TypeBuf {
+		s.checkClamp(st.Name, st.Socket, cmd.Int, m.Effective)
 	}
 	if m.Reconnect && ld != nil {
 		// The server's open TCP sockets keep the buffer that was set
 		// (locked, not autotuned): only new connections get the default.
 		if _, err := ld.call(childCmd{Op: "reconnect"}, 30*time.Second); err != nil {
-			return true, false, fmt.Errorf("side %s %s: the default applies to new connections, but re-opening the open ones failed: %w", s.name, setting, err)
+			return true, false, fmt.Errorf("side %s %s: the default applies to new connections, but re-opening the open ones failed: %w", s.name, st.Name, err)
 		}
 		m.Reconnected = true
 	}
 	return true, m.Reconnected, nil
 }
 
-// childSet is the command that applies setting, at its value in sc, to
-// the child it lives in. mode and allowed are the pair's, for settings
-// resolved against them.
-func childSet(setting string, sc SideConfig, mode string, allowed []int) childCmd {
-	cmd := childCmd{Op: "set", Setting: setting, Value: sc.Get(setting)}
-	switch setting {
-	case SetSndBuf:
-		cmd.Int = bufRequest(sc.SndBuf)
-	case SetClientSndBuf:
-		cmd.Int = bufRequest(sc.ClientSndBuf)
-	case SetClientRcvBuf:
-		cmd.Int = bufRequest(sc.ClientRcvBuf)
-	case SetConnections:
-		cmd.Int = sc.Connections
-	case SetRequestSize:
-		cmd.Int = sc.RequestSize
-	case SetInFlight:
-		cmd.Int = sc.InFlight
-	case SetHashThreads:
-		cmd.Int = ResolveHashThreads(sc, mode, allowed)
-	}
-	return cmd
-}
-
-// bufSetting tells the buffer settings apart, with the buffer they set.
-func bufSetting(setting string) (nbd.SockBuf, bool) {
-	switch setting {
-	case SetSndBuf, SetClientSndBuf:
-		return nbd.SendBuf, true
-	case SetClientRcvBuf:
-		return nbd.RecvBuf, true
-	}
-	return 0, false
+// childSet is the command that applies a setting, at its value in sc, to
+// the child it lives in, resolved against the pair's mode and cores.
+func (p *Pair) childSet(st *Setting, sc SideConfig, mode string) childCmd {
+	return setCmd(st, st.childArg(sc.Value(st), sc, argEnv{mode: mode, allowed: p.cpus}))
 }
 
 // bufRequest turns a Buf into a setsockopt request (0 = leave the default).

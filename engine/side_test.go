@@ -115,7 +115,7 @@ func TestConcurrentChangesOneSide(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := p.Apply(Change{Side: 0, Setting: setting, Value: v}); err != nil {
+			if err := applyText(p, 0, setting, v); err != nil {
 				errs <- fmt.Errorf("%s=%s: %w", setting, v, err)
 			}
 		}()
@@ -389,9 +389,9 @@ func TestAutoHashThreadsFollowMode(t *testing.T) {
 	}{
 		{"concurrent", func() error { return p.SetMode(ModeConcurrent) }, "1"},
 		{"alternate", func() error { return p.SetMode(ModeAlternate) }, "3"},
-		{"shared", func() error { return p.Apply(Change{Side: 0, Setting: SetPlacement, Value: PlaceShared}) }, "1"},
-		{"split", func() error { return p.Apply(Change{Side: 0, Setting: SetPlacement, Value: PlaceSplit}) }, "3"},
-		{"explicit 2", func() error { return p.Apply(Change{Side: 0, Setting: SetHashThreads, Value: "2"}) }, "2"},
+		{"shared", func() error { return applyText(p, 0, SetPlacement, PlaceShared) }, "1"},
+		{"split", func() error { return applyText(p, 0, SetPlacement, PlaceSplit) }, "3"},
+		{"explicit 2", func() error { return applyText(p, 0, SetHashThreads, "2") }, "2"},
 		{"explicit survives a mode", func() error { return p.SetMode(ModeConcurrent) }, "2"},
 	}
 	for _, st := range steps {

@@ -101,7 +101,7 @@ func TestTCPDefaultReopens(t *testing.T) {
 	}
 
 	// 64k: set on the open socket, which the kernel now locks.
-	if err := p.Apply(Change{Side: 1, Setting: SetSndBuf, Value: "64k"}); err != nil {
+	if err := applyText(p, 1, SetSndBuf, "64k"); err != nil {
 		t.Fatal(err)
 	}
 	if ev := waitEvent(t, p, "B", SetSndBuf, "64k"); ev.Reconnected {
@@ -113,7 +113,7 @@ func TestTCPDefaultReopens(t *testing.T) {
 	}
 
 	// default: the connections are re-opened, the new sockets never set.
-	if err := p.Apply(Change{Side: 1, Setting: SetSndBuf, Value: "default"}); err != nil {
+	if err := applyText(p, 1, SetSndBuf, "default"); err != nil {
 		t.Fatal(err)
 	}
 	if ev := waitEvent(t, p, "B", SetSndBuf, "default"); !ev.Reconnected {
@@ -131,14 +131,14 @@ func TestTCPDefaultReopens(t *testing.T) {
 		fresh, locked64k, m.SndBuf, explicit, wmemMax(), map[bool]string{true: ": the same value, so here only the socket's history tells a lock", false: ""}[explicit >= fresh])
 
 	// The client's send buffer, the same way.
-	if err := p.Apply(Change{Side: 1, Setting: SetClientSndBuf, Value: "64k"}); err != nil {
+	if err := applyText(p, 1, SetClientSndBuf, "64k"); err != nil {
 		t.Fatal(err)
 	}
 	waitEvent(t, p, "B", SetClientSndBuf, "64k")
 	if m := pollChild(t, ld); !m.SndBufLocked || m.SndBuf != locked64k {
 		t.Fatalf("client after 64k: sndbuf %d locked %v, want %d locked", m.SndBuf, m.SndBufLocked, locked64k)
 	}
-	if err := p.Apply(Change{Side: 1, Setting: SetClientSndBuf, Value: "default"}); err != nil {
+	if err := applyText(p, 1, SetClientSndBuf, "default"); err != nil {
 		t.Fatal(err)
 	}
 	if ev := waitEvent(t, p, "B", SetClientSndBuf, "default"); !ev.Reconnected {

@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 )
@@ -132,7 +131,7 @@ func (t *turns) applyLocked(force bool) {
 // never dropped: a load that did not pause would run into the other side's
 // turn and skew both. A child that died is left to the crash report.
 func (t *turns) sendPaused(s *side, c *child, paused bool) {
-	_, err := c.call(childCmd{Op: "set", Setting: SetPaused, Value: strconv.FormatBool(paused)}, 30*time.Second)
+	_, err := c.call(pauseCmd(paused), 30*time.Second)
 	if err == nil || errors.Is(err, errChildGone) || s.runningLoad() != c {
 		return
 	}
@@ -156,4 +155,10 @@ func decideRuns(mode string, turn int, paused, up [2]bool) [2]bool {
 		}
 	}
 	return run
+}
+
+// pauseCmd is the load child's set command for a pause or resume.
+func pauseCmd(paused bool) childCmd {
+	st, _ := Lookup(SetPaused)
+	return setCmd(st, st.childArg(Value{Bool: paused}, SideConfig{}, argEnv{}))
 }

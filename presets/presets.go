@@ -114,10 +114,12 @@ const (
 
 // ValidateSweep checks a sweep definition.
 func ValidateSweep(s *SweepSpec) error {
-	switch s.Setting {
-	case "", engine.SetSndBuf, engine.SetClientSndBuf, engine.SetClientRcvBuf:
-	default:
-		return fmt.Errorf("sweep setting %q: want %s, %s or %s", s.Setting, engine.SetSndBuf, engine.SetClientSndBuf, engine.SetClientRcvBuf)
+	if st, ok := engine.Lookup(s.Setting); s.Setting != "" && (!ok || st.Type != engine.TypeBuf) {
+		var names []string
+		for _, b := range engine.BufferSettings() {
+			names = append(names, b.Name)
+		}
+		return fmt.Errorf("sweep setting %q: want one of %s", s.Setting, strings.Join(names, ", "))
 	}
 	if len(s.Sizes) == 0 || len(s.Sizes) > MaxSweepSizes {
 		return fmt.Errorf("sweep sizes: want 1 to %d sizes, have %d", MaxSweepSizes, len(s.Sizes))

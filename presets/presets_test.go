@@ -241,9 +241,12 @@ func customPreset(name string) Preset {
 	c.Sides[1].ClientSndBuf = engine.Buf{Kind: engine.BufSize, Bytes: 3 << 20}
 	c.Sides[1].Connections = 3
 	c.Sides[1].Verify = true
-	c.Script = []engine.Change{
-		{At: engine.Duration(5 * time.Second), Side: 1, Setting: engine.SetSndBuf, Value: "64k"},
-		{At: engine.Duration(8 * time.Second), Side: 0, Setting: engine.SetConnections, Value: "4"},
+	for _, at := range []string{"5s:b.sndbuf=64k", "8s:a.connections=4"} {
+		ch, err := engine.ParseAt(at)
+		if err != nil {
+			panic(err)
+		}
+		c.Script = append(c.Script, ch)
 	}
 	return Preset{
 		Name: name, Description: "a custom preset with <html> & \"quotes\"", Demonstrates: "everything",

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -10,79 +9,99 @@ import (
 
 	"nbdscope/engine"
 	"nbdscope/engine/platform"
-	"nbdscope/nbd"
-	"nbdscope/units"
 )
 
-// sndbufLadder is what + and - step through.
-var sndbufLadder = engine.BufLadder
-
-// stepBuf returns the ladder value next to b in direction dir (+1/-1), or
-// false at the end of the ladder. macos counts as 8k (its effective size);
-// a size off the ladder steps to the next rung. top > 0 ends the ladder
-// at the kernel's limit (Limit.LadderTop: where it refuses what is above).
+// stepBuf returns the buffer ladder's value next to b in direction dir
+// (+1/-1) as the settings table steps it, or false at the end of the
+// ladder. top > 0 ends the ladder at the kernel's limit (Limit.LadderTop:
+// where it refuses what is above).
 func stepBuf(b engine.Buf, dir, top int) (string, bool) {
-	v, ok := stepLadder(b, dir)
-	if n, _ := units.ParseSize(v); ok && dir > 0 && top > 0 && int(n) > top {
+	v, ok := engine.BufferSettings()[0].Step(engine.Value{Buf: b}, dir)
+	if !ok || dir > 0 && top > 0 && v.Buf.Bytes > top {
 		return "", false
 	}
-	return v, ok
-}
-
-func stepLadder(b engine.Buf, dir int) (string, bool) {
-	cur := 0 // default
-	switch b.Kind {
-	case engine.BufMacOS:
-		cur = engine.MacOSSendBuffer
-	case engine.BufSize:
-		cur = b.Bytes
-	}
-	if dir > 0 {
-		for _, s := range sndbufLadder[1:] {
-			if n, _ := units.ParseSize(s); int(n) > cur {
-				return s, true
-			}
-		}
-		return "", false
-	}
-	if cur == 0 {
-		return "", false
-	}
-	for i := len(sndbufLadder) - 1; i >= 1; i-- {
-		if n, _ := units.ParseSize(sndbufLadder[i]); int(n) < cur {
-			return sndbufLadder[i], true
-		}
-	}
-	return "default", true
+	return v.Buf.String(), true
 }
 
 // ladderEnd says why + or - went no further: the top of the ladder, the
 // OS default, or the kernel's limit, with the command that lifts it.
-func ladderEnd(sc engine.SideConfig, dir int, lim platform.Limit) string {
+func ladderEnd(name string, st *engine.Setting, b engine.Buf, dir int, lim platform.Limit) string {
 	if dir < 0 {
-		return fmt.Sprintf("%s sndbuf is at the OS default already", sc.Name)
+		return fmt.Sprintf("%s %s is at the OS default already", name, st.Name)
 	}
-	next, ok := stepLadder(sc.SndBuf, dir)
+	next, ok := st.Step(engine.Value{Buf: b}, dir)
 	if !ok {
-		return fmt.Sprintf("%s sndbuf is at 8m, the top of the ladder (= sets any size)", sc.Name)
+		return fmt.Sprintf("%s %s is at 8m, the top of the ladder (= sets any size)", name, st.Name)
 	}
-	n, _ := units.ParseSize(next)
-	c, _ := lim.Refuses(nbd.SendBuf, int(n))
-	return fmt.Sprintf("%s sndbuf stops at %s: %s is above this kernel's limit of %s (%s); = sets any size up to it. Fix: %s",
-		sc.Name, sc.SndBuf, next, platform.HumanSize(lim.MaxRequest), lim.Sysctl, c.Fix)
+	c, _ := lim.Refuses(st.Socket, next.Buf.Bytes)
+	return fmt.Sprintf("%s %s stops at %s: %s is above this kernel's limit of %s (%s); = sets any size up to it. Fix: %s",
+		name, st.Name, b, next.Buf, platform.HumanSize(lim.MaxRequest), lim.Sysctl, c.Fix)
 }
 
-// halve and double step a power-of-two setting within [lo, hi], keeping
-// request sizes multiples of 512.
-func halve(v, lo, align int) int {
-	n := v / 2
-	if align > 1 {
-		n -= n % align
+// bufTarget is what the buffer keys (+, -, =) act on; k cycles it: 0 is
+// the bulk sender's send buffer(s), by workload (engine.SenderBuffers),
+// then each buffer of the settings table in turn (engine.Buffers).
+type bufTarget int
+
+const targetSender bufTarget = 0
+
+func numTargets() bufTarget { return bufTarget(1 + len(engine.BufferSettings())) }
+
+// targetName names a target for people.
+func targetName(t bufTarget) string {
+	if t == targetSender {
+		return "the sender's send buffer"
 	}
-	return max(n, lo)
+	return engine.BufferSettings()[t-1].Label
 }
 
-func double(v, hi int) int { return min(v*2, hi) }
+// bufSettings are the settings the buffer keys act on for a side, the
+// one the panel names first.
+func (m *Model) bufSettings(side int) []*engine.Setting {
+	if t := m.bufTarget[side]; t != targetSender {
+		return engine.BufferSettings()[t-1 : t]
+	}
+	return engine.SenderBuffers(m.cfg.Sides[side].Workload)
+}
+
+// stepBuffers steps the buffers the keys act on, together, from the first
+// one's value.
+func (m *Model) stepBuffers(dir int) tea.Cmd {
+	side := m.focus
+	sc := m.cfg.Sides[side]
+	sts := m.bufSettings(side)
+	cur := sc.Value(sts[0]).Buf
+	lim := m.com.facts.SndbufLimit
+	v, ok := sts[0].Step(engine.Value{Buf: cur}, dir)
+	if !ok || dir > 0 && lim.LadderTop() > 0 && v.Buf.Bytes > lim.LadderTop() {
+		m.setMsg(msgInfo, ladderEnd(sc.Name, sts[0], cur, dir, lim))
+		return nil
+	}
+	return m.changeAll(side, sts, v)
+}
+
+// changeAll changes several settings of a side to one value.
+func (m *Model) changeAll(side int, sts []*engine.Setting, v engine.Value) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, st := range sts {
+		cmds = append(cmds, m.change(side, st, v))
+		if m.msg.kind == msgError {
+			break
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) cycleTarget() tea.Cmd {
+	side := m.focus
+	m.bufTarget[side] = (m.bufTarget[side] + 1) % numTargets()
+	var names []string
+	for _, st := range m.bufSettings(side) {
+		names = append(names, st.Name)
+	}
+	m.setMsg(msgInfo, fmt.Sprintf("%s: + - = act on %s (%s)", m.cfg.Sides[side].Name, targetName(m.bufTarget[side]), strings.Join(names, " and ")))
+	return nil
+}
 
 // onKeys takes a key message. Keys typed faster than the terminal is
 // read (a slow link, tmux send-keys) arrive as one message of several
@@ -102,6 +121,43 @@ func (m *Model) onKeys(k tea.KeyMsg) tea.Cmd {
 		cmds = append(cmds, m.onKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: k.Runes[i : i+1]}))
 	}
 	return tea.Batch(cmds...)
+}
+
+// keyAction is a key and what it does.
+type keyAction struct {
+	key key.Binding
+	run func() tea.Cmd
+}
+
+// actions is the key→action table: the explorer's own keys, then a step
+// of a setting for each key the settings table gives (KeyMap.Settings).
+func (m *Model) actions() []keyAction {
+	km := m.keys
+	do := func(f func()) func() tea.Cmd { return func() tea.Cmd { f(); return nil } }
+	a := []keyAction{
+		{km.Help, do(m.toggleHelp)},
+		{km.NextSide, do(func() { m.focus = 1 - m.focus })},
+		{km.PrevSide, do(func() { m.focus = 1 - m.focus })},
+		{km.SideA, do(func() { m.focus = 0 })},
+		{km.SideB, do(func() { m.focus = 1 })},
+		{km.BufUp, func() tea.Cmd { return m.stepBuffers(1) }},
+		{km.BufDown, func() tea.Cmd { return m.stepBuffers(-1) }},
+		{km.BufExact, do(func() { m.openInput(inputSndBuf) })},
+		{km.BufTarget, m.cycleTarget},
+		{km.Gap, m.gap},
+		{km.Restart, m.restart},
+		{km.Presets, m.openPicker},
+		{km.Baseline, m.openBaselinePicker},
+		{km.ClearBaseline, do(m.clearBaseline)},
+		{km.Save, do(m.openSave)},
+		{km.Clear, do(func() { m.charts.clear(); m.setMsg(msgInfo, "charts cleared") })},
+		{km.Latency, do(m.toggleLatency)},
+		{km.Charts, do(m.nextCharts)},
+	}
+	for _, sk := range km.Settings {
+		a = append(a, keyAction{sk.Binding, func() tea.Cmd { return m.stepSetting(sk.Setting, sk.Dir) }})
+	}
+	return a
 }
 
 func (m *Model) onKey(k tea.KeyMsg) tea.Cmd {
@@ -133,192 +189,129 @@ func (m *Model) onKey(k tea.KeyMsg) tea.Cmd {
 	if m.msg.kind != msgNone {
 		m.msg = message{}
 	}
-	km := m.keys
-	side := m.focus
-	sc := m.cfg.Sides[side]
-	switch {
-	case key.Matches(k, km.Help):
-		if m.state == stHelp {
-			m.state = stNormal
-		} else {
-			m.state = stHelp
-			m.helpOff = 0
-		}
-	case key.Matches(k, km.NextSide), key.Matches(k, km.PrevSide):
-		m.focus = 1 - m.focus
-	case key.Matches(k, km.SideA):
-		m.focus = 0
-	case key.Matches(k, km.SideB):
-		m.focus = 1
-	case key.Matches(k, km.BufUp), key.Matches(k, km.BufDown):
-		dir := 1
-		if key.Matches(k, km.BufDown) {
-			dir = -1
-		}
-		lim := m.com.facts.SndbufLimit
-		v, ok := stepBuf(sc.SndBuf, dir, lim.LadderTop())
-		if !ok {
-			m.setMsg(msgInfo, ladderEnd(sc, dir, lim))
-			return nil
-		}
-		return m.change(side, engine.SetSndBuf, v)
-	case key.Matches(k, km.BufExact):
-		m.openInput(inputSndBuf)
-	case key.Matches(k, km.Gap):
-		return m.gap()
-	case key.Matches(k, km.ConnDown):
-		return m.stepInt(side, engine.SetConnections, sc.Connections, max(sc.Connections-1, engine.MinConnections))
-	case key.Matches(k, km.ConnUp):
-		return m.stepInt(side, engine.SetConnections, sc.Connections, min(sc.Connections+1, engine.MaxConnections))
-	case key.Matches(k, km.ReqDown):
-		return m.stepSize(side, sc.RequestSize, halve(sc.RequestSize, engine.MinRequestSize, 512))
-	case key.Matches(k, km.ReqUp):
-		return m.stepSize(side, sc.RequestSize, double(sc.RequestSize, engine.MaxRequestSize))
-	case key.Matches(k, km.DepthDown):
-		return m.stepInt(side, engine.SetInFlight, sc.InFlight, halve(sc.InFlight, engine.MinInFlight, 1))
-	case key.Matches(k, km.DepthUp):
-		return m.stepInt(side, engine.SetInFlight, sc.InFlight, double(sc.InFlight, engine.MaxInFlight))
-	case key.Matches(k, km.Workload):
-		next := engine.Workloads[0]
-		for i, w := range engine.Workloads {
-			if w == sc.Workload {
-				next = engine.Workloads[(i+1)%len(engine.Workloads)]
-			}
-		}
-		return m.change(side, engine.SetWorkload, next)
-	case key.Matches(k, km.Transport):
-		next := "tcp"
-		if sc.Transport == "tcp" {
-			next = "unix"
-		}
-		return m.change(side, engine.SetTransport, next)
-	case key.Matches(k, km.Placement):
-		cur, next := sc.Get(engine.SetPlacement), engine.Placements[0]
-		for i, v := range engine.Placements {
-			if v == cur {
-				next = engine.Placements[(i+1)%len(engine.Placements)]
-			}
-		}
-		return m.change(side, engine.SetPlacement, next)
-	case key.Matches(k, km.Mode):
-		return m.toggleMode()
-	case key.Matches(k, km.Pause):
-		return m.togglePause(side)
-	case key.Matches(k, km.Restart):
-		return m.restart()
-	case key.Matches(k, km.Presets):
-		return m.openPicker()
-	case key.Matches(k, km.Baseline):
-		return m.openBaselinePicker()
-	case key.Matches(k, km.ClearBaseline):
-		m.clearBaseline()
-	case key.Matches(k, km.Save):
-		if m.opts.SavePreset == nil {
-			m.setMsg(msgWarn, "presets not available: saving needs the presets store")
-			return nil
-		}
-		m.openInput(inputPresetName)
-	case key.Matches(k, km.Clear):
-		m.charts.clear()
-		m.setMsg(msgInfo, "charts cleared")
-	case key.Matches(k, km.Latency):
-		m.charts.latency = !m.charts.latency
-		m.charts.page = 0
-		if m.charts.latency {
-			m.setMsg(msgInfo, "latency chart on (p50 solid, p99 dashed)")
-		} else {
-			m.setMsg(msgInfo, "latency chart off")
-		}
-	case key.Matches(k, km.Charts):
-		if m.charts.paging() {
-			m.charts.nextPage()
-		} else {
-			m.setMsg(msgInfo, "every chart is shown")
+	for _, a := range m.actions() {
+		if key.Matches(k, a.key) {
+			return a.run()
 		}
 	}
 	return nil
 }
 
+func (m *Model) toggleHelp() {
+	if m.state == stHelp {
+		m.state = stNormal
+		return
+	}
+	m.state = stHelp
+	m.helpOff = 0
+}
+
+func (m *Model) openSave() {
+	if m.opts.SavePreset == nil {
+		m.setMsg(msgWarn, "presets not available: saving needs the presets store")
+		return
+	}
+	m.openInput(inputPresetName)
+}
+
+func (m *Model) toggleLatency() {
+	m.charts.latency = !m.charts.latency
+	m.charts.page = 0
+	if m.charts.latency {
+		m.setMsg(msgInfo, "latency chart on (p50 solid, p99 dashed)")
+	} else {
+		m.setMsg(msgInfo, "latency chart off")
+	}
+}
+
+func (m *Model) nextCharts() {
+	if m.charts.paging() {
+		m.charts.nextPage()
+	} else {
+		m.setMsg(msgInfo, "every chart is shown")
+	}
+}
+
+// shown is what the panels show: the configuration and pauses.
+func (m *Model) shown() pairState { return pairState{Cfg: m.cfg, Paused: m.paused} }
+
+// stepSetting steps the focused side's setting (or the pair's) one key's
+// worth, as the settings table says.
+func (m *Model) stepSetting(st *engine.Setting, dir int) tea.Cmd {
+	side := m.focus
+	ps := m.shown()
+	cur := st.Get(&ps, side)
+	v, ok := st.Step(cur, dir)
+	if !ok {
+		m.setMsg(msgInfo, fmt.Sprintf("%s %s is at its limit (%s)", m.cfg.Sides[side].Name, strings.ReplaceAll(st.Name, "-", " "), st.Format(cur)))
+		return nil
+	}
+	return m.change(side, st, v)
+}
+
 // change validates a setting against the configuration the panel shows,
 // shows it at once, and queues the engine call.
-func (m *Model) change(side int, setting, value string) tea.Cmd {
-	sc := m.cfg.Sides[side]
-	before := sc.Get(setting)
-	if err := sc.Set(setting, value); err != nil {
+func (m *Model) change(side int, st *engine.Setting, v engine.Value) tea.Cmd {
+	return m.changeAs(opApply, side, st, v)
+}
+
+func (m *Model) changeAs(kind opKind, side int, st *engine.Setting, v engine.Value) tea.Cmd {
+	ps := m.shown()
+	cur := st.Get(&ps, side)
+	if err := putValue(&ps, side, st, v); err != nil {
 		m.setErr(err)
 		return nil
 	}
-	if sc.Get(setting) == before {
+	if v == cur {
 		// Nothing to change: no engine call, no "2m→2m" marker.
-		m.setMsg(msgInfo, fmt.Sprintf("%s %s is %s already", sc.Name, setting, before))
+		m.setMsg(msgInfo, fmt.Sprintf("%s %s is %s already", m.cfg.Sides[side].Name, st.Name, st.Format(cur)))
 		return nil
 	}
-	ch := engine.Change{Side: side, Setting: setting, Value: value}
+	ch := engine.Change{Side: side, Setting: st.Name, Value: v}
+	opSide := side
+	if st.PairWide {
+		opSide = -1
+	}
 	return m.enqueue(op{
-		kind: opApply, side: side, setting: setting, value: value,
-		run: func(c engine.Controller) error { return c.Apply(ch) },
-		local: func(ps *pairState) {
-			s := ps.cfg.Sides[side]
-			if s.Set(setting, value) == nil {
-				ps.cfg.Sides[side] = s
-			}
-		},
+		kind: kind, side: opSide, st: st, v: v,
+		run:   func(c engine.Controller) error { return engine.ApplyTo(c, ch) },
+		local: func(ps *pairState) { putValue(ps, side, st, v) },
 	})
 }
 
-func (m *Model) stepInt(side int, setting string, from, to int) tea.Cmd {
-	if from == to {
-		m.setMsg(msgInfo, fmt.Sprintf("%s %s is at its limit (%d)", m.cfg.Sides[side].Name, setting, from))
+// putValue puts a value in a state, checking a side's configuration with
+// it; ps is left as it was on error.
+func putValue(ps *pairState, side int, st *engine.Setting, v engine.Value) error {
+	if !st.InSideConfig() {
+		st.Put(ps, side, v)
 		return nil
 	}
-	return m.change(side, setting, strconv.Itoa(to))
-}
-
-func (m *Model) stepSize(side, from, to int) tea.Cmd {
-	if from == to {
-		m.setMsg(msgInfo, fmt.Sprintf("%s request size is at its limit (%s)", m.cfg.Sides[side].Name, units.FormatSize(int64(from))))
-		return nil
+	sc := ps.Cfg.Sides[side]
+	if err := sc.SetValue(st, v); err != nil {
+		return err
 	}
-	return m.change(side, engine.SetRequestSize, units.FormatSize(int64(to)))
+	ps.Cfg.Sides[side] = sc
+	return nil
 }
 
 // gap shows the macOS/Linux difference in one view: A at macOS's 8 KiB,
-// B at 2 MiB.
+// B at 2 MiB, each on its bulk sender's send buffer (the server's for
+// reads, the client's for writes).
 func (m *Model) gap() tea.Cmd {
-	a := m.change(0, engine.SetSndBuf, "macos")
-	if m.msg.kind == msgError {
-		return a
+	seq := m.opSeq
+	var cmds []tea.Cmd
+	for side, b := range [2]engine.Buf{{Kind: engine.BufMacOS}, {Kind: engine.BufSize, Bytes: 2 << 20}} {
+		cmds = append(cmds, m.changeAll(side, engine.SenderBuffers(m.cfg.Sides[side].Workload), engine.Value{Buf: b}))
+		if m.msg.kind == msgError {
+			return tea.Batch(cmds...)
+		}
 	}
-	b := m.change(1, engine.SetSndBuf, "2m")
-	switch {
-	case m.msg.kind == msgError:
-	case a == nil && b == nil:
+	if m.opSeq == seq {
 		m.setMsg(msgInfo, "gap: A is at macOS's 8k and B at 2m already — watch syscalls per 2 MiB")
-	default:
+	} else {
 		m.setMsg(msgInfo, "gap: A at macOS's 8k, B at 2m — watch syscalls per 2 MiB")
 	}
-	return tea.Batch(a, b)
-}
-
-func (m *Model) toggleMode() tea.Cmd {
-	next := engine.ModeConcurrent
-	if m.cfg.Mode == engine.ModeConcurrent {
-		next = engine.ModeAlternate
-	}
-	return m.enqueue(op{
-		kind: opMode, side: -1, value: next,
-		run:   func(c engine.Controller) error { return c.SetMode(next) },
-		local: func(ps *pairState) { ps.cfg.Mode = next },
-	})
-}
-
-func (m *Model) togglePause(side int) tea.Cmd {
-	p := !m.paused[side]
-	return m.enqueue(op{
-		kind: opPause, side: side, value: strconv.FormatBool(p),
-		run:   func(c engine.Controller) error { return c.SetPaused(side, p) },
-		local: func(ps *pairState) { ps.paused[side] = p },
-	})
+	return tea.Batch(cmds...)
 }
 
 // restart restarts the focused side if it crashed, else the crashed one.
@@ -348,7 +341,7 @@ func (m *Model) openInput(kind inputKind) {
 	m.input.Reset()
 	switch kind {
 	case inputSndBuf:
-		m.input.Prompt = m.cfg.Sides[m.focus].Name + " sndbuf = "
+		m.input.Prompt = m.cfg.Sides[m.focus].Name + " " + m.bufSettings(m.focus)[0].Name + " = "
 		m.input.Placeholder = "64k, 2m, default or macos"
 	case inputPresetName:
 		m.input.Prompt = "save preset as: "
@@ -374,26 +367,7 @@ func (m *Model) inputKey(k tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		if m.inputKind == inputSndBuf {
-			side := m.focus
-			if sc := m.cfg.Sides[side]; sc.Set(engine.SetSndBuf, v) == nil && sc.Get(engine.SetSndBuf) == m.cfg.Sides[side].Get(engine.SetSndBuf) {
-				m.state = stNormal
-				m.input.Blur()
-				m.setMsg(msgInfo, fmt.Sprintf("%s sndbuf is %s already", sc.Name, sc.Get(engine.SetSndBuf)))
-				return nil
-			}
-			ch := engine.Change{Side: side, Setting: engine.SetSndBuf, Value: v}
-			m.inputBusy = true
-			m.inputErr = ""
-			return m.enqueue(op{
-				kind: opExact, side: side, setting: engine.SetSndBuf, value: v,
-				run: func(c engine.Controller) error { return c.Apply(ch) },
-				local: func(ps *pairState) {
-					s := ps.cfg.Sides[side]
-					if s.Set(engine.SetSndBuf, v) == nil {
-						ps.cfg.Sides[side] = s
-					}
-				},
-			})
+			return m.exactBuffers(v)
 		}
 		m.state = stNormal
 		m.input.Blur()
@@ -403,6 +377,38 @@ func (m *Model) inputKey(k tea.KeyMsg) tea.Cmd {
 	m.input, cmd = m.input.Update(k)
 	m.inputErr = ""
 	return cmd
+}
+
+// exactBuffers sets the buffers the keys act on to a typed value, parsed
+// here once; a bad value keeps the prompt open with the reason.
+func (m *Model) exactBuffers(text string) tea.Cmd {
+	side := m.focus
+	sts := m.bufSettings(side)
+	v, err := sts[0].Parse(text)
+	if err != nil {
+		m.inputErr = err.Error()
+		return nil
+	}
+	if ps := m.shown(); sts[len(sts)-1].Get(&ps, side) == v {
+		m.state = stNormal
+		m.input.Blur()
+	}
+	var cmds []tea.Cmd
+	for i, st := range sts {
+		kind := opApply
+		if i == len(sts)-1 && m.state == stInput {
+			kind = opExact // its outcome closes the prompt
+		}
+		cmds = append(cmds, m.changeAs(kind, side, st, v))
+		if m.msg.kind == msgError { // the side refuses it: say why in the prompt
+			m.inputErr, m.msg = strings.TrimPrefix(m.msg.text, "✗ "), message{}
+			return tea.Batch(cmds...)
+		}
+	}
+	if m.state == stInput {
+		m.inputBusy, m.inputErr = true, ""
+	}
+	return tea.Batch(cmds...)
 }
 
 func (m *Model) confirmKey(k tea.KeyMsg) tea.Cmd {

@@ -76,7 +76,11 @@ func (f *fakeCtrl) Apply(ch engine.Change) error {
 		return errors.New("bad side")
 	}
 	sc := f.cfg.Sides[ch.Side]
-	if err := sc.Set(ch.Setting, ch.Value); err != nil {
+	st, ok := engine.Lookup(ch.Setting)
+	if !ok {
+		return errors.New("unknown setting " + ch.Setting)
+	}
+	if err := sc.SetValue(st, ch.Value); err != nil {
 		return err
 	}
 	f.cfg.Sides[ch.Side] = sc

@@ -1,33 +1,33 @@
 package ui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"github.com/charmbracelet/bubbles/key"
+
+	"nbdscope/engine"
+)
 
 // KeyMap holds the explorer's key bindings. It implements help.KeyMap:
 // ShortHelp is the footer, FullHelp the `?` screen. Pairs of bindings
-// (+/-, c/C, …) are shown once, under the first of the pair.
+// (+/-, c/C, …) are shown once, under the first of the pair. The keys that
+// step a setting (c/C, r/R, w, m, space …) are not listed here: they come
+// from the settings table (engine.Settings), with their labels.
 type KeyMap struct {
 	NextSide key.Binding
 	PrevSide key.Binding
 	SideA    key.Binding
 	SideB    key.Binding
 
-	BufUp    key.Binding
-	BufDown  key.Binding
-	BufExact key.Binding
-	Gap      key.Binding
+	// The buffer keys act on the bulk sender's send buffer (BufTarget
+	// picks another).
+	BufUp     key.Binding
+	BufDown   key.Binding
+	BufExact  key.Binding
+	BufTarget key.Binding
+	Gap       key.Binding
 
-	ConnDown  key.Binding
-	ConnUp    key.Binding
-	ReqDown   key.Binding
-	ReqUp     key.Binding
-	DepthDown key.Binding
-	DepthUp   key.Binding
-	Workload  key.Binding
-	Transport key.Binding
-	Placement key.Binding
+	// Settings step a setting each, built from the settings table.
+	Settings []SettingKey
 
-	Mode    key.Binding
-	Pause   key.Binding
 	Restart key.Binding
 
 	Presets       key.Binding
@@ -42,6 +42,49 @@ type KeyMap struct {
 	Quit key.Binding
 }
 
+// SettingKey steps Setting by Dir (+1 up, -1 down; a cycling setting
+// ignores it) when its key is pressed.
+type SettingKey struct {
+	key.Binding
+	Setting *engine.Setting
+	Dir     int
+}
+
+// settingKeys builds the bindings of every setting the table gives keys:
+// down and up for a pair (the down key carries the pair's help), one key
+// for a setting that cycles.
+func settingKeys() []SettingKey {
+	var out []SettingKey
+	for _, st := range engine.Settings() {
+		down, up := st.Keys[0], st.Keys[1]
+		if down == "" {
+			continue
+		}
+		label := down
+		if down == " " {
+			label = "space"
+		}
+		if up == "" {
+			out = append(out, SettingKey{key.NewBinding(key.WithKeys(down), key.WithHelp(label, st.KeyHelp)), st, 1})
+			continue
+		}
+		out = append(out,
+			SettingKey{key.NewBinding(key.WithKeys(down), key.WithHelp(label+"/"+up, st.KeyHelp)), st, -1},
+			SettingKey{key.NewBinding(key.WithKeys(up), key.WithHelp(up, st.KeyHelp)), st, 1})
+	}
+	return out
+}
+
+// Setting is the (first) binding of a setting, for help lists.
+func (k KeyMap) Setting(name string) key.Binding {
+	for _, sk := range k.Settings {
+		if sk.Setting.Name == name {
+			return sk.Binding
+		}
+	}
+	return key.NewBinding(key.WithDisabled())
+}
+
 // DefaultKeyMap returns the explorer's bindings.
 func DefaultKeyMap() KeyMap {
 	b := func(keys []string, k, desc string) key.Binding {
@@ -53,23 +96,14 @@ func DefaultKeyMap() KeyMap {
 		SideA:    b([]string{"1"}, "1", "side A"),
 		SideB:    b([]string{"2"}, "2", "side B"),
 
-		BufUp:    b([]string{"+"}, "+/-", "sndbuf up/down"),
-		BufDown:  b([]string{"-"}, "-", "sndbuf down"),
-		BufExact: b([]string{"="}, "=", "exact sndbuf"),
-		Gap:      b([]string{"g"}, "g", "gap: A macos, B 2m"),
+		BufUp:     b([]string{"+"}, "+/-", "sndbuf up/down"),
+		BufDown:   b([]string{"-"}, "-", "sndbuf down"),
+		BufExact:  b([]string{"="}, "=", "exact sndbuf"),
+		BufTarget: b([]string{"k"}, "k", "buffer keys act on: sender/server/client send/client recv"),
+		Gap:       b([]string{"g"}, "g", "gap: A macos, B 2m (the sender's buffers)"),
 
-		ConnDown:  b([]string{"c"}, "c/C", "connections −/+"),
-		ConnUp:    b([]string{"C"}, "C", "connections +"),
-		ReqDown:   b([]string{"r"}, "r/R", "request size ½/×2"),
-		ReqUp:     b([]string{"R"}, "R", "request size ×2"),
-		DepthDown: b([]string{"d"}, "d/D", "in flight ½/×2"),
-		DepthUp:   b([]string{"D"}, "D", "in flight ×2"),
-		Workload:  b([]string{"w"}, "w", "cycle workload"),
-		Transport: b([]string{"t"}, "t", "unix/tcp"),
-		Placement: b([]string{"o"}, "o", "cores: split/shared/os"),
+		Settings: settingKeys(),
 
-		Mode:    b([]string{"m"}, "m", "alternate/concurrent"),
-		Pause:   b([]string{" "}, "space", "pause/resume side"),
 		Restart: b([]string{"!"}, "!", "restart crashed side"),
 
 		Presets:       b([]string{"p"}, "p", "presets"),
@@ -87,15 +121,17 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp is the footer line.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.NextSide, k.BufUp, k.BufExact, k.Gap, k.Pause, k.ConnDown, k.Charts, k.Presets, k.Baseline, k.Help, k.Quit}
+	return []key.Binding{k.NextSide, k.BufUp, k.BufExact, k.Gap, k.Setting(engine.SetPaused), k.Setting(engine.SetConnections),
+		k.Charts, k.Presets, k.Baseline, k.Help, k.Quit}
 }
 
 // FullHelp is the help screen, one column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
+	s := k.Setting
 	return [][]key.Binding{
-		{k.NextSide, k.Pause, k.Restart, k.Mode, k.Quit},
-		{k.BufUp, k.BufExact, k.Gap, k.Transport, k.Workload, k.Placement},
-		{k.ConnDown, k.ReqDown, k.DepthDown},
+		{k.NextSide, s(engine.SetPaused), k.Restart, s(engine.SetMode), k.Quit},
+		{k.BufUp, k.BufExact, k.BufTarget, k.Gap, s(engine.SetTransport), s(engine.SetWorkload), s(engine.SetPlacement)},
+		{s(engine.SetConnections), s(engine.SetRequestSize), s(engine.SetInFlight)},
 		{k.Latency, k.Charts, k.Clear, k.Presets, k.Save, k.Baseline, k.Help},
 	}
 }

@@ -10,12 +10,20 @@ import (
 	"nbdscope/engine"
 )
 
-// liveSettings are the settings ApplyConfig changes on a running side, in
-// the order it changes them (transport last: it restarts the side).
-var liveSettings = []string{
-	engine.SetSndBuf, engine.SetClientSndBuf, engine.SetClientRcvBuf,
-	engine.SetConnections, engine.SetRequestSize, engine.SetInFlight,
-	engine.SetWorkload, engine.SetReadPercent, engine.SetTransport,
+// liveSettings are the side settings ApplyConfig changes on a running
+// side, in the table's order but with those that restart the side last.
+func liveSettings() []*engine.Setting {
+	var now, restart []*engine.Setting
+	for _, st := range engine.Settings() {
+		switch {
+		case !st.InSideConfig() || !st.Live():
+		case st.Where == engine.AtRestart:
+			restart = append(restart, st)
+		default:
+			now = append(now, st)
+		}
+	}
+	return append(now, restart...)
 }
 
 // ApplyConfig changes a running pair to cfg, setting by setting, and its
@@ -29,12 +37,12 @@ func ApplyConfig(ctrl engine.Controller, cfg engine.Config) error {
 		if have.Target != want.Target || have.Backend != want.Backend || have.Size != want.Size {
 			errs = append(errs, fmt.Errorf("side %s: target, backend and size apply only to a new run", have.Name))
 		}
-		for _, s := range liveSettings {
-			if s == engine.SetTransport && want.Target != "" {
+		for _, st := range liveSettings() {
+			if st.Spawned && want.Target != "" {
 				continue
 			}
-			if v := want.Get(s); v != have.Get(s) {
-				if err := ctrl.Apply(engine.Change{Side: i, Setting: s, Value: v}); err != nil {
+			if v := want.Value(st); v != have.Value(st) {
+				if err := ctrl.Apply(engine.Change{Side: i, Setting: st.Name, Value: v}); err != nil {
 					errs = append(errs, err)
 				}
 			}
@@ -51,15 +59,15 @@ func ApplyConfig(ctrl engine.Controller, cfg engine.Config) error {
 // applyLocal is ApplyConfig's effect on what the panels show.
 func applyLocal(ps *pairState, cfg engine.Config) {
 	for i := range cfg.Sides {
-		for _, s := range liveSettings {
-			sc := ps.cfg.Sides[i]
-			if sc.Set(s, cfg.Sides[i].Get(s)) == nil {
-				ps.cfg.Sides[i] = sc
+		for _, st := range liveSettings() {
+			sc := ps.Cfg.Sides[i]
+			if sc.SetValue(st, cfg.Sides[i].Value(st)) == nil {
+				ps.Cfg.Sides[i] = sc
 			}
 		}
 	}
 	if cfg.Mode != "" {
-		ps.cfg.Mode = cfg.Mode
+		ps.Cfg.Mode = cfg.Mode
 	}
 }
 

@@ -116,19 +116,15 @@ const (
 	inputPresetName
 )
 
-// pairState is what the panels show: the configuration and pauses.
-type pairState struct {
-	cfg    engine.Config
-	paused [2]bool
-}
+// pairState is what the panels show: the configuration and pauses, where
+// every setting of the table is kept.
+type pairState = engine.State
 
 type opKind int
 
 const (
 	opApply opKind = iota
 	opExact
-	opMode
-	opPause
 	opRestart
 	opPreset
 	opSave
@@ -138,14 +134,14 @@ const (
 // op is one controller call, queued so calls run one at a time and in
 // the order of the keys.
 type op struct {
-	id      int
-	kind    opKind
-	side    int
-	setting string
-	value   string
-	name    string // preset
-	run     func(engine.Controller) error
-	local   func(*pairState) // the optimistic effect, nil for none
+	id    int
+	kind  opKind
+	side  int
+	st    *engine.Setting // the setting an opApply or opExact changes
+	v     engine.Value
+	name  string // preset
+	run   func(engine.Controller) error
+	local func(*pairState) // the optimistic effect, nil for none
 }
 
 type msgKind int
@@ -194,12 +190,14 @@ type Model struct {
 	help   help.Model
 	picker picker
 
-	base    pairState // as the engine last told
-	cfg     engine.Config
-	paused  [2]bool
-	baseCfg engine.Config // of the preset, to mark the header "modified"
-	preset  string
-	focus   int
+	base   pairState // as the engine last told
+	cfg    engine.Config
+	paused [2]bool
+	// bufTarget is what each side's buffer keys act on (k cycles it).
+	bufTarget [2]bufTarget
+	baseCfg   engine.Config // of the preset, to mark the header "modified"
+	preset    string
+	focus     int
 
 	ops    []op
 	opBusy bool
@@ -242,7 +240,7 @@ func newModel(ctrl engine.Controller, opts Options) *Model {
 		ctrl: ctrl, opts: opts, keys: DefaultKeyMap(), com: com,
 		updates: ctrl.Updates(),
 		stopper: &stopper{},
-		base:    pairState{cfg: cfg},
+		base:    pairState{Cfg: cfg},
 		baseCfg: cfg,
 		preset:  opts.PresetName,
 		elapsed: ctrl.Elapsed(),
@@ -501,20 +499,28 @@ func (m *Model) onUpdate(u engine.Update) bool {
 // applyEvent brings the engine's configuration up to date with a change
 // that took effect (scripted changes arrive this way too).
 func (m *Model) applyEvent(ev engine.Event) {
-	switch ev.Setting {
-	case "mode":
-		m.base.cfg.Mode = ev.To
-	case engine.SetPaused:
-		if i := m.sideIndex(ev.Side); i >= 0 {
-			m.base.paused[i] = ev.To == "true"
+	st, ok := engine.Lookup(ev.Setting)
+	i := m.sideIndex(ev.Side)
+	if !ok || st.PerSide() && i < 0 {
+		return
+	}
+	v := ev.Value
+	if v == (engine.Value{}) {
+		// An event that came without its typed value (a replayed or
+		// hand-made one) is read from its text, and ignored if bad.
+		var err error
+		if v, err = st.Parse(ev.To); err != nil {
+			return
 		}
-	default:
-		if i := m.sideIndex(ev.Side); i >= 0 {
-			sc := m.base.cfg.Sides[i]
-			if sc.Set(ev.Setting, ev.To) == nil {
-				m.base.cfg.Sides[i] = sc
-			}
+	}
+	if st.InSideConfig() {
+		sc := m.base.Cfg.Sides[i]
+		if sc.SetValue(st, v) != nil {
+			return
 		}
+		m.base.Cfg.Sides[i] = sc
+	} else {
+		st.Put(&m.base, i, v)
 	}
 	m.recompute()
 }
@@ -532,7 +538,7 @@ func (m *Model) recompute() {
 			pending[o.side] = true
 		}
 	}
-	m.cfg, m.paused = ps.cfg, ps.paused
+	m.cfg, m.paused = ps.Cfg, ps.Paused
 	for i := range m.panels {
 		m.panels[i].cfg = m.cfg.Sides[i]
 		m.panels[i].paused = m.paused[i]
@@ -556,7 +562,7 @@ func (m *Model) enqueue(o op) tea.Cmd {
 	o.id = m.opSeq
 	if n := len(m.ops); n > 1 && o.kind == opApply {
 		last := &m.ops[n-1]
-		if last.kind == opApply && last.side == o.side && last.setting == o.setting {
+		if last.kind == opApply && last.side == o.side && last.st == o.st {
 			*last = o
 			m.recompute()
 			return nil
@@ -590,13 +596,14 @@ func (m *Model) onOpDone(msg opDoneMsg) tea.Cmd {
 	o := m.ops[0]
 	m.ops = m.ops[1:]
 	m.opBusy = false
-	m.base.cfg = msg.cfg
-	if o.kind == opPause && msg.err == nil {
-		m.base.paused[o.side] = o.value == "true"
+	m.base.Cfg = msg.cfg
+	if o.st != nil && o.st.Where == engine.AtPair && msg.err == nil {
+		// The controller's Config does not hold a pause.
+		o.st.Put(&m.base, o.side, o.v)
 	}
 	m.recompute()
 	switch o.kind {
-	case opApply, opMode, opPause:
+	case opApply:
 		m.setErr(msg.err)
 	case opExact:
 		if m.state == stInput && m.inputKind == inputSndBuf {
@@ -610,7 +617,7 @@ func (m *Model) onOpDone(msg opDoneMsg) tea.Cmd {
 			m.setErr(msg.err)
 		}
 		if msg.err == nil {
-			m.setMsg(msgInfo, fmt.Sprintf("%s sndbuf = %s", m.cfg.Sides[o.side].Name, m.cfg.Sides[o.side].SndBuf))
+			m.setMsg(msgInfo, fmt.Sprintf("%s %s = %s", m.cfg.Sides[o.side].Name, o.st.Name, o.st.Format(m.cfg.Sides[o.side].Value(o.st))))
 		}
 	case opRestart:
 		if msg.err != nil {
@@ -695,11 +702,11 @@ func (m *Model) shortKeys() help.KeyMap {
 		b = append(b, terse(k.Restart, "restart"))
 	}
 	b = append(b, terse(k.BufUp, "sndbuf"), terse(k.NextSide, "side"), terse(k.Gap, "gap"),
-		terse(k.Pause, "pause"), terse(k.BufExact, "exact"))
+		terse(k.Setting(engine.SetPaused), "pause"), terse(k.BufExact, "exact"))
 	if m.charts.paging() {
 		b = append(b, terse(k.Charts, "more charts"))
 	}
-	b = append(b, terse(k.ConnDown, "conns"), terse(k.ReqDown, "req size"), terse(k.DepthDown, "in flight"),
+	b = append(b, terse(k.Setting(engine.SetConnections), "conns"), terse(k.Setting(engine.SetRequestSize), "req size"), terse(k.Setting(engine.SetInFlight), "in flight"),
 		terse(k.Presets, "presets"), terse(k.Save, "save"), terse(k.Help, "help"), terse(k.Quit, "quit"))
 	return modalKeys(b)
 }

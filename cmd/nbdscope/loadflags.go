@@ -8,51 +8,21 @@ import (
 	"github.com/spf13/pflag"
 
 	"nbdscope/engine"
-	"nbdscope/units"
 )
-
-// sideSetting is one per-side setting. Each becomes the flag group --NAME
-// (both sides), --NAME-a and --NAME-b (one side, winning over --NAME); help
-// prints the group on one line and completion offers values.
-type sideSetting struct {
-	name    string
-	varname string // the value's name in help
-	help    string
-	values  func() []string // completion candidates; nil: none
-}
 
 func fixed(v ...string) func() []string { return func() []string { return v } }
 
-func bufValues() []string { return append([]string{"macos"}, engine.BufLadder...) }
-
-// sideSettings is the one list of the per-side settings: the flags, their
-// help groups and their completions are all built from it.
-var sideSettings = []sideSetting{
-	{engine.SetSndBuf, "SIZE", "server SO_SNDBUF: default, macos (8 KiB effective) or a size (64k, 2m)", bufValues},
-	{engine.SetClientSndBuf, "SIZE", "client SO_SNDBUF: default, macos or a size", bufValues},
-	{engine.SetClientRcvBuf, "SIZE", "client SO_RCVBUF: default, macos or a size", bufValues},
-	{engine.SetConnections, "N", "connections per side (1…64)", fixed("1", "2", "4", "8", "16")},
-	{engine.SetRequestSize, "SIZE", "request size (512 … 32m)", fixed("4k", "64k", "256k", "1m", "2m", "32m")},
-	{engine.SetInFlight, "N", "requests in flight per connection (1…256)", fixed("1", "4", "16", "64")},
-	{engine.SetWorkload, "WORKLOAD", "read, write, randread, randwrite or mixed", func() []string { return engine.Workloads }},
-	{engine.SetReadPercent, "PCT", "share of reads in the mixed workload (0…100)", nil},
-	{engine.SetConsume, "HOW", "what the client does with read data: copy, scan (qemu-img's zero scan), hash (blksum / nbdcopy --blkhash) or none (a pure sink)",
-		fixed(engine.ConsumeCopy, engine.ConsumeScan, engine.ConsumeHash, engine.ConsumeNone)},
-	{engine.SetHashThreads, "N", "threads the hash consume mode digests with: auto (1, or the side's cores minus one when placed split) or 1…64",
-		fixed("auto", "1", "2", "4")},
-	{engine.SetPlacement, "WHERE", "where server and load process run: split (own cores), shared (one core) or os",
-		func() []string { return engine.Placements }},
-	{engine.SetTransport, "unix|tcp", "unix or tcp", fixed("unix", "tcp")},
-	{"target", "URI", "an NBD URI to load instead of a spawned server", nil},
-	{"backend", "BACKEND", "spawned server backend: null, pattern, memory or file:PATH", fixed("null", "pattern", "memory", "file:")},
-	{"size", "SIZE", "spawned server export size (e.g. 64g)", nil},
-}
+// The per-side and pair flags are built from engine.Settings(), the one
+// table of settings: each per-side setting becomes the flag group --NAME
+// (both sides), --NAME-a and --NAME-b (one side, winning over --NAME),
+// which help prints on one line; a pair setting becomes --NAME. Help,
+// value names and completions are the table's.
 
 // loadFlags are the load flags shared by the explorer, run and sweep.
 type loadFlags struct {
 	fs     *pflag.FlagSet
-	values map[string]*[3]string // setting → [both, a, b]
-	mode   string
+	values map[string]*[3]string // per-side setting → [both, a, b]
+	pair   map[string]*string    // pair setting → its value
 	dur    time.Duration
 	intv   time.Duration
 	at     []string
@@ -64,25 +34,21 @@ type loadFlags struct {
 func addLoadFlags(a *app, cmd *cobra.Command, withDuration bool, skip ...string) *loadFlags {
 	fs := cmd.Flags()
 	fs.SortFlags = false // help lists the settings in this list's order
-	lf := &loadFlags{fs: fs, values: map[string]*[3]string{}}
-	for _, s := range sideSettings {
-		if contains(skip, s.name) {
+	lf := &loadFlags{fs: fs, values: map[string]*[3]string{}, pair: map[string]*string{}}
+	for _, st := range engine.Settings() {
+		if contains(skip, st.Name) {
 			continue
 		}
-		v := &[3]string{}
-		lf.values[s.name] = v
-		names := [3]string{s.name, s.name + "-a", s.name + "-b"}
-		helps := [3]string{s.help, "side A: " + s.help, "side B: " + s.help}
-		for i, n := range names {
-			fs.StringVar(&v[i], n, "", "`"+s.varname+"` "+helps[i])
-			fs.SetAnnotation(n, sideGroupAnnotation, []string{s.name})
-			if s.values != nil {
-				cmd.RegisterFlagCompletionFunc(n, completeFixed(s.values))
-			}
+		switch st.Flag {
+		case engine.FlagSide:
+			lf.addSide(cmd, st)
+		case engine.FlagPair:
+			v := new(string)
+			lf.pair[st.Name] = v
+			fs.StringVar(v, st.Name, "", "`"+st.Var+"` "+st.Help)
+			cmd.RegisterFlagCompletionFunc(st.Name, completeFixed(st.Values))
 		}
 	}
-	fs.StringVar(&lf.mode, "mode", "", "run `MODE`: alternate or concurrent (default: alternate below 4 cores)")
-	cmd.RegisterFlagCompletionFunc("mode", completeFixed(fixed(engine.ModeAlternate, engine.ModeConcurrent)))
 	fs.DurationVar(&lf.intv, "interval", 250*time.Millisecond, "sample `INTERVAL`")
 	if withDuration {
 		fs.DurationVar(&lf.dur, "duration", 10*time.Second, "run `LENGTH`")
@@ -91,6 +57,21 @@ func addLoadFlags(a *app, cmd *cobra.Command, withDuration bool, skip ...string)
 	fs.StringVar(&lf.preset, "preset", "", "start from preset `NAME` (see 'nbdscope presets list')")
 	cmd.RegisterFlagCompletionFunc("preset", a.completePresets)
 	return lf
+}
+
+// addSide adds the flag group of a per-side setting.
+func (lf *loadFlags) addSide(cmd *cobra.Command, st *engine.Setting) {
+	v := &[3]string{}
+	lf.values[st.Name] = v
+	names := [3]string{st.Name, st.Name + "-a", st.Name + "-b"}
+	helps := [3]string{st.Help, "side A: " + st.Help, "side B: " + st.Help}
+	for i, n := range names {
+		lf.fs.StringVar(&v[i], n, "", "`"+st.Var+"` "+helps[i])
+		lf.fs.SetAnnotation(n, sideGroupAnnotation, []string{st.Name})
+		if st.Values() != nil {
+			cmd.RegisterFlagCompletionFunc(n, completeFixed(st.Values))
+		}
+	}
 }
 
 func contains(list []string, s string) bool {
@@ -102,36 +83,22 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// apply applies the flags on top of base.
+// apply applies the flags on top of base: each value is parsed once, by
+// its setting, and put in its side (or the pair).
 func (lf *loadFlags) apply(base engine.Config) (engine.Config, error) {
-	cfg := base
-	if lf.mode != "" {
-		cfg.Mode = lf.mode
-	}
+	state := engine.State{Cfg: base}
 	if lf.intv != 0 {
-		cfg.Interval = engine.Duration(lf.intv)
+		state.Cfg.Interval = engine.Duration(lf.intv)
 	}
 	if lf.dur != 0 {
-		cfg.Duration = engine.Duration(lf.dur)
+		state.Cfg.Duration = engine.Duration(lf.dur)
 	}
-	for _, s := range sideSettings {
-		v, ok := lf.values[s.name]
-		if !ok {
-			continue
-		}
-		for side := 0; side < 2; side++ {
-			val := v[0]
-			if v[1+side] != "" {
-				val = v[1+side]
-			}
-			if val == "" {
-				continue
-			}
-			if err := setSide(&cfg.Sides[side], s.name, val); err != nil {
-				return cfg, usageErrorf("--%s: %v", s.name, err)
-			}
+	for _, st := range engine.Settings() {
+		if err := lf.applySetting(&state, st); err != nil {
+			return state.Cfg, usageErrorf("--%s: %v", st.Name, err)
 		}
 	}
+	cfg := state.Cfg
 	for _, at := range lf.at {
 		ch, err := engine.ParseAt(at)
 		if err != nil {
@@ -145,22 +112,36 @@ func (lf *loadFlags) apply(base engine.Config) (engine.Config, error) {
 	return cfg, nil
 }
 
-// setSide sets one setting of a side from its text.
-func setSide(sc *engine.SideConfig, name, val string) error {
-	var err error
-	switch name {
-	case "target":
-		sc.Target = val
-	case "backend":
-		sc.Backend = val
-	case "size":
-		sc.Size, err = units.ParseSize(val)
-	case engine.SetTransport:
-		sc.Transport = val
-	default:
-		err = sc.Set(name, val)
+// applySetting applies one setting's flags, if given.
+func (lf *loadFlags) applySetting(state *engine.State, st *engine.Setting) error {
+	if p, ok := lf.pair[st.Name]; ok && *p != "" {
+		v, err := st.Parse(*p)
+		if err != nil {
+			return err
+		}
+		st.Put(state, 0, v)
 	}
-	return err
+	vals, ok := lf.values[st.Name]
+	if !ok {
+		return nil
+	}
+	for side := 0; side < 2; side++ {
+		text := vals[0]
+		if vals[1+side] != "" {
+			text = vals[1+side]
+		}
+		if text == "" {
+			continue
+		}
+		v, err := st.Parse(text)
+		if err != nil {
+			return err
+		}
+		if err := state.Cfg.Sides[side].SetValue(st, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // config resolves the flags on the preset (or the built-in default).

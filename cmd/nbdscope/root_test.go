@@ -45,8 +45,11 @@ func TestHelpOnStdout(t *testing.T) {
 	}
 	// Every per-side setting is one line, built from the one list.
 	_, out, _ := runApp(t, "--help")
-	for _, s := range sideSettings {
-		line := "--" + s.name + ", --" + s.name + "-a, --" + s.name + "-b " + s.varname
+	for _, s := range engine.Settings() {
+		if s.Flag != engine.FlagSide {
+			continue
+		}
+		line := "--" + s.Name + ", --" + s.Name + "-a, --" + s.Name + "-b " + s.Var
 		if strings.Count(out, line) != 1 {
 			t.Errorf("help lacks the group line %q", line)
 		}
