@@ -135,7 +135,7 @@ func loadUnder(t *testing.T, prefix []string, uri string, d time.Duration) child
 	t.Helper()
 	ld := startUnder(t, prefix, RoleLoad, loadSpec{URI: uri, Connections: 1, RequestSize: 2 << 20, InFlight: 8, Workload: WorkRead, ReadPercent: 100})
 	time.Sleep(d)
-	ld.call(childCmd{Op: "set", Setting: SetPaused, Value: "true"})
+	ld.call(pauseCmd(true))
 	m := ld.call(childCmd{Op: "poll"})
 	ld.stop()
 	return m
@@ -283,7 +283,7 @@ func TestSyscallCountsAgreeWithStrace(t *testing.T) {
 			if m := srv.call(childCmd{Op: "poll"}); sndbuf > 0 && m.SndBuf != 2*sndbuf {
 				t.Fatalf("server SO_SNDBUF %d effective, want %d for a %d request: clamped", m.SndBuf, 2*sndbuf, sndbuf)
 			}
-			ld.call(childCmd{Op: "set", Setting: SetPaused, Value: "true"})
+			ld.call(pauseCmd(true))
 			lm := ld.call(childCmd{Op: "poll"})
 			ld.stop()
 			// The server has all its counts once the load's connection is
