@@ -144,7 +144,7 @@ func TestLiveShrinkMoreCalls(t *testing.T) {
 	}
 	before, after := &tally{}, &tally{}
 	collect(t, p, 30*time.Second, map[string]*tally{"B": before}, func(_ string, st Stamp) bool { return st.SndBuf == big.String() })
-	if err := p.Apply(Change{Side: 1, Setting: SetSndBuf, Value: "macos"}); err != nil {
+	if err := applyText(p, 1, SetSndBuf, "macos"); err != nil {
 		t.Fatal(err)
 	}
 	collect(t, p, 30*time.Second, map[string]*tally{"B": after}, func(_ string, st Stamp) bool { return st.SndBuf == "macos" })
