@@ -282,7 +282,11 @@ func writeMarkdown(rf RunFile, out io.Writer) error {
 	} else {
 		ev := table{head: []string{"t (s)", "side", "setting", "from", "to"}, right: []bool{true, false, false, false, false}}
 		for _, e := range r.Events {
-			ev.add(strconv.FormatFloat(e.T, 'f', 2, 64), mdEscape(e.Side), mdEscape(e.Setting), mdEscape(e.From), mdEscape(e.To))
+			to := e.To
+			if e.Reconnected {
+				to += " (reconnected)"
+			}
+			ev.add(strconv.FormatFloat(e.T, 'f', 2, 64), mdEscape(e.Side), mdEscape(e.Setting), mdEscape(e.From), mdEscape(to))
 		}
 		ev.write(w)
 	}

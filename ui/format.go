@@ -97,6 +97,9 @@ func eventLabel(ev engine.Event) string {
 		return "mode " + ev.From + "→" + ev.To
 	}
 	s := ev.Setting + " " + ev.From + "→" + ev.To
+	if ev.Reconnected {
+		s += " (reconnected)"
+	}
 	if ev.Side != "" {
 		s = ev.Side + " " + s
 	}

@@ -301,7 +301,11 @@ func printSummary(w io.Writer, rep engine.Report) {
 		if side == "" {
 			side = "pair"
 		}
-		fmt.Fprintf(w, "event %6.2fs %s %s: %s → %s\n", e.T, side, e.Setting, e.From, e.To)
+		reopened := ""
+		if e.Reconnected {
+			reopened = " (connections re-opened: a TCP buffer set once stays locked)"
+		}
+		fmt.Fprintf(w, "event %6.2fs %s %s: %s → %s%s\n", e.T, side, e.Setting, e.From, e.To, reopened)
 	}
 	for _, c := range rep.Crashes {
 		fmt.Fprintf(w, "crash %6.2fs %s\n", c.T, c.Text())

@@ -1,0 +1,20 @@
+package ui
+
+import (
+	"testing"
+
+	"nbdscope/engine"
+)
+
+// A change that re-opened the side's connections (a TCP buffer back to the
+// OS default) says so on the charts.
+func TestEventLabelReconnected(t *testing.T) {
+	ev := engine.Event{Side: "B", Setting: engine.SetSndBuf, From: "64k", To: "default", Reconnected: true}
+	if got, want := eventLabel(ev), "B sndbuf 64k→default (reconnected)"; got != want {
+		t.Fatalf("label %q, want %q", got, want)
+	}
+	ev.Reconnected = false
+	if got, want := eventLabel(ev), "B sndbuf 64k→default"; got != want {
+		t.Fatalf("label %q, want %q", got, want)
+	}
+}
