@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"nbdscope/nbd"
+	"nbdscope/units"
 )
 
 // This file holds the one definition of every figure nbdscope reports. The
@@ -35,6 +36,38 @@ func (f Figure) MarshalJSON() ([]byte, error) {
 		return []byte("null"), nil
 	}
 	return strconv.AppendFloat(nil, float64(f), 'g', -1, 64), nil
+}
+
+// NA is how a figure that could not be measured is printed: never 0.
+const NA = "n/a"
+
+// Sig prints the figure with about three significant digits, or n/a.
+func (f Figure) Sig() string { return f.text(units.Sig) }
+
+// Rate prints a throughput figure ("2.31 GiB/s"), or n/a.
+func (f Figure) Rate() string { return f.text(units.FormatRate) }
+
+// Fixed prints the figure with prec decimals, or n/a.
+func (f Figure) Fixed(prec int) string {
+	return f.text(func(v float64) string { return units.Fixed(v, prec) })
+}
+
+// Ratio prints the figure as a ratio ("2.40x"), or n/a.
+func (f Figure) Ratio() string { return f.text(units.FormatRatio) }
+
+func (f Figure) text(format func(float64) string) string {
+	if !f.Known() {
+		return NA
+	}
+	return format(float64(f))
+}
+
+// Ratio returns b/a, unknown when either is unknown or a is zero.
+func Ratio(a, b Figure) Figure {
+	if !a.Known() || !b.Known() || a == 0 {
+		return Unknown
+	}
+	return b / a
 }
 
 // UnmarshalJSON reads null as unknown.

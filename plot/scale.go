@@ -3,6 +3,8 @@ package plot
 import (
 	"math"
 	"strconv"
+
+	"nbdscope/units"
 )
 
 // axis is a value axis: ticks from 0 to top in steps, in a unit. Values
@@ -16,21 +18,9 @@ type axis struct {
 	dec  int     // decimals of the labels
 }
 
-// rateUnit picks the binary unit that suits a largest rate, as
-// units.FormatRate would print it.
-func rateUnit(maxBps float64) (float64, string) {
-	switch {
-	case !(maxBps > 0):
-		return 1 << 20, "MiB/s"
-	case maxBps >= 1<<30:
-		return 1 << 30, "GiB/s"
-	case maxBps >= 1<<20:
-		return 1 << 20, "MiB/s"
-	case maxBps >= 1<<10:
-		return 1 << 10, "KiB/s"
-	}
-	return 1, "B/s"
-}
+// rateUnit picks the binary unit that suits a largest rate (units.RateUnit,
+// as the explorer's charts).
+func rateUnit(maxBps float64) (float64, string) { return units.RateUnit(maxBps) }
 
 // unitOf is the axis unit of a metric.
 func unitOf(m metric, mx float64) (float64, string) {

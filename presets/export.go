@@ -83,12 +83,7 @@ func gibps(s engine.Summary) engine.Figure {
 }
 
 // num formats a figure with prec decimals, "n/a" when unknown.
-func num(f engine.Figure, prec int) string {
-	if !f.Known() {
-		return "n/a"
-	}
-	return strconv.FormatFloat(float64(f), 'f', prec, 64)
-}
+func num(f engine.Figure, prec int) string { return f.Fixed(prec) }
 
 // bufferCell is the bulk sender's requested send buffer and its effective
 // size: the server's for reads, the client's for writes.
@@ -445,17 +440,6 @@ func compareFigures(rf RunFile, side string) (f [3]engine.Figure, ok bool) {
 }
 
 // Ratio returns b/a, Unknown when either is unknown or a is zero.
-func Ratio(a, b engine.Figure) engine.Figure {
-	if !a.Known() || !b.Known() || a == 0 {
-		return engine.Unknown
-	}
-	return b / a
-}
+func Ratio(a, b engine.Figure) engine.Figure { return engine.Ratio(a, b) }
 
-func ratio(a, b engine.Figure) string {
-	r := Ratio(a, b)
-	if !r.Known() {
-		return "n/a"
-	}
-	return strconv.FormatFloat(float64(r), 'f', 2, 64) + "x"
-}
+func ratio(a, b engine.Figure) string { return engine.Ratio(a, b).Ratio() }

@@ -9,6 +9,7 @@ import (
 	"github.com/guptarohit/asciigraph"
 
 	"nbdscope/engine"
+	"nbdscope/units"
 )
 
 // The charts: asciigraph plots over a scrolling time window, stacked so
@@ -219,19 +220,7 @@ type scale struct {
 	labelW int
 }
 
-func rateUnit(maxBps float64) (float64, string) {
-	switch {
-	case math.IsNaN(maxBps) || maxBps <= 0:
-		return 1 << 20, "MiB/s"
-	case maxBps >= 1<<30:
-		return 1 << 30, "GiB/s"
-	case maxBps >= 1<<20:
-		return 1 << 20, "MiB/s"
-	case maxBps >= 1<<10:
-		return 1 << 10, "KiB/s"
-	}
-	return 1, "B/s"
-}
+func rateUnit(maxBps float64) (float64, string) { return units.RateUnit(maxBps) }
 
 // niceStep rounds x up to 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 × 10^k.
 func niceStep(x float64) float64 {

@@ -151,20 +151,81 @@ func FormatBytes(n float64) string {
 	})
 }
 
-// FormatRate prints a rate in bytes per second with binary units and a
-// steady width: two decimals below 10 ("2.31 GiB/s"), one from 10 up
-// ("512.0 MiB/s"), whole bytes below 1 KiB/s ("512 B/s").
+// FormatRate prints a rate in bytes per second with binary units and
+// about three significant digits, like every other figure: "935 MiB/s",
+// "0.99 GiB/s", "12.3 GiB/s", whole bytes below 1 KiB/s ("512 B/s"). The
+// unit moves up once the number would need a fourth digit (from 999.5), so
+// a rate near 1 GiB/s reads "0.99 GiB/s", not "1012.4 MiB/s" that then
+// jumps to "1.02 GiB/s". NaN and infinities print as themselves.
 func FormatRate(bytesPerSec float64) string {
-	return formatBinary(bytesPerSec, "/s", func(v float64, unit int) string {
-		switch {
-		case unit == 0:
-			return strconv.FormatFloat(v, 'f', 0, 64)
-		case v < 10:
-			return strconv.FormatFloat(v, 'f', 2, 64)
-		default:
-			return strconv.FormatFloat(v, 'f', 1, 64)
-		}
-	})
+	v := bytesPerSec
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "+Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	}
+	i := 0
+	for i < len(byteUnits)-1 && math.Abs(v) >= 999.5 {
+		v /= 1024
+		i++
+	}
+	if i == 0 {
+		return strconv.FormatFloat(v, 'f', 0, 64) + " B/s"
+	}
+	return Sig(v) + " " + byteUnits[i] + "/s"
+}
+
+// RateUnit is the binary unit a chart axis of rates up to maxBps is drawn
+// in: its divisor and name (MiB/s for no rate at all).
+func RateUnit(maxBps float64) (float64, string) {
+	switch {
+	case math.IsNaN(maxBps) || maxBps <= 0:
+		return float64(MiB), "MiB/s"
+	case maxBps >= float64(GiB):
+		return float64(GiB), "GiB/s"
+	case maxBps >= float64(MiB):
+		return float64(MiB), "MiB/s"
+	case maxBps >= float64(KiB):
+		return float64(KiB), "KiB/s"
+	}
+	return 1, "B/s"
+}
+
+// Sig prints a figure with about three significant digits: "9.80",
+// "16.4", "935". The bounds are where rounding carries into a fourth digit
+// (9.996 is "10.0", not "10.00").
+func Sig(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a < 9.995:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case a < 99.95:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+}
+
+// Fixed prints v with prec decimals, for tables that align a column.
+func Fixed(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
+
+// FormatRatio prints a ratio b/a as "2.40x".
+func FormatRatio(r float64) string { return strconv.FormatFloat(r, 'f', 2, 64) + "x" }
+
+// FormatClock prints seconds as m:ss, or h:mm:ss from an hour; negative
+// and NaN read 0:00.
+func FormatClock(sec float64) string {
+	if sec < 0 || math.IsNaN(sec) {
+		sec = 0
+	}
+	s := int(sec)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
 }
 
 // formatBinary scales |n| into [0, 1024) of some unit, formats it with num

@@ -186,6 +186,7 @@ func TestFormatBytes(t *testing.T) {
 }
 
 func TestFormatRate(t *testing.T) {
+	const mib, gib = 1 << 20, 1 << 30
 	tests := []struct {
 		in   float64
 		want string
@@ -194,18 +195,46 @@ func TestFormatRate(t *testing.T) {
 		{512, "512 B/s"},
 		{1024, "1.00 KiB/s"},
 		{1536, "1.50 KiB/s"},
-		{512 << 20, "512.0 MiB/s"},
-		{51.25 * (1 << 20), "51.2 MiB/s"},
-		{2.31 * (1 << 30), "2.31 GiB/s"},
-		{9.999 * (1 << 30), "10.00 GiB/s"},
-		{1023.99 * (1 << 20), "1.00 GiB/s"},
-		{1023.94 * (1 << 20), "1023.9 MiB/s"},
+		{2048, "2.00 KiB/s"},
+		{512 << 20, "512 MiB/s"},
+		{51.25 * mib, "51.2 MiB/s"},
+		{18.5 * mib, "18.5 MiB/s"},
+		{935.2 * mib, "935 MiB/s"},
+		{1012.4 * mib, "0.99 GiB/s"},
+		{2.31 * gib, "2.31 GiB/s"},
+		{1.45 * gib, "1.45 GiB/s"},
+		{12.3 * gib, "12.3 GiB/s"},
+		{9.999 * gib, "10.0 GiB/s"},
+		{9.996 * gib, "10.0 GiB/s"},
+		{99.97 * mib, "100 MiB/s"},
+		{999.7 * mib, "0.98 GiB/s"},
+		{1023.99 * mib, "1.00 GiB/s"},
+		{1023.94 * mib, "1.00 GiB/s"},
 		{-2 << 20, "-2.00 MiB/s"},
 	}
 	for _, tt := range tests {
 		if got := FormatRate(tt.in); got != tt.want {
 			t.Errorf("FormatRate(%v) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+func TestSigRatioClock(t *testing.T) {
+	for in, want := range map[float64]string{0: "0.00", 9.8: "9.80", 9.996: "10.0", 16.44: "16.4", 99.97: "100", 935.2: "935", -3.1: "-3.10"} {
+		if got := Sig(in); got != want {
+			t.Errorf("Sig(%v) = %q, want %q", in, got, want)
+		}
+	}
+	if got := FormatRatio(2.4); got != "2.40x" {
+		t.Errorf("FormatRatio(2.4) = %q", got)
+	}
+	for in, want := range map[float64]string{-1: "0:00", 0: "0:00", 61.9: "1:01", 3725: "1:02:05"} {
+		if got := FormatClock(in); got != want {
+			t.Errorf("FormatClock(%v) = %q, want %q", in, got, want)
+		}
+	}
+	if d, u := RateUnit(3 << 30); d != 1<<30 || u != "GiB/s" {
+		t.Errorf("RateUnit(3 GiB/s) = %v %s", d, u)
 	}
 }
 

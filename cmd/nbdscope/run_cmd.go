@@ -164,26 +164,9 @@ func runPair(cfg engine.Config, progress bool) (rep engine.Report, interrupted b
 	return rep, interrupted, nil
 }
 
-func rate(f engine.Figure) string {
-	if !f.Known() {
-		return "n/a"
-	}
-	return units.FormatRate(float64(f))
-}
+func rate(f engine.Figure) string { return f.Rate() }
 
-func fig(f engine.Figure, prec int) string {
-	if !f.Known() {
-		return "n/a"
-	}
-	return strconv.FormatFloat(float64(f), 'f', prec, 64)
-}
-
-func ratio(a, b engine.Figure) string {
-	if !a.Known() || !b.Known() || a == 0 {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.2fx", float64(b)/float64(a))
-}
+func ratio(a, b engine.Figure) string { return engine.Ratio(a, b).Ratio() }
 
 func bufText(req string, eff int) string {
 	if eff == 0 {
@@ -318,9 +301,9 @@ func printSummary(w io.Writer, rep engine.Report) {
 	}
 }
 
-func f1(v engine.Figure) string { return fig(v, 1) }
-func f2(v engine.Figure) string { return fig(v, 2) }
-func f3(v engine.Figure) string { return fig(v, 3) }
+func f1(v engine.Figure) string { return v.Fixed(1) }
+func f2(v engine.Figure) string { return v.Fixed(2) }
+func f3(v engine.Figure) string { return v.Fixed(3) }
 
 // consumeText is what a side's consume mode found, in a table cell.
 func consumeText(sm engine.Summary) string {

@@ -40,18 +40,13 @@ func bufferCell(r engine.SweepRow) string {
 	return r.Buffer
 }
 
-func gibps(f engine.Figure) string {
-	if !f.Known() {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.2f", float64(f)/engine.GiB)
-}
+func gibps(f engine.Figure) string { return (f / engine.GiB).Fixed(2) }
 
 func secs(f engine.Figure) string {
 	if !f.Known() {
-		return "n/a"
+		return engine.NA
 	}
-	return fmt.Sprintf("%.3fs", float64(f))
+	return f.Fixed(3) + "s"
 }
 
 // writeSweepMarkdown prints the seed's table shape, one row per size, then
@@ -94,7 +89,7 @@ func writeSweepTable(w io.Writer, rep engine.SweepReport) {
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rep.Rows {
 		fmt.Fprintf(w, "| %s | %.3fs | %.3fs | %.3fs | %s | %s | %s | %s | %s |\n", bufferCell(r), r.Seconds, r.ClientUserS, r.ClientSysS,
-			secs(r.ServerUserS), secs(r.ServerSysS), fig(r.RecvPer2MiB, 1), fig(r.EAGAINPer2MiB, 1), gibps(r.ThroughputBps))
+			secs(r.ServerUserS), secs(r.ServerSysS), r.RecvPer2MiB.Fixed(1), r.EAGAINPer2MiB.Fixed(1), gibps(r.ThroughputBps))
 	}
 }
 
@@ -179,4 +174,4 @@ func writeSweepCSV(w io.Writer, rep engine.SweepReport) error {
 		[]string{"optimal", "within_5pct", "x_default", "partial"}, rows)
 }
 
-func ff(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+func ff(v float64) string { return units.Fixed(v, 3) }
