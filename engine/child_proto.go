@@ -65,11 +65,12 @@ type childMsg struct {
 
 	// poll replies: cumulative counters.
 	Counters Counters       `json:"counters"`
-	Bytes    uint64         `json:"bytes,omitempty"`     // load: payload completed
-	Ops      uint64         `json:"ops,omitempty"`       // load: requests completed
-	ActiveNs int64          `json:"active_ns,omitempty"` // load: time not paused
-	Hist     []uint64       `json:"hist,omitempty"`      // load: latency buckets
-	Consumed *ConsumeCounts `json:"consumed,omitempty"`  // load: what the consume mode found
+	Bytes    uint64         `json:"bytes,omitempty"`      // load: payload completed
+	Ops      uint64         `json:"ops,omitempty"`        // load: requests completed
+	ActiveNs int64          `json:"active_ns,omitempty"`  // load: time not paused
+	Hist     []uint64       `json:"hist,omitempty"`       // load: latency buckets
+	MaxLatNs int64          `json:"max_lat_ns,omitempty"` // load: longest request completed since the last poll
+	Consumed *ConsumeCounts `json:"consumed,omitempty"`   // load: what the consume mode found
 	Errors   uint64         `json:"errors,omitempty"`
 	LastErr  string         `json:"last_err,omitempty"`
 	Conns    int            `json:"conns"`

@@ -75,6 +75,7 @@ var figureColumns = func() []csvColumn {
 		csvColumn{"server_cpus", func(f *Figures) string { return f.Placement.ServerCPUs }},
 		csvColumn{"latency_p50_ms", func(f *Figures) string { return csvFigure(f.LatencyP50Ms) }},
 		csvColumn{"latency_p99_ms", func(f *Figures) string { return csvFigure(f.LatencyP99Ms) }},
+		csvColumn{"latency_max_ms", func(f *Figures) string { return csvFigure(f.LatencyMaxMs) }},
 		csvColumn{"errors", func(f *Figures) string { return strconv.FormatUint(f.Errors, 10) }},
 	)
 }()

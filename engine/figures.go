@@ -65,6 +65,7 @@ type Figures struct {
 	Placement     Placement `json:"placement"`
 	LatencyP50Ms  Figure    `json:"latency_p50_ms"`
 	LatencyP99Ms  Figure    `json:"latency_p99_ms"`
+	LatencyMaxMs  Figure    `json:"latency_max_ms"` // the longest request completed in the span
 	Errors        uint64    `json:"errors"`
 }
 
@@ -200,6 +201,10 @@ func (f Figures) Add(o Figures) Figures {
 		sum.Server = &sp
 	}
 	sum.LatencyP50Ms, sum.LatencyP99Ms = Unknown, Unknown
+	// A longest request adds exactly: the larger, or the one measured.
+	if !sum.LatencyMaxMs.Known() || o.LatencyMaxMs.Known() && o.LatencyMaxMs > sum.LatencyMaxMs {
+		sum.LatencyMaxMs = o.LatencyMaxMs
+	}
 	return sum
 }
 

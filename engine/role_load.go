@@ -44,6 +44,7 @@ type loadRole struct {
 	errs    atomic.Uint64
 	lastErr atomic.Value // string
 	hist    Histogram
+	maxLat  atomic.Int64 // ns: the longest request completed since the last poll
 	cursor  atomic.Uint64
 
 	// wdata is what every WRITE sends: one pattern-filled buffer, grown to
@@ -335,10 +336,20 @@ func (r *loadRole) account(s *slot, err error, lat time.Duration) {
 	r.bytes.Add(uint64(len(s.op.Buf)))
 	r.ops.Add(1)
 	r.hist.Add(lat)
+	raiseTo(&r.maxLat, int64(lat))
 	if s.read && r.verify {
 		if bad, ok := nbd.PatternCheck(int64(s.op.Offset), s.op.Buf); !ok {
 			r.errs.Add(1)
 			r.lastErr.Store(fmt.Sprintf("verify: data at offset %d does not match the pattern", bad))
+		}
+	}
+}
+
+// raiseTo makes a at least v.
+func raiseTo(a *atomic.Int64, v int64) {
+	for m := a.Load(); v > m; m = a.Load() {
+		if a.CompareAndSwap(m, v) {
+			return
 		}
 	}
 }
@@ -405,6 +416,7 @@ func (r *loadRole) poll() childMsg {
 	}
 	m.ActiveNs = r.gate.activeNs()
 	m.Hist = r.hist.Snapshot()
+	m.MaxLatNs = r.maxLat.Swap(0)
 	m.Consumed = r.consumeStats()
 	return m
 }

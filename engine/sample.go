@@ -51,7 +51,9 @@ func (p *Pair) pollSide(s *side, emit bool) {
 	wall := now.Sub(s.prevT).Seconds()
 	if emit && wall < interval.Seconds()/2 {
 		// A tick that came right after a late one: fold this short span
-		// into the next sample rather than report a noisy sliver.
+		// into the next sample rather than report a noisy sliver. The
+		// child's longest request is since this poll, so keep it.
+		s.tot.pendLat = max(s.tot.pendLat, lm.MaxLatNs)
 		s.mu.Unlock()
 		return
 	}
@@ -74,6 +76,8 @@ func (s *side) measure(t, wall float64, lm, sm childMsg, hasServer bool) Sample 
 	d.client = lm.Counters.Sub(s.prevLoad.Counters)
 	d.hist = histDiff(lm.Hist, s.prevLoad.Hist)
 	d.errors = lm.Errors - s.prevLoad.Errors
+	d.maxLat = max(s.tot.pendLat, lm.MaxLatNs)
+	s.tot.pendLat = 0
 	// A sample counts as active when the load ran for at least a quarter
 	// of it: the interval after an alternate-mode turn holds only the
 	// drain of the requests in flight, whose figures mean little. Cores
@@ -121,6 +125,7 @@ type delta struct {
 	client, server Counters
 	hist           []uint64
 	errors         uint64
+	maxLat         int64 // ns: the longest request completed
 }
 
 // figures are the figures of an interval, with CPU per second of busy.
@@ -132,6 +137,7 @@ func (d delta) figures(busy float64, hasServer bool) Figures {
 		Client:        ProcessFigures(d.client, d.bytes, busy),
 		LatencyP50Ms:  Percentile(d.hist, 50),
 		LatencyP99Ms:  Percentile(d.hist, 99),
+		LatencyMaxMs:  latencyMs(d.maxLat),
 		Errors:        d.errors,
 	}
 	if hasServer {
@@ -151,12 +157,13 @@ func (t *totals) add(d delta) {
 	t.server = t.server.Add(d.server)
 	t.hist = histAdd(t.hist, d.hist)
 	t.errors += d.errors
+	t.maxLat = max(t.maxLat, d.maxLat)
 }
 
 // figures are the figures of a span's totals.
 func (t totals) figures(hasServer bool) Figures {
 	return delta{bytes: t.bytes, active: t.active, client: t.client, server: t.server,
-		hist: t.hist, errors: t.errors}.figures(t.wall, hasServer)
+		hist: t.hist, errors: t.errors, maxLat: t.maxLat}.figures(t.wall, hasServer)
 }
 
 // segTotals accumulate one stretch of unchanged settings.
@@ -180,6 +187,14 @@ func (s *side) segment(st Stamp, from, to float64, smp Sample) *totals {
 	g := &s.segs[n-1]
 	g.to, g.buf, g.placement, g.hasServer = to, smp.SndBuf, smp.Placement, smp.Server != nil
 	return &g.tot
+}
+
+// latencyMs is a longest request in ms; Unknown when none completed.
+func latencyMs(ns int64) Figure {
+	if ns <= 0 {
+		return Unknown
+	}
+	return Figure(float64(ns) / 1e6)
 }
 
 func histAdd(a, b []uint64) []uint64 {

@@ -68,6 +68,8 @@ type totals struct {
 	errors uint64
 	// consumed are the consume counts, added across load restarts.
 	consumed ConsumeCounts
+	maxLat   int64 // ns: the longest request of the run; pendLat: of polls folded into the next sample
+	pendLat  int64
 }
 
 func newSide(p *Pair, i int, cfg SideConfig) *side {

@@ -160,8 +160,9 @@ func sample(side string, t float64, active bool) engine.Sample {
 		s.LatencyP50Ms, s.LatencyP99Ms = 3.9, 6.1
 	}
 	s.Server = &srv
+	s.Bytes = uint64(float64(s.ThroughputBps) * s.Seconds)
 	if !active {
-		s.ThroughputBps = 0
+		s.ThroughputBps, s.Bytes = 0, 0
 	}
 	return s
 }

@@ -24,6 +24,9 @@ type panel struct {
 
 	last       *engine.Sample // the latest sample
 	lastActive *engine.Sample // the latest sample with load running
+	// stuckFrom is when the side's load last ran without moving a byte
+	// since (run time, seconds); negative while it makes progress.
+	stuckFrom float64
 	clamp      *engine.Warning
 	warn       *engine.Warning // another warning about this side
 	crash      *engine.Crash
@@ -43,6 +46,12 @@ func (p *panel) SetSize(w, h int) { p.width, p.height = w, h }
 // observe takes a sample of this side.
 func (p *panel) observe(s engine.Sample) {
 	p.last = &s
+	switch {
+	case !s.Active || s.Bytes > 0:
+		p.stuckFrom = -1 // off-turn or paused is not stuck
+	case p.stuckFrom < 0:
+		p.stuckFrom = s.T - s.Seconds
+	}
 	if s.Active {
 		p.lastActive = &s
 		if p.crash != nil && s.T > p.crash.T {
@@ -83,7 +92,22 @@ func (p *panel) anyClamped(b engine.Buffers) bool {
 }
 
 func (p *panel) reset() {
-	p.last, p.lastActive = nil, nil
+	p.last, p.lastActive, p.stuckFrom = nil, nil, -1
+}
+
+// stallAfter is how long a running load may go without completing a
+// request before the panel says so.
+const stallAfter = 2.0 // seconds
+
+// stalled is how long the side's load has run without progress, or 0.
+func (p *panel) stalled() float64 {
+	if p.last == nil || p.stuckFrom < 0 {
+		return 0
+	}
+	if d := p.last.T - p.stuckFrom; d >= stallAfter {
+		return d
+	}
+	return 0
 }
 
 func (p *panel) inner() int { return p.width - 4 }
@@ -108,6 +132,8 @@ func (p *panel) status() string {
 		s = st.Dim.Render("… starting")
 	case !p.last.Active:
 		s = st.Dim.Render("○ waiting its turn")
+	case p.stalled() > 0:
+		s = st.Error.Render(fmt.Sprintf("⚠ no progress for %.0fs", p.stalled()))
 	default:
 		s = st.OK.Render("● running")
 	}

@@ -251,7 +251,7 @@ func newModel(ctrl engine.Controller, opts Options) *Model {
 		if names[i] == "" {
 			names[i] = string(rune('A' + i))
 		}
-		m.panels[i] = panel{com: com, idx: i}
+		m.panels[i] = panel{com: com, idx: i, stuckFrom: -1}
 	}
 	if opts.PresetConfig != nil {
 		m.baseCfg = *opts.PresetConfig

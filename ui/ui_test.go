@@ -744,6 +744,39 @@ func TestInactiveSample(t *testing.T) {
 	}
 }
 
+// A side whose load runs but completes nothing for 2 s says so in its
+// title, and stops saying so once bytes move again (issue 11.1).
+func TestNoProgressShown(t *testing.T) {
+	h := newHarness(t, Options{}, 100, 30)
+	h.send(engine.Update{Sample: ptr(sample("A", 1, true))})
+	stuck := func(tt float64) {
+		s := sample("A", tt, true)
+		s.Bytes, s.ThroughputBps = 0, 0
+		h.send(engine.Update{Sample: &s})
+	}
+	for tt := 1.25; tt <= 2.5; tt += 0.25 {
+		stuck(tt)
+	}
+	if strings.Contains(h.view(), "no progress") {
+		t.Errorf("no progress shown after 1.5 s:\n%s", h.view())
+	}
+	for tt := 2.75; tt <= 3.5; tt += 0.25 {
+		stuck(tt)
+	}
+	h.wantView("⚠ no progress for 2s")
+	h.send(engine.Update{Sample: ptr(sample("A", 3.75, true))})
+	if strings.Contains(h.view(), "no progress") {
+		t.Errorf("no progress still shown after bytes moved:\n%s", h.view())
+	}
+	// Off-turn is not stuck.
+	for tt := 4.0; tt <= 7; tt += 0.25 {
+		h.send(engine.Update{Sample: ptr(sample("A", tt, false))})
+	}
+	if strings.Contains(h.view(), "no progress") {
+		t.Errorf("an off-turn side shown as stuck:\n%s", h.view())
+	}
+}
+
 func TestEventMarker(t *testing.T) {
 	h := newHarness(t, Options{}, 100, 30)
 	h.feed(80, 20)

@@ -231,6 +231,7 @@ func printSummary(w io.Writer, rep engine.Report) {
 		{"server CPU s/GiB", srv(func(p engine.Process) engine.Figure { return p.CPUSPerGiB }), f3, true},
 		{"latency p50 ms", func(sm engine.Summary) engine.Figure { return sm.LatencyP50Ms }, f2, true},
 		{"latency p99 ms", func(sm engine.Summary) engine.Figure { return sm.LatencyP99Ms }, f2, true},
+		{"latency max ms", func(sm engine.Summary) engine.Figure { return sm.LatencyMaxMs }, f2, true},
 	}
 	for _, r := range rows {
 		line := r.name

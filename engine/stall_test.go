@@ -1,0 +1,168 @@
+package engine
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// Deep queues must never stall (issue 11.1): with 32 MiB × 8 and 2 MiB ×
+// 128 requests in flight on 4 connections, read, write and mixed, against
+// our server and against nbdkit memory, every interval in which a side's
+// load ran shows progress, no request takes 5 s, and the sampler keeps
+// reporting through alternate-mode turns (a stall would be a hole).
+//
+// Once, the client's reader sent the next READ itself and could wait for
+// the send lock held by a WRITE blocked on a server that had stopped
+// reading until that reader read its replies; and a pause that waited for
+// 1 GiB in flight to drain held up the child's polls and the sampling loop.
+func TestDeepQueuesNeverStall(t *testing.T) {
+	shapes := []struct {
+		name           string
+		size, inFlight int
+	}{
+		{"32m-x8", 32 << 20, 8},
+		{"2m-x128", 2 << 20, 128},
+	}
+	for _, target := range []string{"ours", "nbdkit"} {
+		for _, sh := range shapes {
+			t.Run(target+"/"+sh.name, func(t *testing.T) {
+				cfg := stallConfig(sh.size, sh.inFlight)
+				if target == "nbdkit" {
+					dir := t.TempDir()
+					sock := filepath.Join(dir, "k.sock")
+					uri := startPeer(t, sock, "nbdkit", "-U", sock, "-f", "memory", "1G")
+					for i := range cfg.Sides {
+						cfg.Sides[i].Target = uri
+					}
+				}
+				checkNoStall(t, cfg)
+			})
+		}
+	}
+}
+
+// stallConfig is a pair in alternate mode (the mode whose turns once froze
+// the sampler) with A reading and B writing at the given depth.
+func stallConfig(size, inFlight int) Config {
+	cfg := testConfig()
+	cfg.Mode = ModeAlternate
+	cfg.Interval = Duration(400 * time.Millisecond)
+	for i := range cfg.Sides {
+		s := &cfg.Sides[i]
+		s.Size = 1 << 30
+		s.Backend = "null"
+		s.Connections = 4
+		s.RequestSize = size
+		s.InFlight = inFlight
+		s.Consume = ConsumeNone // the buffers of 1 GiB in flight are memory enough
+	}
+	cfg.Sides[0].Workload = WorkRead
+	cfg.Sides[1].Workload = WorkWrite
+	return cfg
+}
+
+// checkNoStall runs cfg for a turn of each side, then switches A to the
+// mixed workload for another turn, and checks every sample.
+func checkNoStall(t *testing.T, cfg Config) {
+	p := startPair(t, cfg)
+	interval := cfg.Interval.D()
+	slice := max(4*interval, time.Second) // a turn (turns.slice)
+	var samples []Sample
+	collect := func(d time.Duration) {
+		deadline := time.After(d)
+		for {
+			select {
+			case u, ok := <-p.Updates():
+				if !ok {
+					t.Fatal("updates closed during the run")
+				}
+				if u.Crash != nil {
+					t.Fatalf("crash: %s", u.Crash.Text())
+				}
+				if u.Sample != nil {
+					samples = append(samples, *u.Sample)
+				}
+			case <-deadline:
+				return
+			}
+		}
+	}
+	t0 := time.Now()
+	collect(2*slice + interval)
+	if err := applyText(p, 0, SetWorkload, WorkMixed); err != nil {
+		t.Fatal(err)
+	}
+	collect(slice + interval)
+	elapsed := time.Since(t0)
+
+	want := int(elapsed/interval) / 2 // every interval has a sample; half leaves room for a slow machine
+	rep := p.Report()
+	for i, side := range []string{"A", "B"} {
+		sum := rep.Sides[i].Summary
+		sc := cfg.Sides[i]
+		if sum.Bytes == 0 || !sum.ThroughputBps.Known() || sum.ThroughputBps <= 0 {
+			t.Errorf("%s moved nothing in %v", side, elapsed)
+			continue
+		}
+		gap, wait := stallBars(sc, float64(sum.ThroughputBps), interval)
+		if gap > interval || wait > 5*time.Second {
+			t.Logf("%s: %.0f MiB/s on this machine: a burst of replies takes %v, the queue %v; allowing gaps of %v and waits of %v",
+				side, float64(sum.ThroughputBps)/(1<<20), gap/2, wait/2, gap, wait)
+		}
+		if m := sum.LatencyMaxMs; !m.Known() || time.Duration(float64(m)*1e6) > wait {
+			t.Errorf("%s: longest request %.0f ms, want under %v", side, float64(m), wait)
+		}
+		n, active, started := 0, 0, false
+		var stuck time.Duration // active time without progress, so far
+		for _, s := range samples {
+			if s.Side != side {
+				continue
+			}
+			n++
+			if !s.Active {
+				continue
+			}
+			active++
+			if s.Errors != 0 {
+				t.Errorf("%s at %.2fs: %d errors", side, s.T, s.Errors)
+			}
+			if s.Bytes > 0 {
+				started, stuck = true, 0
+				continue
+			}
+			stuck += time.Duration(s.Seconds * float64(time.Second))
+			if started && stuck > gap {
+				t.Errorf("%s at %.2fs: no progress for %v of load", side, s.T, stuck.Round(time.Millisecond))
+			}
+			if !started && stuck > wait {
+				t.Errorf("%s at %.2fs: no request done after %v of load", side, s.T, stuck.Round(time.Millisecond))
+			}
+		}
+		if n < want {
+			t.Errorf("%s: %d samples in %v of %v intervals, want at least %d: the sampler stopped reporting", side, n, elapsed.Round(time.Millisecond), interval, want)
+		}
+		if active < 2 {
+			t.Errorf("%s: %d samples with its load running, want at least 2", side, active)
+		}
+	}
+	if t.Failed() {
+		for _, s := range samples {
+			t.Logf("%6.2fs %s active=%v bytes=%d max=%.0fms", s.T, s.Side, s.Active, s.Bytes, float64(s.LatencyMaxMs))
+		}
+	}
+}
+
+// stallBars are the longest a running side may go without completing a
+// request, and the longest one request may wait: the issue's bars (an
+// interval, 5 s), or, on a machine too slow for them, twice what the
+// side's own throughput makes inevitable. Replies of its connections come
+// interleaved, so completions arrive in bursts of connections × request
+// size; a request waits behind everything in flight (Little's law). A
+// stall is no slower progress but none: it fails either way.
+func stallBars(sc SideConfig, bps float64, interval time.Duration) (gap, wait time.Duration) {
+	secs := func(bytes int) time.Duration { return time.Duration(float64(bytes) / bps * float64(time.Second)) }
+	burst := secs(sc.Connections * sc.RequestSize)
+	queue := secs(sc.Connections * sc.InFlight * sc.RequestSize)
+	return max(interval, 2*burst), max(5*time.Second, 2*queue)
+}
