@@ -27,9 +27,9 @@ type panel struct {
 	// stuckFrom is when the side's load last ran without moving a byte
 	// since (run time, seconds); negative while it makes progress.
 	stuckFrom float64
-	clamp      *engine.Warning
-	warn       *engine.Warning // another warning about this side
-	crash      *engine.Crash
+	clamp     *engine.Warning
+	warn      *engine.Warning // another warning about this side
+	crash     *engine.Crash
 
 	// rows is content() at width rowsW, kept for the rest of one frame
 	// (layout measures the panel, draw draws it); layout clears it.
