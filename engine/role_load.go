@@ -544,14 +544,22 @@ func (r *loadRole) close() {
 // gate pauses workers and keeps the active time: from resume until a pause
 // has drained every request in flight.
 type gate struct {
-	mu      sync.Mutex
-	paused  bool
-	resume  chan struct{} // closed while running
-	busy    int
-	drained *sync.Cond
-	since   time.Time
-	active  time.Duration
+	mu       sync.Mutex
+	paused   bool
+	resume   chan struct{} // closed while running
+	busy     int
+	drained  *sync.Cond
+	counting bool // running, or a pause still draining: active time runs
+	since    time.Time
+	active   time.Duration
 }
+
+// drainWait bounds how long a pause waits for the requests in flight to
+// drain before it answers. Deep queues on a slow target can take many
+// seconds (1 GiB in flight); a stuck target, for ever. The change after
+// the pause must not wait behind it, so the pause answers and the drain
+// goes on (its time still counts as active: see account).
+const drainWait = 2 * time.Second
 
 func (g *gate) init(paused bool) {
 	g.drained = sync.NewCond(&g.mu)
@@ -559,8 +567,21 @@ func (g *gate) init(paused bool) {
 	g.resume = make(chan struct{})
 	if !paused {
 		close(g.resume)
-		g.since = time.Now()
 	}
+	g.account()
+}
+
+// account starts or stops the active time as the state changed. g.mu is
+// held.
+func (g *gate) account() {
+	c := !g.paused || g.busy > 0
+	switch {
+	case c && !g.counting:
+		g.since = time.Now()
+	case !c && g.counting:
+		g.active += time.Since(g.since)
+	}
+	g.counting = c
 }
 
 var errStopped = errors.New("stopped")
@@ -605,35 +626,44 @@ func (g *gate) leave() {
 	g.busy--
 	if g.busy == 0 {
 		g.drained.Broadcast()
+		g.account()
 	}
 	g.mu.Unlock()
 }
 
+// setPaused opens or closes the gate. A pause waits for the requests in
+// flight to drain, at most drainWait.
 func (g *gate) setPaused(p bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if p == g.paused {
 		return
 	}
-	if p {
-		g.paused = true
-		g.resume = make(chan struct{})
-		for g.busy > 0 {
-			g.drained.Wait()
-		}
-		g.active += time.Since(g.since)
+	g.paused = p
+	if !p {
+		close(g.resume)
+		g.account()
 		return
 	}
-	g.paused = false
-	g.since = time.Now()
-	close(g.resume)
+	g.resume = make(chan struct{})
+	deadline := time.Now().Add(drainWait)
+	t := time.AfterFunc(drainWait, func() {
+		g.mu.Lock()
+		g.drained.Broadcast()
+		g.mu.Unlock()
+	})
+	defer t.Stop()
+	for g.busy > 0 && g.paused && time.Now().Before(deadline) {
+		g.drained.Wait()
+	}
+	g.account()
 }
 
 func (g *gate) activeNs() int64 {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	a := g.active
-	if !g.paused || g.busy > 0 { // running, or a pause still draining
+	if g.counting {
 		a += time.Since(g.since)
 	}
 	return int64(a)

@@ -69,9 +69,14 @@ func checkNoStall(t *testing.T, cfg Config) {
 	interval := cfg.Interval.D()
 	slice := max(4*interval, time.Second) // a turn (turns.slice)
 	var samples []Sample
-	collect := func(d time.Duration) {
-		deadline := time.After(d)
-		for {
+	// collect reads updates for at least d and then until done holds (the
+	// sides of a slow machine need longer to show progress), at most
+	// capWait.
+	const capWait = 30 * time.Second
+	collect := func(d time.Duration, done func() bool) {
+		start := time.Now()
+		deadline := time.After(capWait)
+		for time.Since(start) < d || !done() {
 			select {
 			case u, ok := <-p.Updates():
 				if !ok {
@@ -88,12 +93,21 @@ func checkNoStall(t *testing.T, cfg Config) {
 			}
 		}
 	}
+	moved := func(side string, after float64) bool {
+		for _, s := range samples {
+			if s.Side == side && s.Bytes > 0 && s.T > after {
+				return true
+			}
+		}
+		return false
+	}
 	t0 := time.Now()
-	collect(2*slice + interval)
+	collect(2*slice+interval, func() bool { return moved("A", 0) && moved("B", 0) })
 	if err := applyText(p, 0, SetWorkload, WorkMixed); err != nil {
 		t.Fatal(err)
 	}
-	collect(slice + interval)
+	changed := time.Since(t0).Seconds()
+	collect(slice+interval, func() bool { return moved("A", changed+interval.Seconds()) })
 	elapsed := time.Since(t0)
 
 	want := int(elapsed/interval) / 2 // every interval has a sample; half leaves room for a slow machine
