@@ -18,7 +18,7 @@ import (
 )
 
 func TestBuiltinsValidate(t *testing.T) {
-	want := []string{"linux-gap", "macos-gap", "nbdcopy", "blksum", "write", "tcp-vs-unix", "cores", "sweep"}
+	want := []string{"linux-gap", "macos-gap", "nbdcopy", "blksum", "write", "macos-write", "tcp-vs-unix", "cores", "sweep"}
 	ps := Builtins()
 	if len(ps) != len(want) {
 		t.Fatalf("%d built-ins, want %d", len(ps), len(want))
@@ -76,6 +76,7 @@ func TestBuiltinSettings(t *testing.T) {
 		"nbdcopy":     {4, 256 << 10, 64, "default", "2m", "default", "default", "read", "unix", "unix"},
 		"blksum":      {1, 256 << 10, 16, "default", "2m", "default", "default", "read", "unix", "unix"},
 		"write":       {1, 2 << 20, 8, "default", "default", "default", "2m", "write", "unix", "unix"},
+		"macos-write": {1, 2 << 20, 8, "default", "default", "macos", "2m", "write", "unix", "unix"},
 		"tcp-vs-unix": {1, 2 << 20, 8, "default", "default", "default", "default", "read", "unix", "tcp"},
 		"cores":       {1, 2 << 20, 8, "default", "default", "default", "default", "read", "unix", "unix"},
 		"sweep":       {1, 2 << 20, 8, "default", "2m", "default", "default", "read", "unix", "unix"},

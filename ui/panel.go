@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -21,6 +22,9 @@ type panel struct {
 	pending bool // a change of this side is on its way
 	paused  bool
 	cfg     engine.SideConfig
+	// stepped are the buffers the buffer keys act on (the panel names the
+	// first on its first line); nil: the bulk sender's.
+	stepped []*engine.Setting
 
 	last       *engine.Sample // the latest sample
 	lastActive *engine.Sample // the latest sample with load running
@@ -180,6 +184,9 @@ func (p *panel) content() []string {
 // (rowsOf). Neither step reads what the other decides.
 type panelData struct {
 	server, client, clientRcv bufData // the buffers: requested → effective
+	// bufs are the same buffers in the order shown: first those the
+	// buffer keys step (stepped), then the others.
+	bufs []shownBuf
 	connections, inFlight     int
 	requestSize               int
 	workload, consume         string
@@ -189,6 +196,44 @@ type panelData struct {
 	placed                    bool   // the CPUs below are known
 	loadCPUs, serverCPUs      string // where the load and server ran
 	warnings                  []engine.Warning
+}
+
+// shownBuf is a buffer with its label (engine.Setting.Label).
+type shownBuf struct {
+	label   string
+	stepped bool
+	bufData
+}
+
+// orderBufs puts the stepped buffers first, then the others, each in the
+// settings table's order.
+func orderBufs(stepped []*engine.Setting, by map[string]bufData) []shownBuf {
+	var first, rest []shownBuf
+	for _, st := range engine.BufferSettings() {
+		if slices.Contains(stepped, st) {
+			first = append(first, shownBuf{st.Label, true, by[st.Name]})
+		} else {
+			rest = append(rest, shownBuf{st.Label, false, by[st.Name]})
+		}
+	}
+	return append(first, rest...)
+}
+
+// ordered is the data's buffers with the stepped ones first (nil: the
+// bulk sender's for the workload).
+func (d panelData) ordered(stepped []*engine.Setting) []shownBuf {
+	if stepped == nil {
+		stepped = engine.SenderBuffers(d.workload)
+	}
+	return orderBufs(stepped, map[string]bufData{engine.SetSndBuf: d.server, engine.SetClientSndBuf: d.client, engine.SetClientRcvBuf: d.clientRcv})
+}
+
+// shownBufs are the buffers in the order shown.
+func (d panelData) shownBufs() []shownBuf {
+	if d.bufs == nil {
+		return d.ordered(nil)
+	}
+	return d.bufs
 }
 
 // bufData is a buffer as requested and as in effect.
@@ -217,6 +262,7 @@ func (p *panel) data() panelData {
 	if c.Target != "" {
 		d.server.req, d.transport = na, "external "+c.Target
 	}
+	d.bufs = d.ordered(p.stepped)
 	if a := p.lastActive; a != nil {
 		d.errors = fmt.Sprint(a.Errors)
 	}
@@ -259,12 +305,10 @@ func (p *panel) narrowRows(d panelData) []string {
 	if d.connections != 1 {
 		conns += "s"
 	}
-	rows := []string{
-		p.row("sndbuf", lw, p.bufPair(d.server)),
+	rows := append(p.narrowBufs(d.shownBufs(), lw),
 		p.row("load", lw, fmt.Sprintf("%s · %d×%s · %s · %s", conns, d.inFlight, units.FormatSize(int64(d.requestSize)), d.workload, d.transport)),
 		p.row("rate", lw, st.Strong.Render(p.val(rate(f.tput)))+st.Dim.Render(" · ")+p.val(fig(f.cpu.SPerGiB))+st.Dim.Render(" cpu s/GiB"+who)),
-		p.row("calls", lw, st.Strong.Render(p.val(fig(f.recvCalls)))+st.Dim.Render(" per 2MiB ("+f.recv+" recv)")),
-	}
+		p.row("calls", lw, st.Strong.Render(p.val(fig(f.recvCalls)))+st.Dim.Render(" per 2MiB ("+f.recv+" recv)")))
 	if f.write { // the send buffer shows in the sender's calls
 		rows = append(rows, p.row("send", lw, st.Strong.Render(p.val(fig(f.sendCalls)))+st.Dim.Render(" + ")+
 			p.val(fig(f.sendEAGAIN))+st.Dim.Render(" EAGAIN ("+f.send+")")))
@@ -274,22 +318,54 @@ func (p *panel) narrowRows(d panelData) []string {
 		p.row("lat", lw, p.latency(f)))
 }
 
+// shortBuf abbreviates a buffer's label for a narrow panel.
+var shortBuf = strings.NewReplacer("server ", "srv ", "client ", "cli ", "sndbuf", "snd", "rcvbuf", "rcv")
+
+// narrowBufs are a narrow panel's buffer lines: the buffer the keys step
+// ("client sndbuf 2m → 4m eff"), then the others' effective sizes on a
+// second line. When the keys step the server's buffer alone (a read side,
+// as in the seed) the line is just "sndbuf 2m → 4m eff" and the second
+// line is left out, so an 80x24 screen keeps its chart rows; the wide
+// panel lists every buffer.
+func (p *panel) narrowBufs(bufs []shownBuf, lw int) []string {
+	st := p.com.styles
+	var names, others []string
+	for _, b := range bufs {
+		if b.stepped {
+			names = append(names, b.label)
+			continue
+		}
+		others = append(others, st.Dim.Render(shortBuf.Replace(b.label)+" ")+p.val(effSize(b.eff)))
+	}
+	label := "srv+cli sndbuf"
+	switch {
+	case len(names) == 1 && names[0] == engine.BufferSettings()[0].Label:
+		return []string{p.row("sndbuf", lw, p.bufPair(bufs[0].bufData))}
+	case len(names) == 1:
+		label = names[0]
+	}
+	return []string{
+		p.row(label+" ", lw, p.bufPair(bufs[0].bufData)),
+		p.row("", lw, strings.Join(others, st.Dim.Render(" · "))+st.Dim.Render(" eff")),
+	}
+}
+
 // wideRows are a wide panel's rows: the settings on the left, the
 // figures on the right.
 func (p *panel) wideRows(d panelData) []string {
 	st := p.com.styles
 	const lw = 14
-	left := []string{
-		p.row("server sndbuf", lw, p.bufPair(d.server)),
-		p.row("client sndbuf", lw, p.bufPair(d.client)),
-		p.row("client rcvbuf", lw, p.bufPair(d.clientRcv)),
+	var left []string
+	for _, b := range d.shownBufs() {
+		left = append(left, p.row(b.label, lw, p.bufPair(b.bufData)))
+	}
+	left = append(left,
 		p.row("connections", lw, fmt.Sprint(d.connections)),
 		p.row("request size", lw, units.FormatSize(int64(d.requestSize))),
 		p.row("in flight", lw, fmt.Sprintf("%d per connection", d.inFlight)),
 		p.row("workload", lw, d.workload+st.Dim.Render(" · consume ")+d.consume),
 		p.row("transport", lw, d.transport),
-		p.row("placement", lw, d.placement),
-	}
+		p.row("placement", lw, d.placement))
 	right := p.figureRows(d, 12)
 	colW := (p.inner() - 3) / 2
 	var rows []string

@@ -541,6 +541,7 @@ func (m *Model) recompute() {
 	m.cfg, m.paused = ps.Cfg, ps.Paused
 	for i := range m.panels {
 		m.panels[i].cfg = m.cfg.Sides[i]
+		m.panels[i].stepped = m.bufSettings(i)
 		m.panels[i].paused = m.paused[i]
 		m.panels[i].pending = pending[i]
 		m.panels[i].focused = i == m.focus

@@ -1,0 +1,96 @@
+package ui
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"nbdscope/engine"
+)
+
+// runWrites runs the whole program (teatest) against a fake whose sides
+// write (set by setup), sends keys one at a time, each once the screen
+// shows what the one before it should have done, quits and returns the
+// controller calls.
+func runWrites(t *testing.T, setup func(*engine.Config), steps []struct{ key, want string }) *fakeCtrl {
+	t.Helper()
+	f := newFake()
+	setup(&f.cfg)
+	m := newModel(f, Options{PresetName: "write"})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(160, 48))
+	for _, s := range steps {
+		tm.Send(keyMsg(s.key))
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+			return bytes.Contains(b, []byte(s.want))
+		}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	}
+	tm.Send(keyMsg("q"))
+	if _, ok := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model); !ok {
+		t.Fatal("final model is not *Model")
+	}
+	return f
+}
+
+// TestWriteSideBufferKeys (issue 17): on a write side the buffer keys act
+// on the client's send buffer — the bulk sender's — and the controller
+// receives client-sndbuf changes; k moves them to the server's send buffer
+// and cycles on through the client's receive buffer back to the sender.
+func TestWriteSideBufferKeys(t *testing.T) {
+	f := runWrites(t, func(c *engine.Config) {
+		c.Sides[1].Workload = engine.WorkWrite
+		c.Sides[1].ClientSndBuf = engine.Buf{Kind: engine.BufSize, Bytes: 2 << 20}
+	}, []struct{ key, want string }{
+		{"2", "▸ B"},
+		{"-", "client sndbuf 1m → "},
+		{"-", "client sndbuf 512k → "},
+		{"+", "client sndbuf 1m → "},
+		{"k", "act on server sndbuf (sndbuf)"},
+		{"-", "server sndbuf 1m → "},
+		{"k", "act on client sndbuf (client-sndbuf)"},
+		{"k", "act on client rcvbuf (client-rcvbuf)"},
+		{"k", "act on the sender's send buffer (client-sndbuf)"},
+		{"=", "B client-sndbuf = "},
+		{"esc", "cancelled"},
+	})
+	got := fmt.Sprint(f.appliedCopy())
+	want := fmt.Sprint([]engine.Change{
+		ch(1, engine.SetClientSndBuf, "1m"), ch(1, engine.SetClientSndBuf, "512k"), ch(1, engine.SetClientSndBuf, "1m"),
+		ch(1, engine.SetSndBuf, "1m"),
+	})
+	if got != want {
+		t.Errorf("controller calls\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestWriteSideGap (issue 17): g sets the bulk sender's buffers, so on
+// write sides the gap is the clients' send buffers: A at macos, B at 2m.
+// A read side keeps the server's (the seed's gap).
+func TestWriteSideGap(t *testing.T) {
+	f := runWrites(t, func(c *engine.Config) {
+		for i := range c.Sides {
+			c.Sides[i].Workload = engine.WorkWrite
+		}
+	}, []struct{ key, want string }{{"g", "gap: A at macOS's 8k, B at 2m"}})
+	want := fmt.Sprint([]engine.Change{ch(0, engine.SetClientSndBuf, "macos"), ch(1, engine.SetClientSndBuf, "2m")})
+	if got := fmt.Sprint(f.appliedCopy()); got != want {
+		t.Errorf("g on write sides: controller calls\n got %s\nwant %s", got, want)
+	}
+	sc := f.Config().Sides
+	if sc[0].ClientSndBuf.Kind != engine.BufMacOS || sc[1].ClientSndBuf.Bytes != 2<<20 || sc[0].SndBuf != (engine.Buf{}) {
+		t.Errorf("after g: A client %v server %v, B client %v", sc[0].ClientSndBuf, sc[0].SndBuf, sc[1].ClientSndBuf)
+	}
+
+	// Mixed: both send buffers move together, named so on the first line
+	// of a narrow panel.
+	h := newHarness(t, Options{}, 80, 24)
+	h.f.cfg.Sides[0].Workload = engine.WorkMixed
+	h.m.base.Cfg = h.f.Config()
+	h.m.recompute()
+	h.press("g")
+	h.settle()
+	h.wantApplied(ch(0, engine.SetSndBuf, "macos"), ch(0, engine.SetClientSndBuf, "macos"))
+	h.wantView("srv+cli sndbuf")
+}
