@@ -167,3 +167,33 @@ func TestOldReportFiguresUnknown(t *testing.T) {
 		t.Errorf("stamps %+v / %+v; the original changed: %q", st.Samples[0].Settings, st.Sides[0].Summary.Settings, rep.Samples[0].Settings.Workload)
 	}
 }
+
+// For writes the client's send buffer shows in the sender's figure: with
+// the client's SO_SNDBUF at 8 KiB (macos) on A and 2 MiB on B, A's client
+// makes at least 8× the send calls plus send EAGAIN per 2 MiB (issue 17).
+func TestSenderCallsFollowTheClientBuffer(t *testing.T) {
+	cfg := testConfig()
+	cfg.Interval = Duration(250 * time.Millisecond)
+	cfg.Duration = Duration(3 * time.Second)
+	for i, b := range []string{"macos", "2m"} {
+		cfg.Sides[i].Workload = WorkWrite
+		cfg.Sides[i].ClientSndBuf, _ = ParseBuf(b)
+	}
+	p := startPair(t, cfg)
+	for range p.Updates() {
+	}
+	rep := p.Report()
+	a, b := rep.Sides[0].Summary, rep.Sides[1].Summary
+	cost := func(s Summary) Figure { return SumFigures(s.SenderCallsPer2MiB(), s.SenderEAGAINPer2MiB()) }
+	t.Logf("sender (client) send calls + send EAGAIN per 2 MiB: A (8 KiB) %.1f, B (2m, effective %d) %.2f",
+		cost(a), b.SndBuf.ClientEffective, cost(b))
+	if SenderName(a.Settings.Workload) != "client" || a.Sender() != &a.Client {
+		t.Fatalf("the sender of a write is %s", SenderName(a.Settings.Workload))
+	}
+	if a.Bytes == 0 || b.Bytes == 0 || !cost(a).Known() || !cost(b).Known() {
+		t.Fatalf("nothing measured: A %d bytes, B %d bytes", a.Bytes, b.Bytes)
+	}
+	if !(cost(a) >= 8*cost(b)) {
+		t.Errorf("A's sender cost %.2f per 2 MiB is not 8× B's %.2f", cost(a), cost(b))
+	}
+}

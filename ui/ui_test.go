@@ -971,3 +971,39 @@ func TestConsumeShownAndExplained(t *testing.T) {
 		h.wantView(mode.Name, mode.Help[:30])
 	}
 }
+
+// A side whose samples were measured under writes shows the sender's (the
+// client's) send calls and send EAGAIN next to the server's receive calls,
+// and charts them dashed ("snd"); the stamp decides, not the panel's
+// workload (issues 13 and 17).
+func TestWriteSamplesShowTheSendersCalls(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		h := newHarness(t, Options{}, size[0], size[1])
+		for k := 1; k <= 8; k++ {
+			s := sample("B", float64(k)*0.25, true)
+			s.Settings.Workload = engine.WorkWrite
+			s.Server.RecvCallsPer2MiB = 22.9
+			s.Client.SendCallsPer2MiB, s.Client.SendEAGAINPer2MiB = 4.1, 3.7
+			h.send(engine.Update{Sample: &s})
+		}
+		v := h.view()
+		if size[0] == 80 {
+			h.press("tab") // the narrow layout shows one side
+			v = h.view()
+			for _, want := range []string{"22.9 per 2MiB (server recv)", "4.10 + 3.70 EAGAIN (client)"} {
+				if !strings.Contains(v, want) {
+					t.Errorf("80x24: no %q:\n%s", want, v)
+				}
+			}
+			continue
+		}
+		for _, want := range []string{"recv calls  22.9 per 2 MiB (server)", "send calls  4.10 per 2 MiB (client)", "3.70 send", "━━ rcv 22.9 ┅┅ snd 4.10"} {
+			if !strings.Contains(v, want) {
+				t.Errorf("160x48: no %q:\n%s", want, v)
+			}
+		}
+		if h.m.cfg.Sides[1].Workload == engine.WorkWrite {
+			t.Fatal("the test means the panel's own workload to stay read")
+		}
+	}
+}
