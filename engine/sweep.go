@@ -178,11 +178,6 @@ func sweepOne(ctx context.Context, cfg Config, bytes int64, opts Options) (Sweep
 		return row, err
 	}
 	warm := false
-	var moved uint64
-	var cu, cs, su, ss, secs float64
-	var calls, eagain uint64
-	server := true
-	write := IsWrite(cfg.Sides[0].Workload)
 	deadline := time.After(5 * time.Minute)
 	for {
 		select {
@@ -204,43 +199,24 @@ func sweepOne(ctx context.Context, cfg Config, bytes int64, opts Options) (Sweep
 				continue
 			}
 			row.Figures = row.Figures.Add(s.Figures)
-			moved += s.Bytes
-			secs += s.Seconds
-			cu += float64(s.Client.UserS)
-			cs += float64(s.Client.SysS)
-			if s.Server != nil {
-				su += float64(s.Server.UserS)
-				ss += float64(s.Server.SysS)
-			} else {
-				server = false
-			}
-			// The receiver of the bulk data: the client for reads, the
-			// server for writes (its counts are unknown for a target).
-			recv := &s.Client
-			if write {
-				recv = s.Server
-			}
-			if recv != nil {
-				calls += recv.RecvCalls
-				eagain += recv.EAGAIN
-			}
 			row.Effective = s.SndBuf.ServerEffective
 			row.Placement = s.Placement
-			if moved >= uint64(bytes) {
+			if acc := &row.Figures; acc.Bytes >= uint64(bytes) {
 				// Scale to exactly the requested amount: the last
 				// interval overshoots by up to one sample.
-				f := float64(bytes) / float64(moved)
-				row.Seconds = secs * f
-				row.ClientUserS, row.ClientSysS = cu*f, cs*f
+				f := float64(bytes) / float64(acc.Bytes)
+				row.Seconds = acc.Seconds * f
+				row.ClientUserS, row.ClientSysS = float64(acc.Client.UserS)*f, float64(acc.Client.SysS)*f
 				row.ServerUserS, row.ServerSysS = Unknown, Unknown
-				if server {
-					row.ServerUserS, row.ServerSysS = Figure(su*f), Figure(ss*f)
+				if acc.Server != nil {
+					row.ServerUserS, row.ServerSysS = acc.Server.UserS*Figure(f), acc.Server.SysS*Figure(f)
 				}
-				row.ThroughputBps = Throughput(moved, secs)
+				row.ThroughputBps = acc.ThroughputBps
+				// The receiver of the bulk data (unknown for an external
+				// target's server), both directions' EAGAIN.
 				row.RecvPer2MiB, row.EAGAINPer2MiB = Unknown, Unknown
-				if !write || server {
-					row.RecvPer2MiB = CallsPer2MiB(calls, moved)
-					row.EAGAINPer2MiB = CallsPer2MiB(eagain, moved)
+				if r := acc.Receiver(); r != nil {
+					row.RecvPer2MiB, row.EAGAINPer2MiB = r.RecvCallsPer2MiB, r.EAGAINPer2MiB
 				}
 				return row, nil
 			}
