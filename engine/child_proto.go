@@ -1,6 +1,10 @@
 package engine
 
-import "strconv"
+import (
+	"strconv"
+
+	"nbdscope/nbd"
+)
 
 // The controller talks to its children (the same binary in an internal
 // role) over their stdin and stdout, one JSON object per line: commands
@@ -74,7 +78,8 @@ type childMsg struct {
 	Errors   uint64         `json:"errors,omitempty"`
 	LastErr  string         `json:"last_err,omitempty"`
 	Conns    int            `json:"conns"`
-	SndBuf   int            `json:"sndbuf,omitempty"` // effective SO_SNDBUF of the data sockets
+	Payload  *nbd.Payload   `json:"payload,omitempty"` // server: READ/WRITE data moved
+	SndBuf   int            `json:"sndbuf,omitempty"`  // effective SO_SNDBUF of the data sockets
 	RcvBuf   int            `json:"rcvbuf,omitempty"`
 	// SndBufLocked: that socket's SO_SNDBUF was set, so on TCP it no
 	// longer autotunes (nbd.Conn.BufferLocked).

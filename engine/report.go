@@ -29,6 +29,9 @@ type Report struct {
 	Events   []Event        `json:"events"`
 	Crashes  []Crash        `json:"crashes,omitempty"`
 	Warnings []Warning      `json:"warnings,omitempty"`
+	// Sweep is set when the run saved is a sweep (sweep --save): its
+	// report, rows and optimum; Sides and Samples are then empty.
+	Sweep *SweepReport `json:"sweep,omitempty"`
 	// Partial marks a run whose figures do not cover what was asked for:
 	// a process died, or the run was interrupted before its duration.
 	// PartialReason says why (each cause, "; " between them).

@@ -67,7 +67,7 @@ func (r *serverRole) handle(c childCmd) childMsg {
 	switch c.Op {
 	case "poll":
 		st := r.srv.Stats()
-		m := childMsg{Counters: selfCounters(st.IO), Conns: st.Open}
+		m := childMsg{Counters: selfCounters(st.IO), Conns: st.Open, Payload: &st.Payload}
 		if cs := r.srv.Conns(); len(cs) > 0 {
 			m.SndBuf, m.RcvBuf, m.SndBufLocked = cs[0].SndBuf, cs[0].RcvBuf, cs[0].SndBufLocked
 		}

@@ -17,6 +17,9 @@ type SweepSpec struct {
 	// Setting is what is swept: SetSndBuf (server), SetClientSndBuf or
 	// SetClientRcvBuf.
 	Setting string `json:"setting,omitempty"`
+	// Exec, when set, sweeps a real client command instead of our load:
+	// Bytes is then the export's size (sweep_exec.go).
+	Exec *ExecSpec `json:"exec,omitempty"`
 }
 
 // DefaultSweepSizes are the sizes of the published tables.
@@ -47,6 +50,9 @@ type SweepRow struct {
 	// they moved (Bytes ≥ the sweep's bytes): every figure of a run, with
 	// the same definitions and CSV columns.
 	Figures Figures `json:"figures"`
+	// Exec is set in an exec sweep: the client's runs, min–max, and the
+	// server's own figures (sweep_exec.go).
+	Exec *ExecRow `json:"exec,omitempty"`
 }
 
 // SweepReport is a whole sweep: what sweep prints as a table, JSON, CSV or

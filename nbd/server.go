@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -52,10 +53,15 @@ type Server struct {
 	// Logf, when set, receives one line per notable event (connections
 	// refused, protocol errors). It must be safe for concurrent use.
 	Logf func(format string, args ...any)
+	// OnConnClose, when set, receives each connection's final figures as
+	// it ends (after its socket is closed), so a live report can give a
+	// connection that ended between two reports its last line.
+	OnConnClose func(ConnInfo)
 
 	mu       sync.Mutex
 	conns    map[*serverConn]struct{}
 	closed   IOStats // counters of connections already gone
+	closedPL Payload // payload of connections already gone
 	accepted uint64
 	sndbuf   int // requested SO_SNDBUF for data sockets; 0 = OS default
 	rcvbuf   int
@@ -67,17 +73,42 @@ type Server struct {
 // ServerStats is a snapshot of a server's activity.
 type ServerStats struct {
 	IO       IOStats // all data sockets, open and closed
+	Payload  Payload // READ and WRITE data, open and closed connections
 	Open     int     // connections in transmission or handshake
 	Accepted uint64
 }
 
+// Payload is the data a server moved at the protocol level: READ data
+// sent and WRITE data received, without headers. It is the "payload" of
+// every per-2-MiB figure, the same amount a client counts as copied.
+type Payload struct {
+	ReadBytes  uint64
+	WriteBytes uint64
+}
+
+// Add returns the field-wise sum.
+func (p Payload) Add(o Payload) Payload {
+	return Payload{ReadBytes: p.ReadBytes + o.ReadBytes, WriteBytes: p.WriteBytes + o.WriteBytes}
+}
+
+// Sub returns p - o (for deltas between snapshots).
+func (p Payload) Sub(o Payload) Payload {
+	return Payload{ReadBytes: p.ReadBytes - o.ReadBytes, WriteBytes: p.WriteBytes - o.WriteBytes}
+}
+
+// Total is READ plus WRITE data.
+func (p Payload) Total() uint64 { return p.ReadBytes + p.WriteBytes }
+
 // ConnInfo describes one open connection.
 type ConnInfo struct {
+	ID     uint64 // 1 for the first connection accepted, 2 for the next …
 	Remote string
 	Export string
 	IO     IOStats
-	SndBuf int // effective, as getsockopt reports it
-	RcvBuf int
+	// Payload is the READ and WRITE data moved (not headers).
+	Payload Payload
+	SndBuf  int // effective, as getsockopt reports it
+	RcvBuf  int
 	// SndBufLocked and RcvBufLocked: the buffer was set on this socket
 	// (Conn.BufferLocked); on TCP it no longer autotunes.
 	SndBufLocked, RcvBufLocked bool
@@ -156,6 +187,7 @@ func (s *Server) startConn(ctx context.Context, nc net.Conn) {
 	}
 	sc := &serverConn{srv: s, c: c}
 	s.mu.Lock()
+	sc.id = s.accepted + 1
 	if len(s.conns) >= max {
 		s.mu.Unlock()
 		s.logf("refusing connection: limit of %d connections reached", max)
@@ -188,7 +220,11 @@ func (s *Server) startConn(ctx context.Context, nc net.Conn) {
 		s.mu.Lock()
 		delete(s.conns, sc)
 		s.closed = s.closed.Add(c.Stats())
+		s.closedPL = s.closedPL.Add(sc.payload())
 		s.mu.Unlock()
+		if s.OnConnClose != nil {
+			s.OnConnClose(sc.info())
+		}
 	}()
 }
 
@@ -204,9 +240,10 @@ func (s *Server) closeAll() {
 func (s *Server) Stats() ServerStats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := ServerStats{IO: s.closed, Open: len(s.conns), Accepted: s.accepted}
+	st := ServerStats{IO: s.closed, Payload: s.closedPL, Open: len(s.conns), Accepted: s.accepted}
 	for sc := range s.conns {
 		st.IO = st.IO.Add(sc.c.Stats())
+		st.Payload = st.Payload.Add(sc.payload())
 	}
 	return st
 }
@@ -217,16 +254,26 @@ func (s *Server) Conns() []ConnInfo {
 	defer s.mu.Unlock()
 	out := make([]ConnInfo, 0, len(s.conns))
 	for sc := range s.conns {
-		ci := ConnInfo{Remote: sc.c.nc.RemoteAddr().String(), IO: sc.c.Stats(), Structed: sc.sr}
-		if sc.exp != nil {
-			ci.Export = sc.exp.Name
-		}
-		ci.SndBuf, _ = sc.c.Buffer(SendBuf)
-		ci.RcvBuf, _ = sc.c.Buffer(RecvBuf)
-		ci.SndBufLocked, ci.RcvBufLocked = sc.c.BufferLocked(SendBuf), sc.c.BufferLocked(RecvBuf)
-		out = append(out, ci)
+		out = append(out, sc.info())
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
+}
+
+// info describes the connection; its buffers read 0 once it is closed.
+func (sc *serverConn) info() ConnInfo {
+	ci := ConnInfo{ID: sc.id, Remote: sc.c.nc.RemoteAddr().String(), IO: sc.c.Stats(), Payload: sc.payload(), Structed: sc.sr}
+	if sc.exp != nil {
+		ci.Export = sc.exp.Name
+	}
+	ci.SndBuf, _ = sc.c.Buffer(SendBuf)
+	ci.RcvBuf, _ = sc.c.Buffer(RecvBuf)
+	ci.SndBufLocked, ci.RcvBufLocked = sc.c.BufferLocked(SendBuf), sc.c.BufferLocked(RecvBuf)
+	return ci
+}
+
+func (sc *serverConn) payload() Payload {
+	return Payload{ReadBytes: sc.readPL.Load(), WriteBytes: sc.writePL.Load()}
 }
 
 // SetSocketBuffer changes SO_SNDBUF or SO_RCVBUF of every open data socket
@@ -293,6 +340,11 @@ func (s *Server) LockedTCP(which SockBuf) int {
 type serverConn struct {
 	srv *Server
 	c   *Conn
+	id  uint64
+
+	// payload moved: READ data sent (counted when its reply is written
+	// whole) and WRITE data received
+	readPL, writePL atomic.Uint64
 
 	// negotiated in the handshake
 	exp       *Export
@@ -465,6 +517,7 @@ func (sc *serverConn) handleRequest(req Request) bool {
 			}
 			return false
 		}
+		sc.writePL.Add(uint64(req.Length))
 		sc.dispatch(j)
 		return true
 	}
@@ -755,21 +808,25 @@ func (sc *serverConn) writer() {
 		for _, j := range batch {
 			vecs = append(vecs, j.vecs[:j.nvec]...)
 		}
-		sc.write(vecs)
+		ok := sc.write(vecs)
 		clear(vecs[:cap(vecs)])
 		for i, j := range batch {
+			if ok && j.req.Type == CmdRead && j.nvec == 2 {
+				sc.readPL.Add(uint64(len(j.vecs[1])))
+			}
 			sc.finish(j)
 			batch[i] = nil
 		}
 	}
 }
 
-func (sc *serverConn) write(vecs [][]byte) {
+// write sends vecs whole; false when the connection is dead.
+func (sc *serverConn) write(vecs [][]byte) bool {
 	sc.wmu.Lock()
 	dead := sc.werr != nil
 	sc.wmu.Unlock()
 	if dead {
-		return
+		return false
 	}
 	if err := sc.c.Writev(vecs); err != nil {
 		sc.wmu.Lock()
@@ -781,7 +838,9 @@ func (sc *serverConn) write(vecs [][]byte) {
 		// The peer will not get a whole reply; end the connection so the
 		// reader stops too.
 		sc.c.Close()
+		return false
 	}
+	return true
 }
 
 // reply sends a payload-less reply: simple for every command, except that an

@@ -153,6 +153,7 @@ func builtins() []Preset {
 		Sweep:  &SweepSpec{Sizes: sizes, Bytes: 4 << 30, Repeat: 3, Setting: engine.SetSndBuf},
 	})
 
+	ps = append(ps, execBuiltins()...) // builtin_exec.go: real clients
 	for i := range ps {
 		ps[i].BuiltIn = true
 	}

@@ -136,6 +136,14 @@ func ValidateSweep(s *SweepSpec) error {
 	if s.Repeat < 1 || s.Repeat > MaxSweepRepeat {
 		return fmt.Errorf("sweep repeat %d: want 1…%d", s.Repeat, MaxSweepRepeat)
 	}
+	if x := s.Exec; x != nil {
+		if strings.TrimSpace(x.Command) == "" || x.Warmup < 0 || x.Warmup > MaxSweepRepeat {
+			return fmt.Errorf("sweep exec: want a command and a warm-up of 0…%d runs", MaxSweepRepeat)
+		}
+		if s.Setting != "" && s.Setting != engine.SetSndBuf {
+			return fmt.Errorf("sweep exec: sweeps the server send buffer only, not %q", s.Setting)
+		}
+	}
 	return nil
 }
 

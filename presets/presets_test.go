@@ -18,7 +18,11 @@ import (
 )
 
 func TestBuiltinsValidate(t *testing.T) {
-	want := []string{"linux-gap", "macos-gap", "nbdcopy", "blksum", "write", "macos-write", "tcp-vs-unix", "cores", "sweep"}
+	want := []string{"linux-gap", "macos-gap", "nbdcopy", "blksum", "write", "macos-write", "tcp-vs-unix", "cores", "sweep",
+		"qemu-img-read", "qemu-img-write", "nbdcopy-blkhash"}
+	if _, err := lookPath("blksum"); err == nil {
+		want = append(want, "blksum-exec")
+	}
 	ps := Builtins()
 	if len(ps) != len(want) {
 		t.Fatalf("%d built-ins, want %d", len(ps), len(want))
@@ -110,8 +114,12 @@ func TestBuiltinSettings(t *testing.T) {
 		t.Errorf("sweep: sizes %s, bytes %d, repeat %d, setting %s", got, sw.Sweep.Bytes, sw.Sweep.Repeat, sw.Sweep.Setting)
 	}
 	for _, p := range Builtins() {
-		if p.Name != "sweep" && p.Sweep != nil {
+		exec := p.Sweep != nil && p.Sweep.Exec != nil
+		if p.Name != "sweep" && p.Sweep != nil && !exec {
 			t.Errorf("%s has a sweep", p.Name)
+		}
+		if exec && (p.Sweep.Exec.Warmup != 1 || !strings.Contains(p.Sweep.Exec.Command, "{uri}") || p.Sweep.Bytes != 4<<30) {
+			t.Errorf("%s: exec sweep %+v, bytes %d", p.Name, *p.Sweep.Exec, p.Sweep.Bytes)
 		}
 	}
 }

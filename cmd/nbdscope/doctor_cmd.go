@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"nbdscope/clientrun"
 	"nbdscope/engine"
 	"nbdscope/engine/platform"
 	"nbdscope/nbd"
@@ -23,6 +24,8 @@ type doctorJSON struct {
 	Version  int    `json:"version"`
 	Nbdscope string `json:"nbdscope_version"`
 	platform.Facts
+	// Clients are the real clients the exec presets run, found or not.
+	Clients []clientrun.Client `json:"clients"`
 }
 
 func newDoctorCmd(a *app) *cobra.Command {
@@ -45,7 +48,7 @@ func (a *app) doctor(asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(doctorJSON{Version: DoctorVersion, Nbdscope: engine.Version, Facts: f})
+		return enc.Encode(doctorJSON{Version: DoctorVersion, Nbdscope: engine.Version, Facts: f, Clients: clientrun.Clients()})
 	}
 	out := a.stdout
 	sz := func(n int) string { return units.FormatSize(int64(n)) }
@@ -85,6 +88,7 @@ func (a *app) doctor(asJSON bool) error {
 	ok = ok && placeOK
 	_, mac, _ := nbd.ProbeSocketBuffer("unix", nbd.SendBuf, platform.MacOSRequest())
 	fmt.Fprintf(out, "✓ macOS emulation: requesting %s gives an effective %s (macOS default 8k)\n", sz(platform.MacOSRequest()), sz(mac))
+	fmt.Fprintln(out, clientrun.ClientsLine(clientrun.Clients()))
 	if ok {
 		fmt.Fprintln(out, "\nThis machine can show the full effect: try 'nbdscope' or 'nbdscope run'.")
 	}

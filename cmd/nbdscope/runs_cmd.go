@@ -58,6 +58,9 @@ func newRunsCmd(a *app) *cobra.Command {
 			if err != nil {
 				return storeCmdErr(err)
 			}
+			if rf.Report.Sweep != nil {
+				return exportSweepRun(rf, presets.FormatMarkdown, a.stdout)
+			}
 			return presets.ExportRun(rf, presets.FormatMarkdown, a.stdout)
 		}))
 	rm := storeSub("rm NAME", "Remove a saved run", []string{"NAME"}, a.completeRuns,
@@ -78,6 +81,9 @@ func newRunsCmd(a *app) *cobra.Command {
 			rf, err := st.Run(args[0])
 			if err != nil {
 				return storeCmdErr(err)
+			}
+			if rf.Report.Sweep != nil && strings.ToLower(format) != presets.FormatJSON {
+				write = func(rf presets.RunFile, w io.Writer) error { return exportSweepRun(rf, strings.ToLower(format), w) }
 			}
 			return storeCmdOutput(out, a.stdout, func(w io.Writer) error { return write(rf, w) })
 		}))
@@ -131,6 +137,9 @@ func (a *app) runsCompare(st *presets.Store, args []string) error {
 	second, err := st.Run(args[1])
 	if err != nil {
 		return storeCmdErr(err)
+	}
+	if first.Report.Sweep != nil || second.Report.Sweep != nil {
+		return compareSweeps(a.stdout, first, second)
 	}
 	if err := presets.Compare(first, second, a.stdout); err != nil {
 		return err

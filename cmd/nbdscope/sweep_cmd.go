@@ -13,22 +13,43 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"nbdscope/clientrun"
 	"nbdscope/engine"
+	"nbdscope/engine/platform"
 	"nbdscope/units"
 )
 
 const sweepLong = `For each send buffer size, move a fixed amount of data on one side (after a
 warm-up; median of repeats) and print the table in the shape people publish,
 a bar per size and the optimum. Flags set on the command line win over the
-preset's sweep.`
+preset's sweep.
+
+With --exec 'CMD' the load is a real client instead: for each size a fresh
+nbdscope server (the null backend, reads filled with 0xff; --backend to
+change it) listens on a unix socket of its own with that send buffer, and
+CMD runs against it --warmup times unmeasured, then --repeat times. {uri}
+(the NBD URI), {socket} (the socket's path) and {size} (the export's size
+in bytes, --bytes) are replaced in CMD, which runs without a shell unless
+--shell is given. Each run's time is wall time; user and system are the
+CPU of the client and every process it waited for (wait4, as time(1));
+the server's send calls and EAGAIN per 2 MiB, CPU and bytes sent are the
+server's own counts. A failing command stops the sweep with its exit
+status and the end of its stderr. Presets: qemu-img-read, qemu-img-write,
+nbdcopy-blkhash, and blksum-exec when blksum is installed.`
 
 const sweepExample = `  nbdscope sweep --sndbuf default,64k,128k,256k,512k,1m,2m,4m --bytes 4g --repeat 3
-  nbdscope sweep --preset sweep --repeat 1 --bytes 1g --markdown`
+  nbdscope sweep --preset sweep --repeat 1 --bytes 1g --markdown
+  nbdscope sweep --preset qemu-img-read --bytes 4g --repeat 3 --sndbuf default,256k,1m,2m,4m
+  nbdscope sweep --exec 'nbdinfo --map {uri}' --sndbuf default,2m --bytes 1g --save map`
 
 type sweepFlags struct {
 	sizes, bytes        string
-	repeat              int
+	repeat, warmup      int
 	asJSON, asCSV, asMD bool
+	exec                string
+	shell               bool
+	save                string
+	force               bool
 }
 
 func newSweepCmd(a *app) *cobra.Command {
@@ -50,6 +71,11 @@ func newSweepCmd(a *app) *cobra.Command {
 	fs.BoolVar(&f.asJSON, "json", false, "print JSON (version 2, see the README)")
 	fs.BoolVar(&f.asCSV, "csv", false, "print CSV")
 	fs.BoolVar(&f.asMD, "markdown", false, "print a markdown table")
+	fs.StringVar(&f.exec, "exec", "", "sweep the real client `CMD` ({uri}, {socket}, {size} replaced) instead of our load")
+	fs.BoolVar(&f.shell, "shell", false, "with --exec: run CMD through /bin/sh -c")
+	fs.IntVar(&f.warmup, "warmup", 1, "with --exec: unmeasured runs before each size's repeats, `N`")
+	fs.StringVar(&f.save, "save", "", "save the sweep under `NAME` (see 'nbdscope runs')")
+	fs.BoolVar(&f.force, "force", false, "with --save: replace an existing run of that name")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		if err := exclusive(cmd, "json", "csv", "markdown"); err != nil {
 			return err
@@ -66,7 +92,15 @@ func newSweepCmd(a *app) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		return a.sweep(cfg, spec, f)
+		if err := f.execSpec(cmd.Flags(), &spec, &cfg); err != nil {
+			return err
+		}
+		if f.save != "" {
+			if err := a.checkRunName(f.save, f.force); err != nil {
+				return err
+			}
+		}
+		return a.sweep(cfg, spec, f, lf.preset)
 	}
 	return cmd
 }
@@ -105,11 +139,20 @@ func (f *sweepFlags) spec(fs *pflag.FlagSet, preset *engine.SweepSpec) (engine.S
 	return spec, nil
 }
 
-func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags) error {
+func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags, preset string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	prog := newSweepProgress(a.stderr, isTerminal(a.stderr), time.Now)
-	rows, err := engine.Sweep(ctx, cfg, spec, engine.Options{}, prog.update)
+	var rows []engine.SweepRow
+	var err error
+	if x := spec.Exec; x != nil {
+		if x.Note != "" {
+			fmt.Fprintf(a.stderr, "nbdscope: %s\n", x.Note)
+		}
+		rows, err = engine.ExecSweep(ctx, cfg, spec, clientrun.Command{Line: x.Command, Shell: x.Shell}, engine.Options{}, prog.update)
+	} else {
+		rows, err = engine.Sweep(ctx, cfg, spec, engine.Options{}, prog.update)
+	}
 	prog.finish()
 	rep := engine.SweepReport{Version: engine.SweepVersion, Nbdscope: engine.Version, Time: time.Now().UTC(),
 		Spec: spec, Config: cfg, Rows: rows, Optimum: engine.Optimum(rows)}
@@ -124,6 +167,14 @@ func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags) erro
 	}
 	if rep.Partial && len(rows) == 0 {
 		return outcome // nothing measured: only the error
+	}
+	if f.save != "" {
+		run := engine.Report{Version: engine.ReportVersion, Nbdscope: rep.Nbdscope, Time: rep.Time, Preset: preset,
+			Platform: platform.Probe(), Config: cfg, Sweep: &rep, Partial: rep.Partial, PartialReason: rep.PartialReason}
+		if err := a.saveRun(f.save, run, f.force); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stderr, "nbdscope: sweep saved as %q\n", f.save)
 	}
 	var werr error
 	switch {
@@ -142,4 +193,54 @@ func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags) erro
 		return werr
 	}
 	return outcome
+}
+
+// execSpec makes spec an exec sweep when --exec is given (or the preset
+// has one), with --shell and --warmup winning over the preset's, and
+// falls back when the command's program lacks an option it needs.
+func (f *sweepFlags) execSpec(fs *pflag.FlagSet, spec *engine.SweepSpec, cfg *engine.Config) error {
+	if fs.Changed("exec") {
+		spec.Exec = &engine.ExecSpec{Command: f.exec, Warmup: f.warmup}
+	}
+	x := spec.Exec
+	if x == nil {
+		for _, n := range []string{"shell", "warmup"} {
+			if fs.Changed(n) {
+				return usageErrorf("sweep: --%s needs --exec (or a preset with a command)", n)
+			}
+		}
+		return nil
+	}
+	cp := *x
+	x = &cp
+	spec.Exec = x
+	if fs.Changed("shell") {
+		x.Shell = f.shell
+	}
+	if fs.Changed("warmup") {
+		x.Warmup = f.warmup
+	}
+	if x.Warmup < 0 || x.Warmup > 100 {
+		return usageErrorf("sweep: --warmup %d: want 0…100", x.Warmup)
+	}
+	if spec.Setting != "" && spec.Setting != engine.SetSndBuf {
+		return usageErrorf("sweep: --exec sweeps the server send buffer only")
+	}
+	if cfg.Sides[0].Target != "" {
+		return usageErrorf("sweep: --exec runs against nbdscope's own server; --target does not apply")
+	}
+	if fs.Changed("size") && cfg.Sides[0].Size > 0 {
+		spec.Bytes = cfg.Sides[0].Size // serve's --size, when given
+	}
+	if _, err := (clientrun.Command{Line: x.Command, Shell: x.Shell}).Argv(clientrun.Vars{}); err != nil {
+		return usageErrorf("sweep: --exec: %v", err)
+	}
+	if x.Needs != "" {
+		prog, _ := clientrun.Split(x.Command)
+		if len(prog) == 0 || !clientrun.Supports(prog[0], x.Needs) {
+			x.Note = fmt.Sprintf("%s has no %s here; running %q instead", prog[0], x.Needs, x.Fallback)
+			x.Command = x.Fallback
+		}
+	}
+	return nil
 }

@@ -69,7 +69,11 @@ func writeSweepText(w io.Writer, rep engine.SweepReport, width int) {
 
 // writeSweepEnd prints the optimum line, and says when the sweep is partial.
 func writeSweepEnd(w io.Writer, rep engine.SweepReport) {
-	fmt.Fprintln(w, optimumLine(rep.Optimum))
+	if rep.Spec.Exec != nil {
+		fmt.Fprintln(w, execOptimumLine(rep))
+	} else {
+		fmt.Fprintln(w, optimumLine(rep.Optimum))
+	}
 	if rep.Partial {
 		fmt.Fprintf(w, "PARTIAL SWEEP: %s\n", rep.PartialReason)
 	}
@@ -77,6 +81,10 @@ func writeSweepEnd(w io.Writer, rep engine.SweepReport) {
 
 // writeSweepTable prints the seed's table shape, one row per size.
 func writeSweepTable(w io.Writer, rep engine.SweepReport) {
+	if rep.Spec.Exec != nil {
+		writeExecTable(w, rep)
+		return
+	}
 	where := ""
 	if len(rep.Rows) > 0 && rep.Rows[0].Placement.Setting != "" {
 		pl := rep.Rows[0].Placement
@@ -169,9 +177,15 @@ func writeSweepCSV(w io.Writer, rep engine.SweepReport) error {
 			Figures: &r.Figures,
 			Trail:   []string{strconv.FormatBool(optimal), strconv.FormatBool(within), xdef, strconv.FormatBool(rep.Partial)},
 		}
+		if rep.Spec.Exec != nil {
+			rows[i].Trail = append(rows[i].Trail, execCSVCells(rep, *r)...)
+		}
 	}
-	return engine.WriteFiguresCSV(w, []string{"buffer", "effective", "repeats", "time_s"},
-		[]string{"optimal", "within_5pct", "x_default", "partial"}, rows)
+	trail := []string{"optimal", "within_5pct", "x_default", "partial"}
+	if rep.Spec.Exec != nil {
+		trail = append(trail, execCSVHeader...)
+	}
+	return engine.WriteFiguresCSV(w, []string{"buffer", "effective", "repeats", "time_s"}, trail, rows)
 }
 
 func ff(v float64) string { return units.Fixed(v, 3) }

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"nbdscope/engine"
+	"nbdscope/units"
+)
+
+// The outputs of an exec sweep (sweep --exec): the seed's table of a real
+// client, `| buffer size | time | user | system |` with min–max, then the
+// server's own columns; the optimum as the seed wrote it. The bars and
+// the JSON are the sweep's own (sweep_report.go).
+
+// spread is "4.292s (4.101–4.388)": the median with min–max.
+func spread(med, lo, hi float64) string {
+	return fmt.Sprintf("%.3fs (%.3f–%.3f)", med, lo, hi)
+}
+
+// writeExecTable prints the seed's table for an exec sweep.
+func writeExecTable(w io.Writer, rep engine.SweepReport) {
+	x := rep.Spec.Exec
+	fmt.Fprintf(w, "Running `%s` against nbdscope's server (%s backend, %s export) for each server send buffer, median (min–max) of %d after %d warm-up.\n",
+		x.Command, rep.Config.Sides[0].Backend, units.FormatSize(rep.Spec.Bytes), rep.Spec.Repeat, x.Warmup)
+	if x.Note != "" {
+		fmt.Fprintf(w, "Note: %s.\n", x.Note)
+	}
+	fmt.Fprintln(w, "Time is wall time; user and system are the client's whole process tree (wait4); server figures are its own counts.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| buffer size | time | user | system | server send calls per 2 MiB | server EAGAIN per 2 MiB | server recv calls per 2 MiB | server CPU | server sent | client wake-ups per 2 MiB | GiB/s |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, r := range rep.Rows {
+		e, srv := r.Exec, r.Figures.Server
+		if e == nil || srv == nil {
+			continue
+		}
+		cpu := engine.Unknown
+		if srv.UserS.Known() && srv.SysS.Known() {
+			cpu = srv.UserS + srv.SysS
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", bufferCell(r),
+			spread(r.Seconds, e.SecondsMin, e.SecondsMax), spread(r.ClientUserS, e.UserMin, e.UserMax),
+			spread(r.ClientSysS, e.SysMin, e.SysMax), srv.SendCallsPer2MiB.Fixed(2), srv.SendEAGAINPer2MiB.Fixed(2),
+			srv.RecvCallsPer2MiB.Fixed(2), secs(cpu), units.FormatBytes(float64(e.ServerSentB)),
+			wakeups(r.Figures.Client.VolCSPer2MiB, r.Figures.Client.InvolCSPer2MiB), gibps(r.ThroughputBps))
+	}
+}
+
+// wakeups is "voluntary + involuntary" context switches per 2 MiB.
+func wakeups(v, iv engine.Figure) string {
+	return v.Fixed(1) + " + " + iv.Fixed(1)
+}
+
+// execOptimumLine is the seed's "optimal: 2m (12.6 times faster than
+// default)": the time of the default row over the optimum's.
+func execOptimumLine(rep engine.SweepReport) string {
+	o := rep.Optimum
+	if o == nil {
+		return "optimal: n/a (no size has a throughput)"
+	}
+	vs := "the default was not swept"
+	switch {
+	case o.Buffer == engine.BufDefaultName:
+		vs = "the default"
+	case o.VsDefault.Known():
+		vs = fmt.Sprintf("%.2f times faster than default", float64(o.VsDefault))
+	}
+	return fmt.Sprintf("optimal: %s (%s); within %d%%: %s", o.Buffer, vs, int(engine.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "))
+}
+
+// execCSVHeader and execCSVCells are the columns an exec sweep's CSV adds
+// after the figures: the spread of the seed's columns and the command.
+var execCSVHeader = []string{"seconds_min", "seconds_max", "user_s_min", "user_s_max", "sys_s_min", "sys_s_max",
+	"server_sent_bytes", "command"}
+
+func execCSVCells(rep engine.SweepReport, r engine.SweepRow) []string {
+	e := r.Exec
+	if e == nil {
+		return make([]string, len(execCSVHeader))
+	}
+	return []string{ff(e.SecondsMin), ff(e.SecondsMax), ff(e.UserMin), ff(e.UserMax), ff(e.SysMin), ff(e.SysMax),
+		strconv.FormatUint(e.ServerSentB, 10), rep.Spec.Exec.Command}
+}

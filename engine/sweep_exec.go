@@ -1,0 +1,221 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"time"
+
+	"nbdscope/clientrun"
+	"nbdscope/nbd"
+)
+
+// An exec sweep measures a real client (qemu-img, nbdcopy, blksum) instead
+// of our load process: for each send buffer it starts a server child like
+// a side's (null backend filled with 0xff, or the side's backend) on a
+// fresh unix socket, runs the command against it Warmup times unmeasured
+// and Repeat times measured, and takes the client's figures from wait4 and
+// the server's from its own counted I/O and getrusage.
+
+// ExecSpec is the client command of an exec sweep.
+type ExecSpec struct {
+	// Command is the command line; {uri}, {socket} and {size} (the
+	// export's size in bytes) are replaced in it.
+	Command string `json:"command"`
+	Shell   bool   `json:"shell,omitempty"` // run through /bin/sh -c
+	Warmup  int    `json:"warmup"`          // unmeasured runs before each size's repeats
+	// Needs, when set, is an option the command's program must list in its
+	// --help (nbdcopy's --blkhash); without it Fallback runs instead, and
+	// the report says so (Note).
+	Needs    string `json:"needs,omitempty"`
+	Fallback string `json:"fallback,omitempty"`
+	Note     string `json:"note,omitempty"` // set when the fallback ran
+}
+
+// ExecRun is one measured run of the client.
+type ExecRun struct {
+	clientrun.Result
+	// Server is the server child's counters over the run (its data
+	// sockets' calls, EAGAIN and bytes; its CPU), Payload the READ and
+	// WRITE data it moved.
+	Server  Counters    `json:"server"`
+	Payload nbd.Payload `json:"payload"`
+}
+
+// ExecRow is what an exec sweep adds to a size's row: the runs and the
+// spread of the seed's columns. The row's Figures are those of the median
+// run (by time): the server's from its own counts, the client's CPU and
+// wake-ups from wait4 (its calls are not ours to count: unknown).
+type ExecRow struct {
+	Runs        []ExecRun `json:"runs"`
+	SecondsMin  float64   `json:"seconds_min"`
+	SecondsMax  float64   `json:"seconds_max"`
+	UserMin     float64   `json:"user_s_min"`
+	UserMax     float64   `json:"user_s_max"`
+	SysMin      float64   `json:"sys_s_min"`
+	SysMax      float64   `json:"sys_s_max"`
+	ServerSentB uint64    `json:"server_sent_bytes"` // median run: all bytes on the server's data socket
+}
+
+// ExecSweep runs an exec sweep: the server of base's side A (backend; the
+// export's size is spec.Bytes), one fresh server per size. argv turns the
+// placeholders into the command to run. progress, if set, is called
+// after each measured run. On an error (a failing command stops the
+// sweep) the rows of the sizes that finished are returned with it.
+func ExecSweep(ctx context.Context, base Config, spec SweepSpec, cmd clientrun.Command, opts Options, progress func(SweepProgress)) ([]SweepRow, error) {
+	if spec.Exec == nil || len(spec.Sizes) == 0 || spec.Bytes <= 0 || spec.Repeat < 1 || spec.Exec.Warmup < 0 {
+		return nil, errors.New("exec sweep: need a command, sizes, a positive export size and at least one repeat")
+	}
+	if opts.Exe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("finding the nbdscope binary: %w", err)
+		}
+		opts.Exe = exe
+	}
+	if opts.StartTimeout == 0 {
+		opts.StartTimeout = 10 * time.Second
+	}
+	dir, err := os.MkdirTemp("", "nbdscope-exec-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	var rows []SweepRow
+	pr := SweepProgress{Sizes: len(spec.Sizes), Repeats: spec.Repeat, Total: len(spec.Sizes) * spec.Repeat}
+	for i, size := range spec.Sizes {
+		// A directory of its own: the server removes its socket's
+		// directory when it stops.
+		sdir := filepath.Join(dir, strconv.Itoa(i))
+		if err := os.Mkdir(sdir, 0o700); err != nil {
+			return rows, err
+		}
+		sock := filepath.Join(sdir, "nbd.sock")
+		row, err := execSize(ctx, base.Sides[0], spec, cmd, opts, size, sock, func(r SweepRow, rep int) {
+			if progress != nil {
+				pr.Size, pr.SizeIndex, pr.Repeat, pr.Last = size.String(), i+1, rep, r
+				pr.Done++
+				progress(pr)
+			}
+		})
+		if err != nil {
+			return rows, fmt.Errorf("sweep %s=%s: %w", SetSndBuf, size, err)
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// execSize measures one send buffer size on a server of its own.
+func execSize(ctx context.Context, sd SideConfig, spec SweepSpec, cmd clientrun.Command, opts Options, size Buf, sock string, done func(SweepRow, int)) (SweepRow, error) {
+	req := bufRequest(size)
+	sspec := serverSpec{Backend: sd.Backend, Size: spec.Bytes, Transport: "unix", Socket: sock, SndBuf: req}
+	srv, ready, err := spawn(opts.Exe, RoleServer, "exec", sspec, opts.StartTimeout)
+	if err != nil {
+		return SweepRow{}, err
+	}
+	defer srv.stop(2 * time.Second)
+	argv, err := cmd.Argv(clientrun.Vars{"uri": ready.URI, "socket": sock, "size": strconv.FormatInt(spec.Bytes, 10)})
+	if err != nil {
+		return SweepRow{}, err
+	}
+	row := SweepRow{Buffer: size.String()}
+	_, row.Effective, _ = nbd.ProbeSocketBuffer("unix", nbd.SendBuf, req)
+	var runs []ExecRun
+	for r := 0; r < spec.Exec.Warmup+spec.Repeat; r++ {
+		if err := ctx.Err(); err != nil {
+			return row, err
+		}
+		run, err := execOnce(ctx, srv, argv)
+		if err != nil {
+			return row, err
+		}
+		if r < spec.Exec.Warmup {
+			continue
+		}
+		runs = append(runs, run)
+		done(execRow(row, runs), len(runs))
+	}
+	return execRow(row, runs), nil
+}
+
+// execOnce runs the client once, between two polls of the server.
+func execOnce(ctx context.Context, srv *child, argv []string) (ExecRun, error) {
+	before, err := srv.call(childCmd{Op: "poll"}, 5*time.Second)
+	if err != nil {
+		return ExecRun{}, fmt.Errorf("server: %w", err)
+	}
+	res, err := clientrun.Run(ctx, argv)
+	if err != nil {
+		return ExecRun{}, err
+	}
+	// The client has exited, so every reply it read was sent; the server
+	// may still be closing the connection, which moves no payload.
+	after, err := srv.call(childCmd{Op: "poll"}, 5*time.Second)
+	if err != nil {
+		return ExecRun{}, fmt.Errorf("server: %w (%s)", err, srv.lastStderr())
+	}
+	run := ExecRun{Result: res, Server: after.Counters.Sub(before.Counters)}
+	if after.Payload != nil && before.Payload != nil {
+		run.Payload = after.Payload.Sub(*before.Payload)
+	}
+	return run, nil
+}
+
+// execRow folds the runs so far into row: the seed's columns (time, user,
+// system) each as its median with min–max, the figures of the median run.
+func execRow(row SweepRow, runs []ExecRun) SweepRow {
+	x := &ExecRow{Runs: append([]ExecRun(nil), runs...)}
+	pick := func(f func(ExecRun) float64) (med, lo, hi float64) {
+		v := make([]float64, len(runs))
+		for i, r := range runs {
+			v[i] = f(r)
+		}
+		sort.Float64s(v)
+		n := len(v)
+		return (v[(n-1)/2] + v[n/2]) / 2, v[0], v[n-1] // an even count: the middle two's mean
+	}
+	row.Seconds, x.SecondsMin, x.SecondsMax = pick(func(r ExecRun) float64 { return r.Seconds })
+	row.ClientUserS, x.UserMin, x.UserMax = pick(func(r ExecRun) float64 { return r.UserS })
+	row.ClientSysS, x.SysMin, x.SysMax = pick(func(r ExecRun) float64 { return r.SysS })
+	byTime := append([]ExecRun(nil), runs...)
+	sort.Slice(byTime, func(i, j int) bool { return byTime[i].Seconds < byTime[j].Seconds })
+	med := byTime[len(byTime)/2]
+	x.ServerSentB = med.Server.IO.SendBytes
+	row.Figures = execFigures(row, med)
+	f := &row.Figures
+	row.ThroughputBps = Throughput(f.Bytes, row.Seconds)
+	row.ServerUserS, row.ServerSysS = f.Server.UserS, f.Server.SysS
+	row.RecvPer2MiB = f.ReceiverCallsPer2MiB()
+	row.EAGAINPer2MiB = Unknown
+	if IsWrite(f.Settings.Workload) {
+		row.EAGAINPer2MiB = f.Server.RecvEAGAINPer2MiB
+	}
+	row.Repeats = len(runs)
+	row.Exec = x
+	return row
+}
+
+// execFigures are one run's figures in the one Figures layout. The
+// workload is what the server saw: write when it received more payload
+// than it sent.
+func execFigures(row SweepRow, run ExecRun) Figures {
+	// The client's shape (connections, request size) is its own: not stamped.
+	st := Stamp{Workload: WorkRead, Transport: "unix", SndBuf: row.Buffer, Placement: "os"}
+	if run.Payload.WriteBytes > run.Payload.ReadBytes {
+		st.Workload = WorkWrite
+	}
+	pl := run.Payload.Total()
+	client := ProcessFigures(Counters{UserS: run.UserS, SysS: run.SysS, VolCS: uint64(run.Nvcsw), InvolCS: uint64(run.Nivcsw)}, pl, run.Seconds)
+	// Not counted: the client's socket calls are its own business.
+	client.RecvCallsPer2MiB, client.SendCallsPer2MiB = Unknown, Unknown
+	client.RecvEAGAINPer2MiB, client.SendEAGAINPer2MiB, client.EAGAINPer2MiB = Unknown, Unknown, Unknown
+	server := ProcessFigures(run.Server, pl, run.Seconds)
+	return Figures{Settings: st, Seconds: run.Seconds, Bytes: pl, ThroughputBps: Throughput(pl, run.Seconds),
+		Client: client, Server: &server, LatencyP50Ms: Unknown, LatencyP99Ms: Unknown,
+		SndBuf: Buffers{ServerRequested: row.Buffer, ServerEffective: row.Effective, ClientRequested: BufDefaultName, ClientRcvRequested: BufDefaultName}}
+}
