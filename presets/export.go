@@ -167,8 +167,9 @@ func mdEscape(s string) string {
 
 // ---- markdown ----
 
-func writeMarkdown(rf RunFile, out io.Writer) error {
-	w := bufio.NewWriter(out)
+// writeMarkdownHead writes the title and the run's facts: time, preset,
+// version, platform, buffer limits, mode, and whether it is partial.
+func writeMarkdownHead(w io.Writer, rf RunFile) {
 	r := &rf.Report
 	title := rf.Name
 	if title == "" {
@@ -223,6 +224,12 @@ func writeMarkdown(rf RunFile, out io.Writer) error {
 	}
 	fmt.Fprintln(w)
 
+}
+
+func writeMarkdown(rf RunFile, out io.Writer) error {
+	w := bufio.NewWriter(out)
+	r := &rf.Report
+	writeMarkdownHead(w, rf)
 	sum := table{
 		head:  []string{"side", "buffer size", "time", "user", "system", "GiB/s", "syscalls per 2 MiB"},
 		right: []bool{false, false, true, true, true, true, true},
@@ -285,33 +292,7 @@ func writeMarkdown(rf RunFile, out io.Writer) error {
 		}
 		ev.write(w)
 	}
-	if len(r.Warnings) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "## Warnings")
-		fmt.Fprintln(w)
-		for _, x := range r.Warnings {
-			side := ""
-			if x.Side != "" {
-				side = " side " + x.Side
-			}
-			fmt.Fprintf(w, "- %.2fs%s: %s", x.T, side, mdEscape(x.Text))
-			if x.Fix != "" {
-				fmt.Fprintf(w, " (fix: `%s`)", strings.ReplaceAll(x.Fix, "`", "'"))
-			}
-			fmt.Fprintln(w)
-		}
-	}
-	if len(r.Crashes) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "## Crashes")
-		fmt.Fprintln(w)
-		for _, c := range r.Crashes {
-			fmt.Fprintf(w, "- %.2fs %s\n", c.T, mdEscape(c.Text()))
-			for _, l := range c.Stderr {
-				fmt.Fprintf(w, "    %s\n", l)
-			}
-		}
-	}
+	writeWarningsAndCrashes(w, r)
 	return w.Flush()
 }
 
@@ -348,6 +329,38 @@ func writeSegments(w io.Writer, r *engine.Report) {
 	t.write(w)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "- a segment is a stretch with unchanged settings; an interval in which a change took effect belongs to none.")
+}
+
+// writeWarningsAndCrashes writes the run's warnings (with their fixes)
+// and crashes (with the stderr tail).
+func writeWarningsAndCrashes(w io.Writer, r *engine.Report) {
+	if len(r.Warnings) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "## Warnings")
+		fmt.Fprintln(w)
+		for _, x := range r.Warnings {
+			side := ""
+			if x.Side != "" {
+				side = " side " + x.Side
+			}
+			fmt.Fprintf(w, "- %.2fs%s: %s", x.T, side, mdEscape(x.Text))
+			if x.Fix != "" {
+				fmt.Fprintf(w, " (fix: `%s`)", strings.ReplaceAll(x.Fix, "`", "'"))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if len(r.Crashes) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "## Crashes")
+		fmt.Fprintln(w)
+		for _, c := range r.Crashes {
+			fmt.Fprintf(w, "- %.2fs %s\n", c.T, mdEscape(c.Text()))
+			for _, l := range c.Stderr {
+				fmt.Fprintf(w, "    %s\n", l)
+			}
+		}
+	}
 }
 
 func sizeOrNA(n int) string {

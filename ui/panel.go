@@ -472,6 +472,10 @@ func (p *panel) figureRows(d panelData, lw int) []string {
 	f := d.fig
 	recv := p.val(fig(f.recvCalls))
 	send := p.val(fig(f.sendCalls))
+	total := f.cpu // client and server (engine's CPU); n/a without a server of ours
+	if total.ClientOnly {
+		total.CoresBusy, total.SPerGiB = engine.Unknown, engine.Unknown
+	}
 	if f.write {
 		send = st.Strong.Render(send)
 	} else {
@@ -485,8 +489,8 @@ func (p *panel) figureRows(d panelData, lw int) []string {
 		p.row("wake/2MiB", lw, p.val(fig(f.cliWake))+st.Dim.Render(" cli · ")+p.val(fig(f.srvWake))+st.Dim.Render(" srv")),
 		p.row("cpu client", lw, p.val(fig(f.cliCores))+st.Dim.Render(" cores · ")+p.val(fig(f.cliPerGiB))+st.Dim.Render(" s/GiB")),
 		p.row("cpu server", lw, p.val(fig(f.srvCores))+st.Dim.Render(" cores · ")+p.val(fig(f.srvPerGiB))+st.Dim.Render(" s/GiB")),
-		p.row("cpu total", lw, p.val(fig(engine.SumFigures(f.cliCores, f.srvCores)))+st.Dim.Render(" cores · ")+
-			p.val(fig(engine.SumFigures(f.cliPerGiB, f.srvPerGiB)))+st.Dim.Render(" s/GiB")),
+		p.row("cpu total", lw, p.val(fig(total.CoresBusy))+st.Dim.Render(" cores · ")+
+			p.val(fig(total.SPerGiB))+st.Dim.Render(" s/GiB")),
 		p.row("latency", lw, p.latency(f)),
 		p.row("errors", lw, p.val(d.errors)),
 		p.row("cores", lw, p.cores(d)),

@@ -175,6 +175,58 @@ func bufText(req string, eff int) string {
 	return fmt.Sprintf("%s (%s)", req, units.FormatSize(int64(eff)))
 }
 
+// summaryGetter reads one figure of a summary.
+type summaryGetter func(sm engine.Summary) engine.Figure
+
+// srvFig reads a server figure (unknown for an external target).
+func srvFig(f func(p engine.Process) engine.Figure) summaryGetter {
+	return func(sm engine.Summary) engine.Figure {
+		if sm.Server == nil {
+			return engine.Unknown
+		}
+		return f(*sm.Server)
+	}
+}
+
+// cliFig reads a client figure.
+func cliFig(f func(p engine.Process) engine.Figure) summaryGetter {
+	return func(sm engine.Summary) engine.Figure { return f(sm.Client) }
+}
+
+// summaryRows are the run table's figure rows: name, figure, format, and
+// whether a B/A ratio means something.
+var summaryRows = []struct {
+	name   string
+	get    summaryGetter
+	format func(engine.Figure) string
+	ratio  bool
+}{
+	{"throughput", func(sm engine.Summary) engine.Figure { return sm.ThroughputBps }, rate, true},
+	{"client recv calls/2MiB", cliFig(func(p engine.Process) engine.Figure { return p.RecvCallsPer2MiB }), f1, true},
+	{"server recv calls/2MiB", srvFig(func(p engine.Process) engine.Figure { return p.RecvCallsPer2MiB }), f1, true},
+	{"client send calls/2MiB", cliFig(func(p engine.Process) engine.Figure { return p.SendCallsPer2MiB }), f1, true},
+	{"server send calls/2MiB", srvFig(func(p engine.Process) engine.Figure { return p.SendCallsPer2MiB }), f1, true},
+	{"client recv EAGAIN/2MiB", cliFig(func(p engine.Process) engine.Figure { return p.RecvEAGAINPer2MiB }), f1, true},
+	{"client send EAGAIN/2MiB", cliFig(func(p engine.Process) engine.Figure { return p.SendEAGAINPer2MiB }), f1, true},
+	{"server recv EAGAIN/2MiB", srvFig(func(p engine.Process) engine.Figure { return p.RecvEAGAINPer2MiB }), f1, true},
+	{"server send EAGAIN/2MiB", srvFig(func(p engine.Process) engine.Figure { return p.SendEAGAINPer2MiB }), f1, true},
+	{"client wake-ups/2MiB (vol)", cliFig(func(p engine.Process) engine.Figure { return p.VolCSPer2MiB }), f1, true},
+	{"client wake-ups/2MiB (invol)", cliFig(func(p engine.Process) engine.Figure { return p.InvolCSPer2MiB }), f1, true},
+	{"server wake-ups/2MiB (vol)", srvFig(func(p engine.Process) engine.Figure { return p.VolCSPer2MiB }), f1, true},
+	{"server wake-ups/2MiB (invol)", srvFig(func(p engine.Process) engine.Figure { return p.InvolCSPer2MiB }), f1, true},
+	{"client user s", cliFig(func(p engine.Process) engine.Figure { return p.UserS }), f2, false},
+	{"client sys s", cliFig(func(p engine.Process) engine.Figure { return p.SysS }), f2, false},
+	{"server user s", srvFig(func(p engine.Process) engine.Figure { return p.UserS }), f2, false},
+	{"server sys s", srvFig(func(p engine.Process) engine.Figure { return p.SysS }), f2, false},
+	{"client cores busy", cliFig(func(p engine.Process) engine.Figure { return p.CoresBusy }), f2, true},
+	{"server cores busy", srvFig(func(p engine.Process) engine.Figure { return p.CoresBusy }), f2, true},
+	{"client CPU s/GiB", cliFig(func(p engine.Process) engine.Figure { return p.CPUSPerGiB }), f3, true},
+	{"server CPU s/GiB", srvFig(func(p engine.Process) engine.Figure { return p.CPUSPerGiB }), f3, true},
+	{"latency p50 ms", func(sm engine.Summary) engine.Figure { return sm.LatencyP50Ms }, f2, true},
+	{"latency p99 ms", func(sm engine.Summary) engine.Figure { return sm.LatencyP99Ms }, f2, true},
+	{"latency max ms", func(sm engine.Summary) engine.Figure { return sm.LatencyMaxMs }, f2, true},
+}
+
 // printSummary prints one row per figure, a column per side and the B/A
 // ratio, so it reads at 80 columns.
 func printSummary(w io.Writer, rep engine.Report) {
@@ -190,50 +242,7 @@ func printSummary(w io.Writer, rep engine.Report) {
 		head += "\tB/A"
 	}
 	fmt.Fprintln(tw, head+"\t")
-	type getter func(sm engine.Summary) engine.Figure
-	srv := func(f func(p engine.Process) engine.Figure) getter {
-		return func(sm engine.Summary) engine.Figure {
-			if sm.Server == nil {
-				return engine.Unknown
-			}
-			return f(*sm.Server)
-		}
-	}
-	cli := func(f func(p engine.Process) engine.Figure) getter {
-		return func(sm engine.Summary) engine.Figure { return f(sm.Client) }
-	}
-	rows := []struct {
-		name   string
-		get    getter
-		format func(engine.Figure) string
-		ratio  bool
-	}{
-		{"throughput", func(sm engine.Summary) engine.Figure { return sm.ThroughputBps }, rate, true},
-		{"client recv calls/2MiB", cli(func(p engine.Process) engine.Figure { return p.RecvCallsPer2MiB }), f1, true},
-		{"server recv calls/2MiB", srv(func(p engine.Process) engine.Figure { return p.RecvCallsPer2MiB }), f1, true},
-		{"client send calls/2MiB", cli(func(p engine.Process) engine.Figure { return p.SendCallsPer2MiB }), f1, true},
-		{"server send calls/2MiB", srv(func(p engine.Process) engine.Figure { return p.SendCallsPer2MiB }), f1, true},
-		{"client recv EAGAIN/2MiB", cli(func(p engine.Process) engine.Figure { return p.RecvEAGAINPer2MiB }), f1, true},
-		{"client send EAGAIN/2MiB", cli(func(p engine.Process) engine.Figure { return p.SendEAGAINPer2MiB }), f1, true},
-		{"server recv EAGAIN/2MiB", srv(func(p engine.Process) engine.Figure { return p.RecvEAGAINPer2MiB }), f1, true},
-		{"server send EAGAIN/2MiB", srv(func(p engine.Process) engine.Figure { return p.SendEAGAINPer2MiB }), f1, true},
-		{"client wake-ups/2MiB (vol)", cli(func(p engine.Process) engine.Figure { return p.VolCSPer2MiB }), f1, true},
-		{"client wake-ups/2MiB (invol)", cli(func(p engine.Process) engine.Figure { return p.InvolCSPer2MiB }), f1, true},
-		{"server wake-ups/2MiB (vol)", srv(func(p engine.Process) engine.Figure { return p.VolCSPer2MiB }), f1, true},
-		{"server wake-ups/2MiB (invol)", srv(func(p engine.Process) engine.Figure { return p.InvolCSPer2MiB }), f1, true},
-		{"client user s", cli(func(p engine.Process) engine.Figure { return p.UserS }), f2, false},
-		{"client sys s", cli(func(p engine.Process) engine.Figure { return p.SysS }), f2, false},
-		{"server user s", srv(func(p engine.Process) engine.Figure { return p.UserS }), f2, false},
-		{"server sys s", srv(func(p engine.Process) engine.Figure { return p.SysS }), f2, false},
-		{"client cores busy", cli(func(p engine.Process) engine.Figure { return p.CoresBusy }), f2, true},
-		{"server cores busy", srv(func(p engine.Process) engine.Figure { return p.CoresBusy }), f2, true},
-		{"client CPU s/GiB", cli(func(p engine.Process) engine.Figure { return p.CPUSPerGiB }), f3, true},
-		{"server CPU s/GiB", srv(func(p engine.Process) engine.Figure { return p.CPUSPerGiB }), f3, true},
-		{"latency p50 ms", func(sm engine.Summary) engine.Figure { return sm.LatencyP50Ms }, f2, true},
-		{"latency p99 ms", func(sm engine.Summary) engine.Figure { return sm.LatencyP99Ms }, f2, true},
-		{"latency max ms", func(sm engine.Summary) engine.Figure { return sm.LatencyMaxMs }, f2, true},
-	}
-	for _, r := range rows {
+	for _, r := range summaryRows {
 		line := r.name
 		var vals []engine.Figure
 		for _, s := range rep.Sides {
