@@ -125,7 +125,7 @@ func checkNoStall(t *testing.T, cfg Config) {
 		gap, wait := stallBars(sc, float64(sum.ThroughputBps), interval)
 		if gap > interval || wait > 5*time.Second {
 			t.Logf("%s: %.0f MiB/s on this machine: a burst of replies takes %v, the queue %v; allowing gaps of %v and waits of %v",
-				side, float64(sum.ThroughputBps)/(1<<20), gap/2, wait/2, gap, wait)
+				side, float64(sum.ThroughputBps)/(1<<20), time.Duration(float64(sc.Connections*sc.RequestSize)/float64(sum.ThroughputBps)*float64(time.Second)), wait/2, gap, wait)
 		}
 		if m := sum.LatencyMaxMs; !m.Known() || time.Duration(float64(m)*1e6) > wait {
 			t.Errorf("%s: longest request %.0f ms, want under %v", side, float64(m), wait)
@@ -172,8 +172,8 @@ func checkNoStall(t *testing.T, cfg Config) {
 
 // stallBars are the longest a running side may go without completing a
 // request, and the longest one request may wait: the bars (an
-// interval, 5 s), or, on a machine too slow for them, twice what the
-// side's own throughput makes inevitable. Replies of its connections come
+// interval, 5 s), or, on a machine too slow for them, a multiple of what
+// the side's own throughput makes inevitable. Replies of its connections come
 // interleaved, so completions arrive in bursts of connections × request
 // size; a request waits behind everything in flight (Little's law). A
 // stall is no slower progress but none: it fails either way.
@@ -181,5 +181,11 @@ func stallBars(sc SideConfig, bps float64, interval time.Duration) (gap, wait ti
 	secs := func(bytes int) time.Duration { return time.Duration(float64(bytes) / bps * float64(time.Second)) }
 	burst := secs(sc.Connections * sc.RequestSize)
 	queue := secs(sc.Connections * sc.InFlight * sc.RequestSize)
-	return max(interval, 2*burst), max(5*time.Second, 2*queue)
+	gap = interval
+	if 4*burst > interval {
+		// Throughput swings on a shared machine: the average
+		// understates the slow stretches.
+		gap = max(2*interval, 4*burst)
+	}
+	return gap, max(5*time.Second, 2*queue)
 }
