@@ -186,16 +186,16 @@ type panelData struct {
 	server, client, clientRcv bufData // the buffers: requested → effective
 	// bufs are the same buffers in the order shown: first those the
 	// buffer keys step (stepped), then the others.
-	bufs []shownBuf
-	connections, inFlight     int
-	requestSize               int
-	workload, consume         string
-	transport, placement      string
-	fig                       panelFigures
-	errors                    string // the latest active sample's; na without one
-	placed                    bool   // the CPUs below are known
-	loadCPUs, serverCPUs      string // where the load and server ran
-	warnings                  []engine.Warning
+	bufs                  []shownBuf
+	connections, inFlight int
+	requestSize           int
+	workload, consume     string
+	transport, placement  string
+	fig                   panelFigures
+	errors                string // the latest active sample's; na without one
+	placed                bool   // the CPUs below are known
+	loadCPUs, serverCPUs  string // where the load and server ran
+	warnings              []engine.Warning
 }
 
 // shownBuf is a buffer with its label (engine.Setting.Label).
