@@ -22,6 +22,10 @@ type SweepSpec struct {
 	Exec *ExecSpec `json:"exec,omitempty"`
 }
 
+// DefaultSweepSetting is the buffer a sweep goes through unless told: the
+// server's send buffer (the seed's read tables).
+const DefaultSweepSetting = SetSndBuf
+
 // DefaultSweepSizes are the sizes of the published tables.
 var DefaultSweepSizes = []string{"default", "64k", "128k", "256k", "512k", "1m", "2m", "4m"}
 
@@ -135,7 +139,7 @@ func Sweep(ctx context.Context, base Config, spec SweepSpec, opts Options, progr
 		return nil, errors.New("sweep: need sizes, a positive byte count and at least one repeat")
 	}
 	if spec.Setting == "" {
-		spec.Setting = SetSndBuf
+		spec.Setting = DefaultSweepSetting
 	}
 	var rows []SweepRow
 	pr := SweepProgress{Sizes: len(spec.Sizes), Repeats: spec.Repeat, Total: len(spec.Sizes) * spec.Repeat}

@@ -38,12 +38,14 @@ status and the end of its stderr. Presets: qemu-img-read, qemu-img-write,
 nbdcopy-blkhash, and blksum-exec when blksum is installed.`
 
 const sweepExample = `  nbdscope sweep --sndbuf default,64k,128k,256k,512k,1m,2m,4m --bytes 4g --repeat 3
+  nbdscope sweep --workload write --client-sndbuf default,256k,1m,2m,4m --bytes 4g --repeat 3
   nbdscope sweep --preset sweep --repeat 1 --bytes 1g --markdown
   nbdscope sweep --preset qemu-img-read --bytes 4g --repeat 3 --sndbuf default,256k,1m,2m,4m
   nbdscope sweep --exec 'nbdinfo --map {uri}' --sndbuf default,2m --bytes 1g --save map`
 
 type sweepFlags struct {
-	sizes, bytes        string
+	lists               map[string]*string // buffer setting → sizes to sweep
+	bytes               string
 	repeat, warmup      int
 	asJSON, asCSV, asMD bool
 	exec                string
@@ -61,11 +63,24 @@ func newSweepCmd(a *app) *cobra.Command {
 		Example: sweepExample,
 		Args:    noArgs,
 	}
-	// --sndbuf here is the list of sizes to sweep, not a per-side setting.
-	lf := addLoadFlags(a, cmd, false, engine.SetSndBuf)
+	// A buffer's flag here (--sndbuf, --client-sndbuf, --client-rcvbuf) is
+	// the list of sizes to sweep it through, not a per-side setting.
+	var bufs []string
+	for _, st := range engine.BufferSettings() {
+		bufs = append(bufs, st.Name)
+	}
+	lf := addLoadFlags(a, cmd, false, bufs...)
 	fs := cmd.Flags()
-	fs.StringVar(&f.sizes, "sndbuf", strings.Join(engine.DefaultSweepSizes, ","), "comma-separated server send buffer `SIZES` to sweep")
-	cmd.RegisterFlagCompletionFunc("sndbuf", completeBufList)
+	f.lists = map[string]*string{}
+	for _, st := range engine.BufferSettings() {
+		v, def := new(string), ""
+		if st.Name == engine.DefaultSweepSetting {
+			def = strings.Join(engine.DefaultSweepSizes, ",")
+		}
+		f.lists[st.Name] = v
+		fs.StringVar(v, st.Name, def, "comma-separated "+st.Label+" `SIZES` to sweep (one buffer per sweep)")
+		cmd.RegisterFlagCompletionFunc(st.Name, completeBufList)
+	}
 	fs.StringVar(&f.bytes, "bytes", "4g", "payload `SIZE` to move per measurement")
 	fs.IntVar(&f.repeat, "repeat", 3, "measurements per size, `N` (the median is shown)")
 	fs.BoolVar(&f.asJSON, "json", false, "print JSON (version 2, see the README)")
@@ -123,20 +138,44 @@ func (f *sweepFlags) spec(fs *pflag.FlagSet, preset *engine.SweepSpec) (engine.S
 		}
 		spec.Bytes = n
 	}
-	if fs.Changed("sndbuf") || len(spec.Sizes) == 0 {
-		spec.Sizes = nil
-		for _, s := range strings.Split(f.sizes, ",") {
-			b, err := engine.ParseBuf(strings.TrimSpace(s))
-			if err != nil {
-				return spec, usageErrorf("sweep: --sndbuf: %v", err)
-			}
-			spec.Sizes = append(spec.Sizes, b)
-		}
+	if err := f.sweptBuffer(fs, &spec); err != nil {
+		return spec, err
 	}
 	if spec.Repeat < 1 || spec.Repeat > 100 {
 		return spec, usageErrorf("sweep: --repeat %d: want 1…100", spec.Repeat)
 	}
 	return spec, nil
+}
+
+// sweptBuffer sets the buffer swept and its sizes from the one buffer
+// flag given; with none, the preset's (or the default: the server's).
+func (f *sweepFlags) sweptBuffer(fs *pflag.FlagSet, spec *engine.SweepSpec) error {
+	name := ""
+	for _, st := range engine.BufferSettings() {
+		if !fs.Changed(st.Name) {
+			continue
+		}
+		if name != "" {
+			return usageErrorf("sweep: --%s and --%s: sweep one buffer at a time", name, st.Name)
+		}
+		name = st.Name
+	}
+	if name == "" && len(spec.Sizes) > 0 {
+		return nil
+	}
+	if name == "" {
+		name = engine.DefaultSweepSetting
+	}
+	st, _ := engine.Lookup(name)
+	spec.Setting, spec.Sizes = name, nil
+	for _, s := range strings.Split(*f.lists[name], ",") {
+		v, err := st.Parse(s)
+		if err != nil {
+			return usageErrorf("sweep: --%s: %v", name, err)
+		}
+		spec.Sizes = append(spec.Sizes, v.Buf)
+	}
+	return nil
 }
 
 func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags, preset string) error {

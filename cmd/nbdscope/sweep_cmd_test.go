@@ -111,17 +111,24 @@ func TestSweepFlagsWinOverPreset(t *testing.T) {
 	if err != nil || preset == nil {
 		t.Fatalf("sweep preset: %v", err)
 	}
-	spec := func(args ...string) engine.SweepSpec {
+	specErr := func(args ...string) (engine.SweepSpec, error) {
 		t.Helper()
 		cmd := newSweepCmd(testApp())
 		if err := cmd.ParseFlags(args); err != nil {
 			t.Fatal(err)
 		}
-		var f sweepFlags
-		f.sizes, _ = cmd.Flags().GetString("sndbuf")
+		f := sweepFlags{lists: map[string]*string{}}
+		for _, st := range engine.BufferSettings() {
+			v, _ := cmd.Flags().GetString(st.Name)
+			f.lists[st.Name] = &v
+		}
 		f.bytes, _ = cmd.Flags().GetString("bytes")
 		f.repeat, _ = cmd.Flags().GetInt("repeat")
-		s, err := f.spec(cmd.Flags(), preset)
+		return f.spec(cmd.Flags(), preset)
+	}
+	spec := func(args ...string) engine.SweepSpec {
+		t.Helper()
+		s, err := specErr(args...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,6 +144,16 @@ func TestSweepFlagsWinOverPreset(t *testing.T) {
 	// against the default text).
 	if s := spec("--repeat", "3", "--bytes", "4g", "--sndbuf", "64k,1m"); s.Repeat != 3 || s.Bytes != 4<<30 || len(s.Sizes) != 2 {
 		t.Errorf("explicit defaults: %+v", s)
+	}
+	// --client-sndbuf sweeps the client's send buffer (issue 17).
+	if s := spec("--client-sndbuf", "default,256k,1m"); s.Setting != engine.SetClientSndBuf || fmt.Sprint(s.Sizes) != "[default 256k 1m]" {
+		t.Errorf("--client-sndbuf: setting %q sizes %v", s.Setting, s.Sizes)
+	}
+	if _, err := specErr("--client-sndbuf", "1m", "--sndbuf", "2m"); err == nil || !strings.Contains(err.Error(), "one buffer at a time") {
+		t.Errorf("two buffers swept at once: %v", err)
+	}
+	if _, err := specErr("--client-sndbuf", "1m,lots"); err == nil || !strings.Contains(err.Error(), `"lots"`) {
+		t.Errorf("a bad size: %v", err)
 	}
 }
 
