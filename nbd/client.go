@@ -449,98 +449,30 @@ func (cl *Client) simpleReply(h []byte) error {
 	return nil
 }
 
+// chunk reads one structured reply chunk's payload into its request and
+// completes the request at its last chunk.
 func (cl *Client) chunk(ch Chunk) error {
 	op := cl.lookup(ch.Cookie, false)
 	if op == nil {
 		return protoErrorf("chunk with unknown cookie %d", ch.Cookie)
 	}
+	var err error
 	switch ch.Type {
 	case ChunkOffsetData:
-		if op.Cmd != CmdRead {
-			return protoErrorf("OFFSET_DATA chunk for %s", CmdName(op.Cmd))
-		}
-		if ch.Length < 9 {
-			return protoErrorf("OFFSET_DATA chunk of %d bytes (at least 9)", ch.Length)
-		}
-		ob := cl.scratch[:8]
-		if err := cl.c.ReadFull(ob); err != nil {
-			return err
-		}
-		off := binary.BigEndian.Uint64(ob)
-		n := uint64(ch.Length - 8)
-		lo, hi, ok := chunkRange(op, off, n)
-		if !ok {
-			return protoErrorf("OFFSET_DATA chunk [%d,+%d) overruns the request [%d,+%d)", off, n, op.Offset, op.Length)
-		}
-		if err := cl.c.ReadFull(op.Buf[lo:hi]); err != nil {
-			return fmt.Errorf("nbd: reading READ data: %w", err)
-		}
-		op.covered += n
+		err = cl.offsetData(op, ch)
 	case ChunkOffsetHole:
-		if op.Cmd != CmdRead || ch.Length != 12 {
-			return protoErrorf("malformed OFFSET_HOLE chunk (%d bytes, %s)", ch.Length, CmdName(op.Cmd))
-		}
-		b := cl.scratch[:12]
-		if err := cl.c.ReadFull(b); err != nil {
-			return err
-		}
-		off := binary.BigEndian.Uint64(b)
-		n := uint64(binary.BigEndian.Uint32(b[8:]))
-		lo, hi, ok := chunkRange(op, off, n)
-		if !ok || n == 0 {
-			return protoErrorf("OFFSET_HOLE chunk [%d,+%d) overruns the request [%d,+%d)", off, n, op.Offset, op.Length)
-		}
-		clear(op.Buf[lo:hi])
-		op.covered += n
+		err = cl.offsetHole(op, ch)
 	case ChunkBlockStatus:
-		if op.Cmd != CmdBlockStatus || ch.Length > 4+8*1<<20 {
-			return protoErrorf("unexpected BLOCK_STATUS chunk (%d bytes, %s)", ch.Length, CmdName(op.Cmd))
-		}
-		p := make([]byte, ch.Length)
-		if err := cl.c.ReadFull(p); err != nil {
-			return err
-		}
-		id, exts, err := ParseBlockStatus(p)
-		if err != nil {
-			return err
-		}
-		// One context is negotiated, so exactly one chunk may come, and
-		// for that context; more would let a server grow Extents without end.
-		if cl.info.HasMeta && id != cl.info.MetaID {
-			return protoErrorf("BLOCK_STATUS chunk for context %d, negotiated %d", id, cl.info.MetaID)
-		}
-		if len(op.Extents) > 0 {
-			return protoErrorf("second BLOCK_STATUS chunk for one request")
-		}
-		op.Extents = append(op.Extents, exts...)
+		err = cl.blockStatus(op, ch)
 	case ChunkNone:
 		if ch.Length != 0 || ch.Flags&ChunkFlagDone == 0 {
-			return protoErrorf("NONE chunk with length %d or without DONE", ch.Length)
+			err = protoErrorf("NONE chunk with length %d or without DONE", ch.Length)
 		}
 	default:
-		if ch.Type&0x8000 == 0 {
-			return protoErrorf("unknown chunk type %d", ch.Type)
-		}
-		if ch.Length > maxOptionLength {
-			return protoErrorf("error chunk of %d bytes", ch.Length)
-		}
-		p := make([]byte, ch.Length)
-		if err := cl.c.ReadFull(p); err != nil {
-			return err
-		}
-		ec, err := ParseErrorChunk(ch.Type, p)
-		if err != nil && ch.Type != ChunkError && ch.Type != ChunkErrorOffset {
-			// Unknown error types still carry errno and message first.
-			ec.Errno = EIO
-		} else if err != nil {
-			return err
-		}
-		if op.err == nil {
-			op.err = ec.Errno
-			if ec.Message != "" {
-				op.err = &ServerError{Errno: ec.Errno, Message: ec.Message}
-			}
-		}
+		err = cl.errorChunk(op, ch)
+	}
+	if err != nil {
+		return err
 	}
 	if ch.Flags&ChunkFlagDone != 0 {
 		if op.err == nil && op.Cmd == CmdRead && op.covered != uint64(op.Length) {
@@ -550,6 +482,105 @@ func (cl *Client) chunk(ch Chunk) error {
 			op.err = protoErrorf("BLOCK_STATUS reply without extents")
 		}
 		cl.complete(ch.Cookie, op)
+	}
+	return nil
+}
+
+// offsetData reads an OFFSET_DATA chunk's data straight into op.Buf.
+func (cl *Client) offsetData(op *Op, ch Chunk) error {
+	if op.Cmd != CmdRead {
+		return protoErrorf("OFFSET_DATA chunk for %s", CmdName(op.Cmd))
+	}
+	if ch.Length < 9 {
+		return protoErrorf("OFFSET_DATA chunk of %d bytes (at least 9)", ch.Length)
+	}
+	ob := cl.scratch[:8]
+	if err := cl.c.ReadFull(ob); err != nil {
+		return err
+	}
+	off := binary.BigEndian.Uint64(ob)
+	n := uint64(ch.Length - 8)
+	lo, hi, ok := chunkRange(op, off, n)
+	if !ok {
+		return protoErrorf("OFFSET_DATA chunk [%d,+%d) overruns the request [%d,+%d)", off, n, op.Offset, op.Length)
+	}
+	if err := cl.c.ReadFull(op.Buf[lo:hi]); err != nil {
+		return fmt.Errorf("nbd: reading READ data: %w", err)
+	}
+	op.covered += n
+	return nil
+}
+
+// offsetHole zeroes the range of op.Buf an OFFSET_HOLE chunk names.
+func (cl *Client) offsetHole(op *Op, ch Chunk) error {
+	if op.Cmd != CmdRead || ch.Length != 12 {
+		return protoErrorf("malformed OFFSET_HOLE chunk (%d bytes, %s)", ch.Length, CmdName(op.Cmd))
+	}
+	b := cl.scratch[:12]
+	if err := cl.c.ReadFull(b); err != nil {
+		return err
+	}
+	off := binary.BigEndian.Uint64(b)
+	n := uint64(binary.BigEndian.Uint32(b[8:]))
+	lo, hi, ok := chunkRange(op, off, n)
+	if !ok || n == 0 {
+		return protoErrorf("OFFSET_HOLE chunk [%d,+%d) overruns the request [%d,+%d)", off, n, op.Offset, op.Length)
+	}
+	clear(op.Buf[lo:hi])
+	op.covered += n
+	return nil
+}
+
+// blockStatus takes a BLOCK_STATUS chunk's extents into op.
+func (cl *Client) blockStatus(op *Op, ch Chunk) error {
+	if op.Cmd != CmdBlockStatus || ch.Length > 4+8*1<<20 {
+		return protoErrorf("unexpected BLOCK_STATUS chunk (%d bytes, %s)", ch.Length, CmdName(op.Cmd))
+	}
+	p := make([]byte, ch.Length)
+	if err := cl.c.ReadFull(p); err != nil {
+		return err
+	}
+	id, exts, err := ParseBlockStatus(p)
+	if err != nil {
+		return err
+	}
+	// One context is negotiated, so exactly one chunk may come, and
+	// for that context; more would let a server grow Extents without end.
+	if cl.info.HasMeta && id != cl.info.MetaID {
+		return protoErrorf("BLOCK_STATUS chunk for context %d, negotiated %d", id, cl.info.MetaID)
+	}
+	if len(op.Extents) > 0 {
+		return protoErrorf("second BLOCK_STATUS chunk for one request")
+	}
+	op.Extents = append(op.Extents, exts...)
+	return nil
+}
+
+// errorChunk takes an error chunk (or fails on an unknown non-error
+// type): the request's first error is kept.
+func (cl *Client) errorChunk(op *Op, ch Chunk) error {
+	if ch.Type&0x8000 == 0 {
+		return protoErrorf("unknown chunk type %d", ch.Type)
+	}
+	if ch.Length > maxOptionLength {
+		return protoErrorf("error chunk of %d bytes", ch.Length)
+	}
+	p := make([]byte, ch.Length)
+	if err := cl.c.ReadFull(p); err != nil {
+		return err
+	}
+	ec, err := ParseErrorChunk(ch.Type, p)
+	if err != nil && ch.Type != ChunkError && ch.Type != ChunkErrorOffset {
+		// Unknown error types still carry errno and message first.
+		ec.Errno = EIO
+	} else if err != nil {
+		return err
+	}
+	if op.err == nil {
+		op.err = ec.Errno
+		if ec.Message != "" {
+			op.err = &ServerError{Errno: ec.Errno, Message: ec.Message}
+		}
 	}
 	return nil
 }

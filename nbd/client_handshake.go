@@ -102,39 +102,15 @@ func NewClient(ctx context.Context, nc net.Conn, opts ClientOptions) (*Client, e
 	return newClient(c, info), nil
 }
 
+// clientHandshake negotiates fixed newstyle: the greeting, structured
+// replies and the allocation meta context when asked for, then GO (or
+// EXPORT_NAME with a server without it).
 func clientHandshake(c *Conn, opts ClientOptions) (ExportInfo, error) {
 	var info ExportInfo
-	var g [greetingSize]byte
-	if err := c.ReadFull(g[:16]); err != nil {
-		return info, fmt.Errorf("reading greeting: %w", err)
-	}
-	if m := binary.BigEndian.Uint64(g[0:]); m != magicNBD {
-		return info, protoErrorf("greeting magic 0x%016x is not NBDMAGIC", m)
-	}
-	if m := binary.BigEndian.Uint64(g[8:]); m != magicIHaveOpt {
-		if m == 0x00420281861253 {
-			return info, errors.New("server speaks the oldstyle protocol, which is not supported")
-		}
-		return info, protoErrorf("greeting magic 0x%016x is not IHAVEOPT", m)
-	}
-	if err := c.ReadFull(g[16:18]); err != nil {
-		return info, fmt.Errorf("reading handshake flags: %w", err)
-	}
-	hf := binary.BigEndian.Uint16(g[16:])
-	if hf&flagFixedNewstyle == 0 {
-		return info, errors.New("server does not support fixed newstyle negotiation")
-	}
-	cf := clientFixedNewstyle
-	noZeroes := hf&flagNoZeroes != 0
-	if noZeroes {
-		cf |= clientNoZeroes
-	}
-	var b4 [4]byte
-	binary.BigEndian.PutUint32(b4[:], cf)
-	if _, err := c.Write(b4[:]); err != nil {
+	noZeroes, err := clientGreeting(c)
+	if err != nil {
 		return info, err
 	}
-
 	if !opts.NoStructuredReply {
 		if err := sendOption(c, OptStructuredReply, nil); err != nil {
 			return info, err
@@ -145,33 +121,80 @@ func clientHandshake(c *Conn, opts ClientOptions) (ExportInfo, error) {
 		}
 		info.Structured = typ == RepAck // an error reply means simple replies
 	}
-
 	if opts.BlockStatus && info.Structured {
-		p := make([]byte, 0, 12+len(opts.Export)+len(MetaContextBaseAllocation))
-		p = binary.BigEndian.AppendUint32(p, uint32(len(opts.Export)))
-		p = append(p, opts.Export...)
-		p = binary.BigEndian.AppendUint32(p, 1)
-		p = binary.BigEndian.AppendUint32(p, uint32(len(MetaContextBaseAllocation)))
-		p = append(p, MetaContextBaseAllocation...)
-		if err := sendOption(c, OptSetMetaContext, p); err != nil {
+		if err := setMetaContext(c, opts.Export, &info); err != nil {
 			return info, err
 		}
-		for {
-			typ, data, err := readOptReply(c, OptSetMetaContext)
-			if err != nil {
-				return info, err
-			}
-			if typ == RepAck || typ&repErrBit != 0 {
-				break
-			}
-			if typ == RepMetaContext && len(data) >= 4 && string(data[4:]) == MetaContextBaseAllocation {
-				info.MetaID = binary.BigEndian.Uint32(data)
-				info.HasMeta = true
-			}
+	}
+	return goExport(c, opts, info, noZeroes)
+}
+
+// clientGreeting reads the server's greeting and answers with the client
+// flags; it reports whether the server leaves out the zero padding.
+func clientGreeting(c *Conn) (noZeroes bool, err error) {
+	var g [greetingSize]byte
+	if err := c.ReadFull(g[:16]); err != nil {
+		return false, fmt.Errorf("reading greeting: %w", err)
+	}
+	if m := binary.BigEndian.Uint64(g[0:]); m != magicNBD {
+		return false, protoErrorf("greeting magic 0x%016x is not NBDMAGIC", m)
+	}
+	if m := binary.BigEndian.Uint64(g[8:]); m != magicIHaveOpt {
+		if m == 0x00420281861253 {
+			return false, errors.New("server speaks the oldstyle protocol, which is not supported")
+		}
+		return false, protoErrorf("greeting magic 0x%016x is not IHAVEOPT", m)
+	}
+	if err := c.ReadFull(g[16:18]); err != nil {
+		return false, fmt.Errorf("reading handshake flags: %w", err)
+	}
+	hf := binary.BigEndian.Uint16(g[16:])
+	if hf&flagFixedNewstyle == 0 {
+		return false, errors.New("server does not support fixed newstyle negotiation")
+	}
+	cf := clientFixedNewstyle
+	noZeroes = hf&flagNoZeroes != 0
+	if noZeroes {
+		cf |= clientNoZeroes
+	}
+	var b4 [4]byte
+	binary.BigEndian.PutUint32(b4[:], cf)
+	if _, err := c.Write(b4[:]); err != nil {
+		return false, err
+	}
+	return noZeroes, nil
+}
+
+// setMetaContext asks for base:allocation on export and notes its id in
+// info when the server grants it.
+func setMetaContext(c *Conn, export string, info *ExportInfo) error {
+	p := make([]byte, 0, 12+len(export)+len(MetaContextBaseAllocation))
+	p = binary.BigEndian.AppendUint32(p, uint32(len(export)))
+	p = append(p, export...)
+	p = binary.BigEndian.AppendUint32(p, 1)
+	p = binary.BigEndian.AppendUint32(p, uint32(len(MetaContextBaseAllocation)))
+	p = append(p, MetaContextBaseAllocation...)
+	if err := sendOption(c, OptSetMetaContext, p); err != nil {
+		return err
+	}
+	for {
+		typ, data, err := readOptReply(c, OptSetMetaContext)
+		if err != nil {
+			return err
+		}
+		if typ == RepAck || typ&repErrBit != 0 {
+			return nil
+		}
+		if typ == RepMetaContext && len(data) >= 4 && string(data[4:]) == MetaContextBaseAllocation {
+			info.MetaID = binary.BigEndian.Uint32(data)
+			info.HasMeta = true
 		}
 	}
+}
 
-	// GO, asking for the block size constraints.
+// goExport sends GO, asking for the block size constraints, and reads
+// the export's information; a server without GO gets EXPORT_NAME.
+func goExport(c *Conn, opts ClientOptions, info ExportInfo, noZeroes bool) (ExportInfo, error) {
 	p := make([]byte, 0, 8+len(opts.Export))
 	p = binary.BigEndian.AppendUint32(p, uint32(len(opts.Export)))
 	p = append(p, opts.Export...)
@@ -188,25 +211,11 @@ func clientHandshake(c *Conn, opts ClientOptions) (ExportInfo, error) {
 		}
 		switch {
 		case typ == RepInfo:
-			if len(data) < 2 {
-				return info, protoErrorf("INFO reply of %d bytes", len(data))
+			got, err := goInfo(data, &info)
+			if err != nil {
+				return info, err
 			}
-			switch binary.BigEndian.Uint16(data) {
-			case InfoExport:
-				if len(data) != 12 {
-					return info, protoErrorf("INFO_EXPORT of %d bytes, want 12", len(data))
-				}
-				info.Size = binary.BigEndian.Uint64(data[2:])
-				info.Flags = binary.BigEndian.Uint16(data[10:])
-				gotExport = true
-			case InfoBlockSize:
-				if len(data) != 14 {
-					return info, protoErrorf("INFO_BLOCK_SIZE of %d bytes, want 14", len(data))
-				}
-				info.BlockMin = binary.BigEndian.Uint32(data[2:])
-				info.BlockPref = binary.BigEndian.Uint32(data[6:])
-				info.BlockMax = binary.BigEndian.Uint32(data[10:])
-			}
+			gotExport = gotExport || got
 		case typ == RepAck:
 			if !gotExport {
 				return info, protoErrorf("GO acknowledged without INFO_EXPORT")
@@ -219,6 +228,31 @@ func clientHandshake(c *Conn, opts ClientOptions) (ExportInfo, error) {
 			return info, &OptionError{Option: OptGo, Type: typ, Message: string(data)}
 		}
 	}
+}
+
+// goInfo takes an INFO reply of GO into info; it reports whether it was
+// INFO_EXPORT (size and flags), which GO must send.
+func goInfo(data []byte, info *ExportInfo) (export bool, err error) {
+	if len(data) < 2 {
+		return false, protoErrorf("INFO reply of %d bytes", len(data))
+	}
+	switch binary.BigEndian.Uint16(data) {
+	case InfoExport:
+		if len(data) != 12 {
+			return false, protoErrorf("INFO_EXPORT of %d bytes, want 12", len(data))
+		}
+		info.Size = binary.BigEndian.Uint64(data[2:])
+		info.Flags = binary.BigEndian.Uint16(data[10:])
+		return true, nil
+	case InfoBlockSize:
+		if len(data) != 14 {
+			return false, protoErrorf("INFO_BLOCK_SIZE of %d bytes, want 14", len(data))
+		}
+		info.BlockMin = binary.BigEndian.Uint32(data[2:])
+		info.BlockPref = binary.BigEndian.Uint32(data[6:])
+		info.BlockMax = binary.BigEndian.Uint32(data[10:])
+	}
+	return false, nil
 }
 
 // exportName is the fallback for servers without GO.

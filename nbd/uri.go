@@ -37,28 +37,16 @@ type URI struct {
 
 // ParseURI parses an NBD URI.
 func ParseURI(s string) (URI, error) {
-	bad := func(format string, a ...any) (URI, error) {
-		return URI{}, fmt.Errorf("invalid NBD URI %q: %s", s, fmt.Sprintf(format, a...))
-	}
-	scheme, _, hasColon := strings.Cut(s, ":")
-	if !hasColon || scheme == "" || strings.ContainsAny(scheme, "/[]@?#") {
-		return bad("no scheme: want nbd://HOST[:PORT]/EXPORT or nbd+unix:///EXPORT?socket=PATH")
+	bad := func(err error) (URI, error) {
+		return URI{}, fmt.Errorf("invalid NBD URI %q: %s", s, err)
 	}
 	var u URI
-	switch strings.ToLower(scheme) {
-	case "nbd", "nbd+tcp":
-		u.Transport = "tcp"
-	case "nbd+unix":
-		u.Transport = "unix"
-	case "nbds", "nbds+unix", "nbds+tcp", "nbds+vsock":
-		return bad("scheme %q needs TLS, which is not supported; use nbd:// or nbd+unix://", scheme)
-	case "nbd+vsock":
-		return bad("the vsock transport (nbd+vsock) is not supported; use nbd:// or nbd+unix://")
-	default:
-		return bad("unknown scheme %q: want nbd:// or nbd+unix://", scheme)
+	scheme, err := uriScheme(s, &u)
+	if err != nil {
+		return bad(err)
 	}
 	if strings.ContainsRune(s, '#') {
-		return bad("fragments (#…) are not allowed; write # in an export name as %%23")
+		return bad(errors.New("fragments (#…) are not allowed; write # in an export name as %23"))
 	}
 	pu, err := url.Parse(s)
 	if err != nil {
@@ -66,80 +54,119 @@ func ParseURI(s string) (URI, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return bad("%v", err)
+		return bad(err)
 	}
 	if pu.Opaque != "" {
-		return bad("the form %s:%s is not supported; write %s://HOST:PORT/EXPORT", scheme, pu.Opaque, scheme)
+		return bad(fmt.Errorf("the form %s:%s is not supported; write %s://HOST:PORT/EXPORT", scheme, pu.Opaque, scheme))
 	}
 	if pu.User != nil {
-		return bad("user info (%q@) is only used for TLS, which is not supported", pu.User.String())
+		return bad(fmt.Errorf("user info (%q@) is only used for TLS, which is not supported", pu.User.String()))
 	}
+	if err := uriExport(pu.Path, &u); err != nil {
+		return bad(err)
+	}
+	socketSeen, err := uriQuery(pu.RawQuery, &u)
+	if err != nil {
+		return bad(err)
+	}
+	if u.Transport == "unix" {
+		if pu.Host != "" {
+			return bad(fmt.Errorf("nbd+unix:// takes no host or port (got %q); write nbd+unix:///EXPORT?socket=PATH", pu.Host))
+		}
+		if err := uriCheckSocket(u.Socket, socketSeen); err != nil {
+			return bad(err)
+		}
+		return u, nil
+	}
+	if err := uriHostPort(pu, &u); err != nil {
+		return bad(err)
+	}
+	return u, nil
+}
 
-	// Export name.
-	u.Export = strings.TrimPrefix(pu.Path, "/")
+// uriScheme sets u's transport from s's scheme, which it returns.
+func uriScheme(s string, u *URI) (string, error) {
+	scheme, _, hasColon := strings.Cut(s, ":")
+	if !hasColon || scheme == "" || strings.ContainsAny(scheme, "/[]@?#") {
+		return "", errors.New("no scheme: want nbd://HOST[:PORT]/EXPORT or nbd+unix:///EXPORT?socket=PATH")
+	}
+	switch strings.ToLower(scheme) {
+	case "nbd", "nbd+tcp":
+		u.Transport = "tcp"
+	case "nbd+unix":
+		u.Transport = "unix"
+	case "nbds", "nbds+unix", "nbds+tcp", "nbds+vsock":
+		return "", fmt.Errorf("scheme %q needs TLS, which is not supported; use nbd:// or nbd+unix://", scheme)
+	case "nbd+vsock":
+		return "", errors.New("the vsock transport (nbd+vsock) is not supported; use nbd:// or nbd+unix://")
+	default:
+		return "", fmt.Errorf("unknown scheme %q: want nbd:// or nbd+unix://", scheme)
+	}
+	return scheme, nil
+}
+
+// uriExport sets u's export name from the URI's (decoded) path.
+func uriExport(path string, u *URI) error {
+	u.Export = strings.TrimPrefix(path, "/")
 	if len(u.Export) > maxStringLength {
-		return bad("export name is %d bytes, longer than the NBD limit of %d", len(u.Export), maxStringLength)
+		return fmt.Errorf("export name is %d bytes, longer than the NBD limit of %d", len(u.Export), maxStringLength)
 	}
 	if strings.IndexByte(u.Export, 0) >= 0 {
-		return bad("export name contains a NUL byte")
+		return errors.New("export name contains a NUL byte")
 	}
+	return nil
+}
 
-	// Query.
-	socketSeen := false
-	for _, kv := range strings.Split(pu.RawQuery, "&") {
+// uriQuery takes the query's parameters into u (only socket= is known)
+// and reports whether it named a socket.
+func uriQuery(raw string, u *URI) (socketSeen bool, err error) {
+	for _, kv := range strings.Split(raw, "&") {
 		if kv == "" {
 			continue
 		}
 		rk, rv, _ := strings.Cut(kv, "=")
 		key, err := url.PathUnescape(rk)
 		if err != nil {
-			return bad("query parameter %q: %v", rk, err)
+			return false, fmt.Errorf("query parameter %q: %v", rk, err)
 		}
 		val, err := url.PathUnescape(rv) // RFC 3986: "+" is a plus, not a space
 		if err != nil {
-			return bad("query parameter %q: %v", key, err)
+			return false, fmt.Errorf("query parameter %q: %v", key, err)
 		}
 		switch {
 		case key == "socket":
 			if u.Transport != "unix" {
-				return bad("query parameter \"socket\" is only valid with nbd+unix://")
+				return false, errors.New("query parameter \"socket\" is only valid with nbd+unix://")
 			}
 			if socketSeen {
-				return bad("query parameter \"socket\" given twice")
+				return false, errors.New("query parameter \"socket\" given twice")
 			}
 			socketSeen = true
 			u.Socket = val
 		case strings.HasPrefix(key, "tls-"):
-			return bad("query parameter %q is for TLS, which is not supported", key)
+			return false, fmt.Errorf("query parameter %q is for TLS, which is not supported", key)
 		default:
-			return bad("unknown query parameter %q (only \"socket\", for nbd+unix://, is supported)", key)
+			return false, fmt.Errorf("unknown query parameter %q (only \"socket\", for nbd+unix://, is supported)", key)
 		}
 	}
+	return socketSeen, nil
+}
 
-	if u.Transport == "unix" {
-		if pu.Host != "" {
-			return bad("nbd+unix:// takes no host or port (got %q); write nbd+unix:///EXPORT?socket=PATH", pu.Host)
-		}
-		if err := uriCheckSocket(u.Socket, socketSeen); err != nil {
-			return bad("%v", err)
-		}
-		return u, nil
-	}
-
-	// TCP.
+// uriHostPort sets a TCP URI's host and port (DefaultPort if none).
+func uriHostPort(pu *url.URL, u *URI) error {
 	u.Host = pu.Hostname()
 	if err := uriCheckHost(u.Host, strings.HasPrefix(pu.Host, "[")); err != nil {
-		return bad("%v", err)
+		return err
 	}
 	u.Port = DefaultPort
 	if p := pu.Port(); p != "" {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 || n > 65535 {
-			return bad("port %q is not a number from 1 to 65535", p)
+			return fmt.Errorf("port %q is not a number from 1 to 65535", p)
 		}
 		u.Port = n
 	}
-	return u, nil
+	return nil
 }
 
 func uriCheckSocket(sock string, seen bool) error {
