@@ -101,7 +101,8 @@ func (p Payload) Total() uint64 { return p.ReadBytes + p.WriteBytes }
 
 // ConnInfo describes one open connection.
 type ConnInfo struct {
-	ID     uint64 // 1 for the first connection accepted, 2 for the next …
+	ID     uint64    // 1 for the first connection accepted, 2 for the next …
+	Since  time.Time // when it was accepted
 	Remote string
 	Export string
 	IO     IOStats
@@ -187,7 +188,7 @@ func (s *Server) startConn(ctx context.Context, nc net.Conn) {
 	}
 	sc := &serverConn{srv: s, c: c}
 	s.mu.Lock()
-	sc.id = s.accepted + 1
+	sc.id, sc.since = s.accepted+1, time.Now()
 	if len(s.conns) >= max {
 		s.mu.Unlock()
 		s.logf("refusing connection: limit of %d connections reached", max)
@@ -262,7 +263,7 @@ func (s *Server) Conns() []ConnInfo {
 
 // info describes the connection; its buffers read 0 once it is closed.
 func (sc *serverConn) info() ConnInfo {
-	ci := ConnInfo{ID: sc.id, Remote: sc.c.nc.RemoteAddr().String(), IO: sc.c.Stats(), Payload: sc.payload(), Structed: sc.sr}
+	ci := ConnInfo{ID: sc.id, Since: sc.since, Remote: sc.c.nc.RemoteAddr().String(), IO: sc.c.Stats(), Payload: sc.payload(), Structed: sc.sr}
 	if sc.exp != nil {
 		ci.Export = sc.exp.Name
 	}
@@ -338,9 +339,10 @@ func (s *Server) LockedTCP(which SockBuf) int {
 
 // serverConn is one client connection.
 type serverConn struct {
-	srv *Server
-	c   *Conn
-	id  uint64
+	srv   *Server
+	c     *Conn
+	id    uint64
+	since time.Time
 
 	// payload moved: READ data sent (counted when its reply is written
 	// whole) and WRITE data received

@@ -26,12 +26,14 @@ qemu-nbd and nbdkit, exits 0.`
 
 const serveExample = `  nbdscope serve -k /tmp/nbd.sock --backend memory --size 1g
   nbdscope serve --listen 127.0.0.1:10809 --backend null --size 4g --sndbuf 2m
-  nbdscope serve -k /tmp/disk.sock --backend file:disk.img -r`
+  nbdscope serve -k /tmp/disk.sock --backend file:disk.img -r
+  nbdscope serve -k /tmp/nbd.sock --backend null --size 4g --sndbuf 2m --stats --stats-json stats.json`
 
 type serveFlags struct {
 	socket, listen, export, desc, backend, size, sndbuf, fill string
 	readOnly, verbose                                         bool
 	maxConns                                                  int
+	stats, statsJSON                                          string
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -56,6 +58,9 @@ func newServeCmd(a *app) *cobra.Command {
 	fs.StringVar(&f.fill, "fill", "0xff", "`BYTE` that null backend reads return")
 	fs.IntVarP(&f.maxConns, "max-connections", "e", nbd.DefaultMaxConns, "refuse connections beyond `N` (qemu-nbd's -e/--shared)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log connections and protocol errors to stderr")
+	fs.StringVar(&f.stats, "stats", "", "every `INTERVAL` (--stats alone: 1s) a line per connection and in total on stderr; a summary table at exit and on SIGUSR1")
+	fs.Lookup("stats").NoOptDefVal = "1s"
+	fs.StringVar(&f.statsJSON, "stats-json", "", "with --stats: write the summary as JSON to `FILE` (at exit and on SIGUSR1)")
 	cmd.RegisterFlagCompletionFunc("backend", completeFixed(fixed("null", "pattern", "memory", "file:")))
 	cmd.RegisterFlagCompletionFunc("sndbuf", completeFixed(func() []string { return engine.BufLadder }))
 	return cmd
@@ -87,6 +92,10 @@ func (a *app) serve(f serveFlags) error {
 	}
 	if f.maxConns < 1 {
 		return usageErrorf("serve: --max-connections must be at least 1")
+	}
+	interval, err := statsInterval(f)
+	if err != nil {
+		return err
 	}
 
 	be, err := nbd.OpenBackend(f.backend, size, nbd.BackendOptions{Fill: fill, ReadOnly: f.readOnly})
@@ -165,6 +174,9 @@ func (a *app) serve(f serveFlags) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if interval > 0 {
+		return serveWithStats(ctx, srv, ln, interval, f.statsJSON, stderr)
+	}
 	return srv.Serve(ctx, ln)
 }
 
