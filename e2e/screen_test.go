@@ -17,6 +17,9 @@ type sideView struct {
 	rate           float64 // bytes/s
 	sndReq, sndEff string  // server SO_SNDBUF requested and effective
 	clamped        bool
+	// The buffer the buffer keys step, named on the panel's first line
+	// ("client sndbuf 2m → 4m eff"; "sndbuf" for the server's alone).
+	stepped, stepReq, stepEff string
 	conns          int
 	cpuCli, cpuSrv float64 // cores busy
 	body           []string
@@ -32,6 +35,8 @@ var (
 	reRate = regexp.MustCompile(`(?:^|\s)(?:rate|throughput)\s+(n/a|[0-9.]+ (?:B|KiB|MiB|GiB|TiB)/s)`)
 	// "sndbuf  64k → 128k eff" (narrow) or "server sndbuf 64k → 128k eff".
 	reSndBuf = regexp.MustCompile(`^(?:server )?sndbuf\s+(\S+) → (\S+) eff( clamped)?`)
+	// The first buffer line: "client sndbuf 64k → 128k eff", in either width.
+	reStepped = regexp.MustCompile(`^(sndbuf|server sndbuf|client sndbuf|client rcvbuf|srv\+cli sndbuf)\s+(\S+) → (\S+) eff`)
 	// "load    2 conns · 8×2m · read · unix" or "connections   2".
 	reConns = regexp.MustCompile(`^(?:load\s+(\d+) conns?\b|connections\s+(\d+)\b)`)
 	// "cores   0.50 cli + 0.58 srv · split" (narrow).
@@ -112,6 +117,9 @@ func (v *sideView) parse() error {
 		}
 		if m := reSndBuf.FindStringSubmatch(l); m != nil {
 			v.sndReq, v.sndEff, v.clamped, found["sndbuf"] = m[1], m[2], m[3] != "", true
+		}
+		if m := reStepped.FindStringSubmatch(l); m != nil && v.stepped == "" {
+			v.stepped, v.stepReq, v.stepEff, found["sndbuf"] = m[1], m[2], m[3], true
 		}
 		if m := reConns.FindStringSubmatch(l); m != nil {
 			v.conns, _ = strconv.Atoi(m[1] + m[2])
