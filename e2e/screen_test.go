@@ -20,9 +20,9 @@ type sideView struct {
 	// The buffer the buffer keys step, named on the panel's first line
 	// ("client sndbuf 2m → 4m eff"; "sndbuf" for the server's alone).
 	stepped, stepReq, stepEff string
-	conns          int
-	cpuCli, cpuSrv float64 // cores busy
-	body           []string
+	conns                     int
+	cpuCli, cpuSrv            float64 // cores busy
+	body                      []string
 }
 
 func (v sideView) String() string {
