@@ -122,6 +122,8 @@ type Setting struct {
 	// buffer for people ("client sndbuf").
 	Socket nbd.SockBuf
 	Label  string
+	// effective reads a buffer setting's effective size from a sample.
+	effective func(b Buffers) int
 	// SendsFor are the workloads whose bulk data a send buffer sends (the
 	// buffer keys act on it there: SenderBuffers).
 	SendsFor []string
@@ -174,12 +176,15 @@ func newSettingTable() []*Setting {
 	t := []*Setting{
 		{Name: SetSndBuf, Var: "SIZE", Type: TypeBuf, Where: AtServer, Spawned: true, step: stepBuf, Socket: nbd.SendBuf,
 			Label: "server sndbuf", SendsFor: []string{WorkRead, WorkRandRead, WorkMixed},
+			effective: func(b Buffers) int { return b.ServerEffective },
 			Help:   "server SO_SNDBUF: default, macos (8 KiB effective) or a size (64k, 2m)",
 			server: (*serverRole).setSndBuf, field: bufField(func(s *SideConfig) *Buf { return &s.SndBuf })},
 		{Name: SetClientSndBuf, Var: "SIZE", Type: TypeBuf, Where: AtLoad, step: stepBuf, Socket: nbd.SendBuf,
 			Label: "client sndbuf", SendsFor: []string{WorkWrite, WorkRandWrite, WorkMixed},
+			effective: func(b Buffers) int { return b.ClientEffective },
 			Help: "client SO_SNDBUF: default, macos or a size", load: (*loadRole).setSndBuf, field: bufField(func(s *SideConfig) *Buf { return &s.ClientSndBuf })},
 		{Name: SetClientRcvBuf, Var: "SIZE", Type: TypeBuf, Where: AtLoad, step: stepBuf, Socket: nbd.RecvBuf, Label: "client rcvbuf",
+			effective: func(b Buffers) int { return b.ClientRcvEffective },
 			Help: "client SO_RCVBUF: default, macos or a size", load: (*loadRole).setRcvBuf, field: bufField(func(s *SideConfig) *Buf { return &s.ClientRcvBuf })},
 		{Name: SetConnections, Var: "N", Type: TypeInt, Min: MinConnections, Max: MaxConnections, Where: AtLoad,
 			Help: "connections per side (1…64)", values: fixedList("1", "2", "4", "8", "16"),
@@ -398,6 +403,15 @@ func (st *Setting) Get(s *State, side int) Value { return st.get(s, side) }
 
 // Put sets the setting's value in s. It checks nothing: Check does.
 func (st *Setting) Put(s *State, side int, v Value) { st.put(s, side, v) }
+
+// Effective is a buffer setting's effective size in a sample's buffers
+// (0: unknown, or not a buffer).
+func (st *Setting) Effective(b Buffers) int {
+	if st.effective == nil {
+		return 0
+	}
+	return st.effective(b)
+}
 
 // Step is the value next to v in direction dir (+1 up, -1 down) as the
 // explorer's keys step it, or false at the end of its range.

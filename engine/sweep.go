@@ -141,6 +141,10 @@ func Sweep(ctx context.Context, base Config, spec SweepSpec, opts Options, progr
 	if spec.Setting == "" {
 		spec.Setting = DefaultSweepSetting
 	}
+	swept, err := lookup(spec.Setting)
+	if err != nil || swept.Type != TypeBuf {
+		return nil, fmt.Errorf("sweep: %q is not a buffer setting", spec.Setting)
+	}
 	var rows []SweepRow
 	pr := SweepProgress{Sizes: len(spec.Sizes), Repeats: spec.Repeat, Total: len(spec.Sizes) * spec.Repeat}
 	for i, size := range spec.Sizes {
@@ -153,10 +157,10 @@ func Sweep(ctx context.Context, base Config, spec SweepSpec, opts Options, progr
 			cfg.Mode = ModeConcurrent
 			cfg.Duration = 0
 			cfg.Script = nil
-			if err := cfg.Sides[0].Set(spec.Setting, size.String()); err != nil {
+			if err := cfg.Sides[0].SetValue(swept, Value{Buf: size}); err != nil {
 				return rows, err
 			}
-			row, err := sweepOne(ctx, cfg, spec.Bytes, opts)
+			row, err := sweepOne(ctx, cfg, swept, spec.Bytes, opts)
 			if err != nil {
 				return rows, fmt.Errorf("sweep %s=%s: %w", spec.Setting, size, err)
 			}
@@ -177,7 +181,7 @@ func Sweep(ctx context.Context, base Config, spec SweepSpec, opts Options, progr
 }
 
 // sweepOne moves bytes on side A after a warm-up sample and measures it.
-func sweepOne(ctx context.Context, cfg Config, bytes int64, opts Options) (SweepRow, error) {
+func sweepOne(ctx context.Context, cfg Config, swept *Setting, bytes int64, opts Options) (SweepRow, error) {
 	var row SweepRow
 	p, err := StartWith(ctx, cfg, opts)
 	if err != nil {
@@ -209,7 +213,7 @@ func sweepOne(ctx context.Context, cfg Config, bytes int64, opts Options) (Sweep
 				continue
 			}
 			row.Figures = row.Figures.Add(s.Figures)
-			row.Effective = s.SndBuf.ServerEffective
+			row.Effective = swept.Effective(s.SndBuf)
 			row.Placement = s.Placement
 			if acc := &row.Figures; acc.Bytes >= uint64(bytes) {
 				// Scale to exactly the requested amount: the last
