@@ -190,24 +190,13 @@ func runWriter(conns int, per uint64, chunk int) {
 	fmt.Println(string(b))
 }
 
+// runReader copies per bytes over each of conns socket pairs from a
+// writer child, reading into nbufs buffers of chunk bytes a connection,
+// and measures both sides.
 func runReader(conns int, per uint64, chunk, sndbuf, nbufs int, placement string) result {
 	res := result{Bytes: per * uint64(conns), Conns: conns, Chunk: chunk, Bufs: nbufs, SndBufRequested: sndbuf, Placement: placement}
-	var mine []int
-	var theirs []*os.File
-	for i := 0; i < conns; i++ {
-		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
-		check(err)
-		unix.CloseOnExec(fds[0])
-		unix.CloseOnExec(fds[1])
-		if sndbuf > 0 {
-			check(unix.SetsockoptInt(fds[1], unix.SOL_SOCKET, unix.SO_SNDBUF, sndbuf))
-		}
-		eff, err := unix.GetsockoptInt(fds[1], unix.SOL_SOCKET, unix.SO_SNDBUF)
-		check(err)
-		res.SndBufEffective = eff
-		mine = append(mine, fds[0])
-		theirs = append(theirs, os.NewFile(uintptr(fds[1]), "writer"))
-	}
+	mine, theirs, eff := socketPairs(conns, sndbuf)
+	res.SndBufEffective = eff
 	exe, err := os.Executable()
 	check(err)
 	cmd := exec.Command(exe, "-writer", "-conns", strconv.Itoa(conns),
@@ -228,50 +217,15 @@ func runReader(conns int, per uint64, chunk, sndbuf, nbufs int, placement string
 	check(platform.PinProcess(os.Getpid(), rcpus))
 	check(platform.PinProcess(cmd.Process.Pid, wcpus))
 	res.ReaderCPUs, res.WriterCPUs = fmt.Sprint(rcpus), fmt.Sprint(wcpus)
-	bufs := make([][][]byte, conns)
-	for i := range bufs {
-		for k := 0; k < nbufs; k++ {
-			b := make([]byte, chunk)
-			for j := range b {
-				b[j] = 1 // touch it: page faults are not part of the copy
-			}
-			bufs[i] = append(bufs[i], b)
-		}
-	}
+	bufs := readBuffers(conns, nbufs, chunk)
 	u0, s0, _ := rusage()
-	var calls, got atomic.Uint64
-	var wg sync.WaitGroup
 	t0 := time.Now()
 	_, err = stdin.Write([]byte{'g'})
 	check(err)
-	for i, fd := range mine {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// Fill one buffer, then the next: what a client with
-			// len(bufs[i]) requests in flight does.
-			mine, k, off := bufs[i], 0, 0
-			for {
-				n, err := unix.Read(fd, mine[k][off:])
-				calls.Add(1)
-				if err == unix.EINTR {
-					continue
-				}
-				check(err)
-				if n == 0 {
-					return
-				}
-				got.Add(uint64(n))
-				if off += n; off == chunk {
-					k, off = (k+1)%len(mine), 0
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	calls, got := readAll(mine, bufs, chunk)
 	res.Seconds = time.Since(t0).Seconds()
-	res.Reader.Calls = calls.Load()
-	finish(&res.Reader, got.Load(), u0, s0)
+	res.Reader.Calls = calls
+	finish(&res.Reader, got, u0, s0)
 	stdin.Close()
 	if err := cmd.Wait(); err != nil {
 		check(fmt.Errorf("writer: %v", err))
@@ -280,9 +234,78 @@ func runReader(conns int, per uint64, chunk, sndbuf, nbufs int, placement string
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		res.Writer.MaxRSSKiB = ru.Maxrss
 	}
-	if got.Load() != res.Bytes {
-		check(fmt.Errorf("read %d bytes, want %d", got.Load(), res.Bytes))
+	if got != res.Bytes {
+		check(fmt.Errorf("read %d bytes, want %d", got, res.Bytes))
 	}
 	res.GiBps = float64(res.Bytes) / res.Seconds / (1 << 30)
 	return res
+}
+
+// socketPairs makes conns unix stream pairs: the reader's ends, the
+// writer's ends (as files for the child) with SO_SNDBUF set to sndbuf
+// (0: the default), and the effective send buffer.
+func socketPairs(conns, sndbuf int) (mine []int, theirs []*os.File, eff int) {
+	for i := 0; i < conns; i++ {
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+		check(err)
+		unix.CloseOnExec(fds[0])
+		unix.CloseOnExec(fds[1])
+		if sndbuf > 0 {
+			check(unix.SetsockoptInt(fds[1], unix.SOL_SOCKET, unix.SO_SNDBUF, sndbuf))
+		}
+		eff, err = unix.GetsockoptInt(fds[1], unix.SOL_SOCKET, unix.SO_SNDBUF)
+		check(err)
+		mine = append(mine, fds[0])
+		theirs = append(theirs, os.NewFile(uintptr(fds[1]), "writer"))
+	}
+	return mine, theirs, eff
+}
+
+// readBuffers are nbufs buffers of chunk bytes for each connection,
+// touched so that page faults are not part of the copy.
+func readBuffers(conns, nbufs, chunk int) [][][]byte {
+	bufs := make([][][]byte, conns)
+	for i := range bufs {
+		for k := 0; k < nbufs; k++ {
+			b := make([]byte, chunk)
+			for j := range b {
+				b[j] = 1
+			}
+			bufs[i] = append(bufs[i], b)
+		}
+	}
+	return bufs
+}
+
+// readAll reads each socket to its end, a goroutine each, and returns the
+// read calls made and the bytes read.
+func readAll(fds []int, bufs [][][]byte, chunk int) (calls, got uint64) {
+	var ncalls, ngot atomic.Uint64
+	var wg sync.WaitGroup
+	for i, fd := range fds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Fill one buffer, then the next: what a client with
+			// len(bufs[i]) requests in flight does.
+			mine, k, off := bufs[i], 0, 0
+			for {
+				n, err := unix.Read(fd, mine[k][off:])
+				ncalls.Add(1)
+				if err == unix.EINTR {
+					continue
+				}
+				check(err)
+				if n == 0 {
+					return
+				}
+				ngot.Add(uint64(n))
+				if off += n; off == chunk {
+					k, off = (k+1)%len(mine), 0
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return ncalls.Load(), ngot.Load()
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -66,38 +67,19 @@ func newServeCmd(a *app) *cobra.Command {
 	return cmd
 }
 
+// serve runs an NBD server until SIGINT or SIGTERM: it checks the flags,
+// opens the backend, listens, sets the send buffer and says what it got;
+// with --stats it reports the connections' figures as it serves.
 func (a *app) serve(f serveFlags) error {
 	stderr := a.stderr
-	if f.socket != "" && f.listen != "" {
-		return usageErrorf("serve: --socket and --listen exclude each other")
-	}
-	size := int64(0)
-	if f.size != "" && f.size != "0" {
-		var err error
-		if size, err = units.ParseSize(f.size); err != nil {
-			return usageErrorf("serve: --size: %v", err)
-		}
-	}
-	fill, err := parseByte(f.fill)
+	size, fill, sndbuf, err := f.parse()
 	if err != nil {
-		return usageErrorf("serve: --fill: %v", err)
-	}
-	sndbuf := 0
-	if f.sndbuf != "default" && f.sndbuf != "" {
-		n, err := units.ParseSize(f.sndbuf)
-		if err != nil || n <= 0 || n > 1<<30 {
-			return usageErrorf("serve: --sndbuf %q: want default or a size up to 1g", f.sndbuf)
-		}
-		sndbuf = int(n)
-	}
-	if f.maxConns < 1 {
-		return usageErrorf("serve: --max-connections must be at least 1")
+		return err
 	}
 	interval, err := statsInterval(f)
 	if err != nil {
 		return err
 	}
-
 	be, err := nbd.OpenBackend(f.backend, size, nbd.BackendOptions{Fill: fill, ReadOnly: f.readOnly})
 	if err != nil {
 		return err
@@ -113,52 +95,11 @@ func (a *app) serve(f serveFlags) error {
 	if f.verbose {
 		srv.Logf = func(format string, a ...any) { fmt.Fprintf(stderr, "nbdscope serve: "+format+"\n", a...) }
 	}
-
-	var ln net.Listener
-	var uri nbd.URI
-	network := "unix"
-	if f.socket != "" {
-		ul, err := nbd.ListenUnix(f.socket)
-		if err != nil {
-			return fmt.Errorf("serve: %w", err)
-		}
-		ln = ul
-		uri = nbd.URI{Transport: "unix", Socket: f.socket, Export: f.export}
-	} else {
-		network = "tcp"
-		addr := f.listen
-		if addr == "" {
-			addr = "127.0.0.1:10809"
-		}
-		host, port, err := net.SplitHostPort(addr)
-		if err != nil {
-			return usageErrorf("serve: --listen %q: %v", addr, err)
-		}
-		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			fmt.Fprintf(stderr, "nbdscope serve: warning: listening on %s, beyond this machine; NBD has no authentication or encryption, anyone who can reach it can read and write the export\n", addr)
-		}
-		tl, err := net.Listen("tcp", addr)
-		if err != nil {
-			return fmt.Errorf("serve: %w", err)
-		}
-		ln = tl
-		p, _ := strconv.Atoi(port)
-		if a, ok := tl.Addr().(*net.TCPAddr); ok {
-			p = a.Port
-		}
-		uri = nbd.URI{Transport: "tcp", Host: host, Port: p, Export: f.export}
+	ln, uri, err := f.openListener(stderr)
+	if err != nil {
+		return err
 	}
-	if c, refused := platform.NativeLimit().Refuses(nbd.SendBuf, sndbuf); refused {
-		ln.Close()
-		return fmt.Errorf("serve: --sndbuf %s", c) // macOS: ENOBUFS above the limit; says the fix
-	}
-	if sndbuf > 0 {
-		if _, err := srv.SetSocketBuffer(nbd.SendBuf, sndbuf); err != nil {
-			ln.Close()
-			return err
-		}
-	}
-	def, eff, err := nbd.ProbeSocketBuffer(network, nbd.SendBuf, sndbuf)
+	def, eff, err := serveSndbuf(srv, uri.Transport, sndbuf)
 	if err != nil {
 		ln.Close()
 		return err
@@ -178,6 +119,81 @@ func (a *app) serve(f serveFlags) error {
 		return serveWithStats(ctx, srv, ln, interval, f.statsJSON, stderr)
 	}
 	return srv.Serve(ctx, ln)
+}
+
+// parse checks the flags and parses the size, fill byte and send buffer
+// (0: the OS default).
+func (f serveFlags) parse() (size int64, fill byte, sndbuf int, err error) {
+	if f.socket != "" && f.listen != "" {
+		return 0, 0, 0, usageErrorf("serve: --socket and --listen exclude each other")
+	}
+	if f.size != "" && f.size != "0" {
+		if size, err = units.ParseSize(f.size); err != nil {
+			return 0, 0, 0, usageErrorf("serve: --size: %v", err)
+		}
+	}
+	if fill, err = parseByte(f.fill); err != nil {
+		return 0, 0, 0, usageErrorf("serve: --fill: %v", err)
+	}
+	if f.sndbuf != "default" && f.sndbuf != "" {
+		n, err := units.ParseSize(f.sndbuf)
+		if err != nil || n <= 0 || n > 1<<30 {
+			return 0, 0, 0, usageErrorf("serve: --sndbuf %q: want default or a size up to 1g", f.sndbuf)
+		}
+		sndbuf = int(n)
+	}
+	if f.maxConns < 1 {
+		return 0, 0, 0, usageErrorf("serve: --max-connections must be at least 1")
+	}
+	return size, fill, sndbuf, nil
+}
+
+// openListener opens the unix socket (--socket) or the TCP address (--listen,
+// loopback port 10809 by default; a warning beyond loopback) and returns
+// the URI that reaches it.
+func (f serveFlags) openListener(stderr io.Writer) (net.Listener, nbd.URI, error) {
+	if f.socket != "" {
+		ul, err := nbd.ListenUnix(f.socket)
+		if err != nil {
+			return nil, nbd.URI{}, fmt.Errorf("serve: %w", err)
+		}
+		return ul, nbd.URI{Transport: "unix", Socket: f.socket, Export: f.export}, nil
+	}
+	addr := f.listen
+	if addr == "" {
+		addr = "127.0.0.1:10809"
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, nbd.URI{}, usageErrorf("serve: --listen %q: %v", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		fmt.Fprintf(stderr, "nbdscope serve: warning: listening on %s, beyond this machine; NBD has no authentication or encryption, anyone who can reach it can read and write the export\n", addr)
+	}
+	tl, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, nbd.URI{}, fmt.Errorf("serve: %w", err)
+	}
+	p, _ := strconv.Atoi(port)
+	if a, ok := tl.Addr().(*net.TCPAddr); ok {
+		p = a.Port
+	}
+	return tl, nbd.URI{Transport: "tcp", Host: host, Port: p, Export: f.export}, nil
+}
+
+// serveSndbuf sets the send buffer of the connections srv accepts on
+// network (0: leave the OS default) and probes the OS default and what a
+// socket gets.
+func serveSndbuf(srv *nbd.Server, network string, sndbuf int) (def, eff int, err error) {
+	if c, refused := platform.NativeLimit().Refuses(nbd.SendBuf, sndbuf); refused {
+		return 0, 0, fmt.Errorf("serve: --sndbuf %s", c) // macOS: ENOBUFS above the limit; says the fix
+	}
+	if sndbuf > 0 {
+		if _, err := srv.SetSocketBuffer(nbd.SendBuf, sndbuf); err != nil {
+			return 0, 0, err
+		}
+	}
+	return nbd.ProbeSocketBuffer(network, nbd.SendBuf, sndbuf)
 }
 
 // sndbufNote explains an effective value that differs from the request.
