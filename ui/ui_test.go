@@ -1007,3 +1007,17 @@ func TestWriteSamplesShowTheSendersCalls(t *testing.T) {
 		}
 	}
 }
+
+// v pages to the wake-ups chart, whose legend carries each side's client
+// and server voluntary context switches per 2 MiB (issue 15 §3).
+func TestVReachesTheWakeupsChart(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	h.feed(40, 10)
+	for i := 0; i < len(h.m.charts.defs()) && !strings.Contains(h.view(), "wake-ups"); i++ {
+		h.press("v")
+	}
+	v := h.view()
+	if !strings.Contains(v, "wake-ups") || !strings.Contains(v, "cli 12.4") || !strings.Contains(v, "srv 3.60") {
+		t.Errorf("v did not reach the wake-ups chart:\n%s", v)
+	}
+}
