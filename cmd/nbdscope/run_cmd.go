@@ -227,12 +227,41 @@ var summaryRows = []struct {
 	{"latency max ms", func(sm engine.Summary) engine.Figure { return sm.LatencyMaxMs }, f2, true},
 }
 
+// summaryText are the summary's rows of text: the settings in effect and
+// what was moved, a cell per side.
+var summaryText = []struct {
+	name string
+	get  func(sm engine.Summary) string
+}{
+	{"server SO_SNDBUF (eff.)", func(sm engine.Summary) string { return bufText(sm.SndBuf.ServerRequested, sm.SndBuf.ServerEffective) }},
+	{"client SO_SNDBUF (eff.)", func(sm engine.Summary) string { return bufText(sm.SndBuf.ClientRequested, sm.SndBuf.ClientEffective) }},
+	{"client SO_RCVBUF (eff.)", func(sm engine.Summary) string {
+		return bufText(sm.SndBuf.ClientRcvRequested, sm.SndBuf.ClientRcvEffective)
+	}},
+	{"placement (load/server cpu)", func(sm engine.Summary) string {
+		return sm.Placement.Setting + " (" + sm.Placement.LoadCPUs + "/" + sm.Placement.ServerCPUs + ")"
+	}},
+	{"payload / time", func(sm engine.Summary) string {
+		return fmt.Sprintf("%s / %.1fs", units.FormatBytes(float64(sm.Bytes)), sm.Seconds)
+	}},
+	{"errors", func(sm engine.Summary) string { return strconv.FormatUint(sm.Errors, 10) }},
+	{"consume", consumeText},
+}
+
 // printSummary prints one row per figure, a column per side and the B/A
-// ratio, so it reads at 80 columns.
+// ratio, so it reads at 80 columns; then the segments, digests, events,
+// crashes and warnings.
 func printSummary(w io.Writer, rep engine.Report) {
 	if len(rep.Sides) == 0 {
 		return
 	}
+	printSummaryTable(w, rep)
+	printSegments(w, rep)
+	printRunNotes(w, rep)
+}
+
+// printSummaryTable is the table of figures and settings.
+func printSummaryTable(w io.Writer, rep engine.Report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := "figure"
 	for _, s := range rep.Sides {
@@ -259,31 +288,22 @@ func printSummary(w io.Writer, rep engine.Report) {
 		}
 		fmt.Fprintln(tw, line+"\t")
 	}
-	text := func(name string, get func(sm engine.Summary) string) {
-		line := name
+	for _, r := range summaryText {
+		line := r.name
 		for _, s := range rep.Sides {
-			line += "\t" + get(s.Summary)
+			line += "\t" + r.get(s.Summary)
 		}
 		if len(rep.Sides) == 2 {
 			line += "\t"
 		}
 		fmt.Fprintln(tw, line+"\t")
 	}
-	text("server SO_SNDBUF (eff.)", func(sm engine.Summary) string { return bufText(sm.SndBuf.ServerRequested, sm.SndBuf.ServerEffective) })
-	text("client SO_SNDBUF (eff.)", func(sm engine.Summary) string { return bufText(sm.SndBuf.ClientRequested, sm.SndBuf.ClientEffective) })
-	text("client SO_RCVBUF (eff.)", func(sm engine.Summary) string {
-		return bufText(sm.SndBuf.ClientRcvRequested, sm.SndBuf.ClientRcvEffective)
-	})
-	text("placement (load/server cpu)", func(sm engine.Summary) string {
-		return sm.Placement.Setting + " (" + sm.Placement.LoadCPUs + "/" + sm.Placement.ServerCPUs + ")"
-	})
-	text("payload / time", func(sm engine.Summary) string {
-		return fmt.Sprintf("%s / %.1fs", units.FormatBytes(float64(sm.Bytes)), sm.Seconds)
-	})
-	text("errors", func(sm engine.Summary) string { return strconv.FormatUint(sm.Errors, 10) })
-	text("consume", consumeText)
 	tw.Flush()
-	printSegments(w, rep)
+}
+
+// printRunNotes are the lines after the table: root digests, events,
+// crashes, warnings and whether the run is partial.
+func printRunNotes(w io.Writer, rep engine.Report) {
 	for _, s := range rep.Sides {
 		if d := s.Summary.Consumed.RootDigest; d != "" {
 			fmt.Fprintf(w, "root digest %s (sha256 of 64 KiB block digests, last of %d full passes): %s\n", s.Name, s.Summary.Consumed.HashPasses, d)
