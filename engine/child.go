@@ -75,7 +75,8 @@ func spawn(exe, role, side string, spec any, timeout time.Duration) (*child, chi
 	select {
 	case m := <-c.ready:
 		if m.Type == "error" {
-			c.kill()
+			c.kill() // and reap it: a failed start leaves no process behind
+			<-c.exited
 			return nil, childMsg{}, fmt.Errorf("%s %s: %s", side, role, m.Err)
 		}
 		return c, m, nil
@@ -83,6 +84,7 @@ func spawn(exe, role, side string, spec any, timeout time.Duration) (*child, chi
 		return nil, childMsg{}, fmt.Errorf("%s %s exited during start (%v): %s", side, role, c.exitErr, c.lastStderr())
 	case <-time.After(timeout):
 		c.kill()
+		<-c.exited
 		return nil, childMsg{}, fmt.Errorf("%s %s did not start within %v", side, role, timeout)
 	}
 }

@@ -26,6 +26,15 @@ type role interface {
 	close()
 }
 
+// orphanable is a role that, when its controller went away without
+// stopping it, also cleans up what the controller would have (the server:
+// the controller's socket directory). While the controller lives, that is
+// the controller's: a server that removed it on a plain stop would take it
+// from under a new server that a restart is about to bind there.
+type orphanable interface {
+	orphan()
+}
+
 // RunChild is the entry point of `nbdscope __child ROLE SPEC`, started by
 // the controller. It serves commands from stdin until stdin closes (the
 // controller died or stopped us) or a "stop" command arrives.
@@ -72,7 +81,11 @@ func RunChild(args []string) error {
 	if err := out.send(ready); err != nil {
 		return err
 	}
-	return serve(ctx, r, out)
+	orphaned, err := serve(ctx, r, out)
+	if o, ok := r.(orphanable); ok && orphaned {
+		o.orphan() // before the deferred close, which does the cleaning
+	}
+	return err
 }
 
 // failer is a role that can fail as a whole while it runs (the load's
@@ -82,8 +95,13 @@ type failer interface {
 }
 
 // serve answers commands until the controller stops the child or goes
-// away, a signal arrives, or the role fails.
-func serve(ctx context.Context, r role, out *lineWriter) error {
+// away, a signal arrives, or the role fails. orphaned says the child ends
+// without the controller's word: it went away, or a signal came (the
+// parent-death signal, see setChildAttrs, is sent as soon as the thread
+// that started us exits, while the rest of the controller may still be
+// dying, so the signal itself is the news). The controller never signals a
+// child it means to keep serving: it stops one with "stop", then SIGKILL.
+func serve(ctx context.Context, r role, out *lineWriter) (orphaned bool, err error) {
 	var fatal <-chan error
 	if f, ok := r.(failer); ok {
 		fatal = f.failed()
@@ -121,26 +139,26 @@ func serve(ctx context.Context, r role, out *lineWriter) error {
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return true, nil
 		case err := <-fatal:
 			// Told to the controller first (the crash report's reason),
 			// then returned: main prints it to stderr and exits 1.
 			out.send(childMsg{Type: "fatal", Err: err.Error()})
-			return err
+			return false, err
 		case err := <-gone:
-			return err // the controller is gone: stop with it
+			return true, err // the controller is gone: stop with it
 		case err := <-readErr:
 			if errors.Is(err, io.EOF) {
-				return nil // controller gone: stop with it
+				return true, nil // controller gone: stop with it
 			}
-			return fmt.Errorf("reading commands: %w", err)
+			return true, fmt.Errorf("reading commands: %w", err)
 		case c := <-cmds:
 			switch c.Op {
 			case "stop":
-				return nil
+				return false, nil
 			case "poll":
 				if err := answer(r, c, out); err != nil {
-					return err // the controller is gone: stop with it
+					return true, err // the controller is gone: stop with it
 				}
 			default:
 				sets <- c

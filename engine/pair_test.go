@@ -278,9 +278,12 @@ func TestChildrenDieWithController(t *testing.T) {
 		}
 	}
 	t.Logf("children gone %v after the controller was killed", time.Since(killed).Round(time.Millisecond))
-	// The sockets' directory goes with the servers' listeners.
+	// The sockets' directory goes with the servers' listeners: orphaned,
+	// the last server to go removes it.
 	if ents, _ := os.ReadDir(f[4]); len(ents) != 0 {
 		t.Errorf("socket files left in %s: %v", f[4], ents)
+	} else if _, err := os.Stat(f[4]); !os.IsNotExist(err) {
+		t.Errorf("socket directory %s left behind (%v)", f[4], err)
 	}
 	os.RemoveAll(f[4])
 }

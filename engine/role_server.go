@@ -20,6 +20,9 @@ type serverRole struct {
 	req     int    // requested SO_SNDBUF; 0 = OS default
 	network string // "unix" or "tcp": the data sockets' family
 	sockDir string
+	// orphaned: the controller went away without stopping us, so close
+	// removes its socket directory (see orphanable).
+	orphaned bool
 }
 
 func startServerRole(ctx context.Context, spec serverSpec) (role, childMsg, error) {
@@ -113,12 +116,16 @@ func (r *serverRole) setSndBuf(c childCmd) childMsg {
 	return m
 }
 
+// orphan implements orphanable.
+func (r *serverRole) orphan() { r.orphaned = true }
+
 func (r *serverRole) close() {
 	r.cancel()
 	r.wg.Wait()
-	if r.sockDir != "" {
-		// The controller's private directory: remove it once its last
-		// socket is gone (fails harmlessly while the other side's is there).
+	if r.sockDir != "" && r.orphaned {
+		// The controller's private directory, left behind when it was
+		// killed: remove it once its last socket is gone (fails
+		// harmlessly while the other side's is there).
 		os.Remove(r.sockDir)
 	}
 	if c, ok := r.be.(nbd.Closer); ok {

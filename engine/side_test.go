@@ -355,6 +355,28 @@ func TestStopDuringRestart(t *testing.T) {
 	}
 }
 
+// TestRestartBesideTCPSide: restarting a side whose unix socket is the
+// only one in the pair's socket directory (the other side serves TCP)
+// starts it again. The old server, told to stop, leaves the directory to
+// the controller; it used to remove it once its socket was gone, so the new
+// server had nowhere to bind.
+func TestRestartBesideTCPSide(t *testing.T) {
+	cfg := testConfig()
+	cfg.Sides[1].Transport = "tcp"
+	p := startPair(t, cfg)
+	stopDrain := make(chan struct{})
+	drained := drainUntil(p, stopDrain)
+	defer func() { close(stopDrain); <-drained }()
+	for i := range 2 {
+		if err := p.Restart(0); err != nil {
+			t.Fatalf("restart %d of side A: %v", i+1, err)
+		}
+	}
+	if _, err := os.Stat(p.dir); err != nil {
+		t.Fatalf("socket directory after the restarts: %v", err)
+	}
+}
+
 // fourCores makes placement and auto hash threads work out as on four
 // cores, so mode and placement changes move the threads (1 or 3). Holding
 // a process to a core this machine lacks fails, with a warning.
