@@ -96,6 +96,12 @@ func TestStampFollowsWorkloadChange(t *testing.T) {
 		if wr.ReceiverCallsPer2MiB() != wr.Server.RecvCallsPer2MiB || wr.Server.RecvCalls == 0 || wr.Bytes == 0 {
 			t.Errorf("write segment's receiver: %+v", wr.Server)
 		}
+		// What the consume mode found is the segment's own: reads are
+		// scanned, writes bring nothing back to scan (but the reads that
+		// were in flight when the load took the change, a handful).
+		if rd.Consume == ConsumeScan && (rd.Consumed.ScannedBuffers == 0 || wr.Consumed.ScannedBuffers*100 > rd.Consumed.ScannedBuffers) {
+			t.Errorf("scanned buffers: read segment %d, write segment %d", rd.Consumed.ScannedBuffers, wr.Consumed.ScannedBuffers)
+		}
 		// The run's summary holds both segments and the straddling sample.
 		if sum := r.Sides[1].Summary; sum.Bytes < rd.Bytes+wr.Bytes {
 			t.Errorf("summary %d bytes < segments %d + %d", sum.Bytes, rd.Bytes, wr.Bytes)

@@ -112,7 +112,9 @@ func (s *side) measure(t, wall float64, lm, sm childMsg, hasServer bool) Sample 
 	s.tot.consumed.add(lm.Consumed, s.prevLoad.Consumed)
 	smp.RootDigest = passRoot(lm.Consumed, s.prevLoad.Consumed)
 	if !smp.Changed {
-		s.segment(stamp, t-wall, t, smp).add(d)
+		seg := s.segment(stamp, t-wall, t, smp)
+		seg.add(d)
+		seg.consumed.add(lm.Consumed, s.prevLoad.Consumed)
 	}
 	s.prevStamp = stamp
 	return smp
@@ -230,15 +232,15 @@ func (p *Pair) summary(i int) Summary {
 	return sum
 }
 
-// segments are a side's summaries per stretch of unchanged settings.
-// Consumed counts are the run's (they are not kept per segment).
+// segments are a side's summaries per stretch of unchanged settings, each
+// with what the consume mode found in it.
 func (p *Pair) segments(i int) []Segment {
 	s := p.sides[i]
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []Segment
 	for _, g := range s.segs {
-		sum := Summary{Figures: g.tot.figures(g.hasServer), Consume: g.stamp.Consume}
+		sum := Summary{Figures: g.tot.figures(g.hasServer), Consume: g.stamp.Consume, Consumed: g.tot.consumed}
 		sum.Settings, sum.SndBuf, sum.Placement = g.stamp, g.buf, g.placement
 		out = append(out, Segment{From: g.from, To: g.to, Summary: sum})
 	}
