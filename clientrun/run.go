@@ -127,3 +127,43 @@ func Supports(tool, option string) bool {
 	out, _ := exec.Command(tool, "--help").CombinedOutput()
 	return strings.Contains(string(out), option)
 }
+
+// Process is a client run started with Start: its pid (the leader of its
+// own process group) for live readings, and Wait for its end.
+type Process struct {
+	argv  []string
+	cmd   *exec.Cmd
+	start time.Time
+	tail  *tailBuffer
+}
+
+// Start starts argv like Run does, without waiting.
+func Start(argv []string) (*Process, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	tail := &tailBuffer{max: stderrKeep}
+	cmd.Stderr = tail
+	p := &Process{argv: argv, cmd: cmd, tail: tail, start: time.Now()}
+	if err := cmd.Start(); err != nil {
+		return nil, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
+	}
+	return p, nil
+}
+
+// Pid is the client's process id, also its process group's.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Signal sends sig to the client's whole process group.
+func (p *Process) Signal(sig syscall.Signal) error { return syscall.Kill(-p.cmd.Process.Pid, sig) }
+
+// Wait waits for the client's end and measures it; whatever it left in
+// its group is killed.
+func (p *Process) Wait() (Result, error) {
+	err := p.cmd.Wait()
+	wall := time.Since(p.start)
+	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	if err != nil {
+		return Result{}, &Failure{Argv: p.argv, Status: err.Error(), Stderr: p.tail.lastLines(10)}
+	}
+	return measure(p.cmd.ProcessState, wall), nil
+}

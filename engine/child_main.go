@@ -68,7 +68,11 @@ func RunChild(args []string) error {
 		if err := json.Unmarshal([]byte(args[1]), &spec); err != nil {
 			return fmt.Errorf("load spec: %w", err)
 		}
-		r, ready, err = startLoadRole(ctx, spec)
+		if spec.Exec != "" {
+			r, ready, err = startExecRole(ctx, spec)
+		} else {
+			r, ready, err = startLoadRole(ctx, spec)
+		}
 	default:
 		return fmt.Errorf("unknown role %q", args[0])
 	}

@@ -78,8 +78,9 @@ type childMsg struct {
 	Errors   uint64         `json:"errors,omitempty"`
 	LastErr  string         `json:"last_err,omitempty"`
 	Conns    int            `json:"conns"`
-	Payload  *nbd.Payload   `json:"payload,omitempty"` // server: READ/WRITE data moved
-	SndBuf   int            `json:"sndbuf,omitempty"`  // effective SO_SNDBUF of the data sockets
+	ExecRuns []float64      `json:"exec_runs,omitempty"` // exec load: seconds of the runs finished since the last poll
+	Payload  *nbd.Payload   `json:"payload,omitempty"`   // server: READ/WRITE data moved
+	SndBuf   int            `json:"sndbuf,omitempty"`    // effective SO_SNDBUF of the data sockets
 	RcvBuf   int            `json:"rcvbuf,omitempty"`
 	// SndBufLocked: that socket's SO_SNDBUF was set, so on TCP it no
 	// longer autotunes (nbd.Conn.BufferLocked).
@@ -123,4 +124,7 @@ type loadSpec struct {
 	Consume     string `json:"consume"`
 	HashThreads int    `json:"hash_threads"` // resolved (ResolveHashThreads)
 	Paused      bool   `json:"paused"`
+	// Exec, when set, makes the load a real client command run in a loop
+	// (role_exec.go); the fields above then do not apply.
+	Exec string `json:"exec,omitempty"`
 }

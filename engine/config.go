@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"nbdscope/clientrun"
 	"nbdscope/nbd"
 	"nbdscope/units"
 )
@@ -113,7 +114,11 @@ type SideConfig struct {
 
 	// Target is an NBD URI of an external server (qemu-nbd, nbdkit); empty
 	// means a spawned nbdscope server, configured by the fields below.
-	Target    string `json:"target,omitempty"`
+	Target string `json:"target,omitempty"`
+	// Exec is a real client command (qemu-img, nbdcopy …) that is the
+	// side's load instead of our load process, run in a loop against the
+	// side's spawned server; empty for our own load.
+	Exec      string `json:"exec,omitempty"`
 	Backend   string `json:"backend"` // null, pattern, memory, file:PATH
 	Size      int64  `json:"size"`
 	Transport string `json:"transport"` // unix or tcp
@@ -236,6 +241,14 @@ func (s *SideConfig) Normalize() {
 
 // Validate checks one side.
 func (s *SideConfig) Validate() error {
+	if s.Exec != "" {
+		if s.Target != "" {
+			return errExecNoTarget
+		}
+		if _, err := clientrun.Split(s.Exec); err != nil {
+			return fmt.Errorf("exec: %w", err)
+		}
+	}
 	if s.Target != "" {
 		if _, err := nbd.ParseURI(s.Target); err != nil {
 			return fmt.Errorf("target: %w", err)

@@ -37,6 +37,7 @@ func (p *Pair) pollSide(s *side, emit bool) {
 	if lerr != nil || serr != nil {
 		return // a crash is reported by watch; a slow child skips a sample
 	}
+	defer p.emitExecRuns(sc, now, lm.ExecRuns)
 
 	s.mu.Lock()
 	if !s.havePrev || s.load != ld {
@@ -72,6 +73,9 @@ func (s *side) measure(t, wall float64, lm, sm childMsg, hasServer bool) Sample 
 	stamp := StampOf(s.cfg)
 	var d delta
 	d.bytes = lm.Bytes - s.prevLoad.Bytes
+	if s.cfg.Exec != "" {
+		d.bytes = execPayload(sm, s.prevServer) // the client's own count is not ours: the server's
+	}
 	d.active = float64(lm.ActiveNs-s.prevLoad.ActiveNs) / 1e9
 	d.client = lm.Counters.Sub(s.prevLoad.Counters)
 	d.hist = histDiff(lm.Hist, s.prevLoad.Hist)
@@ -89,6 +93,7 @@ func (s *side) measure(t, wall float64, lm, sm childMsg, hasServer bool) Sample 
 	}
 	smp := Sample{T: t, Side: s.name, Active: isActive, Connections: lm.Conns}
 	smp.Figures = d.figures(busyBase, hasServer)
+	execClient(s.cfg, &smp.Figures)
 	smp.Settings = stamp
 	smp.Changed = stamp != s.prevStamp
 	smp.Placement = s.placement()
@@ -218,6 +223,7 @@ func (p *Pair) summary(i int) Summary {
 	sc := s.cfg
 	t := s.tot
 	sum := Summary{Figures: t.figures(sc.Target == ""), Consume: sc.Get(SetConsume), Consumed: t.consumed}
+	execClient(sc, &sum.Figures)
 	sum.Settings = StampOf(sc)
 	sum.Changed = len(s.segs) > 1
 	sum.Placement = s.placement()
@@ -241,6 +247,7 @@ func (p *Pair) segments(i int) []Segment {
 	var out []Segment
 	for _, g := range s.segs {
 		sum := Summary{Figures: g.tot.figures(g.hasServer), Consume: g.stamp.Consume, Consumed: g.tot.consumed}
+		execClient(s.cfg, &sum.Figures)
 		sum.Settings, sum.SndBuf, sum.Placement = g.stamp, g.buf, g.placement
 		out = append(out, Segment{From: g.from, To: g.to, Summary: sum})
 	}

@@ -53,6 +53,7 @@ const (
 	SetMode         = "mode"
 	SetPaused       = "paused"
 	SetTarget       = "target"
+	SetExec         = "exec"
 	SetBackend      = "backend"
 	SetSize         = "size"
 )
@@ -226,6 +227,9 @@ func newSettingTable() []*Setting {
 			field: strField(func(s *SideConfig) *string { return &s.Transport }, nil)},
 		{Name: SetTarget, Var: "URI", Type: TypeText, Where: AtStart,
 			Help: "an NBD URI to load instead of a spawned server", field: strField(func(s *SideConfig) *string { return &s.Target }, nil)},
+		{Name: SetExec, Var: "CMD", Type: TypeText, Where: AtStart,
+			Help:  "a real client command run in a loop as the side's load ({uri}, {socket} replaced; no shell)",
+			field: strField(func(s *SideConfig) *string { return &s.Exec }, nil)},
 		{Name: SetBackend, Var: "BACKEND", Type: TypeText, Where: AtStart,
 			Help: "spawned server backend: null, pattern, memory or file:PATH", values: fixedList("null", "pattern", "memory", "file:"),
 			field: strField(func(s *SideConfig) *string { return &s.Backend }, nil)},

@@ -117,7 +117,8 @@ func (s *side) start() error {
 	}
 	lspec := loadSpec{URI: uri, Connections: sc.Connections, RequestSize: sc.RequestSize, InFlight: sc.InFlight,
 		Workload: sc.Workload, ReadPercent: sc.ReadPercent, SndBuf: bufRequest(sc.ClientSndBuf), RcvBuf: bufRequest(sc.ClientRcvBuf),
-		Verify: sc.Verify, Consume: sc.Consume, HashThreads: ResolveHashThreads(sc, s.p.turns.Mode(), s.p.cpus), Paused: true}
+		Verify: sc.Verify, Consume: sc.Consume, HashThreads: ResolveHashThreads(sc, s.p.turns.Mode(), s.p.cpus), Paused: true,
+		Exec: sc.Exec}
 	ld, _, err := spawn(s.p.opts.Exe, RoleLoad, sc.Name, lspec, s.p.opts.StartTimeout)
 	if err != nil {
 		stopChildren(srv)

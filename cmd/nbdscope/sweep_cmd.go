@@ -69,7 +69,7 @@ func newSweepCmd(a *app) *cobra.Command {
 	for _, st := range engine.BufferSettings() {
 		bufs = append(bufs, st.Name)
 	}
-	lf := addLoadFlags(a, cmd, false, bufs...)
+	lf := addLoadFlags(a, cmd, false, append(bufs, engine.SetExec)...) // --exec here is the client to sweep
 	fs := cmd.Flags()
 	f.lists = map[string]*string{}
 	for _, st := range engine.BufferSettings() {

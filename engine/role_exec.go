@@ -1,0 +1,218 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"nbdscope/clientrun"
+	"nbdscope/nbd"
+)
+
+// execRole is a load child whose load is a real client command (a side's
+// exec setting), run in a loop against the side's server. It reports the
+// client's CPU and context switches: finished runs from wait4, the run
+// under way from /proc. Its socket calls and payload are not ours to
+// count; the controller takes the payload from the server.
+type execRole struct {
+	argv []string
+	fail chan error
+	stop chan struct{}
+	wg   sync.WaitGroup
+
+	mu      sync.Mutex
+	paused  bool
+	cur     *clientrun.Process
+	done    clientrun.Result // finished runs, added up
+	seen    clientrun.Result // the highest reading reported, so counters never go back
+	runs    []float64        // seconds of the runs finished since the last poll
+	active  time.Duration    // running (not paused) time, up to since
+	since   time.Time        // when the current running stretch began; zero while paused
+	resumed chan struct{}    // closed and replaced on each resume
+}
+
+func startExecRole(ctx context.Context, spec loadSpec) (role, childMsg, error) {
+	u, err := nbd.ParseURI(spec.URI)
+	if err != nil {
+		return nil, childMsg{}, err
+	}
+	argv, err := clientrun.Command{Line: spec.Exec}.Argv(clientrun.Vars{"uri": spec.URI, "socket": u.Socket})
+	if err != nil {
+		return nil, childMsg{}, err
+	}
+	r := &execRole{argv: argv, fail: make(chan error, 1), stop: make(chan struct{}), paused: spec.Paused, resumed: make(chan struct{})}
+	if !spec.Paused {
+		r.since = time.Now()
+	}
+	r.wg.Add(1)
+	go r.loop()
+	return r, childMsg{}, nil
+}
+
+func (r *execRole) failed() <-chan error { return r.fail }
+
+// loop runs the command again and again while not paused.
+func (r *execRole) loop() {
+	defer r.wg.Done()
+	for {
+		r.mu.Lock()
+		paused, resumed := r.paused, r.resumed
+		r.mu.Unlock()
+		if paused {
+			select {
+			case <-resumed:
+				continue
+			case <-r.stop:
+				return
+			}
+		}
+		select {
+		case <-r.stop:
+			return
+		default:
+		}
+		p, err := clientrun.Start(r.argv)
+		if err != nil {
+			r.fail <- err
+			return
+		}
+		r.mu.Lock()
+		r.cur = p
+		r.mu.Unlock()
+		res, err := p.Wait()
+		r.mu.Lock()
+		r.cur = nil
+		r.done = addResult(r.done, res)
+		if err == nil {
+			r.runs = append(r.runs, res.Seconds)
+		}
+		r.mu.Unlock()
+		if err != nil {
+			select {
+			case <-r.stop: // killed by close
+			default:
+				r.fail <- err
+			}
+			return
+		}
+	}
+}
+
+func addResult(a, b clientrun.Result) clientrun.Result {
+	return clientrun.Result{Seconds: a.Seconds + b.Seconds, UserS: a.UserS + b.UserS, SysS: a.SysS + b.SysS,
+		Nvcsw: a.Nvcsw + b.Nvcsw, Nivcsw: a.Nivcsw + b.Nivcsw}
+}
+
+func (r *execRole) handle(c childCmd) childMsg {
+	switch c.Op {
+	case "poll":
+		return r.poll()
+	case "get":
+		return childMsg{Settings: map[string]string{SetExec: fmt.Sprint(r.argv)}}
+	case "set":
+		if c.Setting == SetPaused {
+			r.setPaused(c.Int != 0)
+			return childMsg{}
+		}
+		return childMsg{Type: "error", Err: "an exec side's client has its own " + strconv.Quote(c.Setting) + ": change the command instead"}
+	}
+	return childMsg{Type: "error", Err: fmt.Sprintf("exec load: unknown op %q", c.Op)}
+}
+
+// setPaused stops the client's whole process group (SIGSTOP) or lets it
+// go on (SIGCONT); a pause between runs holds the next one back.
+func (r *execRole) setPaused(p bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p == r.paused {
+		return
+	}
+	r.paused = p
+	sig := syscall.SIGCONT
+	if p {
+		sig = syscall.SIGSTOP
+		r.active += time.Since(r.since)
+		r.since = time.Time{}
+	} else {
+		r.since = time.Now()
+		close(r.resumed)
+		r.resumed = make(chan struct{})
+	}
+	if r.cur != nil {
+		r.cur.Signal(sig)
+	}
+}
+
+func (r *execRole) poll() childMsg {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	use := r.done
+	if r.cur != nil {
+		if live, ok := clientrun.GroupUsage(r.cur.Pid()); ok {
+			use = addResult(use, live)
+		}
+	}
+	// A process that exits between two readings takes its time out of
+	// /proc until its parent waits for it: keep the counters monotonic.
+	r.seen = clientrun.Result{UserS: max(r.seen.UserS, use.UserS), SysS: max(r.seen.SysS, use.SysS),
+		Nvcsw: max(r.seen.Nvcsw, use.Nvcsw), Nivcsw: max(r.seen.Nivcsw, use.Nivcsw)}
+	active := r.active
+	if !r.since.IsZero() {
+		active += time.Since(r.since)
+	}
+	m := childMsg{Counters: Counters{UserS: r.seen.UserS, SysS: r.seen.SysS, VolCS: uint64(r.seen.Nvcsw), InvolCS: uint64(r.seen.Nivcsw)},
+		ActiveNs: int64(active), Conns: 1, ExecRuns: r.runs}
+	r.runs = nil
+	return m
+}
+
+func (r *execRole) close() {
+	close(r.stop)
+	r.mu.Lock()
+	if r.cur != nil {
+		r.cur.Signal(syscall.SIGCONT)
+		r.cur.Signal(syscall.SIGKILL)
+	}
+	r.mu.Unlock()
+	r.wg.Wait()
+}
+
+var errExecNoTarget = errors.New("exec: a side with a command runs against its own spawned server, not a --target")
+
+// execPayload is the payload the side's server moved between two polls
+// (READ data sent plus WRITE data received): an exec side's bytes.
+func execPayload(now, prev childMsg) uint64 {
+	if now.Payload == nil || prev.Payload == nil {
+		return 0
+	}
+	return now.Payload.Sub(*prev.Payload).Total()
+}
+
+// execClient marks what an exec side's client figures cannot hold as
+// unknown: its socket calls are the real client's own business.
+func execClient(sc SideConfig, f *Figures) {
+	if sc.Exec == "" {
+		return
+	}
+	c := &f.Client
+	c.RecvCallsPer2MiB, c.SendCallsPer2MiB, c.RecvEAGAINPer2MiB, c.SendEAGAINPer2MiB, c.EAGAINPer2MiB =
+		Unknown, Unknown, Unknown, Unknown, Unknown
+	f.LatencyP50Ms, f.LatencyP99Ms, f.LatencyMaxMs = Unknown, Unknown, Unknown
+}
+
+// emitExecRuns reports each client run that finished as an event: its
+// time, at the poll that saw it.
+func (p *Pair) emitExecRuns(sc SideConfig, now time.Time, runs []float64) {
+	for _, secs := range runs {
+		p.emit(Update{Event: &Event{T: now.Sub(p.start).Seconds(), Side: sc.Name, Setting: ExecRunEvent,
+			To: strconv.FormatFloat(secs, 'f', 3, 64) + "s"}})
+	}
+}
+
+// ExecRunEvent is the Event.Setting of a finished client run of an exec
+// side; To is its time ("2.314s").
+const ExecRunEvent = "exec.run"

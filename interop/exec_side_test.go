@@ -1,0 +1,76 @@
+package interop
+
+// A real client as a live side: run --exec-b (issue 15 §2).
+
+import (
+	"encoding/json"
+	"testing"
+
+	"nbdscope/engine"
+)
+
+// TestRunExecSideQemuImg: qemu-img convert runs in a loop as side B's load
+// for a few seconds while B's server send buffer goes from the default to
+// 2m. The samples carry the server's figures and the client's CPU (its
+// calls are unknown, not 0), finished runs are events, and the server's
+// send calls per 2 MiB fall with the larger buffer (a ratio of counts,
+// checked where the kernel let the buffer grow).
+func TestRunExecSideQemuImg(t *testing.T) {
+	need(t, "qemu-img")
+	cmd := `qemu-img convert -f raw -O raw -W -n {uri} 'json:{"file":{"driver":"null-co","size":268435456}}'`
+	r := runEnv(t, nil, nbdscopeBin, "run", "--exec-b", cmd, "--size-b", "256m", "--sndbuf-b", "default",
+		"--duration", "8s", "--at", "4s:b.sndbuf=2m", "--json")
+	if r.code != 0 {
+		t.Fatalf("want exit 0:\n%s", r)
+	}
+	var rep engine.Report
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("run --json: %v\n%s", err, r)
+	}
+	var before, after struct {
+		calls, bytes uint64
+		eff          int
+	}
+	cpu := 0.0
+	for _, s := range rep.Samples {
+		if s.Side != "B" || !s.Active || s.Bytes == 0 {
+			continue
+		}
+		if s.Server == nil {
+			t.Fatalf("B sample at %.1fs has no server figures", s.T)
+		}
+		if s.Client.RecvCallsPer2MiB.Known() {
+			t.Errorf("B sample at %.1fs: the real client's receive calls %v, want unknown", s.T, s.Client.RecvCallsPer2MiB)
+		}
+		cpu += float64(s.Client.UserS + s.Client.SysS)
+		if s.Changed {
+			continue
+		}
+		side := &before
+		if s.Settings.SndBuf == "2m" {
+			side = &after
+		}
+		side.calls += s.Server.SendCalls
+		side.bytes += s.Bytes
+		side.eff = s.SndBuf.ServerEffective
+	}
+	if before.bytes == 0 || after.bytes == 0 || cpu <= 0 {
+		t.Fatalf("want active B samples before and after the change and the client's CPU: before %+v, after %+v, cpu %v\n%s",
+			before, after, cpu, r.stderr)
+	}
+	runs := 0
+	for _, e := range rep.Events {
+		if e.Side == "B" && e.Setting == engine.ExecRunEvent {
+			runs++
+		}
+	}
+	if runs == 0 {
+		t.Errorf("no finished client run reported as an event: %+v", rep.Events)
+	}
+	b := engine.CallsPer2MiB(before.calls, before.bytes)
+	a := engine.CallsPer2MiB(after.calls, after.bytes)
+	if after.eff >= 2*before.eff && a >= b {
+		t.Errorf("server send calls per 2 MiB %.2f at 2m (%d) not below %.2f at the default (%d)", a, after.eff, b, before.eff)
+	}
+	t.Logf("server send calls per 2 MiB: %.2f at default (%d), %.2f at 2m (%d); %d runs", b, before.eff, a, after.eff, runs)
+}
