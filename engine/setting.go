@@ -25,13 +25,18 @@ import (
 // How to add a setting:
 //  1. Add its field to SideConfig (or Config, for a pair-wide one) and its
 //     check to Validate.
-//  2. Add one entry to settingTable below: name, help, type and bounds,
-//     where it applies, its get/put on the State, and — to be stepped
-//     from the explorer — its keys and step.
+//  2. Add one entry to newSettingTable below: name, help, type and
+//     bounds, where it applies (Where), its field (bufField, intField,
+//     strField: where the value is kept) and — to be stepped from the
+//     explorer — its keys and step (stepOne, stepDouble, stepCycle …).
 //  3. Write its apply function: for a child setting, a method of loadRole
 //     or serverRole taking the childCmd (its value arrives resolved, in
 //     Int or Str, see childCmd); for a pair setting, a Controller call.
-//     Put it in the entry's load, server or pair field.
+//     Put it in the entry's load, server or pair field. A setting that
+//     needs new children (AtRestart) or the controller alone
+//     (AtPlacement) needs none: side.apply routes it on Where.
+//  4. Load the child's start value in loadSpec/serverSpec (side.start),
+//     if the child needs it before its first set.
 //
 // Nothing else changes: the flags, their help and completion, --at, preset
 // files, the explorer's keys, ? help and the routing follow the entry.
