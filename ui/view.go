@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -275,8 +274,16 @@ func (m *Model) helpLines(w int) []string {
 	st := m.com.styles
 	hm := m.help
 	hm.Width = 0
+	groups := m.keys.FullHelp()
+	var keys string
+	if full := hm.FullHelpView(groups); lipgloss.Width(full) <= w {
+		keys = full
+	} else {
+		half := (len(groups) + 1) / 2
+		keys = hm.FullHelpView(groups[:half]) + "\n\n" + hm.FullHelpView(groups[half:])
+	}
 	lines := []string{st.Title.Render("keys") + st.Dim.Render("  (esc or ? closes)"), ""}
-	lines = append(lines, strings.Split(keyBlocks(hm, m.keys.FullHelp(), w), "\n")...)
+	lines = append(lines, strings.Split(keys, "\n")...)
 	lines = append(lines, "", st.Title.Render("figures"))
 	for _, f := range helpEntries() {
 		wrapped := wrap(f[1], max(w-13, 10), 8) // the help scrolls
@@ -289,30 +296,6 @@ func (m *Model) helpLines(w int) []string {
 		}
 	}
 	return lines
-}
-
-// keyBlocks lays the key groups out in columns within w cells: all in
-// one row, else two halves, else as many groups a row as fit (a long
-// description must not be cut off on a narrow terminal).
-func keyBlocks(hm help.Model, groups [][]key.Binding, w int) string {
-	if full := hm.FullHelpView(groups); lipgloss.Width(full) <= w {
-		return full
-	}
-	half := (len(groups) + 1) / 2
-	top, bottom := hm.FullHelpView(groups[:half]), hm.FullHelpView(groups[half:])
-	if lipgloss.Width(top) <= w && lipgloss.Width(bottom) <= w {
-		return top + "\n\n" + bottom
-	}
-	var blocks []string
-	for start := 0; start < len(groups); {
-		end := start + 1
-		for end < len(groups) && lipgloss.Width(hm.FullHelpView(groups[start:end+1])) <= w {
-			end++
-		}
-		blocks = append(blocks, hm.FullHelpView(groups[start:end]))
-		start = end
-	}
-	return strings.Join(blocks, "\n\n")
 }
 
 // layoutHelp fits the help into w×h: too long for the area, it scrolls

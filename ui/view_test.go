@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"nbdscope/engine"
 )
 
@@ -44,23 +42,6 @@ func TestLayoutThenDraw(t *testing.T) {
 			}
 			if h.m.state == stHelp && sc.help == nil {
 				t.Errorf("%dx%d %v: help state without help lines", w, hgt, keys)
-			}
-		}
-	}
-}
-
-// TestHelpKeysNotCut: on any width the explorer runs at, every key's
-// description shows in full in the help (groups wrap to more rows rather
-// than being cut at the edge).
-func TestHelpKeysNotCut(t *testing.T) {
-	for _, w := range []int{minWidth, 60, 80, 100, 160} {
-		h := newHarness(t, Options{}, w, 48)
-		help := ansi.Strip(strings.Join(h.m.layoutHelp(w, 1000), "\n"))
-		for _, g := range h.m.keys.FullHelp() {
-			for _, b := range g {
-				if d := b.Help().Desc; d != "" && ansi.StringWidth(d) < w-8 && !strings.Contains(help, d) {
-					t.Errorf("width %d: %q (%s) is cut:\n%s", w, d, b.Help().Key, help)
-				}
 			}
 		}
 	}
