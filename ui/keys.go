@@ -99,8 +99,8 @@ func DefaultKeyMap() KeyMap {
 		BufUp:     b([]string{"+"}, "+/-", "sndbuf up/down"),
 		BufDown:   b([]string{"-"}, "-", "sndbuf down"),
 		BufExact:  b([]string{"="}, "=", "exact sndbuf"),
-		BufTarget: b([]string{"k"}, "k", "buffer keys act on: sender/server/client send/client recv"),
-		Gap:       b([]string{"g"}, "g", "gap: A macos, B 2m (the sender's buffers)"),
+		BufTarget: b([]string{"k"}, "k", "+/- act on: sender/srv/cli snd/rcv"),
+		Gap:       b([]string{"g"}, "g", "gap: A macos, B 2m"),
 
 		Settings: settingKeys(),
 
