@@ -143,6 +143,7 @@ func (m *Model) actions() []keyAction {
 		{km.BufUp, func() tea.Cmd { return m.stepBuffers(1) }},
 		{km.BufDown, func() tea.Cmd { return m.stepBuffers(-1) }},
 		{km.BufExact, do(func() { m.openInput(inputSndBuf) })},
+		{km.Exec, do(func() { m.openInput(inputExec) })},
 		{km.BufTarget, m.cycleTarget},
 		{km.Gap, m.gap},
 		{km.Restart, m.restart},
@@ -343,6 +344,9 @@ func (m *Model) openInput(kind inputKind) {
 	case inputSndBuf:
 		m.input.Prompt = m.cfg.Sides[m.focus].Name + " " + m.bufSettings(m.focus)[0].Name + " = "
 		m.input.Placeholder = "64k, 2m, default or macos"
+	case inputExec:
+		m.input.Prompt = m.cfg.Sides[m.focus].Name + " exec = "
+		m.input.Placeholder = "qemu-img convert -f raw -O raw -n {uri} … ({uri}, {socket}; - for our load)"
 	case inputPresetName:
 		m.input.Prompt = "save preset as: "
 		m.input.Placeholder = "a name (letters, digits, . _ -)"
@@ -368,6 +372,9 @@ func (m *Model) inputKey(k tea.KeyMsg) tea.Cmd {
 		}
 		if m.inputKind == inputSndBuf {
 			return m.exactBuffers(v)
+		}
+		if m.inputKind == inputExec {
+			return m.setExec(v)
 		}
 		m.state = stNormal
 		m.input.Blur()
@@ -437,4 +444,21 @@ func (m *Model) save(name string, overwrite bool) tea.Cmd {
 		kind: kind, side: -1, name: name,
 		run: func(c engine.Controller) error { return fn(name, c.Config()) },
 	})
+}
+
+// setExec makes the focused side's load the typed client command ("-":
+// our own load again); the side restarts with it.
+func (m *Model) setExec(text string) tea.Cmd {
+	st, _ := engine.Lookup(engine.SetExec)
+	if text == "-" {
+		text = ""
+	}
+	v, err := st.Parse(text)
+	if err != nil {
+		m.inputErr = err.Error()
+		return nil
+	}
+	m.state = stNormal
+	m.input.Blur()
+	return m.changeAs(opApply, m.focus, st, v)
 }

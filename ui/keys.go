@@ -24,6 +24,8 @@ type KeyMap struct {
 	BufExact  key.Binding
 	BufTarget key.Binding
 	Gap       key.Binding
+	// Exec prompts for a real client command as the side's load.
+	Exec key.Binding
 
 	// Settings step a setting each, built from the settings table.
 	Settings []SettingKey
@@ -101,6 +103,7 @@ func DefaultKeyMap() KeyMap {
 		BufExact:  b([]string{"="}, "=", "exact sndbuf"),
 		BufTarget: b([]string{"k"}, "k", "+/- act on: sender/srv/cli snd/rcv"),
 		Gap:       b([]string{"g"}, "g", "gap: A macos, B 2m"),
+		Exec:      b([]string{"e"}, "e", "real client as load"),
 
 		Settings: settingKeys(),
 
@@ -130,7 +133,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	s := k.Setting
 	return [][]key.Binding{
 		{k.NextSide, s(engine.SetPaused), k.Restart, s(engine.SetMode), k.Quit},
-		{k.BufUp, k.BufExact, k.BufTarget, k.Gap, s(engine.SetTransport), s(engine.SetWorkload), s(engine.SetPlacement)},
+		{k.BufUp, k.BufExact, k.BufTarget, k.Gap, k.Exec, s(engine.SetTransport), s(engine.SetWorkload), s(engine.SetPlacement)},
 		{s(engine.SetConnections), s(engine.SetRequestSize), s(engine.SetInFlight)},
 		{k.Latency, k.Charts, k.Clear, k.Presets, k.Save, k.Baseline, k.Help},
 	}

@@ -114,6 +114,7 @@ type inputKind int
 const (
 	inputSndBuf inputKind = iota
 	inputPresetName
+	inputExec
 )
 
 // pairState is what the panels show: the configuration and pauses, where

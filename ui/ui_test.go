@@ -1021,3 +1021,21 @@ func TestVReachesTheWakeupsChart(t *testing.T) {
 		t.Errorf("v did not reach the wake-ups chart:\n%s", v)
 	}
 }
+
+// TestKeyExecPrompt: e prompts for a real client command as the focused
+// side's load and applies it; - goes back to our load.
+func TestKeyExecPrompt(t *testing.T) {
+	h := newHarness(t, Options{}, 100, 24)
+	h.press("2", "e")
+	if h.m.state != stInput {
+		t.Fatal("e did not open the prompt")
+	}
+	h.wantView("B exec = ")
+	h.typeText("nbdcopy {uri} null:")
+	h.press("enter")
+	h.settle()
+	if h.m.state != stNormal {
+		t.Fatal("a command did not close the prompt")
+	}
+	h.wantApplied(ch(1, "exec", "nbdcopy {uri} null:"))
+}
