@@ -48,6 +48,8 @@ func eventLabel(ev engine.Event) string {
 		return ev.Side + " resumed"
 	case "mode":
 		return "mode " + ev.From + "→" + ev.To
+	case engine.ExecRunEvent:
+		return ev.Side + " client run " + ev.To // a finished run of an exec side
 	}
 	s := ev.Setting + " " + ev.From + "→" + ev.To
 	if ev.Reconnected {
