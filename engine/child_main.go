@@ -11,10 +11,11 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
-	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"nbdscope/engine/childproc"
 
 	"nbdscope/nbd"
 )
@@ -52,7 +53,7 @@ func RunChild(args []string) error {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	defer startCPUProfile(args[0])()
-	out := &lineWriter{w: bufio.NewWriter(os.Stdout)}
+	out := childproc.NewWriter(os.Stdout)
 	var r role
 	var ready childMsg
 	var err error
@@ -77,12 +78,12 @@ func RunChild(args []string) error {
 		return fmt.Errorf("unknown role %q", args[0])
 	}
 	if err != nil {
-		out.send(childMsg{Type: "error", Err: err.Error()})
+		out.Send(childMsg{Type: "error", Err: err.Error()})
 		return err
 	}
 	defer r.close()
 	ready.Type = "ready"
-	if err := out.send(ready); err != nil {
+	if err := out.Send(ready); err != nil {
 		return err
 	}
 	orphaned, err := serve(ctx, r, out)
@@ -105,7 +106,7 @@ type failer interface {
 // that started us exits, while the rest of the controller may still be
 // dying, so the signal itself is the news). The controller never signals a
 // child it means to keep serving: it stops one with "stop", then SIGKILL.
-func serve(ctx context.Context, r role, out *lineWriter) (orphaned bool, err error) {
+func serve(ctx context.Context, r role, out *childproc.Writer) (orphaned bool, err error) {
 	var fatal <-chan error
 	if f, ok := r.(failer); ok {
 		fatal = f.failed()
@@ -147,7 +148,7 @@ func serve(ctx context.Context, r role, out *lineWriter) (orphaned bool, err err
 		case err := <-fatal:
 			// Told to the controller first (the crash report's reason),
 			// then returned: main prints it to stderr and exits 1.
-			out.send(childMsg{Type: "fatal", Err: err.Error()})
+			out.Send(childMsg{Type: "fatal", Err: err.Error()})
 			return false, err
 		case err := <-gone:
 			return true, err // the controller is gone: stop with it
@@ -158,7 +159,7 @@ func serve(ctx context.Context, r role, out *lineWriter) (orphaned bool, err err
 			return true, fmt.Errorf("reading commands: %w", err)
 		case c := <-cmds:
 			switch c.Op {
-			case "stop":
+			case childproc.OpStop:
 				return false, nil
 			case "poll":
 				if err := answer(r, c, out); err != nil {
@@ -173,32 +174,13 @@ func serve(ctx context.Context, r role, out *lineWriter) (orphaned bool, err err
 
 // answer handles one command and sends its reply; an error means the
 // controller is gone.
-func answer(r role, c childCmd, out *lineWriter) error {
+func answer(r role, c childCmd, out *childproc.Writer) error {
 	m := r.handle(c)
 	m.Seq = c.Seq
 	if m.Type == "" {
 		m.Type = "reply"
 	}
-	return out.send(m)
-}
-
-type lineWriter struct {
-	mu sync.Mutex
-	w  *bufio.Writer
-}
-
-// send writes one message; an error (EPIPE: the controller is gone) means
-// nobody is listening any more.
-func (l *lineWriter) send(m childMsg) error {
-	b, _ := json.Marshal(m)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.w.Write(b)
-	l.w.WriteByte('\n')
-	if err := l.w.Flush(); err != nil {
-		return fmt.Errorf("writing to the controller: %w", err)
-	}
-	return nil
+	return out.Send(m)
 }
 
 // startCPUProfile writes a CPU profile of this child to

@@ -3,6 +3,8 @@ package engine
 import (
 	"strconv"
 
+	"nbdscope/engine/childproc"
+
 	"nbdscope/nbd"
 )
 
@@ -12,7 +14,7 @@ import (
 
 // Internal role names: `nbdscope __child server|load`.
 const (
-	ChildCommand = "__child"
+	ChildCommand = childproc.Command
 	RoleServer   = "server"
 	RoleLoad     = "load"
 )

@@ -98,7 +98,7 @@ func TestOwnServerKilledMidRun(t *testing.T) {
 	p := startPair(t, cfg)
 	waitFor(t, p, 10*time.Second, "B sample", activeSample("B"))
 	srv, _ := p.sides[1].children()
-	victim, uri := srv.cmd.Process, p.sides[1].targetURI()
+	victim, uri := srv.proc.Process(), p.sides[1].targetURI()
 	victim.Signal(syscall.SIGKILL)
 	c := waitFor(t, p, 5*time.Second, "crash report", func(u Update) bool { return u.Crash != nil }).Crash
 	if c.Side != "B" || c.Role != RoleServer || c.Target != uri || !strings.Contains(c.Status, "killed") || c.Reason == "" {

@@ -175,7 +175,7 @@ func TestCrashReportAndRestart(t *testing.T) {
 	p := startPair(t, testConfig())
 	waitFor(t, p, 10*time.Second, "B sample", activeSample("B"))
 	srv, _ := p.sides[1].children()
-	victim := srv.cmd.Process
+	victim := srv.proc.Process()
 	victim.Signal(syscall.SIGKILL)
 	u := waitFor(t, p, 5*time.Second, "crash report", func(u Update) bool { return u.Crash != nil })
 	if u.Crash.Side != "B" || u.Crash.Role != RoleServer || !strings.Contains(u.Crash.Status, "killed") {
@@ -190,7 +190,7 @@ func TestCrashReportAndRestart(t *testing.T) {
 
 	// A load process dying is reported as such.
 	_, ld := p.sides[0].children()
-	victim = ld.cmd.Process
+	victim = ld.proc.Process()
 	victim.Signal(syscall.SIGKILL)
 	u = waitFor(t, p, 5*time.Second, "load crash", func(u Update) bool { return u.Crash != nil })
 	if u.Crash.Side != "A" || u.Crash.Role != RoleLoad {
@@ -228,7 +228,7 @@ func TestChildrenDieWithController(t *testing.T) {
 		}
 		var pids []string
 		for _, s := range p.sides {
-			pids = append(pids, strconv.Itoa(s.server.cmd.Process.Pid), strconv.Itoa(s.load.cmd.Process.Pid))
+			pids = append(pids, strconv.Itoa(s.server.pid()), strconv.Itoa(s.load.pid()))
 		}
 		os.Stdout.WriteString(strings.Join(pids, " ") + " " + p.dir + "\n")
 		time.Sleep(time.Minute)

@@ -97,10 +97,10 @@ func (s *side) place(mode string) {
 	} else {
 		var errs []string
 		pin := func(c *child, cpus []int) []int {
-			if c == nil || c.cmd.Process == nil {
+			if c == nil || c.proc.Process() == nil {
 				return nil
 			}
-			if err := platform.PinProcess(c.cmd.Process.Pid, cpus); err != nil {
+			if err := platform.PinProcess(c.pid(), cpus); err != nil {
 				errs = append(errs, fmt.Sprintf("%s: %v", c.role, err))
 				return nil
 			}

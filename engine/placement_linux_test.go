@@ -67,7 +67,7 @@ func TestPlacementHoldsProcesses(t *testing.T) {
 	}
 	check := func(what string, c *child, cpus string) {
 		t.Helper()
-		got := threadCPUs(t, c.cmd.Process.Pid)
+		got := threadCPUs(t, c.pid())
 		if len(got) != 1 || got[cpus] == 0 {
 			t.Fatalf("%s threads by affinity %v, want all on %s", what, got, cpus)
 		}

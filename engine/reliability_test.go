@@ -52,7 +52,7 @@ func TestConnectionChangesUnderLoad(t *testing.T) {
 	p := startPair(t, cfg)
 	waitFor(t, p, 10*time.Second, "A sample", activeSample("A"))
 	srv, ld := p.sides[0].children()
-	loadPid, srvPid := ld.cmd.Process.Pid, srv.cmd.Process.Pid
+	loadPid, srvPid := ld.pid(), srv.pid()
 	baseLoad, baseSrv := procFDs(loadPid), procFDs(srvPid)
 	if baseLoad < 0 || baseSrv < 0 {
 		t.Fatalf("cannot read /proc/PID/fd (%d, %d)", baseLoad, baseSrv)

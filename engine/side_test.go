@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"nbdscope/engine/childproc"
 )
 
 // childSettings asks a running child what it runs with.
@@ -227,8 +229,8 @@ func fakeChild(t *testing.T, role, side string, answer func(childCmd) childMsg) 
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	c := &child{role: role, side: side, stdin: inW, waiting: map[uint64]chan childMsg{}, ready: make(chan childMsg, 1), exited: make(chan struct{})}
-	go c.readStdout(outR)
+	proc := childproc.Over(side+" "+role, inW, outR)
+	c := &child{proc: proc, role: role, side: side, exited: proc.Exited()}
 	go func() {
 		sc := bufio.NewScanner(inR)
 		for sc.Scan() {
@@ -435,7 +437,7 @@ func TestStopWithFrozenChild(t *testing.T) {
 	p := startPair(t, testConfig())
 	waitFor(t, p, 10*time.Second, "A sample", activeSample("A"))
 	_, ld := p.sides[0].children()
-	if err := ld.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+	if err := ld.proc.Process().Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond) // a poll is now waiting on it
@@ -445,7 +447,7 @@ func TestStopWithFrozenChild(t *testing.T) {
 	select {
 	case <-stopped:
 	case <-time.After(15 * time.Second):
-		ld.cmd.Process.Signal(syscall.SIGKILL)
+		ld.proc.Process().Signal(syscall.SIGKILL)
 		t.Fatal("Stop did not return within 15 s with a frozen child")
 	}
 	t.Logf("Stop returned after %v with a frozen load child", time.Since(start).Round(time.Millisecond))

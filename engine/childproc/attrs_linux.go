@@ -1,4 +1,4 @@
-package engine
+package childproc
 
 import (
 	"os/exec"
