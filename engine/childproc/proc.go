@@ -12,7 +12,7 @@
 // to decode into its own types. Kept apart from engine so that the
 // controller's view of a child is one small surface (Start, Call, Stop,
 // Exited, Status, Reason) and the wire rules live in one place, with the
-// child's side of them (Writer, ReadCommands) next to the parent's.
+// child's end of the lines up (Writer) next to the parent's.
 //
 // The wire protocol's envelope:
 //

@@ -11,7 +11,7 @@ import (
 // (EPIPE, ECONNRESET, EOF: the server died or dropped us) every figure after
 // that would be a measurement of nothing. So the first such loss fails the
 // whole role: the child tells the controller why, naming the target, and
-// exits with a non-zero status (see serve in child_main.go).
+// exits with a non-zero status (see serve in inchild_main.go).
 
 // checkLost reports cl's terminal error as the loss of the target, unless
 // the connection is working or we closed it ourselves.

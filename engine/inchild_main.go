@@ -1,5 +1,20 @@
 package engine
 
+// Code that runs only inside a child process (`nbdscope __child ROLE SPEC`)
+// lives in the inchild_*.go files: this entry point and command loop, the
+// server role (inchild_server.go), the load role (inchild_load.go,
+// inchild_load_lost.go) and the consume modes as the load runs them
+// (inchild_consume.go). Nothing the controller runs calls into them except
+// through the child protocol (child_proto.go); the process plumbing on both
+// ends is engine/childproc.
+//
+// They stay in package engine, not a package of their own, because two
+// things tie them to it: the settings table (setting.go) names each child
+// setting's apply function as a method of loadRole or serverRole, so that
+// adding a setting stays one table entry; and engine's own tests run the
+// test binary as the child (TestMain calls RunChild), which a package
+// importing engine could not provide to engine's internal tests.
+
 import (
 	"bufio"
 	"context"
@@ -102,7 +117,7 @@ type failer interface {
 // serve answers commands until the controller stops the child or goes
 // away, a signal arrives, or the role fails. orphaned says the child ends
 // without the controller's word: it went away, or a signal came (the
-// parent-death signal, see setChildAttrs, is sent as soon as the thread
+// parent-death signal, see childproc's setChildAttrs, is sent as soon as the thread
 // that started us exits, while the rest of the controller may still be
 // dying, so the signal itself is the news). The controller never signals a
 // child it means to keep serving: it stops one with "stop", then SIGKILL.

@@ -1,0 +1,248 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"nbdscope/nbd"
+)
+
+func TestBufferIsZero(t *testing.T) {
+	for _, n := range []int{1, 7, 31, 32, 33, 100, 4096, 65536 + 5} {
+		buf := make([]byte, n)
+		if !BufferIsZero(buf) {
+			t.Fatalf("%d zero bytes: not zero", n)
+		}
+		for i := 0; i < n; i++ {
+			buf[i] = 1
+			if BufferIsZero(buf) {
+				t.Fatalf("%d bytes with byte %d set: zero", n, i)
+			}
+			buf[i] = 0
+		}
+	}
+	if !BufferIsZero(nil) {
+		t.Fatal("empty buffer not zero")
+	}
+}
+
+// patternRoot is the expected root digest of one pass over a pattern
+// export, computed here from the definition alone: every 8 bytes hold their
+// offset, big-endian; SHA-256 of each 64 KiB block, SHA-256 of the digests.
+func patternRoot(size int64) Digest {
+	root := sha256.New()
+	block := make([]byte, 64<<10)
+	for off := int64(0); off < size; off += int64(len(block)) {
+		b := block[:min(int64(len(block)), size-off)]
+		for i := 0; i < len(b); i += 8 {
+			binary.BigEndian.PutUint64(b[i:], uint64(off)+uint64(i))
+		}
+		d := sha256.Sum256(b)
+		root.Write(d[:])
+	}
+	var d Digest
+	root.Sum(d[:0])
+	return d
+}
+
+// The hasher folds digests in stream order whatever order the pieces come
+// in, with request sizes that split blocks and a short last block.
+func TestStreamHasherAnyOrder(t *testing.T) {
+	const size = 4<<20 + 24<<10 // a short last block
+	want := patternRoot(size).String()
+	for _, req := range []int{8 << 10, 96 << 10, 256 << 10, 2 << 20} {
+		h := newStreamHasher(size, 0, newTokens(3))
+		var pieces [][2]int64 // two passes
+		for pass := int64(0); pass < 2; pass++ {
+			for off := int64(0); off < size; off += int64(req) {
+				pieces = append(pieces, [2]int64{pass*size + off, min(int64(req), size-off)})
+			}
+		}
+		rng := rand.New(rand.NewPCG(1, uint64(req)))
+		// Shuffle within windows of 16 requests: replies overtake each
+		// other, as far as a client's requests in flight allow.
+		for i := 0; i < len(pieces); i += 16 {
+			w := pieces[i:min(i+16, len(pieces))]
+			rng.Shuffle(len(w), func(a, b int) { w[a], w[b] = w[b], w[a] })
+		}
+		for _, p := range pieces {
+			buf := make([]byte, p[1])
+			nbd.PatternFill(p[0]%size, buf)
+			h.Consume(uint64(p[0]), buf, len(buf))
+		}
+		st := h.Stats()
+		if st.Passes != 2 || st.Root != want || st.Broken != 0 {
+			t.Fatalf("req %d: %+v, want 2 passes with root %s", req, st, want)
+		}
+		if req < 2<<20 && st.Reordered == 0 {
+			t.Fatalf("req %d: no digest arrived out of order; the test proves nothing", req)
+		}
+		if len(h.pending) != 0 || len(h.partial) != 0 {
+			t.Fatalf("req %d: %d pending, %d partial left", req, len(h.pending), len(h.partial))
+		}
+	}
+}
+
+// A hole (a write or a failed read) costs its pass the root, not the next.
+func TestStreamHasherHole(t *testing.T) {
+	const size = 1 << 20
+	h := newStreamHasher(size, 0, newTokens(1))
+	for pos := int64(0); pos < 2*size; pos += 96 << 10 {
+		n := min(96<<10, size-pos%size)
+		if pos+n > 2*size {
+			n = 2*size - pos
+		}
+		buf := make([]byte, n)
+		nbd.PatternFill(pos%size, buf)
+		if pos == 96<<10 {
+			buf = nil
+		}
+		h.Consume(uint64(pos), buf, int(n))
+		if pos%size+n == size {
+			pos -= 96<<10 - n // the next request starts the next pass
+		}
+	}
+	st := h.Stats()
+	if st.Broken != 1 || st.Passes != 1 || st.Root != patternRoot(size).String() {
+		t.Fatalf("%+v", st)
+	}
+	// Starting mid-stream, the hasher waits for the next pass.
+	h = newStreamHasher(size, 5, newTokens(1))
+	h.Consume(5, make([]byte, 512), 512)
+	if h.start != size || len(h.pending) != 0 {
+		t.Fatalf("start %d, %d pending", h.start, len(h.pending))
+	}
+}
+
+// jitter delays reads so that later requests overtake earlier ones.
+type jitter struct{ nbd.Backend }
+
+func (j jitter) ReadAt(p []byte, off int64) (int, error) {
+	time.Sleep(time.Duration(3-(off/int64(len(p)))%4) * 300 * time.Microsecond)
+	return j.Backend.ReadAt(p, off)
+}
+
+func serveBackend(t *testing.T, be nbd.Backend) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "nbdc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "s.sock")
+	ln, err := nbd.ListenUnix(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &nbd.Server{Exports: []nbd.Export{{Backend: be, ReadOnly: true}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { srv.Serve(ctx, ln); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return nbd.URI{Transport: "unix", Socket: sock}.String()
+}
+
+// runLoad runs a load role in this process until cond holds on its poll
+// reply (or 30 s pass) and returns the last reply.
+func runLoad(t *testing.T, spec loadSpec, cond func(m childMsg) bool) childMsg {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ro, _, err := startLoadRole(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ro.(*loadRole)
+	defer r.close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		m := r.poll()
+		if m.Errors != 0 {
+			t.Fatalf("load errors: %s", m.LastErr)
+		}
+		if cond(m) {
+			r.gate.setPaused(true) // drain the requests in flight: exact counts
+			return r.poll()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out: %+v", *m.Consumed)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// hash is right: a full read of a 64 MiB pattern export gives the root
+// computed from the pattern's definition, with one connection and with
+// four whose replies come back out of order.
+func TestHashPatternExport(t *testing.T) {
+	const size = 64 << 20
+	want := patternRoot(size).String()
+	for _, tc := range []struct {
+		name      string
+		conns     int
+		threads   int
+		reordered bool
+	}{{"1 connection", 1, 1, false}, {"4 connections out of order", 4, 2, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			uri := serveBackend(t, jitter{nbd.NewPattern(size)})
+			spec := loadSpec{URI: uri, Connections: tc.conns, RequestSize: 256 << 10, InFlight: 4,
+				Workload: WorkRead, Consume: ConsumeHash, HashThreads: tc.threads}
+			m := runLoad(t, spec, func(m childMsg) bool { return m.Consumed.HashPasses >= 1 })
+			c := m.Consumed
+			if c.RootDigest != want || c.HashBroken != 0 {
+				t.Fatalf("root %s (broken %d), want %s", c.RootDigest, c.HashBroken, want)
+			}
+			if c.HashBlocks < size/HashBlockSize {
+				t.Fatalf("%d blocks hashed for a full pass of %d", c.HashBlocks, size/HashBlockSize)
+			}
+			if tc.reordered && c.HashReordered == 0 {
+				t.Fatal("no reply came out of order; the test proves nothing")
+			}
+		})
+	}
+}
+
+// scan is right: every buffer of a zero export is zero, none of a 0xff one.
+func TestScanNullExport(t *testing.T) {
+	for _, fill := range []byte{0, 0xff} {
+		uri := serveBackend(t, nbd.NewNull(1<<30, fill))
+		spec := loadSpec{URI: uri, Connections: 1, RequestSize: 256 << 10, InFlight: 4, Workload: WorkRead, Consume: ConsumeScan}
+		m := runLoad(t, spec, func(m childMsg) bool { return m.Consumed.ScannedBuffers >= 200 })
+		c := m.Consumed
+		want := c.ScannedBuffers
+		if fill != 0 {
+			want = 0
+		}
+		if c.ZeroBuffers != want || c.ScannedBuffers != m.Ops {
+			t.Fatalf("fill %#x: %d of %d buffers zero (%d reads), want %d", fill, c.ZeroBuffers, c.ScannedBuffers, m.Ops, want)
+		}
+	}
+}
+
+// BenchmarkStreamHasher is the hash mode's work alone: 2 MiB reads of the
+// stream, digested and folded in order (bench/hash.sh prints it).
+func BenchmarkStreamHasher(b *testing.B) {
+	const size, req = 1 << 30, 2 << 20
+	buf := make([]byte, req)
+	nbd.PatternFill(0, buf)
+	h := newStreamHasher(size, 0, newTokens(1))
+	b.SetBytes(req)
+	var r0, r1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		h.Consume(uint64(i)*req, buf, req)
+	}
+	b.StopTimer()
+	// CPU, not wall time: a busy machine stretches the latter.
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+	cpu := time.Duration(r1.Utime.Nano() - r0.Utime.Nano() + r1.Stime.Nano() - r0.Stime.Nano())
+	b.ReportMetric(cpu.Seconds()/(float64(b.N)*req/(1<<30)), "cpu-s/GiB")
+}
