@@ -127,6 +127,6 @@ type loadSpec struct {
 	HashThreads int    `json:"hash_threads"` // resolved (ResolveHashThreads)
 	Paused      bool   `json:"paused"`
 	// Exec, when set, makes the load a real client command run in a loop
-	// (role_exec.go); the fields above then do not apply.
+	// (inchild_exec.go); the fields above then do not apply.
 	Exec string `json:"exec,omitempty"`
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -180,39 +179,3 @@ func (r *execRole) close() {
 	r.mu.Unlock()
 	r.wg.Wait()
 }
-
-var errExecNoTarget = errors.New("exec: a side with a command runs against its own spawned server, not a --target")
-
-// execPayload is the payload the side's server moved between two polls
-// (READ data sent plus WRITE data received): an exec side's bytes.
-func execPayload(now, prev childMsg) uint64 {
-	if now.Payload == nil || prev.Payload == nil {
-		return 0
-	}
-	return now.Payload.Sub(*prev.Payload).Total()
-}
-
-// execClient marks what an exec side's client figures cannot hold as
-// unknown: its socket calls are the real client's own business.
-func execClient(sc SideConfig, f *Figures) {
-	if sc.Exec == "" {
-		return
-	}
-	c := &f.Client
-	c.RecvCallsPer2MiB, c.SendCallsPer2MiB, c.RecvEAGAINPer2MiB, c.SendEAGAINPer2MiB, c.EAGAINPer2MiB =
-		Unknown, Unknown, Unknown, Unknown, Unknown
-	f.LatencyP50Ms, f.LatencyP99Ms, f.LatencyMaxMs = Unknown, Unknown, Unknown
-}
-
-// emitExecRuns reports each client run that finished as an event: its
-// time, at the poll that saw it.
-func (p *Pair) emitExecRuns(sc SideConfig, now time.Time, runs []float64) {
-	for _, secs := range runs {
-		p.emit(Update{Event: &Event{T: now.Sub(p.start).Seconds(), Side: sc.Name, Setting: ExecRunEvent,
-			To: strconv.FormatFloat(secs, 'f', 3, 64) + "s"}})
-	}
-}
-
-// ExecRunEvent is the Event.Setting of a finished client run of an exec
-// side; To is its time ("2.314s").
-const ExecRunEvent = "exec.run"
