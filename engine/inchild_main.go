@@ -4,9 +4,9 @@ package engine
 // lives in the inchild_*.go files: this entry point and command loop, the
 // server role (inchild_server.go), the load role (inchild_load.go,
 // inchild_load_lost.go), the exec load role (inchild_exec.go) and the
-// consume modes as the load runs them (inchild_consume.go). Nothing the controller runs calls into them except
-// through the child protocol (child_proto.go); the process plumbing on both
-// ends is engine/childproc.
+// consume modes as the load runs them (inchild_consume.go). Nothing the
+// controller runs calls into them except through the child protocol
+// (child_proto.go); the process plumbing on both ends is engine/childproc.
 //
 // They stay in package engine, not a package of their own, because two
 // things tie them to it: the settings table (setting.go) names each child
