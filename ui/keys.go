@@ -133,8 +133,8 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	s := k.Setting
 	return [][]key.Binding{
 		{k.NextSide, s(engine.SetPaused), k.Restart, s(engine.SetMode), k.Quit},
-		{k.BufUp, k.BufExact, k.BufTarget, k.Gap, k.Exec, s(engine.SetTransport), s(engine.SetWorkload), s(engine.SetPlacement)},
-		{s(engine.SetConnections), s(engine.SetRequestSize), s(engine.SetInFlight)},
+		{k.BufUp, k.BufExact, k.BufTarget, k.Gap, s(engine.SetTransport), s(engine.SetWorkload), s(engine.SetPlacement)},
+		{s(engine.SetConnections), s(engine.SetRequestSize), s(engine.SetInFlight), k.Exec},
 		{k.Latency, k.Charts, k.Clear, k.Presets, k.Save, k.Baseline, k.Help},
 	}
 }
