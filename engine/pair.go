@@ -23,6 +23,21 @@ type Options struct {
 	Facts *platform.Facts
 }
 
+// withDefaults fills in what the caller left unset.
+func (o Options) withDefaults() (Options, error) {
+	if o.Exe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return o, fmt.Errorf("finding the nbdscope binary: %w", err)
+		}
+		o.Exe = exe
+	}
+	if o.StartTimeout == 0 {
+		o.StartTimeout = 10 * time.Second
+	}
+	return o, nil
+}
+
 // Pair runs two sides and implements Controller.
 //
 // Its state is split by owner, and no lock here is held across a spawn or
@@ -93,15 +108,9 @@ func StartWith(ctx context.Context, cfg Config, opts Options) (*Pair, error) {
 
 // newPair sets up a pair's state and socket directory; no child runs yet.
 func newPair(cfg Config, opts Options) (*Pair, error) {
-	if opts.Exe == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, fmt.Errorf("finding the nbdscope binary: %w", err)
-		}
-		opts.Exe = exe
-	}
-	if opts.StartTimeout == 0 {
-		opts.StartTimeout = 10 * time.Second
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
 	}
 	p := &Pair{opts: opts, cfg: cfg, updates: make(chan Update, 1024), ending: make(chan struct{}), loopEnd: make(chan struct{})}
 	if opts.Facts != nil {

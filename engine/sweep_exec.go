@@ -70,15 +70,9 @@ func ExecSweep(ctx context.Context, base Config, spec SweepSpec, cmd clientrun.C
 	if spec.Exec == nil || len(spec.Sizes) == 0 || spec.Bytes <= 0 || spec.Repeat < 1 || spec.Exec.Warmup < 0 {
 		return nil, errors.New("exec sweep: need a command, sizes, a positive export size and at least one repeat")
 	}
-	if opts.Exe == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, fmt.Errorf("finding the nbdscope binary: %w", err)
-		}
-		opts.Exe = exe
-	}
-	if opts.StartTimeout == 0 {
-		opts.StartTimeout = 10 * time.Second
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "nbdscope-exec-")
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"nbdscope/engine"
+	"nbdscope/presets"
 )
 
 // Shell completion: cobra's 'completion bash|zsh|fish|powershell' scripts
@@ -14,48 +15,55 @@ import (
 
 // completePresets offers preset names (built-in and user).
 func (a *app) completePresets(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	st, err := a.openStore()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveError
-	}
-	ps, _ := st.Presets()
-	var out []string
-	for _, p := range ps {
-		if strings.HasPrefix(p.Name, toComplete) {
+	return a.completeStored(toComplete, func(st *presets.Store) []cobra.Completion {
+		ps, _ := st.Presets()
+		var out []cobra.Completion
+		for _, p := range ps {
 			out = append(out, cobra.CompletionWithDesc(p.Name, p.Description))
 		}
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp
+		return out
+	})
 }
 
 // completeUserPresets offers only user presets (rm, rename: built-ins are
 // read-only).
 func (a *app) completeUserPresets(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	st, err := a.openStore()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveError
-	}
-	ps, _ := st.Presets()
-	var out []string
-	for _, p := range ps {
-		if !p.BuiltIn && strings.HasPrefix(p.Name, toComplete) {
-			out = append(out, cobra.CompletionWithDesc(p.Name, p.Description))
+	return a.completeStored(toComplete, func(st *presets.Store) []cobra.Completion {
+		ps, _ := st.Presets()
+		var out []cobra.Completion
+		for _, p := range ps {
+			if !p.BuiltIn {
+				out = append(out, cobra.CompletionWithDesc(p.Name, p.Description))
+			}
 		}
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp
+		return out
+	})
 }
 
 // completeRuns offers saved run names.
 func (a *app) completeRuns(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return a.completeStored(toComplete, func(st *presets.Store) []cobra.Completion {
+		runs, _ := st.Runs()
+		var out []cobra.Completion
+		for _, r := range runs {
+			out = append(out, r.Name)
+		}
+		return out
+	})
+}
+
+// completeStored offers the names list gives from the user's store that
+// start with toComplete (a name with a description keeps it).
+func (a *app) completeStored(toComplete string, list func(*presets.Store) []cobra.Completion) ([]cobra.Completion, cobra.ShellCompDirective) {
 	st, err := a.openStore()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveError
 	}
-	runs, _ := st.Runs()
-	var out []string
-	for _, r := range runs {
-		if strings.HasPrefix(r.Name, toComplete) {
-			out = append(out, r.Name)
+	var out []cobra.Completion
+	for _, c := range list(st) {
+		name, _, _ := strings.Cut(c, "\t")
+		if strings.HasPrefix(name, toComplete) {
+			out = append(out, c)
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
