@@ -15,6 +15,9 @@ type child struct {
 	role   string
 	side   string
 	exited <-chan struct{} // proc.Exited()
+	// reported is closed once the side's watch has handled the exit:
+	// reported it as a crash, or found it expected.
+	reported chan struct{}
 }
 
 var errChildGone = childproc.ErrGone
@@ -26,7 +29,7 @@ func spawn(exe, role, side string, spec any, timeout time.Duration) (*child, chi
 	if err != nil {
 		return nil, childMsg{}, err
 	}
-	c := &child{proc: p, role: role, side: side, exited: p.Exited()}
+	c := &child{proc: p, role: role, side: side, exited: p.Exited(), reported: make(chan struct{})}
 	var m childMsg
 	if err := json.Unmarshal(raw, &m); err != nil {
 		c.stop(2 * time.Second)

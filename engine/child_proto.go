@@ -87,6 +87,9 @@ type childMsg struct {
 	// SndBufLocked: that socket's SO_SNDBUF was set, so on TCP it no
 	// longer autotunes (nbd.Conn.BufferLocked).
 	SndBufLocked bool `json:"sndbuf_locked,omitempty"`
+	// Lost (load): why the connection to the target was lost; the load
+	// is failing and about to exit (role_load_lost.go).
+	Lost string `json:"lost,omitempty"`
 
 	// set replies
 	Effective int `json:"effective,omitempty"`

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -38,4 +39,53 @@ func (c Crash) Text() string {
 		r = c.Target + ": " + r
 	}
 	return fmt.Sprintf("side %s %s died (%s): %s", c.Side, c.Role, c.Status, r)
+}
+
+// settleTimeout bounds the run's last look at its children (settle): a
+// load that lost its target closes its connections and exits, which takes
+// a moment, longer on a loaded machine.
+const settleTimeout = 10 * time.Second
+
+// settle is a run's last look at its children before it reports, once its
+// duration is over: it asks each side's load whether its target is still
+// there (the poll has the load check its connections, also while paused),
+// and waits until every child that died, or is about to because it lost its
+// target, has had its crash reported. Without it a target killed near the
+// end of a run, or a crash report still in flight (crashGrace), was lost
+// with the children Stop takes down, and the run said it was complete.
+func (p *Pair) settle() {
+	var wg sync.WaitGroup
+	for _, s := range p.sides {
+		wg.Add(1)
+		go func() { defer wg.Done(); s.settle(time.Now().Add(settleTimeout)) }()
+	}
+	wg.Wait()
+}
+
+// settle is Pair.settle for one side, bounded by deadline.
+func (s *side) settle(deadline time.Time) {
+	srv, ld := s.children()
+	lost := false
+	if ld := s.runningLoad(); ld != nil {
+		m, err := ld.call(childCmd{Op: "poll"}, time.Until(deadline))
+		lost = err == nil && m.Lost != ""
+	}
+	for _, c := range []*child{srv, ld} {
+		if c == nil {
+			continue
+		}
+		select {
+		case <-c.exited:
+		default:
+			if !lost || c != ld {
+				continue // alive and well
+			}
+		}
+		t := time.NewTimer(time.Until(deadline))
+		select {
+		case <-c.reported:
+		case <-t.C:
+		}
+		t.Stop()
+	}
 }

@@ -139,3 +139,23 @@ func TestStoppedBeforeDurationIsPartial(t *testing.T) {
 		t.Fatalf("complete run: partial=%v reason %q", rep.Partial, rep.PartialReason)
 	}
 }
+
+// TestSettleWaitsForCrashReport: a run's last look at its children
+// (settle, when its duration is over) waits for a crash report still in
+// flight. A load killed by SIGKILL is reported only after crashGrace (its
+// server may be dying too, and would be the cause); before, a run whose
+// duration ended meanwhile reported itself complete.
+func TestSettleWaitsForCrashReport(t *testing.T) {
+	p := startPair(t, testConfig())
+	stopDrain := make(chan struct{})
+	drained := drainUntil(p, stopDrain)
+	defer func() { close(stopDrain); <-drained }()
+	_, ld := p.sides[0].children()
+	ld.proc.Kill()
+	<-ld.exited
+	p.settle() // within crashGrace of the exit: the report is still pending
+	rep := p.Report()
+	if len(rep.Crashes) != 1 || rep.Crashes[0].Side != "A" || rep.Crashes[0].Role != RoleLoad || !rep.Partial {
+		t.Fatalf("report after settle: partial %v, crashes %+v", rep.Partial, rep.Crashes)
+	}
+}

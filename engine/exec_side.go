@@ -36,7 +36,7 @@ func execClient(sc SideConfig, f *Figures) {
 // time, at the poll that saw it.
 func (p *Pair) emitExecRuns(sc SideConfig, now time.Time, runs []float64) {
 	for _, secs := range runs {
-		p.emit(Update{Event: &Event{T: now.Sub(p.start).Seconds(), Side: sc.Name, Setting: ExecRunEvent,
+		p.emit(Update{Event: &Event{T: p.clock(now).Seconds(), Side: sc.Name, Setting: ExecRunEvent,
 			To: strconv.FormatFloat(secs, 'f', 3, 64) + "s"}})
 	}
 }

@@ -36,8 +36,9 @@ type loadRole struct {
 	defRcv   int
 	closedIO nbd.IOStats
 
-	gate gate
-	lost chan error // the first connection lost to the target (see lose)
+	gate     gate
+	lost     chan error             // the first connection lost to the target (see checkLost)
+	lostText atomic.Pointer[string] // its text, for the poll replies
 
 	bytes   atomic.Uint64
 	ops     atomic.Uint64
@@ -418,6 +419,9 @@ func (r *loadRole) poll() childMsg {
 	m.Hist = r.hist.Snapshot()
 	m.MaxLatNs = r.maxLat.Swap(0)
 	m.Consumed = r.consumeStats()
+	if l := r.lostText.Load(); l != nil {
+		m.Lost = *l
+	}
 	return m
 }
 

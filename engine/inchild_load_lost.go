@@ -11,7 +11,9 @@ import (
 // (EPIPE, ECONNRESET, EOF: the server died or dropped us) every figure after
 // that would be a measurement of nothing. So the first such loss fails the
 // whole role: the child tells the controller why, naming the target, and
-// exits with a non-zero status (see serve in inchild_main.go).
+// exits with a non-zero status (see serve in inchild_main.go). A poll reply
+// says so too (Lost), so the controller's last look at a run (settle)
+// knows to wait for the crash report.
 
 // checkLost reports cl's terminal error as the loss of the target, unless
 // the connection is working or we closed it ourselves.
@@ -20,9 +22,10 @@ func (r *loadRole) checkLost(cl *nbd.Client) {
 	if err == nil || errors.Is(err, nbd.ErrClientClosed) || r.ctx.Err() != nil {
 		return
 	}
-	select {
-	case r.lost <- fmt.Errorf("target %s: connection lost: %w", r.uri, err):
-	default: // the first loss is the one reported
+	lost := fmt.Errorf("target %s: connection lost: %w", r.uri, err)
+	text := lost.Error()
+	if r.lostText.CompareAndSwap(nil, &text) { // the first loss is the one reported
+		r.lost <- lost // room for one
 	}
 }
 

@@ -54,7 +54,13 @@ type Pair struct {
 	dir   string // private 0700 directory for unix sockets
 	cpus  []int  // the CPUs this process may use, for placement
 	cfg   Config // as started; the live side configs are the sides', the mode is turns'
-	start time.Time
+	// start is when the run's clock started: when the loads were released,
+	// after every child had started. Duration, --at times and sample times
+	// count from there, so they measure time under load, not the spawning
+	// of processes (seconds on a loaded machine, which used to eat into a
+	// short run and fire its scripted changes late). nil until then: the
+	// clock reads 0 while the pair starts.
+	start atomic.Pointer[time.Time]
 	sides [2]*side
 	turns *turns
 	rec   *recorder
@@ -98,6 +104,8 @@ func StartWith(ctx context.Context, cfg Config, opts Options) (*Pair, error) {
 			return nil, err
 		}
 	}
+	now := time.Now()
+	p.start.Store(&now)
 	p.turns.apply(true)
 	p.warnCores(cfg.Mode)
 	lctx, cancel := context.WithCancel(ctx)
@@ -131,7 +139,6 @@ func newPair(cfg Config, opts Options) (*Pair, error) {
 	}
 	p.dir = dir
 	p.cpus = platform.AllowedCPUs()
-	p.start = time.Now()
 	for i := range p.sides {
 		p.sides[i] = newSide(p, i, cfg.Sides[i])
 	}
@@ -140,7 +147,16 @@ func newPair(cfg Config, opts Options) (*Pair, error) {
 	return p, nil
 }
 
-func (p *Pair) elapsed() float64 { return time.Since(p.start).Seconds() }
+func (p *Pair) elapsed() float64 { return p.clock(time.Now()).Seconds() }
+
+// clock is the run's time at now (see start).
+func (p *Pair) clock(now time.Time) time.Duration {
+	t0 := p.start.Load()
+	if t0 == nil {
+		return 0
+	}
+	return now.Sub(*t0)
+}
 
 // emit records an update and delivers it.
 //
@@ -211,7 +227,7 @@ func (p *Pair) Facts() platform.Facts { return p.facts }
 func (p *Pair) Updates() <-chan Update { return p.updates }
 
 // Elapsed implements Controller.
-func (p *Pair) Elapsed() time.Duration { return time.Since(p.start) }
+func (p *Pair) Elapsed() time.Duration { return p.clock(time.Now()) }
 
 // Report returns the run so far.
 func (p *Pair) Report() Report { return p.rec.report() }
@@ -360,7 +376,7 @@ func (p *Pair) loop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		el := time.Since(p.start)
+		el := p.clock(time.Now())
 		for len(script) > 0 && script[0].At.D() <= el {
 			ch := script[0]
 			script = script[1:]
@@ -375,7 +391,8 @@ func (p *Pair) loop(ctx context.Context) {
 		}
 		wg.Wait()
 		p.turns.tick()
-		if dur > 0 && time.Since(p.start) >= dur {
+		if dur > 0 && p.clock(time.Now()) >= dur {
+			p.settle()
 			return
 		}
 	}

@@ -198,6 +198,15 @@ func TestCrashReportAndRestart(t *testing.T) {
 	}
 }
 
+// TestScriptedChange: a scripted change takes effect within one sample
+// interval of its time (design.md), counted in samples, not seconds: the
+// loop applies it at its first tick at or after that time, before the
+// tick's polls. So side B's samples measured before the event carry the
+// old buffer and at most one of them (the one being measured when the time
+// came) ends after it; every sample after the event carries the new one,
+// the first marked as straddling a change. The run's clock starts when the
+// loads do, so a slow start (seconds under -race on a loaded machine) no
+// longer makes a change at 1 s land at 4.
 func TestScriptedChange(t *testing.T) {
 	cfg := testConfig()
 	cfg.Duration = Duration(2 * time.Second)
@@ -206,16 +215,44 @@ func TestScriptedChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Script = []Change{ch}
+	at := ch.At.D().Seconds()
 	p := startPair(t, cfg)
 	var ev *Event
+	var samples []Sample
 	for u := range p.Updates() {
 		if u.Event != nil {
 			ev = u.Event
 		}
+		if u.Sample != nil && u.Sample.Side == "B" {
+			samples = append(samples, *u.Sample)
+		}
 	}
-	if ev == nil || ev.Side != "B" || ev.Setting != SetSndBuf || ev.To != "64k" || ev.T < 1 || ev.T > 1.5 {
-		t.Fatalf("event %+v", ev)
+	if ev == nil || ev.Side != "B" || ev.Setting != SetSndBuf || ev.To != "64k" || ev.T < at {
+		t.Fatalf("event %+v, want B's sndbuf to 64k at or after %vs", ev, at)
 	}
+	lateOld, after := 0, 0
+	for _, smp := range samples {
+		isNew := smp.Settings.SndBuf == "64k"
+		if isNew != (smp.T > ev.T) {
+			t.Errorf("sample at %.3fs has sndbuf %s, event at %.3fs", smp.T, smp.Settings.SndBuf, ev.T)
+		}
+		if !isNew && smp.T >= at {
+			lateOld++
+		}
+		if isNew {
+			if after == 0 && !smp.Changed {
+				t.Errorf("first sample after the change (%.3fs) not marked changed", smp.T)
+			}
+			after++
+		}
+	}
+	// Samples before the change's time show the clock ran with the load.
+	before := len(samples) - after
+	if lateOld > 1 || after == 0 || before == lateOld {
+		t.Errorf("%d samples with the old buffer, %d of them after %vs (want some before, at most 1 after), %d with the new one (want some); event at %.3fs",
+			before, lateOld, at, after, ev.T)
+	}
+	t.Logf("event at %.3fs; B samples: %d with the old buffer (%d after %vs), %d with the new", ev.T, before, lateOld, at, after)
 }
 
 // Killing the controller must end its children within a second.

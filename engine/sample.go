@@ -58,7 +58,7 @@ func (p *Pair) pollSide(s *side, emit bool) {
 		s.mu.Unlock()
 		return
 	}
-	smp := s.measure(now.Sub(p.start).Seconds(), wall, lm, sm, srv != nil)
+	smp := s.measure(p.clock(now).Seconds(), wall, lm, sm, srv != nil)
 	s.prevT, s.prevLoad, s.prevServer = now, lm, sm
 	s.mu.Unlock()
 	if emit {
@@ -287,7 +287,7 @@ func (r *recorder) note(u Update) {
 		// was cut short; one without a duration (the explorer) ends that
 		// way by design.
 		if d := r.cfg0.Duration.D(); u.Done.Err != nil && d > 0 {
-			r.stopped = fmt.Sprintf("interrupted after %.1fs of %v", time.Since(r.p.start).Seconds(), d)
+			r.stopped = fmt.Sprintf("interrupted after %.1fs of %v", r.p.elapsed(), d)
 		}
 	}
 }

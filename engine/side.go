@@ -214,6 +214,7 @@ func (s *side) watch(c *child) {
 	s.mu.Lock()
 	if s.p.stopped.Load() || s.down || (s.server != c && s.load != c) {
 		s.mu.Unlock()
+		close(c.reported)
 		return
 	}
 	s.down = true
@@ -223,6 +224,7 @@ func (s *side) watch(c *child) {
 	}
 	s.mu.Unlock()
 	s.p.emit(Update{Crash: s.p.crashOf(s.name, uri, c, other)})
+	close(c.reported)
 	if other != nil {
 		// A side is a server and its load together: without one the
 		// other measures nothing. Stop it so a restart starts clean.

@@ -134,6 +134,30 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// waitOutput waits until p's output holds a whole line containing want
+// and returns the output so far. The wait is bounded by cmdTimeout and by
+// p's life: output that never comes fails the test, never passes as empty.
+func waitOutput(t testing.TB, p *proc, want string) string {
+	t.Helper()
+	deadline := time.After(cmdTimeout)
+	for exited := false; ; {
+		out := p.out.String()
+		if i := strings.Index(out, want); i >= 0 && strings.Contains(out[i:], "\n") {
+			return out
+		}
+		if exited { // its output is complete
+			t.Fatalf("%s exited (%v) before writing %q:\n%s", p.cmdline, p.waitErr, want, out)
+		}
+		select {
+		case <-p.exited:
+			exited = true
+		case <-deadline:
+			t.Fatalf("%s did not write %q within %v:\n%s", p.cmdline, want, cmdTimeout, p.out)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
 // proc is a server running as a child process.
 type proc struct {
 	name    string
