@@ -15,20 +15,31 @@ import (
 	"time"
 )
 
-// socketFDs counts the sockets a process holds open (Linux; -1 elsewhere).
-func socketFDs(pid int) int {
+// socketFDs is the set of sockets a process holds open (Linux; nil
+// elsewhere), by their "socket:[inode]" names.
+func socketFDs(pid int) map[string]bool {
 	dir := filepath.Join("/proc", strconv.Itoa(pid), "fd")
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return -1
+		return nil
 	}
-	n := 0
+	socks := map[string]bool{}
 	for _, e := range ents {
 		if l, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil && strings.HasPrefix(l, "socket:") {
-			n++
+			socks[l] = true
 		}
 	}
-	return n
+	return socks
+}
+
+// newSocket reports whether pid holds a socket that is not in base.
+func newSocket(pid int, base map[string]bool) bool {
+	for s := range socketFDs(pid) {
+		if !base[s] {
+			return true
+		}
+	}
+	return false
 }
 
 // TestRunTargetKilled: `nbdscope run --target-a` a qemu-nbd that is killed
@@ -57,9 +68,16 @@ func TestRunTargetKilled(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
-	// Kill qemu-nbd once the load is connected to it (its socket count
-	// rose; bounded by 10 s), then a moment later, with writes flowing.
-	for end := time.Now().Add(10 * time.Second); base >= 0 && socketFDs(q.cmd.Process.Pid) <= base && time.Now().Before(end); {
+	// Kill qemu-nbd once the load is connected to it (it holds a socket
+	// it did not hold before), then a moment later, with writes flowing.
+	// Sockets, not a count of them: the connection startProc probed with
+	// may still be open in base, and its close would hide the load's.
+	// The run's clock starts after the load connected, so the kill lands
+	// within its 5 s.
+	for end := time.Now().Add(30 * time.Second); !newSocket(q.cmd.Process.Pid, base); {
+		if time.Now().After(end) {
+			t.Fatalf("nbdscope run did not connect to qemu-nbd within 30 s\nstderr: %s", stderr.String())
+		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	time.Sleep(500 * time.Millisecond)
