@@ -66,6 +66,17 @@ type SideReport struct {
 	Segments []Segment `json:"segments,omitempty"`
 }
 
+// Changed tells whether any side's settings changed during the run, so
+// its summaries split into more than one segment.
+func (r Report) Changed() bool {
+	for _, s := range r.Sides {
+		if len(s.Segments) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
 // WithStamps returns the report with every sample and summary stamped
 // with the settings it was measured under. Runs saved before figures
 // carried their settings get the stamp of the run's starting

@@ -300,11 +300,7 @@ func writeMarkdown(rf RunFile, out io.Writer) error {
 // stretch of unchanged settings of each side: before and after, from one
 // run. Each row's figures are those measured under its settings.
 func writeSegments(w io.Writer, r *engine.Report) {
-	changed := false
-	for _, s := range r.Sides {
-		changed = changed || len(s.Segments) > 1
-	}
-	if !changed {
+	if !r.Changed() {
 		return
 	}
 	fmt.Fprintln(w)

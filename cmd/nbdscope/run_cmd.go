@@ -351,11 +351,7 @@ func consumeText(sm engine.Summary) string {
 // unchanged settings of each side: the settings that set it apart and the
 // headline figures, so before and after read from one run.
 func printSegments(w io.Writer, rep engine.Report) {
-	changed := false
-	for _, s := range rep.Sides {
-		changed = changed || len(s.Segments) > 1
-	}
-	if !changed {
+	if !rep.Changed() {
 		return
 	}
 	fmt.Fprintln(w)
