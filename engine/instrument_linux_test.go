@@ -136,9 +136,32 @@ func loadUnder(t *testing.T, prefix []string, uri string, d time.Duration) child
 	ld := startUnder(t, prefix, RoleLoad, loadSpec{URI: uri, Connections: 1, RequestSize: 2 << 20, InFlight: 8, Workload: WorkRead, ReadPercent: 100})
 	time.Sleep(d)
 	ld.call(pauseCmd(true))
-	m := ld.call(childCmd{Op: "poll"})
+	m := ld.settledPoll()
 	ld.stop()
 	return m
+}
+
+// settledPoll polls a paused load until two polls 50 ms apart show the
+// same socket counts, and returns the last. The pause reply is sent when
+// the last reply is in, but the connection's reader then goes back for
+// the next header, meets EAGAIN and parks: a syscall that may land after
+// a poll taken at once, yet before that poll's reply is written, so strace
+// (cut at the reply) would count one more EAGAIN than the counters did.
+// Once the counts stand still the reader is parked and the snapshot is
+// the truth. Bounded at 5 s; a load still moving then fails the test.
+func (c *procChild) settledPoll() childMsg {
+	c.t.Helper()
+	prev := c.call(childCmd{Op: "poll"})
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		m := c.call(childCmd{Op: "poll"})
+		if m.Counters.IO == prev.Counters.IO {
+			return m
+		}
+		prev = m
+	}
+	c.t.Fatalf("%s child: socket counts still moving 5 s after the pause", c.name)
+	return childMsg{}
 }
 
 // straceIO is what strace saw a process do on its unix data sockets.
@@ -284,7 +307,7 @@ func TestSyscallCountsAgreeWithStrace(t *testing.T) {
 				t.Fatalf("server SO_SNDBUF %d effective, want %d for a %d request: clamped", m.SndBuf, 2*sndbuf, sndbuf)
 			}
 			ld.call(pauseCmd(true))
-			lm := ld.call(childCmd{Op: "poll"})
+			lm := ld.settledPoll()
 			ld.stop()
 			// The server has all its counts once the load's connection is
 			// closed (its final DISC and EOF included).
