@@ -13,6 +13,8 @@ import (
 	"hash"
 	"sync"
 	"sync/atomic"
+
+	"nbdscope/nbd"
 )
 
 // BufferIsZero reports whether buf holds only zero bytes, with the
@@ -391,7 +393,7 @@ func (r *loadRole) consume(s *slot, err error) {
 	case ConsumeCopy:
 		if ok {
 			if cap(s.sink) < len(buf) {
-				s.sink = make([]byte, len(buf))
+				s.sink = nbd.MakePayload(len(buf))
 			}
 			copy(s.sink, buf)
 		}

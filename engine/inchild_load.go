@@ -229,7 +229,7 @@ func (s *slot) prepare(alloc bool) bool {
 			if !alloc {
 				return false
 			}
-			s.buf = make([]byte, size)
+			s.buf = nbd.MakePayload(size)
 		}
 		buf = s.buf[:size]
 	} else {
@@ -270,7 +270,7 @@ func (r *loadRole) writeData(size int) *[]byte {
 	if wd := r.wdata.Load(); wd != nil && len(*wd) >= size {
 		return wd
 	}
-	b := make([]byte, size)
+	b := nbd.MakePayload(size)
 	nbd.PatternFill(0, b) // recognisable data
 	r.wdata.Store(&b)
 	return &b

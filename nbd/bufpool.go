@@ -25,7 +25,7 @@ func poolClass(n int) int {
 func getBuf(n int) *[]byte {
 	cl := poolClass(n)
 	if cl > maxPoolShift {
-		b := make([]byte, n)
+		b := MakePayload(n)
 		return &b
 	}
 	if v := bufPools[cl].Get(); v != nil {
@@ -33,7 +33,7 @@ func getBuf(n int) *[]byte {
 		*bp = (*bp)[:n]
 		return bp
 	}
-	b := make([]byte, n, 1<<cl)
+	b := MakePayload(1 << cl)[:n]
 	return &b
 }
 

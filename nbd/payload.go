@@ -1,0 +1,26 @@
+package nbd
+
+// hugeAdviceMin is the smallest buffer worth asking transparent huge pages
+// for: one huge page on x86-64 and arm64.
+const hugeAdviceMin = 2 << 20
+
+// MakePayload allocates a payload buffer of n bytes, asking the kernel to
+// back it with transparent huge pages where it can (Linux, n ≥ 2 MiB).
+//
+// Why: a fresh buffer faults in page by page on its first use, and that
+// first use is a recv(2) copying into it, so the faults are charged to the
+// data path being measured. With 1 GiB in flight (32 MiB × 8 × 4
+// connections) that is 262144 faults per side; on a virtual machine, where
+// a fault costs tens of microseconds, they held reads at 0.1–0.2 GiB/s for
+// the first seconds of a run and stalled the whole process (issue 11). A
+// huge page is one fault per 2 MiB: 512 per GiB.
+//
+// The memory is ordinary Go heap memory, freed by the collector like any
+// other; the advice only changes how the kernel backs it.
+func MakePayload(n int) []byte {
+	b := make([]byte, n)
+	if n >= hugeAdviceMin {
+		adviseHuge(b)
+	}
+	return b
+}
