@@ -129,7 +129,15 @@ func (j jitter) ReadAt(p []byte, off int64) (int, error) {
 	return j.Backend.ReadAt(p, off)
 }
 
+// serveBackend serves be read-only on a unix socket for the test's life.
 func serveBackend(t *testing.T, be nbd.Backend) string {
+	t.Helper()
+	return serveExport(t, nbd.Export{Backend: be, ReadOnly: true}, 0)
+}
+
+// serveExport serves exp on a unix socket for the test's life, with the
+// given server send buffer (0: the default), and returns its URI.
+func serveExport(t *testing.T, exp nbd.Export, sndbuf int) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "nbdc")
 	if err != nil {
@@ -141,7 +149,10 @@ func serveBackend(t *testing.T, be nbd.Backend) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &nbd.Server{Exports: []nbd.Export{{Backend: be, ReadOnly: true}}}
+	srv := &nbd.Server{Exports: []nbd.Export{exp}}
+	if sndbuf > 0 {
+		srv.SetSocketBuffer(nbd.SendBuf, sndbuf)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { srv.Serve(ctx, ln); close(done) }()

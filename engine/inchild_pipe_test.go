@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"os"
@@ -20,24 +19,8 @@ import (
 func TestServerChildSurvivesBrokenPipe(t *testing.T) {
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "A.sock")
-	spec, _ := json.Marshal(serverSpec{Backend: "null", Size: 1 << 20, Transport: "unix", Socket: sock})
-	cmd := exec.Command(os.Args[0], ChildCommand, RoleServer, string(spec))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	ready, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no ready line: %v", err)
-	}
+	p := startServerChildProc(t, serverSpec{Backend: "null", Size: 1 << 20, Transport: "unix", Socket: sock})
+	cmd, stdin, stdout, ready := p.cmd, p.stdin, p.stdout, p.ready
 	if _, err := os.Stat(sock); err != nil {
 		t.Fatalf("ready (%s) but no socket: %v", ready, err)
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -26,25 +25,7 @@ import (
 // serveNull serves a null export on a unix socket for the test's life.
 func serveNull(t *testing.T, sndbuf int) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "nbdi")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	sock := filepath.Join(dir, "s.sock")
-	ln, err := nbd.ListenUnix(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &nbd.Server{Exports: []nbd.Export{{Backend: nbd.NewNull(64<<30, 0xff)}}}
-	if sndbuf > 0 {
-		srv.SetSocketBuffer(nbd.SendBuf, sndbuf)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { srv.Serve(ctx, ln); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return nbd.URI{Transport: "unix", Socket: sock}.String()
+	return serveExport(t, nbd.Export{Backend: nbd.NewNull(64<<30, 0xff)}, sndbuf)
 }
 
 // procChild is a child role run as its own process under a command prefix

@@ -48,13 +48,8 @@ func compareSweeps(w io.Writer, first, second presets.RunFile) error {
 		fmt.Fprintf(w, "| %s | %.3fs | %.3fs | %s | %s | %s |\n", r.Buffer, r.Seconds, o.Seconds,
 			gibps(r.ThroughputBps), gibps(o.ThroughputBps), ratio(r.ThroughputBps, o.ThroughputBps))
 	}
-	fmt.Fprintf(w, "\n%s: %s\n%s: %s\n", first.Name, sweepOptimum(*a), second.Name, sweepOptimum(*b))
+	fmt.Fprintf(w, "\n%s: %s\n%s: %s\n", first.Name, optimumLine(a.Optimum), second.Name, optimumLine(b.Optimum))
 	return nil
 }
 
-func sweepOptimum(rep engine.SweepReport) string {
-	if rep.Spec.Exec != nil {
-		return execOptimumLine(rep)
-	}
-	return optimumLine(rep.Optimum)
-}
+

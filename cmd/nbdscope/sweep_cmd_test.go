@@ -32,7 +32,7 @@ func TestSweepOutputsMadeUp(t *testing.T) {
 	rep := madeUpSweep()
 	var md bytes.Buffer
 	writeSweepMarkdown(&md, rep)
-	const want = "optimal: 1m (3.42 GiB/s, 2.4x the default); within 5%: 1m, 2m, 4m"
+	const want = "optimal: 1m (3.42 GiB/s, 2.40 times faster than default); within 5%: 1m, 2m, 4m"
 	if !strings.Contains(md.String(), "\n"+want+"\n") {
 		t.Errorf("markdown lacks %q:\n%s", want, md.String())
 	}
@@ -94,7 +94,7 @@ func TestOptimumLineCases(t *testing.T) {
 		{[]engine.SweepRow{{Buffer: "default", ThroughputBps: 2 * engine.GiB}, {Buffer: "64k", ThroughputBps: engine.GiB}},
 			"optimal: default (2.00 GiB/s, the default); within 5%: default"},
 		{[]engine.SweepRow{{Buffer: "64k", ThroughputBps: engine.GiB}, {Buffer: "1m", ThroughputBps: 1.5 * engine.GiB}},
-			"optimal: 1m (1.50 GiB/s); within 5%: 1m"},
+			"optimal: 1m (1.50 GiB/s; the default was not swept); within 5%: 1m"},
 		{nil, "optimal: n/a (no size has a throughput)"},
 	} {
 		if got := optimumLine(engine.Optimum(c.rows)); got != c.want {
@@ -212,7 +212,7 @@ func TestSweepReal(t *testing.T) {
 	if len(vals) != 3 {
 		t.Fatalf("table rows %v:\n%s", vals, out)
 	}
-	line := regexp.MustCompile(`(?m)^optimal: (\S+) \(([\d.]+) GiB/s(?:, ([\d.]+)x the default|, the default)?\); within 5%: (.*)$`).FindStringSubmatch(out)
+	line := regexp.MustCompile(`(?m)^optimal: (\S+) \(([\d.]+) GiB/s(?:, ([\d.]+) times faster than default|, the default|; the default was not swept)\); within 5%: (.*)$`).FindStringSubmatch(out)
 	if line == nil {
 		t.Fatalf("no optimum line:\n%s", out)
 	}
@@ -226,10 +226,10 @@ func TestSweepReal(t *testing.T) {
 	// covers float error at the rounding boundaries.
 	const half, slack = 0.005, 1e-9
 	if line[3] != "" {
-		// The ratio is of the true figures, rounded to 0.1.
-		lo, hi := (bestV-half)/(def+half)-0.05-slack, (bestV+half)/(def-half)+0.05+slack
+		// The ratio is of the true figures, rounded to 0.01.
+		lo, hi := (bestV-half)/(def+half)-0.005-slack, (bestV+half)/(def-half)+0.005+slack
 		if x, _ := strconv.ParseFloat(line[3], 64); x < lo || x > hi {
-			t.Errorf("%sx the default; table says %.2f/%.2f", line[3], bestV, def)
+			t.Errorf("%s times faster than default; table says %.2f/%.2f", line[3], bestV, def)
 		}
 	}
 	within := map[string]bool{}

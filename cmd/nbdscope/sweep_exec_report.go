@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"nbdscope/engine"
 	"nbdscope/units"
@@ -52,23 +51,6 @@ func writeExecTable(w io.Writer, rep engine.SweepReport) {
 // wakeups is "voluntary + involuntary" context switches per 2 MiB.
 func wakeups(v, iv engine.Figure) string {
 	return v.Fixed(1) + " + " + iv.Fixed(1)
-}
-
-// execOptimumLine is the seed's "optimal: 2m (12.6 times faster than
-// default)": the time of the default row over the optimum's.
-func execOptimumLine(rep engine.SweepReport) string {
-	o := rep.Optimum
-	if o == nil {
-		return "optimal: n/a (no size has a throughput)"
-	}
-	vs := "the default was not swept"
-	switch {
-	case o.Buffer == engine.BufDefaultName:
-		vs = "the default"
-	case o.VsDefault.Known():
-		vs = fmt.Sprintf("%.2f times faster than default", float64(o.VsDefault))
-	}
-	return fmt.Sprintf("optimal: %s (%s); within %d%%: %s", o.Buffer, vs, int(engine.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "))
 }
 
 // execCSVHeader and execCSVCells are the columns an exec sweep's CSV adds
