@@ -131,9 +131,28 @@ func (r *loadRole) setConns(n int) error {
 func (r *loadRole) startWorkers(lc *loadConn) {
 	lc.stop = make(chan struct{})
 	for i := 0; i < r.inflight; i++ {
+		s := r.newSlot(lc, uint64(i))
 		lc.wg.Add(1)
-		go r.worker(lc, lc.stop, uint64(i))
+		go r.worker(lc, s)
 	}
+}
+
+// newSlot makes the slot of a connection's worker. When the workload
+// reads, its READ buffer is allocated and its pages faulted in here, as
+// the connection opens (before the run's clock starts, for the first
+// ones) rather than by the recv(2) of its first reply: with 1 GiB in
+// flight that first touch is seconds of page faults on a VM, which would
+// show as the client's own CPU and as a first turn with no progress, a
+// cost of this tool, not of the data path it measures.
+func (r *loadRole) newSlot(lc *loadConn, id uint64) *slot {
+	s := &slot{r: r, cl: lc.cl, stop: lc.stop, op: nbd.NewOp(), back: make(chan bool, 1),
+		rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), id))}
+	switch Workloads[r.workload.Load()] {
+	case WorkRead, WorkRandRead, WorkMixed:
+		s.buf = nbd.MakePayload(int(r.reqSize.Load()))
+		nbd.Prefault(s.buf)
+	}
+	return s
 }
 
 func (r *loadRole) stopWorkers(lc *loadConn) {
@@ -166,15 +185,13 @@ type slot struct {
 // coroutines work); whatever that path does not do comes back here: a
 // pause or stop, a WRITE (its payload must not hold up the reader), a
 // larger buffer, verification, a broken connection.
-func (r *loadRole) worker(lc *loadConn, stop chan struct{}, id uint64) {
+func (r *loadRole) worker(lc *loadConn, s *slot) {
 	defer lc.wg.Done()
 	defer r.checkLost(lc.cl)
-	s := &slot{r: r, cl: lc.cl, stop: stop, op: nbd.NewOp(), back: make(chan bool, 1),
-		rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), id))}
 	done := s.done
 	for {
 		if !s.ready {
-			if !r.gate.enter(stop) {
+			if !r.gate.enter(s.stop) {
 				return
 			}
 			s.prepare(true)

@@ -24,3 +24,12 @@ func MakePayload(n int) []byte {
 	}
 	return b
 }
+
+// Prefault touches every 4 KiB page of b, so that the kernel backs it now
+// rather than at its first use (a huge page takes one fault, the others
+// are then present).
+func Prefault(b []byte) {
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 0
+	}
+}
