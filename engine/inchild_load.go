@@ -137,22 +137,26 @@ func (r *loadRole) startWorkers(lc *loadConn) {
 	}
 }
 
-// newSlot makes the slot of a connection's worker. When the workload
-// reads, its READ buffer is allocated and its pages faulted in here, as
-// the connection opens (before the run's clock starts, for the first
-// ones) rather than by the recv(2) of its first reply: with 1 GiB in
-// flight that first touch is seconds of page faults on a VM, which would
-// show as the client's own CPU and as a first turn with no progress, a
-// cost of this tool, not of the data path it measures.
+// newSlot makes the slot of a connection's worker.
 func (r *loadRole) newSlot(lc *loadConn, id uint64) *slot {
-	s := &slot{r: r, cl: lc.cl, stop: lc.stop, op: nbd.NewOp(), back: make(chan bool, 1),
+	return &slot{r: r, cl: lc.cl, stop: lc.stop, op: nbd.NewOp(), back: make(chan bool, 1),
 		rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), id))}
-	switch Workloads[r.workload.Load()] {
+}
+
+// warm allocates the slot's READ buffer, when the workload reads, and
+// faults its pages in, before the worker's first request: otherwise the
+// recv(2) of its first reply takes those faults, and with 1 GiB in flight
+// that is seconds of a VM's time charged to the data path as the client's
+// CPU, with a first turn that shows no progress: a cost of this tool, not
+// of what it measures. It runs on the worker's goroutine, so that
+// connecting (and the child's ready) never waits for it: with huge pages
+// off, 1 GiB takes seconds.
+func (s *slot) warm() {
+	switch Workloads[s.r.workload.Load()] {
 	case WorkRead, WorkRandRead, WorkMixed:
-		s.buf = nbd.MakePayload(int(r.reqSize.Load()))
+		s.buf = nbd.MakePayload(int(s.r.reqSize.Load()))
 		nbd.Prefault(s.buf)
 	}
-	return s
 }
 
 func (r *loadRole) stopWorkers(lc *loadConn) {
@@ -188,6 +192,7 @@ type slot struct {
 func (r *loadRole) worker(lc *loadConn, s *slot) {
 	defer lc.wg.Done()
 	defer r.checkLost(lc.cl)
+	s.warm()
 	done := s.done
 	for {
 		if !s.ready {
