@@ -132,6 +132,7 @@ func (r *loadRole) startWorkers(lc *loadConn) {
 	lc.stop = make(chan struct{})
 	for i := 0; i < r.inflight; i++ {
 		s := r.newSlot(lc, uint64(i))
+		r.gate.warming(+1)
 		lc.wg.Add(1)
 		go r.worker(lc, s)
 	}
@@ -150,7 +151,8 @@ func (r *loadRole) newSlot(lc *loadConn, id uint64) *slot {
 // CPU, with a first turn that shows no progress: a cost of this tool, not
 // of what it measures. It runs on the worker's goroutine, so that
 // connecting (and the child's ready) never waits for it: with huge pages
-// off, 1 GiB takes seconds.
+// off, 1 GiB takes seconds. Loads start paused, and a resume waits for it
+// a while (warmWait), so the active clock normally starts warm.
 func (s *slot) warm() {
 	switch Workloads[s.r.workload.Load()] {
 	case WorkRead, WorkRandRead, WorkMixed:
@@ -193,6 +195,7 @@ func (r *loadRole) worker(lc *loadConn, s *slot) {
 	defer lc.wg.Done()
 	defer r.checkLost(lc.cl)
 	s.warm()
+	r.gate.warming(-1)
 	done := s.done
 	for {
 		if !s.ready {
@@ -574,8 +577,9 @@ type gate struct {
 	paused   bool
 	resume   chan struct{} // closed while running
 	busy     int
-	drained  *sync.Cond
-	counting bool // running, or a pause still draining: active time runs
+	warm     int        // slots still warming their buffers
+	drained  *sync.Cond // busy fell to 0, warm fell to 0, or a wait's limit
+	counting bool       // running, or a pause still draining: active time runs
 	since    time.Time
 	active   time.Duration
 }
@@ -665,24 +669,49 @@ func (g *gate) setPaused(p bool) {
 	if p == g.paused {
 		return
 	}
-	g.paused = p
 	if !p {
+		// The active clock starts with the slots' buffers ready.
+		g.waitUntil(warmWait, func() bool { return g.warm == 0 })
+		g.paused = false
 		close(g.resume)
 		g.account()
 		return
 	}
+	g.paused = true
 	g.resume = make(chan struct{})
-	deadline := time.Now().Add(drainWait)
-	t := time.AfterFunc(drainWait, func() {
+	g.waitUntil(drainWait, func() bool { return g.busy == 0 || !g.paused })
+	g.account()
+}
+
+// warmWait bounds how long a resume waits for slots still warming their
+// buffers (slot.warm): 1 GiB takes a fraction of a second with huge pages,
+// seconds without them or under the race detector; the load must not
+// wait for that, only be given the chance to start warm.
+const warmWait = 2 * time.Second
+
+// warming counts slots that start (+1) or finish (-1) warming.
+func (g *gate) warming(delta int) {
+	g.mu.Lock()
+	g.warm += delta
+	if g.warm == 0 {
+		g.drained.Broadcast()
+	}
+	g.mu.Unlock()
+}
+
+// waitUntil waits on g.drained until done holds, at most limit. g.mu is
+// held.
+func (g *gate) waitUntil(limit time.Duration, done func() bool) {
+	deadline := time.Now().Add(limit)
+	t := time.AfterFunc(limit, func() {
 		g.mu.Lock()
 		g.drained.Broadcast()
 		g.mu.Unlock()
 	})
 	defer t.Stop()
-	for g.busy > 0 && g.paused && time.Now().Before(deadline) {
+	for !done() && time.Now().Before(deadline) {
 		g.drained.Wait()
 	}
-	g.account()
 }
 
 func (g *gate) activeNs() int64 {
