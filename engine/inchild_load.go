@@ -155,10 +155,15 @@ func (r *loadRole) newSlot(lc *loadConn, id uint64) *slot {
 // a while (warmWait), so the active clock normally starts warm.
 func (s *slot) warm() {
 	switch Workloads[s.r.workload.Load()] {
-	case WorkRead, WorkRandRead, WorkMixed:
-		s.buf = nbd.MakePayload(int(s.r.reqSize.Load()))
-		nbd.Prefault(s.buf)
+	case WorkMixed:
+		if s.r.readPct.Load() == 0 {
+			return // never reads
+		}
+	case WorkWrite, WorkRandWrite:
+		return
 	}
+	s.buf = nbd.MakePayload(int(s.r.reqSize.Load()))
+	nbd.Prefault(s.buf)
 }
 
 func (r *loadRole) stopWorkers(lc *loadConn) {
