@@ -130,10 +130,14 @@ func (r *loadRole) setConns(n int) error {
 
 func (r *loadRole) startWorkers(lc *loadConn) {
 	lc.stop = make(chan struct{})
-	for i := 0; i < r.inflight; i++ {
-		s := r.newSlot(lc, uint64(i))
-		r.gate.warming(+1)
-		lc.wg.Add(1)
+	slots := make([]*slot, r.inflight)
+	for i := range slots {
+		slots[i] = r.newSlot(lc, uint64(i))
+	}
+	r.gate.warming(len(slots))
+	lc.wg.Add(1 + len(slots))
+	go r.warmSlots(lc, slots)
+	for _, s := range slots {
 		go r.worker(lc, s)
 	}
 }
@@ -141,7 +145,31 @@ func (r *loadRole) startWorkers(lc *loadConn) {
 // newSlot makes the slot of a connection's worker.
 func (r *loadRole) newSlot(lc *loadConn, id uint64) *slot {
 	return &slot{r: r, cl: lc.cl, stop: lc.stop, op: nbd.NewOp(), back: make(chan bool, 1),
-		rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), id))}
+		warmed: make(chan struct{}), rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), id))}
+}
+
+// warmSlots warms a connection's slots one after another, on one
+// goroutine: hundreds of workers each warming at once would leave the
+// child's own work (dialling the next connection, answering the
+// controller) one turn in hundreds of the CPU, which under the race
+// detector held a load's start past 10 s. It starts at the load's first
+// resume (gate.warmNow). A slot of a connection that is closing is only
+// marked warm.
+func (r *loadRole) warmSlots(lc *loadConn, slots []*slot) {
+	defer lc.wg.Done()
+	select {
+	case <-r.gate.warmNow:
+	case <-lc.stop:
+	}
+	for _, s := range slots {
+		select {
+		case <-s.stop:
+		default:
+			s.warm()
+		}
+		close(s.warmed)
+		r.gate.warming(-1)
+	}
 }
 
 // warm allocates the slot's READ buffer, when the workload reads, and
@@ -149,10 +177,10 @@ func (r *loadRole) newSlot(lc *loadConn, id uint64) *slot {
 // recv(2) of its first reply takes those faults, and with 1 GiB in flight
 // that is seconds of a VM's time charged to the data path as the client's
 // CPU, with a first turn that shows no progress: a cost of this tool, not
-// of what it measures. It runs on the worker's goroutine, so that
-// connecting (and the child's ready) never waits for it: with huge pages
-// off, 1 GiB takes seconds. Loads start paused, and a resume waits for it
-// a while (warmWait), so the active clock normally starts warm.
+// of what it measures. It runs apart from connecting (warmSlots), so the
+// child's ready never waits for it: with huge pages off, 1 GiB takes
+// seconds. Loads start paused, and a resume waits for it a while
+// (warmWait), so the active clock normally starts warm.
 func (s *slot) warm() {
 	switch Workloads[s.r.workload.Load()] {
 	case WorkMixed:
@@ -177,10 +205,12 @@ type slot struct {
 	cl   *nbd.Client
 	stop chan struct{}
 	rng  *rand.Rand
-	op   *nbd.Op
-	buf  []byte    // READ destination
-	read bool      // op is a READ
-	t0   time.Time // when op was sent
+	// warmed is closed once warmSlots has given the slot its buffer.
+	warmed chan struct{}
+	op     *nbd.Op
+	buf    []byte    // READ destination
+	read   bool      // op is a READ
+	t0     time.Time // when op was sent
 	// ready: the completion callback prepared op (a write) and holds the
 	// gate for it; the worker sends it without preparing another.
 	ready bool
@@ -199,8 +229,7 @@ type slot struct {
 func (r *loadRole) worker(lc *loadConn, s *slot) {
 	defer lc.wg.Done()
 	defer r.checkLost(lc.cl)
-	s.warm()
-	r.gate.warming(-1)
+	<-s.warmed // warmSlots always closes it
 	done := s.done
 	for {
 		if !s.ready {
@@ -582,9 +611,10 @@ type gate struct {
 	paused   bool
 	resume   chan struct{} // closed while running
 	busy     int
-	warm     int        // slots still warming their buffers
-	drained  *sync.Cond // busy fell to 0, warm fell to 0, or a wait's limit
-	counting bool       // running, or a pause still draining: active time runs
+	warm     int           // slots still warming their buffers
+	warmNow  chan struct{} // closed by the first resume: warming may start
+	drained  *sync.Cond    // busy fell to 0, warm fell to 0, or a wait's limit
+	counting bool          // running, or a pause still draining: active time runs
 	since    time.Time
 	active   time.Duration
 }
@@ -600,8 +630,10 @@ func (g *gate) init(paused bool) {
 	g.drained = sync.NewCond(&g.mu)
 	g.paused = paused
 	g.resume = make(chan struct{})
+	g.warmNow = make(chan struct{})
 	if !paused {
 		close(g.resume)
+		close(g.warmNow)
 	}
 	g.account()
 }
@@ -675,7 +707,15 @@ func (g *gate) setPaused(p bool) {
 		return
 	}
 	if !p {
-		// The active clock starts with the slots' buffers ready.
+		// The active clock starts with the slots' buffers ready. A load
+		// warms them on its first resume, not at its start: a side
+		// waiting its turn must not take the CPU from the side whose
+		// turn it is.
+		select {
+		case <-g.warmNow:
+		default:
+			close(g.warmNow)
+		}
 		g.waitUntil(warmWait, func() bool { return g.warm == 0 })
 		g.paused = false
 		close(g.resume)
@@ -689,10 +729,13 @@ func (g *gate) setPaused(p bool) {
 }
 
 // warmWait bounds how long a resume waits for slots still warming their
-// buffers (slot.warm): 1 GiB takes a fraction of a second with huge pages,
-// seconds without them or under the race detector; the load must not
-// wait for that, only be given the chance to start warm.
-const warmWait = 2 * time.Second
+// buffers (slot.warm). 1 GiB takes a fraction of a second with huge pages
+// on most machines; on a VM whose host backs fresh memory lazily, zeroing
+// it ran at 0.4 GiB/s, so a 2 s bound left the first second of a side's
+// first turn without progress. Without huge pages, or under the race
+// detector, it takes longer still, and the load must not wait for all of
+// it. It is waited once per load, on its first resume.
+const warmWait = 5 * time.Second
 
 // warming counts slots that start (+1) or finish (-1) warming.
 func (g *gate) warming(delta int) {
