@@ -74,6 +74,7 @@ type childMsg struct {
 	Bytes    uint64         `json:"bytes,omitempty"`      // load: payload completed
 	Ops      uint64         `json:"ops,omitempty"`        // load: requests completed
 	ActiveNs int64          `json:"active_ns,omitempty"`  // load: time not paused
+	Warming  bool           `json:"warming,omitempty"`    // load: resumed, its buffers still warming (slot.warm)
 	Hist     []uint64       `json:"hist,omitempty"`       // load: latency buckets
 	MaxLatNs int64          `json:"max_lat_ns,omitempty"` // load: longest request completed since the last poll
 	Consumed *ConsumeCounts `json:"consumed,omitempty"`   // load: what the consume mode found

@@ -213,6 +213,9 @@ type Sample struct {
 	T      float64 `json:"t"` // seconds since the run started
 	Side   string  `json:"side"`
 	Active bool    `json:"active"` // the load ran for ≥ 1/4 of the interval (not paused or off-turn)
+	// Warming: the side's turn has come and its load is still faulting
+	// in its buffers (its first resume waits up to 5 s for that).
+	Warming bool `json:"warming,omitempty"`
 	Figures
 	Connections int `json:"connections"` // connections open at the end
 	// RootDigest is set on the sample in which a hashed pass over the

@@ -475,6 +475,7 @@ func (r *loadRole) poll() childMsg {
 		m.LastErr = v
 	}
 	m.ActiveNs = r.gate.activeNs()
+	m.Warming = r.gate.warmingUp()
 	m.Hist = r.hist.Snapshot()
 	m.MaxLatNs = r.maxLat.Swap(0)
 	m.Consumed = r.consumeStats()
@@ -736,6 +737,20 @@ func (g *gate) setPaused(p bool) {
 // detector, it takes longer still, and the load must not wait for all of
 // it. It is waited once per load, on its first resume.
 const warmWait = 5 * time.Second
+
+// warmingUp reports that a resume is waiting for slots to warm, or that
+// they warm while the load runs: the side's first turn has come, and its
+// buffers are not all ready yet.
+func (g *gate) warmingUp() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	select {
+	case <-g.warmNow:
+		return g.warm > 0
+	default:
+		return false
+	}
+}
 
 // warming counts slots that start (+1) or finish (-1) warming.
 func (g *gate) warming(delta int) {

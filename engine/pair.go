@@ -106,11 +106,16 @@ func StartWith(ctx context.Context, cfg Config, opts Options) (*Pair, error) {
 	}
 	now := time.Now()
 	p.start.Store(&now)
-	p.turns.apply(true)
 	p.warnCores(cfg.Mode)
 	lctx, cancel := context.WithCancel(ctx)
 	p.cancel = cancel
 	go p.loop(lctx)
+	// The first resume waits for the side's buffers to warm (up to 5 s),
+	// so it is not waited for here: the explorer draws and the samples go
+	// on meanwhile, showing the sides not yet running. Every later
+	// decision takes the same lock (turns.send), so none can be
+	// overtaken by this one's stale view.
+	go p.turns.apply(true)
 	return p, nil
 }
 

@@ -91,7 +91,7 @@ func (s *side) measure(t, wall float64, lm, sm childMsg, hasServer bool) Sample 
 	if isActive {
 		busyBase = d.active
 	}
-	smp := Sample{T: t, Side: s.name, Active: isActive, Connections: lm.Conns}
+	smp := Sample{T: t, Side: s.name, Active: isActive, Warming: lm.Warming, Connections: lm.Conns}
 	smp.Figures = d.figures(busyBase, hasServer)
 	execClient(s.cfg, &smp.Figures)
 	smp.Settings = stamp

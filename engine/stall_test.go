@@ -96,21 +96,25 @@ func checkNoStall(t *testing.T, cfg Config) {
 			}
 		}
 	}
-	moved := func(side string, after float64) bool {
+	// moved: the side has at least n samples with progress after the
+	// given time. A side's first turn starts once its buffers are warm,
+	// which can take seconds (slot.warm), so the first phase waits for two
+	// samples of each side rather than for a number of turns.
+	moved := func(side string, after float64, n int) bool {
 		for _, s := range samples {
 			if s.Side == side && s.Bytes > 0 && s.T > after {
-				return true
+				n--
 			}
 		}
-		return false
+		return n <= 0
 	}
 	t0 := time.Now()
-	collect(2*slice+interval, func() bool { return moved("A", 0) && moved("B", 0) })
+	collect(2*slice+interval, func() bool { return moved("A", 0, 2) && moved("B", 0, 2) })
 	if err := applyText(p, 0, SetWorkload, WorkMixed); err != nil {
 		t.Fatal(err)
 	}
 	changed := time.Since(t0).Seconds()
-	collect(slice+interval, func() bool { return moved("A", changed+interval.Seconds()) })
+	collect(slice+interval, func() bool { return moved("A", changed+interval.Seconds(), 1) })
 	elapsed := time.Since(t0)
 
 	// Every interval has a sample; a quarter leaves room for a slow

@@ -125,6 +125,15 @@ func (t *turns) applyLocked(force bool) {
 			}
 		}
 	}
+	// The slice counts from now, when the side whose turn it is runs: a
+	// pause drains the other side's requests (up to 2 s) and a first
+	// resume warms the side's buffers (up to 5 s), and a slice that
+	// counted those would leave a side with deep queues no turn at all.
+	t.mu.Lock()
+	if t.turn == turn {
+		t.turnAt = time.Now()
+	}
+	t.mu.Unlock()
 }
 
 // sendPaused tells one load to pause or resume. A failure is reported,

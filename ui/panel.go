@@ -134,6 +134,8 @@ func (p *panel) status() string {
 		s = st.Warn.Render("‖ paused")
 	case p.last == nil:
 		s = st.Dim.Render("… starting")
+	case !p.last.Active && p.last.Warming:
+		s = st.Dim.Render("◌ warming its buffers")
 	case !p.last.Active:
 		s = st.Dim.Render("○ waiting its turn")
 	case p.stalled() > 0:

@@ -744,6 +744,16 @@ func TestInactiveSample(t *testing.T) {
 	}
 }
 
+// A side whose first turn came but whose load still warms its buffers
+// says so, rather than that it waits for its turn.
+func TestWarmingSample(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	s := sample("A", 1, false)
+	s.Warming = true
+	h.send(engine.Update{Sample: &s})
+	h.wantView("◌ warming its buffers")
+}
+
 // A side whose load runs but completes nothing for 2 s says so in its
 // title, and stops saying so once bytes move again (issue 11.1).
 func TestNoProgressShown(t *testing.T) {
