@@ -6,6 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// hugeAdviceSupported: Linux has transparent huge pages to ask for.
+const hugeAdviceSupported = true
+
 // adviseHuge marks the page-aligned part of b MADV_HUGEPAGE. The advice
 // is best effort: a kernel without transparent huge pages, or with them
 // set to "never", refuses or ignores it, and the buffer then works with

@@ -55,6 +55,9 @@ func TestMakePayloadAsksForHugePages(t *testing.T) {
 	thpAvailable(t)
 	for _, n := range []int{2 << 20, 32 << 20} {
 		b := MakePayload(n)
+		if start := uintptr(unsafe.Pointer(&b[0])); start%hugeAdviceMin != 0 || len(b) != n || cap(b) != n {
+			t.Errorf("MakePayload(%d): start %#x, len %d, cap %d: want a 2 MiB-aligned buffer of exactly n, which a huge page can back", n, start, len(b), cap(b))
+		}
 		mid := uintptr(unsafe.Pointer(&b[n/2]))
 		if fl := vmFlags(t, mid); !strings.Contains(fl, " hg") {
 			t.Errorf("MakePayload(%d): mapping not advised for huge pages: %s", n, fl)
