@@ -51,5 +51,3 @@ func compareSweeps(w io.Writer, first, second presets.RunFile) error {
 	fmt.Fprintf(w, "\n%s: %s\n%s: %s\n", first.Name, optimumLine(a.Optimum), second.Name, optimumLine(b.Optimum))
 	return nil
 }
-
-
