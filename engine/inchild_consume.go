@@ -62,6 +62,17 @@ type HashStats struct {
 	Root      string // hex root digest of the last full pass; "" before one
 }
 
+// add adds o's counts to s; o's root, when it has one, is the later one.
+func (s *HashStats) add(o HashStats) {
+	s.Blocks += o.Blocks
+	s.Passes += o.Passes
+	s.Broken += o.Broken
+	s.Reordered += o.Reordered
+	if o.Root != "" {
+		s.Root = o.Root
+	}
+}
+
 // streamHasher computes the blkhash construction over the sequential
 // stream of a load process: SHA-256 of each 64 KiB block of the export,
 // then, per full pass, SHA-256 over the block digests in the export's
@@ -368,15 +379,7 @@ func (r *loadRole) setConsumeMode(c childCmd) childMsg {
 		// Retired: a later switch back starts at a fresh pass, since the
 		// blocks read meanwhile were never hashed.
 		r.hasher.Store(nil)
-		st := h.Stats()
-		b := &r.hashBase
-		b.Blocks += st.Blocks
-		b.Passes += st.Passes
-		b.Broken += st.Broken
-		b.Reordered += st.Reordered
-		if st.Root != "" {
-			b.Root = st.Root
-		}
+		r.hashBase.add(h.Stats())
 	}
 	r.cmu.Unlock()
 	r.startHasher()
@@ -425,14 +428,7 @@ func (r *loadRole) consumeStats() *ConsumeCounts {
 	h := r.hasher.Load()
 	r.cmu.Unlock()
 	if h != nil {
-		cur := h.Stats()
-		st.Blocks += cur.Blocks
-		st.Passes += cur.Passes
-		st.Broken += cur.Broken
-		st.Reordered += cur.Reordered
-		if cur.Root != "" {
-			st.Root = cur.Root
-		}
+		st.add(h.Stats())
 	}
 	return &ConsumeCounts{
 		ScannedBuffers: r.scanned.Load(), ZeroBuffers: r.zero.Load(),
