@@ -1,7 +1,5 @@
 package nbd
 
-import "unsafe"
-
 // hugeAdviceMin is the smallest buffer worth asking transparent huge pages
 // for: one huge page on x86-64 and arm64.
 const hugeAdviceMin = 2 << 20
@@ -18,21 +16,13 @@ const hugeAdviceMin = 2 << 20
 // huge page is one fault per 2 MiB: 512 per GiB.
 //
 // The memory is ordinary Go heap memory, freed by the collector like any
-// other; the advice only changes how the kernel backs it.
-//
-// A huge page backs only an aligned 2 MiB of memory, and a 2 MiB buffer
-// from the heap is rarely aligned, so it would hold none: the buffer is
-// cut from a larger allocation at a 2 MiB boundary. The spare (less than
-// 2 MiB) is not written by us, so it costs address space, hardly memory.
+// other; the advice only changes how the kernel backs it. Where there is
+// no advice to give, it is a plain allocation (makeHuge).
 func MakePayload(n int) []byte {
-	if n < hugeAdviceMin || !hugeAdviceSupported {
+	if n < hugeAdviceMin {
 		return make([]byte, n)
 	}
-	raw := make([]byte, n+hugeAdviceMin)
-	off := int(-uintptr(unsafe.Pointer(unsafe.SliceData(raw))) & (hugeAdviceMin - 1))
-	b := raw[off : off+n : off+n]
-	adviseHuge(b)
-	return b
+	return makeHuge(n)
 }
 
 // Prefault touches every 4 KiB page of b, so that the kernel backs it now

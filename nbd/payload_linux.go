@@ -6,8 +6,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// hugeAdviceSupported: Linux has transparent huge pages to ask for.
-const hugeAdviceSupported = true
+// makeHuge allocates n bytes (n ≥ 2 MiB) advised for huge pages.
+//
+// A huge page backs only an aligned 2 MiB of memory, and a 2 MiB buffer
+// from the heap is rarely aligned, so it would hold none: the buffer is
+// cut from a larger allocation at a 2 MiB boundary. The spare (less than
+// 2 MiB) is not written by us, so it costs address space, hardly memory.
+func makeHuge(n int) []byte {
+	raw := make([]byte, n+hugeAdviceMin)
+	off := int(-uintptr(unsafe.Pointer(unsafe.SliceData(raw))) & (hugeAdviceMin - 1))
+	b := raw[off : off+n : off+n]
+	adviseHuge(b)
+	return b
+}
 
 // adviseHuge marks the page-aligned part of b MADV_HUGEPAGE. The advice
 // is best effort: a kernel without transparent huge pages, or with them

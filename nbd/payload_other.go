@@ -2,10 +2,7 @@
 
 package nbd
 
-// hugeAdviceSupported: no huge pages to ask for, so no alignment to pay
-// address space for.
-const hugeAdviceSupported = false
-
-// adviseHuge does nothing where the kernel has no madvise huge-page advice
-// (macOS pages its VM objects its own way).
-func adviseHuge([]byte) {}
+// makeHuge is a plain allocation where the kernel takes no huge-page
+// advice (macOS pages its VM objects its own way), so there is no
+// alignment worth paying address space for.
+func makeHuge(n int) []byte { return make([]byte, n) }
