@@ -104,45 +104,56 @@ func TestHostilePeersNoLeak(t *testing.T) {
 	const size = 64 << 20 // sparse; large enough that a 33 MiB WRITE is in range
 	const handshakeTimeout = 300 * time.Millisecond
 	var logs quietLog
-	ts := startCustomServer(t, &Server{
-		Exports:          []Export{{Name: "disk", Backend: NewMemory(size)}},
+	// Two servers on one backend. The cases that idle, to prove the
+	// handshake is bounded, use one with a short handshake timeout; all
+	// others use the default, so a busy CI machine under -race (which once
+	// took over 300 ms to trade six 64 KiB options) cannot cut them short.
+	backend := NewMemory(size)
+	short := startCustomServer(t, &Server{
+		Exports:          []Export{{Name: "disk", Backend: backend}},
 		HandshakeTimeout: handshakeTimeout,
 		Logf:             logs.logf,
 	})
-	good := dial(t, ts, ClientOptions{Export: "disk"})
+	normal := startCustomServer(t, &Server{
+		Exports: []Export{{Name: "disk", Backend: backend}},
+		Logf:    logs.logf,
+	})
+	goodShort := dial(t, short, ClientOptions{Export: "disk"})
+	goodNormal := dial(t, normal, ClientOptions{Export: "disk"})
 	bound := handshakeTimeout + 2*time.Second // generous: -race and a busy machine
 
 	cases := []struct {
-		name string
-		run  func(t *testing.T, r *rawConn)
+		name  string
+		idles bool // relies on the short handshake timeout
+		run   func(t *testing.T, r *rawConn)
 	}{
-		{"client flags truncated then close", func(t *testing.T, r *rawConn) {
+		{"client flags truncated then close", false, func(t *testing.T, r *rawConn) {
 			r.read(greetingSize)
 			r.Write([]byte{0, 0})
 		}},
-		{"client flags truncated then idle", func(t *testing.T, r *rawConn) {
+		{"client flags truncated then idle", true, func(t *testing.T, r *rawConn) {
 			r.read(greetingSize)
 			r.Write([]byte{0, 0})
 			r.closedWithin(bound)
 		}},
-		{"idle after greeting", func(t *testing.T, r *rawConn) {
+		{"idle after greeting", true, func(t *testing.T, r *rawConn) {
 			r.read(greetingSize)
 			r.closedWithin(bound)
 		}},
-		{"idle in option data", func(t *testing.T, r *rawConn) {
+		{"idle in option data", true, func(t *testing.T, r *rawConn) {
 			r.greet(clientFixedNewstyle)
 			r.Write(append(optHeader(OptGo, 100), make([]byte, 10)...))
 			r.closedWithin(bound)
 		}},
-		{"close in option data", func(t *testing.T, r *rawConn) {
+		{"close in option data", false, func(t *testing.T, r *rawConn) {
 			r.greet(clientFixedNewstyle)
 			r.Write(append(optHeader(99, 1000), make([]byte, 10)...))
 		}},
-		{"bad client flags", func(t *testing.T, r *rawConn) {
+		{"bad client flags", false, func(t *testing.T, r *rawConn) {
 			r.greet(0xFFFFFFFF)
 			r.expectClosed()
 		}},
-		{"option length 0xFFFFFFFF", func(t *testing.T, r *rawConn) {
+		{"option length 0xFFFFFFFF", false, func(t *testing.T, r *rawConn) {
 			r.greet(clientFixedNewstyle | clientNoZeroes)
 			r.Write(append(optHeader(OptInfo, 0xFFFFFFFF), make([]byte, 4096)...))
 			if opt, typ, _ := r.optReply(); opt != OptInfo || typ != RepErrTooBig {
@@ -150,7 +161,7 @@ func TestHostilePeersNoLeak(t *testing.T) {
 			}
 			r.expectClosed()
 		}},
-		{"unknown options with data then GO", func(t *testing.T, r *rawConn) {
+		{"unknown options with data then GO", false, func(t *testing.T, r *rawConn) {
 			r.greet(clientFixedNewstyle | clientNoZeroes)
 			big := bytes.Repeat([]byte{0x25, 0x60, 0x95, 0x13}, maxOptionLength/4) // request magic, to catch a lost frame
 			for _, o := range []uint32{0, 4, 12, 99, 0x7FFFFFFF, 0xFFFFFFFF} {
@@ -172,7 +183,7 @@ func TestHostilePeersNoLeak(t *testing.T) {
 			r.request(CmdRead, 0, 7, 0, 512, nil)
 			r.dataReply(7, 0, 512)
 		}},
-		{"GO for a missing export then the right one", func(t *testing.T, r *rawConn) {
+		{"GO for a missing export then the right one", false, func(t *testing.T, r *rawConn) {
 			r.greet(clientFixedNewstyle | clientNoZeroes)
 			for _, name := range []string{"nosuch", "DISK", "disk\x00", string(make([]byte, maxStringLength))} {
 				r.opt(OptGo, goPayload(name))
@@ -188,7 +199,7 @@ func TestHostilePeersNoLeak(t *testing.T) {
 				t.Fatalf("FLUSH after GO: %v", e)
 			}
 		}},
-		{"ABORT", func(t *testing.T, r *rawConn) {
+		{"ABORT", false, func(t *testing.T, r *rawConn) {
 			r.greet(clientFixedNewstyle)
 			r.opt(OptAbort, nil)
 			if _, typ, _ := r.optReply(); typ != RepAck {
@@ -196,12 +207,12 @@ func TestHostilePeersNoLeak(t *testing.T) {
 			}
 			r.expectClosed()
 		}},
-		{"bad request magic", func(t *testing.T, r *rawConn) {
+		{"bad request magic", false, func(t *testing.T, r *rawConn) {
 			r.enter()
 			r.Write(bytes.Repeat([]byte{0xff}, requestSize))
 			r.expectClosed()
 		}},
-		{"bad request magic after pipelined reads", func(t *testing.T, r *rawConn) {
+		{"bad request magic after pipelined reads", false, func(t *testing.T, r *rawConn) {
 			r.enter()
 			var b []byte
 			for i := range 8 {
@@ -224,7 +235,7 @@ func TestHostilePeersNoLeak(t *testing.T) {
 			}
 			r.expectClosed()
 		}},
-		{"unknown commands and flags", func(t *testing.T, r *rawConn) {
+		{"unknown commands and flags", false, func(t *testing.T, r *rawConn) {
 			r.enter()
 			cookie := uint64(100)
 			simple := func(typ, flags uint16, payload []byte, want Errno) {
@@ -260,7 +271,7 @@ func TestHostilePeersNoLeak(t *testing.T) {
 				t.Fatal("a refused WRITE's payload was written")
 			}
 		}},
-		{"offset+length overflowing 2^64", func(t *testing.T, r *rawConn) {
+		{"offset+length overflowing 2^64", false, func(t *testing.T, r *rawConn) {
 			r.enter()
 			cookie := uint64(200)
 			for _, ol := range []struct {
@@ -290,7 +301,7 @@ func TestHostilePeersNoLeak(t *testing.T) {
 				}
 			}
 		}},
-		{"reads and writes past the end", func(t *testing.T, r *rawConn) {
+		{"reads and writes past the end", false, func(t *testing.T, r *rawConn) {
 			r.enter()
 			r.request(CmdRead, 0, 1, size-511, 512, nil)
 			if e := r.errChunk(1); e != EINVAL {
@@ -324,7 +335,7 @@ func TestHostilePeersNoLeak(t *testing.T) {
 				t.Fatal("last block not written")
 			}
 		}},
-		{"33 MiB WRITE payload", func(t *testing.T, r *rawConn) {
+		{"33 MiB WRITE payload", false, func(t *testing.T, r *rawConn) {
 			r.enter()
 			r.SetDeadline(time.Now().Add(30 * time.Second))
 			big := bytes.Repeat(reqBytes(CmdDisc, 0, 0, 0, 0), (33<<20)/requestSize+1)[:33<<20]
@@ -337,15 +348,15 @@ func TestHostilePeersNoLeak(t *testing.T) {
 				t.Fatalf("FLUSH after: %v", e)
 			}
 		}},
-		{"close in a WRITE payload", func(t *testing.T, r *rawConn) {
+		{"close in a WRITE payload", false, func(t *testing.T, r *rawConn) {
 			r.enter()
 			r.request(CmdWrite, 0, 1, 0, 1<<20, make([]byte, 1000))
 		}},
-		{"close in a 33 MiB WRITE payload", func(t *testing.T, r *rawConn) {
+		{"close in a 33 MiB WRITE payload", false, func(t *testing.T, r *rawConn) {
 			r.enter()
 			r.request(CmdWrite, 0, 1, 0, 33<<20, make([]byte, 1<<20))
 		}},
-		{"close with replies unread", func(t *testing.T, r *rawConn) {
+		{"close with replies unread", false, func(t *testing.T, r *rawConn) {
 			r.enter()
 			var b []byte
 			for i := range 64 {
@@ -354,7 +365,7 @@ func TestHostilePeersNoLeak(t *testing.T) {
 			r.Write(b) // 16 MiB of replies nobody reads
 			time.Sleep(50 * time.Millisecond)
 		}},
-		{"idle in transmission then close", func(t *testing.T, r *rawConn) {
+		{"idle in transmission then close", true, func(t *testing.T, r *rawConn) {
 			r.enter()
 			time.Sleep(handshakeTimeout + 100*time.Millisecond)
 			// Transmission has no timeout (fio never sends DISC); the
@@ -364,7 +375,7 @@ func TestHostilePeersNoLeak(t *testing.T) {
 				t.Fatal(e)
 			}
 		}},
-		{"DISC with a WRITE in flight", func(t *testing.T, r *rawConn) {
+		{"DISC with a WRITE in flight", false, func(t *testing.T, r *rawConn) {
 			r.enter()
 			b := append(reqBytes(CmdWrite, 0, 9, 65536, 65536), make([]byte, 65536)...)
 			b = append(b, reqBytes(CmdDisc, 0, 0, 0, 0)...)
@@ -378,6 +389,10 @@ func TestHostilePeersNoLeak(t *testing.T) {
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			ts, good := normal, goodNormal
+			if tc.idles {
+				ts, good = short, goodShort
+			}
 			base := snapshot()
 			func() {
 				r := rawDialBare(t, ts)
