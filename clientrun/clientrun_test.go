@@ -50,7 +50,7 @@ func TestRunMeasuresTree(t *testing.T) {
 	defer cancel()
 	// The grandchild does a fixed amount of work; the shell only waits.
 	spin := `sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'`
-	res, err := Run(ctx, []string{"/bin/sh", "-c", spin})
+	res, err := Run(ctx, []string{"/bin/sh", "-c", spin}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestRunMeasuresTree(t *testing.T) {
 func TestRunFailure(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, err := Run(ctx, []string{"/bin/sh", "-c", "for i in $(seq 1 30); do echo line$i >&2; done; exit 7"})
+	_, err := Run(ctx, []string{"/bin/sh", "-c", "for i in $(seq 1 30); do echo line$i >&2; done; exit 7"}, nil)
 	var f *Failure
 	if !errors.As(err, &f) || f.Status != "exit status 7" || !strings.HasSuffix(f.Stderr, "line30") || strings.Contains(f.Stderr, "line20\n") {
 		t.Fatalf("want exit status 7 and the last 10 lines, got %v", err)
@@ -76,7 +76,7 @@ func TestRunFailure(t *testing.T) {
 	ctx2, cancel2 := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel2()
 	start := time.Now()
-	if _, err := Run(ctx2, []string{"/bin/sh", "-c", "sleep 30 & wait"}); err == nil {
+	if _, err := Run(ctx2, []string{"/bin/sh", "-c", "sleep 30 & wait"}, nil); err == nil {
 		t.Fatal("a killed run reported success")
 	}
 	if d := time.Since(start); d > 20*time.Second {

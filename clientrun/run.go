@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"nbdscope/engine/platform"
 )
 
 // Result is one run of a client command.
@@ -58,8 +60,9 @@ const stderrKeep = 4 << 10
 // Run starts argv in a process group of its own with stdin from
 // /dev/null and stdout discarded, waits for it and measures it. A cancelled
 // ctx, or Timeout, kills the whole group. Whatever the client left behind
-// in its group is killed when it exits.
-func Run(ctx context.Context, argv []string) (Result, error) {
+// in its group is killed when it exits. With cpus, the client and all it
+// starts run held to those CPUs from the first instruction (a placement).
+func Run(ctx context.Context, argv []string, cpus []int) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
@@ -69,7 +72,7 @@ func Run(ctx context.Context, argv []string) (Result, error) {
 	tail := &tailBuffer{max: stderrKeep}
 	cmd.Stderr = tail
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := platform.StartOn(cpus, cmd.Start); err != nil {
 		return Result{}, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
 	}
 	err := cmd.Wait()

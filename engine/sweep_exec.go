@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"nbdscope/clientrun"
+	"nbdscope/engine/platform"
 	"nbdscope/nbd"
 )
 
@@ -113,18 +114,23 @@ func execSize(ctx context.Context, sd SideConfig, spec SweepSpec, cmd clientrun.
 		return SweepRow{}, err
 	}
 	defer srv.stop(2 * time.Second)
+	place, err := placeExec(sd, srv)
+	if err != nil {
+		return SweepRow{}, err
+	}
 	argv, err := cmd.Argv(clientrun.Vars{"uri": ready.URI, "socket": sock, "size": strconv.FormatInt(spec.Bytes, 10)})
 	if err != nil {
 		return SweepRow{}, err
 	}
 	row := SweepRow{Buffer: size.String()}
+	row.Figures.Placement = place.Placement
 	_, row.Effective, _ = nbd.ProbeSocketBuffer("unix", nbd.SendBuf, req)
 	var runs []ExecRun
 	for r := 0; r < spec.Exec.Warmup+spec.Repeat; r++ {
 		if err := ctx.Err(); err != nil {
 			return row, err
 		}
-		run, err := execOnce(ctx, srv, argv)
+		run, err := execOnce(ctx, srv, argv, place.clientCPUs)
 		if err != nil {
 			return row, err
 		}
@@ -137,13 +143,41 @@ func execSize(ctx context.Context, sd SideConfig, spec SweepSpec, cmd clientrun.
 	return execRow(row, runs), nil
 }
 
+// execPlacement is where an exec sweep's server and client run.
+type execPlacement struct {
+	Placement
+	clientCPUs []int // nil: not held
+}
+
+// placeExec holds the server where the side's placement puts a server
+// and records where the client is to run: in a sweep, as in a live side,
+// a 2-core machine left to the scheduler flips between one core and two
+// from run to run, and the buffer's effect with it (placement.go). Where
+// processes cannot be held (macOS), both run where the scheduler puts
+// them and the figures say os. A server that cannot be held stops the
+// sweep: its figures would not be what the placement claims.
+func placeExec(sd SideConfig, srv *child) (execPlacement, error) {
+	pl := sd.Get(SetPlacement)
+	if !platform.PinSupported {
+		pl = PlaceOS
+	}
+	clientCPUs, serverCPUs := PlacementCPUs(pl, ModeAlternate, 0, platform.AllowedCPUs())
+	if err := platform.PinProcess(srv.pid(), serverCPUs); err != nil {
+		return execPlacement{}, fmt.Errorf("placement %s: %w (--placement os leaves it to the scheduler)", pl, err)
+	}
+	return execPlacement{
+		Placement:  Placement{Setting: pl, LoadCPUs: cpuList(clientCPUs), ServerCPUs: cpuList(serverCPUs)},
+		clientCPUs: clientCPUs,
+	}, nil
+}
+
 // execOnce runs the client once, between two polls of the server.
-func execOnce(ctx context.Context, srv *child, argv []string) (ExecRun, error) {
+func execOnce(ctx context.Context, srv *child, argv []string, cpus []int) (ExecRun, error) {
 	before, err := srv.call(childCmd{Op: "poll"}, 5*time.Second)
 	if err != nil {
 		return ExecRun{}, fmt.Errorf("server: %w", err)
 	}
-	res, err := clientrun.Run(ctx, argv)
+	res, err := clientrun.Run(ctx, argv, cpus)
 	if err != nil {
 		return ExecRun{}, err
 	}
@@ -199,7 +233,7 @@ func execRow(row SweepRow, runs []ExecRun) SweepRow {
 // than it sent.
 func execFigures(row SweepRow, run ExecRun) Figures {
 	// The client's shape (connections, request size) is its own: not stamped.
-	st := Stamp{Workload: WorkRead, Transport: "unix", SndBuf: row.Buffer, Placement: "os"}
+	st := Stamp{Workload: WorkRead, Transport: "unix", SndBuf: row.Buffer, Placement: row.Figures.Placement.Setting}
 	if run.Payload.WriteBytes > run.Payload.ReadBytes {
 		st.Workload = WorkWrite
 	}
@@ -211,5 +245,6 @@ func execFigures(row SweepRow, run ExecRun) Figures {
 	server := ProcessFigures(run.Server, pl, run.Seconds)
 	return Figures{Settings: st, Seconds: run.Seconds, Bytes: pl, ThroughputBps: Throughput(pl, run.Seconds),
 		Client: client, Server: &server, LatencyP50Ms: Unknown, LatencyP99Ms: Unknown,
-		SndBuf: Buffers{ServerRequested: row.Buffer, ServerEffective: row.Effective, ClientRequested: BufDefaultName, ClientRcvRequested: BufDefaultName}}
+		SndBuf:    Buffers{ServerRequested: row.Buffer, ServerEffective: row.Effective, ClientRequested: BufDefaultName, ClientRcvRequested: BufDefaultName},
+		Placement: row.Figures.Placement}
 }

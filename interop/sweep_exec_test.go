@@ -62,6 +62,12 @@ func TestSweepExecRealClients(t *testing.T) {
 					t.Errorf("%s: client wake-ups %v (want counted), client calls %v (want unknown: not ours to count)",
 						row.Buffer, row.Figures.Client.VolCSPer2MiB, row.Figures.Client.RecvCallsPer2MiB)
 				}
+				// Held where the default placement says, as a live side is.
+				if place := row.Figures.Placement; place.Setting != engine.DefaultPlacement() || row.Figures.Settings.Placement != place.Setting ||
+					(place.Setting == engine.PlaceSplit && (place.LoadCPUs == "any" || place.ServerCPUs == "any" || place.LoadCPUs == place.ServerCPUs)) {
+					t.Errorf("%s: placement %+v (stamped %q), want %s with the client and server on CPUs of their own",
+						row.Buffer, place, row.Figures.Settings.Placement, engine.DefaultPlacement())
+				}
 				pl := x.Runs[0].Payload
 				if got := pl.ReadBytes + pl.WriteBytes; got != 256<<20 {
 					t.Errorf("%s: the server moved %d payload bytes (read %d, write %d), want the export's %d", row.Buffer, got, pl.ReadBytes, pl.WriteBytes, 256<<20)

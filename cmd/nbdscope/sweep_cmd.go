@@ -34,8 +34,10 @@ in bytes, --bytes) are replaced in CMD, which runs without a shell unless
 CPU of the client and every process it waited for (wait4, as time(1));
 the server's send calls and EAGAIN per 2 MiB, CPU and bytes sent are the
 server's own counts. A failing command stops the sweep with its exit
-status and the end of its stderr. Presets: qemu-img-read, qemu-img-write,
-nbdcopy-blkhash, and blksum-exec when blksum is installed.`
+status and the end of its stderr. The client (with all it starts) and the
+server are held to cores as --placement says: by default one core each.
+Presets: qemu-img-read, qemu-img-write, nbdcopy-blkhash, and blksum-exec
+when blksum is installed.`
 
 const sweepExample = `  nbdscope sweep --sndbuf default,64k,128k,256k,512k,1m,2m,4m --bytes 4g --repeat 3
   nbdscope sweep --workload write --client-sndbuf default,256k,1m,2m,4m --bytes 4g --repeat 3

@@ -28,6 +28,9 @@ func writeExecTable(w io.Writer, rep engine.SweepReport) {
 		fmt.Fprintf(w, "Note: %s.\n", x.Note)
 	}
 	fmt.Fprintln(w, "Time is wall time; user and system are the client's whole process tree (wait4); server figures are its own counts.")
+	if len(rep.Rows) > 0 {
+		fmt.Fprintln(w, execPlacementLine(rep.Rows[0].Figures.Placement))
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| buffer size | time | user | system | server send calls per 2 MiB | server EAGAIN per 2 MiB | server recv calls per 2 MiB | server CPU | server sent | client wake-ups per 2 MiB | GiB/s |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -46,6 +49,15 @@ func writeExecTable(w io.Writer, rep engine.SweepReport) {
 			srv.RecvCallsPer2MiB.Fixed(2), secs(cpu), units.FormatBytes(float64(e.ServerSentB)),
 			wakeups(r.Figures.Client.VolCSPer2MiB, r.Figures.Client.InvolCSPer2MiB), gibps(r.ThroughputBps))
 	}
+}
+
+// execPlacementLine says where the client and the server ran, since on a
+// small machine that decides how much the buffer matters (--placement).
+func execPlacementLine(pl engine.Placement) string {
+	if pl.Setting == engine.PlaceOS || pl.LoadCPUs == "any" {
+		return "Placement os: the scheduler placed the client and the server."
+	}
+	return fmt.Sprintf("Placement %s: the client and all it started held to CPU %s, the server to CPU %s.", pl.Setting, pl.LoadCPUs, pl.ServerCPUs)
 }
 
 // wakeups is "voluntary + involuntary" context switches per 2 MiB.

@@ -26,3 +26,11 @@ func PinProcess(pid int, cpus []int) error {
 	}
 	return ErrPinUnsupported
 }
+
+// StartOn calls start; holding it to cpus is not supported here.
+func StartOn(cpus []int, start func() error) error {
+	if len(cpus) == 0 {
+		return start()
+	}
+	return ErrPinUnsupported
+}
