@@ -65,8 +65,15 @@ type ExecRow struct {
 // ExecSweep runs an exec sweep: the server of base's side A (backend; the
 // export's size is spec.Bytes), one fresh server per size. argv turns the
 // placeholders into the command to run. progress, if set, is called
-// after each measured run. On an error (a failing command stops the
-// sweep) the rows of the sizes that finished are returned with it.
+// after each measured run.
+//
+// The runs go in rounds: every size's warm-ups first, then one measured
+// run of each size in turn, Repeat times. On a shared machine (a VM
+// above all) the speed of the same run drifts over tens of seconds; run
+// size after size, a slow stretch lands on one size's repeats and makes a
+// ratio nobody can reproduce. In rounds each size meets the same
+// stretches. On an error (a failing command stops the sweep) the rows
+// hold the runs made so far (Repeats says how many).
 func ExecSweep(ctx context.Context, base Config, spec SweepSpec, cmd clientrun.Command, opts Options, progress func(SweepProgress)) ([]SweepRow, error) {
 	if spec.Exec == nil || len(spec.Sizes) == 0 || spec.Bytes <= 0 || spec.Repeat < 1 || spec.Exec.Warmup < 0 {
 		return nil, errors.New("exec sweep: need a command, sizes, a positive export size and at least one repeat")
@@ -80,67 +87,90 @@ func ExecSweep(ctx context.Context, base Config, spec SweepSpec, cmd clientrun.C
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	var rows []SweepRow
-	pr := SweepProgress{Sizes: len(spec.Sizes), Repeats: spec.Repeat, Total: len(spec.Sizes) * spec.Repeat}
-	for i, size := range spec.Sizes {
-		// A directory of its own: the server removes its socket's
-		// directory when it stops.
-		sdir := filepath.Join(dir, strconv.Itoa(i))
-		if err := os.Mkdir(sdir, 0o700); err != nil {
-			return rows, err
+	servers, err := startExecServers(base.Sides[0], spec, cmd, opts, dir)
+	defer func() {
+		for _, s := range servers {
+			s.srv.stop(2 * time.Second)
 		}
-		sock := filepath.Join(sdir, "nbd.sock")
-		row, err := execSize(ctx, base.Sides[0], spec, cmd, opts, size, sock, func(r SweepRow, rep int) {
+	}()
+	if err != nil {
+		return nil, err
+	}
+	pr := SweepProgress{Sizes: len(spec.Sizes), Repeats: spec.Repeat, Total: len(spec.Sizes) * spec.Repeat}
+	for round := -spec.Exec.Warmup; round < spec.Repeat; round++ {
+		for i, s := range servers {
+			if err := ctx.Err(); err != nil {
+				return execRows(servers), err
+			}
+			run, err := execOnce(ctx, s.srv, s.argv, s.place.clientCPUs)
+			if err != nil {
+				return execRows(servers), fmt.Errorf("sweep %s=%s: %w", SetSndBuf, s.row.Buffer, err)
+			}
+			if round < 0 {
+				continue // a warm-up
+			}
+			s.runs = append(s.runs, run)
 			if progress != nil {
-				pr.Size, pr.SizeIndex, pr.Repeat, pr.Last = size.String(), i+1, rep, r
+				pr.Size, pr.SizeIndex, pr.Repeat, pr.Last = s.row.Buffer, i+1, len(s.runs), execRow(s.row, s.runs)
 				pr.Done++
 				progress(pr)
 			}
-		})
-		if err != nil {
-			return rows, fmt.Errorf("sweep %s=%s: %w", SetSndBuf, size, err)
 		}
-		rows = append(rows, row)
 	}
-	return rows, nil
+	return execRows(servers), nil
 }
 
-// execSize measures one send buffer size on a server of its own.
-func execSize(ctx context.Context, sd SideConfig, spec SweepSpec, cmd clientrun.Command, opts Options, size Buf, sock string, done func(SweepRow, int)) (SweepRow, error) {
-	req := bufRequest(size)
-	sspec := serverSpec{Backend: sd.Backend, Size: spec.Bytes, Transport: "unix", Socket: sock, SndBuf: req}
-	srv, ready, err := spawn(opts.Exe, RoleServer, "exec", sspec, opts.StartTimeout)
-	if err != nil {
-		return SweepRow{}, err
-	}
-	defer srv.stop(2 * time.Second)
-	place, err := placeExec(sd, srv)
-	if err != nil {
-		return SweepRow{}, err
-	}
-	argv, err := cmd.Argv(clientrun.Vars{"uri": ready.URI, "socket": sock, "size": strconv.FormatInt(spec.Bytes, 10)})
-	if err != nil {
-		return SweepRow{}, err
-	}
-	row := SweepRow{Buffer: size.String()}
-	row.Figures.Placement = place.Placement
-	_, row.Effective, _ = nbd.ProbeSocketBuffer("unix", nbd.SendBuf, req)
-	var runs []ExecRun
-	for r := 0; r < spec.Exec.Warmup+spec.Repeat; r++ {
-		if err := ctx.Err(); err != nil {
-			return row, err
+// execServer is one size's server in an exec sweep and its runs so far.
+type execServer struct {
+	srv   *child
+	argv  []string // the command, placeholders replaced
+	place execPlacement
+	row   SweepRow // the size, its effective value and placement
+	runs  []ExecRun
+}
+
+// startExecServers starts a server for each size, on a socket in a
+// directory of its own under dir (a server removes its socket's directory
+// when it stops), held where the placement says. The servers started are
+// returned even with an error, for the caller to stop.
+func startExecServers(sd SideConfig, spec SweepSpec, cmd clientrun.Command, opts Options, dir string) ([]*execServer, error) {
+	var servers []*execServer
+	for i, size := range spec.Sizes {
+		sdir := filepath.Join(dir, strconv.Itoa(i))
+		if err := os.Mkdir(sdir, 0o700); err != nil {
+			return servers, err
 		}
-		run, err := execOnce(ctx, srv, argv, place.clientCPUs)
+		sock := filepath.Join(sdir, "nbd.sock")
+		req := bufRequest(size)
+		sspec := serverSpec{Backend: sd.Backend, Size: spec.Bytes, Transport: "unix", Socket: sock, SndBuf: req}
+		srv, ready, err := spawn(opts.Exe, RoleServer, "exec", sspec, opts.StartTimeout)
 		if err != nil {
-			return row, err
+			return servers, fmt.Errorf("sweep %s=%s: %w", SetSndBuf, size, err)
 		}
-		if r < spec.Exec.Warmup {
-			continue
+		s := &execServer{srv: srv, row: SweepRow{Buffer: size.String()}}
+		servers = append(servers, s)
+		if s.place, err = placeExec(sd, srv); err != nil {
+			return servers, err
 		}
-		runs = append(runs, run)
-		done(execRow(row, runs), len(runs))
+		s.argv, err = cmd.Argv(clientrun.Vars{"uri": ready.URI, "socket": sock, "size": strconv.FormatInt(spec.Bytes, 10)})
+		if err != nil {
+			return servers, err
+		}
+		s.row.Figures.Placement = s.place.Placement
+		_, s.row.Effective, _ = nbd.ProbeSocketBuffer("unix", nbd.SendBuf, req)
 	}
-	return execRow(row, runs), nil
+	return servers, nil
+}
+
+// execRows are the rows of the sizes with a measured run so far.
+func execRows(servers []*execServer) []SweepRow {
+	var rows []SweepRow
+	for _, s := range servers {
+		if len(s.runs) > 0 {
+			rows = append(rows, execRow(s.row, s.runs))
+		}
+	}
+	return rows
 }
 
 // execPlacement is where an exec sweep's server and client run.

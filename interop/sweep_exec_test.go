@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -108,6 +110,40 @@ func TestSweepExecFailure(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "exit status 3") || !strings.Contains(r.stderr, "boom /") ||
 		!strings.Contains(r.stderr, "first") {
 		t.Fatalf("want exit 1 with the status and stderr tail:\n%s", r)
+	}
+}
+
+// TestSweepExecRounds: the warm-ups of every size come first, then one
+// measured run of each size per round, so a slow stretch of a shared
+// machine meets every size alike; each row has all its repeats.
+func TestSweepExecRounds(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "order")
+	r := runEnv(t, nil, nbdscopeBin, "sweep", "--exec", "sh -c 'echo {socket} >> "+log+"'",
+		"--sndbuf", "default,1m,2m", "--bytes", "1m", "--repeat", "2", "--warmup", "1", "--json")
+	if r.code != 0 {
+		t.Fatalf("want exit 0:\n%s", r)
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	socks := strings.Fields(string(b))
+	if len(socks) != 9 {
+		t.Fatalf("want 3 sizes × (1 warm-up + 2 repeats) = 9 runs, got %d: %q", len(socks), socks)
+	}
+	for i, sock := range socks {
+		if sock != socks[i%3] || (i < 3 && slices.Contains(socks[:i], sock)) {
+			t.Fatalf("runs by socket %q: want rounds of the 3 sizes' sockets in one order", socks)
+		}
+	}
+	var rep engine.SweepReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rep.Rows {
+		if row.Repeats != 2 || row.Exec == nil || len(row.Exec.Runs) != 2 {
+			t.Errorf("%s: %d repeats, want 2", row.Buffer, row.Repeats)
+		}
 	}
 }
 

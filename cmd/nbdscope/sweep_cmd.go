@@ -36,6 +36,8 @@ the server's send calls and EAGAIN per 2 MiB, CPU and bytes sent are the
 server's own counts. A failing command stops the sweep with its exit
 status and the end of its stderr. The client (with all it starts) and the
 server are held to cores as --placement says: by default one core each.
+The runs go in rounds (each size's warm-ups, then one run of each size in
+turn, --repeat times), so a machine's slow stretch meets every size alike.
 Presets: qemu-img-read, qemu-img-write, nbdcopy-blkhash, and blksum-exec
 when blksum is installed.`
 
@@ -200,7 +202,11 @@ func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags, pres
 	var outcome error
 	switch {
 	case err != nil && ctx.Err() != nil:
-		rep.Partial, rep.PartialReason = true, fmt.Sprintf("interrupted after %d of %d sizes", len(rows), len(spec.Sizes))
+		done := 0 // an exec sweep goes in rounds: count measurements, not sizes
+		for _, r := range rows {
+			done += r.Repeats
+		}
+		rep.Partial, rep.PartialReason = true, fmt.Sprintf("interrupted after %d of %d measurements", done, len(spec.Sizes)*spec.Repeat)
 		outcome = exitError{exitInterrupted, fmt.Errorf("sweep interrupted: %w", err)}
 	case err != nil:
 		rep.Partial, rep.PartialReason = true, err.Error()
