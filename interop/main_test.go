@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,13 +20,14 @@ import (
 	"time"
 
 	"nbdscope/internal/testbin"
+	"nbdscope/nbd"
 )
 
 // Bounds that keep a broken tool or server from hanging the suite.
 const (
 	cmdTimeout   = 60 * time.Second // any one external command
 	startTimeout = 5 * time.Second  // a server's socket must accept by then
-	stopTimeout  = 5 * time.Second  // SIGTERM → exit, else SIGKILL
+	stopTimeout  = 15 * time.Second // SIGTERM → exit, else SIGKILL
 	procLifetime = 5 * time.Minute  // hard cap on a server child
 	mib          = 1 << 20
 	exportSize   = 64 * mib // the default export of startServe
@@ -171,8 +173,9 @@ type proc struct {
 	stopped bool
 }
 
-// stop ends the server: SIGTERM, up to 5 s, then SIGKILL. For nbdscope it
-// checks the clean exit (status 0) and the removal of the socket file.
+// stop ends the server: SIGTERM, up to stopTimeout, then SIGKILL. For
+// nbdscope it checks the clean exit (status 0) and the removal of the socket
+// file.
 // cleanup is true when called at the end of the test, where an earlier
 // exit is an error.
 func (p *proc) stop(t testing.TB, cleanup bool) {
@@ -228,7 +231,9 @@ type procSpec struct {
 }
 
 // startProc starts a server, waits (bounded) until it accepts connections
-// and registers its shutdown: SIGTERM, up to 5 s, then SIGKILL.
+// and registers its shutdown: SIGTERM, up to stopTimeout, then SIGKILL.
+// For nbdscope serve on TCP port 0 (spec.address "HOST:0"), the address is
+// the one the server says it listens on, and p.spec.address holds it.
 func startProc(t testing.TB, spec procSpec) *proc {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), procLifetime)
@@ -251,6 +256,10 @@ func startProc(t testing.TB, spec procSpec) *proc {
 	p.spec, p.cancel = spec, cancel
 	t.Cleanup(func() { p.stop(t, true) })
 
+	if spec.ours && spec.network == "tcp" && strings.HasSuffix(spec.address, ":0") {
+		spec.address = boundAddr(t, p)
+		p.spec.address = spec.address
+	}
 	deadline := time.Now().Add(startTimeout)
 	for {
 		select {
@@ -319,15 +328,21 @@ func unixURI(sock, export string) string {
 	return "nbd+unix:///" + url.PathEscape(export) + "?socket=" + sock
 }
 
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func freePort(t testing.TB) int {
+// boundAddr returns the HOST:PORT that the nbdscope serve child p says it
+// listens on ("nbdscope serve: listening on nbd://HOST[:PORT]/"), so a test
+// can have it bind port 0 instead of guessing a free port (a port found free
+// and closed again can be taken before the child binds it).
+func boundAddr(t testing.TB, p *proc) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	const prefix = "nbdscope serve: listening on "
+	out := waitOutput(t, p, prefix)
+	line := out[strings.Index(out, prefix)+len(prefix):]
+	line = strings.TrimSpace(line[:strings.IndexByte(line, '\n')])
+	u, err := nbd.ParseURI(line)
+	if err != nil || u.Transport != "tcp" || u.Port == 0 {
+		t.Fatalf("%s: cannot tell the address from %q (%v):\n%s", p.cmdline, line, err, out)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return net.JoinHostPort(u.Host, strconv.Itoa(u.Port))
 }
 
 // writeRandomImage creates a raw image of size bytes at path: random data,

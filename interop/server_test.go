@@ -523,16 +523,17 @@ func TestServePattern(t *testing.T) {
 }
 
 // TestServeTCP: `--listen 127.0.0.1:PORT` serves nbd://127.0.0.1:PORT to
-// nbdinfo, qemu-img and the Go client.
+// nbdinfo, qemu-img and the Go client. The server binds port 0 and says
+// which port it got, so no other process can take the port in between.
 func TestServeTCP(t *testing.T) {
 	need(t, "nbdinfo", "qemu-img")
-	port := freePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	startProc(t, procSpec{
+	const listen = "127.0.0.1:0"
+	p := startProc(t, procSpec{
 		name:    nbdscopeBin,
-		args:    []string{"serve", "--listen", addr, "--backend", "memory", "--size", "64m"},
-		network: "tcp", address: addr, ours: true,
+		args:    []string{"serve", "--listen", listen, "--backend", "memory", "--size", "64m"},
+		network: "tcp", address: listen, ours: true,
 	})
+	addr := p.spec.address
 	r := mustRun(t, "", "nbdinfo", "--size", "nbd://"+addr)
 	if strings.TrimSpace(r.out) != "67108864" {
 		t.Fatalf("want 67108864:\n%s", r)

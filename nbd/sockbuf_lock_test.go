@@ -12,7 +12,7 @@ import (
 // autotuning), so SetSocketBuffer(0) leaves open TCP sockets alone and says
 // how many stay locked, and a socket accepted afterwards is never touched.
 func TestTCPDefaultLeavesOpenSocketsLocked(t *testing.T) {
-	srv := &Server{Exports: []Export{{Backend: NewNull(1<<20, 0xff)}}, HandshakeTimeout: 2 * time.Second}
+	srv := &Server{Exports: []Export{{Backend: NewNull(1<<20, 0xff)}}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
