@@ -54,7 +54,9 @@ func runJSON(t *testing.T, args ...string) consumeReport {
 
 // The effect, as counts: the blksum preset (hashing) at the macOS 8 KiB
 // send buffer against 2 MiB, in one run. At 8 KiB the client needs more
-// receive calls per 2 MiB and more CPU per GiB.
+// receive calls per 2 MiB, a count. It needs more CPU per GiB too, but
+// that is a time: in a short run on a busy machine, contention for the
+// CPU can close the gap, so it is only logged.
 func TestBlksumSmallBufferCostsMore(t *testing.T) {
 	rep := runJSON(t, "--preset", "blksum", "--sndbuf-a", "macos", "--sndbuf-b", "2m", "--duration", "4s")
 	a, b := rep.Sides[0].Summary, rep.Sides[1].Summary
@@ -67,12 +69,14 @@ func TestBlksumSmallBufferCostsMore(t *testing.T) {
 			t.Fatalf("side %s: client figures missing: %+v", s.Name, c.Client)
 		}
 	}
-	if *a.Client.RecvCallsPer2MiB <= *b.Client.RecvCallsPer2MiB {
-		t.Errorf("recv calls per 2 MiB: 8 KiB %.1f, not above 2 MiB %.1f", *a.Client.RecvCallsPer2MiB, *b.Client.RecvCallsPer2MiB)
+	// A receive call at 8 KiB gets at most a send buffer's worth: ~250
+	// per 2 MiB, against some 10 to 30 at 2 MiB, where a slow (starved)
+	// receiver only gets more per call. Twice is far inside that.
+	if *a.Client.RecvCallsPer2MiB < 2*(*b.Client.RecvCallsPer2MiB) {
+		t.Errorf("recv calls per 2 MiB: 8 KiB %.1f, not twice 2 MiB's %.1f", *a.Client.RecvCallsPer2MiB, *b.Client.RecvCallsPer2MiB)
 	}
-	if *a.Client.CPUSPerGiB <= *b.Client.CPUSPerGiB {
-		t.Errorf("client CPU s/GiB: 8 KiB %.3f, not above 2 MiB %.3f", *a.Client.CPUSPerGiB, *b.Client.CPUSPerGiB)
-	}
+	t.Logf("client per 2 MiB: 8 KiB %.1f recv calls, 2 MiB %.1f; CPU s/GiB: 8 KiB %.3f, 2 MiB %.3f",
+		*a.Client.RecvCallsPer2MiB, *b.Client.RecvCallsPer2MiB, *a.Client.CPUSPerGiB, *b.Client.CPUSPerGiB)
 }
 
 // consume is a live setting: B switches to hash one second in and reports

@@ -37,8 +37,8 @@ func drainUpdates(p *Pair) {
 	}
 }
 
-// TestConnectionChangesUnderLoad: 100 connection-count changes (1…4) on a
-// side while its load runs; afterwards the load still runs, nothing failed,
+// TestConnectionChangesUnderLoad: up to 100 connection-count changes (1…4)
+// on a side, at least 20, within 40 s, while its load runs; afterwards the load still runs, nothing failed,
 // and the open file descriptors of its load and server processes are back
 // at their starting level.
 func TestConnectionChangesUnderLoad(t *testing.T) {
@@ -58,7 +58,12 @@ func TestConnectionChangesUnderLoad(t *testing.T) {
 		t.Fatalf("cannot read /proc/PID/fd (%d, %d)", baseLoad, baseSrv)
 	}
 
+	// Up to 100 changes, as many as the budget allows: how many a busy
+	// machine gets through under the race detector is its speed, not
+	// this test's concern. A leak of one fd per change shows in a few;
+	// minChanges still covers the sequence's cycle several times.
 	const changes = 100
+	const minChanges = 20
 	const budget = 40 * time.Second
 	seq := []int{2, 3, 4, 3, 2, 1}
 	start := time.Now()
@@ -75,8 +80,8 @@ func TestConnectionChangesUnderLoad(t *testing.T) {
 		t.Errorf("fds never rose with the connections (load %d, peak %d; server %d, peak %d): the count is not measuring them",
 			baseLoad, peakLoad, baseSrv, peakSrv)
 	}
-	if n < changes {
-		t.Errorf("only %d of %d changes within %v", n, changes, budget)
+	if n < minChanges {
+		t.Errorf("only %d changes within %v, want at least %d", n, budget, minChanges)
 	}
 	if p.Config().Sides[0].Connections != 1 {
 		if err := applyText(p, 0, SetConnections, "1"); err != nil {

@@ -11,11 +11,23 @@ import (
 	"nbdscope/engine"
 )
 
+// writeStep is a key, what the screen shows once the key has done its
+// part, and how many controller calls have been made once it has.
+type writeStep struct {
+	key, want string
+	calls     int
+}
+
 // runWrites runs the whole program (teatest) against a fake whose sides
 // write (set by setup), sends keys one at a time, each once the screen
-// shows what the one before it should have done, quits and returns the
-// controller calls.
-func runWrites(t *testing.T, setup func(*engine.Config), steps []struct{ key, want string }) *fakeCtrl {
+// shows what the one before it should have done and the controller has
+// received the calls made so far, quits and returns the controller calls.
+//
+// The screen shows a change as soon as it is queued, before the
+// controller runs it; a key sent then could replace it (enqueue replaces a
+// queued change of the same setting), and q could end the program before
+// it runs. So each step waits for its calls too.
+func runWrites(t *testing.T, setup func(*engine.Config), steps []writeStep) *fakeCtrl {
 	t.Helper()
 	f := newFake()
 	setup(&f.cfg)
@@ -26,12 +38,26 @@ func runWrites(t *testing.T, setup func(*engine.Config), steps []struct{ key, wa
 		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 			return bytes.Contains(b, []byte(s.want))
 		}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+		waitApplied(t, f, s.calls, s.key)
 	}
 	tm.Send(keyMsg("q"))
 	if _, ok := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model); !ok {
 		t.Fatal("final model is not *Model")
 	}
 	return f
+}
+
+// waitApplied waits up to 10 s for the controller to have received n
+// Apply calls.
+func waitApplied(t *testing.T, f *fakeCtrl, n int, key string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(f.appliedCopy()) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %q: %d controller calls within 10 s, want %d: %v", key, len(f.appliedCopy()), n, f.appliedCopy())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // TestWriteSideBufferKeys (issue 17): on a write side the buffer keys act
@@ -42,18 +68,18 @@ func TestWriteSideBufferKeys(t *testing.T) {
 	f := runWrites(t, func(c *engine.Config) {
 		c.Sides[1].Workload = engine.WorkWrite
 		c.Sides[1].ClientSndBuf = engine.Buf{Kind: engine.BufSize, Bytes: 2 << 20}
-	}, []struct{ key, want string }{
-		{"2", "▸ B"},
-		{"-", "client sndbuf 1m → "},
-		{"-", "client sndbuf 512k → "},
-		{"+", "client sndbuf 1m → "},
-		{"k", "act on server sndbuf (sndbuf)"},
-		{"-", "server sndbuf 1m → "},
-		{"k", "act on client sndbuf (client-sndbuf)"},
-		{"k", "act on client rcvbuf (client-rcvbuf)"},
-		{"k", "act on the sender's send buffer (client-sndbuf)"},
-		{"=", "B client-sndbuf = "},
-		{"esc", "cancelled"},
+	}, []writeStep{
+		{"2", "▸ B", 0},
+		{"-", "client sndbuf 1m → ", 1},
+		{"-", "client sndbuf 512k → ", 2},
+		{"+", "client sndbuf 1m → ", 3},
+		{"k", "act on server sndbuf (sndbuf)", 3},
+		{"-", "server sndbuf 1m → ", 4},
+		{"k", "act on client sndbuf (client-sndbuf)", 4},
+		{"k", "act on client rcvbuf (client-rcvbuf)", 4},
+		{"k", "act on the sender's send buffer (client-sndbuf)", 4},
+		{"=", "B client-sndbuf = ", 4},
+		{"esc", "cancelled", 4},
 	})
 	got := fmt.Sprint(f.appliedCopy())
 	want := fmt.Sprint([]engine.Change{
@@ -73,7 +99,7 @@ func TestWriteSideGap(t *testing.T) {
 		for i := range c.Sides {
 			c.Sides[i].Workload = engine.WorkWrite
 		}
-	}, []struct{ key, want string }{{"g", "gap: A at macOS's 8k, B at 2m"}})
+	}, []writeStep{{"g", "gap: A at macOS's 8k, B at 2m", 2}})
 	want := fmt.Sprint([]engine.Change{ch(0, engine.SetClientSndBuf, "macos"), ch(1, engine.SetClientSndBuf, "2m")})
 	if got := fmt.Sprint(f.appliedCopy()); got != want {
 		t.Errorf("g on write sides: controller calls\n got %s\nwant %s", got, want)
