@@ -26,7 +26,7 @@ import (
 // Bounds that keep a broken tool or server from hanging the suite.
 const (
 	cmdTimeout   = 60 * time.Second // any one external command
-	startTimeout = 5 * time.Second  // a server's socket must accept by then
+	startTimeout = 15 * time.Second // a server's socket must accept by then (patient: CI runs every package at once)
 	stopTimeout  = 15 * time.Second // SIGTERM → exit, else SIGKILL
 	procLifetime = 5 * time.Minute  // hard cap on a server child
 	mib          = 1 << 20

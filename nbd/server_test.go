@@ -44,7 +44,7 @@ func startServer(t testing.TB, exports ...Export) *testServer {
 
 func dial(t testing.TB, ts *testServer, opts ClientOptions) *Client {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	u := ts.uri
 	u.Export = opts.Export
