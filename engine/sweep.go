@@ -132,8 +132,10 @@ type SweepProgress struct {
 }
 
 // Sweep runs spec on side A of base (side B stays paused) and reports a row
-// per size. progress, if set, is called after each measurement. On an error
-// the rows of the sizes that finished are returned with it.
+// per size: the median of its repeats. progress, if set, is called after
+// each measurement. The measurements go in rounds, one of each size in
+// turn, as an exec sweep's do (ExecSweep says why). On an error the rows
+// hold the measurements made so far (Repeats says how many).
 func Sweep(ctx context.Context, base Config, spec SweepSpec, opts Options, progress func(SweepProgress)) ([]SweepRow, error) {
 	if len(spec.Sizes) == 0 || spec.Bytes <= 0 || spec.Repeat < 1 {
 		return nil, errors.New("sweep: need sizes, a positive byte count and at least one repeat")
@@ -145,39 +147,51 @@ func Sweep(ctx context.Context, base Config, spec SweepSpec, opts Options, progr
 	if err != nil || swept.Type != TypeBuf {
 		return nil, fmt.Errorf("sweep: %q is not a buffer setting", spec.Setting)
 	}
-	var rows []SweepRow
+	runs := make([][]SweepRow, len(spec.Sizes))
 	pr := SweepProgress{Sizes: len(spec.Sizes), Repeats: spec.Repeat, Total: len(spec.Sizes) * spec.Repeat}
-	for i, size := range spec.Sizes {
-		var runs []SweepRow
-		for r := 0; r < spec.Repeat; r++ {
+	for r := 0; r < spec.Repeat; r++ {
+		for i, size := range spec.Sizes {
 			if err := ctx.Err(); err != nil {
-				return rows, err
+				return sweepMedians(runs), err
 			}
 			cfg := base
 			cfg.Mode = ModeConcurrent
 			cfg.Duration = 0
 			cfg.Script = nil
 			if err := cfg.Sides[0].SetValue(swept, Value{Buf: size}); err != nil {
-				return rows, err
+				return sweepMedians(runs), err
 			}
 			row, err := sweepOne(ctx, cfg, swept, spec.Bytes, opts)
 			if err != nil {
-				return rows, fmt.Errorf("sweep %s=%s: %w", spec.Setting, size, err)
+				return sweepMedians(runs), fmt.Errorf("sweep %s=%s: %w", spec.Setting, size, err)
 			}
 			row.Buffer = size.String()
-			runs = append(runs, row)
+			runs[i] = append(runs[i], row)
 			if progress != nil {
 				pr.Size, pr.SizeIndex, pr.Repeat, pr.Last = size.String(), i+1, r+1, row
 				pr.Done++
 				progress(pr)
 			}
 		}
-		sort.Slice(runs, func(i, j int) bool { return runs[i].Seconds < runs[j].Seconds })
-		med := runs[len(runs)/2]
-		med.Repeats = len(runs)
+	}
+	return sweepMedians(runs), nil
+}
+
+// sweepMedians is, for each size with a measurement, the median one by
+// time, with the count of measurements.
+func sweepMedians(runs [][]SweepRow) []SweepRow {
+	var rows []SweepRow
+	for _, rs := range runs {
+		if len(rs) == 0 {
+			continue
+		}
+		byTime := append([]SweepRow(nil), rs...)
+		sort.Slice(byTime, func(i, j int) bool { return byTime[i].Seconds < byTime[j].Seconds })
+		med := byTime[len(byTime)/2]
+		med.Repeats = len(byTime)
 		rows = append(rows, med)
 	}
-	return rows, nil
+	return rows
 }
 
 // sweepOne moves bytes on side A after a warm-up sample and measures it.

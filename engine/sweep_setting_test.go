@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -31,5 +32,27 @@ func TestSweepClientSndBuf(t *testing.T) {
 	}
 	if _, err := Sweep(ctx, cfg, SweepSpec{Setting: SetConnections, Sizes: sizes, Bytes: 1 << 20, Repeat: 1}, Options{Facts: &testFacts}, nil); err == nil {
 		t.Error("a sweep of connections was taken")
+	}
+}
+
+// TestSweepGoesInRounds: one measurement of each size per round, so a
+// slow stretch of a shared machine meets every size alike; each row is
+// the median of all its repeats.
+func TestSweepGoesInRounds(t *testing.T) {
+	cfg := testConfig()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sizes := []Buf{{Kind: BufDefault}, {Kind: BufSize, Bytes: 1 << 20}}
+	var order []int
+	rows, err := Sweep(ctx, cfg, SweepSpec{Sizes: sizes, Bytes: 16 << 20, Repeat: 2}, Options{Facts: &testFacts},
+		func(p SweepProgress) { order = append(order, p.SizeIndex) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{1, 2, 1, 2}; !slices.Equal(order, want) {
+		t.Errorf("measured sizes in the order %v, want rounds %v", order, want)
+	}
+	if len(rows) != 2 || rows[0].Repeats != 2 || rows[1].Repeats != 2 || rows[0].Buffer != "default" || rows[1].Buffer != "1m" {
+		t.Errorf("rows %+v: want default and 1m, 2 repeats each", rows)
 	}
 }

@@ -22,7 +22,8 @@ import (
 const sweepLong = `For each send buffer size, move a fixed amount of data on one side (after a
 warm-up; median of repeats) and print the table in the shape people publish,
 a bar per size and the optimum. Flags set on the command line win over the
-preset's sweep.
+preset's sweep. The measurements go in rounds, one of each size in turn,
+--repeat times, so a machine's slow stretch meets every size alike.
 
 With --exec 'CMD' the load is a real client instead: for each size a fresh
 nbdscope server (the null backend, reads filled with 0xff; --backend to
@@ -36,8 +37,7 @@ the server's send calls and EAGAIN per 2 MiB, CPU and bytes sent are the
 server's own counts. A failing command stops the sweep with its exit
 status and the end of its stderr. The client (with all it starts) and the
 server are held to cores as --placement says: by default one core each.
-The runs go in rounds (each size's warm-ups, then one run of each size in
-turn, --repeat times), so a machine's slow stretch meets every size alike.
+Every size's warm-ups come before the first round.
 Presets: qemu-img-read, qemu-img-write, nbdcopy-blkhash, and blksum-exec
 when blksum is installed.`
 
