@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"nbdscope/engine/platform"
+	"nbdscope/internal/leakcheck"
 	"nbdscope/nbd"
 )
 
@@ -28,11 +29,11 @@ func TestMain(m *testing.M) {
 	}
 	// Every test leaves no goroutine behind: a pair that was stopped has
 	// no watcher, sampler, pipe reader or child waiter left (issue 11).
-	// goleak.VerifyTestMain, but waiting as verifyNoLeaks does for the
-	// goroutines of the last tests to end.
+	// goleak.VerifyTestMain, but waiting (leakcheck) for the goroutines
+	// of the last tests to end.
 	code := m.Run()
 	if code == 0 {
-		if err := findLeaks(leakWait); err != nil {
+		if err := leakcheck.Find(); err != nil {
 			fmt.Fprintf(os.Stderr, "goleak: Errors on successful test run: %v\n", err)
 			code = 1
 		}

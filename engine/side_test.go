@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"nbdscope/engine/childproc"
+	"nbdscope/internal/leakcheck"
 )
 
 // childSettings asks a running child what it runs with.
@@ -71,7 +72,7 @@ func drainUntil(p *Pair, stop chan struct{}) chan struct{} {
 // loses the changes that overlapped it, and this fails. The pair was
 // started, changed and stopped: nothing of it may be left running.
 func TestConcurrentChangesOneSide(t *testing.T) {
-	defer verifyNoLeaks(t)
+	defer leakcheck.VerifyNone(t)
 	values := map[string][]string{
 		SetSndBuf:       {"64k", "128k", "1m"},
 		SetClientSndBuf: {"64k", "256k", "default"},
@@ -163,7 +164,7 @@ func TestConcurrentChangesOneSide(t *testing.T) {
 // nobody reading it, Stop still returns promptly, the channel is closed
 // after it, and nothing of the pair is left running.
 func TestStopWithoutReader(t *testing.T) {
-	defer verifyNoLeaks(t)
+	defer leakcheck.VerifyNone(t)
 	cfg := testConfig()
 	cfg.Interval = Duration(50 * time.Millisecond)
 	p := startPair(t, cfg)
@@ -333,7 +334,7 @@ func TestStopDuringRestart(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("lists child processes in /proc")
 	}
-	defer verifyNoLeaks(t)
+	defer leakcheck.VerifyNone(t)
 	p := startPair(t, testConfig())
 	if n := len(childProcesses(t)); n != 4 {
 		t.Fatalf("%d child processes running, want 4", n)
@@ -432,7 +433,7 @@ func TestStopWithFrozenChild(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("lists child processes in /proc")
 	}
-	defer verifyNoLeaks(t)
+	defer leakcheck.VerifyNone(t)
 	p := startPair(t, testConfig())
 	waitFor(t, p, 10*time.Second, "A sample", activeSample("A"))
 	_, ld := p.sides[0].children()

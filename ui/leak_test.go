@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"nbdscope/engine"
+	"nbdscope/internal/leakcheck"
 )
 
 // closingCtrl keeps the engine's side of the Controller contract that the
@@ -41,7 +42,10 @@ func TestProgramLeavesNoGoroutines(t *testing.T) {
 	for _, keys := range [][]string{{"q"}, {"q", "q"}} {
 		t.Run(strings.Join(keys, ""), func(t *testing.T) {
 			// teatest's own SIGINT watcher lives until the process ends.
-			defer verifyNoLeaks(t, goleak.IgnoreCurrent(),
+			// bubbletea does not wait for its commands' goroutines when the
+			// program ends (a frame tick ends on its own a little later):
+			// leakcheck waits for them.
+			defer leakcheck.VerifyNone(t, goleak.IgnoreCurrent(),
 				goleak.IgnoreTopFunction("github.com/charmbracelet/x/exp/teatest.NewTestModel.func2"))
 			f := &closingCtrl{fakeCtrl: newFake()}
 			m := newModel(f, Options{})
@@ -70,23 +74,4 @@ func TestProgramLeavesNoGoroutines(t *testing.T) {
 			}
 		})
 	}
-}
-
-// verifyNoLeaks is goleak.VerifyNone with a patient wait: it polls
-// goleak.Find every 20 ms for up to 10 s and fails t, with goleak's
-// report, only if goroutines are still left then. goleak's own retries
-// give up after about 0.4 s, which a busy machine running the race
-// detector and every package at once can spend before the program's last
-// goroutines have returned: bubbletea does not wait for its commands'
-// goroutines when the program ends (a frame tick, say, ends on its own a
-// little later). A leak never ends: waiting longer only costs a failing
-// run. Deferred, its options are evaluated at the defer.
-func verifyNoLeaks(t *testing.T, opts ...goleak.Option) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if goleak.Find(opts...) == nil {
-			return
-		}
-	}
-	goleak.VerifyNone(t, opts...)
 }
