@@ -182,13 +182,8 @@ func (r *loadRole) warmSlots(lc *loadConn, slots []*slot) {
 // seconds. Loads start paused, and a resume waits for it a while
 // (warmWait), so the active clock normally starts warm.
 func (s *slot) warm() {
-	switch Workloads[s.r.workload.Load()] {
-	case WorkMixed:
-		if s.r.readPct.Load() == 0 {
-			return // never reads
-		}
-	case WorkWrite, WorkRandWrite:
-		return
+	if w := Workloads[s.r.workload.Load()]; IsWrite(w) || (w == WorkMixed && s.r.readPct.Load() == 0) {
+		return // never reads
 	}
 	s.buf = nbd.MakePayload(int(s.r.reqSize.Load()))
 	nbd.Prefault(s.buf)

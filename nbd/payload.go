@@ -4,6 +4,9 @@ package nbd
 // for: one huge page on x86-64 and arm64.
 const hugeAdviceMin = 2 << 20
 
+// smallPage is the base page size that faults and madvise work in.
+const smallPage = 4096
+
 // MakePayload allocates a payload buffer of n bytes, asking the kernel to
 // back it with transparent huge pages where it can (Linux, n ≥ 2 MiB).
 //
@@ -29,7 +32,7 @@ func MakePayload(n int) []byte {
 // rather than at its first use (a huge page takes one fault, the others
 // are then present).
 func Prefault(b []byte) {
-	for i := 0; i < len(b); i += 4096 {
+	for i := 0; i < len(b); i += smallPage {
 		b[i] = 0
 	}
 }

@@ -25,10 +25,9 @@ func makeHuge(n int) []byte {
 // set to "never", refuses or ignores it, and the buffer then works with
 // ordinary pages as before.
 func adviseHuge(b []byte) {
-	const page = 4096
 	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	lo := (start + page - 1) &^ (page - 1)
-	hi := (start + uintptr(len(b))) &^ (page - 1)
+	lo := (start + smallPage - 1) &^ (smallPage - 1)
+	hi := (start + uintptr(len(b))) &^ (smallPage - 1)
 	if hi <= lo {
 		return
 	}
