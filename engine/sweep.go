@@ -185,13 +185,20 @@ func sweepMedians(runs [][]SweepRow) []SweepRow {
 		if len(rs) == 0 {
 			continue
 		}
-		byTime := append([]SweepRow(nil), rs...)
-		sort.Slice(byTime, func(i, j int) bool { return byTime[i].Seconds < byTime[j].Seconds })
-		med := byTime[len(byTime)/2]
-		med.Repeats = len(byTime)
+		med := medianRun(rs, func(r SweepRow) float64 { return r.Seconds })
+		med.Repeats = len(rs)
 		rows = append(rows, med)
 	}
 	return rows
+}
+
+// medianRun is the run of median time (of an even count, the slower of
+// the middle two): the one measurement whose figures a sweep's row shows,
+// in a sweep of our load and of a real client alike.
+func medianRun[T any](runs []T, seconds func(T) float64) T {
+	byTime := append([]T(nil), runs...)
+	sort.Slice(byTime, func(i, j int) bool { return seconds(byTime[i]) < seconds(byTime[j]) })
+	return byTime[len(byTime)/2]
 }
 
 // sweepOne moves bytes on side A after a warm-up sample and measures it.

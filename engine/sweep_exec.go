@@ -240,9 +240,7 @@ func execRow(row SweepRow, runs []ExecRun) SweepRow {
 	row.Seconds, x.SecondsMin, x.SecondsMax = pick(func(r ExecRun) float64 { return r.Seconds })
 	row.ClientUserS, x.UserMin, x.UserMax = pick(func(r ExecRun) float64 { return r.UserS })
 	row.ClientSysS, x.SysMin, x.SysMax = pick(func(r ExecRun) float64 { return r.SysS })
-	byTime := append([]ExecRun(nil), runs...)
-	sort.Slice(byTime, func(i, j int) bool { return byTime[i].Seconds < byTime[j].Seconds })
-	med := byTime[len(byTime)/2]
+	med := medianRun(runs, func(r ExecRun) float64 { return r.Seconds })
 	x.ServerSentB = med.Server.IO.SendBytes
 	row.Figures = execFigures(row, med)
 	f := &row.Figures
