@@ -76,7 +76,11 @@ func (s *HashStats) add(o HashStats) {
 // streamHasher computes the blkhash construction over the sequential
 // stream of a load process: SHA-256 of each 64 KiB block of the export,
 // then, per full pass, SHA-256 over the block digests in the export's
-// order, whatever order the replies arrive in. Positions are absolute
+// order, whatever order the replies arrive in, followed by the pass's
+// length in bytes as a little-endian uint64. That is blkhash 0.11's flat
+// construction (lib/blkhash.c: hash_submission, hash_message_length), so a
+// pass's root is what `blksum nbd+unix:///?socket=…` prints for the same
+// export; TestHashRootIsBlksums holds digests blksum printed. Positions are absolute
 // stream offsets from the load's cursor (pass = pos / size); a request
 // never crosses a pass. Digests that arrive early wait in pending until
 // the blocks before them are in, so the memory held is bounded by the
@@ -251,13 +255,16 @@ func (h *streamHasher) deliver(g uint64, d Digest, hole bool) {
 	}
 }
 
-// endPass closes a pass: its root is the digest of its block digests,
-// unless the pass had a hole.
+// endPass closes a pass: its root is the digest of its block digests and
+// its length, unless the pass had a hole.
 func (h *streamHasher) endPass(pass uint64) {
 	if h.holed[pass] {
 		delete(h.holed, pass)
 		h.stats.Broken++
 	} else {
+		var length [8]byte
+		binary.LittleEndian.PutUint64(length[:], uint64(h.size))
+		h.root.Write(length[:])
 		var d Digest
 		h.root.Sum(d[:0])
 		h.stats.Passes++

@@ -35,7 +35,8 @@ func TestBufferIsZero(t *testing.T) {
 
 // patternRoot is the expected root digest of one pass over a pattern
 // export, computed here from the definition alone: every 8 bytes hold their
-// offset, big-endian; SHA-256 of each 64 KiB block, SHA-256 of the digests.
+// offset, big-endian; SHA-256 of each 64 KiB block, SHA-256 of the digests
+// and of the export's length (little-endian uint64).
 func patternRoot(size int64) Digest {
 	root := sha256.New()
 	block := make([]byte, 64<<10)
@@ -47,9 +48,44 @@ func patternRoot(size int64) Digest {
 		d := sha256.Sum256(b)
 		root.Write(d[:])
 	}
+	root.Write(binary.LittleEndian.AppendUint64(nil, uint64(size)))
 	var d Digest
 	root.Sum(d[:0])
 	return d
+}
+
+// The root of a pass is blksum's digest of the same export. These digests
+// were printed by blksum 0.11.0 (nirs/blkhash at 283a48f, built from source:
+// it is not packaged for Debian), run as `blksum nbd+unix:///?socket=S`
+// against `nbdscope serve -k S --backend B --size N`. A pass is fed in
+// 96 KiB pieces, so blocks are assembled from two reads as a client's
+// would be; the pattern's last block is short (4 MiB + 24 KiB).
+func TestHashRootIsBlksums(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		backend nbd.Backend
+		blksum  string
+	}{
+		{"pattern 4218880", nbd.NewPattern(4218880), "12cf7613c8064ccb2b819d66d93fc9f97d08af8191a1721e27b1bb6b3bc7fa37"},
+		{"pattern 64m", nbd.NewPattern(64 << 20), "3eb41ead61267f303e361caa2481ac0343422fcf3ce1c3ee7d25baa9a2f538f9"},
+		{"null 1m fill 0", nbd.NewNull(1<<20, 0), "3dd455346755274ce76f1c555df5e05c1cdd8da4b1c70ab7c2a6b09f51bb5ce0"},
+		{"null 1m fill 0xff", nbd.NewNull(1<<20, 0xff), "594e698fc6507483b884faf7b675325f9c2a3bb2933a9a6d397108a2f075324e"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			size := tc.backend.Size()
+			h := newStreamHasher(size, 0, newTokens(2))
+			for off := int64(0); off < size; off += 96 << 10 {
+				buf := make([]byte, min(96<<10, size-off))
+				if _, err := tc.backend.ReadAt(buf, off); err != nil {
+					t.Fatal(err)
+				}
+				h.Consume(uint64(off), buf, len(buf))
+			}
+			if st := h.Stats(); st.Passes != 1 || st.Root != tc.blksum {
+				t.Fatalf("%+v, want one pass with blksum's root %s", st, tc.blksum)
+			}
+		})
+	}
 }
 
 // The hasher folds digests in stream order whatever order the pieces come

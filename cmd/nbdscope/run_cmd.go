@@ -306,7 +306,7 @@ func printSummaryTable(w io.Writer, rep engine.Report) {
 func printRunNotes(w io.Writer, rep engine.Report) {
 	for _, s := range rep.Sides {
 		if d := s.Summary.Consumed.RootDigest; d != "" {
-			fmt.Fprintf(w, "root digest %s (sha256 of 64 KiB block digests, last of %d full passes): %s\n", s.Name, s.Summary.Consumed.HashPasses, d)
+			fmt.Fprintf(w, "root digest %s (blksum's digest of the export, last of %d full passes): %s\n", s.Name, s.Summary.Consumed.HashPasses, d)
 		}
 	}
 	for _, e := range rep.Events {
