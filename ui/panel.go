@@ -28,6 +28,9 @@ type panel struct {
 
 	last       *engine.Sample // the latest sample
 	lastActive *engine.Sample // the latest sample with load running
+	// root is the root digest of the side's latest hashed full pass
+	// (consume hash): what blksum prints for the export.
+	root string
 	// stuckFrom is when the side's load last ran without moving a byte
 	// since (run time, seconds); negative while it makes progress.
 	stuckFrom float64
@@ -50,6 +53,9 @@ func (p *panel) SetSize(w, h int) { p.width, p.height = w, h }
 // observe takes a sample of this side.
 func (p *panel) observe(s engine.Sample) {
 	p.last = &s
+	if s.RootDigest != "" {
+		p.root = s.RootDigest
+	}
 	switch {
 	case !s.Active || s.Bytes > 0:
 		p.stuckFrom = -1 // off-turn or paused is not stuck
@@ -192,6 +198,7 @@ type panelData struct {
 	connections, inFlight int
 	requestSize           int
 	workload, consume     string
+	root                  string // the latest pass's root digest while the side hashes
 	transport, placement  string
 	fig                   panelFigures
 	errors                string // the latest active sample's; na without one
@@ -265,6 +272,9 @@ func (p *panel) data() panelData {
 		d.server.req, d.transport = na, "external "+c.Target
 	}
 	d.bufs = d.ordered(p.stepped)
+	if c.Get(engine.SetConsume) == engine.ConsumeHash {
+		d.root = p.root
+	}
 	if a := p.lastActive; a != nil {
 		d.errors = fmt.Sprint(a.Errors)
 	}
@@ -355,7 +365,6 @@ func (p *panel) narrowBufs(bufs []shownBuf, lw int) []string {
 // wideRows are a wide panel's rows: the settings on the left, the
 // figures on the right.
 func (p *panel) wideRows(d panelData) []string {
-	st := p.com.styles
 	const lw = 14
 	var left []string
 	for _, b := range d.shownBufs() {
@@ -365,7 +374,14 @@ func (p *panel) wideRows(d panelData) []string {
 		p.row("connections", lw, fmt.Sprint(d.connections)),
 		p.row("request size", lw, units.FormatSize(int64(d.requestSize))),
 		p.row("in flight", lw, fmt.Sprintf("%d per connection", d.inFlight)),
-		p.row("workload", lw, d.workload+st.Dim.Render(" · consume ")+d.consume),
+		p.row("workload", lw, d.workload),
+		p.row("consume", lw, d.consume))
+	if d.root != "" {
+		// Cut to the column by fit: a prefix is enough to hold up
+		// against blksum's output; run and the JSON carry all of it.
+		left = append(left, p.row("root digest", lw, d.root))
+	}
+	left = append(left,
 		p.row("transport", lw, d.transport),
 		p.row("placement", lw, d.placement))
 	right := p.figureRows(d, 12)

@@ -82,3 +82,32 @@ func TestPanelRowsOf(t *testing.T) {
 		t.Errorf("no room, yet rows: %q", rows)
 	}
 }
+
+// TestPanelRootDigest: while a side hashes, its wide panel shows the
+// latest pass's root digest (blksum's, cut to the column); a sample
+// without one keeps it, and with another consume mode it is not shown.
+func TestPanelRootDigest(t *testing.T) {
+	const root = "3eb41ead61267f303e361caa2481ac0343422fcf3ce1c3ee7d25baa9a2f538f9"
+	p := panel{com: &common{styles: DefaultStyles()}, idx: 0, cfg: engine.DefaultConfig().Sides[0]}
+	if err := p.cfg.Set(engine.SetConsume, engine.ConsumeHash); err != nil {
+		t.Fatal(err)
+	}
+	p.SetSize(160, 0)
+	if strings.Contains(strings.Join(p.rowsOf(p.data()), "\n"), "root digest") {
+		t.Error("a root digest row before any pass")
+	}
+	s := sample("A", 1, true)
+	s.RootDigest = root
+	p.observe(s)
+	p.observe(sample("A", 2, true))
+	rows := strings.Join(p.rowsOf(p.data()), "\n")
+	if !strings.Contains(rows, "consume       hash×auto") || !strings.Contains(rows, "root digest   3eb41ead61267f30") {
+		t.Errorf("hashing with a pass done, the wide rows lack the consume mode or the root:\n%s", rows)
+	}
+	if err := p.cfg.Set(engine.SetConsume, engine.ConsumeScan); err != nil {
+		t.Fatal(err)
+	}
+	if rows := strings.Join(p.rowsOf(p.data()), "\n"); strings.Contains(rows, "root digest") {
+		t.Errorf("scanning, yet a root digest row:\n%s", rows)
+	}
+}

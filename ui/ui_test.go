@@ -964,16 +964,20 @@ func TestOddMessagesNeverPanic(t *testing.T) {
 }
 
 // The panel shows each side's consume mode, narrow (in the title) and
-// wide (with the workload); `?` explains every mode in one line.
+// wide (a row of its own); `?` explains every mode in one line.
 func TestConsumeShownAndExplained(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		gap := " "
+		if size[0] == 160 {
+			gap = "       " // the wide panel's label column
+		}
 		f := newFake()
 		f.cfg.Sides[1].Consume = engine.ConsumeHash
 		f.cfg.Sides[1].HashThreads = 3
 		m := newModel(f, Options{PresetName: "blksum"})
 		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		h := &harness{t: t, m: m, f: f}
-		h.wantView("consume scan", "consume hash×3")
+		h.wantView("consume"+gap+"scan", "consume"+gap+"hash×3")
 	}
 	h := newHarness(t, Options{}, 160, 60)
 	h.press("?")
