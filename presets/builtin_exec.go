@@ -1,6 +1,7 @@
 package presets
 
 import (
+	"fmt"
 	"os/exec"
 
 	"nbdscope/engine"
@@ -18,6 +19,24 @@ const qemuNullCo = `'json:{"file":{"driver":"null-co","size":{size}}}'`
 
 // lookPath finds a client program; tests replace it.
 var lookPath = exec.LookPath
+
+// blksumPreset is offered only where blksum is installed (it is not
+// packaged everywhere: Debian 12 has none).
+const blksumPreset = "blksum-exec"
+
+// missingClient says why a built-in that needs a client program is not
+// offered here, or returns nil: a user asking for it by name learns which
+// program is missing instead of reading that the preset does not exist.
+func missingClient(name string) error {
+	if name != blksumPreset {
+		return nil
+	}
+	if _, err := lookPath("blksum"); err == nil {
+		return nil
+	}
+	return fmt.Errorf("preset %q sweeps blksum, which is not on PATH: it is offered once blksum is installed "+
+		"(nirs/blkhash), or give the command yourself: nbdscope sweep --exec 'blksum {uri}'", name)
+}
 
 func execSweep(cmd string) *SweepSpec {
 	sizes := []engine.Buf{bufDefault}
@@ -56,9 +75,9 @@ func execBuiltins() []Preset {
 		Config: engine.DefaultConfig(),
 		Sweep:  s,
 	})
-	if _, err := lookPath("blksum"); err == nil {
+	if missingClient(blksumPreset) == nil {
 		ps = append(ps, Preset{
-			Name:        "blksum-exec",
+			Name:        blksumPreset,
 			Description: "sweep blksum hashing the export (offered only when blksum is installed)",
 			Demonstrates: "blksum reads with 256 KiB requests and hashes each block: the seed measured 2.65x on Linux " +
 				"with a 2 MiB send buffer.",

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -694,5 +695,22 @@ func TestWriteFileKeepsOriginalOnFailure(t *testing.T) {
 	after, _ := os.ReadFile(filepath.Join(s.PresetDir, "keep.json"))
 	if !bytes.Equal(before, after) {
 		t.Error("a failed save changed the file")
+	}
+}
+
+// blksum-exec is offered only where blksum is installed; asked for by name
+// elsewhere, the error names the missing program and the way around it.
+func TestBlksumExecNeedsBlksum(t *testing.T) {
+	s := testStore(t)
+	defer func(f func(string) (string, error)) { lookPath = f }(lookPath)
+	lookPath = func(string) (string, error) { return "", exec.ErrNotFound }
+	_, err := s.Preset("blksum-exec")
+	if err == nil || !strings.Contains(err.Error(), "blksum, which is not on PATH") || !strings.Contains(err.Error(), "--exec 'blksum {uri}'") {
+		t.Fatalf("without blksum: %v", err)
+	}
+	lookPath = func(string) (string, error) { return "/usr/bin/blksum", nil }
+	p, err := s.Preset("blksum-exec")
+	if err != nil || p.Sweep == nil || p.Sweep.Exec == nil || p.Sweep.Exec.Command != "blksum {uri}" {
+		t.Fatalf("with blksum: %+v, %v", p, err)
 	}
 }

@@ -61,6 +61,9 @@ func (s *Store) Preset(name string) (Preset, error) {
 	if p, ok := Builtin(name); ok {
 		return p, nil
 	}
+	if err := missingClient(name); err != nil {
+		return Preset{}, err
+	}
 	if err := ValidName(name); err != nil {
 		return Preset{}, err
 	}
