@@ -21,7 +21,9 @@ import (
 
 const sweepLong = `For each send buffer size, move a fixed amount of data on one side (after a
 warm-up; median of repeats) and print the table in the shape people publish,
-a bar per size and the optimum. Flags set on the command line win over the
+a bar per size and the optimum, with what set the pace there: the process
+that used all of the cores it was held to (a bigger buffer removes waiting,
+not work), or neither. Flags set on the command line win over the
 preset's sweep. The measurements go in rounds, one of each size in turn,
 --repeat times, so a machine's slow stretch meets every size alike.
 

@@ -265,3 +265,40 @@ func TestSweepReal(t *testing.T) {
 		t.Errorf("json: version %d, optimum %+v (want %+v), %d rows", rep.Version, rep.Optimum, o, len(rep.Rows))
 	}
 }
+
+// TestPaceLineCases: the line under the optimum names the process that used
+// all of the CPU it was held to, with its figure at the default, or says
+// that neither did, or that nothing is claimed for processes not held.
+func TestPaceLineCases(t *testing.T) {
+	row := func(buf string, gibps, client, server float64, place engine.Placement) engine.SweepRow {
+		r := engine.SweepRow{Buffer: buf, ThroughputBps: engine.Figure(gibps) * engine.GiB}
+		r.Figures.Client.CoresBusy = engine.Figure(client)
+		r.Figures.Server = &engine.Process{CoresBusy: engine.Figure(server)}
+		r.Placement = place
+		return r
+	}
+	split := engine.Placement{Setting: engine.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
+	shared := engine.Placement{Setting: engine.PlaceShared, LoadCPUs: "0", ServerCPUs: "0"}
+	os := engine.Placement{Setting: engine.PlaceOS, LoadCPUs: "any", ServerCPUs: "any"}
+	for _, c := range []struct {
+		rows []engine.SweepRow
+		want string
+	}{
+		{[]engine.SweepRow{row("default", 3, 0.86, 0.69, split), row("2m", 4.3, 0.99, 0.56, split)},
+			"pace: at 2m the client used 0.99 of its 1 core (0.86 at default): its own work, not waiting, sets the pace here"},
+		{[]engine.SweepRow{row("default", 3, 0.5, 0.7, split), row("2m", 4.3, 0.6, 0.95, split)},
+			"pace: at 2m the server used 0.95 of its 1 core (0.70 at default): its own work, not waiting, sets the pace here"},
+		{[]engine.SweepRow{row("default", 3, 0.5, 0.5, shared), row("2m", 4, 0.6, 0.38, shared)},
+			"pace: at 2m client and server together used 0.98 of the 1 core they share (1.00 at default): their work, not waiting, sets the pace here"},
+		{[]engine.SweepRow{row("64k", 3, 0.5, 0.4, split), row("2m", 4, 0.6, 0.5, split)},
+			"pace: at 2m client 0.60, server 0.50 cores busy: neither used all of its CPU; the rest of the time they waited on each other"},
+		{[]engine.SweepRow{row("default", 3, 0.77, 0.56, os), row("2m", 4, 0.93, 0.4, os)},
+			"pace: at 2m client 0.93 (0.77 at default), server 0.40 (0.56 at default) cores busy (not held to cores, so no bound is claimed)"},
+		{nil, ""},
+	} {
+		rep := engine.SweepReport{Rows: c.rows, Optimum: engine.Optimum(c.rows)}
+		if got := paceLine(rep); got != c.want {
+			t.Errorf("paceLine =\n%q, want\n%q", got, c.want)
+		}
+	}
+}
