@@ -1,6 +1,9 @@
 package engine
 
-import "strings"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // What set the pace of a measurement. A bigger send buffer removes the
 // time client and server spend waiting for each other; it cannot remove
@@ -26,11 +29,15 @@ const paceFull = 0.9
 // Pace is the CPU each process of a measurement used, in cores busy (CPU
 // seconds over wall seconds), against the cores it was held to.
 type Pace struct {
-	Client, Server Figure // cores busy; unknown when not measured
+	Client Figure `json:"client_cores_busy"` // unknown when not measured
+	Server Figure `json:"server_cores_busy"` // unknown without a server of ours
 	// ClientCores and ServerCores are how many CPUs each was held to; 0
 	// when not held (placement os), and then no bound is claimed.
-	ClientCores, ServerCores int
-	Bound                    string
+	ClientCores int `json:"client_cores"`
+	ServerCores int `json:"server_cores"`
+	// Bound is what used all of its CPU: client, server, core (placed
+	// shared: the two together) or "" (neither, or not claimed).
+	Bound string `json:"bound"`
 }
 
 // PaceOf is the pace of one measurement, from its figures and where its
@@ -74,4 +81,16 @@ func (r SweepRow) Pace() Pace {
 		f.Placement = r.Placement
 	}
 	return PaceOf(f)
+}
+
+// UnmarshalJSON reads a pace; figures missing from the input (a sweep saved
+// before the pace was kept) are unknown, never 0.
+func (p *Pace) UnmarshalJSON(b []byte) error {
+	type plain Pace
+	v := plain{Client: Unknown, Server: Unknown}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*p = Pace(v)
+	return nil
 }

@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 // TestPaceOf: a process that used 90% or more of the CPUs it was held to
 // sets the pace; on a shared core the two together do; nothing is claimed
@@ -39,5 +42,25 @@ func TestPaceOf(t *testing.T) {
 	r.Figures.Client.CoresBusy = 0.99
 	if p := r.Pace(); p.Bound != BoundClient {
 		t.Errorf("row pace %+v, want the client", p)
+	}
+}
+
+// An optimum saved before the pace was kept reads back without one, and a
+// pace without its figures reads them as unknown, not as 0 cores busy.
+func TestPaceJSONMissing(t *testing.T) {
+	var o SweepOptimum
+	if err := json.Unmarshal([]byte(`{"buffer":"2m","throughput_bps":1}`), &o); err != nil {
+		t.Fatal(err)
+	}
+	if o.Pace != nil {
+		t.Errorf("pace of an old optimum: %+v, want none", *o.Pace)
+	}
+	var p Pace
+	if err := json.Unmarshal([]byte(`{"bound":""}`), &p); err != nil || p.Client.Known() || p.Server.Known() {
+		t.Errorf("a pace without figures: %+v (%v), want them unknown", p, err)
+	}
+	b, err := json.Marshal(Pace{Client: 0.98, Server: Unknown, ClientCores: 1, ServerCores: 1, Bound: BoundClient})
+	if err != nil || string(b) != `{"client_cores_busy":0.98,"server_cores_busy":null,"client_cores":1,"server_cores":1,"bound":"client"}` {
+		t.Errorf("pace JSON %s, %v", b, err)
 	}
 }

@@ -85,6 +85,9 @@ type SweepOptimum struct {
 	// Within5Pct are the sizes within 5% of the optimum's throughput
 	// (the optimum included), in sweep order: any of them is as good.
 	Within5Pct []string `json:"within_5pct"`
+	// Pace is what set the pace of the optimum's measurement (PaceOf);
+	// nil in a sweep saved before it was kept.
+	Pace *Pace `json:"pace,omitempty"`
 }
 
 // OptimumTolerance is how close to the best throughput a size counts as
@@ -104,7 +107,8 @@ func Optimum(rows []SweepRow) *SweepOptimum {
 		return nil
 	}
 	top := rows[best].ThroughputBps
-	o := &SweepOptimum{Buffer: rows[best].Buffer, ThroughputBps: top, VsDefault: Unknown}
+	pace := rows[best].Pace()
+	o := &SweepOptimum{Buffer: rows[best].Buffer, ThroughputBps: top, VsDefault: Unknown, Pace: &pace}
 	for _, r := range rows {
 		if r.Buffer == BufDefaultName && r.ThroughputBps.Known() && r.ThroughputBps > 0 {
 			o.VsDefault = top / r.ThroughputBps

@@ -215,6 +215,8 @@ func paceLine(rep engine.SweepReport) string {
 	if best == nil || !best.Pace().Client.Known() {
 		return ""
 	}
+	// From the row, not o.Pace: a sweep saved before the pace was kept
+	// has rows with their CPU figures and an optimum without one.
 	p := best.Pace()
 	atDefault := func(pick func(engine.Pace) engine.Figure) string {
 		if def == nil || !pick(def.Pace()).Known() {
