@@ -11,9 +11,10 @@ import (
 // Linux nbdscope runs on).
 const clockTicks = 100
 
-// GroupUsage is the CPU seconds and context switches of every process in
-// process group pgid now, read from /proc: each one's own time and that of
-// the children it has waited for, and its switches from /proc/PID/status.
+// GroupUsage is the CPU seconds, minor page faults and context switches of
+// every process in process group pgid now, read from /proc: each one's own
+// time and faults and those of the children it has waited for, and its
+// switches from /proc/PID/status.
 // ok is false when /proc cannot be read.
 func GroupUsage(pgid int) (u Result, ok bool) {
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
@@ -33,7 +34,8 @@ func GroupUsage(pgid int) (u Result, ok bool) {
 			continue
 		}
 		f := strings.Fields(s[i+1:])
-		// f[0] is field 3 (state); pgrp is field 5, utime..cstime 14..17.
+		// f[0] is field 3 (state); pgrp is field 5, minflt and cminflt
+		// 10 and 11, utime..cstime 14..17.
 		if len(f) < 15 || f[2] != strconv.Itoa(pgid) {
 			continue
 		}
@@ -43,6 +45,10 @@ func GroupUsage(pgid int) (u Result, ok bool) {
 		}
 		u.UserS += (ticks[0] + ticks[2]) / clockTicks
 		u.SysS += (ticks[1] + ticks[3]) / clockTicks
+		for _, k := range []int{7, 8} {
+			n, _ := strconv.ParseInt(f[k], 10, 64)
+			u.MinFlt += n
+		}
 		v, nv := switches(filepath.Join(filepath.Dir(path), "status"))
 		u.Nvcsw += v
 		u.Nivcsw += nv

@@ -25,6 +25,10 @@ type Result struct {
 	// switches (the same rusage): wake-ups.
 	Nvcsw  int64 `json:"nvcsw"`
 	Nivcsw int64 `json:"nivcsw"`
+	// MinFlt is its minor page faults (the same rusage): a client that
+	// allocates a fresh buffer per request faults its pages in every
+	// time, and where a fault is dear (a VM) that can set its pace.
+	MinFlt int64 `json:"minflt"`
 }
 
 // Failure is a run that did not exit 0: how it ended and the end of what
@@ -92,7 +96,7 @@ func Run(ctx context.Context, argv []string, cpus []int) (Result, error) {
 func measure(ps *os.ProcessState, wall time.Duration) Result {
 	r := Result{Seconds: wall.Seconds(), UserS: ps.UserTime().Seconds(), SysS: ps.SystemTime().Seconds()}
 	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		r.Nvcsw, r.Nivcsw = int64(ru.Nvcsw), int64(ru.Nivcsw)
+		r.Nvcsw, r.Nivcsw, r.MinFlt = int64(ru.Nvcsw), int64(ru.Nivcsw), int64(ru.Minflt)
 	}
 	return r
 }

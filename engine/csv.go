@@ -35,6 +35,7 @@ func processColumns(who string) []csvColumn {
 		col("send_eagain_per_2mib", func(p *Process) Figure { return p.SendEAGAINPer2MiB }),
 		col("voluntary_cs_per_2mib", func(p *Process) Figure { return p.VolCSPer2MiB }),
 		col("involuntary_cs_per_2mib", func(p *Process) Figure { return p.InvolCSPer2MiB }),
+		col("minor_faults_per_2mib", func(p *Process) Figure { return p.FaultsPer2MiB }),
 		col("user_s", func(p *Process) Figure { return p.UserS }),
 		col("sys_s", func(p *Process) Figure { return p.SysS }),
 		col("cores_busy", func(p *Process) Figure { return p.CoresBusy }),

@@ -134,19 +134,24 @@ func TestWakeupsPer2MiBFollowTheBuffer(t *testing.T) {
 	if !(a.Server.VolCSPer2MiB > b.Server.VolCSPer2MiB) {
 		t.Errorf("A's server wake-ups per 2 MiB %.2f not above B's %.2f", a.Server.VolCSPer2MiB, b.Server.VolCSPer2MiB)
 	}
+	// Page faults come from the same getrusage: known for both processes
+	// (warm buffers keep them near 0, so only that they are counted).
+	if !a.Client.FaultsPer2MiB.Known() || !a.Server.FaultsPer2MiB.Known() {
+		t.Errorf("page faults per 2 MiB: client %v, server %v, want counted", a.Client.FaultsPer2MiB, a.Server.FaultsPer2MiB)
+	}
 }
 
 // Figures.Add: counts add up and the per-2-MiB figures are derived again.
 func TestFiguresAdd(t *testing.T) {
 	mk := func(bytes uint64, recv, vcs uint64, wl string) Figures {
-		c := Counters{VolCS: vcs, UserS: 0.5}
+		c := Counters{VolCS: vcs, MinFlt: 2 * vcs, UserS: 0.5}
 		c.IO.RecvCalls, c.IO.RecvEAGAIN, c.IO.SendEAGAIN = recv, recv/2, 1
 		sp := ProcessFigures(Counters{}, bytes, 1)
 		return Figures{Settings: Stamp{Workload: wl}, Bytes: bytes, Seconds: 1, Client: ProcessFigures(c, bytes, 1), Server: &sp}
 	}
 	sum := mk(PayloadUnit, 10, 4, WorkRead).Add(mk(3*PayloadUnit, 2, 0, WorkRead))
 	if sum.Bytes != 4*PayloadUnit || sum.Client.RecvCalls != 12 || sum.Client.RecvCallsPer2MiB != 3 ||
-		sum.Client.VolCSPer2MiB != 1 || sum.Client.RecvEAGAINPer2MiB != 1.5 || sum.Client.SendEAGAINPer2MiB != 0.5 ||
+		sum.Client.VolCSPer2MiB != 1 || sum.Client.FaultsPer2MiB != 2 || sum.Client.Faults != 8 || sum.Client.RecvEAGAINPer2MiB != 1.5 || sum.Client.SendEAGAINPer2MiB != 0.5 ||
 		sum.Client.EAGAINPer2MiB != 2 || sum.Client.UserS != 1 || sum.ThroughputBps != Figure(2*PayloadUnit) || sum.Changed {
 		t.Errorf("sum %+v", sum)
 	}
@@ -162,7 +167,7 @@ func TestOldReportFiguresUnknown(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"recv_calls_per_2mib": 2, "eagain_per_2mib": 1, "eagain": 5}`), &p); err != nil {
 		t.Fatal(err)
 	}
-	if p.RecvCallsPer2MiB != 2 || p.EAGAINPer2MiB != 1 || p.RecvEAGAINPer2MiB.Known() || p.SendEAGAINPer2MiB.Known() || p.VolCSPer2MiB.Known() {
+	if p.RecvCallsPer2MiB != 2 || p.EAGAINPer2MiB != 1 || p.RecvEAGAINPer2MiB.Known() || p.SendEAGAINPer2MiB.Known() || p.VolCSPer2MiB.Known() || p.FaultsPer2MiB.Known() {
 		t.Errorf("old process read as %+v", p)
 	}
 	rep := Report{Config: DefaultConfig(), Samples: []Sample{{Side: "B"}}, Sides: []SideReport{{Name: "A"}}}

@@ -103,7 +103,7 @@ func (r *execRole) loop() {
 
 func addResult(a, b clientrun.Result) clientrun.Result {
 	return clientrun.Result{Seconds: a.Seconds + b.Seconds, UserS: a.UserS + b.UserS, SysS: a.SysS + b.SysS,
-		Nvcsw: a.Nvcsw + b.Nvcsw, Nivcsw: a.Nivcsw + b.Nivcsw}
+		Nvcsw: a.Nvcsw + b.Nvcsw, Nivcsw: a.Nivcsw + b.Nivcsw, MinFlt: a.MinFlt + b.MinFlt}
 }
 
 func (r *execRole) handle(c childCmd) childMsg {
@@ -158,12 +158,12 @@ func (r *execRole) poll() childMsg {
 	// A process that exits between two readings takes its time out of
 	// /proc until its parent waits for it: keep the counters monotonic.
 	r.seen = clientrun.Result{UserS: max(r.seen.UserS, use.UserS), SysS: max(r.seen.SysS, use.SysS),
-		Nvcsw: max(r.seen.Nvcsw, use.Nvcsw), Nivcsw: max(r.seen.Nivcsw, use.Nivcsw)}
+		Nvcsw: max(r.seen.Nvcsw, use.Nvcsw), Nivcsw: max(r.seen.Nivcsw, use.Nivcsw), MinFlt: max(r.seen.MinFlt, use.MinFlt)}
 	active := r.active
 	if !r.since.IsZero() {
 		active += time.Since(r.since)
 	}
-	m := childMsg{Counters: Counters{UserS: r.seen.UserS, SysS: r.seen.SysS, VolCS: uint64(r.seen.Nvcsw), InvolCS: uint64(r.seen.Nivcsw)},
+	m := childMsg{Counters: Counters{UserS: r.seen.UserS, SysS: r.seen.SysS, VolCS: uint64(r.seen.Nvcsw), InvolCS: uint64(r.seen.Nivcsw), MinFlt: uint64(r.seen.MinFlt)},
 		ActiveNs: int64(active), Conns: 1, ExecRuns: r.runs}
 	r.runs = nil
 	return m

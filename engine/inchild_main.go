@@ -229,7 +229,7 @@ func selfCounters(io nbd.IOStats) Counters {
 		return c
 	}
 	c.UserS, c.SysS = tv(ru.Utime), tv(ru.Stime)
-	c.VolCS, c.InvolCS = uint64(ru.Nvcsw), uint64(ru.Nivcsw)
+	c.VolCS, c.InvolCS, c.MinFlt = uint64(ru.Nvcsw), uint64(ru.Nivcsw), uint64(ru.Minflt)
 	return c
 }
 

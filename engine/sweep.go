@@ -94,12 +94,14 @@ type SweepOptimum struct {
 // just as good.
 const OptimumTolerance = 0.05
 
-// Optimum finds the fastest row; nil when no row has a known throughput.
+// Optimum finds the fastest row; nil when no row has a throughput above 0.
 // A tie goes to the first (smaller) size.
 func Optimum(rows []SweepRow) *SweepOptimum {
 	best := -1
 	for i, r := range rows {
-		if r.ThroughputBps.Known() && (best < 0 || r.ThroughputBps > rows[best].ThroughputBps) {
+		// A size that moved no payload (a client that read only holes) has
+		// no throughput to be best at.
+		if r.ThroughputBps.Known() && r.ThroughputBps > 0 && (best < 0 || r.ThroughputBps > rows[best].ThroughputBps) {
 			best = i
 		}
 	}

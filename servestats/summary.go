@@ -63,7 +63,7 @@ func (r *Reporter) Summary() Summary {
 		pl := c.info.Payload.Total()
 		p := engine.ProcessFigures(engine.Counters{IO: c.info.IO}, pl, secs)
 		p.UserS, p.SysS, p.CoresBusy, p.CPUSPerGiB = engine.Unknown, engine.Unknown, engine.Unknown, engine.Unknown
-		p.VolCSPer2MiB, p.InvolCSPer2MiB = engine.Unknown, engine.Unknown
+		p.VolCSPer2MiB, p.InvolCSPer2MiB, p.FaultsPer2MiB = engine.Unknown, engine.Unknown, engine.Unknown
 		s.Connections = append(s.Connections, ConnFigures{ID: id, Export: c.info.Export, Open: c.end.IsZero(),
 			ReadBytes: c.info.Payload.ReadBytes, WriteBytes: c.info.Payload.WriteBytes, Seconds: secs,
 			ThroughputBps: engine.Throughput(pl, secs), Server: p})

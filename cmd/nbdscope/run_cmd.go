@@ -214,6 +214,8 @@ var summaryRows = []struct {
 	{"client wake-ups/2MiB (invol)", cliFig(func(p engine.Process) engine.Figure { return p.InvolCSPer2MiB }), f1, true},
 	{"server wake-ups/2MiB (vol)", srvFig(func(p engine.Process) engine.Figure { return p.VolCSPer2MiB }), f1, true},
 	{"server wake-ups/2MiB (invol)", srvFig(func(p engine.Process) engine.Figure { return p.InvolCSPer2MiB }), f1, true},
+	{"client page faults/2MiB", cliFig(func(p engine.Process) engine.Figure { return p.FaultsPer2MiB }), f1, true},
+	{"server page faults/2MiB", srvFig(func(p engine.Process) engine.Figure { return p.FaultsPer2MiB }), f1, true},
 	{"client user s", cliFig(func(p engine.Process) engine.Figure { return p.UserS }), f2, false},
 	{"client sys s", cliFig(func(p engine.Process) engine.Figure { return p.SysS }), f2, false},
 	{"server user s", srvFig(func(p engine.Process) engine.Figure { return p.UserS }), f2, false},

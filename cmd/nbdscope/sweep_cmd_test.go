@@ -91,11 +91,12 @@ func TestOptimumLineCases(t *testing.T) {
 		rows []engine.SweepRow
 		want string
 	}{
+		{[]engine.SweepRow{{Buffer: "default", ThroughputBps: 0}, {Buffer: "64k", ThroughputBps: 0}}, "optimal: n/a (no size moved any payload)"},
 		{[]engine.SweepRow{{Buffer: "default", ThroughputBps: 2 * engine.GiB}, {Buffer: "64k", ThroughputBps: engine.GiB}},
 			"optimal: default (2.00 GiB/s, the default); within 5%: default"},
 		{[]engine.SweepRow{{Buffer: "64k", ThroughputBps: engine.GiB}, {Buffer: "1m", ThroughputBps: 1.5 * engine.GiB}},
 			"optimal: 1m (1.50 GiB/s; the default was not swept); within 5%: 1m"},
-		{nil, "optimal: n/a (no size has a throughput)"},
+		{nil, "optimal: n/a (no size moved any payload)"},
 	} {
 		if got := optimumLine(engine.Optimum(c.rows)); got != c.want {
 			t.Errorf("optimumLine = %q, want %q", got, c.want)
@@ -277,6 +278,10 @@ func TestPaceLineCases(t *testing.T) {
 		r.Placement = place
 		return r
 	}
+	faulty := func(r engine.SweepRow, faults engine.Figure) engine.SweepRow {
+		r.Figures.Client.FaultsPer2MiB = faults
+		return r
+	}
 	split := engine.Placement{Setting: engine.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
 	shared := engine.Placement{Setting: engine.PlaceShared, LoadCPUs: "0", ServerCPUs: "0"}
 	os := engine.Placement{Setting: engine.PlaceOS, LoadCPUs: "any", ServerCPUs: "any"}
@@ -294,6 +299,9 @@ func TestPaceLineCases(t *testing.T) {
 			"pace: at 2m client 0.60, server 0.50 cores busy: neither used all of its CPU; the rest of the time they waited on each other"},
 		{[]engine.SweepRow{row("default", 3, 0.77, 0.56, os), row("2m", 4, 0.93, 0.4, os)},
 			"pace: at 2m client 0.93 (0.77 at default), server 0.40 (0.56 at default) cores busy (not held to cores, so no bound is claimed)"},
+		{[]engine.SweepRow{row("default", 0.3, 0.95, 0.1, split), faulty(row("2m", 0.32, 0.99, 0.1, split), 512)},
+			"pace: at 2m the client used 0.99 of its 1 core (0.95 at default): its own work, not waiting, sets the pace here; " +
+				"it took 512 page faults per 2 MiB, faulting its buffers in afresh, and where a fault is dear (a VM) that can be most of its work"},
 		{nil, ""},
 	} {
 		rep := engine.SweepReport{Rows: c.rows, Optimum: engine.Optimum(c.rows)}

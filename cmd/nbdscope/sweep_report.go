@@ -107,7 +107,7 @@ func writeSweepTable(w io.Writer, rep engine.SweepReport) {
 // default); within 5%: 1m, 2m, 4m".
 func optimumLine(o *engine.SweepOptimum) string {
 	if o == nil {
-		return "optimal: n/a (no size has a throughput)"
+		return "optimal: n/a (no size moved any payload)"
 	}
 	vs := "; the default was not swept"
 	switch {
@@ -231,7 +231,8 @@ func paceLine(rep engine.SweepReport) string {
 	at := "pace: at " + o.Buffer + " "
 	switch p.Bound {
 	case engine.BoundClient:
-		return fmt.Sprintf("%sthe client used %s of its %s%s%s", at, p.Client.Fixed(2), cores(p.ClientCores), atDefault(client), noBuffer)
+		return fmt.Sprintf("%sthe client used %s of its %s%s%s%s", at, p.Client.Fixed(2), cores(p.ClientCores), atDefault(client), noBuffer,
+			faultNote(best.Figures.Client.FaultsPer2MiB))
 	case engine.BoundServer:
 		return fmt.Sprintf("%sthe server used %s of its %s%s%s", at, p.Server.Fixed(2), cores(p.ServerCores), atDefault(server), noBuffer)
 	case engine.BoundCore:
@@ -243,6 +244,22 @@ func paceLine(rep engine.SweepReport) string {
 		return at + busy + " (not held to cores, so no bound is claimed)"
 	}
 	return at + busy + ": neither used all of its CPU; the rest of the time they waited on each other"
+}
+
+// faultsFresh is the client's page faults per 2 MiB from which it is said
+// to fault its buffers in afresh: an eighth of the 512 pages a 2 MiB
+// payload fills. A client that reuses its buffers takes a handful.
+const faultsFresh = 64
+
+// faultNote adds, for a client that faults its buffers in afresh, that
+// this may be its work: where a fault is dear (a VM that backs memory
+// lazily: 10-16 µs here) it alone can set the pace.
+func faultNote(faults engine.Figure) string {
+	if !faults.Known() || faults < faultsFresh {
+		return ""
+	}
+	return fmt.Sprintf("; it took %s page faults per 2 MiB, faulting its buffers in afresh, and where a fault is dear (a VM) that can be most of its work",
+		faults.Fixed(0))
 }
 
 // cores is "1 core", "2 cores".
