@@ -27,7 +27,7 @@ const (
 var ConsumeModes = []struct{ Name, Help string }{
 	{ConsumeCopy, "copy each read once, as a client that uses its data"},
 	{ConsumeScan, "look for zeroes like qemu-img convert (buffer_is_zero: stops at the first non-zero byte); counts zero buffers"},
-	{ConsumeHash, "hash like blksum / nbdcopy --blkhash: SHA-256 of each 64 KiB block, then of the digests and the length; per full pass, the root digest blksum prints"},
+	{ConsumeHash, "hash like blksum / nbdcopy --blkhash: SHA-256 of each 64 KiB block, then of the digests and length; per pass, the root blksum prints"},
 	{ConsumeNone, "a pure sink: drain the socket as data arrives, touch nothing"},
 }
 

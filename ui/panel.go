@@ -453,6 +453,7 @@ type panelFigures struct {
 	cliCores, cliPerGiB         engine.Figure
 	srvCores, srvPerGiB         engine.Figure
 	cliWake, srvWake            engine.Figure
+	cliFaults, srvFaults        engine.Figure
 	cpu                         engine.CPU
 	p50, p99                    engine.Figure
 }
@@ -466,7 +467,7 @@ func (p *panel) figures() panelFigures {
 	}
 	f := panelFigures{write: engine.IsWrite(wl), recv: engine.ReceiverName(wl), send: engine.SenderName(wl),
 		tput: u, recvCalls: u, recvEAGAIN: u, sendCalls: u, sendEAGAIN: u, cliCores: u, cliPerGiB: u,
-		srvCores: u, srvPerGiB: u, cliWake: u, srvWake: u, p50: u, p99: u,
+		srvCores: u, srvPerGiB: u, cliWake: u, srvWake: u, cliFaults: u, srvFaults: u, p50: u, p99: u,
 		cpu: engine.CPU{UserS: u, SysS: u, CoresBusy: u, SPerGiB: u}}
 	if a == nil {
 		return f
@@ -474,9 +475,9 @@ func (p *panel) figures() panelFigures {
 	f.tput, f.p50, f.p99 = a.ThroughputBps, a.LatencyP50Ms, a.LatencyP99Ms
 	f.recvCalls, f.recvEAGAIN = a.ReceiverCallsPer2MiB(), a.ReceiverEAGAINPer2MiB()
 	f.sendCalls, f.sendEAGAIN = a.SenderCallsPer2MiB(), a.SenderEAGAINPer2MiB()
-	f.cliCores, f.cliPerGiB, f.cliWake = a.Client.CoresBusy, a.Client.CPUSPerGiB, a.Client.VolCSPer2MiB
+	f.cliCores, f.cliPerGiB, f.cliWake, f.cliFaults = a.Client.CoresBusy, a.Client.CPUSPerGiB, a.Client.VolCSPer2MiB, a.Client.FaultsPer2MiB
 	if a.Server != nil {
-		f.srvCores, f.srvPerGiB, f.srvWake = a.Server.CoresBusy, a.Server.CPUSPerGiB, a.Server.VolCSPer2MiB
+		f.srvCores, f.srvPerGiB, f.srvWake, f.srvFaults = a.Server.CoresBusy, a.Server.CPUSPerGiB, a.Server.VolCSPer2MiB, a.Server.FaultsPer2MiB
 	}
 	f.cpu = a.CPU()
 	return f
@@ -484,7 +485,7 @@ func (p *panel) figures() panelFigures {
 
 // figureRows are the wide panel's right column: the headline (the
 // receiver's receive calls; for writes the sender's send calls too),
-// EAGAIN by direction, wake-ups, CPU, latency.
+// EAGAIN by direction, wake-ups, page faults, CPU, latency.
 func (p *panel) figureRows(d panelData, lw int) []string {
 	st := p.com.styles
 	f := d.fig
@@ -505,6 +506,7 @@ func (p *panel) figureRows(d panelData, lw int) []string {
 		p.row("send calls", lw, send+st.Dim.Render(" per 2 MiB ("+f.send+")")),
 		p.row("EAGAIN", lw, p.val(fig(f.recvEAGAIN))+st.Dim.Render(" recv · ")+p.val(fig(f.sendEAGAIN))+st.Dim.Render(" send")),
 		p.row("wake/2MiB", lw, p.val(fig(f.cliWake))+st.Dim.Render(" cli · ")+p.val(fig(f.srvWake))+st.Dim.Render(" srv")),
+		p.row("faults/2MiB", lw, p.val(fig(f.cliFaults))+st.Dim.Render(" cli · ")+p.val(fig(f.srvFaults))+st.Dim.Render(" srv")),
 		p.row("cpu client", lw, p.val(fig(f.cliCores))+st.Dim.Render(" cores · ")+p.val(fig(f.cliPerGiB))+st.Dim.Render(" s/GiB")),
 		p.row("cpu server", lw, p.val(fig(f.srvCores))+st.Dim.Render(" cores · ")+p.val(fig(f.srvPerGiB))+st.Dim.Render(" s/GiB")),
 		p.row("cpu total", lw, p.val(fig(total.CoresBusy))+st.Dim.Render(" cores · ")+

@@ -695,7 +695,7 @@ func TestUnknownFiguresAreNA(t *testing.T) {
 		ThroughputBps: engine.Unknown, LatencyP50Ms: engine.Unknown, LatencyP99Ms: engine.Unknown,
 		Client: engine.Process{RecvCallsPer2MiB: engine.Unknown, EAGAINPer2MiB: engine.Unknown,
 			SendCallsPer2MiB: engine.Unknown, RecvEAGAINPer2MiB: engine.Unknown, SendEAGAINPer2MiB: engine.Unknown,
-			VolCSPer2MiB: engine.Unknown, InvolCSPer2MiB: engine.Unknown,
+			VolCSPer2MiB: engine.Unknown, InvolCSPer2MiB: engine.Unknown, FaultsPer2MiB: engine.Unknown,
 			CoresBusy: engine.Unknown, CPUSPerGiB: engine.Unknown}}}
 	h.send(engine.Update{Sample: &s}) // Server nil: an external target
 	v := h.view()
