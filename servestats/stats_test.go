@@ -40,7 +40,7 @@ func TestReporterLinesAndSummary(t *testing.T) {
 	src.open = []nbd.ConnInfo{c}
 	src.closed.Accepted = 1
 	now = now.Add(time.Second)
-	cpu = engine.Counters{UserS: 0.1, SysS: 0.2, VolCS: 8, InvolCS: 2}
+	cpu = engine.Counters{UserS: 0.1, SysS: 0.2, VolCS: 8, InvolCS: 2, MinFlt: 6}
 	r.Tick()
 	// Interval 2: it reads 2 MiB more with 2 sends and closes.
 	c.IO.SendCalls, c.Payload.ReadBytes = 22, 6<<20
@@ -51,9 +51,9 @@ func TestReporterLinesAndSummary(t *testing.T) {
 	r.Tick()
 	want := []string{
 		"stats t=1.0 conn=1 state=open bytes=4194304 gibps=0.004 send_per_2mib=10.00 recv_per_2mib=1.00 send_eagain_per_2mib=5.00 recv_eagain_per_2mib=0.00 total_bytes=4194304",
-		"stats t=1.0 total conns=1 bytes=4194304 gibps=0.004 send_per_2mib=10.00 recv_per_2mib=1.00 send_eagain_per_2mib=5.00 recv_eagain_per_2mib=0.00 wakeups_per_2mib=4.00+1.00 cpu_s=0.300 cores=0.30 total_bytes=4194304",
+		"stats t=1.0 total conns=1 bytes=4194304 gibps=0.004 send_per_2mib=10.00 recv_per_2mib=1.00 send_eagain_per_2mib=5.00 recv_eagain_per_2mib=0.00 wakeups_per_2mib=4.00+1.00 faults_per_2mib=3.00 cpu_s=0.300 cores=0.30 total_bytes=4194304",
 		"stats t=2.0 conn=1 state=closed bytes=2097152 gibps=0.002 send_per_2mib=2.00 recv_per_2mib=0.00 send_eagain_per_2mib=0.00 recv_eagain_per_2mib=0.00 total_bytes=6291456",
-		"stats t=2.0 total conns=0 bytes=2097152 gibps=0.002 send_per_2mib=2.00 recv_per_2mib=0.00 send_eagain_per_2mib=0.00 recv_eagain_per_2mib=0.00 wakeups_per_2mib=0.00+0.00 cpu_s=0.000 cores=0.00 total_bytes=6291456",
+		"stats t=2.0 total conns=0 bytes=2097152 gibps=0.002 send_per_2mib=2.00 recv_per_2mib=0.00 send_eagain_per_2mib=0.00 recv_eagain_per_2mib=0.00 wakeups_per_2mib=0.00+0.00 faults_per_2mib=0.00 cpu_s=0.000 cores=0.00 total_bytes=6291456",
 	}
 	got := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

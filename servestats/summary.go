@@ -81,17 +81,20 @@ func (r *Reporter) Summary() Summary {
 func WriteTable(w io.Writer, s Summary) {
 	fmt.Fprintf(w, "nbdscope serve: summary over %.1fs\n", s.Seconds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "conn\tstate\tread bytes\twrite bytes\tGiB/s\tsend/2MiB\trecv/2MiB\tsend EAGAIN/2MiB\trecv EAGAIN/2MiB\twake-ups/2MiB\tCPU s\t")
+	fmt.Fprintln(tw, "conn\tstate\tread bytes\twrite bytes\tGiB/s\tsend/2MiB\trecv/2MiB\tsend EAGAIN/2MiB\trecv EAGAIN/2MiB\twake-ups/2MiB\tfaults/2MiB\tCPU s\t")
 	row := func(name, state string, rd, wr uint64, bps engine.Figure, p engine.Process) {
-		wake, cpu := "-", "-"
+		wake, faults, cpu := "-", "-", "-"
 		if p.VolCSPer2MiB.Known() {
 			wake = p.VolCSPer2MiB.Fixed(2) + "+" + p.InvolCSPer2MiB.Fixed(2)
+		}
+		if p.FaultsPer2MiB.Known() {
+			faults = p.FaultsPer2MiB.Fixed(2)
 		}
 		if p.UserS.Known() {
 			cpu = fmt.Sprintf("%.3f", float64(p.UserS+p.SysS))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, state, rd, wr, gib(bps),
-			p.SendCallsPer2MiB.Fixed(2), p.RecvCallsPer2MiB.Fixed(2), p.SendEAGAINPer2MiB.Fixed(2), p.RecvEAGAINPer2MiB.Fixed(2), wake, cpu)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, state, rd, wr, gib(bps),
+			p.SendCallsPer2MiB.Fixed(2), p.RecvCallsPer2MiB.Fixed(2), p.SendEAGAINPer2MiB.Fixed(2), p.RecvEAGAINPer2MiB.Fixed(2), wake, faults, cpu)
 	}
 	for _, c := range s.Connections {
 		row(fmt.Sprint(c.ID), map[bool]string{true: "open", false: "closed"}[c.Open], c.ReadBytes, c.WriteBytes, c.ThroughputBps, c.Server)
