@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -39,7 +40,15 @@ func startExecRole(ctx context.Context, spec loadSpec) (role, childMsg, error) {
 	if err != nil {
 		return nil, childMsg{}, err
 	}
-	argv, err := clientrun.Command{Line: spec.Exec}.Argv(clientrun.Vars{"uri": spec.URI, "socket": u.Socket})
+	vars := clientrun.Vars{"uri": spec.URI, "socket": u.Socket}
+	if strings.Contains(spec.Exec, "{size}") {
+		size, err := exportSize(ctx, u)
+		if err != nil {
+			return nil, childMsg{}, fmt.Errorf("{size} in the command: %w", err)
+		}
+		vars["size"] = strconv.FormatUint(size, 10)
+	}
+	argv, err := clientrun.Command{Line: spec.Exec}.Argv(vars)
 	if err != nil {
 		return nil, childMsg{}, err
 	}
@@ -50,6 +59,20 @@ func startExecRole(ctx context.Context, spec loadSpec) (role, childMsg, error) {
 	r.wg.Add(1)
 	go r.loop()
 	return r, childMsg{}, nil
+}
+
+// exportSize asks the export for its size, as the client will see it: the
+// command's {size}, as in a sweep's (a null-co image the size of the
+// export). The side's server, or an external target, alike.
+func exportSize(ctx context.Context, u nbd.URI) (uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, nbd.DefaultHandshakeTimeout)
+	defer cancel()
+	c, err := nbd.Dial(ctx, u, nbd.ClientOptions{})
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	return c.Info().Size, nil
 }
 
 func (r *execRole) failed() <-chan error { return r.fail }

@@ -23,6 +23,16 @@ type serverRole struct {
 	// orphaned: the controller went away without stopping us, so close
 	// removes its socket directory (see orphanable).
 	orphaned bool
+	// seen is the buffers last read from a data socket (or the set's
+	// readback), reported while no connection is open: a real client
+	// that connects anew for each run is often between runs at a poll,
+	// and its buffer did not become unknown then. Polls and sets run on
+	// different goroutines (RunChild), hence seenMu.
+	seenMu sync.Mutex
+	seen   struct {
+		snd, rcv int
+		locked   bool
+	}
 }
 
 func startServerRole(ctx context.Context, spec serverSpec) (role, childMsg, error) {
@@ -56,6 +66,11 @@ func startServerRole(ctx context.Context, spec serverSpec) (role, childMsg, erro
 	if spec.SndBuf > 0 {
 		r.srv.SetSocketBuffer(nbd.SendBuf, spec.SndBuf)
 	}
+	if r.network == "unix" {
+		// Known before the first connection: a unix socket gets exactly
+		// what a fresh one does (TCP's depends on the connection).
+		_, r.seen.snd, _ = nbd.ProbeSocketBuffer(r.network, nbd.SendBuf, spec.SndBuf)
+	}
 	sctx, cancel := context.WithCancel(ctx)
 	r.cancel = cancel
 	r.wg.Add(1)
@@ -71,9 +86,12 @@ func (r *serverRole) handle(c childCmd) childMsg {
 	case "poll":
 		st := r.srv.Stats()
 		m := childMsg{Counters: selfCounters(st.IO), Conns: st.Open, Payload: &st.Payload}
+		r.seenMu.Lock()
 		if cs := r.srv.Conns(); len(cs) > 0 {
-			m.SndBuf, m.RcvBuf, m.SndBufLocked = cs[0].SndBuf, cs[0].RcvBuf, cs[0].SndBufLocked
+			r.seen.snd, r.seen.rcv, r.seen.locked = cs[0].SndBuf, cs[0].RcvBuf, cs[0].SndBufLocked
 		}
+		m.SndBuf, m.RcvBuf, m.SndBufLocked = r.seen.snd, r.seen.rcv, r.seen.locked
+		r.seenMu.Unlock()
 		return m
 	case "get":
 		return childMsg{Settings: map[string]string{SetSndBuf: strconv.Itoa(r.req)}}
@@ -113,6 +131,9 @@ func (r *serverRole) setSndBuf(c childCmd) childMsg {
 	default:
 		_, m.Effective, _ = nbd.ProbeSocketBuffer(r.network, nbd.SendBuf, req)
 	}
+	r.seenMu.Lock()
+	r.seen.snd = m.Effective // 0 (unknown) until a TCP connection reports it
+	r.seenMu.Unlock()
 	return m
 }
 

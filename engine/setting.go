@@ -233,7 +233,7 @@ func newSettingTable() []*Setting {
 		{Name: SetTarget, Var: "URI", Type: TypeText, Where: AtStart,
 			Help: "an NBD URI to load instead of a spawned server", field: strField(func(s *SideConfig) *string { return &s.Target }, nil)},
 		{Name: SetExec, Var: "CMD", Type: TypeText, Where: AtRestart, Spawned: true,
-			Help:  "a real client command run in a loop as the side's load ({uri}, {socket} replaced; no shell); empty for our load",
+			Help:  "a real client command run in a loop as the side's load ({uri}, {socket}, {size} replaced; no shell); empty for our load",
 			field: strField(func(s *SideConfig) *string { return &s.Exec }, nil)},
 		{Name: SetBackend, Var: "BACKEND", Type: TypeText, Where: AtStart,
 			Help: "spawned server backend: null, pattern, memory or file:PATH", values: fixedList("null", "pattern", "memory", "file:"),

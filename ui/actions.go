@@ -346,7 +346,7 @@ func (m *Model) openInput(kind inputKind) {
 		m.input.Placeholder = "64k, 2m, default or macos"
 	case inputExec:
 		m.input.Prompt = m.cfg.Sides[m.focus].Name + " exec = "
-		m.input.Placeholder = "qemu-img convert -f raw -O raw -n {uri} … ({uri}, {socket}; - for our load)"
+		m.input.Placeholder = "qemu-img convert -f raw -O raw -n {uri} … ({uri}, {socket}, {size}; - for our load)"
 	case inputPresetName:
 		m.input.Prompt = "save preset as: "
 		m.input.Placeholder = "a name (letters, digits, . _ -)"
