@@ -212,8 +212,22 @@ func Sig(v float64) string {
 // Fixed prints v with prec decimals, for tables that align a column.
 func Fixed(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
 
-// FormatRatio prints a ratio b/a as "2.40x".
-func FormatRatio(r float64) string { return strconv.FormatFloat(r, 'f', 2, 64) + "x" }
+// FormatRatio prints a ratio b/a as "2.40x": two decimals, and three
+// significant digits below 0.1 ("0.000453x", where two decimals would
+// print a ratio of 1 to 2208 as "0.00x", which reads as none at all),
+// none from 100 ("2208x").
+func FormatRatio(r float64) string {
+	if r > 0 && r < 0.1 {
+		r, _ = strconv.ParseFloat(strconv.FormatFloat(r, 'g', 3, 64), 64) // 0.09996 is 0.10x
+	}
+	switch {
+	case r > 0 && r < 0.1:
+		return strconv.FormatFloat(r, 'f', 2-int(math.Floor(math.Log10(r))), 64) + "x"
+	case r >= 100:
+		return strconv.FormatFloat(r, 'f', 0, 64) + "x"
+	}
+	return strconv.FormatFloat(r, 'f', 2, 64) + "x"
+}
 
 // FormatClock prints seconds as m:ss, or h:mm:ss from an hour; negative
 // and NaN read 0:00.

@@ -225,8 +225,11 @@ func TestSigRatioClock(t *testing.T) {
 			t.Errorf("Sig(%v) = %q, want %q", in, got, want)
 		}
 	}
-	if got := FormatRatio(2.4); got != "2.40x" {
-		t.Errorf("FormatRatio(2.4) = %q", got)
+	for in, want := range map[float64]string{2.4: "2.40x", 0: "0.00x", 0.14: "0.14x", 0.0453: "0.0453x",
+		0.000453: "0.000453x", 0.09996: "0.10x", 118.4: "118x", 2208.2: "2208x"} {
+		if got := FormatRatio(in); got != want {
+			t.Errorf("FormatRatio(%v) = %q, want %q", in, got, want)
+		}
 	}
 	for in, want := range map[float64]string{-1: "0:00", 0: "0:00", 61.9: "1:01", 3725: "1:02:05"} {
 		if got := FormatClock(in); got != want {
