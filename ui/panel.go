@@ -317,10 +317,16 @@ func (p *panel) narrowRows(d panelData) []string {
 	if d.connections != 1 {
 		conns += "s"
 	}
+	calls := st.Strong.Render(p.val(fig(f.recvCalls))) + st.Dim.Render(" per 2MiB ("+f.recv+" recv)")
+	if !f.write && !f.recvCalls.Known() && f.sendCalls.Known() {
+		// A real client's calls are its own (n/a); the server's sends
+		// still show the buffer, as the wide panel's headline does.
+		calls = st.Strong.Render(p.val(fig(f.sendCalls))) + st.Dim.Render(" per 2MiB ("+f.send+" send)")
+	}
 	rows := append(p.narrowBufs(d.shownBufs(), lw),
 		p.row("load", lw, fmt.Sprintf("%s · %d×%s · %s · %s", conns, d.inFlight, units.FormatSize(int64(d.requestSize)), d.workload, d.transport)),
 		p.row("rate", lw, st.Strong.Render(p.val(rate(f.tput)))+st.Dim.Render(" · ")+p.val(fig(f.cpu.SPerGiB))+st.Dim.Render(" cpu s/GiB"+who)),
-		p.row("calls", lw, st.Strong.Render(p.val(fig(f.recvCalls)))+st.Dim.Render(" per 2MiB ("+f.recv+" recv)")))
+		p.row("calls", lw, calls))
 	if f.write { // the send buffer shows in the sender's calls
 		rows = append(rows, p.row("send", lw, st.Strong.Render(p.val(fig(f.sendCalls)))+st.Dim.Render(" + ")+
 			p.val(fig(f.sendEAGAIN))+st.Dim.Render(" EAGAIN ("+f.send+")")))

@@ -111,3 +111,25 @@ func TestPanelRootDigest(t *testing.T) {
 		t.Errorf("scanning, yet a root digest row:\n%s", rows)
 	}
 }
+
+// A real client's own calls are n/a; a narrow panel then shows the
+// server's send calls, where the buffer shows, instead of "n/a".
+func TestNarrowPanelExecSideShowsServerSends(t *testing.T) {
+	p := panel{com: &common{styles: DefaultStyles()}}
+	u := engine.Unknown
+	d := panelData{server: bufData{req: "2m", eff: 4 << 20}, connections: 1, inFlight: 8, requestSize: 2 << 20,
+		workload: "read", consume: "scan", transport: "unix", placement: "split",
+		fig: panelFigures{recv: "client", send: "server", tput: engine.Figure(1 << 30), recvCalls: u,
+			recvEAGAIN: u, sendCalls: 0.91, sendEAGAIN: 0.17, cliCores: u, cliPerGiB: u, srvCores: u, srvPerGiB: u,
+			cliWake: u, srvWake: u, cliFaults: u, srvFaults: u, p50: u, p99: u, cpu: engine.CPU{UserS: u, SysS: u, CoresBusy: u, SPerGiB: u}},
+		errors: na}
+	p.SetSize(40, 0)
+	rows := strings.Join(p.rowsOf(d), "\n")
+	if !strings.Contains(rows, "calls   0.91 per 2MiB (server send)") {
+		t.Errorf("narrow rows of an exec side:\n%s", rows)
+	}
+	d.fig.recvCalls = 1.5
+	if rows := strings.Join(p.rowsOf(d), "\n"); !strings.Contains(rows, "calls   1.50 per 2MiB (client recv)") {
+		t.Errorf("narrow rows with the client's calls known:\n%s", rows)
+	}
+}
