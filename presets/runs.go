@@ -35,6 +35,9 @@ type RunInfo struct {
 	// interruption); Cause says why in a few words ("side A load died").
 	Partial bool
 	Cause   string
+	// Sweep is the optimum of a saved sweep (sweep --save), nil for a
+	// run: a sweep has rows per buffer, no sides' series over time.
+	Sweep *engine.SweepOptimum
 }
 
 // SideInfo is a side's headline figure.
@@ -58,6 +61,13 @@ func (ri RunInfo) Throughput(side string) engine.Figure {
 func (rf *RunFile) Info() RunInfo {
 	ri := RunInfo{Name: rf.Name, File: rf.File, Time: rf.Report.Time, Preset: rf.Report.Preset,
 		Partial: rf.Report.Partial, Cause: rf.Report.PartialCause()}
+	if sw := rf.Report.Sweep; sw != nil {
+		ri.Sweep = &engine.SweepOptimum{Buffer: "n/a", ThroughputBps: engine.Unknown, VsDefault: engine.Unknown}
+		if sw.Optimum != nil {
+			ri.Sweep = sw.Optimum
+		}
+		return ri
+	}
 	for _, s := range rf.Report.Sides {
 		ri.Sides = append(ri.Sides, SideInfo{Name: s.Name, ThroughputBps: s.Summary.ThroughputBps})
 	}

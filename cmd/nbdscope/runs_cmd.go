@@ -122,7 +122,15 @@ func (a *app) runsList(st *presets.Store, _ []string) error {
 		if r.Partial {
 			status = "partial: " + r.Cause
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, t, p, runsRate(r.Throughput("A")), runsRate(r.Throughput("B")), status)
+		a, b := runsRate(r.Throughput("A")), runsRate(r.Throughput("B"))
+		if o := r.Sweep; o != nil {
+			// A sweep has no sides: its columns say what it found.
+			a, b = "sweep", "optimum "+o.Buffer
+			if o.VsDefault.Known() {
+				b += " (" + o.VsDefault.Ratio() + ")"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, t, p, a, b, status)
 	}
 	return tw.Flush()
 }

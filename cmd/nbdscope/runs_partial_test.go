@@ -3,6 +3,9 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"nbdscope/engine"
+	"nbdscope/ui"
 )
 
 // TestRunsListShowsPartial: a saved partial run reads "partial: CAUSE" in
@@ -34,5 +37,41 @@ func TestRunsListShowsPartial(t *testing.T) {
 	code, out, _ = storeCmdRun(t, "", "runs", "show", "cut")
 	if code != 0 || !strings.Contains(out, "**partial run**: interrupted after 2.0s of 5s") {
 		t.Errorf("runs show (exit %d):\n%s", code, out)
+	}
+}
+
+// TestRunsListTellsSweeps: a saved sweep reads "sweep" and its optimum in
+// 'runs list', not n/a for sides it does not have, and the explorer's
+// baseline picker (b) leaves it out: it has no series over time to draw.
+func TestRunsListTellsSweeps(t *testing.T) {
+	storeCmdHome(t)
+	rows := []engine.SweepRow{{Buffer: "default", ThroughputBps: engine.GiB}, {Buffer: "2m", ThroughputBps: 2.5 * engine.GiB}}
+	sw := engine.SweepReport{Rows: rows, Optimum: engine.Optimum(rows)}
+	rep := storeCmdReport(1, 10)
+	rep.Sides, rep.Samples, rep.Sweep = nil, nil, &sw
+	if err := testApp().saveRun("sw", rep, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := testApp().saveRun("run", storeCmdReport(1, 10), false); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := storeCmdRun(t, "", "runs", "list")
+	if code != 0 {
+		t.Fatalf("runs list: exit %d: %s", code, errs)
+	}
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "sw ") {
+			line = l
+		}
+	}
+	if f := strings.Fields(line); len(f) < 8 || f[4] != "sweep" || f[5] != "optimum" || f[6] != "2m" || f[7] != "(2.50x)" {
+		t.Errorf("runs list row of a sweep %q:\n%s", line, out)
+	}
+	var o ui.Options
+	testApp().tuiPresets(&o)
+	items, err := o.LoadRuns()
+	if err != nil || len(items) != 1 || items[0].Name != "run" {
+		t.Errorf("baseline picker items %+v (%v), want the run only", items, err)
 	}
 }

@@ -38,13 +38,17 @@ func (a *app) tuiPresets(o *ui.Options) {
 	// The b key: a saved run as the charts' baseline.
 	o.LoadRuns = func() ([]ui.RunItem, error) {
 		runs, errs := st.Runs()
-		items := make([]ui.RunItem, len(runs))
-		for i, r := range runs {
-			items[i] = ui.RunItem{Name: r.Name, Time: r.Time, Preset: r.Preset,
+		var items []ui.RunItem
+		for _, r := range runs {
+			if r.Sweep != nil {
+				continue // rows per buffer, no series over time to draw
+			}
+			it := ui.RunItem{Name: r.Name, Time: r.Time, Preset: r.Preset,
 				Throughput: [2]engine.Figure{engine.Unknown, engine.Unknown}}
 			for k := 0; k < len(r.Sides) && k < 2; k++ {
-				items[i].Throughput[k] = r.Sides[k].ThroughputBps
+				it.Throughput[k] = r.Sides[k].ThroughputBps
 			}
+			items = append(items, it)
 		}
 		return items, errors.Join(errs...)
 	}
