@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +27,9 @@ type doctorJSON struct {
 	platform.Facts
 	// Clients are the real clients the exec presets run, found or not.
 	Clients []clientrun.Client `json:"clients"`
+	// PageFaultUs is what a minor page fault costs here (platform.FaultCost),
+	// null where it is not measured.
+	PageFaultUs *float64 `json:"page_fault_us"`
 }
 
 func newDoctorCmd(a *app) *cobra.Command {
@@ -48,7 +52,12 @@ func (a *app) doctor(asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(doctorJSON{Version: DoctorVersion, Nbdscope: engine.Version, Facts: f, Clients: clientrun.Clients()})
+		d := doctorJSON{Version: DoctorVersion, Nbdscope: engine.Version, Facts: f, Clients: clientrun.Clients()}
+		if per, ok := platform.FaultCost(); ok {
+			us := float64(per.Nanoseconds()) / 1e3
+			d.PageFaultUs = &us
+		}
+		return enc.Encode(d)
 	}
 	out := a.stdout
 	sz := func(n int) string { return units.FormatSize(int64(n)) }
@@ -89,6 +98,9 @@ func (a *app) doctor(asJSON bool) error {
 	_, mac, _ := nbd.ProbeSocketBuffer("unix", nbd.SendBuf, platform.MacOSRequest())
 	fmt.Fprintf(out, "✓ macOS emulation: requesting %s gives an effective %s (macOS default 8k)\n", sz(platform.MacOSRequest()), sz(mac))
 	fmt.Fprintln(out, clientrun.ClientsLine(clientrun.Clients()))
+	if per, measured := platform.FaultCost(); measured {
+		fmt.Fprintln(out, faultLine(per))
+	}
 	if ok {
 		fmt.Fprintln(out, "\nThis machine can show the full effect: try 'nbdscope' or 'nbdscope run'.")
 	}
@@ -109,4 +121,24 @@ func placementLine(f platform.Facts) (line string, ok bool) {
 	load, server := engine.PlacementCPUs(engine.PlaceSplit, engine.ModeAlternate, 0, f.AllowedCPUs)
 	return fmt.Sprintf("✓ cpu placement: split by default — load process on cpu %d, server on cpu %d (usable cpus %s; --placement shared|os to change)",
 		load[0], server[0], cpus), true
+}
+
+// faultDear is the fault cost from which doctor warns: four times bare
+// metal's, where a process that faults its buffers in per request starts
+// to be bound by that.
+const faultDear = 2 * time.Microsecond
+
+// faultLine says what a page fault costs here and what that costs a
+// process that faults a fresh buffer in for each request (512 faults per
+// 2 MiB; 262,144 per GiB).
+func faultLine(per time.Duration) string {
+	perGiB := per.Seconds() * float64(1<<30/4096)
+	what := fmt.Sprintf("page faults: %.1f µs each (%d MiB of fresh memory touched, median of 3)", float64(per.Nanoseconds())/1e3,
+		platform.FaultProbeBytes>>20)
+	if per < faultDear {
+		return fmt.Sprintf("✓ %s: a process that faults a fresh buffer in for each request pays %.2f s per GiB", what, perGiB)
+	}
+	return fmt.Sprintf("▲ %s, dear (a VM backing its memory lazily?): a process that faults a fresh buffer in for each request "+
+		"(qemu-nbd 7.2 as shipped does) pays %.1f s per GiB here, which then sets its pace whatever its socket buffer; "+
+		"'page faults/2MiB' in run, the exec sweep's table and the explorer show who does", what, perGiB)
 }

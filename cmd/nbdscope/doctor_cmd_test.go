@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"nbdscope/engine"
 	"nbdscope/engine/platform"
@@ -76,5 +77,19 @@ func TestDoctorJSON(t *testing.T) {
 	}
 	if d.Version != DoctorVersion || d.Nbdscope != engine.Version || d.OS == "" || d.Cores < 1 {
 		t.Errorf("doctor --json: %+v", d)
+	}
+}
+
+// TestFaultLine: doctor prices a page fault per GiB of a process that
+// faults a fresh buffer in for each request (262,144 faults), and warns
+// from 2 µs a fault.
+func TestFaultLine(t *testing.T) {
+	cheap := faultLine(500 * time.Nanosecond)
+	if !strings.HasPrefix(cheap, "✓ page faults: 0.5 µs each (64 MiB") || !strings.Contains(cheap, "pays 0.13 s per GiB") {
+		t.Errorf("cheap: %q", cheap)
+	}
+	dear := faultLine(18 * time.Microsecond)
+	if !strings.HasPrefix(dear, "▲ page faults: 18.0 µs each") || !strings.Contains(dear, "pays 4.7 s per GiB here") {
+		t.Errorf("dear: %q", dear)
 	}
 }

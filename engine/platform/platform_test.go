@@ -83,3 +83,19 @@ func TestClampDetectionAndFix(t *testing.T) {
 		t.Fatalf("explain: %q", Explain(64<<10, 128<<10))
 	}
 }
+
+// FaultCost measures where the kernel counts the thread's faults (Linux):
+// a positive time per fault; elsewhere it says it did not measure.
+func TestFaultCost(t *testing.T) {
+	per, ok := FaultCost()
+	if runtime.GOOS != "linux" {
+		if ok {
+			t.Errorf("measured %v on %s, which has no per-thread fault count", per, runtime.GOOS)
+		}
+		return
+	}
+	if !ok || per <= 0 {
+		t.Fatalf("FaultCost = %v, %v: want a time per fault", per, ok)
+	}
+	t.Logf("a minor page fault costs %v here", per)
+}
