@@ -13,12 +13,18 @@ import (
 // call the hidden '__complete' command, which asks these functions. They
 // read the real store, so a user's own presets and runs are offered.
 
-// completePresets offers preset names (built-in and user).
-func (a *app) completePresets(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+// completePresets offers preset names (built-in and user); for --preset of
+// run and the explorer, not those that sweep a real client, which only
+// sweep runs (presetConfig refuses them).
+func (a *app) completePresets(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	liveOnly := cmd.Flags().Lookup("preset") != nil && cmd.Name() != "sweep"
 	return a.completeStored(toComplete, func(st *presets.Store) []cobra.Completion {
 		ps, _ := st.Presets()
 		var out []cobra.Completion
 		for _, p := range ps {
+			if liveOnly && p.Sweep != nil && p.Sweep.Exec != nil {
+				continue
+			}
 			out = append(out, cobra.CompletionWithDesc(p.Name, p.Description))
 		}
 		return out

@@ -46,7 +46,12 @@ func TestCompletion(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	builtins := len(presets.Builtins())
+	builtins, live := len(presets.Builtins()), 0
+	for _, b := range presets.Builtins() {
+		if b.Sweep == nil || b.Sweep.Exec == nil {
+			live++ // run and the explorer take it; a real client's sweep only sweep does
+		}
+	}
 	has := func(list []string, want ...string) bool {
 		for _, w := range want {
 			if !contains(list, w) {
@@ -60,9 +65,11 @@ func TestCompletion(t *testing.T) {
 		want  []string // all present
 		count int      // exact count when > 0
 	}{
-		{[]string{"--preset", ""}, []string{"my-copy", "linux-gap", "macos-gap", "sweep"}, builtins + 1},
+		{[]string{"--preset", ""}, []string{"my-copy", "linux-gap", "macos-gap", "sweep"}, live + 1},
 		{[]string{"run", "--preset", "my"}, []string{"my-copy"}, 1},
+		{[]string{"run", "--preset", "qemu-img"}, nil, -1},
 		{[]string{"sweep", "--preset", "sw"}, []string{"sweep"}, 0},
+		{[]string{"sweep", "--preset", "qemu-img"}, []string{"qemu-img-read", "qemu-img-write"}, 2},
 		{[]string{"presets", "show", ""}, []string{"my-copy", "macos-gap"}, builtins + 1},
 		{[]string{"presets", "export", "mac"}, []string{"macos-gap"}, 0},
 		{[]string{"presets", "rm", ""}, []string{"my-copy"}, 1}, // built-ins cannot be removed

@@ -12,6 +12,7 @@ import (
 
 	"nbdscope/engine"
 	"nbdscope/presets"
+	"nbdscope/ui"
 )
 
 // storeCmdRun runs the command line args with stdin as input and returns
@@ -292,3 +293,34 @@ func TestPresetHooks(t *testing.T) {
 
 // testApp is an app on discarded streams over the store NBDSCOPE_HOME names.
 func testApp() *app { return newApp(strings.NewReader(""), io.Discard, io.Discard) }
+
+// A preset that sweeps a real client is refused by run and the explorer
+// (exit 2, with the two ways to use it): its configuration alone would run
+// our load instead of the client, quietly.
+func TestExecSweepPresetRefusedByRun(t *testing.T) {
+	storeCmdHome(t)
+	for _, c := range []struct {
+		preset string
+		args   []string
+	}{
+		{"qemu-img-read", []string{"run", "--preset", "qemu-img-read", "--duration", "1s"}},
+		{"nbdcopy-blkhash", []string{"--preset", "nbdcopy-blkhash"}},
+	} {
+		code, _, errs := runApp(t, c.args...)
+		if code != 2 || !strings.Contains(errs, "sweeps a real client") || !strings.Contains(errs, "'nbdscope sweep --preset "+c.preset+"'") {
+			t.Errorf("%q: exit %d, stderr %q", c.args, code, errs)
+		}
+	}
+	// Nor does the explorer's preset picker (p) offer them.
+	var o ui.Options
+	testApp().tuiPresets(&o)
+	items, err := o.LoadPresets()
+	if err != nil || len(items) == 0 {
+		t.Fatalf("picker items %v, %v", items, err)
+	}
+	for _, it := range items {
+		if it.Name == "qemu-img-read" || it.Name == "nbdcopy-blkhash" {
+			t.Errorf("the picker offers %s", it.Name)
+		}
+	}
+}

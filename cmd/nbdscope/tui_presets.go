@@ -19,9 +19,12 @@ func (a *app) tuiPresets(o *ui.Options) {
 	}
 	o.LoadPresets = func() ([]ui.PresetItem, error) {
 		ps, errs := st.Presets()
-		items := make([]ui.PresetItem, len(ps))
-		for i, p := range ps {
-			items[i] = ui.PresetItem{Name: p.Name, Description: p.Description, BuiltIn: p.BuiltIn, Config: p.Config}
+		var items []ui.PresetItem
+		for _, p := range ps {
+			if p.Sweep != nil && p.Sweep.Exec != nil {
+				continue // a real client's sweep: 'nbdscope sweep --preset NAME'
+			}
+			items = append(items, ui.PresetItem{Name: p.Name, Description: p.Description, BuiltIn: p.BuiltIn, Config: p.Config})
 		}
 		return items, errors.Join(errs...)
 	}
