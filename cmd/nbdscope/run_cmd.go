@@ -307,6 +307,14 @@ func printSummaryTable(w io.Writer, rep engine.Report) {
 // crashes, warnings and whether the run is partial.
 func printRunNotes(w io.Writer, rep engine.Report) {
 	for _, s := range rep.Sides {
+		// What set each side's pace: with one side waiting on its small
+		// buffer and the other bound by its client's work, the gap
+		// between them reads off these two lines.
+		if p := engine.PaceOf(s.Summary.Figures); p.Client.Known() && !s.Summary.Changed {
+			fmt.Fprintf(w, "pace %s (%s): %s\n", s.Name, s.Summary.Settings.SndBuf, paceText(p, nil, s.Summary.Client.FaultsPer2MiB))
+		}
+	}
+	for _, s := range rep.Sides {
 		if d := s.Summary.Consumed.RootDigest; d != "" {
 			fmt.Fprintf(w, "root digest %s (blksum's digest of the export, last of %d full passes): %s\n", s.Name, s.Summary.Consumed.HashPasses, d)
 		}

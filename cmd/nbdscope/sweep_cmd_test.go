@@ -310,3 +310,32 @@ func TestPaceLineCases(t *testing.T) {
 		}
 	}
 }
+
+// TestRunNotesPace: run prints what set each side's pace from its summary
+// (the same words as a sweep's), and none for a side whose settings
+// changed during the run (its figures mix two paces).
+func TestRunNotesPace(t *testing.T) {
+	side := func(name, buf string, client, server engine.Figure, changed bool) engine.SideReport {
+		var s engine.Summary
+		s.Settings.SndBuf, s.Changed = buf, changed
+		s.Client.CoresBusy, s.Client.FaultsPer2MiB = client, 0.1
+		s.Server = &engine.Process{CoresBusy: server}
+		s.Placement = engine.Placement{Setting: engine.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
+		return engine.SideReport{Name: name, Summary: s}
+	}
+	var b bytes.Buffer
+	printRunNotes(&b, engine.Report{Sides: []engine.SideReport{side("A", "default", 0.88, 0.78, false), side("B", "2m", 0.98, 0.8, false)}})
+	for _, want := range []string{
+		"pace A (default): client 0.88, server 0.78 cores busy: neither used all of its CPU; the rest of the time they waited on each other\n",
+		"pace B (2m): the client used 0.98 of its 1 core: its own work, not waiting, sets the pace here\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("run notes lack %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	printRunNotes(&b, engine.Report{Sides: []engine.SideReport{side("A", "default", 0.88, 0.78, true)}})
+	if strings.Contains(b.String(), "pace") {
+		t.Errorf("a side with changes got a pace line:\n%s", b.String())
+	}
+}

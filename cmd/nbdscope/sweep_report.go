@@ -212,38 +212,49 @@ func paceLine(rep engine.SweepReport) string {
 			def = &rep.Rows[i]
 		}
 	}
+	// From the row, not o.Pace: a sweep saved before the pace was kept
+	// has rows with their CPU figures and an optimum without one.
 	if best == nil || !best.Pace().Client.Known() {
 		return ""
 	}
-	// From the row, not o.Pace: a sweep saved before the pace was kept
-	// has rows with their CPU figures and an optimum without one.
-	p := best.Pace()
+	var atDefault *engine.Pace
+	if def != nil {
+		dp := def.Pace()
+		atDefault = &dp
+	}
+	return "pace: at " + o.Buffer + " " + paceText(best.Pace(), atDefault, best.Figures.Client.FaultsPer2MiB)
+}
+
+// paceText is the words for a pace, shared by a sweep's line and a run's:
+// the process that used all of the cores it was held to, or that neither
+// did, with the same figure under the default buffer when def is given
+// ("(0.86 at default)"), and faultNote for the client.
+func paceText(p engine.Pace, def *engine.Pace, clientFaults engine.Figure) string {
 	atDefault := func(pick func(engine.Pace) engine.Figure) string {
-		if def == nil || !pick(def.Pace()).Known() {
+		if def == nil || !pick(*def).Known() {
 			return ""
 		}
-		return fmt.Sprintf(" (%s at default)", pick(def.Pace()).Fixed(2))
+		return fmt.Sprintf(" (%s at default)", pick(*def).Fixed(2))
 	}
 	client := func(q engine.Pace) engine.Figure { return q.Client }
 	server := func(q engine.Pace) engine.Figure { return q.Server }
 	both := func(q engine.Pace) engine.Figure { return q.Client + q.Server }
-	const noBuffer = ": its own work, not waiting, sets the pace here"
-	at := "pace: at " + o.Buffer + " "
+	const notWaiting = ": its own work, not waiting, sets the pace here"
 	switch p.Bound {
 	case engine.BoundClient:
-		return fmt.Sprintf("%sthe client used %s of its %s%s%s%s", at, p.Client.Fixed(2), cores(p.ClientCores), atDefault(client), noBuffer,
-			faultNote(best.Figures.Client.FaultsPer2MiB))
+		return fmt.Sprintf("the client used %s of its %s%s%s%s", p.Client.Fixed(2), cores(p.ClientCores), atDefault(client), notWaiting,
+			faultNote(clientFaults))
 	case engine.BoundServer:
-		return fmt.Sprintf("%sthe server used %s of its %s%s%s", at, p.Server.Fixed(2), cores(p.ServerCores), atDefault(server), noBuffer)
+		return fmt.Sprintf("the server used %s of its %s%s%s", p.Server.Fixed(2), cores(p.ServerCores), atDefault(server), notWaiting)
 	case engine.BoundCore:
-		return fmt.Sprintf("%sclient and server together used %s of the %s they share%s: their work, not waiting, sets the pace here",
-			at, (p.Client + p.Server).Fixed(2), cores(p.ClientCores), atDefault(both))
+		return fmt.Sprintf("client and server together used %s of the %s they share%s: their work, not waiting, sets the pace here",
+			(p.Client + p.Server).Fixed(2), cores(p.ClientCores), atDefault(both))
 	}
 	busy := fmt.Sprintf("client %s%s, server %s%s cores busy", p.Client.Fixed(2), atDefault(client), p.Server.Fixed(2), atDefault(server))
 	if p.ClientCores == 0 {
-		return at + busy + " (not held to cores, so no bound is claimed)"
+		return busy + " (not held to cores, so no bound is claimed)"
 	}
-	return at + busy + ": neither used all of its CPU; the rest of the time they waited on each other"
+	return busy + ": neither used all of its CPU; the rest of the time they waited on each other"
 }
 
 // faultsFresh is the client's page faults per 2 MiB from which it is said
