@@ -53,7 +53,7 @@ func newServeCmd(a *app) *cobra.Command {
 	fs.StringVarP(&f.export, "export", "x", "", "export `NAME` (the empty name also reaches the export); qemu-nbd's --export-name")
 	fs.StringVarP(&f.desc, "description", "D", "", "export `TEXT` shown by nbdinfo and qemu-nbd -L")
 	fs.StringVar(&f.backend, "backend", "memory", "`BACKEND`: null, pattern, memory or file:PATH")
-	fs.StringVar(&f.size, "size", "1g", "export `SIZE` (512k, 2m, 10g; a multiple of 512); for file: 0 = the file's size")
+	fs.StringVar(&f.size, "size", "", "export `SIZE` (512k, 2m, 10g; a multiple of 512); when not given 1g, or for file: the file's size (also 0)")
 	fs.BoolVarP(&f.readOnly, "read-only", "r", false, "refuse writes, trims and zeroes with EPERM")
 	fs.StringVar(&f.sndbuf, "sndbuf", "default", "SO_SNDBUF of each accepted connection: default or a `SIZE`")
 	fs.StringVar(&f.fill, "fill", "0xff", "`BYTE` that null backend reads return")
@@ -121,13 +121,23 @@ func (a *app) serve(f serveFlags) error {
 	return srv.Serve(ctx, ln)
 }
 
+// defaultServeSize is the export's size when --size is not given (and the
+// backend is not a file, which has its own).
+const defaultServeSize = 1 << 30
+
 // parse checks the flags and parses the size, fill byte and send buffer
 // (0: the OS default).
 func (f serveFlags) parse() (size int64, fill byte, sndbuf int, err error) {
 	if f.socket != "" && f.listen != "" {
 		return 0, 0, 0, usageErrorf("serve: --socket and --listen exclude each other")
 	}
-	if f.size != "" && f.size != "0" {
+	switch {
+	case f.size == "" && strings.HasPrefix(f.backend, "file:"):
+		// An image has its size: asking for another one is refused (it
+		// is never resized), so not asking means the file's.
+	case f.size == "":
+		size = defaultServeSize
+	case f.size != "0":
 		if size, err = units.ParseSize(f.size); err != nil {
 			return 0, 0, 0, usageErrorf("serve: --size: %v", err)
 		}

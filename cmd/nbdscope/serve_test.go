@@ -414,3 +414,25 @@ func TestServeDefaultListenIsLoopback(t *testing.T) {
 		t.Fatal("dial timed out")
 	}
 }
+
+// TestServeSizeDefault: without --size an export is 1g, and a file:
+// image is served at its own size (asking for another is refused, so 1g
+// would have refused every image that is not 1 GiB).
+func TestServeSizeDefault(t *testing.T) {
+	for _, c := range []struct {
+		backend, size string
+		want          int64
+	}{
+		{"memory", "", 1 << 30},
+		{"null", "2m", 2 << 20},
+		{"file:/tmp/x.img", "", 0},
+		{"file:/tmp/x.img", "0", 0},
+		{"file:/tmp/x.img", "64m", 64 << 20},
+	} {
+		f := serveFlags{backend: c.backend, size: c.size, fill: "0xff", sndbuf: "default", maxConns: 1}
+		size, _, _, err := f.parse()
+		if err != nil || size != c.want {
+			t.Errorf("--backend %s --size %q: %d, %v; want %d", c.backend, c.size, size, err, c.want)
+		}
+	}
+}
