@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"time"
 
@@ -98,6 +99,7 @@ func (lf *loadFlags) apply(base engine.Config) (engine.Config, error) {
 			return state.Cfg, usageErrorf("--%s: %v", st.Name, err)
 		}
 	}
+	lf.imageSizes(&state.Cfg)
 	cfg := state.Cfg
 	for _, at := range lf.at {
 		ch, err := engine.ParseAt(at)
@@ -110,6 +112,24 @@ func (lf *loadFlags) apply(base engine.Config) (engine.Config, error) {
 		return cfg, usageErrorf("%v", err)
 	}
 	return cfg, nil
+}
+
+// imageSizes serves an existing file: image at its own size on a side
+// whose size was not given: the server never resizes an image, so the
+// default size would refuse every image not that big. A size that is
+// given still has to match (the server says so).
+func (lf *loadFlags) imageSizes(cfg *engine.Config) {
+	sizes := lf.values[engine.SetSize]
+	for side := range cfg.Sides {
+		sc := &cfg.Sides[side]
+		path, isFile := strings.CutPrefix(sc.Backend, "file:")
+		if !isFile || sizes[0] != "" || sizes[1+side] != "" {
+			continue
+		}
+		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() >= 512 && fi.Size()%512 == 0 {
+			sc.Size = fi.Size()
+		}
+	}
 }
 
 // applySetting applies one setting's flags, if given.

@@ -19,6 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
+	"nbdscope/engine"
 	"nbdscope/nbd"
 )
 
@@ -433,6 +436,41 @@ func TestServeSizeDefault(t *testing.T) {
 		size, _, _, err := f.parse()
 		if err != nil || size != c.want {
 			t.Errorf("--backend %s --size %q: %d, %v; want %d", c.backend, c.size, size, err, c.want)
+		}
+	}
+}
+
+// TestRunServesImageAtItsSize: a side whose backend is an existing file:
+// image and whose size is not given serves the image at its own size (the
+// default 64g was refused for every image); a size given is kept, and the
+// other side keeps the default.
+func TestRunServesImageAtItsSize(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "disk.img")
+	if err := os.WriteFile(img, make([]byte, 3<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want int64
+	}{
+		{[]string{"--backend-b", "file:" + img}, 3 << 20},
+		{[]string{"--backend-b", "file:" + img, "--size-b", "1m"}, 1 << 20},
+		{[]string{"--backend", "file:" + img, "--size", "2m"}, 2 << 20},
+	} {
+		cmd := &cobra.Command{Use: "run"}
+		lf := addLoadFlags(testApp(), cmd, true)
+		if err := cmd.ParseFlags(c.args); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := lf.apply(engine.DefaultConfig())
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		if cfg.Sides[1].Size != c.want {
+			t.Errorf("%q: side B size %d, want %d", c.args, cfg.Sides[1].Size, c.want)
+		}
+		if c.args[0] == "--backend-b" && cfg.Sides[0].Size != engine.DefaultConfig().Sides[0].Size {
+			t.Errorf("%q: side A size %d changed", c.args, cfg.Sides[0].Size)
 		}
 	}
 }
