@@ -70,9 +70,19 @@ func (a *app) presetConfig(name string) (engine.Config, error) {
 		return engine.DefaultConfig(), nil
 	}
 	p, err := a.preset(name)
+	return p.Config, err
+}
+
+// livePresetConfig is presetConfig for run and the explorer, which refuse
+// a preset that sweeps a real client: its configuration is only the
+// sweep's server, so they would quietly run our load instead of the
+// client.
+func (a *app) livePresetConfig(name string) (engine.Config, error) {
+	if name == "" {
+		return engine.DefaultConfig(), nil
+	}
+	p, err := a.preset(name)
 	if err == nil && p.Sweep != nil && p.Sweep.Exec != nil {
-		// Its configuration is only the sweep's server: run and the
-		// explorer would quietly run our load instead of the client.
 		return engine.Config{}, usageErrorf("preset %q sweeps a real client (%s): run it with 'nbdscope sweep --preset %s', "+
 			"or make the client a side's live load with --exec-b 'CMD'", name, p.Sweep.Exec.Command, name)
 	}

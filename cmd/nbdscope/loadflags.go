@@ -28,6 +28,9 @@ type loadFlags struct {
 	intv   time.Duration
 	at     []string
 	preset string
+	// forSweep: the flags are sweep's, which takes a preset that sweeps a
+	// real client (run and the explorer refuse one: livePresetConfig).
+	forSweep bool
 }
 
 // addLoadFlags adds the load flags to cmd; skip names settings the command
@@ -35,7 +38,7 @@ type loadFlags struct {
 func addLoadFlags(a *app, cmd *cobra.Command, withDuration bool, skip ...string) *loadFlags {
 	fs := cmd.Flags()
 	fs.SortFlags = false // help lists the settings in this list's order
-	lf := &loadFlags{fs: fs, values: map[string]*[3]string{}, pair: map[string]*string{}}
+	lf := &loadFlags{fs: fs, values: map[string]*[3]string{}, pair: map[string]*string{}, forSweep: cmd.Name() == "sweep"}
 	for _, st := range engine.Settings() {
 		if contains(skip, st.Name) {
 			continue
@@ -166,7 +169,11 @@ func (lf *loadFlags) applySetting(state *engine.State, st *engine.Setting) error
 
 // config resolves the flags on the preset (or the built-in default).
 func (lf *loadFlags) config(a *app) (engine.Config, error) {
-	base, err := a.presetConfig(lf.preset)
+	preset := a.livePresetConfig
+	if lf.forSweep {
+		preset = a.presetConfig
+	}
+	base, err := preset(lf.preset)
 	if err != nil {
 		return base, err
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"nbdscope/engine"
 	"nbdscope/presets"
 	"nbdscope/ui"
@@ -309,6 +311,17 @@ func TestExecSweepPresetRefusedByRun(t *testing.T) {
 		code, _, errs := runApp(t, c.args...)
 		if code != 2 || !strings.Contains(errs, "sweeps a real client") || !strings.Contains(errs, "'nbdscope sweep --preset "+c.preset+"'") {
 			t.Errorf("%q: exit %d, stderr %q", c.args, code, errs)
+		}
+	}
+	// sweep takes them (CI caught a first version that refused them there).
+	for _, name := range []string{"run", "sweep"} {
+		cmd := &cobra.Command{Use: name}
+		lf := addLoadFlags(testApp(), cmd, false)
+		if err := cmd.ParseFlags([]string{"--preset", "qemu-img-read"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := lf.config(testApp()); (err == nil) != (name == "sweep") {
+			t.Errorf("%s --preset qemu-img-read: %v", name, err)
 		}
 	}
 	// Nor does the explorer's preset picker (p) offer them.

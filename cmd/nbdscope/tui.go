@@ -73,7 +73,7 @@ func (a *app) runTUI(lf *loadFlags, window time.Duration) error {
 	// flags changed it. Without --preset it is the built-in default, which
 	// is the linux-gap preset: say so rather than "default", which the
 	// preset picker (p) does not list.
-	base, err := a.presetConfig(lf.preset)
+	base, err := a.livePresetConfig(lf.preset)
 	if err != nil {
 		return err
 	}
