@@ -378,6 +378,15 @@ func printSegments(w io.Writer, rep engine.Report) {
 		}
 	}
 	tw.Flush()
+	// What set each stretch's pace: a change of buffer shows as waiting
+	// before and work after (or the other way round).
+	for _, s := range rep.Sides {
+		for _, g := range s.Segments {
+			if p := engine.PaceOf(g.Figures); p.Client.Known() && len(s.Segments) > 1 {
+				fmt.Fprintf(w, "pace %s %.1f–%.1f s (%s): %s\n", s.Name, g.From, g.To, g.Settings.SndBuf, paceText(p, nil, g.Client.FaultsPer2MiB))
+			}
+		}
+	}
 }
 
 // stampText is the settings of a segment in a few words.

@@ -339,3 +339,29 @@ func TestRunNotesPace(t *testing.T) {
 		t.Errorf("a side with changes got a pace line:\n%s", b.String())
 	}
 }
+
+// TestSegmentsPace: a run with a change prints what set the pace of each
+// stretch of the side that changed: work at 2m, waiting at 64k.
+func TestSegmentsPace(t *testing.T) {
+	seg := func(from, to float64, buf string, client, server engine.Figure) engine.Segment {
+		var g engine.Segment
+		g.From, g.To = from, to
+		g.Settings.SndBuf = buf
+		g.Client.CoresBusy = client
+		g.Server = &engine.Process{CoresBusy: server}
+		g.Placement = engine.Placement{Setting: engine.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
+		return g
+	}
+	rep := engine.Report{Sides: []engine.SideReport{{Name: "B", Segments: []engine.Segment{
+		seg(0, 3.8, "2m", 1.04, 0.6), seg(4, 8, "64k", 0.83, 0.57)}}}}
+	var b bytes.Buffer
+	printSegments(&b, rep)
+	for _, want := range []string{
+		"pace B 0.0–3.8 s (2m): the client used 1.04 of its 1 core: its own work, not waiting, sets the pace here\n",
+		"pace B 4.0–8.0 s (64k): client 0.83, server 0.57 cores busy: neither used all of its CPU; the rest of the time they waited on each other\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("segments lack %q:\n%s", want, b.String())
+		}
+	}
+}
