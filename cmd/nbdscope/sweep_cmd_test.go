@@ -290,17 +290,17 @@ func TestPaceLineCases(t *testing.T) {
 		want string
 	}{
 		{[]engine.SweepRow{row("default", 3, 0.86, 0.69, split), row("2m", 4.3, 0.99, 0.56, split)},
-			"pace: at 2m the client used 0.99 of its 1 core (0.86 at default): its own work, not waiting, sets the pace here"},
+			"pace: at 2m the client used all of its 1 core (0.99 cores busy; 0.86 at default): its own work, not waiting, sets the pace here"},
 		{[]engine.SweepRow{row("default", 3, 0.5, 0.7, split), row("2m", 4.3, 0.6, 0.95, split)},
-			"pace: at 2m the server used 0.95 of its 1 core (0.70 at default): its own work, not waiting, sets the pace here"},
+			"pace: at 2m the server used all of its 1 core (0.95 cores busy; 0.70 at default): its own work, not waiting, sets the pace here"},
 		{[]engine.SweepRow{row("default", 3, 0.5, 0.5, shared), row("2m", 4, 0.6, 0.38, shared)},
-			"pace: at 2m client and server together used 0.98 of the 1 core they share (1.00 at default): their work, not waiting, sets the pace here"},
+			"pace: at 2m client and server together used all of the 1 core they share (0.98 cores busy; 1.00 at default): their work, not waiting, sets the pace here"},
 		{[]engine.SweepRow{row("64k", 3, 0.5, 0.4, split), row("2m", 4, 0.6, 0.5, split)},
 			"pace: at 2m client 0.60, server 0.50 cores busy: neither used all of its CPU; the rest of the time they waited on each other"},
 		{[]engine.SweepRow{row("default", 3, 0.77, 0.56, os), row("2m", 4, 0.93, 0.4, os)},
 			"pace: at 2m client 0.93 (0.77 at default), server 0.40 (0.56 at default) cores busy (not held to cores, so no bound is claimed)"},
 		{[]engine.SweepRow{row("default", 0.3, 0.95, 0.1, split), faulty(row("2m", 0.32, 0.99, 0.1, split), 512)},
-			"pace: at 2m the client used 0.99 of its 1 core (0.95 at default): its own work, not waiting, sets the pace here; " +
+			"pace: at 2m the client used all of its 1 core (0.99 cores busy; 0.95 at default): its own work, not waiting, sets the pace here; " +
 				"it took 512 page faults per 2 MiB, faulting its buffers in afresh, and where a fault is dear (a VM) that can be most of its work"},
 		{nil, ""},
 	} {
@@ -327,7 +327,7 @@ func TestRunNotesPace(t *testing.T) {
 	printRunNotes(&b, engine.Report{Sides: []engine.SideReport{side("A", "default", 0.88, 0.78, false), side("B", "2m", 0.98, 0.8, false)}})
 	for _, want := range []string{
 		"pace A (default): client 0.88, server 0.78 cores busy: neither used all of its CPU; the rest of the time they waited on each other\n",
-		"pace B (2m): the client used 0.98 of its 1 core: its own work, not waiting, sets the pace here\n",
+		"pace B (2m): the client used all of its 1 core (0.98 cores busy): its own work, not waiting, sets the pace here\n",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("run notes lack %q:\n%s", want, b.String())
@@ -357,7 +357,7 @@ func TestSegmentsPace(t *testing.T) {
 	var b bytes.Buffer
 	printSegments(&b, rep)
 	for _, want := range []string{
-		"pace B 0.0–3.8 s (2m): the client used 1.04 of its 1 core: its own work, not waiting, sets the pace here\n",
+		"pace B 0.0–3.8 s (2m): the client used all of its 1 core (1.04 cores busy): its own work, not waiting, sets the pace here\n",
 		"pace B 4.0–8.0 s (64k): client 0.83, server 0.57 cores busy: neither used all of its CPU; the rest of the time they waited on each other\n",
 	} {
 		if !strings.Contains(b.String(), want) {

@@ -195,9 +195,9 @@ func ff(v float64) string { return units.Fixed(v, 3) }
 
 // paceLine says what set the pace at the optimum, and how busy the same
 // process was at the default, so a ratio smaller than the seed's explains
-// itself: "pace: at 2m the client used 0.98 of its 1 core (0.86 at
-// default): its own work, not waiting, sets the pace here". "" when there
-// is no optimum or no CPU figure.
+// itself: "pace: at 2m the client used all of its 1 core (0.98 cores busy;
+// 0.86 at default): its own work, not waiting, sets the pace here". ""
+// when there is no optimum or no CPU figure.
 func paceLine(rep engine.SweepReport) string {
 	o := rep.Optimum
 	if o == nil {
@@ -226,15 +226,18 @@ func paceLine(rep engine.SweepReport) string {
 }
 
 // paceText is the words for a pace, shared by a sweep's line and a run's:
-// the process that used all of the cores it was held to, or that neither
-// did, with the same figure under the default buffer when def is given
-// ("(0.86 at default)"), and faultNote for the client.
+// the process that used all of the cores it was held to, with its cores
+// busy (CPU seconds per second of load: the drain after a turn can put
+// it a little over the cores it had), or that neither did; with the same
+// figure under the default buffer when def is given ("0.86 at default"),
+// and faultNote for the client.
 func paceText(p engine.Pace, def *engine.Pace, clientFaults engine.Figure) string {
-	atDefault := func(pick func(engine.Pace) engine.Figure) string {
-		if def == nil || !pick(*def).Known() {
-			return ""
+	busy := func(v engine.Figure, pick func(engine.Pace) engine.Figure, unit string) string {
+		t := v.Fixed(2) + unit
+		if def != nil && pick(*def).Known() {
+			t += "; " + pick(*def).Fixed(2) + " at default"
 		}
-		return fmt.Sprintf(" (%s at default)", pick(*def).Fixed(2))
+		return t
 	}
 	client := func(q engine.Pace) engine.Figure { return q.Client }
 	server := func(q engine.Pace) engine.Figure { return q.Server }
@@ -242,19 +245,27 @@ func paceText(p engine.Pace, def *engine.Pace, clientFaults engine.Figure) strin
 	const notWaiting = ": its own work, not waiting, sets the pace here"
 	switch p.Bound {
 	case engine.BoundClient:
-		return fmt.Sprintf("the client used %s of its %s%s%s%s", p.Client.Fixed(2), cores(p.ClientCores), atDefault(client), notWaiting,
+		return fmt.Sprintf("the client used all of its %s (%s)%s%s", cores(p.ClientCores), busy(p.Client, client, " cores busy"), notWaiting,
 			faultNote(clientFaults))
 	case engine.BoundServer:
-		return fmt.Sprintf("the server used %s of its %s%s%s", p.Server.Fixed(2), cores(p.ServerCores), atDefault(server), notWaiting)
+		return fmt.Sprintf("the server used all of its %s (%s)%s", cores(p.ServerCores), busy(p.Server, server, " cores busy"), notWaiting)
 	case engine.BoundCore:
-		return fmt.Sprintf("client and server together used %s of the %s they share%s: their work, not waiting, sets the pace here",
-			(p.Client + p.Server).Fixed(2), cores(p.ClientCores), atDefault(both))
+		return fmt.Sprintf("client and server together used all of the %s they share (%s): their work, not waiting, sets the pace here",
+			cores(p.ClientCores), busy(p.Client+p.Server, both, " cores busy"))
 	}
-	busy := fmt.Sprintf("client %s%s, server %s%s cores busy", p.Client.Fixed(2), atDefault(client), p.Server.Fixed(2), atDefault(server))
+	both2 := fmt.Sprintf("client %s, server %s cores busy", paren(busy(p.Client, client, "")), paren(busy(p.Server, server, "")))
 	if p.ClientCores == 0 {
-		return busy + " (not held to cores, so no bound is claimed)"
+		return both2 + " (not held to cores, so no bound is claimed)"
 	}
-	return busy + ": neither used all of its CPU; the rest of the time they waited on each other"
+	return both2 + ": neither used all of its CPU; the rest of the time they waited on each other"
+}
+
+// paren turns "0.88; 0.77 at default" into "0.88 (0.77 at default)".
+func paren(s string) string {
+	if v, rest, ok := strings.Cut(s, "; "); ok {
+		return v + " (" + rest + ")"
+	}
+	return s
 }
 
 // faultsFresh is the client's page faults per 2 MiB from which it is said
