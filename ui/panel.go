@@ -31,6 +31,10 @@ type panel struct {
 	// root is the root digest of the side's latest hashed full pass
 	// (consume hash): what blksum prints for the export.
 	root string
+	// recent are the figures of the latest active samples under the same
+	// settings, for the pace row: one 250 ms sample is too short to say
+	// which process used all of its core.
+	recent []engine.Figures
 	// stuckFrom is when the side's load last ran without moving a byte
 	// since (run time, seconds); negative while it makes progress.
 	stuckFrom float64
@@ -42,6 +46,49 @@ type panel struct {
 	// (layout measures the panel, draw draws it); layout clears it.
 	rows  []string
 	rowsW int
+}
+
+// recentSamples is how many active samples the pace row looks at: two
+// seconds at the default 250 ms interval.
+const recentSamples = 8
+
+// keepRecent keeps an active sample's figures for the pace row, starting
+// over when the settings changed.
+func (p *panel) keepRecent(s engine.Sample) {
+	if s.Changed || (len(p.recent) > 0 && p.recent[len(p.recent)-1].Settings != s.Settings) {
+		p.recent = p.recent[:0]
+	}
+	if s.Changed {
+		return // its figures mix the settings before and after
+	}
+	p.recent = append(p.recent, s.Figures)
+	if len(p.recent) > recentSamples {
+		p.recent = p.recent[len(p.recent)-recentSamples:]
+	}
+}
+
+// paceWords says what set the pace of the recent samples, in the panel's
+// few words: which process used all of the cores it was held to
+// (engine.PaceOf, the sweep's and run's definition), or that both waited.
+func (p *panel) paceWords() string {
+	var sum engine.Figures
+	for _, f := range p.recent {
+		sum = sum.Add(f)
+	}
+	pc := engine.PaceOf(sum)
+	switch {
+	case len(p.recent) == 0 || !pc.Client.Known():
+		return ""
+	case pc.ClientCores == 0:
+		return "not held to cores"
+	case pc.Bound == engine.BoundClient:
+		return "client (core full)"
+	case pc.Bound == engine.BoundServer:
+		return "server (core full)"
+	case pc.Bound == engine.BoundCore:
+		return "shared core full"
+	}
+	return "waiting (none full)"
 }
 
 // panelWideInner is the inner width from which settings and figures sit
@@ -63,6 +110,7 @@ func (p *panel) observe(s engine.Sample) {
 		p.stuckFrom = s.T - s.Seconds
 	}
 	if s.Active {
+		p.keepRecent(s)
 		p.lastActive = &s
 		if p.crash != nil && s.T > p.crash.T {
 			p.crash = nil // it runs again
@@ -199,6 +247,7 @@ type panelData struct {
 	requestSize           int
 	workload, consume     string
 	root                  string // the latest pass's root digest while the side hashes
+	pace                  string // what set the pace of the recent samples ("" before any)
 	transport, placement  string
 	fig                   panelFigures
 	errors                string // the latest active sample's; na without one
@@ -275,6 +324,7 @@ func (p *panel) data() panelData {
 	if c.Get(engine.SetConsume) == engine.ConsumeHash {
 		d.root = p.root
 	}
+	d.pace = p.paceWords()
 	if a := p.lastActive; a != nil {
 		d.errors = fmt.Sprint(a.Errors)
 	}
@@ -390,6 +440,9 @@ func (p *panel) wideRows(d panelData) []string {
 	left = append(left,
 		p.row("transport", lw, d.transport),
 		p.row("placement", lw, d.placement))
+	if d.pace != "" {
+		left = append(left, p.row("pace", lw, d.pace))
+	}
 	right := p.figureRows(d, 12)
 	colW := (p.inner() - 3) / 2
 	var rows []string

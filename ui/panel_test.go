@@ -133,3 +133,42 @@ func TestNarrowPanelExecSideShowsServerSends(t *testing.T) {
 		t.Errorf("narrow rows with the client's calls known:\n%s", rows)
 	}
 }
+
+// TestPanelPace: the pace row sums the recent active samples under one
+// setting (engine.PaceOf): the client's core full, or waiting; a change of
+// settings starts over; processes not held to cores get no verdict.
+func TestPanelPace(t *testing.T) {
+	p := panel{com: &common{styles: DefaultStyles()}, cfg: engine.DefaultConfig().Sides[0]}
+	split := engine.Placement{Setting: engine.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
+	smp := func(tm float64, buf string, cli, srv float64, pl engine.Placement) engine.Sample {
+		c := engine.Counters{UserS: cli * 0.25}
+		sv := engine.ProcessFigures(engine.Counters{UserS: srv * 0.25}, 1<<30, 0.25)
+		s := engine.Sample{T: tm, Side: "A", Active: true, Figures: engine.Figures{Bytes: 1 << 30, Seconds: 0.25,
+			Client: engine.ProcessFigures(c, 1<<30, 0.25), Server: &sv, Placement: pl}}
+		s.Settings.SndBuf = buf
+		return s
+	}
+	if got := p.paceWords(); got != "" {
+		t.Errorf("before any sample: %q", got)
+	}
+	for i := range 4 {
+		p.observe(smp(float64(i), "default", 0.7, 0.6, split))
+	}
+	if got := p.paceWords(); got != "waiting (none full)" {
+		t.Errorf("both half busy: %q", got)
+	}
+	p.observe(smp(5, "2m", 0.99, 0.6, split)) // the settings changed: start over
+	if got := p.paceWords(); got != "client (core full)" || len(p.recent) != 1 {
+		t.Errorf("after the change: %q over %d samples", got, len(p.recent))
+	}
+	for i := range 20 {
+		p.observe(smp(float64(6+i), "2m", 0.99, 0.6, split))
+	}
+	if len(p.recent) != recentSamples {
+		t.Errorf("%d recent samples kept, want %d", len(p.recent), recentSamples)
+	}
+	p.observe(smp(30, "2m", 0.99, 0.6, engine.Placement{Setting: engine.PlaceOS, LoadCPUs: "any", ServerCPUs: "any"}))
+	if got := p.paceWords(); got != "not held to cores" {
+		t.Errorf("placement os: %q", got)
+	}
+}
