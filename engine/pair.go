@@ -64,6 +64,7 @@ type Pair struct {
 	sides [2]*side
 	turns *turns
 	rec   *recorder
+	mach  machineMeter // what other processes took meanwhile
 
 	stopped  atomic.Bool    // Stop began: no more changes, no more children
 	watchers sync.WaitGroup // the sides' watch goroutines
@@ -370,6 +371,7 @@ func (p *Pair) loop(ctx context.Context) {
 	dur := p.cfg.Duration.D()
 	script := p.cfg.Script
 	// Baseline poll so the first sample covers one interval.
+	p.mach.start()
 	for _, s := range p.sides {
 		p.pollSide(s, false)
 	}
@@ -395,6 +397,7 @@ func (p *Pair) loop(ctx context.Context) {
 			go func() { defer wg.Done(); p.pollSide(s, true) }()
 		}
 		wg.Wait()
+		p.mach.tick()
 		p.turns.tick()
 		if dur > 0 && p.clock(time.Now()) >= dur {
 			p.settle()

@@ -37,6 +37,21 @@ type Report struct {
 	// PartialReason says why (each cause, "; " between them).
 	Partial       bool   `json:"partial"`
 	PartialReason string `json:"partial_reason,omitempty"`
+	// OtherCoresBusy is how many cores other processes kept busy on
+	// average while the run ran (machineMeter); nil where not measured.
+	// Above OtherCoresNoisy the figures are slowed by them.
+	OtherCoresBusy *Figure `json:"other_cores_busy,omitempty"`
+}
+
+// OtherCoresNoisy is the other processes' CPU, in cores busy on average,
+// from which a run says its figures are slowed by them and judges no pace:
+// a quarter of a core, well above what a quiet machine's daemons take.
+const OtherCoresNoisy = 0.25
+
+// Noisy reports whether other processes took enough CPU during the run to
+// slow its figures.
+func (r Report) Noisy() bool {
+	return r.OtherCoresBusy != nil && r.OtherCoresBusy.Known() && *r.OtherCoresBusy >= OtherCoresNoisy
 }
 
 // PartialCause is the first cause of a partial run in a few words ("side A

@@ -318,6 +318,7 @@ func (r *recorder) report() Report {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rep.Samples = append([]Sample{}, r.samples...)
+	rep.OtherCoresBusy = r.p.mach.otherCoresBusy(rep.Samples)
 	rep.Events = append([]Event{}, r.events...)
 	rep.Crashes = append([]Crash(nil), r.crashes...)
 	rep.Warnings = append([]Warning(nil), r.warnings...)

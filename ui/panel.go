@@ -35,6 +35,9 @@ type panel struct {
 	// settings, for the pace row: one 250 ms sample is too short to say
 	// which process used all of its core.
 	recent []engine.Figures
+	// compete: the sides run at once on shared cores (Model.sidesCompete),
+	// so the pace row claims nothing.
+	compete bool
 	// stuckFrom is when the side's load last ran without moving a byte
 	// since (run time, seconds); negative while it makes progress.
 	stuckFrom float64
@@ -79,6 +82,8 @@ func (p *panel) paceWords() string {
 	switch {
 	case len(p.recent) == 0 || !pc.Client.Known():
 		return ""
+	case p.compete:
+		return "sides share cores"
 	case pc.ClientCores == 0:
 		return "not held to cores"
 	case pc.Bound == engine.BoundClient:

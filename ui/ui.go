@@ -546,7 +546,16 @@ func (m *Model) recompute() {
 		m.panels[i].paused = m.paused[i]
 		m.panels[i].pending = pending[i]
 		m.panels[i].focused = i == m.focus
+		m.panels[i].compete = m.sidesCompete()
 	}
+}
+
+// sidesCompete reports whether the two sides run at once on too few cores
+// to have their own: then a process short of its core may have waited for
+// the other side, and no pace is claimed.
+func (m *Model) sidesCompete() bool {
+	f := m.com.facts
+	return f.Cores > 0 && f.Cores < 4 && m.cfg.Mode == engine.ModeConcurrent
 }
 
 func (m *Model) setMsg(k msgKind, text string) { m.msg = message{k, text} }

@@ -235,8 +235,8 @@ func (m *Model) statusLine(w int, strip bool) string {
 	if m.done {
 		return clip(st.Dim.Render("the run ended — q quits"), w)
 	}
-	if f := m.com.facts; f.Cores > 0 && f.Cores < 4 && m.cfg.Mode == engine.ModeConcurrent {
-		return clip(st.Warn.Render(fmt.Sprintf("hint: %d cores — in concurrent mode the sides compete for CPU; alternate (m) is fairer", f.Cores)), w)
+	if m.sidesCompete() {
+		return clip(st.Warn.Render(fmt.Sprintf("hint: %d cores — in concurrent mode the sides compete for CPU; alternate (m) is fairer", m.com.facts.Cores)), w)
 	}
 	return ""
 }

@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 
@@ -306,11 +308,15 @@ func printSummaryTable(w io.Writer, rep engine.Report) {
 // printRunNotes are the lines after the table: root digests, events,
 // crashes, warnings and whether the run is partial.
 func printRunNotes(w io.Writer, rep engine.Report) {
+	printOtherCPU(w, rep)
+	if sidesSharedCores(rep) {
+		fmt.Fprintln(w, "pace: not judged — the sides ran at once on shared cores, so a process short of its core may have waited for the other side")
+	}
 	for _, s := range rep.Sides {
 		// What set each side's pace: with one side waiting on its small
 		// buffer and the other bound by its client's work, the gap
 		// between them reads off these two lines.
-		if p := engine.PaceOf(s.Summary.Figures); p.Client.Known() && !s.Summary.Changed {
+		if p := engine.PaceOf(s.Summary.Figures); p.Client.Known() && !s.Summary.Changed && paceJudged(rep) {
 			fmt.Fprintf(w, "pace %s (%s): %s\n", s.Name, s.Summary.Settings.SndBuf, paceText(p, nil, s.Summary.Client.FaultsPer2MiB))
 		}
 	}
@@ -382,11 +388,50 @@ func printSegments(w io.Writer, rep engine.Report) {
 	// before and work after (or the other way round).
 	for _, s := range rep.Sides {
 		for _, g := range s.Segments {
-			if p := engine.PaceOf(g.Figures); p.Client.Known() && len(s.Segments) > 1 {
+			if p := engine.PaceOf(g.Figures); p.Client.Known() && len(s.Segments) > 1 && paceJudged(rep) {
 				fmt.Fprintf(w, "pace %s %.1f–%.1f s (%s): %s\n", s.Name, g.From, g.To, g.Settings.SndBuf, paceText(p, nil, g.Client.FaultsPer2MiB))
 			}
 		}
 	}
+}
+
+// printOtherCPU says how much CPU other processes took during the run,
+// and warns when it was enough to slow the figures.
+func printOtherCPU(w io.Writer, rep engine.Report) {
+	o := rep.OtherCoresBusy
+	if o == nil || !o.Known() {
+		return
+	}
+	if rep.Noisy() {
+		fmt.Fprintf(w, "▲ other processes kept %s cores busy on average during the run (of %d): every figure here is slowed by them, and no pace is judged\n",
+			o.Fixed(2), rep.Platform.Cores)
+		return
+	}
+	fmt.Fprintf(w, "other processes: %s cores busy on average during the run (quiet)\n", o.Fixed(2))
+}
+
+// paceJudged: a pace can be told from the run (no other load took the
+// cores, and the sides did not share them).
+func paceJudged(rep engine.Report) bool { return !rep.Noisy() && !sidesSharedCores(rep) }
+
+// sidesSharedCores reports whether the sides ran at once (concurrent mode)
+// with a CPU in common: then a process short of its core may have waited
+// for the other side, not for its peer, and PaceOf's "neither used all of
+// its CPU" would be wrong.
+func sidesSharedCores(rep engine.Report) bool {
+	if rep.Config.Mode != engine.ModeConcurrent || len(rep.Sides) < 2 {
+		return false
+	}
+	cpus := func(pl engine.Placement) []string {
+		return append(strings.Split(pl.LoadCPUs, ","), strings.Split(pl.ServerCPUs, ",")...)
+	}
+	a, b := cpus(rep.Sides[0].Summary.Placement), cpus(rep.Sides[1].Summary.Placement)
+	for _, c := range a {
+		if c != "" && c != "any" && slices.Contains(b, c) { // "any": not held, and then no bound is claimed anyway
+			return true
+		}
+	}
+	return false
 }
 
 // stampText is the settings of a segment in a few words.

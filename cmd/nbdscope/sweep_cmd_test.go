@@ -338,6 +338,21 @@ func TestRunNotesPace(t *testing.T) {
 	if strings.Contains(b.String(), "pace") {
 		t.Errorf("a side with changes got a pace line:\n%s", b.String())
 	}
+	// Other processes took the cores: said, and no pace is judged; a
+	// quiet machine is said to be quiet.
+	noisy := engine.Report{Sides: []engine.SideReport{side("B", "2m", 0.5, 0.4, false)}, OtherCoresBusy: new(engine.Figure(1.28))}
+	noisy.Platform.Cores = 2
+	b.Reset()
+	printRunNotes(&b, noisy)
+	if !strings.Contains(b.String(), "▲ other processes kept 1.28 cores busy on average during the run (of 2)") || strings.Contains(b.String(), "pace B") {
+		t.Errorf("a noisy run's notes:\n%s", b.String())
+	}
+	noisy.OtherCoresBusy = new(engine.Figure(0.03))
+	b.Reset()
+	printRunNotes(&b, noisy)
+	if !strings.Contains(b.String(), "other processes: 0.03 cores busy on average during the run (quiet)") || !strings.Contains(b.String(), "pace B") {
+		t.Errorf("a quiet run's notes:\n%s", b.String())
+	}
 }
 
 // TestSegmentsPace: a run with a change prints what set the pace of each

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -98,4 +99,26 @@ func TestFaultCost(t *testing.T) {
 		t.Fatalf("FaultCost = %v, %v: want a time per fault", per, ok)
 	}
 	t.Logf("a minor page fault costs %v here", per)
+}
+
+// CPUBusy reads the machine's busy CPU seconds where /proc/stat exists,
+// and they grow while this test burns CPU.
+func TestCPUBusy(t *testing.T) {
+	before, ok := CPUBusy()
+	if runtime.GOOS != "linux" {
+		if ok {
+			t.Errorf("read %v on %s", before, runtime.GOOS)
+		}
+		return
+	}
+	if !ok || before <= 0 {
+		t.Fatalf("CPUBusy = %v, %v", before, ok)
+	}
+	x := 0
+	for end := time.Now().Add(200 * time.Millisecond); time.Now().Before(end); x++ {
+	}
+	after, _ := CPUBusy()
+	if after <= before {
+		t.Errorf("busy CPU did not grow over 200 ms of spinning (%d loops): %v → %v", x, before, after)
+	}
 }

@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"sync"
+	"time"
+
+	"nbdscope/engine/platform"
+	"nbdscope/nbd"
+)
+
+// machineMeter measures what the rest of the machine took while a run
+// ran: the CPU the whole machine spent busy (platform.CPUBusy) between the
+// first poll and the latest, less what nbdscope's own processes spent (the
+// samples' client and server CPU, and this controller's). Other processes
+// on the cores slow every figure, and a process kept off its core looks
+// like one that waited for its peer; the report says so instead of
+// leaving it to be guessed (Report.OtherCoresBusy).
+type machineMeter struct {
+	mu          sync.Mutex
+	ok          bool
+	first, last machineReading
+}
+
+type machineReading struct {
+	t          time.Time
+	busy, self float64 // machine busy and controller CPU seconds
+}
+
+func readMachine() (machineReading, bool) {
+	busy, ok := platform.CPUBusy()
+	c := selfCounters(nbd.IOStats{})
+	return machineReading{t: time.Now(), busy: busy, self: c.UserS + c.SysS}, ok
+}
+
+// start takes the reading the run is measured from (at the baseline poll).
+func (m *machineMeter) start() {
+	r, ok := readMachine()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.first, m.last, m.ok = r, r, ok
+}
+
+// tick takes the latest reading (after each round of polls).
+func (m *machineMeter) tick() {
+	r, ok := readMachine()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.last, m.ok = r, m.ok && ok
+}
+
+// otherCoresBusy is the cores other processes kept busy on average, given
+// the samples' CPU of nbdscope's children over the same span; nil when it
+// was not measured.
+func (m *machineMeter) otherCoresBusy(samples []Sample) *Figure {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	wall := m.last.t.Sub(m.first.t).Seconds()
+	if !m.ok || wall <= 0 {
+		return nil
+	}
+	ours := m.last.self - m.first.self
+	for _, s := range samples {
+		ours += cpuOf(&s.Client)
+		if s.Server != nil {
+			ours += cpuOf(s.Server)
+		}
+	}
+	f := Figure(max(0, (m.last.busy-m.first.busy)-ours) / wall)
+	return &f
+}
+
+// cpuOf is a process's user+system seconds, 0 when not measured.
+func cpuOf(p *Process) float64 {
+	if !p.UserS.Known() || !p.SysS.Known() {
+		return 0
+	}
+	return float64(p.UserS + p.SysS)
+}

@@ -1,0 +1,34 @@
+package engine
+
+import (
+	"testing"
+	"time"
+)
+
+// otherCoresBusy is the machine's busy CPU less the controller's and the
+// samples' (every sample, active or not, client and server), per second.
+func TestOtherCoresBusy(t *testing.T) {
+	t0 := time.Now()
+	m := machineMeter{ok: true, first: machineReading{t: t0, busy: 100, self: 1},
+		last: machineReading{t: t0.Add(2 * time.Second), busy: 104, self: 1.2}}
+	smp := func(cli, srv Figure, active bool) Sample {
+		s := Sample{Active: active}
+		s.Client.UserS, s.Client.SysS = cli, 0
+		s.Server = &Process{UserS: srv, SysS: 0}
+		return s
+	}
+	ext := Sample{}
+	ext.Client.UserS, ext.Client.SysS = 0.3, 0.2 // an external target: no server of ours
+	got := m.otherCoresBusy([]Sample{smp(1.0, 0.5, true), smp(0.2, 0.1, false), ext})
+	// ours = 0.2 (controller) + 1.5 + 0.3 + 0.5 = 2.5; others (4 - 2.5) / 2 s.
+	if got == nil || *got < 0.7499 || *got > 0.7501 {
+		t.Fatalf("other cores busy %v, want 0.75", got)
+	}
+	m.ok = false
+	if got := m.otherCoresBusy(nil); got != nil {
+		t.Errorf("not measured, yet %v", *got)
+	}
+	if (Report{OtherCoresBusy: new(Figure(0.3))}).Noisy() != true || (Report{}).Noisy() {
+		t.Error("Noisy: want true from a quarter core, false when not measured")
+	}
+}
