@@ -50,6 +50,10 @@ type SweepRow struct {
 	EAGAINPer2MiB Figure    `json:"eagain_per_2mib"`     // the same receiver's EAGAIN returns
 	Repeats       int       `json:"repeats"`
 	Placement     Placement `json:"placement"` // where the side's processes ran
+	// OtherCoresBusy is what other processes kept busy meanwhile, in
+	// cores on average (the worst of the row's measurements); nil where
+	// not measured (Report.OtherCoresBusy says how).
+	OtherCoresBusy *Figure `json:"other_cores_busy,omitempty"`
 	// Figures are the measured samples added up (Figures.Add), over what
 	// they moved (Bytes ≥ the sweep's bytes): every figure of a run, with
 	// the same definitions and CSV columns.
@@ -259,6 +263,7 @@ func sweepOne(ctx context.Context, cfg Config, swept *Setting, bytes int64, opts
 				if r := acc.Receiver(); r != nil {
 					row.RecvPer2MiB, row.EAGAINPer2MiB = r.RecvCallsPer2MiB, r.EAGAINPer2MiB
 				}
+				row.OtherCoresBusy = p.mach.otherCoresBusy(p.Report().Samples)
 				return row, nil
 			}
 		}

@@ -45,6 +45,10 @@ type ExecRun struct {
 	// WRITE data it moved.
 	Server  Counters    `json:"server"`
 	Payload nbd.Payload `json:"payload"`
+	// OtherCoresBusy is what other processes kept busy during the run,
+	// in cores on average: the machine's busy CPU less the client's, the
+	// server's and this process's; nil where not measured.
+	OtherCoresBusy *Figure `json:"other_cores_busy,omitempty"`
 }
 
 // ExecRow is what an exec sweep adds to a size's row: the runs and the
@@ -207,6 +211,7 @@ func execOnce(ctx context.Context, srv *child, argv []string, cpus []int) (ExecR
 	if err != nil {
 		return ExecRun{}, fmt.Errorf("server: %w", err)
 	}
+	m0, measured := readMachine()
 	res, err := clientrun.Run(ctx, argv, cpus)
 	if err != nil {
 		return ExecRun{}, err
@@ -220,6 +225,11 @@ func execOnce(ctx context.Context, srv *child, argv []string, cpus []int) (ExecR
 	run := ExecRun{Result: res, Server: after.Counters.Sub(before.Counters)}
 	if after.Payload != nil && before.Payload != nil {
 		run.Payload = after.Payload.Sub(*before.Payload)
+	}
+	if m1, ok := readMachine(); measured && ok && res.Seconds > 0 {
+		ours := res.UserS + res.SysS + run.Server.UserS + run.Server.SysS + (m1.self - m0.self)
+		o := Figure(max(0, (m1.busy-m0.busy)-ours) / m1.t.Sub(m0.t).Seconds())
+		run.OtherCoresBusy = &o
 	}
 	return run, nil
 }
@@ -253,6 +263,12 @@ func execRow(row SweepRow, runs []ExecRun) SweepRow {
 	}
 	row.Repeats = len(runs)
 	row.Exec = x
+	row.OtherCoresBusy = nil
+	for _, r := range runs {
+		if o := r.OtherCoresBusy; o != nil && (row.OtherCoresBusy == nil || *o > *row.OtherCoresBusy) {
+			row.OtherCoresBusy = o
+		}
+	}
 	return row
 }
 

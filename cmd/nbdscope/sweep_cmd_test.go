@@ -380,3 +380,33 @@ func TestSegmentsPace(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepOtherCPU: a sweep says how much other processes took during its
+// measurements, names the rows they slowed, and judges no pace on a row
+// they slowed; a sweep that did not measure it says nothing.
+func TestSweepOtherCPU(t *testing.T) {
+	split := engine.Placement{Setting: engine.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
+	row := func(buf string, gibps float64, other engine.Figure) engine.SweepRow {
+		r := engine.SweepRow{Buffer: buf, ThroughputBps: engine.Figure(gibps) * engine.GiB, Placement: split}
+		r.Figures.Client.CoresBusy = 0.99
+		r.Figures.Server = &engine.Process{CoresBusy: 0.5}
+		r.OtherCoresBusy = &other
+		return r
+	}
+	quiet := []engine.SweepRow{row("default", 3, 0.02), row("2m", 4, 0.05)}
+	if got := otherCPULine(quiet); got != "other processes: at most 0.05 cores busy during any measurement (quiet)" {
+		t.Errorf("quiet: %q", got)
+	}
+	noisy := []engine.SweepRow{row("default", 3, 0.02), row("2m", 4, 0.46)}
+	if got := otherCPULine(noisy); got != "▲ other processes kept up to 0.46 cores busy during the measurements of 2m: those rows are slowed by them" {
+		t.Errorf("noisy: %q", got)
+	}
+	rep := engine.SweepReport{Rows: noisy, Optimum: engine.Optimum(noisy)}
+	if got := paceLine(rep); got != "pace: at 2m not judged — other processes kept 0.46 cores busy during its measurements, slowing them" {
+		t.Errorf("pace of a noisy optimum: %q", got)
+	}
+	old := []engine.SweepRow{{Buffer: "2m", ThroughputBps: engine.GiB}}
+	if got := otherCPULine(old); got != "" {
+		t.Errorf("not measured: %q", got)
+	}
+}

@@ -74,6 +74,9 @@ func writeSweepEnd(w io.Writer, rep engine.SweepReport) {
 	if l := paceLine(rep); l != "" {
 		fmt.Fprintln(w, l)
 	}
+	if l := otherCPULine(rep.Rows); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	if rep.Partial {
 		fmt.Fprintf(w, "PARTIAL SWEEP: %s\n", rep.PartialReason)
 	}
@@ -217,6 +220,9 @@ func paceLine(rep engine.SweepReport) string {
 	if best == nil || !best.Pace().Client.Known() {
 		return ""
 	}
+	if o := best.OtherCoresBusy; o != nil && *o >= engine.OtherCoresNoisy {
+		return fmt.Sprintf("pace: at %s not judged — other processes kept %s cores busy during its measurements, slowing them", best.Buffer, o.Fixed(2))
+	}
 	var atDefault *engine.Pace
 	if def != nil {
 		dp := def.Pace()
@@ -266,6 +272,33 @@ func paren(s string) string {
 		return v + " (" + rest + ")"
 	}
 	return s
+}
+
+// otherCPULine says how much CPU other processes took during the sweep's
+// measurements: the worst row, and which rows they slowed (from a quarter
+// of a core on average); "" where it was not measured.
+func otherCPULine(rows []engine.SweepRow) string {
+	worst, measured := engine.Figure(0), false
+	var noisy []string
+	for _, r := range rows {
+		o := r.OtherCoresBusy
+		if o == nil || !o.Known() {
+			continue
+		}
+		measured = true
+		worst = max(worst, *o)
+		if *o >= engine.OtherCoresNoisy {
+			noisy = append(noisy, r.Buffer)
+		}
+	}
+	switch {
+	case !measured:
+		return ""
+	case len(noisy) > 0:
+		return fmt.Sprintf("▲ other processes kept up to %s cores busy during the measurements of %s: those rows are slowed by them",
+			worst.Fixed(2), strings.Join(noisy, ", "))
+	}
+	return fmt.Sprintf("other processes: at most %s cores busy during any measurement (quiet)", worst.Fixed(2))
 }
 
 // faultsFresh is the client's page faults per 2 MiB from which it is said
