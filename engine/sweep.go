@@ -197,9 +197,23 @@ func sweepMedians(runs [][]SweepRow) []SweepRow {
 		}
 		med := medianRun(rs, func(r SweepRow) float64 { return r.Seconds })
 		med.Repeats = len(rs)
+		med.OtherCoresBusy = worstOther(rs, func(r SweepRow) *Figure { return r.OtherCoresBusy })
 		rows = append(rows, med)
 	}
 	return rows
+}
+
+// worstOther is the most CPU other processes took during any of a size's
+// measurements (nil when none was measured): a row is as trustworthy as
+// its noisiest measurement.
+func worstOther[T any](runs []T, other func(T) *Figure) *Figure {
+	var worst *Figure
+	for _, r := range runs {
+		if o := other(r); o != nil && (worst == nil || *o > *worst) {
+			worst = o
+		}
+	}
+	return worst
 }
 
 // medianRun is the run of median time (of an even count, the slower of

@@ -263,12 +263,7 @@ func execRow(row SweepRow, runs []ExecRun) SweepRow {
 	}
 	row.Repeats = len(runs)
 	row.Exec = x
-	row.OtherCoresBusy = nil
-	for _, r := range runs {
-		if o := r.OtherCoresBusy; o != nil && (row.OtherCoresBusy == nil || *o > *row.OtherCoresBusy) {
-			row.OtherCoresBusy = o
-		}
-	}
+	row.OtherCoresBusy = worstOther(runs, func(r ExecRun) *Figure { return r.OtherCoresBusy })
 	return row
 }
 
