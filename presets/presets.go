@@ -100,6 +100,11 @@ type Preset struct {
 	File string
 }
 
+// SweepsClient reports whether the preset sweeps a real client (sweep
+// --exec): only sweep can use it, since its Config is just the sweep's
+// server, and run or the explorer would run our load instead.
+func (p Preset) SweepsClient() bool { return p.Sweep != nil && p.Sweep.Exec != nil }
+
 // SweepSpec defines a buffer-size sweep (engine.Sweep runs it on side A
 // of the preset's configuration): Setting (engine.SetSndBuf when empty,
 // engine.SetClientSndBuf or engine.SetClientRcvBuf) takes each of Sizes in

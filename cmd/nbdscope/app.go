@@ -82,7 +82,7 @@ func (a *app) livePresetConfig(name string) (engine.Config, error) {
 		return engine.DefaultConfig(), nil
 	}
 	p, err := a.preset(name)
-	if err == nil && p.Sweep != nil && p.Sweep.Exec != nil {
+	if err == nil && p.SweepsClient() {
 		return engine.Config{}, usageErrorf("preset %q sweeps a real client (%s): run it with 'nbdscope sweep --preset %s', "+
 			"or make the client a side's live load with --exec-b 'CMD'", name, p.Sweep.Exec.Command, name)
 	}

@@ -22,7 +22,7 @@ func (a *app) completePresets(cmd *cobra.Command, _ []string, toComplete string)
 		ps, _ := st.Presets()
 		var out []cobra.Completion
 		for _, p := range ps {
-			if liveOnly && p.Sweep != nil && p.Sweep.Exec != nil {
+			if liveOnly && p.SweepsClient() {
 				continue
 			}
 			out = append(out, cobra.CompletionWithDesc(p.Name, p.Description))

@@ -21,7 +21,7 @@ func (a *app) tuiPresets(o *ui.Options) {
 		ps, errs := st.Presets()
 		var items []ui.PresetItem
 		for _, p := range ps {
-			if p.Sweep != nil && p.Sweep.Exec != nil {
+			if p.SweepsClient() {
 				continue // a real client's sweep: 'nbdscope sweep --preset NAME'
 			}
 			items = append(items, ui.PresetItem{Name: p.Name, Description: p.Description, BuiltIn: p.BuiltIn, Config: p.Config})
