@@ -277,7 +277,7 @@ func execFigures(row SweepRow, run ExecRun) Figures {
 		st.Workload = WorkWrite
 	}
 	pl := run.Payload.Total()
-	client := ProcessFigures(Counters{UserS: run.UserS, SysS: run.SysS, VolCS: uint64(run.Nvcsw), InvolCS: uint64(run.Nivcsw), MinFlt: uint64(run.MinFlt)}, pl, run.Seconds)
+	client := ProcessFigures(clientCounters(run.Result), pl, run.Seconds)
 	// Not counted: the client's socket calls are its own business.
 	client.RecvCallsPer2MiB, client.SendCallsPer2MiB = Unknown, Unknown
 	client.RecvEAGAINPer2MiB, client.SendEAGAINPer2MiB, client.EAGAINPer2MiB = Unknown, Unknown, Unknown
