@@ -54,18 +54,29 @@ func (m *machineMeter) tick() {
 func (m *machineMeter) otherCoresBusy(samples []Sample) *Figure {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	wall := m.last.t.Sub(m.first.t).Seconds()
-	if !m.ok || wall <= 0 {
+	if !m.ok {
 		return nil
 	}
-	ours := m.last.self - m.first.self
+	var children float64
 	for _, s := range samples {
-		ours += cpuOf(&s.Client)
+		children += cpuOf(&s.Client)
 		if s.Server != nil {
-			ours += cpuOf(s.Server)
+			children += cpuOf(s.Server)
 		}
 	}
-	f := Figure(max(0, (m.last.busy-m.first.busy)-ours) / wall)
+	return othersBetween(m.first, m.last, children)
+}
+
+// othersBetween is the cores other processes kept busy on average between
+// two readings, given the CPU seconds nbdscope's children spent meanwhile
+// (the controller's own is in the readings); nil for an empty span.
+func othersBetween(from, to machineReading, children float64) *Figure {
+	wall := to.t.Sub(from.t).Seconds()
+	if wall <= 0 {
+		return nil
+	}
+	ours := children + (to.self - from.self)
+	f := Figure(max(0, (to.busy-from.busy)-ours) / wall)
 	return &f
 }
 

@@ -277,7 +277,7 @@ func sweepOne(ctx context.Context, cfg Config, swept *Setting, bytes int64, opts
 				if r := acc.Receiver(); r != nil {
 					row.RecvPer2MiB, row.EAGAINPer2MiB = r.RecvCallsPer2MiB, r.EAGAINPer2MiB
 				}
-				row.OtherCoresBusy = p.mach.otherCoresBusy(p.Report().Samples)
+				row.OtherCoresBusy = p.Report().OtherCoresBusy
 				return row, nil
 			}
 		}

@@ -226,10 +226,8 @@ func execOnce(ctx context.Context, srv *child, argv []string, cpus []int) (ExecR
 	if after.Payload != nil && before.Payload != nil {
 		run.Payload = after.Payload.Sub(*before.Payload)
 	}
-	if m1, ok := readMachine(); measured && ok && res.Seconds > 0 {
-		ours := res.UserS + res.SysS + run.Server.UserS + run.Server.SysS + (m1.self - m0.self)
-		o := Figure(max(0, (m1.busy-m0.busy)-ours) / m1.t.Sub(m0.t).Seconds())
-		run.OtherCoresBusy = &o
+	if m1, ok := readMachine(); measured && ok {
+		run.OtherCoresBusy = othersBetween(m0, m1, res.UserS+res.SysS+run.Server.UserS+run.Server.SysS)
 	}
 	return run, nil
 }
