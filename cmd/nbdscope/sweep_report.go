@@ -217,7 +217,11 @@ func paceLine(rep engine.SweepReport) string {
 	}
 	// From the row, not o.Pace: a sweep saved before the pace was kept
 	// has rows with their CPU figures and an optimum without one.
-	if best == nil || !best.Pace().Client.Known() {
+	if best == nil {
+		return ""
+	}
+	p := best.Pace()
+	if !p.Client.Known() {
 		return ""
 	}
 	if o := best.OtherCoresBusy; o != nil && *o >= engine.OtherCoresNoisy {
@@ -228,7 +232,7 @@ func paceLine(rep engine.SweepReport) string {
 		dp := def.Pace()
 		atDefault = &dp
 	}
-	return "pace: at " + o.Buffer + " " + paceText(best.Pace(), atDefault, best.Figures.Client.FaultsPer2MiB)
+	return "pace: at " + o.Buffer + " " + paceText(p, atDefault, best.Figures.Client.FaultsPer2MiB)
 }
 
 // paceText is the words for a pace, shared by a sweep's line and a run's:
@@ -238,12 +242,26 @@ func paceLine(rep engine.SweepReport) string {
 // figure under the default buffer when def is given ("0.86 at default"),
 // and faultNote for the client.
 func paceText(p engine.Pace, def *engine.Pace, clientFaults engine.Figure) string {
-	busy := func(v engine.Figure, pick func(engine.Pace) engine.Figure, unit string) string {
-		t := v.Fixed(2) + unit
-		if def != nil && pick(*def).Known() {
-			t += "; " + pick(*def).Fixed(2) + " at default"
+	atDefault := func(pick func(engine.Pace) engine.Figure) string {
+		if def == nil || !pick(*def).Known() {
+			return ""
 		}
-		return t
+		return pick(*def).Fixed(2) + " at default"
+	}
+	// full is "(0.98 cores busy; 0.86 at default)", part "0.88 (0.77 at
+	// default)": the figure of a process that filled its core, and of one
+	// that did not.
+	full := func(v engine.Figure, pick func(engine.Pace) engine.Figure) string {
+		if d := atDefault(pick); d != "" {
+			return "(" + v.Fixed(2) + " cores busy; " + d + ")"
+		}
+		return "(" + v.Fixed(2) + " cores busy)"
+	}
+	part := func(v engine.Figure, pick func(engine.Pace) engine.Figure) string {
+		if d := atDefault(pick); d != "" {
+			return v.Fixed(2) + " (" + d + ")"
+		}
+		return v.Fixed(2)
 	}
 	client := func(q engine.Pace) engine.Figure { return q.Client }
 	server := func(q engine.Pace) engine.Figure { return q.Server }
@@ -251,27 +269,18 @@ func paceText(p engine.Pace, def *engine.Pace, clientFaults engine.Figure) strin
 	const notWaiting = ": its own work, not waiting, sets the pace here"
 	switch p.Bound {
 	case engine.BoundClient:
-		return fmt.Sprintf("the client used all of its %s (%s)%s%s", cores(p.ClientCores), busy(p.Client, client, " cores busy"), notWaiting,
-			faultNote(clientFaults))
+		return fmt.Sprintf("the client used all of its %s %s%s%s", cores(p.ClientCores), full(p.Client, client), notWaiting, faultNote(clientFaults))
 	case engine.BoundServer:
-		return fmt.Sprintf("the server used all of its %s (%s)%s", cores(p.ServerCores), busy(p.Server, server, " cores busy"), notWaiting)
+		return fmt.Sprintf("the server used all of its %s %s%s", cores(p.ServerCores), full(p.Server, server), notWaiting)
 	case engine.BoundCore:
-		return fmt.Sprintf("client and server together used all of the %s they share (%s): their work, not waiting, sets the pace here",
-			cores(p.ClientCores), busy(p.Client+p.Server, both, " cores busy"))
+		return fmt.Sprintf("client and server together used all of the %s they share %s: their work, not waiting, sets the pace here",
+			cores(p.ClientCores), full(p.Client+p.Server, both))
 	}
-	both2 := fmt.Sprintf("client %s, server %s cores busy", paren(busy(p.Client, client, "")), paren(busy(p.Server, server, "")))
+	busy := fmt.Sprintf("client %s, server %s cores busy", part(p.Client, client), part(p.Server, server))
 	if p.ClientCores == 0 {
-		return both2 + " (not held to cores, so no bound is claimed)"
+		return busy + " (not held to cores, so no bound is claimed)"
 	}
-	return both2 + ": neither used all of its CPU; the rest of the time they waited on each other"
-}
-
-// paren turns "0.88; 0.77 at default" into "0.88 (0.77 at default)".
-func paren(s string) string {
-	if v, rest, ok := strings.Cut(s, "; "); ok {
-		return v + " (" + rest + ")"
-	}
-	return s
+	return busy + ": neither used all of its CPU; the rest of the time they waited on each other"
 }
 
 // otherCPULine says how much CPU other processes took during the sweep's
