@@ -5,11 +5,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-)
 
-// clockTicks is USER_HZ, the unit of /proc/PID/stat times (100 on every
-// Linux nbdscope runs on).
-const clockTicks = 100
+	"nbdscope/engine/platform"
+)
 
 // GroupUsage is the CPU seconds, minor page faults and context switches of
 // every process in process group pgid now, read from /proc: each one's own
@@ -43,8 +41,8 @@ func GroupUsage(pgid int) (u Result, ok bool) {
 		for k := range ticks {
 			ticks[k], _ = strconv.ParseFloat(f[11+k], 64)
 		}
-		u.UserS += (ticks[0] + ticks[2]) / clockTicks
-		u.SysS += (ticks[1] + ticks[3]) / clockTicks
+		u.UserS += (ticks[0] + ticks[2]) / platform.UserHZ
+		u.SysS += (ticks[1] + ticks[3]) / platform.UserHZ
 		for _, k := range []int{7, 8} {
 			n, _ := strconv.ParseInt(f[k], 10, 64)
 			u.MinFlt += n

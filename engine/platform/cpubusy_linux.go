@@ -6,8 +6,9 @@ import (
 	"strings"
 )
 
-// userHZ is the unit of /proc/stat (USER_HZ, 100 on every Linux).
-const userHZ = 100
+// UserHZ is USER_HZ, the unit of the times in /proc/stat and
+// /proc/PID/stat (100 on every Linux nbdscope runs on).
+const UserHZ = 100
 
 func cpuBusy() (float64, bool) {
 	b, err := os.ReadFile("/proc/stat")
@@ -29,5 +30,5 @@ func cpuBusy() (float64, bool) {
 		}
 		busy += v
 	}
-	return busy / userHZ, true
+	return busy / UserHZ, true
 }
