@@ -3,8 +3,8 @@ package engine
 import (
 	"fmt"
 
-	"nbdscope/engine/platform"
 	"nbdscope/nbd"
+	"nbdscope/platform"
 )
 
 // limit is the SO_SNDBUF limit the pair works to: the one in its facts

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"nbdscope/engine/platform"
+	"nbdscope/platform"
 )
 
 // xnuFacts are a Mac's before 14.4, default kern.ipc.maxsockbuf (8 MiB):

@@ -4,8 +4,8 @@ import (
 	"sync"
 	"time"
 
-	"nbdscope/engine/platform"
 	"nbdscope/nbd"
+	"nbdscope/platform"
 )
 
 // machineMeter measures what the rest of the machine took while a run

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"nbdscope/engine/platform"
+	"nbdscope/platform"
 )
 
 // Options tune how a Pair runs its children.

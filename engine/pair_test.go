@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"nbdscope/engine/platform"
 	"nbdscope/internal/leakcheck"
 	"nbdscope/nbd"
+	"nbdscope/platform"
 )
 
 // The test binary doubles as the nbdscope binary for its children: started

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"nbdscope/engine/platform"
+	"nbdscope/platform"
 )
 
 // Placements (SideConfig.Placement): where a side's two processes run.

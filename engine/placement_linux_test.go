@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"nbdscope/engine/platform"
+	"nbdscope/platform"
 )
 
 // threadCPUs returns the affinity of every thread of pid, as cpuList text.

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"time"
 
-	"nbdscope/engine/platform"
 	"nbdscope/internal/buildinfo"
+	"nbdscope/platform"
 )
 
 // ReportVersion is the schema version of Report (run --json, saved runs).

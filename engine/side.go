@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"nbdscope/engine/platform"
 	"nbdscope/nbd"
+	"nbdscope/platform"
 	"nbdscope/units"
 )
 

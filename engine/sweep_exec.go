@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"nbdscope/clientrun"
-	"nbdscope/engine/platform"
 	"nbdscope/nbd"
+	"nbdscope/platform"
 )
 
 // An exec sweep measures a real client (qemu-img, nbdcopy, blksum) instead

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"nbdscope/engine/platform"
+	"nbdscope/platform"
 )
 
 // TestSweepClientSndBuf: a sweep of the client's send buffer (issue 17)

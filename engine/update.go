@@ -3,7 +3,7 @@ package engine
 import (
 	"time"
 
-	"nbdscope/engine/platform"
+	"nbdscope/platform"
 )
 
 // Update is one message from a running pair to whoever watches it (the TUI,

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"nbdscope/engine"
-	"nbdscope/engine/platform"
+	"nbdscope/platform"
 	"nbdscope/units"
 )
 

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"nbdscope/engine"
-	"nbdscope/engine/platform"
+	"nbdscope/platform"
 )
 
 // fixture is a made-up run in alternate mode: side A reads (its client

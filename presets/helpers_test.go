@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"nbdscope/engine"
-	"nbdscope/engine/platform"
+	"nbdscope/platform"
 )
 
 // testStore is a store in a fresh temporary directory.

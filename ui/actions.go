@@ -8,7 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"nbdscope/engine"
-	"nbdscope/engine/platform"
+	"nbdscope/platform"
 )
 
 // stepBuf returns the buffer ladder's value next to b in direction dir

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"nbdscope/engine"
-	"nbdscope/engine/platform"
+	"nbdscope/platform"
 )
 
 // fakeCtrl is a Controller for tests: it keeps a configuration (changed

@@ -7,7 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"nbdscope/engine"
-	"nbdscope/engine/platform"
+	"nbdscope/platform"
 )
 
 // macOS before 14.4 with the default kern.ipc.maxsockbuf: sbreserve

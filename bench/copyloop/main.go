@@ -31,7 +31,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"nbdscope/engine"
-	"nbdscope/engine/platform"
+	"nbdscope/platform"
 	"nbdscope/units"
 )
 

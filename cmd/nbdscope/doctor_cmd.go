@@ -11,8 +11,8 @@ import (
 
 	"nbdscope/clientrun"
 	"nbdscope/engine"
-	"nbdscope/engine/platform"
 	"nbdscope/nbd"
+	"nbdscope/platform"
 	"nbdscope/units"
 )
 

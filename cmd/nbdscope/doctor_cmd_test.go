@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"nbdscope/engine"
-	"nbdscope/engine/platform"
+	"nbdscope/platform"
 )
 
 func TestPlacementLine(t *testing.T) {

@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"nbdscope/engine"
-	"nbdscope/engine/platform"
 	"nbdscope/nbd"
+	"nbdscope/platform"
 	"nbdscope/units"
 )
 

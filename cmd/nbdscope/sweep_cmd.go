@@ -15,7 +15,7 @@ import (
 
 	"nbdscope/clientrun"
 	"nbdscope/engine"
-	"nbdscope/engine/platform"
+	"nbdscope/platform"
 	"nbdscope/units"
 )
 
