@@ -47,17 +47,19 @@ func setCmd(st *Setting, a childArg) childCmd {
 	return childCmd{Op: "set", Setting: st.Name, Int: a.Int, Str: a.Str}
 }
 
-// childSet looks up and checks a set command inside a child; role is
-// "load" or "server" and has picks the role's apply function.
-func childSetting(c childCmd, role string, has func(*Setting) bool) (*Setting, *childMsg) {
+// childSetter finds the function that applies a set command inside a
+// child, in its role's setters (loadSetters, serverSetters), and checks the
+// argument; role names the role in the error.
+func childSetter[R any](c childCmd, role string, setters map[string]func(R, childCmd) childMsg) (func(R, childCmd) childMsg, *childMsg) {
 	st, ok := Lookup(c.Setting)
-	if !ok || !has(st) {
+	set, has := setters[c.Setting]
+	if !ok || !has {
 		return nil, &childMsg{Type: "error", Err: role + ": cannot set " + strconv.Quote(c.Setting)}
 	}
 	if err := st.checkArg(c); err != nil {
 		return nil, &childMsg{Type: "error", Err: err.Error()}
 	}
-	return st, nil
+	return set, nil
 }
 
 // childMsg is a message from a child.

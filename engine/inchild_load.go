@@ -482,11 +482,26 @@ func (r *loadRole) poll() childMsg {
 
 // set applies a setting through its entry in the settings table.
 func (r *loadRole) set(c childCmd) childMsg {
-	st, bad := childSetting(c, "load", func(st *Setting) bool { return st.load != nil })
+	set, bad := childSetter(c, "load", loadSetters)
 	if bad != nil {
 		return *bad
 	}
-	return st.load(r, c)
+	return set(r, c)
+}
+
+// loadSetters apply the load's settings (those of the table that apply
+// AtLoad, and the pause), by setting name.
+var loadSetters = map[string]func(*loadRole, childCmd) childMsg{
+	SetClientSndBuf: (*loadRole).setSndBuf,
+	SetClientRcvBuf: (*loadRole).setRcvBuf,
+	SetConnections:  (*loadRole).setConnections,
+	SetRequestSize:  (*loadRole).setRequestSize,
+	SetInFlight:     (*loadRole).setInFlight,
+	SetWorkload:     (*loadRole).setWorkload,
+	SetReadPercent:  (*loadRole).setReadPercent,
+	SetConsume:      (*loadRole).setConsumeMode,
+	SetHashThreads:  (*loadRole).setHashThreads,
+	SetPaused:       (*loadRole).setPaused,
 }
 
 func childFail(err error) childMsg { return childMsg{Type: "error", Err: err.Error()} }

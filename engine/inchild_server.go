@@ -96,13 +96,19 @@ func (r *serverRole) handle(c childCmd) childMsg {
 	case "get":
 		return childMsg{Settings: map[string]string{SetSndBuf: strconv.Itoa(r.req)}}
 	case "set":
-		st, bad := childSetting(c, "server", func(st *Setting) bool { return st.server != nil })
+		set, bad := childSetter(c, "server", serverSetters)
 		if bad != nil {
 			return *bad
 		}
-		return st.server(r, c)
+		return set(r, c)
 	}
 	return childMsg{Type: "error", Err: fmt.Sprintf("server: unknown op %q", c.Op)}
+}
+
+// serverSetters apply the server's settings (those of the table that
+// apply AtServer), by setting name.
+var serverSetters = map[string]func(*serverRole, childCmd) childMsg{
+	SetSndBuf: (*serverRole).setSndBuf,
 }
 
 // setSndBuf sets SO_SNDBUF on the data sockets (req 0: the OS default) and

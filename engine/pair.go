@@ -255,8 +255,8 @@ func (p *Pair) Apply(ch Change) error {
 	if err != nil {
 		return err
 	}
-	if st.pair != nil {
-		return st.pair(p, ch.Side, ch.Value) // mode, paused: the turns own them
+	if set, ok := pairSetters[st.Name]; ok {
+		return set(p, ch.Side, ch.Value) // mode, paused: the turns own them
 	}
 	live, err := p.sides[ch.Side].apply(st, ch.Value)
 	if err == nil && live {

@@ -29,12 +29,14 @@ import (
 //     bounds, where it applies (Where), its field (bufField, intField,
 //     strField: where the value is kept) and — to be stepped from the
 //     explorer — its keys and step (stepOne, stepDouble, stepCycle …).
-//  3. Write its apply function: for a child setting, a method of loadRole
-//     or serverRole taking the childCmd (its value arrives resolved, in
-//     Int or Str, see childCmd); for a pair setting, a Controller call.
-//     Put it in the entry's load, server or pair field. A setting that
-//     needs new children (AtRestart) or the controller alone
-//     (AtPlacement) needs none: side.apply routes it on Where.
+//  3. Write its apply function where it runs: for a child setting, a
+//     method of loadRole or serverRole taking the childCmd (its value
+//     arrives resolved, in Int or Str, see childCmd), listed by the
+//     setting's name in loadSetters or serverSetters; for a pair setting,
+//     a Controller call in pairSetters. A setting that needs new children
+//     (AtRestart) or the controller alone (AtPlacement) needs none:
+//     side.apply routes it on Where. A test fails when an entry routed to
+//     a child or the pair has no apply function there.
 //  4. Load the child's start value in loadSpec/serverSpec (side.start),
 //     if the child needs it before its first set.
 //
@@ -152,10 +154,7 @@ type Setting struct {
 	field // where the value is kept
 
 	// arg is the value as the child applies it (nil: by Type).
-	arg    func(v Value, sc SideConfig, env argEnv) childArg
-	load   func(r *loadRole, c childCmd) childMsg
-	server func(r *serverRole, c childCmd) childMsg
-	pair   func(c Controller, side int, v Value) error
+	arg func(v Value, sc SideConfig, env argEnv) childArg
 }
 
 // argEnv is what a child argument may be resolved against.
@@ -184,36 +183,36 @@ func newSettingTable() []*Setting {
 			Label: "server sndbuf", SendsFor: []string{WorkRead, WorkRandRead, WorkMixed},
 			effective: func(b Buffers) int { return b.ServerEffective },
 			Help:      "server SO_SNDBUF: default, macos (8 KiB effective) or a size (64k, 2m)",
-			server:    (*serverRole).setSndBuf, field: bufField(func(s *SideConfig) *Buf { return &s.SndBuf })},
+			field:     bufField(func(s *SideConfig) *Buf { return &s.SndBuf })},
 		{Name: SetClientSndBuf, Var: "SIZE", Type: TypeBuf, Where: AtLoad, step: stepBuf, Socket: nbd.SendBuf,
 			Label: "client sndbuf", SendsFor: []string{WorkWrite, WorkRandWrite, WorkMixed},
 			effective: func(b Buffers) int { return b.ClientEffective },
-			Help:      "client SO_SNDBUF: default, macos or a size", load: (*loadRole).setSndBuf, field: bufField(func(s *SideConfig) *Buf { return &s.ClientSndBuf })},
+			Help:      "client SO_SNDBUF: default, macos or a size", field: bufField(func(s *SideConfig) *Buf { return &s.ClientSndBuf })},
 		{Name: SetClientRcvBuf, Var: "SIZE", Type: TypeBuf, Where: AtLoad, step: stepBuf, Socket: nbd.RecvBuf, Label: "client rcvbuf",
 			effective: func(b Buffers) int { return b.ClientRcvEffective },
-			Help:      "client SO_RCVBUF: default, macos or a size", load: (*loadRole).setRcvBuf, field: bufField(func(s *SideConfig) *Buf { return &s.ClientRcvBuf })},
+			Help:      "client SO_RCVBUF: default, macos or a size", field: bufField(func(s *SideConfig) *Buf { return &s.ClientRcvBuf })},
 		{Name: SetConnections, Var: "N", Type: TypeInt, Min: MinConnections, Max: MaxConnections, Where: AtLoad,
 			Help: "connections per side (1…64)", values: fixedList("1", "2", "4", "8", "16"),
-			Keys: [2]string{"c", "C"}, KeyHelp: "connections −/+", step: stepOne, load: (*loadRole).setConnections,
+			Keys: [2]string{"c", "C"}, KeyHelp: "connections −/+", step: stepOne,
 			field: intField(func(s *SideConfig) *int { return &s.Connections })},
 		{Name: SetRequestSize, Var: "SIZE", Type: TypeSize, Min: MinRequestSize, Max: MaxRequestSize, Align: 512, Where: AtLoad,
 			Help: "request size (512 … 32m)", values: fixedList("4k", "64k", "256k", "1m", "2m", "32m"),
-			Keys: [2]string{"r", "R"}, KeyHelp: "request size ½/×2", step: stepDouble, load: (*loadRole).setRequestSize,
+			Keys: [2]string{"r", "R"}, KeyHelp: "request size ½/×2", step: stepDouble,
 			field: intField(func(s *SideConfig) *int { return &s.RequestSize })},
 		{Name: SetInFlight, Var: "N", Type: TypeInt, Min: MinInFlight, Max: MaxInFlight, Where: AtLoad,
 			Help: "requests in flight per connection (1…256)", values: fixedList("1", "4", "16", "64"),
-			Keys: [2]string{"d", "D"}, KeyHelp: "in flight ½/×2", step: stepDouble, load: (*loadRole).setInFlight,
+			Keys: [2]string{"d", "D"}, KeyHelp: "in flight ½/×2", step: stepDouble,
 			field: intField(func(s *SideConfig) *int { return &s.InFlight })},
 		{Name: SetWorkload, Var: "WORKLOAD", Type: TypeEnum, Choices: func() []string { return Workloads }, Where: AtLoad,
 			Help: "read, write, randread, randwrite or mixed",
-			Keys: [2]string{"w"}, KeyHelp: "cycle workload", step: stepCycle, load: (*loadRole).setWorkload,
+			Keys: [2]string{"w"}, KeyHelp: "cycle workload", step: stepCycle,
 			field: strField(func(s *SideConfig) *string { return &s.Workload }, nil)},
 		{Name: SetReadPercent, Var: "PCT", Type: TypeInt, Min: 0, Max: 100, Where: AtLoad,
-			Help: "share of reads in the mixed workload (0…100)", load: (*loadRole).setReadPercent,
+			Help:  "share of reads in the mixed workload (0…100)",
 			field: intField(func(s *SideConfig) *int { return &s.ReadPercent })},
 		{Name: SetConsume, Var: "HOW", Type: TypeEnum, Choices: consumeList, Where: AtLoad,
-			Help: "what the client does with read data: copy, scan (qemu-img's zero scan), hash (blksum / nbdcopy --blkhash) or none (a pure sink)",
-			load: (*loadRole).setConsumeMode, field: strField(func(s *SideConfig) *string { return &s.Consume }, func() string { return ConsumeNone })},
+			Help:  "what the client does with read data: copy, scan (qemu-img's zero scan), hash (blksum / nbdcopy --blkhash) or none (a pure sink)",
+			field: strField(func(s *SideConfig) *string { return &s.Consume }, func() string { return ConsumeNone })},
 		{Name: SetHashThreads, Var: "N", Type: TypeInt, Min: 0, Max: MaxHashThreads, Where: AtLoad,
 			Help:   "threads the hash consume mode digests with: auto (1, or the side's cores minus one when placed split) or 1…64",
 			parse:  parseHashThreads,
@@ -222,7 +221,7 @@ func newSettingTable() []*Setting {
 			arg: func(_ Value, sc SideConfig, e argEnv) childArg {
 				return childArg{Int: ResolveHashThreads(sc, e.mode, e.allowed)}
 			},
-			load: (*loadRole).setHashThreads, field: intField(func(s *SideConfig) *int { return &s.HashThreads })},
+			field: intField(func(s *SideConfig) *int { return &s.HashThreads })},
 		{Name: SetPlacement, Var: "WHERE", Type: TypeEnum, Choices: func() []string { return Placements }, Where: AtPlacement,
 			Help: "where server and load process run: split (own cores), shared (one core) or os",
 			Keys: [2]string{"o"}, KeyHelp: "cores: split/shared/os", step: stepCycle,
@@ -244,13 +243,10 @@ func newSettingTable() []*Setting {
 		{Name: SetMode, Var: "MODE", Type: TypeEnum, Choices: fixedList(ModeAlternate, ModeConcurrent), Where: AtPair, Flag: FlagPair, PairWide: true,
 			Help: "run mode: alternate or concurrent (default: alternate below 4 cores)",
 			Keys: [2]string{"m"}, KeyHelp: "alternate/concurrent", step: stepCycle,
-			field: field{func(s *State, _ int) Value { return Value{Str: s.Cfg.Mode} }, func(s *State, _ int, v Value) { s.Cfg.Mode = v.Str }},
-			pair:  func(c Controller, _ int, v Value) error { return c.SetMode(v.Str) }},
+			field: field{func(s *State, _ int) Value { return Value{Str: s.Cfg.Mode} }, func(s *State, _ int, v Value) { s.Cfg.Mode = v.Str }}},
 		{Name: SetPaused, Type: TypeBool, Where: AtPair, Flag: FlagNone,
 			Help: "pause or resume a side's load", Keys: [2]string{" "}, KeyHelp: "pause/resume side", step: stepToggle,
-			field: field{func(s *State, i int) Value { return Value{Bool: s.Paused[i]} }, func(s *State, i int, v Value) { s.Paused[i] = v.Bool }},
-			pair:  func(c Controller, i int, v Value) error { return c.SetPaused(i, v.Bool) },
-			load:  (*loadRole).setPaused},
+			field: field{func(s *State, i int) Value { return Value{Bool: s.Paused[i]} }, func(s *State, i int, v Value) { s.Paused[i] = v.Bool }}},
 	}
 	return t
 }
@@ -625,19 +621,6 @@ func ParseAt(s string) (Change, error) {
 
 func (c Change) String() string {
 	return fmt.Sprintf("%v:%s.%s=%s", c.At.D(), string(rune('a'+c.Side)), c.Setting, c.Text())
-}
-
-// ApplyTo makes the change through a Controller: a pair setting through
-// its own call (SetMode, SetPaused), any other through Apply.
-func ApplyTo(c Controller, ch Change) error {
-	st, err := lookup(ch.Setting)
-	if err != nil {
-		return err
-	}
-	if st.pair != nil {
-		return st.pair(c, ch.Side, ch.Value)
-	}
-	return c.Apply(ch)
 }
 
 // Get returns a side setting's value in its text form.

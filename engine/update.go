@@ -68,3 +68,23 @@ type Controller interface {
 	// Stop ends the run, stops every child and removes their sockets.
 	Stop() error
 }
+
+// pairSetters apply the pair's own settings (Where AtPair) through their
+// Controller calls, by setting name.
+var pairSetters = map[string]func(c Controller, side int, v Value) error{
+	SetMode:   func(c Controller, _ int, v Value) error { return c.SetMode(v.Str) },
+	SetPaused: func(c Controller, i int, v Value) error { return c.SetPaused(i, v.Bool) },
+}
+
+// ApplyTo makes the change through a Controller: a pair setting through
+// its own call (SetMode, SetPaused), any other through Apply.
+func ApplyTo(c Controller, ch Change) error {
+	st, err := lookup(ch.Setting)
+	if err != nil {
+		return err
+	}
+	if set, ok := pairSetters[st.Name]; ok {
+		return set(c, ch.Side, ch.Value)
+	}
+	return c.Apply(ch)
+}
