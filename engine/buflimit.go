@@ -34,11 +34,8 @@ func refusal(l platform.Limit, sideName, setting string, which nbd.SockBuf, req 
 // checkRefusals checks every buffer setting of every side of cfg.
 func checkRefusals(l platform.Limit, cfg Config) error {
 	for _, sc := range cfg.Sides {
-		for _, st := range settingTable {
-			if st.Type != TypeBuf {
-				continue
-			}
-			if err := refusal(l, sc.Name, st.Name, st.Socket, bufRequest(sc.Value(st).Buf)); err != nil {
+		for _, st := range BufferSettings() {
+			if err := refusal(l, sc.Name, st.Name, st.Socket, BufRequest(sc.Value(st).Buf)); err != nil {
 				return err
 			}
 		}
@@ -51,5 +48,5 @@ func (p *Pair) refusedChange(sc SideConfig, st *Setting) error {
 	if st.Type != TypeBuf {
 		return nil
 	}
-	return refusal(p.limit(), sc.Name, st.Name, st.Socket, bufRequest(sc.Value(st).Buf))
+	return refusal(p.limit(), sc.Name, st.Name, st.Socket, BufRequest(sc.Value(st).Buf))
 }

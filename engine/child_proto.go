@@ -12,12 +12,9 @@ import (
 // role) over their stdin and stdout, one JSON object per line: commands
 // down, replies and reports up. Stderr is kept for crash reports.
 
-// Internal role names: `nbdscope __child server|load`.
-const (
-	ChildCommand = childproc.Command
-	RoleServer   = "server"
-	RoleLoad     = "load"
-)
+// ChildCommand is the hidden subcommand a child runs as:
+// `nbdscope __child server|load SPEC` (RoleServer, RoleLoad).
+const ChildCommand = childproc.Command
 
 // childCmd is a command from the controller.
 //
@@ -43,7 +40,7 @@ type childCmd struct {
 }
 
 // setCmd is the set command for a setting and its child argument.
-func setCmd(st *Setting, a childArg) childCmd {
+func setCmd(st *Setting, a ChildArg) childCmd {
 	return childCmd{Op: "set", Setting: st.Name, Int: a.Int, Str: a.Str}
 }
 
@@ -56,7 +53,7 @@ func childSetter[R any](c childCmd, role string, setters map[string]func(R, chil
 	if !ok || !has {
 		return nil, &childMsg{Type: "error", Err: role + ": cannot set " + strconv.Quote(c.Setting)}
 	}
-	if err := st.checkArg(c); err != nil {
+	if err := st.CheckArg(ChildArg{Int: c.Int, Str: c.Str}); err != nil {
 		return nil, &childMsg{Type: "error", Err: err.Error()}
 	}
 	return set, nil

@@ -4,6 +4,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"nbdscope/clientrun"
 	"nbdscope/nbd"
+	"nbdscope/platform"
 	"nbdscope/units"
 )
 
@@ -74,6 +76,17 @@ func (b *Buf) UnmarshalText(t []byte) error {
 	}
 	*b = v
 	return nil
+}
+
+// BufRequest turns a Buf into a setsockopt request (0 = leave the default).
+func BufRequest(b Buf) int {
+	switch b.Kind {
+	case BufSize:
+		return b.Bytes
+	case BufMacOS:
+		return platform.MacOSRequest()
+	}
+	return 0
 }
 
 // Workloads.
@@ -239,6 +252,9 @@ func (s *SideConfig) Normalize() {
 	s.Placement = s.Get(SetPlacement)
 }
 
+// errExecNoTarget refuses an exec side with a --target.
+var errExecNoTarget = errors.New("exec: a side with a command runs against its own spawned server, not a --target")
+
 // Validate checks one side.
 func (s *SideConfig) Validate() error {
 	if s.Exec != "" {
@@ -298,7 +314,7 @@ func validWorkload(w string) bool { return slices.Contains(Workloads, w) }
 // checkChange checks that a change applies to the configuration: a side
 // setting leaves its side valid, a mode is one of the modes.
 func (c *Config) checkChange(ch Change) error {
-	st, err := lookup(ch.Setting)
+	st, err := LookupSetting(ch.Setting)
 	if err != nil {
 		return err
 	}

@@ -106,9 +106,9 @@ func sideCPUs(mode, name string, allowed []int) []int {
 	return allowed
 }
 
-// hashLoadCPUs widens a split side's load process from one core to every
+// HashLoadCPUs widens a split side's load process from one core to every
 // core of the side but the server's, so its hash threads can run at once.
-func hashLoadCPUs(mode, name string, allowed, server []int) []int {
+func HashLoadCPUs(mode, name string, allowed, server []int) []int {
 	var out []int
 	for _, c := range sideCPUs(mode, name, allowed) {
 		if len(server) == 0 || c != server[0] {
@@ -132,9 +132,9 @@ type ConsumeCounts struct {
 	RootDigest     string `json:"root_digest,omitempty"`
 }
 
-// add adds the counts between a load's poll replies prev and cur to c (a
+// AddBetween adds the counts between a load's poll replies prev and cur to c (a
 // side's run total); the root digest is the latest one.
-func (c *ConsumeCounts) add(cur, prev *ConsumeCounts) {
+func (c *ConsumeCounts) AddBetween(cur, prev *ConsumeCounts) {
 	if cur == nil {
 		return
 	}
@@ -154,9 +154,9 @@ func (c *ConsumeCounts) add(cur, prev *ConsumeCounts) {
 	}
 }
 
-// passRoot is the root digest of a pass that completed between two poll
+// PassRoot is the root digest of a pass that completed between two poll
 // replies, or "".
-func passRoot(cur, prev *ConsumeCounts) string {
+func PassRoot(cur, prev *ConsumeCounts) string {
 	if cur == nil || (prev != nil && cur.HashPasses == prev.HashPasses) || cur.HashPasses == 0 {
 		return ""
 	}

@@ -26,7 +26,7 @@ func TestResolveHashThreads(t *testing.T) {
 			t.Errorf("%+v %s %v: %d threads, want %d", tc.sc, tc.mode, tc.allowed, got, tc.want)
 		}
 	}
-	if got := hashLoadCPUs(ModeAlternate, "A", eight, []int{1}); len(got) != 7 || got[0] != 0 || got[1] != 2 {
+	if got := HashLoadCPUs(ModeAlternate, "A", eight, []int{1}); len(got) != 7 || got[0] != 0 || got[1] != 2 {
 		t.Errorf("load CPUs %v, want all but the server's 1", got)
 	}
 	if _, err := ParseHashThreads("0"); err == nil {

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"fmt"
-	"strings"
 	"sync"
 	"time"
 )
@@ -26,19 +24,6 @@ func (p *Pair) crashOf(sideName, uri string, c, other *child) *Crash {
 	}
 	return &Crash{T: p.elapsed(), Side: sideName, Role: c.role, Target: uri,
 		Status: c.status(), Reason: c.reason(), Stderr: c.stderrLines()}
-}
-
-// Text is the crash in one line: which process, how it ended, why, and the
-// target it served or loaded.
-func (c Crash) Text() string {
-	r := c.Reason
-	if r == "" {
-		r = "(no output)"
-	}
-	if c.Target != "" && !strings.Contains(r, c.Target) {
-		r = c.Target + ": " + r
-	}
-	return fmt.Sprintf("side %s %s died (%s): %s", c.Side, c.Role, c.Status, r)
 }
 
 // settleTimeout bounds the run's last look at its children (settle): a

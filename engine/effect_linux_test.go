@@ -22,9 +22,9 @@ type tally struct {
 func (t *tally) add(s *Sample) {
 	t.bytes += s.Bytes
 	t.samples++
-	t.client = t.client.Add(s.Client.counters().IO)
+	t.client = t.client.Add(s.Client.Counters().IO)
 	if s.Server != nil {
-		t.server = t.server.Add(s.Server.counters().IO)
+		t.server = t.server.Add(s.Server.Counters().IO)
 	}
 }
 

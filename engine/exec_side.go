@@ -1,15 +1,12 @@
 package engine
 
 import (
-	"errors"
 	"strconv"
 	"time"
 )
 
 // The controller's side of an exec side (a real client command as a
 // side's load; the child that runs it is inchild_exec.go).
-
-var errExecNoTarget = errors.New("exec: a side with a command runs against its own spawned server, not a --target")
 
 // execPayload is the payload the side's server moved between two polls
 // (READ data sent plus WRITE data received): an exec side's bytes.
@@ -40,7 +37,3 @@ func (p *Pair) emitExecRuns(sc SideConfig, now time.Time, runs []float64) {
 			To: strconv.FormatFloat(secs, 'f', 3, 64) + "s"}})
 	}
 }
-
-// ExecRunEvent is the Event.Setting of a finished client run of an exec
-// side; To is its time ("2.314s").
-const ExecRunEvent = "exec.run"

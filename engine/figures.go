@@ -194,10 +194,10 @@ func (f Figures) Add(o Figures) Figures {
 	sum.Seconds += o.Seconds
 	sum.Errors += o.Errors
 	sum.ThroughputBps = Throughput(sum.Bytes, sum.Seconds)
-	sum.Client = ProcessFigures(f.Client.counters().Add(o.Client.counters()), sum.Bytes, sum.Seconds)
+	sum.Client = ProcessFigures(f.Client.Counters().Add(o.Client.Counters()), sum.Bytes, sum.Seconds)
 	sum.Server = nil
 	if f.Server != nil && o.Server != nil {
-		sp := ProcessFigures(f.Server.counters().Add(o.Server.counters()), sum.Bytes, sum.Seconds)
+		sp := ProcessFigures(f.Server.Counters().Add(o.Server.Counters()), sum.Bytes, sum.Seconds)
 		sum.Server = &sp
 	}
 	sum.LatencyP50Ms, sum.LatencyP99Ms = Unknown, Unknown
@@ -237,6 +237,10 @@ type Event struct {
 	// Value is To as the setting's typed value (in process only).
 	Value Value `json:"-"`
 }
+
+// ExecRunEvent is the Event.Setting of a finished client run of an exec
+// side; To is its time ("2.314s").
+const ExecRunEvent = "exec.run"
 
 // Summary is a side over a whole run, or over one segment of it (active
 // time only).

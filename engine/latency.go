@@ -61,7 +61,7 @@ func (h *Histogram) Snapshot() []uint64 {
 }
 
 // histSub returns a - b bucket-wise (b may be nil or shorter).
-func histDiff(a, b []uint64) []uint64 {
+func HistDiff(a, b []uint64) []uint64 {
 	out := make([]uint64, len(a))
 	for i := range a {
 		out[i] = a[i]

@@ -223,9 +223,9 @@ func ProcessFigures(d Counters, payload uint64, wall float64) Process {
 	}
 }
 
-// counters are the raw counts a process's figures were derived from (no
+// Counters are the raw counts a process's figures were derived from (no
 // byte counts: the figures do not keep them).
-func (p Process) counters() Counters {
+func (p Process) Counters() Counters {
 	return Counters{
 		IO:    nbd.IOStats{RecvCalls: p.RecvCalls, SendCalls: p.SendCalls, RecvEAGAIN: p.RecvEAGAIN, SendEAGAIN: p.SendEAGAIN},
 		UserS: float64(p.UserS), SysS: float64(p.SysS), VolCS: p.VolCS, InvolCS: p.InvolCS, MinFlt: p.Faults,

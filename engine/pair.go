@@ -251,7 +251,7 @@ func (p *Pair) Apply(ch Change) error {
 	if err := checkSide(ch.Side); err != nil {
 		return err
 	}
-	st, err := lookup(ch.Setting)
+	st, err := LookupSetting(ch.Setting)
 	if err != nil {
 		return err
 	}

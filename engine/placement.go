@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -60,9 +59,9 @@ func PlacementCPUs(placement, mode string, side int, allowed []int) (load, serve
 	return load, server
 }
 
-// cpuList is the text form of a CPU list in samples: "1", "0,1", or "any"
+// CPUList is the text form of a CPU list in samples: "1", "0,1", or "any"
 // when the process is not held.
-func cpuList(cpus []int) string {
+func CPUList(cpus []int) string {
 	if len(cpus) == 0 {
 		return "any"
 	}
@@ -71,61 +70,4 @@ func cpuList(cpus []int) string {
 		parts[i] = strconv.Itoa(c)
 	}
 	return strings.Join(parts, ",")
-}
-
-// place holds the side's processes where its placement says (for mode)
-// and records where they are. A process that cannot be held is left to the
-// scheduler, with a warning. The caller holds s.change, so the children
-// cannot change under it.
-func (s *side) place(mode string) {
-	s.mu.Lock()
-	sc := s.cfg
-	ld, srv := s.load, s.server
-	s.mu.Unlock()
-	pl := sc.Placement
-	if pl == "" {
-		pl = DefaultPlacement()
-	}
-	loadCPUs, serverCPUs := PlacementCPUs(pl, mode, s.idx, s.p.cpus)
-	if pl == PlaceSplit && sc.Get(SetConsume) == ConsumeHash && ResolveHashThreads(sc, mode, s.p.cpus) > 1 {
-		loadCPUs = hashLoadCPUs(mode, sc.Name, s.p.cpus, serverCPUs) // room for the hash threads
-	}
-	var warning string
-	if pl != PlaceOS && !platform.PinSupported {
-		loadCPUs, serverCPUs = nil, nil
-		warning = fmt.Sprintf("placement %s: %v; the scheduler places side %s's processes", pl, platform.ErrPinUnsupported, s.name)
-	} else {
-		var errs []string
-		pin := func(c *child, cpus []int) []int {
-			if c == nil || c.proc.Process() == nil {
-				return nil
-			}
-			if err := platform.PinProcess(c.pid(), cpus); err != nil {
-				errs = append(errs, fmt.Sprintf("%s: %v", c.role, err))
-				return nil
-			}
-			return cpus
-		}
-		loadCPUs, serverCPUs = pin(ld, loadCPUs), pin(srv, serverCPUs)
-		if len(errs) > 0 {
-			warning = fmt.Sprintf("side %s placement %s failed (%s); the scheduler places what could not be held", s.name, pl, strings.Join(errs, "; "))
-		}
-	}
-	s.mu.Lock()
-	s.loadCPUs, s.serverCPUs = loadCPUs, serverCPUs
-	s.mu.Unlock()
-	if warning != "" {
-		s.p.warn(s.name, "placement", warning, "")
-	}
-}
-
-// placement is what a sample reports of where the side ran. The caller
-// holds s.mu.
-func (s *side) placement() Placement {
-	sc := s.cfg
-	pl := Placement{Setting: sc.Get(SetPlacement), LoadCPUs: cpuList(s.loadCPUs), ServerCPUs: "n/a"}
-	if sc.Target == "" {
-		pl.ServerCPUs = cpuList(s.serverCPUs)
-	}
-	return pl
 }

@@ -12,7 +12,7 @@ import (
 	"nbdscope/platform"
 )
 
-// threadCPUs returns the affinity of every thread of pid, as cpuList text.
+// threadCPUs returns the affinity of every thread of pid, as CPUList text.
 func threadCPUs(t *testing.T, pid int) map[string]int {
 	t.Helper()
 	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
@@ -32,7 +32,7 @@ func threadCPUs(t *testing.T, pid int) map[string]int {
 				cpus = append(cpus, c)
 			}
 		}
-		got[cpuList(cpus)]++
+		got[CPUList(cpus)]++
 	}
 	return got
 }
@@ -91,8 +91,8 @@ func TestPlacementHoldsProcesses(t *testing.T) {
 	waitFor(t, p, 5*time.Second, "A sample with os placement", func(u Update) bool {
 		return u.Sample != nil && u.Sample.Side == "A" && u.Sample.Placement.Setting == PlaceOS && u.Sample.Placement.LoadCPUs == "any"
 	})
-	check("A server (os)", srv, cpuList(allowed))
-	check("A load (os)", ld, cpuList(allowed))
+	check("A server (os)", srv, CPUList(allowed))
+	check("A load (os)", ld, CPUList(allowed))
 
 	// A restarted side is placed again.
 	if err := applyText(p, 0, SetPlacement, PlaceSplit); err != nil {

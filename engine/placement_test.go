@@ -57,10 +57,10 @@ func TestPlacementSetting(t *testing.T) {
 }
 
 func TestCPUList(t *testing.T) {
-	if got := cpuList(nil); got != "any" {
-		t.Errorf("cpuList(nil) = %q", got)
+	if got := CPUList(nil); got != "any" {
+		t.Errorf("CPUList(nil) = %q", got)
 	}
-	if got := cpuList([]int{0, 3}); got != "0,3" {
-		t.Errorf("cpuList(0,3) = %q", got)
+	if got := CPUList([]int{0, 3}); got != "0,3" {
+		t.Errorf("CPUList(0,3) = %q", got)
 	}
 }

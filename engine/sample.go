@@ -45,7 +45,7 @@ func (p *Pair) pollSide(s *side, emit bool) {
 		s.prevStamp = StampOf(s.cfg)
 		s.mu.Unlock()
 		if srv != nil && sc.SndBuf.Kind != BufDefault {
-			s.checkClamp(SetSndBuf, nbd.SendBuf, bufRequest(sc.SndBuf), sm.SndBuf)
+			s.checkClamp(SetSndBuf, nbd.SendBuf, BufRequest(sc.SndBuf), sm.SndBuf)
 		}
 		return
 	}
@@ -78,7 +78,7 @@ func (s *side) measure(t, wall float64, lm, sm childMsg, hasServer bool) Sample 
 	}
 	d.active = float64(lm.ActiveNs-s.prevLoad.ActiveNs) / 1e9
 	d.client = lm.Counters.Sub(s.prevLoad.Counters)
-	d.hist = histDiff(lm.Hist, s.prevLoad.Hist)
+	d.hist = HistDiff(lm.Hist, s.prevLoad.Hist)
 	d.errors = lm.Errors - s.prevLoad.Errors
 	d.maxLat = max(s.tot.pendLat, lm.MaxLatNs)
 	s.tot.pendLat = 0
@@ -109,17 +109,17 @@ func (s *side) measure(t, wall float64, lm, sm childMsg, hasServer bool) Sample 
 		sp := ProcessFigures(d.server, d.bytes, busyBase)
 		smp.Server = &sp
 		smp.SndBuf.ServerEffective = sm.SndBuf
-		if r := bufRequest(s.cfg.SndBuf); r > 0 && sm.SndBuf > 0 {
+		if r := BufRequest(s.cfg.SndBuf); r > 0 && sm.SndBuf > 0 {
 			smp.SndBuf.Clamped = s.p.limit().Clamped(r, sm.SndBuf)
 		}
 	}
 	s.tot.add(d)
-	s.tot.consumed.add(lm.Consumed, s.prevLoad.Consumed)
-	smp.RootDigest = passRoot(lm.Consumed, s.prevLoad.Consumed)
+	s.tot.consumed.AddBetween(lm.Consumed, s.prevLoad.Consumed)
+	smp.RootDigest = PassRoot(lm.Consumed, s.prevLoad.Consumed)
 	if !smp.Changed {
 		seg := s.segment(stamp, t-wall, t, smp)
 		seg.add(d)
-		seg.consumed.add(lm.Consumed, s.prevLoad.Consumed)
+		seg.consumed.AddBetween(lm.Consumed, s.prevLoad.Consumed)
 	}
 	s.prevStamp = stamp
 	return smp

@@ -154,17 +154,18 @@ type Setting struct {
 	field // where the value is kept
 
 	// arg is the value as the child applies it (nil: by Type).
-	arg func(v Value, sc SideConfig, env argEnv) childArg
+	arg func(v Value, sc SideConfig, env ArgEnv) ChildArg
 }
 
-// argEnv is what a child argument may be resolved against.
-type argEnv struct {
-	mode    string
-	allowed []int
+// ArgEnv is what a child argument may be resolved against.
+type ArgEnv struct {
+	Mode    string
+	Allowed []int
 }
 
-// childArg is a setting's value as a child applies it (see childCmd).
-type childArg struct {
+// ChildArg is a setting's value as a child applies it (the Int and Str
+// of a set command, child_proto.go).
+type ChildArg struct {
 	Int int
 	Str string
 }
@@ -218,8 +219,8 @@ func newSettingTable() []*Setting {
 			parse:  parseHashThreads,
 			format: func(v Value) string { return formatHashThreads(v.Int) },
 			values: fixedList("auto", "1", "2", "4"),
-			arg: func(_ Value, sc SideConfig, e argEnv) childArg {
-				return childArg{Int: ResolveHashThreads(sc, e.mode, e.allowed)}
+			arg: func(_ Value, sc SideConfig, e ArgEnv) ChildArg {
+				return ChildArg{Int: ResolveHashThreads(sc, e.Mode, e.Allowed)}
 			},
 			field: intField(func(s *SideConfig) *int { return &s.HashThreads })},
 		{Name: SetPlacement, Var: "WHERE", Type: TypeEnum, Choices: func() []string { return Placements }, Where: AtPlacement,
@@ -293,8 +294,8 @@ func Lookup(name string) (*Setting, bool) {
 	return nil, false
 }
 
-// lookup is Lookup with the error every edge reports.
-func lookup(name string) (*Setting, error) {
+// LookupSetting is Lookup with the error every edge reports.
+func LookupSetting(name string) (*Setting, error) {
 	if s, ok := Lookup(name); ok {
 		return s, nil
 	}
@@ -427,28 +428,28 @@ func (st *Setting) Step(v Value, dir int) (Value, bool) {
 	return st.step(st, v, dir)
 }
 
-// childArg is v as the child applies it.
-func (st *Setting) childArg(v Value, sc SideConfig, env argEnv) childArg {
+// ChildArg is v as the child applies it.
+func (st *Setting) ChildArg(v Value, sc SideConfig, env ArgEnv) ChildArg {
 	if st.arg != nil {
 		return st.arg(v, sc, env)
 	}
 	switch st.Type {
 	case TypeBuf:
-		return childArg{Int: bufRequest(v.Buf)}
+		return ChildArg{Int: BufRequest(v.Buf)}
 	case TypeInt, TypeSize:
-		return childArg{Int: v.Int}
+		return ChildArg{Int: v.Int}
 	case TypeBool:
 		if v.Bool {
-			return childArg{Int: 1}
+			return ChildArg{Int: 1}
 		}
-		return childArg{}
+		return ChildArg{}
 	}
-	return childArg{Str: v.Str}
+	return ChildArg{Str: v.Str}
 }
 
-// checkArg checks a child argument against the type before the child
+// CheckArg checks a child argument against the type before the child
 // applies it (the controller checked the value; this guards the wire).
-func (st *Setting) checkArg(c childCmd) error {
+func (st *Setting) CheckArg(c ChildArg) error {
 	switch st.Type {
 	case TypeInt, TypeSize:
 		if st.arg == nil && (c.Int < st.Min || c.Int > st.Max) {
@@ -543,7 +544,7 @@ type Change struct {
 // NewChange parses a change from its text form (the edges: keys, --at,
 // preset files).
 func NewChange(side int, setting, value string) (Change, error) {
-	st, err := lookup(setting)
+	st, err := LookupSetting(setting)
 	if err != nil {
 		return Change{}, err
 	}
@@ -642,7 +643,7 @@ func (s *SideConfig) Value(st *Setting) Value {
 // Set changes a side setting from its text form, validating it. The side
 // is left unchanged on error.
 func (s *SideConfig) Set(setting, value string) error {
-	st, err := lookup(setting)
+	st, err := LookupSetting(setting)
 	if err != nil {
 		return err
 	}

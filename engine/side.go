@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"nbdscope/nbd"
-	"nbdscope/platform"
 	"nbdscope/units"
 )
 
@@ -116,7 +115,7 @@ func (s *side) start() error {
 		return s.startFailed(err)
 	}
 	lspec := loadSpec{URI: uri, Connections: sc.Connections, RequestSize: sc.RequestSize, InFlight: sc.InFlight,
-		Workload: sc.Workload, ReadPercent: sc.ReadPercent, SndBuf: bufRequest(sc.ClientSndBuf), RcvBuf: bufRequest(sc.ClientRcvBuf),
+		Workload: sc.Workload, ReadPercent: sc.ReadPercent, SndBuf: BufRequest(sc.ClientSndBuf), RcvBuf: BufRequest(sc.ClientRcvBuf),
 		Verify: sc.Verify, Consume: sc.Consume, HashThreads: ResolveHashThreads(sc, s.p.turns.Mode(), s.p.cpus), Paused: true,
 		Exec: sc.Exec}
 	ld, _, err := spawn(s.p.opts.Exe, RoleLoad, sc.Name, lspec, s.p.opts.StartTimeout)
@@ -155,7 +154,7 @@ func (s *side) spawnServer(sc SideConfig) (*child, string, error) {
 	if sc.Target != "" {
 		return nil, sc.Target, nil
 	}
-	spec := serverSpec{Backend: sc.Backend, Size: sc.Size, Transport: sc.Transport, SndBuf: bufRequest(sc.SndBuf)}
+	spec := serverSpec{Backend: sc.Backend, Size: sc.Size, Transport: sc.Transport, SndBuf: BufRequest(sc.SndBuf)}
 	if sc.Transport == "unix" {
 		spec.Socket = filepath.Join(s.p.dir, fmt.Sprintf("%s.sock", sc.Name))
 	}
@@ -356,18 +355,7 @@ func (s *side) applyToChild(st *Setting, next SideConfig, toServer bool) (live, 
 // childSet is the command that applies a setting, at its value in sc, to
 // the child it lives in, resolved against the pair's mode and cores.
 func (p *Pair) childSet(st *Setting, sc SideConfig, mode string) childCmd {
-	return setCmd(st, st.childArg(sc.Value(st), sc, argEnv{mode: mode, allowed: p.cpus}))
-}
-
-// bufRequest turns a Buf into a setsockopt request (0 = leave the default).
-func bufRequest(b Buf) int {
-	switch b.Kind {
-	case BufSize:
-		return b.Bytes
-	case BufMacOS:
-		return platform.MacOSRequest()
-	}
-	return 0
+	return setCmd(st, st.ChildArg(sc.Value(st), sc, ArgEnv{Mode: mode, Allowed: p.cpus}))
 }
 
 // checkClamp warns when the kernel gave a buffer less than the request

@@ -34,9 +34,9 @@ func childSettings(t *testing.T, c *child) map[string]string {
 // cpus.
 func wantChildSettings(sc SideConfig, mode string, cpus []int) map[string]string {
 	return map[string]string{
-		SetSndBuf:       strconv.Itoa(bufRequest(sc.SndBuf)),
-		SetClientSndBuf: strconv.Itoa(bufRequest(sc.ClientSndBuf)),
-		SetClientRcvBuf: strconv.Itoa(bufRequest(sc.ClientRcvBuf)),
+		SetSndBuf:       strconv.Itoa(BufRequest(sc.SndBuf)),
+		SetClientSndBuf: strconv.Itoa(BufRequest(sc.ClientSndBuf)),
+		SetClientRcvBuf: strconv.Itoa(BufRequest(sc.ClientRcvBuf)),
 		SetConnections:  strconv.Itoa(sc.Connections),
 		SetRequestSize:  strconv.Itoa(sc.RequestSize),
 		SetInFlight:     strconv.Itoa(sc.InFlight),

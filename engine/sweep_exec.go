@@ -22,50 +22,6 @@ import (
 // and Repeat times measured, and takes the client's figures from wait4 and
 // the server's from its own counted I/O and getrusage.
 
-// ExecSpec is the client command of an exec sweep.
-type ExecSpec struct {
-	// Command is the command line; {uri}, {socket} and {size} (the
-	// export's size in bytes) are replaced in it.
-	Command string `json:"command"`
-	Shell   bool   `json:"shell,omitempty"` // run through /bin/sh -c
-	Warmup  int    `json:"warmup"`          // unmeasured runs before each size's repeats
-	// Needs, when set, is an option the command's program must list in its
-	// --help (nbdcopy's --blkhash); without it Fallback runs instead, and
-	// the report says so (Note).
-	Needs    string `json:"needs,omitempty"`
-	Fallback string `json:"fallback,omitempty"`
-	Note     string `json:"note,omitempty"` // set when the fallback ran
-}
-
-// ExecRun is one measured run of the client.
-type ExecRun struct {
-	clientrun.Result
-	// Server is the server child's counters over the run (its data
-	// sockets' calls, EAGAIN and bytes; its CPU), Payload the READ and
-	// WRITE data it moved.
-	Server  Counters    `json:"server"`
-	Payload nbd.Payload `json:"payload"`
-	// OtherCoresBusy is what other processes kept busy during the run,
-	// in cores on average: the machine's busy CPU less the client's, the
-	// server's and this process's; nil where not measured.
-	OtherCoresBusy *Figure `json:"other_cores_busy,omitempty"`
-}
-
-// ExecRow is what an exec sweep adds to a size's row: the runs and the
-// spread of the seed's columns. The row's Figures are those of the median
-// run (by time): the server's from its own counts, the client's CPU and
-// wake-ups from wait4 (its calls are not ours to count: unknown).
-type ExecRow struct {
-	Runs        []ExecRun `json:"runs"`
-	SecondsMin  float64   `json:"seconds_min"`
-	SecondsMax  float64   `json:"seconds_max"`
-	UserMin     float64   `json:"user_s_min"`
-	UserMax     float64   `json:"user_s_max"`
-	SysMin      float64   `json:"sys_s_min"`
-	SysMax      float64   `json:"sys_s_max"`
-	ServerSentB uint64    `json:"server_sent_bytes"` // median run: all bytes on the server's data socket
-}
-
 // ExecSweep runs an exec sweep: the server of base's side A (backend; the
 // export's size is spec.Bytes), one fresh server per size. argv turns the
 // placeholders into the command to run. progress, if set, is called
@@ -145,7 +101,7 @@ func startExecServers(sd SideConfig, spec SweepSpec, cmd clientrun.Command, opts
 			return servers, err
 		}
 		sock := filepath.Join(sdir, "nbd.sock")
-		req := bufRequest(size)
+		req := BufRequest(size)
 		sspec := serverSpec{Backend: sd.Backend, Size: spec.Bytes, Transport: "unix", Socket: sock, SndBuf: req}
 		srv, ready, err := spawn(opts.Exe, RoleServer, "exec", sspec, opts.StartTimeout)
 		if err != nil {
@@ -200,7 +156,7 @@ func placeExec(sd SideConfig, srv *child) (execPlacement, error) {
 		return execPlacement{}, fmt.Errorf("placement %s: %w (--placement os leaves it to the scheduler)", pl, err)
 	}
 	return execPlacement{
-		Placement:  Placement{Setting: pl, LoadCPUs: cpuList(clientCPUs), ServerCPUs: cpuList(serverCPUs)},
+		Placement:  Placement{Setting: pl, LoadCPUs: CPUList(clientCPUs), ServerCPUs: CPUList(serverCPUs)},
 		clientCPUs: clientCPUs,
 	}, nil
 }

@@ -169,5 +169,5 @@ func decideRuns(mode string, turn int, paused, up [2]bool) [2]bool {
 // pauseCmd is the load child's set command for a pause or resume.
 func pauseCmd(paused bool) childCmd {
 	st, _ := Lookup(SetPaused)
-	return setCmd(st, st.childArg(Value{Bool: paused}, SideConfig{}, argEnv{}))
+	return setCmd(st, st.ChildArg(Value{Bool: paused}, SideConfig{}, ArgEnv{}))
 }

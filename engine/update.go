@@ -1,9 +1,8 @@
 package engine
 
 import (
-	"time"
-
-	"nbdscope/platform"
+	"fmt"
+	"strings"
 )
 
 // Update is one message from a running pair to whoever watches it (the TUI,
@@ -16,6 +15,13 @@ type Update struct {
 	Done    *Done    // the run ended (duration reached or Stop)
 }
 
+// The roles of a side's two processes: a Crash's Role, and the internal
+// role a child runs in (ChildCommand).
+const (
+	RoleServer = "server"
+	RoleLoad   = "load"
+)
+
 // Crash reports a child process that died. Text says it in one line.
 type Crash struct {
 	T      float64  `json:"t"`
@@ -25,6 +31,19 @@ type Crash struct {
 	Status string   `json:"status"`           // "exit status 2", "signal: killed"
 	Reason string   `json:"reason,omitempty"` // the child's own word on why, else its last stderr line
 	Stderr []string `json:"stderr"`           // its last lines
+}
+
+// Text is the crash in one line: which process, how it ended, why, and the
+// target it served or loaded.
+func (c Crash) Text() string {
+	r := c.Reason
+	if r == "" {
+		r = "(no output)"
+	}
+	if c.Target != "" && !strings.Contains(r, c.Target) {
+		r = c.Target + ": " + r
+	}
+	return fmt.Sprintf("side %s %s died (%s): %s", c.Side, c.Role, c.Status, r)
 }
 
 // Warning is a condition worth showing, with the fix where there is one.
@@ -39,52 +58,4 @@ type Warning struct {
 // Done ends the update stream.
 type Done struct {
 	Err error
-}
-
-// Controller is what a front end drives: a pair that runs, reports Updates
-// and takes live changes. The TUI depends on this interface only, so it can
-// be tested against a fake.
-type Controller interface {
-	// Config is the configuration as currently in effect.
-	Config() Config
-	// Facts are the platform facts probed at start.
-	Facts() platform.Facts
-	// Updates delivers samples, events, crashes and warnings; it is closed
-	// after a Done update. Stop does not wait for a reader: what does not
-	// fit in the channel once Stop began (a Done among it, when nobody
-	// read) is left out, and is still in the Report.
-	Updates() <-chan Update
-	// Apply validates a change and applies it to the running side; the
-	// Event arrives through Updates once it took effect.
-	Apply(Change) error
-	// SetMode switches between alternate and concurrent.
-	SetMode(mode string) error
-	// SetPaused pauses or resumes a side's load.
-	SetPaused(side int, paused bool) error
-	// Restart starts a side's children again (after a crash).
-	Restart(side int) error
-	// Elapsed is the time since the run started.
-	Elapsed() time.Duration
-	// Stop ends the run, stops every child and removes their sockets.
-	Stop() error
-}
-
-// pairSetters apply the pair's own settings (Where AtPair) through their
-// Controller calls, by setting name.
-var pairSetters = map[string]func(c Controller, side int, v Value) error{
-	SetMode:   func(c Controller, _ int, v Value) error { return c.SetMode(v.Str) },
-	SetPaused: func(c Controller, i int, v Value) error { return c.SetPaused(i, v.Bool) },
-}
-
-// ApplyTo makes the change through a Controller: a pair setting through
-// its own call (SetMode, SetPaused), any other through Apply.
-func ApplyTo(c Controller, ch Change) error {
-	st, err := lookup(ch.Setting)
-	if err != nil {
-		return err
-	}
-	if set, ok := pairSetters[st.Name]; ok {
-		return set(c, ch.Side, ch.Value)
-	}
-	return c.Apply(ch)
 }

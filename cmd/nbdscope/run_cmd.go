@@ -317,7 +317,7 @@ func printRunNotes(w io.Writer, rep engine.Report) {
 		// buffer and the other bound by its client's work, the gap
 		// between them reads off these two lines.
 		if p := engine.PaceOf(s.Summary.Figures); p.Client.Known() && !s.Summary.Changed && paceJudged(rep) {
-			fmt.Fprintf(w, "pace %s (%s): %s\n", s.Name, s.Summary.Settings.SndBuf, paceText(p, nil, s.Summary.Client.FaultsPer2MiB))
+			fmt.Fprintf(w, "pace %s (%s): %s\n", s.Name, s.Summary.Settings.SndBuf, engine.PaceText(p, nil, s.Summary.Client.FaultsPer2MiB))
 		}
 	}
 	for _, s := range rep.Sides {
@@ -389,7 +389,7 @@ func printSegments(w io.Writer, rep engine.Report) {
 	for _, s := range rep.Sides {
 		for _, g := range s.Segments {
 			if p := engine.PaceOf(g.Figures); p.Client.Known() && len(s.Segments) > 1 && paceJudged(rep) {
-				fmt.Fprintf(w, "pace %s %.1f–%.1f s (%s): %s\n", s.Name, g.From, g.To, g.Settings.SndBuf, paceText(p, nil, g.Client.FaultsPer2MiB))
+				fmt.Fprintf(w, "pace %s %.1f–%.1f s (%s): %s\n", s.Name, g.From, g.To, g.Settings.SndBuf, engine.PaceText(p, nil, g.Client.FaultsPer2MiB))
 			}
 		}
 	}

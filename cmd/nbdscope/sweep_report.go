@@ -232,55 +232,7 @@ func paceLine(rep engine.SweepReport) string {
 		dp := def.Pace()
 		atDefault = &dp
 	}
-	return "pace: at " + o.Buffer + " " + paceText(p, atDefault, best.Figures.Client.FaultsPer2MiB)
-}
-
-// paceText is the words for a pace, shared by a sweep's line and a run's:
-// the process that used all of the cores it was held to, with its cores
-// busy (CPU seconds per second of load: the drain after a turn can put
-// it a little over the cores it had), or that neither did; with the same
-// figure under the default buffer when def is given ("0.86 at default"),
-// and faultNote for the client.
-func paceText(p engine.Pace, def *engine.Pace, clientFaults engine.Figure) string {
-	atDefault := func(pick func(engine.Pace) engine.Figure) string {
-		if def == nil || !pick(*def).Known() {
-			return ""
-		}
-		return pick(*def).Fixed(2) + " at default"
-	}
-	// full is "(0.98 cores busy; 0.86 at default)", part "0.88 (0.77 at
-	// default)": the figure of a process that filled its core, and of one
-	// that did not.
-	full := func(v engine.Figure, pick func(engine.Pace) engine.Figure) string {
-		if d := atDefault(pick); d != "" {
-			return "(" + v.Fixed(2) + " cores busy; " + d + ")"
-		}
-		return "(" + v.Fixed(2) + " cores busy)"
-	}
-	part := func(v engine.Figure, pick func(engine.Pace) engine.Figure) string {
-		if d := atDefault(pick); d != "" {
-			return v.Fixed(2) + " (" + d + ")"
-		}
-		return v.Fixed(2)
-	}
-	client := func(q engine.Pace) engine.Figure { return q.Client }
-	server := func(q engine.Pace) engine.Figure { return q.Server }
-	both := func(q engine.Pace) engine.Figure { return q.Client + q.Server }
-	const notWaiting = ": its own work, not waiting, sets the pace here"
-	switch p.Bound {
-	case engine.BoundClient:
-		return fmt.Sprintf("the client used all of its %s %s%s%s", cores(p.ClientCores), full(p.Client, client), notWaiting, faultNote(clientFaults))
-	case engine.BoundServer:
-		return fmt.Sprintf("the server used all of its %s %s%s", cores(p.ServerCores), full(p.Server, server), notWaiting)
-	case engine.BoundCore:
-		return fmt.Sprintf("client and server together used all of the %s they share %s: their work, not waiting, sets the pace here",
-			cores(p.ClientCores), full(p.Client+p.Server, both))
-	}
-	busy := fmt.Sprintf("client %s, server %s cores busy", part(p.Client, client), part(p.Server, server))
-	if p.ClientCores == 0 {
-		return busy + " (not held to cores, so no bound is claimed)"
-	}
-	return busy + ": neither used all of its CPU; the rest of the time they waited on each other"
+	return "pace: at " + o.Buffer + " " + engine.PaceText(p, atDefault, best.Figures.Client.FaultsPer2MiB)
 }
 
 // otherCPULine says how much CPU other processes took during the sweep's
@@ -308,28 +260,4 @@ func otherCPULine(rows []engine.SweepRow) string {
 			worst.Fixed(2), strings.Join(noisy, ", "))
 	}
 	return fmt.Sprintf("other processes: at most %s cores busy during any measurement (quiet)", worst.Fixed(2))
-}
-
-// faultsFresh is the client's page faults per 2 MiB from which it is said
-// to fault its buffers in afresh: an eighth of the 512 pages a 2 MiB
-// payload fills. A client that reuses its buffers takes a handful.
-const faultsFresh = 64
-
-// faultNote adds, for a client that faults its buffers in afresh, that
-// this may be its work: where a fault is dear (a VM that backs memory
-// lazily: 10-16 µs here) it alone can set the pace.
-func faultNote(faults engine.Figure) string {
-	if !faults.Known() || faults < faultsFresh {
-		return ""
-	}
-	return fmt.Sprintf("; it took %s page faults per 2 MiB, faulting its buffers in afresh, and where a fault is dear (a VM) that can be most of its work",
-		faults.Fixed(0))
-}
-
-// cores is "1 core", "2 cores".
-func cores(n int) string {
-	if n == 1 {
-		return "1 core"
-	}
-	return fmt.Sprintf("%d cores", n)
 }
