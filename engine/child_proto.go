@@ -5,6 +5,7 @@ import (
 
 	"nbdscope/engine/childproc"
 
+	"nbdscope/model"
 	"nbdscope/nbd"
 )
 
@@ -40,7 +41,7 @@ type childCmd struct {
 }
 
 // setCmd is the set command for a setting and its child argument.
-func setCmd(st *Setting, a ChildArg) childCmd {
+func setCmd(st *model.Setting, a model.ChildArg) childCmd {
 	return childCmd{Op: "set", Setting: st.Name, Int: a.Int, Str: a.Str}
 }
 
@@ -48,12 +49,12 @@ func setCmd(st *Setting, a ChildArg) childCmd {
 // child, in its role's setters (loadSetters, serverSetters), and checks the
 // argument; role names the role in the error.
 func childSetter[R any](c childCmd, role string, setters map[string]func(R, childCmd) childMsg) (func(R, childCmd) childMsg, *childMsg) {
-	st, ok := Lookup(c.Setting)
+	st, ok := model.Lookup(c.Setting)
 	set, has := setters[c.Setting]
 	if !ok || !has {
 		return nil, &childMsg{Type: "error", Err: role + ": cannot set " + strconv.Quote(c.Setting)}
 	}
-	if err := st.CheckArg(ChildArg{Int: c.Int, Str: c.Str}); err != nil {
+	if err := st.CheckArg(model.ChildArg{Int: c.Int, Str: c.Str}); err != nil {
 		return nil, &childMsg{Type: "error", Err: err.Error()}
 	}
 	return set, nil
@@ -69,21 +70,21 @@ type childMsg struct {
 	URI string `json:"uri,omitempty"`
 
 	// poll replies: cumulative counters.
-	Counters Counters       `json:"counters"`
-	Bytes    uint64         `json:"bytes,omitempty"`      // load: payload completed
-	Ops      uint64         `json:"ops,omitempty"`        // load: requests completed
-	ActiveNs int64          `json:"active_ns,omitempty"`  // load: time not paused
-	Warming  bool           `json:"warming,omitempty"`    // load: resumed, its buffers still warming (slot.warm)
-	Hist     []uint64       `json:"hist,omitempty"`       // load: latency buckets
-	MaxLatNs int64          `json:"max_lat_ns,omitempty"` // load: longest request completed since the last poll
-	Consumed *ConsumeCounts `json:"consumed,omitempty"`   // load: what the consume mode found
-	Errors   uint64         `json:"errors,omitempty"`
-	LastErr  string         `json:"last_err,omitempty"`
-	Conns    int            `json:"conns"`
-	ExecRuns []float64      `json:"exec_runs,omitempty"` // exec load: seconds of the runs finished since the last poll
-	Payload  *nbd.Payload   `json:"payload,omitempty"`   // server: READ/WRITE data moved
-	SndBuf   int            `json:"sndbuf,omitempty"`    // effective SO_SNDBUF of the data sockets
-	RcvBuf   int            `json:"rcvbuf,omitempty"`
+	Counters model.Counters       `json:"counters"`
+	Bytes    uint64               `json:"bytes,omitempty"`      // load: payload completed
+	Ops      uint64               `json:"ops,omitempty"`        // load: requests completed
+	ActiveNs int64                `json:"active_ns,omitempty"`  // load: time not paused
+	Warming  bool                 `json:"warming,omitempty"`    // load: resumed, its buffers still warming (slot.warm)
+	Hist     []uint64             `json:"hist,omitempty"`       // load: latency buckets
+	MaxLatNs int64                `json:"max_lat_ns,omitempty"` // load: longest request completed since the last poll
+	Consumed *model.ConsumeCounts `json:"consumed,omitempty"`   // load: what the consume mode found
+	Errors   uint64               `json:"errors,omitempty"`
+	LastErr  string               `json:"last_err,omitempty"`
+	Conns    int                  `json:"conns"`
+	ExecRuns []float64            `json:"exec_runs,omitempty"` // exec load: seconds of the runs finished since the last poll
+	Payload  *nbd.Payload         `json:"payload,omitempty"`   // server: READ/WRITE data moved
+	SndBuf   int                  `json:"sndbuf,omitempty"`    // effective SO_SNDBUF of the data sockets
+	RcvBuf   int                  `json:"rcvbuf,omitempty"`
 	// SndBufLocked: that socket's SO_SNDBUF was set, so on TCP it no
 	// longer autotunes (nbd.Conn.BufferLocked).
 	SndBufLocked bool `json:"sndbuf_locked,omitempty"`

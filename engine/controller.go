@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"nbdscope/model"
 	"nbdscope/platform"
 )
 
@@ -11,17 +12,17 @@ import (
 // be tested against a fake.
 type Controller interface {
 	// Config is the configuration as currently in effect.
-	Config() Config
+	Config() model.Config
 	// Facts are the platform facts probed at start.
 	Facts() platform.Facts
 	// Updates delivers samples, events, crashes and warnings; it is closed
 	// after a Done update. Stop does not wait for a reader: what does not
 	// fit in the channel once Stop began (a Done among it, when nobody
 	// read) is left out, and is still in the Report.
-	Updates() <-chan Update
+	Updates() <-chan model.Update
 	// Apply validates a change and applies it to the running side; the
 	// Event arrives through Updates once it took effect.
-	Apply(Change) error
+	Apply(model.Change) error
 	// SetMode switches between alternate and concurrent.
 	SetMode(mode string) error
 	// SetPaused pauses or resumes a side's load.
@@ -36,15 +37,15 @@ type Controller interface {
 
 // pairSetters apply the pair's own settings (Where AtPair) through their
 // Controller calls, by setting name.
-var pairSetters = map[string]func(c Controller, side int, v Value) error{
-	SetMode:   func(c Controller, _ int, v Value) error { return c.SetMode(v.Str) },
-	SetPaused: func(c Controller, i int, v Value) error { return c.SetPaused(i, v.Bool) },
+var pairSetters = map[string]func(c Controller, side int, v model.Value) error{
+	model.SetMode:   func(c Controller, _ int, v model.Value) error { return c.SetMode(v.Str) },
+	model.SetPaused: func(c Controller, i int, v model.Value) error { return c.SetPaused(i, v.Bool) },
 }
 
 // ApplyTo makes the change through a Controller: a pair setting through
 // its own call (SetMode, SetPaused), any other through Apply.
-func ApplyTo(c Controller, ch Change) error {
-	st, err := LookupSetting(ch.Setting)
+func ApplyTo(c Controller, ch model.Change) error {
+	st, err := model.LookupSetting(ch.Setting)
 	if err != nil {
 		return err
 	}

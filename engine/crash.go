@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"nbdscope/model"
 	"sync"
 	"time"
 )
@@ -12,8 +13,8 @@ const crashGrace = 250 * time.Millisecond
 
 // crashOf describes child c of side sideName, which died while it should
 // have run; uri is the side's target and other the side's other child.
-func (p *Pair) crashOf(sideName, uri string, c, other *child) *Crash {
-	if c.role == RoleLoad && other != nil {
+func (p *Pair) crashOf(sideName, uri string, c, other *child) *model.Crash {
+	if c.role == model.RoleLoad && other != nil {
 		t := time.NewTimer(crashGrace)
 		select {
 		case <-other.exited:
@@ -22,7 +23,7 @@ func (p *Pair) crashOf(sideName, uri string, c, other *child) *Crash {
 		}
 		t.Stop()
 	}
-	return &Crash{T: p.elapsed(), Side: sideName, Role: c.role, Target: uri,
+	return &model.Crash{T: p.elapsed(), Side: sideName, Role: c.role, Target: uri,
 		Status: c.status(), Reason: c.reason(), Stderr: c.stderrLines()}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"nbdscope/model"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,7 +28,7 @@ type serverChildProc struct {
 func startServerChildProc(t *testing.T, spec serverSpec) *serverChildProc {
 	t.Helper()
 	js, _ := json.Marshal(spec)
-	p := &serverChildProc{cmd: exec.Command(os.Args[0], ChildCommand, RoleServer, string(js))}
+	p := &serverChildProc{cmd: exec.Command(os.Args[0], ChildCommand, model.RoleServer, string(js))}
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
@@ -66,18 +67,18 @@ func startTargetProcess(t *testing.T) (*os.Process, string) {
 // load with status 0 and no word (SIGPIPE was taken for a stop request),
 // and a read left it running on dead connections.
 func TestTargetKilledMidRun(t *testing.T) {
-	for _, wl := range []string{WorkWrite, WorkRead} {
+	for _, wl := range []string{model.WorkWrite, model.WorkRead} {
 		t.Run(wl, func(t *testing.T) {
 			victim, uri := startTargetProcess(t)
 			cfg := testConfig()
-			cfg.Duration = Duration(30 * time.Second)
+			cfg.Duration = model.Duration(30 * time.Second)
 			cfg.Sides[0].Target, cfg.Sides[0].Workload = uri, wl
 			cfg.Sides[0].Connections = 2
 			p := startPair(t, cfg)
 			waitFor(t, p, 10*time.Second, "A sample", activeSample("A"))
 			victim.Signal(syscall.SIGKILL)
-			c := waitFor(t, p, 5*time.Second, "crash report", func(u Update) bool { return u.Crash != nil }).Crash
-			if c.Side != "A" || c.Role != RoleLoad || c.Target != uri {
+			c := waitFor(t, p, 5*time.Second, "crash report", func(u model.Update) bool { return u.Crash != nil }).Crash
+			if c.Side != "A" || c.Role != model.RoleLoad || c.Target != uri {
 				t.Fatalf("crash %+v: want side A's load, target %s", c, uri)
 			}
 			if c.Status != "exit status 1" {
@@ -108,15 +109,15 @@ func TestTargetKilledMidRun(t *testing.T) {
 // names the server (the cause), its target and how it ended.
 func TestOwnServerKilledMidRun(t *testing.T) {
 	cfg := testConfig()
-	cfg.Duration = Duration(30 * time.Second)
-	cfg.Sides[1].Workload = WorkWrite
+	cfg.Duration = model.Duration(30 * time.Second)
+	cfg.Sides[1].Workload = model.WorkWrite
 	p := startPair(t, cfg)
 	waitFor(t, p, 10*time.Second, "B sample", activeSample("B"))
 	srv, _ := p.sides[1].children()
 	victim, uri := srv.proc.Process(), p.sides[1].targetURI()
 	victim.Signal(syscall.SIGKILL)
-	c := waitFor(t, p, 5*time.Second, "crash report", func(u Update) bool { return u.Crash != nil }).Crash
-	if c.Side != "B" || c.Role != RoleServer || c.Target != uri || !strings.Contains(c.Status, "killed") || c.Reason == "" {
+	c := waitFor(t, p, 5*time.Second, "crash report", func(u model.Update) bool { return u.Crash != nil }).Crash
+	if c.Side != "B" || c.Role != model.RoleServer || c.Target != uri || !strings.Contains(c.Status, "killed") || c.Reason == "" {
 		t.Fatalf("crash %+v: want B's server, killed, target %s", c, uri)
 	}
 	if txt := c.Text(); !strings.Contains(txt, uri) || !strings.Contains(txt, "killed") {
@@ -135,7 +136,7 @@ func TestOwnServerKilledMidRun(t *testing.T) {
 // (ctrl+c in 'run') is partial; one that ran its duration is not.
 func TestStoppedBeforeDurationIsPartial(t *testing.T) {
 	cfg := testConfig()
-	cfg.Duration = Duration(30 * time.Second)
+	cfg.Duration = model.Duration(30 * time.Second)
 	p := startPair(t, cfg)
 	waitFor(t, p, 10*time.Second, "A sample", activeSample("A"))
 	p.Stop()
@@ -146,7 +147,7 @@ func TestStoppedBeforeDurationIsPartial(t *testing.T) {
 		t.Fatalf("stopped run: partial=%v reason %q", rep.Partial, rep.PartialReason)
 	}
 
-	cfg.Duration = Duration(500 * time.Millisecond)
+	cfg.Duration = model.Duration(500 * time.Millisecond)
 	p = startPair(t, cfg)
 	for range p.Updates() {
 	}
@@ -170,7 +171,7 @@ func TestSettleWaitsForCrashReport(t *testing.T) {
 	<-ld.exited
 	p.settle() // within crashGrace of the exit: the report is still pending
 	rep := p.Report()
-	if len(rep.Crashes) != 1 || rep.Crashes[0].Side != "A" || rep.Crashes[0].Role != RoleLoad || !rep.Partial {
+	if len(rep.Crashes) != 1 || rep.Crashes[0].Side != "A" || rep.Crashes[0].Role != model.RoleLoad || !rep.Partial {
 		t.Fatalf("report after settle: partial %v, crashes %+v", rep.Partial, rep.Crashes)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"nbdscope/model"
 	"nbdscope/nbd"
 )
 
@@ -352,7 +353,7 @@ type consumer struct {
 
 func (r *loadRole) initConsume(mode string, threads int) {
 	if mode == "" {
-		mode = ConsumeNone
+		mode = model.ConsumeNone
 	}
 	r.mode.Store(mode)
 	r.threads = newTokens(threads)
@@ -363,7 +364,7 @@ func (r *loadRole) initConsume(mode string, threads int) {
 func (r *loadRole) startHasher() {
 	r.cmu.Lock()
 	defer r.cmu.Unlock()
-	if r.mode.Load() != ConsumeHash || r.size == 0 || r.hasher.Load() != nil {
+	if r.mode.Load() != model.ConsumeHash || r.size == 0 || r.hasher.Load() != nil {
 		return
 	}
 	r.hasher.Store(newStreamHasher(r.size, r.cursor.Load(), r.threads))
@@ -371,8 +372,8 @@ func (r *loadRole) startHasher() {
 
 // setHashThreads applies a live hash-threads change (resolved: 1 or more).
 func (r *loadRole) setHashThreads(c childCmd) childMsg {
-	if c.Int < 1 || c.Int > MaxHashThreads {
-		return childFail(fmt.Errorf("hash threads %d: want 1…%d", c.Int, MaxHashThreads))
+	if c.Int < 1 || c.Int > model.MaxHashThreads {
+		return childFail(fmt.Errorf("hash threads %d: want 1…%d", c.Int, model.MaxHashThreads))
 	}
 	r.threads.setLimit(c.Int)
 	return childMsg{}
@@ -382,7 +383,7 @@ func (r *loadRole) setHashThreads(c childCmd) childMsg {
 func (r *loadRole) setConsumeMode(c childCmd) childMsg {
 	r.cmu.Lock()
 	r.mode.Store(c.Str)
-	if h := r.hasher.Load(); h != nil && c.Str != ConsumeHash {
+	if h := r.hasher.Load(); h != nil && c.Str != model.ConsumeHash {
 		// Retired: a later switch back starts at a fresh pass, since the
 		// blocks read meanwhile were never hashed.
 		r.hasher.Store(nil)
@@ -400,21 +401,21 @@ func (r *loadRole) consume(s *slot, err error) {
 	buf := s.op.Buf
 	ok := err == nil && s.read
 	switch r.mode.Load() {
-	case ConsumeCopy:
+	case model.ConsumeCopy:
 		if ok {
 			if cap(s.sink) < len(buf) {
 				s.sink = nbd.MakePayload(len(buf))
 			}
 			copy(s.sink, buf)
 		}
-	case ConsumeScan:
+	case model.ConsumeScan:
 		if ok {
 			r.scanned.Add(1)
 			if BufferIsZero(buf) {
 				r.zero.Add(1)
 			}
 		}
-	case ConsumeHash:
+	case model.ConsumeHash:
 		h := r.hasher.Load()
 		switch {
 		case h == nil:
@@ -429,7 +430,7 @@ func (r *loadRole) consume(s *slot, err error) {
 }
 
 // consumeStats are the counts for a poll reply.
-func (r *loadRole) consumeStats() *ConsumeCounts {
+func (r *loadRole) consumeStats() *model.ConsumeCounts {
 	r.cmu.Lock()
 	st := r.hashBase
 	h := r.hasher.Load()
@@ -437,7 +438,7 @@ func (r *loadRole) consumeStats() *ConsumeCounts {
 	if h != nil {
 		st.add(h.Stats())
 	}
-	return &ConsumeCounts{
+	return &model.ConsumeCounts{
 		ScannedBuffers: r.scanned.Load(), ZeroBuffers: r.zero.Load(),
 		HashThreads: r.threads.limit(), HashBlocks: st.Blocks, HashPasses: st.Passes,
 		HashBroken: st.Broken, HashReordered: st.Reordered, RootDigest: st.Root,

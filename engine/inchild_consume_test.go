@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"nbdscope/model"
 	"nbdscope/nbd"
 )
 
@@ -240,7 +241,7 @@ func TestHashPatternExport(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			uri := serveBackend(t, jitter{nbd.NewPattern(size)})
 			spec := loadSpec{URI: uri, Connections: tc.conns, RequestSize: 256 << 10, InFlight: 4,
-				Workload: WorkRead, Consume: ConsumeHash, HashThreads: tc.threads}
+				Workload: model.WorkRead, Consume: model.ConsumeHash, HashThreads: tc.threads}
 			m := runLoad(t, spec, func(m childMsg) bool { return m.Consumed.HashPasses >= 1 })
 			c := m.Consumed
 			if c.RootDigest != want || c.HashBroken != 0 {
@@ -260,7 +261,7 @@ func TestHashPatternExport(t *testing.T) {
 func TestScanNullExport(t *testing.T) {
 	for _, fill := range []byte{0, 0xff} {
 		uri := serveBackend(t, nbd.NewNull(1<<30, fill))
-		spec := loadSpec{URI: uri, Connections: 1, RequestSize: 256 << 10, InFlight: 4, Workload: WorkRead, Consume: ConsumeScan}
+		spec := loadSpec{URI: uri, Connections: 1, RequestSize: 256 << 10, InFlight: 4, Workload: model.WorkRead, Consume: model.ConsumeScan}
 		m := runLoad(t, spec, func(m childMsg) bool { return m.Consumed.ScannedBuffers >= 200 })
 		c := m.Consumed
 		want := c.ScannedBuffers

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"nbdscope/clientrun"
+	"nbdscope/model"
 	"nbdscope/nbd"
 )
 
@@ -127,8 +128,8 @@ func (r *execRole) loop() {
 // clientCounters are a real client's measured figures as the counters a
 // process reports: its CPU, switches and faults (its socket calls are its
 // own, not counted). A live exec side and a sweep's run alike.
-func clientCounters(r clientrun.Result) Counters {
-	return Counters{UserS: r.UserS, SysS: r.SysS, VolCS: uint64(r.Nvcsw), InvolCS: uint64(r.Nivcsw), MinFlt: uint64(r.MinFlt)}
+func clientCounters(r clientrun.Result) model.Counters {
+	return model.Counters{UserS: r.UserS, SysS: r.SysS, VolCS: uint64(r.Nvcsw), InvolCS: uint64(r.Nivcsw), MinFlt: uint64(r.MinFlt)}
 }
 
 func addResult(a, b clientrun.Result) clientrun.Result {
@@ -141,9 +142,9 @@ func (r *execRole) handle(c childCmd) childMsg {
 	case "poll":
 		return r.poll()
 	case "get":
-		return childMsg{Settings: map[string]string{SetExec: fmt.Sprint(r.argv)}}
+		return childMsg{Settings: map[string]string{model.SetExec: fmt.Sprint(r.argv)}}
 	case "set":
-		if c.Setting == SetPaused {
+		if c.Setting == model.SetPaused {
 			r.setPaused(c.Int != 0)
 			return childMsg{}
 		}

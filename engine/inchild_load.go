@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"nbdscope/model"
 	"nbdscope/nbd"
 )
 
@@ -44,7 +45,7 @@ type loadRole struct {
 	ops     atomic.Uint64
 	errs    atomic.Uint64
 	lastErr atomic.Value // string
-	hist    Histogram
+	hist    model.Histogram
 	maxLat  atomic.Int64 // ns: the longest request completed since the last poll
 	cursor  atomic.Uint64
 
@@ -64,7 +65,7 @@ type loadConn struct {
 }
 
 func workloadIndex(w string) int32 {
-	for i, v := range Workloads {
+	for i, v := range model.Workloads {
 		if v == w {
 			return int32(i)
 		}
@@ -182,7 +183,7 @@ func (r *loadRole) warmSlots(lc *loadConn, slots []*slot) {
 // seconds. Loads start paused, and a resume waits for it a while
 // (warmWait), so the active clock normally starts warm.
 func (s *slot) warm() {
-	if w := Workloads[s.r.workload.Load()]; IsWrite(w) || (w == WorkMixed && s.r.readPct.Load() == 0) {
+	if w := model.Workloads[s.r.workload.Load()]; model.IsWrite(w) || (w == model.WorkMixed && s.r.readPct.Load() == 0) {
 		return // never reads
 	}
 	s.buf = nbd.MakePayload(int(s.r.reqSize.Load()))
@@ -269,12 +270,12 @@ func (r *loadRole) worker(lc *loadConn, s *slot) {
 func (s *slot) prepare(alloc bool) bool {
 	r := s.r
 	size := int(r.reqSize.Load())
-	w := Workloads[r.workload.Load()]
+	w := model.Workloads[r.workload.Load()]
 	read := true
 	switch w {
-	case WorkWrite, WorkRandWrite:
+	case model.WorkWrite, model.WorkRandWrite:
 		read = false
-	case WorkMixed:
+	case model.WorkMixed:
 		read = s.rng.IntN(100) < int(r.readPct.Load())
 	}
 	var buf []byte
@@ -298,7 +299,7 @@ func (s *slot) prepare(alloc bool) bool {
 	}
 	var off int64
 	s.seq = false
-	if w == WorkRandRead || w == WorkRandWrite || w == WorkMixed {
+	if w == model.WorkRandRead || w == model.WorkRandWrite || w == model.WorkMixed {
 		slots := r.size / int64(size)
 		if slots > 0 {
 			off = s.rng.Int64N(slots) * int64(size)
@@ -434,15 +435,15 @@ func (r *loadRole) settings() childMsg {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return childMsg{Settings: map[string]string{
-		SetConnections:  strconv.Itoa(len(r.conns)),
-		SetInFlight:     strconv.Itoa(r.inflight),
-		SetRequestSize:  strconv.FormatInt(r.reqSize.Load(), 10),
-		SetWorkload:     Workloads[r.workload.Load()],
-		SetReadPercent:  strconv.Itoa(int(r.readPct.Load())),
-		SetConsume:      r.mode.Load().(string),
-		SetHashThreads:  strconv.Itoa(r.threads.limit()),
-		SetClientSndBuf: strconv.Itoa(r.sndReq),
-		SetClientRcvBuf: strconv.Itoa(r.rcvReq),
+		model.SetConnections:  strconv.Itoa(len(r.conns)),
+		model.SetInFlight:     strconv.Itoa(r.inflight),
+		model.SetRequestSize:  strconv.FormatInt(r.reqSize.Load(), 10),
+		model.SetWorkload:     model.Workloads[r.workload.Load()],
+		model.SetReadPercent:  strconv.Itoa(int(r.readPct.Load())),
+		model.SetConsume:      r.mode.Load().(string),
+		model.SetHashThreads:  strconv.Itoa(r.threads.limit()),
+		model.SetClientSndBuf: strconv.Itoa(r.sndReq),
+		model.SetClientRcvBuf: strconv.Itoa(r.rcvReq),
 	}}
 }
 
@@ -492,16 +493,16 @@ func (r *loadRole) set(c childCmd) childMsg {
 // loadSetters apply the load's settings (those of the table that apply
 // AtLoad, and the pause), by setting name.
 var loadSetters = map[string]func(*loadRole, childCmd) childMsg{
-	SetClientSndBuf: (*loadRole).setSndBuf,
-	SetClientRcvBuf: (*loadRole).setRcvBuf,
-	SetConnections:  (*loadRole).setConnections,
-	SetRequestSize:  (*loadRole).setRequestSize,
-	SetInFlight:     (*loadRole).setInFlight,
-	SetWorkload:     (*loadRole).setWorkload,
-	SetReadPercent:  (*loadRole).setReadPercent,
-	SetConsume:      (*loadRole).setConsumeMode,
-	SetHashThreads:  (*loadRole).setHashThreads,
-	SetPaused:       (*loadRole).setPaused,
+	model.SetClientSndBuf: (*loadRole).setSndBuf,
+	model.SetClientRcvBuf: (*loadRole).setRcvBuf,
+	model.SetConnections:  (*loadRole).setConnections,
+	model.SetRequestSize:  (*loadRole).setRequestSize,
+	model.SetInFlight:     (*loadRole).setInFlight,
+	model.SetWorkload:     (*loadRole).setWorkload,
+	model.SetReadPercent:  (*loadRole).setReadPercent,
+	model.SetConsume:      (*loadRole).setConsumeMode,
+	model.SetHashThreads:  (*loadRole).setHashThreads,
+	model.SetPaused:       (*loadRole).setPaused,
 }
 
 func childFail(err error) childMsg { return childMsg{Type: "error", Err: err.Error()} }

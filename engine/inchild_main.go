@@ -32,6 +32,7 @@ import (
 
 	"nbdscope/engine/childproc"
 
+	"nbdscope/model"
 	"nbdscope/nbd"
 )
 
@@ -73,13 +74,13 @@ func RunChild(args []string) error {
 	var ready childMsg
 	var err error
 	switch args[0] {
-	case RoleServer:
+	case model.RoleServer:
 		var spec serverSpec
 		if err := json.Unmarshal([]byte(args[1]), &spec); err != nil {
 			return fmt.Errorf("server spec: %w", err)
 		}
 		r, ready, err = startServerRole(ctx, spec)
-	case RoleLoad:
+	case model.RoleLoad:
 		var spec loadSpec
 		if err := json.Unmarshal([]byte(args[1]), &spec); err != nil {
 			return fmt.Errorf("load spec: %w", err)
@@ -222,8 +223,8 @@ func startCPUProfile(role string) func() {
 
 // selfCounters are this process's counters: the data-socket I/O counts
 // io, with its CPU seconds and context switches from getrusage.
-func selfCounters(io nbd.IOStats) Counters {
-	c := Counters{IO: io}
+func selfCounters(io nbd.IOStats) model.Counters {
+	c := model.Counters{IO: io}
 	var ru unix.Rusage
 	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
 		return c

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 
+	"nbdscope/model"
 	"nbdscope/nbd"
 )
 
@@ -94,7 +95,7 @@ func (r *serverRole) handle(c childCmd) childMsg {
 		r.seenMu.Unlock()
 		return m
 	case "get":
-		return childMsg{Settings: map[string]string{SetSndBuf: strconv.Itoa(r.req)}}
+		return childMsg{Settings: map[string]string{model.SetSndBuf: strconv.Itoa(r.req)}}
 	case "set":
 		set, bad := childSetter(c, "server", serverSetters)
 		if bad != nil {
@@ -108,7 +109,7 @@ func (r *serverRole) handle(c childCmd) childMsg {
 // serverSetters apply the server's settings (those of the table that
 // apply AtServer), by setting name.
 var serverSetters = map[string]func(*serverRole, childCmd) childMsg{
-	SetSndBuf: (*serverRole).setSndBuf,
+	model.SetSndBuf: (*serverRole).setSndBuf,
 }
 
 // setSndBuf sets SO_SNDBUF on the data sockets (req 0: the OS default) and

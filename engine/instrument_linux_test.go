@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"nbdscope/model"
 	"nbdscope/nbd"
 )
 
@@ -114,7 +115,7 @@ func (c *procChild) stop() {
 // pauses it (draining every request), polls its counters and stops it.
 func loadUnder(t *testing.T, prefix []string, uri string, d time.Duration) childMsg {
 	t.Helper()
-	ld := startUnder(t, prefix, RoleLoad, loadSpec{URI: uri, Connections: 1, RequestSize: 2 << 20, InFlight: 8, Workload: WorkRead, ReadPercent: 100})
+	ld := startUnder(t, prefix, model.RoleLoad, loadSpec{URI: uri, Connections: 1, RequestSize: 2 << 20, InFlight: 8, Workload: model.WorkRead, ReadPercent: 100})
 	time.Sleep(d)
 	ld.call(pauseCmd(true))
 	m := ld.settledPoll()
@@ -281,8 +282,8 @@ func TestSyscallCountsAgreeWithStrace(t *testing.T) {
 				return []string{"strace", "-f", "-yy", "-s", "0", "-e", "signal=none", "-o", filepath.Join(dir, name),
 					"-e", "trace=read,readv,recvfrom,recvmsg,write,writev,sendto,sendmsg"}
 			}
-			srv := startUnder(t, trace("server.txt"), RoleServer, serverSpec{Backend: "null", Size: 64 << 30, Transport: "unix", Socket: filepath.Join(dir, "s.sock"), SndBuf: sndbuf})
-			ld := startUnder(t, trace("load.txt"), RoleLoad, loadSpec{URI: srv.ready.URI, Connections: 1, RequestSize: 2 << 20, InFlight: 8, Workload: WorkRead, ReadPercent: 100})
+			srv := startUnder(t, trace("server.txt"), model.RoleServer, serverSpec{Backend: "null", Size: 64 << 30, Transport: "unix", Socket: filepath.Join(dir, "s.sock"), SndBuf: sndbuf})
+			ld := startUnder(t, trace("load.txt"), model.RoleLoad, loadSpec{URI: srv.ready.URI, Connections: 1, RequestSize: 2 << 20, InFlight: 8, Workload: model.WorkRead, ReadPercent: 100})
 			time.Sleep(2 * time.Second)
 			if m := srv.call(childCmd{Op: "poll"}); sndbuf > 0 && m.SndBuf != 2*sndbuf {
 				t.Fatalf("server SO_SNDBUF %d effective, want %d for a %d request: clamped", m.SndBuf, 2*sndbuf, sndbuf)

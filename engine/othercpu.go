@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"nbdscope/model"
 	"nbdscope/nbd"
 	"nbdscope/platform"
 )
@@ -51,7 +52,7 @@ func (m *machineMeter) tick() {
 // otherCoresBusy is the cores other processes kept busy on average, given
 // the samples' CPU of nbdscope's children over the same span; nil when it
 // was not measured.
-func (m *machineMeter) otherCoresBusy(samples []Sample) *Figure {
+func (m *machineMeter) otherCoresBusy(samples []model.Sample) *model.Figure {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.ok {
@@ -70,18 +71,18 @@ func (m *machineMeter) otherCoresBusy(samples []Sample) *Figure {
 // othersBetween is the cores other processes kept busy on average between
 // two readings, given the CPU seconds nbdscope's children spent meanwhile
 // (the controller's own is in the readings); nil for an empty span.
-func othersBetween(from, to machineReading, children float64) *Figure {
+func othersBetween(from, to machineReading, children float64) *model.Figure {
 	wall := to.t.Sub(from.t).Seconds()
 	if wall <= 0 {
 		return nil
 	}
 	ours := children + (to.self - from.self)
-	f := Figure(max(0, (to.busy-from.busy)-ours) / wall)
+	f := model.Figure(max(0, (to.busy-from.busy)-ours) / wall)
 	return &f
 }
 
 // cpuOf is a process's user+system seconds, 0 when not measured.
-func cpuOf(p *Process) float64 {
+func cpuOf(p *model.Process) float64 {
 	if !p.UserS.Known() || !p.SysS.Known() {
 		return 0
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"nbdscope/model"
 	"nbdscope/platform"
 )
 
@@ -18,14 +19,14 @@ func (s *side) place(mode string) {
 	s.mu.Unlock()
 	pl := sc.Placement
 	if pl == "" {
-		pl = DefaultPlacement()
+		pl = model.DefaultPlacement()
 	}
-	loadCPUs, serverCPUs := PlacementCPUs(pl, mode, s.idx, s.p.cpus)
-	if pl == PlaceSplit && sc.Get(SetConsume) == ConsumeHash && ResolveHashThreads(sc, mode, s.p.cpus) > 1 {
-		loadCPUs = HashLoadCPUs(mode, sc.Name, s.p.cpus, serverCPUs) // room for the hash threads
+	loadCPUs, serverCPUs := model.PlacementCPUs(pl, mode, s.idx, s.p.cpus)
+	if pl == model.PlaceSplit && sc.Get(model.SetConsume) == model.ConsumeHash && model.ResolveHashThreads(sc, mode, s.p.cpus) > 1 {
+		loadCPUs = model.HashLoadCPUs(mode, sc.Name, s.p.cpus, serverCPUs) // room for the hash threads
 	}
 	var warning string
-	if pl != PlaceOS && !platform.PinSupported {
+	if pl != model.PlaceOS && !platform.PinSupported {
 		loadCPUs, serverCPUs = nil, nil
 		warning = fmt.Sprintf("placement %s: %v; the scheduler places side %s's processes", pl, platform.ErrPinUnsupported, s.name)
 	} else {
@@ -55,11 +56,11 @@ func (s *side) place(mode string) {
 
 // placement is what a sample reports of where the side ran. The caller
 // holds s.mu.
-func (s *side) placement() Placement {
+func (s *side) placement() model.Placement {
 	sc := s.cfg
-	pl := Placement{Setting: sc.Get(SetPlacement), LoadCPUs: CPUList(s.loadCPUs), ServerCPUs: "n/a"}
+	pl := model.Placement{Setting: sc.Get(model.SetPlacement), LoadCPUs: model.CPUList(s.loadCPUs), ServerCPUs: "n/a"}
 	if sc.Target == "" {
-		pl.ServerCPUs = CPUList(s.serverCPUs)
+		pl.ServerCPUs = model.CPUList(s.serverCPUs)
 	}
 	return pl
 }

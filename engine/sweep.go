@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"nbdscope/model"
 	"sort"
 	"time"
 )
@@ -14,7 +15,7 @@ const OptimumTolerance = 0.05
 
 // Optimum finds the fastest row; nil when no row has a throughput above 0.
 // A tie goes to the first (smaller) size.
-func Optimum(rows []SweepRow) *SweepOptimum {
+func Optimum(rows []model.SweepRow) *model.SweepOptimum {
 	best := -1
 	for i, r := range rows {
 		// A size that moved no payload (a client that read only holes) has
@@ -28,9 +29,9 @@ func Optimum(rows []SweepRow) *SweepOptimum {
 	}
 	top := rows[best].ThroughputBps
 	pace := rows[best].Pace()
-	o := &SweepOptimum{Buffer: rows[best].Buffer, ThroughputBps: top, VsDefault: Unknown, Pace: &pace}
+	o := &model.SweepOptimum{Buffer: rows[best].Buffer, ThroughputBps: top, VsDefault: model.Unknown, Pace: &pace}
 	for _, r := range rows {
-		if r.Buffer == BufDefaultName && r.ThroughputBps.Known() && r.ThroughputBps > 0 {
+		if r.Buffer == model.BufDefaultName && r.ThroughputBps.Known() && r.ThroughputBps > 0 {
 			o.VsDefault = top / r.ThroughputBps
 		}
 		if r.ThroughputBps.Known() && float64(r.ThroughputBps) >= (1-OptimumTolerance)*float64(top) {
@@ -42,14 +43,14 @@ func Optimum(rows []SweepRow) *SweepOptimum {
 
 // SweepProgress tells where a sweep is, after each measurement.
 type SweepProgress struct {
-	Size      string   // the size just measured
-	SizeIndex int      // 1-based
-	Sizes     int      // how many sizes
-	Repeat    int      // 1-based repeat of this size
-	Repeats   int      // repeats per size
-	Done      int      // measurements done, of Total
-	Total     int      //
-	Last      SweepRow // the measurement just made
+	Size      string         // the size just measured
+	SizeIndex int            // 1-based
+	Sizes     int            // how many sizes
+	Repeat    int            // 1-based repeat of this size
+	Repeats   int            // repeats per size
+	Done      int            // measurements done, of Total
+	Total     int            //
+	Last      model.SweepRow // the measurement just made
 }
 
 // Sweep runs spec on side A of base (side B stays paused) and reports a row
@@ -57,18 +58,18 @@ type SweepProgress struct {
 // each measurement. The measurements go in rounds, one of each size in
 // turn, as an exec sweep's do (ExecSweep says why). On an error the rows
 // hold the measurements made so far (Repeats says how many).
-func Sweep(ctx context.Context, base Config, spec SweepSpec, opts Options, progress func(SweepProgress)) ([]SweepRow, error) {
+func Sweep(ctx context.Context, base model.Config, spec model.SweepSpec, opts Options, progress func(SweepProgress)) ([]model.SweepRow, error) {
 	if len(spec.Sizes) == 0 || spec.Bytes <= 0 || spec.Repeat < 1 {
 		return nil, errors.New("sweep: need sizes, a positive byte count and at least one repeat")
 	}
 	if spec.Setting == "" {
-		spec.Setting = DefaultSweepSetting
+		spec.Setting = model.DefaultSweepSetting
 	}
-	swept, err := LookupSetting(spec.Setting)
-	if err != nil || swept.Type != TypeBuf {
+	swept, err := model.LookupSetting(spec.Setting)
+	if err != nil || swept.Type != model.TypeBuf {
 		return nil, fmt.Errorf("sweep: %q is not a buffer setting", spec.Setting)
 	}
-	runs := make([][]SweepRow, len(spec.Sizes))
+	runs := make([][]model.SweepRow, len(spec.Sizes))
 	pr := SweepProgress{Sizes: len(spec.Sizes), Repeats: spec.Repeat, Total: len(spec.Sizes) * spec.Repeat}
 	for r := 0; r < spec.Repeat; r++ {
 		for i, size := range spec.Sizes {
@@ -76,10 +77,10 @@ func Sweep(ctx context.Context, base Config, spec SweepSpec, opts Options, progr
 				return sweepMedians(runs), err
 			}
 			cfg := base
-			cfg.Mode = ModeConcurrent
+			cfg.Mode = model.ModeConcurrent
 			cfg.Duration = 0
 			cfg.Script = nil
-			if err := cfg.Sides[0].SetValue(swept, Value{Buf: size}); err != nil {
+			if err := cfg.Sides[0].SetValue(swept, model.Value{Buf: size}); err != nil {
 				return sweepMedians(runs), err
 			}
 			row, err := sweepOne(ctx, cfg, swept, spec.Bytes, opts)
@@ -100,15 +101,15 @@ func Sweep(ctx context.Context, base Config, spec SweepSpec, opts Options, progr
 
 // sweepMedians is, for each size with a measurement, the median one by
 // time, with the count of measurements.
-func sweepMedians(runs [][]SweepRow) []SweepRow {
-	var rows []SweepRow
+func sweepMedians(runs [][]model.SweepRow) []model.SweepRow {
+	var rows []model.SweepRow
 	for _, rs := range runs {
 		if len(rs) == 0 {
 			continue
 		}
-		med := medianRun(rs, func(r SweepRow) float64 { return r.Seconds })
+		med := medianRun(rs, func(r model.SweepRow) float64 { return r.Seconds })
 		med.Repeats = len(rs)
-		med.OtherCoresBusy = worstOther(rs, func(r SweepRow) *Figure { return r.OtherCoresBusy })
+		med.OtherCoresBusy = worstOther(rs, func(r model.SweepRow) *model.Figure { return r.OtherCoresBusy })
 		rows = append(rows, med)
 	}
 	return rows
@@ -117,8 +118,8 @@ func sweepMedians(runs [][]SweepRow) []SweepRow {
 // worstOther is the most CPU other processes took during any of a size's
 // measurements (nil when none was measured): a row is as trustworthy as
 // its noisiest measurement.
-func worstOther[T any](runs []T, other func(T) *Figure) *Figure {
-	var worst *Figure
+func worstOther[T any](runs []T, other func(T) *model.Figure) *model.Figure {
+	var worst *model.Figure
 	for _, r := range runs {
 		if o := other(r); o != nil && (worst == nil || *o > *worst) {
 			worst = o
@@ -137,8 +138,8 @@ func medianRun[T any](runs []T, seconds func(T) float64) T {
 }
 
 // sweepOne moves bytes on side A after a warm-up sample and measures it.
-func sweepOne(ctx context.Context, cfg Config, swept *Setting, bytes int64, opts Options) (SweepRow, error) {
-	var row SweepRow
+func sweepOne(ctx context.Context, cfg model.Config, swept *model.Setting, bytes int64, opts Options) (model.SweepRow, error) {
+	var row model.SweepRow
 	p, err := StartWith(ctx, cfg, opts)
 	if err != nil {
 		return row, err
@@ -177,14 +178,14 @@ func sweepOne(ctx context.Context, cfg Config, swept *Setting, bytes int64, opts
 				f := float64(bytes) / float64(acc.Bytes)
 				row.Seconds = acc.Seconds * f
 				row.ClientUserS, row.ClientSysS = float64(acc.Client.UserS)*f, float64(acc.Client.SysS)*f
-				row.ServerUserS, row.ServerSysS = Unknown, Unknown
+				row.ServerUserS, row.ServerSysS = model.Unknown, model.Unknown
 				if acc.Server != nil {
-					row.ServerUserS, row.ServerSysS = acc.Server.UserS*Figure(f), acc.Server.SysS*Figure(f)
+					row.ServerUserS, row.ServerSysS = acc.Server.UserS*model.Figure(f), acc.Server.SysS*model.Figure(f)
 				}
 				row.ThroughputBps = acc.ThroughputBps
 				// The receiver of the bulk data (unknown for an external
 				// target's server), both directions' EAGAIN.
-				row.RecvPer2MiB, row.EAGAINPer2MiB = Unknown, Unknown
+				row.RecvPer2MiB, row.EAGAINPer2MiB = model.Unknown, model.Unknown
 				if r := acc.Receiver(); r != nil {
 					row.RecvPer2MiB, row.EAGAINPer2MiB = r.RecvCallsPer2MiB, r.EAGAINPer2MiB
 				}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"nbdscope/clientrun"
+	"nbdscope/model"
 	"nbdscope/nbd"
 	"nbdscope/platform"
 )
@@ -34,7 +35,7 @@ import (
 // ratio nobody can reproduce. In rounds each size meets the same
 // stretches. On an error (a failing command stops the sweep) the rows
 // hold the runs made so far (Repeats says how many).
-func ExecSweep(ctx context.Context, base Config, spec SweepSpec, cmd clientrun.Command, opts Options, progress func(SweepProgress)) ([]SweepRow, error) {
+func ExecSweep(ctx context.Context, base model.Config, spec model.SweepSpec, cmd clientrun.Command, opts Options, progress func(SweepProgress)) ([]model.SweepRow, error) {
 	if spec.Exec == nil || len(spec.Sizes) == 0 || spec.Bytes <= 0 || spec.Repeat < 1 || spec.Exec.Warmup < 0 {
 		return nil, errors.New("exec sweep: need a command, sizes, a positive export size and at least one repeat")
 	}
@@ -64,7 +65,7 @@ func ExecSweep(ctx context.Context, base Config, spec SweepSpec, cmd clientrun.C
 			}
 			run, err := execOnce(ctx, s.srv, s.argv, s.place.clientCPUs)
 			if err != nil {
-				return execRows(servers), fmt.Errorf("sweep %s=%s: %w", SetSndBuf, s.row.Buffer, err)
+				return execRows(servers), fmt.Errorf("sweep %s=%s: %w", model.SetSndBuf, s.row.Buffer, err)
 			}
 			if round < 0 {
 				continue // a warm-up
@@ -85,15 +86,15 @@ type execServer struct {
 	srv   *child
 	argv  []string // the command, placeholders replaced
 	place execPlacement
-	row   SweepRow // the size, its effective value and placement
-	runs  []ExecRun
+	row   model.SweepRow // the size, its effective value and placement
+	runs  []model.ExecRun
 }
 
 // startExecServers starts a server for each size, on a socket in a
 // directory of its own under dir (a server removes its socket's directory
 // when it stops), held where the placement says. The servers started are
 // returned even with an error, for the caller to stop.
-func startExecServers(sd SideConfig, spec SweepSpec, cmd clientrun.Command, opts Options, dir string) ([]*execServer, error) {
+func startExecServers(sd model.SideConfig, spec model.SweepSpec, cmd clientrun.Command, opts Options, dir string) ([]*execServer, error) {
 	var servers []*execServer
 	for i, size := range spec.Sizes {
 		sdir := filepath.Join(dir, strconv.Itoa(i))
@@ -101,13 +102,13 @@ func startExecServers(sd SideConfig, spec SweepSpec, cmd clientrun.Command, opts
 			return servers, err
 		}
 		sock := filepath.Join(sdir, "nbd.sock")
-		req := BufRequest(size)
+		req := model.BufRequest(size)
 		sspec := serverSpec{Backend: sd.Backend, Size: spec.Bytes, Transport: "unix", Socket: sock, SndBuf: req}
-		srv, ready, err := spawn(opts.Exe, RoleServer, "exec", sspec, opts.StartTimeout)
+		srv, ready, err := spawn(opts.Exe, model.RoleServer, "exec", sspec, opts.StartTimeout)
 		if err != nil {
-			return servers, fmt.Errorf("sweep %s=%s: %w", SetSndBuf, size, err)
+			return servers, fmt.Errorf("sweep %s=%s: %w", model.SetSndBuf, size, err)
 		}
-		s := &execServer{srv: srv, row: SweepRow{Buffer: size.String()}}
+		s := &execServer{srv: srv, row: model.SweepRow{Buffer: size.String()}}
 		servers = append(servers, s)
 		if s.place, err = placeExec(sd, srv); err != nil {
 			return servers, err
@@ -123,8 +124,8 @@ func startExecServers(sd SideConfig, spec SweepSpec, cmd clientrun.Command, opts
 }
 
 // execRows are the rows of the sizes with a measured run so far.
-func execRows(servers []*execServer) []SweepRow {
-	var rows []SweepRow
+func execRows(servers []*execServer) []model.SweepRow {
+	var rows []model.SweepRow
 	for _, s := range servers {
 		if len(s.runs) > 0 {
 			rows = append(rows, execRow(s.row, s.runs))
@@ -135,7 +136,7 @@ func execRows(servers []*execServer) []SweepRow {
 
 // execPlacement is where an exec sweep's server and client run.
 type execPlacement struct {
-	Placement
+	model.Placement
 	clientCPUs []int // nil: not held
 }
 
@@ -146,39 +147,39 @@ type execPlacement struct {
 // processes cannot be held (macOS), both run where the scheduler puts
 // them and the figures say os. A server that cannot be held stops the
 // sweep: its figures would not be what the placement claims.
-func placeExec(sd SideConfig, srv *child) (execPlacement, error) {
-	pl := sd.Get(SetPlacement)
+func placeExec(sd model.SideConfig, srv *child) (execPlacement, error) {
+	pl := sd.Get(model.SetPlacement)
 	if !platform.PinSupported {
-		pl = PlaceOS
+		pl = model.PlaceOS
 	}
-	clientCPUs, serverCPUs := PlacementCPUs(pl, ModeAlternate, 0, platform.AllowedCPUs())
+	clientCPUs, serverCPUs := model.PlacementCPUs(pl, model.ModeAlternate, 0, platform.AllowedCPUs())
 	if err := platform.PinProcess(srv.pid(), serverCPUs); err != nil {
 		return execPlacement{}, fmt.Errorf("placement %s: %w (--placement os leaves it to the scheduler)", pl, err)
 	}
 	return execPlacement{
-		Placement:  Placement{Setting: pl, LoadCPUs: CPUList(clientCPUs), ServerCPUs: CPUList(serverCPUs)},
+		Placement:  model.Placement{Setting: pl, LoadCPUs: model.CPUList(clientCPUs), ServerCPUs: model.CPUList(serverCPUs)},
 		clientCPUs: clientCPUs,
 	}, nil
 }
 
 // execOnce runs the client once, between two polls of the server.
-func execOnce(ctx context.Context, srv *child, argv []string, cpus []int) (ExecRun, error) {
+func execOnce(ctx context.Context, srv *child, argv []string, cpus []int) (model.ExecRun, error) {
 	before, err := srv.call(childCmd{Op: "poll"}, 5*time.Second)
 	if err != nil {
-		return ExecRun{}, fmt.Errorf("server: %w", err)
+		return model.ExecRun{}, fmt.Errorf("server: %w", err)
 	}
 	m0, measured := readMachine()
 	res, err := clientrun.Run(ctx, argv, cpus)
 	if err != nil {
-		return ExecRun{}, err
+		return model.ExecRun{}, err
 	}
 	// The client has exited, so every reply it read was sent; the server
 	// may still be closing the connection, which moves no payload.
 	after, err := srv.call(childCmd{Op: "poll"}, 5*time.Second)
 	if err != nil {
-		return ExecRun{}, fmt.Errorf("server: %w (%s)", err, srv.lastStderr())
+		return model.ExecRun{}, fmt.Errorf("server: %w (%s)", err, srv.lastStderr())
 	}
-	run := ExecRun{Result: res, Server: after.Counters.Sub(before.Counters)}
+	run := model.ExecRun{Result: res, Server: after.Counters.Sub(before.Counters)}
 	if after.Payload != nil && before.Payload != nil {
 		run.Payload = after.Payload.Sub(*before.Payload)
 	}
@@ -190,9 +191,9 @@ func execOnce(ctx context.Context, srv *child, argv []string, cpus []int) (ExecR
 
 // execRow folds the runs so far into row: the seed's columns (time, user,
 // system) each as its median with min–max, the figures of the median run.
-func execRow(row SweepRow, runs []ExecRun) SweepRow {
-	x := &ExecRow{Runs: append([]ExecRun(nil), runs...)}
-	pick := func(f func(ExecRun) float64) (med, lo, hi float64) {
+func execRow(row model.SweepRow, runs []model.ExecRun) model.SweepRow {
+	x := &model.ExecRow{Runs: append([]model.ExecRun(nil), runs...)}
+	pick := func(f func(model.ExecRun) float64) (med, lo, hi float64) {
 		v := make([]float64, len(runs))
 		for i, r := range runs {
 			v[i] = f(r)
@@ -201,43 +202,43 @@ func execRow(row SweepRow, runs []ExecRun) SweepRow {
 		n := len(v)
 		return (v[(n-1)/2] + v[n/2]) / 2, v[0], v[n-1] // an even count: the middle two's mean
 	}
-	row.Seconds, x.SecondsMin, x.SecondsMax = pick(func(r ExecRun) float64 { return r.Seconds })
-	row.ClientUserS, x.UserMin, x.UserMax = pick(func(r ExecRun) float64 { return r.UserS })
-	row.ClientSysS, x.SysMin, x.SysMax = pick(func(r ExecRun) float64 { return r.SysS })
-	med := medianRun(runs, func(r ExecRun) float64 { return r.Seconds })
+	row.Seconds, x.SecondsMin, x.SecondsMax = pick(func(r model.ExecRun) float64 { return r.Seconds })
+	row.ClientUserS, x.UserMin, x.UserMax = pick(func(r model.ExecRun) float64 { return r.UserS })
+	row.ClientSysS, x.SysMin, x.SysMax = pick(func(r model.ExecRun) float64 { return r.SysS })
+	med := medianRun(runs, func(r model.ExecRun) float64 { return r.Seconds })
 	x.ServerSentB = med.Server.IO.SendBytes
 	row.Figures = execFigures(row, med)
 	f := &row.Figures
-	row.ThroughputBps = Throughput(f.Bytes, row.Seconds)
+	row.ThroughputBps = model.Throughput(f.Bytes, row.Seconds)
 	row.ServerUserS, row.ServerSysS = f.Server.UserS, f.Server.SysS
 	row.RecvPer2MiB = f.ReceiverCallsPer2MiB()
-	row.EAGAINPer2MiB = Unknown
-	if IsWrite(f.Settings.Workload) {
+	row.EAGAINPer2MiB = model.Unknown
+	if model.IsWrite(f.Settings.Workload) {
 		row.EAGAINPer2MiB = f.Server.RecvEAGAINPer2MiB
 	}
 	row.Repeats = len(runs)
 	row.Exec = x
-	row.OtherCoresBusy = worstOther(runs, func(r ExecRun) *Figure { return r.OtherCoresBusy })
+	row.OtherCoresBusy = worstOther(runs, func(r model.ExecRun) *model.Figure { return r.OtherCoresBusy })
 	return row
 }
 
 // execFigures are one run's figures in the one Figures layout. The
 // workload is what the server saw: write when it received more payload
 // than it sent.
-func execFigures(row SweepRow, run ExecRun) Figures {
+func execFigures(row model.SweepRow, run model.ExecRun) model.Figures {
 	// The client's shape (connections, request size) is its own: not stamped.
-	st := Stamp{Workload: WorkRead, Transport: "unix", SndBuf: row.Buffer, Placement: row.Figures.Placement.Setting}
+	st := model.Stamp{Workload: model.WorkRead, Transport: "unix", SndBuf: row.Buffer, Placement: row.Figures.Placement.Setting}
 	if run.Payload.WriteBytes > run.Payload.ReadBytes {
-		st.Workload = WorkWrite
+		st.Workload = model.WorkWrite
 	}
 	pl := run.Payload.Total()
-	client := ProcessFigures(clientCounters(run.Result), pl, run.Seconds)
+	client := model.ProcessFigures(clientCounters(run.Result), pl, run.Seconds)
 	// Not counted: the client's socket calls are its own business.
-	client.RecvCallsPer2MiB, client.SendCallsPer2MiB = Unknown, Unknown
-	client.RecvEAGAINPer2MiB, client.SendEAGAINPer2MiB, client.EAGAINPer2MiB = Unknown, Unknown, Unknown
-	server := ProcessFigures(run.Server, pl, run.Seconds)
-	return Figures{Settings: st, Seconds: run.Seconds, Bytes: pl, ThroughputBps: Throughput(pl, run.Seconds),
-		Client: client, Server: &server, LatencyP50Ms: Unknown, LatencyP99Ms: Unknown,
-		SndBuf:    Buffers{ServerRequested: row.Buffer, ServerEffective: row.Effective, ClientRequested: BufDefaultName, ClientRcvRequested: BufDefaultName},
+	client.RecvCallsPer2MiB, client.SendCallsPer2MiB = model.Unknown, model.Unknown
+	client.RecvEAGAINPer2MiB, client.SendEAGAINPer2MiB, client.EAGAINPer2MiB = model.Unknown, model.Unknown, model.Unknown
+	server := model.ProcessFigures(run.Server, pl, run.Seconds)
+	return model.Figures{Settings: st, Seconds: run.Seconds, Bytes: pl, ThroughputBps: model.Throughput(pl, run.Seconds),
+		Client: client, Server: &server, LatencyP50Ms: model.Unknown, LatencyP99Ms: model.Unknown,
+		SndBuf:    model.Buffers{ServerRequested: row.Buffer, ServerEffective: row.Effective, ClientRequested: model.BufDefaultName, ClientRcvRequested: model.BufDefaultName},
 		Placement: row.Figures.Placement}
 }

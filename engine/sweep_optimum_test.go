@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"nbdscope/model"
 	"reflect"
 	"testing"
 )
@@ -9,11 +10,11 @@ import (
 // the default row, and "within 5%" lists the rows at ≥ 95% of the best
 // in sweep order.
 func TestOptimum(t *testing.T) {
-	row := func(buf string, gibps float64) SweepRow {
-		return SweepRow{Buffer: buf, ThroughputBps: Figure(gibps * GiB)}
+	row := func(buf string, gibps float64) model.SweepRow {
+		return model.SweepRow{Buffer: buf, ThroughputBps: model.Figure(gibps * model.GiB)}
 	}
-	rows := []SweepRow{row("default", 1.425), row("64k", 0.8), row("256k", 2.9), row("1m", 3.42),
-		row("2m", 3.30), row("4m", 3.25), row("8m", 3.2), {Buffer: "16m", ThroughputBps: Unknown}}
+	rows := []model.SweepRow{row("default", 1.425), row("64k", 0.8), row("256k", 2.9), row("1m", 3.42),
+		row("2m", 3.30), row("4m", 3.25), row("8m", 3.2), {Buffer: "16m", ThroughputBps: model.Unknown}}
 	o := Optimum(rows)
 	if o == nil || o.Buffer != "1m" || o.ThroughputBps != rows[3].ThroughputBps {
 		t.Fatalf("optimum %+v", o)
@@ -26,11 +27,11 @@ func TestOptimum(t *testing.T) {
 		t.Errorf("within 5%%: %v, want %v", o.Within5Pct, want)
 	}
 	// Without a default row the ratio is unknown; a tie goes to the first.
-	o = Optimum([]SweepRow{row("64k", 2), row("1m", 2)})
+	o = Optimum([]model.SweepRow{row("64k", 2), row("1m", 2)})
 	if o.Buffer != "64k" || o.VsDefault.Known() {
 		t.Errorf("tie/no default: %+v", o)
 	}
-	if Optimum(nil) != nil || Optimum([]SweepRow{{Buffer: "x", ThroughputBps: Unknown}}) != nil {
+	if Optimum(nil) != nil || Optimum([]model.SweepRow{{Buffer: "x", ThroughputBps: model.Unknown}}) != nil {
 		t.Error("optimum of no known throughput")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"nbdscope/model"
 	"nbdscope/platform"
 )
 
@@ -14,12 +15,12 @@ import (
 // client's send buffer as the kernel gave it, not the server's.
 func TestSweepClientSndBuf(t *testing.T) {
 	cfg := testConfig()
-	cfg.Sides[0].Workload = WorkWrite
-	cfg.Sides[0].SndBuf = Buf{Kind: BufSize, Bytes: 1 << 20} // the server's, left alone
+	cfg.Sides[0].Workload = model.WorkWrite
+	cfg.Sides[0].SndBuf = model.Buf{Kind: model.BufSize, Bytes: 1 << 20} // the server's, left alone
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	sizes := []Buf{{Kind: BufSize, Bytes: 64 << 10}, {Kind: BufSize, Bytes: 256 << 10}}
-	rows, err := Sweep(ctx, cfg, SweepSpec{Setting: SetClientSndBuf, Sizes: sizes, Bytes: 32 << 20, Repeat: 1}, Options{Facts: &testFacts}, nil)
+	sizes := []model.Buf{{Kind: model.BufSize, Bytes: 64 << 10}, {Kind: model.BufSize, Bytes: 256 << 10}}
+	rows, err := Sweep(ctx, cfg, model.SweepSpec{Setting: model.SetClientSndBuf, Sizes: sizes, Bytes: 32 << 20, Repeat: 1}, Options{Facts: &testFacts}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestSweepClientSndBuf(t *testing.T) {
 			t.Errorf("row %d: buffer %s effective %d, want %s effective %d (the client's)", i, r.Buffer, r.Effective, sizes[i], want)
 		}
 	}
-	if _, err := Sweep(ctx, cfg, SweepSpec{Setting: SetConnections, Sizes: sizes, Bytes: 1 << 20, Repeat: 1}, Options{Facts: &testFacts}, nil); err == nil {
+	if _, err := Sweep(ctx, cfg, model.SweepSpec{Setting: model.SetConnections, Sizes: sizes, Bytes: 1 << 20, Repeat: 1}, Options{Facts: &testFacts}, nil); err == nil {
 		t.Error("a sweep of connections was taken")
 	}
 }
@@ -42,9 +43,9 @@ func TestSweepGoesInRounds(t *testing.T) {
 	cfg := testConfig()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	sizes := []Buf{{Kind: BufDefault}, {Kind: BufSize, Bytes: 1 << 20}}
+	sizes := []model.Buf{{Kind: model.BufDefault}, {Kind: model.BufSize, Bytes: 1 << 20}}
 	var order []int
-	rows, err := Sweep(ctx, cfg, SweepSpec{Sizes: sizes, Bytes: 16 << 20, Repeat: 2}, Options{Facts: &testFacts},
+	rows, err := Sweep(ctx, cfg, model.SweepSpec{Sizes: sizes, Bytes: 16 << 20, Repeat: 2}, Options{Facts: &testFacts},
 		func(p SweepProgress) { order = append(order, p.SizeIndex) })
 	if err != nil {
 		t.Fatal(err)

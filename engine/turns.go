@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"nbdscope/model"
 	"sync"
 	"time"
 )
@@ -67,7 +68,7 @@ func (t *turns) setPaused(i int, paused bool) (from bool) {
 // change shows in the next sample instead of after the other side's turn.
 func (t *turns) give(i int) {
 	t.mu.Lock()
-	if t.mode != ModeAlternate {
+	if t.mode != model.ModeAlternate {
 		t.mu.Unlock()
 		return
 	}
@@ -102,7 +103,7 @@ func (t *turns) apply(force bool) {
 // applyLocked is apply with t.send held.
 func (t *turns) applyLocked(force bool) {
 	t.mu.Lock()
-	if t.mode == ModeAlternate && time.Since(t.turnAt) >= t.slice {
+	if t.mode == model.ModeAlternate && time.Since(t.turnAt) >= t.slice {
 		t.turn, t.turnAt, force = 1-t.turn, time.Now(), true
 	}
 	mode, turn, paused := t.mode, t.turn, t.paused
@@ -159,7 +160,7 @@ func decideRuns(mode string, turn int, paused, up [2]bool) [2]bool {
 	for i := range run {
 		run[i] = !paused[i]
 		o := 1 - i
-		if mode == ModeAlternate && i != turn && !paused[o] && up[o] {
+		if mode == model.ModeAlternate && i != turn && !paused[o] && up[o] {
 			run[i] = false
 		}
 	}
@@ -168,6 +169,6 @@ func decideRuns(mode string, turn int, paused, up [2]bool) [2]bool {
 
 // pauseCmd is the load child's set command for a pause or resume.
 func pauseCmd(paused bool) childCmd {
-	st, _ := Lookup(SetPaused)
-	return setCmd(st, st.ChildArg(Value{Bool: paused}, SideConfig{}, ArgEnv{}))
+	st, _ := model.Lookup(model.SetPaused)
+	return setCmd(st, st.ChildArg(model.Value{Bool: paused}, model.SideConfig{}, model.ArgEnv{}))
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/platform"
 	"nbdscope/units"
 )
@@ -12,7 +12,7 @@ import (
 // captionLines say where and how a run was made, and what the charts
 // show: the platform, each side's buffers and placement, the changes, and
 // the definitions of the figures.
-func captionLines(rep *engine.Report, sides []side) []string {
+func captionLines(rep *model.Report, sides []side) []string {
 	var out []string
 	out = append(out, "platform: "+platformText(rep.Platform))
 	for k, sd := range sides {
@@ -96,9 +96,9 @@ func platformText(pf platform.Facts) string {
 
 // buffersText is a side's buffers at the start: requested, and effective
 // as the first sample read them back.
-func buffersText(rep *engine.Report, sd side, k int) string {
+func buffersText(rep *model.Report, sd side, k int) string {
 	sc := rep.Config.Sides[k]
-	var eff engine.Buffers
+	var eff model.Buffers
 	for _, s := range sd.samples {
 		if s.SndBuf.ServerEffective > 0 || s.SndBuf.ClientEffective > 0 {
 			eff = s.SndBuf
@@ -121,7 +121,7 @@ func bufText(req string, eff int) string {
 }
 
 // placementText is where a side's processes ran, from its summary.
-func placementText(rep *engine.Report, sd side) string {
+func placementText(rep *model.Report, sd side) string {
 	for _, s := range rep.Sides {
 		if strings.EqualFold(s.Name, sd.name) {
 			p := s.Summary.Placement

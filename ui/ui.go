@@ -35,6 +35,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // Options configure the explorer. The preset hooks are plain functions so
@@ -47,7 +48,7 @@ type Options struct {
 	// the preset modified (linux-gap*) when the pair's differs, also at
 	// the start (flags on top of the preset). Nil: the pair's
 	// configuration at the start.
-	PresetConfig *engine.Config
+	PresetConfig *model.Config
 	// Window is the time the charts show (default 60 s).
 	Window time.Duration
 
@@ -59,17 +60,17 @@ type Options struct {
 	// SavePreset saves the configuration in effect under a name (`s`). It
 	// must not replace an existing preset: it returns an error wrapping
 	// ErrPresetExists (or fs.ErrExist) instead, and the UI asks the user.
-	SavePreset func(name string, cfg engine.Config) error
+	SavePreset func(name string, cfg model.Config) error
 	// OverwritePreset replaces a preset after the user confirmed it. When
 	// nil, an existing name cannot be overwritten from the UI.
-	OverwritePreset func(name string, cfg engine.Config) error
+	OverwritePreset func(name string, cfg model.Config) error
 
 	// LoadRuns lists the saved runs for the baseline picker (`b`); one
 	// broken run file may come back as an error beside the others.
 	LoadRuns func() ([]RunItem, error)
 	// LoadRun reads a saved run, drawn faintly behind the live series as
 	// a baseline. With either hook nil, `b` says runs are not available.
-	LoadRun func(name string) (engine.Report, error)
+	LoadRun func(name string) (model.Report, error)
 }
 
 // PresetItem is one entry of the preset picker.
@@ -77,7 +78,7 @@ type PresetItem struct {
 	Name        string
 	Description string
 	BuiltIn     bool
-	Config      engine.Config
+	Config      model.Config
 }
 
 // ErrPresetExists is what SavePreset wraps when the name is taken.
@@ -119,7 +120,7 @@ const (
 
 // pairState is what the panels show: the configuration and pauses, where
 // every setting of the table is kept.
-type pairState = engine.State
+type pairState = model.State
 
 type opKind int
 
@@ -138,8 +139,8 @@ type op struct {
 	id    int
 	kind  opKind
 	side  int
-	st    *engine.Setting // the setting an opApply or opExact changes
-	v     engine.Value
+	st    *model.Setting // the setting an opApply or opExact changes
+	v     model.Value
 	name  string // preset
 	run   func(engine.Controller) error
 	local func(*pairState) // the optimistic effect, nil for none
@@ -162,13 +163,13 @@ type message struct {
 
 // Messages.
 type (
-	updateMsg        struct{ u engine.Update }
+	updateMsg        struct{ u model.Update }
 	updatesClosedMsg struct{}
 	frameMsg         struct{}
 	opDoneMsg        struct {
 		id  int
 		err error
-		cfg engine.Config
+		cfg model.Config
 	}
 	presetsMsg struct {
 		items []PresetItem
@@ -183,7 +184,7 @@ type Model struct {
 	opts    Options
 	keys    KeyMap
 	com     *common
-	updates <-chan engine.Update
+	updates <-chan model.Update
 
 	header header
 	panels [2]panel
@@ -192,11 +193,11 @@ type Model struct {
 	picker picker
 
 	base   pairState // as the engine last told
-	cfg    engine.Config
+	cfg    model.Config
 	paused [2]bool
 	// bufTarget is what each side's buffer keys act on (k cycles it).
 	bufTarget [2]bufTarget
-	baseCfg   engine.Config // of the preset, to mark the header "modified"
+	baseCfg   model.Config // of the preset, to mark the header "modified"
 	preset    string
 	focus     int
 
@@ -425,7 +426,7 @@ func (m *Model) sideIndex(name string) int {
 }
 
 // onUpdate takes an engine update and reports whether to redraw now.
-func (m *Model) onUpdate(u engine.Update) bool {
+func (m *Model) onUpdate(u model.Update) bool {
 	switch {
 	case u.Sample != nil:
 		s := *u.Sample
@@ -499,14 +500,14 @@ func (m *Model) onUpdate(u engine.Update) bool {
 
 // applyEvent brings the engine's configuration up to date with a change
 // that took effect (scripted changes arrive this way too).
-func (m *Model) applyEvent(ev engine.Event) {
-	st, ok := engine.Lookup(ev.Setting)
+func (m *Model) applyEvent(ev model.Event) {
+	st, ok := model.Lookup(ev.Setting)
 	i := m.sideIndex(ev.Side)
 	if !ok || st.PerSide() && i < 0 {
 		return
 	}
 	v := ev.Value
-	if v == (engine.Value{}) {
+	if v == (model.Value{}) {
 		// An event that came without its typed value (a replayed or
 		// hand-made one) is read from its text, and ignored if bad.
 		var err error
@@ -555,7 +556,7 @@ func (m *Model) recompute() {
 // the other side, and no pace is claimed.
 func (m *Model) sidesCompete() bool {
 	f := m.com.facts
-	return f.Cores > 0 && f.Cores < 4 && m.cfg.Mode == engine.ModeConcurrent
+	return f.Cores > 0 && f.Cores < 4 && m.cfg.Mode == model.ModeConcurrent
 }
 
 func (m *Model) setMsg(k msgKind, text string) { m.msg = message{k, text} }
@@ -608,7 +609,7 @@ func (m *Model) onOpDone(msg opDoneMsg) tea.Cmd {
 	m.ops = m.ops[1:]
 	m.opBusy = false
 	m.base.Cfg = msg.cfg
-	if o.st != nil && o.st.Where == engine.AtPair && msg.err == nil {
+	if o.st != nil && o.st.Where == model.AtPair && msg.err == nil {
 		// The controller's Config does not hold a pause.
 		o.st.Put(&m.base, o.side, o.v)
 	}
@@ -713,11 +714,11 @@ func (m *Model) shortKeys() help.KeyMap {
 		b = append(b, terse(k.Restart, "restart"))
 	}
 	b = append(b, terse(k.BufUp, "sndbuf"), terse(k.NextSide, "side"), terse(k.Gap, "gap"),
-		terse(k.Setting(engine.SetPaused), "pause"), terse(k.BufExact, "exact"))
+		terse(k.Setting(model.SetPaused), "pause"), terse(k.BufExact, "exact"))
 	if m.charts.paging() {
 		b = append(b, terse(k.Charts, "more charts"))
 	}
-	b = append(b, terse(k.Setting(engine.SetConnections), "conns"), terse(k.Setting(engine.SetRequestSize), "req size"), terse(k.Setting(engine.SetInFlight), "in flight"),
+	b = append(b, terse(k.Setting(model.SetConnections), "conns"), terse(k.Setting(model.SetRequestSize), "req size"), terse(k.Setting(model.SetInFlight), "in flight"),
 		terse(k.Presets, "presets"), terse(k.Save, "save"), terse(k.Help, "help"), terse(k.Quit, "quit"))
 	return modalKeys(b)
 }

@@ -8,7 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // render lays the screen out for the current size and draws it. Every
@@ -357,7 +357,7 @@ func helpEntries() [][2]string {
 	for _, f := range figureHelp {
 		out = append(out, f)
 		if f[0] == "consume" {
-			for _, m := range engine.ConsumeModes {
+			for _, m := range model.ConsumeModes {
 				out = append(out, [2]string{"  " + m.Name, m.Help})
 			}
 		}

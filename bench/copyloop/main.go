@@ -30,7 +30,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/platform"
 	"nbdscope/units"
 )
@@ -96,7 +96,7 @@ func main() {
 		sb = int(n)
 	}
 	if *place == "" {
-		*place = engine.DefaultPlacement()
+		*place = model.DefaultPlacement()
 	}
 	r := runReader(*conns, per, int(chunk), sb, max(*nbufs, 1), *place)
 	if *human {
@@ -213,7 +213,7 @@ func runReader(conns int, per uint64, chunk, sndbuf, nbufs int, placement string
 	}
 	// Held to cores exactly as the pair holds its load process (the
 	// reader) and server (the writer).
-	rcpus, wcpus := engine.PlacementCPUs(placement, engine.ModeAlternate, 0, platform.AllowedCPUs())
+	rcpus, wcpus := model.PlacementCPUs(placement, model.ModeAlternate, 0, platform.AllowedCPUs())
 	check(platform.PinProcess(os.Getpid(), rcpus))
 	check(platform.PinProcess(cmd.Process.Pid, wcpus))
 	res.ReaderCPUs, res.WriterCPUs = fmt.Sprint(rcpus), fmt.Sprint(wcpus)

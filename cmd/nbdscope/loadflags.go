@@ -8,12 +8,12 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 func fixed(v ...string) func() []string { return func() []string { return v } }
 
-// The per-side and pair flags are built from engine.Settings(), the one
+// The per-side and pair flags are built from model.Settings(), the one
 // table of settings: each per-side setting becomes the flag group --NAME
 // (both sides), --NAME-a and --NAME-b (one side, winning over --NAME),
 // which help prints on one line; a pair setting becomes --NAME. Help,
@@ -39,14 +39,14 @@ func addLoadFlags(a *app, cmd *cobra.Command, withDuration bool, skip ...string)
 	fs := cmd.Flags()
 	fs.SortFlags = false // help lists the settings in this list's order
 	lf := &loadFlags{fs: fs, values: map[string]*[3]string{}, pair: map[string]*string{}, forSweep: cmd.Name() == "sweep"}
-	for _, st := range engine.Settings() {
+	for _, st := range model.Settings() {
 		if contains(skip, st.Name) {
 			continue
 		}
 		switch st.Flag {
-		case engine.FlagSide:
+		case model.FlagSide:
 			lf.addSide(cmd, st)
-		case engine.FlagPair:
+		case model.FlagPair:
 			v := new(string)
 			lf.pair[st.Name] = v
 			fs.StringVar(v, st.Name, "", "`"+st.Var+"` "+st.Help)
@@ -64,7 +64,7 @@ func addLoadFlags(a *app, cmd *cobra.Command, withDuration bool, skip ...string)
 }
 
 // addSide adds the flag group of a per-side setting.
-func (lf *loadFlags) addSide(cmd *cobra.Command, st *engine.Setting) {
+func (lf *loadFlags) addSide(cmd *cobra.Command, st *model.Setting) {
 	v := &[3]string{}
 	lf.values[st.Name] = v
 	names := [3]string{st.Name, st.Name + "-a", st.Name + "-b"}
@@ -89,15 +89,15 @@ func contains(list []string, s string) bool {
 
 // apply applies the flags on top of base: each value is parsed once, by
 // its setting, and put in its side (or the pair).
-func (lf *loadFlags) apply(base engine.Config) (engine.Config, error) {
-	state := engine.State{Cfg: base}
+func (lf *loadFlags) apply(base model.Config) (model.Config, error) {
+	state := model.State{Cfg: base}
 	if lf.intv != 0 {
-		state.Cfg.Interval = engine.Duration(lf.intv)
+		state.Cfg.Interval = model.Duration(lf.intv)
 	}
 	if lf.dur != 0 {
-		state.Cfg.Duration = engine.Duration(lf.dur)
+		state.Cfg.Duration = model.Duration(lf.dur)
 	}
-	for _, st := range engine.Settings() {
+	for _, st := range model.Settings() {
 		if err := lf.applySetting(&state, st); err != nil {
 			return state.Cfg, usageErrorf("--%s: %v", st.Name, err)
 		}
@@ -105,7 +105,7 @@ func (lf *loadFlags) apply(base engine.Config) (engine.Config, error) {
 	lf.imageSizes(&state.Cfg)
 	cfg := state.Cfg
 	for _, at := range lf.at {
-		ch, err := engine.ParseAt(at)
+		ch, err := model.ParseAt(at)
 		if err != nil {
 			return cfg, usageErrorf("--at: %v", err)
 		}
@@ -121,8 +121,8 @@ func (lf *loadFlags) apply(base engine.Config) (engine.Config, error) {
 // whose size was not given: the server never resizes an image, so the
 // default size would refuse every image not that big. A size that is
 // given still has to match (the server says so).
-func (lf *loadFlags) imageSizes(cfg *engine.Config) {
-	sizes := lf.values[engine.SetSize]
+func (lf *loadFlags) imageSizes(cfg *model.Config) {
+	sizes := lf.values[model.SetSize]
 	for side := range cfg.Sides {
 		sc := &cfg.Sides[side]
 		path, isFile := strings.CutPrefix(sc.Backend, "file:")
@@ -136,7 +136,7 @@ func (lf *loadFlags) imageSizes(cfg *engine.Config) {
 }
 
 // applySetting applies one setting's flags, if given.
-func (lf *loadFlags) applySetting(state *engine.State, st *engine.Setting) error {
+func (lf *loadFlags) applySetting(state *model.State, st *model.Setting) error {
 	if p, ok := lf.pair[st.Name]; ok && *p != "" {
 		v, err := st.Parse(*p)
 		if err != nil {
@@ -168,7 +168,7 @@ func (lf *loadFlags) applySetting(state *engine.State, st *engine.Setting) error
 }
 
 // config resolves the flags on the preset (or the built-in default).
-func (lf *loadFlags) config(a *app) (engine.Config, error) {
+func (lf *loadFlags) config(a *app) (model.Config, error) {
 	preset := a.livePresetConfig
 	if lf.forSweep {
 		preset = a.presetConfig

@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/nbd"
 	"nbdscope/platform"
 	"nbdscope/units"
@@ -63,7 +63,7 @@ func newServeCmd(a *app) *cobra.Command {
 	fs.Lookup("stats").NoOptDefVal = "1s"
 	fs.StringVar(&f.statsJSON, "stats-json", "", "with --stats: write the summary as JSON to `FILE` (at exit and on SIGUSR1)")
 	cmd.RegisterFlagCompletionFunc("backend", completeFixed(fixed("null", "pattern", "memory", "file:")))
-	cmd.RegisterFlagCompletionFunc("sndbuf", completeFixed(func() []string { return engine.BufLadder }))
+	cmd.RegisterFlagCompletionFunc("sndbuf", completeFixed(func() []string { return model.BufLadder }))
 	return cmd
 }
 

@@ -21,7 +21,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/nbd"
 )
 
@@ -462,14 +462,14 @@ func TestRunServesImageAtItsSize(t *testing.T) {
 		if err := cmd.ParseFlags(c.args); err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := lf.apply(engine.DefaultConfig())
+		cfg, err := lf.apply(model.DefaultConfig())
 		if err != nil {
 			t.Fatalf("%q: %v", c.args, err)
 		}
 		if cfg.Sides[1].Size != c.want {
 			t.Errorf("%q: side B size %d, want %d", c.args, cfg.Sides[1].Size, c.want)
 		}
-		if c.args[0] == "--backend-b" && cfg.Sides[0].Size != engine.DefaultConfig().Sides[0].Size {
+		if c.args[0] == "--backend-b" && cfg.Sides[0].Size != model.DefaultConfig().Sides[0].Size {
 			t.Errorf("%q: side A size %d changed", c.args, cfg.Sides[0].Size)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"nbdscope/clientrun"
 	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/platform"
 	"nbdscope/units"
 )
@@ -72,16 +73,16 @@ func newSweepCmd(a *app) *cobra.Command {
 	// A buffer's flag here (--sndbuf, --client-sndbuf, --client-rcvbuf) is
 	// the list of sizes to sweep it through, not a per-side setting.
 	var bufs []string
-	for _, st := range engine.BufferSettings() {
+	for _, st := range model.BufferSettings() {
 		bufs = append(bufs, st.Name)
 	}
-	lf := addLoadFlags(a, cmd, false, append(bufs, engine.SetExec)...) // --exec here is the client to sweep
+	lf := addLoadFlags(a, cmd, false, append(bufs, model.SetExec)...) // --exec here is the client to sweep
 	fs := cmd.Flags()
 	f.lists = map[string]*string{}
-	for _, st := range engine.BufferSettings() {
+	for _, st := range model.BufferSettings() {
 		v, def := new(string), ""
-		if st.Name == engine.DefaultSweepSetting {
-			def = strings.Join(engine.DefaultSweepSizes, ",")
+		if st.Name == model.DefaultSweepSetting {
+			def = strings.Join(model.DefaultSweepSizes, ",")
 		}
 		f.lists[st.Name] = v
 		fs.StringVar(v, st.Name, def, "comma-separated "+st.Label+" `SIZES` to sweep (one buffer per sweep)")
@@ -128,11 +129,11 @@ func newSweepCmd(a *app) *cobra.Command {
 
 // spec is the sweep to run: the preset's sweep (or the defaults), with
 // every flag the user set winning over it.
-func (f *sweepFlags) spec(fs *pflag.FlagSet, preset *engine.SweepSpec) (engine.SweepSpec, error) {
-	spec := engine.SweepSpec{}
+func (f *sweepFlags) spec(fs *pflag.FlagSet, preset *model.SweepSpec) (model.SweepSpec, error) {
+	spec := model.SweepSpec{}
 	if preset != nil {
 		spec = *preset
-		spec.Sizes = append([]engine.Buf(nil), preset.Sizes...)
+		spec.Sizes = append([]model.Buf(nil), preset.Sizes...)
 	}
 	if fs.Changed("repeat") || spec.Repeat == 0 {
 		spec.Repeat = f.repeat
@@ -155,9 +156,9 @@ func (f *sweepFlags) spec(fs *pflag.FlagSet, preset *engine.SweepSpec) (engine.S
 
 // sweptBuffer sets the buffer swept and its sizes from the one buffer
 // flag given; with none, the preset's (or the default: the server's).
-func (f *sweepFlags) sweptBuffer(fs *pflag.FlagSet, spec *engine.SweepSpec) error {
+func (f *sweepFlags) sweptBuffer(fs *pflag.FlagSet, spec *model.SweepSpec) error {
 	name := ""
-	for _, st := range engine.BufferSettings() {
+	for _, st := range model.BufferSettings() {
 		if !fs.Changed(st.Name) {
 			continue
 		}
@@ -170,9 +171,9 @@ func (f *sweepFlags) sweptBuffer(fs *pflag.FlagSet, spec *engine.SweepSpec) erro
 		return nil
 	}
 	if name == "" {
-		name = engine.DefaultSweepSetting
+		name = model.DefaultSweepSetting
 	}
-	st, _ := engine.Lookup(name)
+	st, _ := model.Lookup(name)
 	spec.Setting, spec.Sizes = name, nil
 	for _, s := range strings.Split(*f.lists[name], ",") {
 		v, err := st.Parse(s)
@@ -184,11 +185,11 @@ func (f *sweepFlags) sweptBuffer(fs *pflag.FlagSet, spec *engine.SweepSpec) erro
 	return nil
 }
 
-func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags, preset string) error {
+func (a *app) sweep(cfg model.Config, spec model.SweepSpec, f sweepFlags, preset string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	prog := newSweepProgress(a.stderr, isTerminal(a.stderr), time.Now)
-	var rows []engine.SweepRow
+	var rows []model.SweepRow
 	var err error
 	if x := spec.Exec; x != nil {
 		if x.Note != "" {
@@ -199,7 +200,7 @@ func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags, pres
 		rows, err = engine.Sweep(ctx, cfg, spec, engine.Options{}, prog.update)
 	}
 	prog.finish()
-	rep := engine.SweepReport{Version: engine.SweepVersion, Nbdscope: engine.Version, Time: time.Now().UTC(),
+	rep := model.SweepReport{Version: model.SweepVersion, Nbdscope: model.Version, Time: time.Now().UTC(),
 		Spec: spec, Config: cfg, Rows: rows, Optimum: engine.Optimum(rows)}
 	var outcome error
 	switch {
@@ -218,7 +219,7 @@ func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags, pres
 		return outcome // nothing measured: only the error
 	}
 	if f.save != "" {
-		run := engine.Report{Version: engine.ReportVersion, Nbdscope: rep.Nbdscope, Time: rep.Time, Preset: preset,
+		run := model.Report{Version: model.ReportVersion, Nbdscope: rep.Nbdscope, Time: rep.Time, Preset: preset,
 			Platform: platform.Probe(), Config: cfg, Sweep: &rep, Partial: rep.Partial, PartialReason: rep.PartialReason}
 		if err := a.saveRun(f.save, run, f.force); err != nil {
 			return err
@@ -247,9 +248,9 @@ func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags, pres
 // execSpec makes spec an exec sweep when --exec is given (or the preset
 // has one), with --shell and --warmup winning over the preset's, and
 // falls back when the command's program lacks an option it needs.
-func (f *sweepFlags) execSpec(fs *pflag.FlagSet, spec *engine.SweepSpec, cfg *engine.Config) error {
+func (f *sweepFlags) execSpec(fs *pflag.FlagSet, spec *model.SweepSpec, cfg *model.Config) error {
 	if fs.Changed("exec") {
-		spec.Exec = &engine.ExecSpec{Command: f.exec, Warmup: f.warmup}
+		spec.Exec = &model.ExecSpec{Command: f.exec, Warmup: f.warmup}
 	}
 	x := spec.Exec
 	if x == nil {
@@ -272,7 +273,7 @@ func (f *sweepFlags) execSpec(fs *pflag.FlagSet, spec *engine.SweepSpec, cfg *en
 	if x.Warmup < 0 || x.Warmup > 100 {
 		return usageErrorf("sweep: --warmup %d: want 0…100", x.Warmup)
 	}
-	if spec.Setting != "" && spec.Setting != engine.SetSndBuf {
+	if spec.Setting != "" && spec.Setting != model.SetSndBuf {
 		return usageErrorf("sweep: --exec sweeps the server send buffer only")
 	}
 	if cfg.Sides[0].Target != "" {

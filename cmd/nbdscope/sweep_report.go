@@ -7,25 +7,26 @@ import (
 	"strings"
 
 	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/units"
 )
 
-// The sweep's outputs, all from one engine.SweepReport: the seed's table
+// The sweep's outputs, all from one model.SweepReport: the seed's table
 // (markdown), a bar per size, the optimum line, and CSV.
 
 // sweepSetting names what was swept, for captions.
-func sweepSetting(spec engine.SweepSpec) string {
+func sweepSetting(spec model.SweepSpec) string {
 	switch spec.Setting {
-	case engine.SetClientSndBuf:
+	case model.SetClientSndBuf:
 		return "client send buffer"
-	case engine.SetClientRcvBuf:
+	case model.SetClientRcvBuf:
 		return "client receive buffer"
 	}
 	return "server send buffer"
 }
 
 // sweptSizes are the sizes actually swept (the rows), in order.
-func sweptSizes(rows []engine.SweepRow) string {
+func sweptSizes(rows []model.SweepRow) string {
 	names := make([]string, len(rows))
 	for i, r := range rows {
 		names[i] = r.Buffer
@@ -33,25 +34,25 @@ func sweptSizes(rows []engine.SweepRow) string {
 	return strings.Join(names, ", ")
 }
 
-func bufferCell(r engine.SweepRow) string {
+func bufferCell(r model.SweepRow) string {
 	if r.Effective > 0 {
 		return r.Buffer + " (" + units.FormatSize(int64(r.Effective)) + ")"
 	}
 	return r.Buffer
 }
 
-func gibps(f engine.Figure) string { return (f / engine.GiB).Fixed(2) }
+func gibps(f model.Figure) string { return (f / model.GiB).Fixed(2) }
 
-func secs(f engine.Figure) string {
+func secs(f model.Figure) string {
 	if !f.Known() {
-		return engine.NA
+		return model.NA
 	}
 	return f.Fixed(3) + "s"
 }
 
 // writeSweepMarkdown prints the seed's table shape, one row per size, then
 // the optimum line (sweep --markdown).
-func writeSweepMarkdown(w io.Writer, rep engine.SweepReport) {
+func writeSweepMarkdown(w io.Writer, rep model.SweepReport) {
 	writeSweepTable(w, rep)
 	fmt.Fprintln(w)
 	writeSweepEnd(w, rep)
@@ -59,7 +60,7 @@ func writeSweepMarkdown(w io.Writer, rep engine.SweepReport) {
 
 // writeSweepText is sweep's default output: the table, a bar per size,
 // then the optimum line.
-func writeSweepText(w io.Writer, rep engine.SweepReport, width int) {
+func writeSweepText(w io.Writer, rep model.SweepReport, width int) {
 	writeSweepTable(w, rep)
 	fmt.Fprintln(w)
 	writeSweepBars(w, rep, width)
@@ -69,7 +70,7 @@ func writeSweepText(w io.Writer, rep engine.SweepReport, width int) {
 
 // writeSweepEnd prints the optimum line and what set the pace there, and
 // says when the sweep is partial.
-func writeSweepEnd(w io.Writer, rep engine.SweepReport) {
+func writeSweepEnd(w io.Writer, rep model.SweepReport) {
 	fmt.Fprintln(w, optimumLine(rep.Optimum))
 	if l := paceLine(rep); l != "" {
 		fmt.Fprintln(w, l)
@@ -83,7 +84,7 @@ func writeSweepEnd(w io.Writer, rep engine.SweepReport) {
 }
 
 // writeSweepTable prints the seed's table shape, one row per size.
-func writeSweepTable(w io.Writer, rep engine.SweepReport) {
+func writeSweepTable(w io.Writer, rep model.SweepReport) {
 	if rep.Spec.Exec != nil {
 		writeExecTable(w, rep)
 		return
@@ -108,13 +109,13 @@ func writeSweepTable(w io.Writer, rep engine.SweepReport) {
 // default)", with the optimum's GiB/s, for a sweep of our load and of a
 // real client alike: "optimal: 1m (3.42 GiB/s, 2.40 times faster than
 // default); within 5%: 1m, 2m, 4m".
-func optimumLine(o *engine.SweepOptimum) string {
+func optimumLine(o *model.SweepOptimum) string {
 	if o == nil {
 		return "optimal: n/a (no size moved any payload)"
 	}
 	vs := "; the default was not swept"
 	switch {
-	case o.Buffer == engine.BufDefaultName:
+	case o.Buffer == model.BufDefaultName:
 		vs = ", the default"
 	case o.VsDefault.Known():
 		vs = fmt.Sprintf(", %.2f times faster than default", float64(o.VsDefault))
@@ -129,7 +130,7 @@ var barEighths = []string{"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"}
 // writeSweepBars draws one horizontal bar per size, scaled so the fastest
 // fills the width, labelled with its GiB/s; the caption names the sizes
 // swept.
-func writeSweepBars(w io.Writer, rep engine.SweepReport, width int) {
+func writeSweepBars(w io.Writer, rep model.SweepReport, width int) {
 	label, value := 0, 0
 	var top float64
 	for _, r := range rep.Rows {
@@ -158,15 +159,15 @@ func writeSweepBars(w io.Writer, rep engine.SweepReport, width int) {
 // sweep's bytes, then engine's figure columns (the same as run --csv) of
 // the median measurement, then the optimum in every row's optimal,
 // within_5pct and x_default columns.
-func writeSweepCSV(w io.Writer, rep engine.SweepReport) error {
+func writeSweepCSV(w io.Writer, rep model.SweepReport) error {
 	o := rep.Optimum
-	var def engine.Figure = engine.Unknown
+	var def model.Figure = model.Unknown
 	for _, r := range rep.Rows {
-		if r.Buffer == engine.BufDefaultName {
+		if r.Buffer == model.BufDefaultName {
 			def = r.ThroughputBps
 		}
 	}
-	rows := make([]engine.CSVRow, len(rep.Rows))
+	rows := make([]model.CSVRow, len(rep.Rows))
 	for i := range rep.Rows {
 		r := &rep.Rows[i]
 		optimal, within := false, false
@@ -178,7 +179,7 @@ func writeSweepCSV(w io.Writer, rep engine.SweepReport) error {
 		if def.Known() && def > 0 && r.ThroughputBps.Known() {
 			xdef = strconv.FormatFloat(float64(r.ThroughputBps/def), 'f', 3, 64)
 		}
-		rows[i] = engine.CSVRow{
+		rows[i] = model.CSVRow{
 			Lead:    []string{r.Buffer, strconv.Itoa(r.Effective), strconv.Itoa(r.Repeats), ff(r.Seconds)},
 			Figures: &r.Figures,
 			Trail:   []string{strconv.FormatBool(optimal), strconv.FormatBool(within), xdef, strconv.FormatBool(rep.Partial)},
@@ -191,7 +192,7 @@ func writeSweepCSV(w io.Writer, rep engine.SweepReport) error {
 	if rep.Spec.Exec != nil {
 		trail = append(trail, execCSVHeader...)
 	}
-	return engine.WriteFiguresCSV(w, []string{"buffer", "effective", "repeats", "time_s"}, trail, rows)
+	return model.WriteFiguresCSV(w, []string{"buffer", "effective", "repeats", "time_s"}, trail, rows)
 }
 
 func ff(v float64) string { return units.Fixed(v, 3) }
@@ -201,17 +202,17 @@ func ff(v float64) string { return units.Fixed(v, 3) }
 // itself: "pace: at 2m the client used all of its 1 core (0.98 cores busy;
 // 0.86 at default): its own work, not waiting, sets the pace here". ""
 // when there is no optimum or no CPU figure.
-func paceLine(rep engine.SweepReport) string {
+func paceLine(rep model.SweepReport) string {
 	o := rep.Optimum
 	if o == nil {
 		return ""
 	}
-	var best, def *engine.SweepRow
+	var best, def *model.SweepRow
 	for i := range rep.Rows {
 		switch rep.Rows[i].Buffer {
 		case o.Buffer:
 			best = &rep.Rows[i]
-		case engine.BufDefaultName:
+		case model.BufDefaultName:
 			def = &rep.Rows[i]
 		}
 	}
@@ -224,22 +225,22 @@ func paceLine(rep engine.SweepReport) string {
 	if !p.Client.Known() {
 		return ""
 	}
-	if o := best.OtherCoresBusy; o != nil && *o >= engine.OtherCoresNoisy {
+	if o := best.OtherCoresBusy; o != nil && *o >= model.OtherCoresNoisy {
 		return fmt.Sprintf("pace: at %s not judged — other processes kept %s cores busy during its measurements, slowing them", best.Buffer, o.Fixed(2))
 	}
-	var atDefault *engine.Pace
+	var atDefault *model.Pace
 	if def != nil {
 		dp := def.Pace()
 		atDefault = &dp
 	}
-	return "pace: at " + o.Buffer + " " + engine.PaceText(p, atDefault, best.Figures.Client.FaultsPer2MiB)
+	return "pace: at " + o.Buffer + " " + model.PaceText(p, atDefault, best.Figures.Client.FaultsPer2MiB)
 }
 
 // otherCPULine says how much CPU other processes took during the sweep's
 // measurements: the worst row, and which rows they slowed (from a quarter
 // of a core on average); "" where it was not measured.
-func otherCPULine(rows []engine.SweepRow) string {
-	worst, measured := engine.Figure(0), false
+func otherCPULine(rows []model.SweepRow) string {
+	worst, measured := model.Figure(0), false
 	var noisy []string
 	for _, r := range rows {
 		o := r.OtherCoresBusy
@@ -248,7 +249,7 @@ func otherCPULine(rows []engine.SweepRow) string {
 		}
 		measured = true
 		worst = max(worst, *o)
-		if *o >= engine.OtherCoresNoisy {
+		if *o >= model.OtherCoresNoisy {
 			noisy = append(noisy, r.Buffer)
 		}
 	}

@@ -1,4 +1,4 @@
-package engine
+package model
 
 // This file holds the figures of a side — one interval (Sample), a whole
 // run (Summary) or a stretch of it with unchanged settings (Segment) — as

@@ -1,7 +1,13 @@
-// Package engine runs a pair of measured NBD sides (server + load process
-// each), applies live changes, and reports samples whose figures have one
-// definition each (metrics.go). It knows nothing of the UI.
-package engine
+// Package model is what a run is, apart from running one: its
+// configuration (Config, SideConfig, Buf), the settings table's
+// declarations (setting.go) and the changes made through it (Change,
+// ParseAt), the figures with their one definition each (metrics.go,
+// figures.go), the latency histogram, the report of a run or a sweep
+// (Report, SweepReport) and its one CSV layout, and the updates a running
+// pair sends (Update, Crash, Warning). The engine runs pairs and sweeps;
+// the explorer, the plots, the presets and the runs
+// store read and write these types without either.
+package model
 
 import (
 	"errors"
