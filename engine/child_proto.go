@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"strconv"
-
 	"nbdscope/engine/childproc"
 
 	"nbdscope/model"
@@ -43,21 +41,6 @@ type childCmd struct {
 // setCmd is the set command for a setting and its child argument.
 func setCmd(st *model.Setting, a model.ChildArg) childCmd {
 	return childCmd{Op: "set", Setting: st.Name, Int: a.Int, Str: a.Str}
-}
-
-// childSetter finds the function that applies a set command inside a
-// child, in its role's setters (loadSetters, serverSetters), and checks the
-// argument; role names the role in the error.
-func childSetter[R any](c childCmd, role string, setters map[string]func(R, childCmd) childMsg) (func(R, childCmd) childMsg, *childMsg) {
-	st, ok := model.Lookup(c.Setting)
-	set, has := setters[c.Setting]
-	if !ok || !has {
-		return nil, &childMsg{Type: "error", Err: role + ": cannot set " + strconv.Quote(c.Setting)}
-	}
-	if err := st.CheckArg(model.ChildArg{Int: c.Int, Str: c.Str}); err != nil {
-		return nil, &childMsg{Type: "error", Err: err.Error()}
-	}
-	return set, nil
 }
 
 // childMsg is a message from a child.

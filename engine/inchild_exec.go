@@ -125,13 +125,6 @@ func (r *execRole) loop() {
 	}
 }
 
-// clientCounters are a real client's measured figures as the counters a
-// process reports: its CPU, switches and faults (its socket calls are its
-// own, not counted). A live exec side and a sweep's run alike.
-func clientCounters(r clientrun.Result) model.Counters {
-	return model.Counters{UserS: r.UserS, SysS: r.SysS, VolCS: uint64(r.Nvcsw), InvolCS: uint64(r.Nivcsw), MinFlt: uint64(r.MinFlt)}
-}
-
 func addResult(a, b clientrun.Result) clientrun.Result {
 	return clientrun.Result{Seconds: a.Seconds + b.Seconds, UserS: a.UserS + b.UserS, SysS: a.SysS + b.SysS,
 		Nvcsw: a.Nvcsw + b.Nvcsw, Nivcsw: a.Nivcsw + b.Nivcsw, MinFlt: a.MinFlt + b.MinFlt}

@@ -26,14 +26,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"strconv"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 
 	"nbdscope/engine/childproc"
 
 	"nbdscope/model"
-	"nbdscope/nbd"
 )
 
 // role is what a child does between commands.
@@ -221,17 +219,17 @@ func startCPUProfile(role string) func() {
 	return func() { pprof.StopCPUProfile(); f.Close() }
 }
 
-// selfCounters are this process's counters: the data-socket I/O counts
-// io, with its CPU seconds and context switches from getrusage.
-func selfCounters(io nbd.IOStats) model.Counters {
-	c := model.Counters{IO: io}
-	var ru unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
-		return c
+// childSetter finds the function that applies a set command inside a
+// child, in its role's setters (loadSetters, serverSetters), and checks the
+// argument; role names the role in the error.
+func childSetter[R any](c childCmd, role string, setters map[string]func(R, childCmd) childMsg) (func(R, childCmd) childMsg, *childMsg) {
+	st, ok := model.Lookup(c.Setting)
+	set, has := setters[c.Setting]
+	if !ok || !has {
+		return nil, &childMsg{Type: "error", Err: role + ": cannot set " + strconv.Quote(c.Setting)}
 	}
-	c.UserS, c.SysS = tv(ru.Utime), tv(ru.Stime)
-	c.VolCS, c.InvolCS, c.MinFlt = uint64(ru.Nvcsw), uint64(ru.Nivcsw), uint64(ru.Minflt)
-	return c
+	if err := st.CheckArg(model.ChildArg{Int: c.Int, Str: c.Str}); err != nil {
+		return nil, &childMsg{Type: "error", Err: err.Error()}
+	}
+	return set, nil
 }
-
-func tv(t unix.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
