@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"sync"
 	"time"
@@ -53,7 +54,7 @@ func (s *side) settle(deadline time.Time) {
 	srv, ld := s.children()
 	lost := false
 	if ld := s.runningLoad(); ld != nil {
-		m, err := ld.call(childCmd{Op: "poll"}, time.Until(deadline))
+		m, err := ld.call(wire.Cmd{Op: "poll"}, time.Until(deadline))
 		lost = err == nil && m.Lost != ""
 	}
 	for _, c := range []*child{srv, ld} {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"os"
 	"os/exec"
@@ -25,10 +26,10 @@ type serverChildProc struct {
 
 // startServerChildProc starts a server child with spec and reads its
 // first line; the test's cleanup kills it.
-func startServerChildProc(t *testing.T, spec serverSpec) *serverChildProc {
+func startServerChildProc(t *testing.T, spec wire.ServerSpec) *serverChildProc {
 	t.Helper()
 	js, _ := json.Marshal(spec)
-	p := &serverChildProc{cmd: exec.Command(os.Args[0], ChildCommand, model.RoleServer, string(js))}
+	p := &serverChildProc{cmd: exec.Command(os.Args[0], wire.ChildCommand, model.RoleServer, string(js))}
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
@@ -51,8 +52,8 @@ func startServerChildProc(t *testing.T, spec serverSpec) *serverChildProc {
 func startTargetProcess(t *testing.T) (*os.Process, string) {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "t.sock")
-	p := startServerChildProc(t, serverSpec{Backend: "null", Size: 1 << 30, Transport: "unix", Socket: sock})
-	var m childMsg
+	p := startServerChildProc(t, wire.ServerSpec{Backend: "null", Size: 1 << 30, Transport: "unix", Socket: sock})
+	var m wire.Msg
 	if err := json.Unmarshal([]byte(p.ready), &m); err != nil || m.Type != "ready" || m.URI == "" {
 		t.Fatalf("target: ready line %q (%v)", p.ready, err)
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"strconv"
 	"time"
@@ -11,7 +12,7 @@ import (
 
 // execPayload is the payload the side's server moved between two polls
 // (READ data sent plus WRITE data received): an exec side's bytes.
-func execPayload(now, prev childMsg) uint64 {
+func execPayload(now, prev wire.Msg) uint64 {
 	if now.Payload == nil || prev.Payload == nil {
 		return 0
 	}

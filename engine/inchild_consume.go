@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
 )
@@ -371,16 +372,16 @@ func (r *loadRole) startHasher() {
 }
 
 // setHashThreads applies a live hash-threads change (resolved: 1 or more).
-func (r *loadRole) setHashThreads(c childCmd) childMsg {
+func (r *loadRole) setHashThreads(c wire.Cmd) wire.Msg {
 	if c.Int < 1 || c.Int > model.MaxHashThreads {
 		return childFail(fmt.Errorf("hash threads %d: want 1…%d", c.Int, model.MaxHashThreads))
 	}
 	r.threads.setLimit(c.Int)
-	return childMsg{}
+	return wire.Msg{}
 }
 
 // setConsumeMode applies a live consume change.
-func (r *loadRole) setConsumeMode(c childCmd) childMsg {
+func (r *loadRole) setConsumeMode(c wire.Cmd) wire.Msg {
 	r.cmu.Lock()
 	r.mode.Store(c.Str)
 	if h := r.hasher.Load(); h != nil && c.Str != model.ConsumeHash {
@@ -391,7 +392,7 @@ func (r *loadRole) setConsumeMode(c childCmd) childMsg {
 	}
 	r.cmu.Unlock()
 	r.startHasher()
-	return childMsg{}
+	return wire.Msg{}
 }
 
 // consume does with a finished request's data what the mode says. It runs

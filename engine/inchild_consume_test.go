@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
 )
@@ -199,7 +200,7 @@ func serveExport(t *testing.T, exp nbd.Export, sndbuf int) string {
 
 // runLoad runs a load role in this process until cond holds on its poll
 // reply (or 30 s pass) and returns the last reply.
-func runLoad(t *testing.T, spec loadSpec, cond func(m childMsg) bool) childMsg {
+func runLoad(t *testing.T, spec wire.LoadSpec, cond func(m wire.Msg) bool) wire.Msg {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -240,9 +241,9 @@ func TestHashPatternExport(t *testing.T) {
 	}{{"1 connection", 1, 1, false}, {"4 connections out of order", 4, 2, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			uri := serveBackend(t, jitter{nbd.NewPattern(size)})
-			spec := loadSpec{URI: uri, Connections: tc.conns, RequestSize: 256 << 10, InFlight: 4,
+			spec := wire.LoadSpec{URI: uri, Connections: tc.conns, RequestSize: 256 << 10, InFlight: 4,
 				Workload: model.WorkRead, Consume: model.ConsumeHash, HashThreads: tc.threads}
-			m := runLoad(t, spec, func(m childMsg) bool { return m.Consumed.HashPasses >= 1 })
+			m := runLoad(t, spec, func(m wire.Msg) bool { return m.Consumed.HashPasses >= 1 })
 			c := m.Consumed
 			if c.RootDigest != want || c.HashBroken != 0 {
 				t.Fatalf("root %s (broken %d), want %s", c.RootDigest, c.HashBroken, want)
@@ -261,8 +262,8 @@ func TestHashPatternExport(t *testing.T) {
 func TestScanNullExport(t *testing.T) {
 	for _, fill := range []byte{0, 0xff} {
 		uri := serveBackend(t, nbd.NewNull(1<<30, fill))
-		spec := loadSpec{URI: uri, Connections: 1, RequestSize: 256 << 10, InFlight: 4, Workload: model.WorkRead, Consume: model.ConsumeScan}
-		m := runLoad(t, spec, func(m childMsg) bool { return m.Consumed.ScannedBuffers >= 200 })
+		spec := wire.LoadSpec{URI: uri, Connections: 1, RequestSize: 256 << 10, InFlight: 4, Workload: model.WorkRead, Consume: model.ConsumeScan}
+		m := runLoad(t, spec, func(m wire.Msg) bool { return m.Consumed.ScannedBuffers >= 200 })
 		c := m.Consumed
 		want := c.ScannedBuffers
 		if fill != 0 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"nbdscope/clientrun"
+	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
 )
@@ -36,22 +37,22 @@ type execRole struct {
 	resumed chan struct{}    // closed and replaced on each resume
 }
 
-func startExecRole(ctx context.Context, spec loadSpec) (role, childMsg, error) {
+func startExecRole(ctx context.Context, spec wire.LoadSpec) (role, wire.Msg, error) {
 	u, err := nbd.ParseURI(spec.URI)
 	if err != nil {
-		return nil, childMsg{}, err
+		return nil, wire.Msg{}, err
 	}
 	vars := clientrun.Vars{"uri": spec.URI, "socket": u.Socket}
 	if strings.Contains(spec.Exec, "{size}") {
 		size, err := exportSize(ctx, u)
 		if err != nil {
-			return nil, childMsg{}, fmt.Errorf("{size} in the command: %w", err)
+			return nil, wire.Msg{}, fmt.Errorf("{size} in the command: %w", err)
 		}
 		vars["size"] = strconv.FormatUint(size, 10)
 	}
 	argv, err := clientrun.Command{Line: spec.Exec}.Argv(vars)
 	if err != nil {
-		return nil, childMsg{}, err
+		return nil, wire.Msg{}, err
 	}
 	r := &execRole{argv: argv, fail: make(chan error, 1), stop: make(chan struct{}), paused: spec.Paused, resumed: make(chan struct{})}
 	if !spec.Paused {
@@ -59,7 +60,7 @@ func startExecRole(ctx context.Context, spec loadSpec) (role, childMsg, error) {
 	}
 	r.wg.Add(1)
 	go r.loop()
-	return r, childMsg{}, nil
+	return r, wire.Msg{}, nil
 }
 
 // exportSize asks the export for its size, as the client will see it: the
@@ -130,20 +131,20 @@ func addResult(a, b clientrun.Result) clientrun.Result {
 		Nvcsw: a.Nvcsw + b.Nvcsw, Nivcsw: a.Nivcsw + b.Nivcsw, MinFlt: a.MinFlt + b.MinFlt}
 }
 
-func (r *execRole) handle(c childCmd) childMsg {
+func (r *execRole) handle(c wire.Cmd) wire.Msg {
 	switch c.Op {
 	case "poll":
 		return r.poll()
 	case "get":
-		return childMsg{Settings: map[string]string{model.SetExec: fmt.Sprint(r.argv)}}
+		return wire.Msg{Settings: map[string]string{model.SetExec: fmt.Sprint(r.argv)}}
 	case "set":
 		if c.Setting == model.SetPaused {
 			r.setPaused(c.Int != 0)
-			return childMsg{}
+			return wire.Msg{}
 		}
-		return childMsg{Type: "error", Err: "an exec side's client has its own " + strconv.Quote(c.Setting) + ": change the command instead"}
+		return wire.Msg{Type: "error", Err: "an exec side's client has its own " + strconv.Quote(c.Setting) + ": change the command instead"}
 	}
-	return childMsg{Type: "error", Err: fmt.Sprintf("exec load: unknown op %q", c.Op)}
+	return wire.Msg{Type: "error", Err: fmt.Sprintf("exec load: unknown op %q", c.Op)}
 }
 
 // setPaused stops the client's whole process group (SIGSTOP) or lets it
@@ -170,7 +171,7 @@ func (r *execRole) setPaused(p bool) {
 	}
 }
 
-func (r *execRole) poll() childMsg {
+func (r *execRole) poll() wire.Msg {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	use := r.done
@@ -187,7 +188,7 @@ func (r *execRole) poll() childMsg {
 	if !r.since.IsZero() {
 		active += time.Since(r.since)
 	}
-	m := childMsg{Counters: clientCounters(r.seen),
+	m := wire.Msg{Counters: wire.ClientCounters(r.seen),
 		ActiveNs: int64(active), Conns: 1, ExecRuns: r.runs}
 	r.runs = nil
 	return m

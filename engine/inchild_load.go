@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
 )
@@ -73,10 +74,10 @@ func workloadIndex(w string) int32 {
 	return 0
 }
 
-func startLoadRole(ctx context.Context, spec loadSpec) (role, childMsg, error) {
+func startLoadRole(ctx context.Context, spec wire.LoadSpec) (role, wire.Msg, error) {
 	u, err := nbd.ParseURI(spec.URI)
 	if err != nil {
-		return nil, childMsg{}, err
+		return nil, wire.Msg{}, err
 	}
 	r := &loadRole{ctx: ctx, uri: u, inflight: spec.InFlight, sndReq: spec.SndBuf, rcvReq: spec.RcvBuf, verify: spec.Verify, lost: make(chan error, 1)}
 	r.reqSize.Store(int64(spec.RequestSize))
@@ -91,9 +92,9 @@ func startLoadRole(ctx context.Context, spec loadSpec) (role, childMsg, error) {
 	r.mu.Unlock()
 	if err != nil {
 		r.close()
-		return nil, childMsg{}, err
+		return nil, wire.Msg{}, err
 	}
-	return r, childMsg{}, nil
+	return r, wire.Msg{}, nil
 }
 
 // setConns opens or closes connections until there are n. Closing waits
@@ -410,7 +411,7 @@ func raiseTo(a *atomic.Int64, v int64) {
 	}
 }
 
-func (r *loadRole) handle(c childCmd) childMsg {
+func (r *loadRole) handle(c wire.Cmd) wire.Msg {
 	switch c.Op {
 	case "poll":
 		return r.poll()
@@ -422,19 +423,19 @@ func (r *loadRole) handle(c childCmd) childMsg {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		if err := r.reconnect(); err != nil {
-			return childMsg{Type: "error", Err: err.Error()}
+			return wire.Msg{Type: "error", Err: err.Error()}
 		}
-		return childMsg{Reconnected: true, Effective: len(r.conns)}
+		return wire.Msg{Reconnected: true, Effective: len(r.conns)}
 	}
-	return childMsg{Type: "error", Err: fmt.Sprintf("load: unknown op %q", c.Op)}
+	return wire.Msg{Type: "error", Err: fmt.Sprintf("load: unknown op %q", c.Op)}
 }
 
 // settings reports what the load runs with, so the controller's view can
 // be checked against it.
-func (r *loadRole) settings() childMsg {
+func (r *loadRole) settings() wire.Msg {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return childMsg{Settings: map[string]string{
+	return wire.Msg{Settings: map[string]string{
 		model.SetConnections:  strconv.Itoa(len(r.conns)),
 		model.SetInFlight:     strconv.Itoa(r.inflight),
 		model.SetRequestSize:  strconv.FormatInt(r.reqSize.Load(), 10),
@@ -447,13 +448,13 @@ func (r *loadRole) settings() childMsg {
 	}}
 }
 
-func (r *loadRole) poll() childMsg {
+func (r *loadRole) poll() wire.Msg {
 	r.connMu.Lock()
 	io := r.closedIO
 	for _, lc := range r.conns {
 		io = io.Add(lc.cl.Conn().Stats())
 	}
-	m := childMsg{Conns: len(r.conns)}
+	m := wire.Msg{Conns: len(r.conns)}
 	for _, lc := range r.conns {
 		r.checkLost(lc.cl) // also while paused, when no worker would see it
 	}
@@ -463,7 +464,7 @@ func (r *loadRole) poll() childMsg {
 		m.SndBufLocked = r.conns[0].cl.Conn().BufferLocked(nbd.SendBuf)
 	}
 	r.connMu.Unlock()
-	m.Counters = selfCounters(io)
+	m.Counters = wire.SelfCounters(io)
 	m.Bytes = r.bytes.Load()
 	m.Ops = r.ops.Load()
 	m.Errors = r.errs.Load()
@@ -482,7 +483,7 @@ func (r *loadRole) poll() childMsg {
 }
 
 // set applies a setting through its entry in the settings table.
-func (r *loadRole) set(c childCmd) childMsg {
+func (r *loadRole) set(c wire.Cmd) wire.Msg {
 	set, bad := childSetter(c, "load", loadSetters)
 	if bad != nil {
 		return *bad
@@ -492,7 +493,7 @@ func (r *loadRole) set(c childCmd) childMsg {
 
 // loadSetters apply the load's settings (those of the table that apply
 // AtLoad, and the pause), by setting name.
-var loadSetters = map[string]func(*loadRole, childCmd) childMsg{
+var loadSetters = map[string]func(*loadRole, wire.Cmd) wire.Msg{
 	model.SetClientSndBuf: (*loadRole).setSndBuf,
 	model.SetClientRcvBuf: (*loadRole).setRcvBuf,
 	model.SetConnections:  (*loadRole).setConnections,
@@ -505,38 +506,38 @@ var loadSetters = map[string]func(*loadRole, childCmd) childMsg{
 	model.SetPaused:       (*loadRole).setPaused,
 }
 
-func childFail(err error) childMsg { return childMsg{Type: "error", Err: err.Error()} }
+func childFail(err error) wire.Msg { return wire.Msg{Type: "error", Err: err.Error()} }
 
-func (r *loadRole) setPaused(c childCmd) childMsg {
+func (r *loadRole) setPaused(c wire.Cmd) wire.Msg {
 	r.gate.setPaused(c.Int != 0)
-	return childMsg{}
+	return wire.Msg{}
 }
 
-func (r *loadRole) setRequestSize(c childCmd) childMsg {
+func (r *loadRole) setRequestSize(c wire.Cmd) wire.Msg {
 	r.reqSize.Store(int64(c.Int))
-	return childMsg{}
+	return wire.Msg{}
 }
 
-func (r *loadRole) setWorkload(c childCmd) childMsg {
+func (r *loadRole) setWorkload(c wire.Cmd) wire.Msg {
 	r.workload.Store(workloadIndex(c.Str))
-	return childMsg{}
+	return wire.Msg{}
 }
 
-func (r *loadRole) setReadPercent(c childCmd) childMsg {
+func (r *loadRole) setReadPercent(c wire.Cmd) wire.Msg {
 	r.readPct.Store(int32(c.Int))
-	return childMsg{}
+	return wire.Msg{}
 }
 
-func (r *loadRole) setConnections(c childCmd) childMsg {
+func (r *loadRole) setConnections(c wire.Cmd) wire.Msg {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.setConns(c.Int); err != nil {
 		return childFail(err)
 	}
-	return childMsg{Effective: len(r.conns)}
+	return wire.Msg{Effective: len(r.conns)}
 }
 
-func (r *loadRole) setInFlight(c childCmd) childMsg {
+func (r *loadRole) setInFlight(c wire.Cmd) wire.Msg {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.inflight = c.Int
@@ -544,17 +545,17 @@ func (r *loadRole) setInFlight(c childCmd) childMsg {
 		r.stopWorkers(lc)
 		r.startWorkers(lc)
 	}
-	return childMsg{}
+	return wire.Msg{}
 }
 
-func (r *loadRole) setSndBuf(c childCmd) childMsg { return r.setBuffer(nbd.SendBuf, c.Int) }
-func (r *loadRole) setRcvBuf(c childCmd) childMsg { return r.setBuffer(nbd.RecvBuf, c.Int) }
+func (r *loadRole) setSndBuf(c wire.Cmd) wire.Msg { return r.setBuffer(nbd.SendBuf, c.Int) }
+func (r *loadRole) setRcvBuf(c wire.Cmd) wire.Msg { return r.setBuffer(nbd.RecvBuf, c.Int) }
 
 // setBuffer sets the client's SO_SNDBUF or SO_RCVBUF (0: the OS default)
 // on every connection. On TCP the OS default cannot be set back on an
 // open socket whose buffer was set (Linux locked it and stopped
 // autotuning), so the connections are re-opened instead.
-func (r *loadRole) setBuffer(which nbd.SockBuf, req int) childMsg {
+func (r *loadRole) setBuffer(which nbd.SockBuf, req int) wire.Msg {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	def := r.defSnd
@@ -565,21 +566,21 @@ func (r *loadRole) setBuffer(which nbd.SockBuf, req int) childMsg {
 	}
 	if req == 0 && r.uri.Network() == "tcp" {
 		if !r.anyLocked(which) {
-			return childMsg{}
+			return wire.Msg{}
 		}
 		if err := r.reconnect(); err != nil {
-			return childMsg{Type: "error", Err: err.Error()}
+			return wire.Msg{Type: "error", Err: err.Error()}
 		}
-		return childMsg{Reconnected: true}
+		return wire.Msg{Reconnected: true}
 	}
 	if req == 0 {
 		req = nbd.RequestForEffective(def)
 	}
-	m := childMsg{}
+	m := wire.Msg{}
 	for _, lc := range r.conns {
 		eff, err := lc.cl.Conn().SetBuffer(which, req)
 		if err != nil {
-			return childMsg{Type: "error", Err: err.Error()}
+			return wire.Msg{Type: "error", Err: err.Error()}
 		}
 		m.Effective = eff
 	}

@@ -31,13 +31,14 @@ import (
 
 	"nbdscope/engine/childproc"
 
+	"nbdscope/engine/wire"
 	"nbdscope/model"
 )
 
 // role is what a child does between commands.
 type role interface {
 	// handle answers one command (not "stop").
-	handle(cmd childCmd) childMsg
+	handle(cmd wire.Cmd) wire.Msg
 	close()
 }
 
@@ -55,7 +56,7 @@ type orphanable interface {
 // controller died or stopped us) or a "stop" command arrives.
 func RunChild(args []string) error {
 	if len(args) != 2 {
-		return fmt.Errorf("usage: nbdscope %s server|load SPEC (internal)", ChildCommand)
+		return fmt.Errorf("usage: nbdscope %s server|load SPEC (internal)", wire.ChildCommand)
 	}
 	// SIGPIPE is ignored, not caught: a write to a peer that went away
 	// (the target on a data socket, the controller on stdout) then fails
@@ -69,17 +70,17 @@ func RunChild(args []string) error {
 	defer startCPUProfile(args[0])()
 	out := childproc.NewWriter(os.Stdout)
 	var r role
-	var ready childMsg
+	var ready wire.Msg
 	var err error
 	switch args[0] {
 	case model.RoleServer:
-		var spec serverSpec
+		var spec wire.ServerSpec
 		if err := json.Unmarshal([]byte(args[1]), &spec); err != nil {
 			return fmt.Errorf("server spec: %w", err)
 		}
 		r, ready, err = startServerRole(ctx, spec)
 	case model.RoleLoad:
-		var spec loadSpec
+		var spec wire.LoadSpec
 		if err := json.Unmarshal([]byte(args[1]), &spec); err != nil {
 			return fmt.Errorf("load spec: %w", err)
 		}
@@ -92,7 +93,7 @@ func RunChild(args []string) error {
 		return fmt.Errorf("unknown role %q", args[0])
 	}
 	if err != nil {
-		out.Send(childMsg{Type: "error", Err: err.Error()})
+		out.Send(wire.Msg{Type: "error", Err: err.Error()})
 		return err
 	}
 	defer r.close()
@@ -129,7 +130,7 @@ func serve(ctx context.Context, r role, out *childproc.Writer) (orphaned bool, e
 	// Changes run in order on a goroutine of their own, so polls are
 	// answered while one takes its time (a pause drains the requests in
 	// flight; a stuck load must still report that it is stuck).
-	sets := make(chan childCmd, 64)
+	sets := make(chan wire.Cmd, 64)
 	gone := make(chan error, 1)
 	defer close(sets)
 	go func() {
@@ -142,12 +143,12 @@ func serve(ctx context.Context, r role, out *childproc.Writer) (orphaned bool, e
 			}
 		}
 	}()
-	cmds := make(chan childCmd)
+	cmds := make(chan wire.Cmd)
 	readErr := make(chan error, 1)
 	go func() {
 		dec := json.NewDecoder(bufio.NewReader(os.Stdin))
 		for {
-			var c childCmd
+			var c wire.Cmd
 			if err := dec.Decode(&c); err != nil {
 				readErr <- err
 				return
@@ -162,7 +163,7 @@ func serve(ctx context.Context, r role, out *childproc.Writer) (orphaned bool, e
 		case err := <-fatal:
 			// Told to the controller first (the crash report's reason),
 			// then returned: main prints it to stderr and exits 1.
-			out.Send(childMsg{Type: "fatal", Err: err.Error()})
+			out.Send(wire.Msg{Type: "fatal", Err: err.Error()})
 			return false, err
 		case err := <-gone:
 			return true, err // the controller is gone: stop with it
@@ -188,7 +189,7 @@ func serve(ctx context.Context, r role, out *childproc.Writer) (orphaned bool, e
 
 // answer handles one command and sends its reply; an error means the
 // controller is gone.
-func answer(r role, c childCmd, out *childproc.Writer) error {
+func answer(r role, c wire.Cmd, out *childproc.Writer) error {
 	m := r.handle(c)
 	m.Seq = c.Seq
 	if m.Type == "" {
@@ -222,14 +223,14 @@ func startCPUProfile(role string) func() {
 // childSetter finds the function that applies a set command inside a
 // child, in its role's setters (loadSetters, serverSetters), and checks the
 // argument; role names the role in the error.
-func childSetter[R any](c childCmd, role string, setters map[string]func(R, childCmd) childMsg) (func(R, childCmd) childMsg, *childMsg) {
+func childSetter[R any](c wire.Cmd, role string, setters map[string]func(R, wire.Cmd) wire.Msg) (func(R, wire.Cmd) wire.Msg, *wire.Msg) {
 	st, ok := model.Lookup(c.Setting)
 	set, has := setters[c.Setting]
 	if !ok || !has {
-		return nil, &childMsg{Type: "error", Err: role + ": cannot set " + strconv.Quote(c.Setting)}
+		return nil, &wire.Msg{Type: "error", Err: role + ": cannot set " + strconv.Quote(c.Setting)}
 	}
 	if err := st.CheckArg(model.ChildArg{Int: c.Int, Str: c.Str}); err != nil {
-		return nil, &childMsg{Type: "error", Err: err.Error()}
+		return nil, &wire.Msg{Type: "error", Err: err.Error()}
 	}
 	return set, nil
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"errors"
+	"nbdscope/engine/wire"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,13 +20,13 @@ import (
 func TestServerChildSurvivesBrokenPipe(t *testing.T) {
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "A.sock")
-	p := startServerChildProc(t, serverSpec{Backend: "null", Size: 1 << 20, Transport: "unix", Socket: sock})
+	p := startServerChildProc(t, wire.ServerSpec{Backend: "null", Size: 1 << 20, Transport: "unix", Socket: sock})
 	cmd, stdin, stdout, ready := p.cmd, p.stdin, p.stdout, p.ready
 	if _, err := os.Stat(sock); err != nil {
 		t.Fatalf("ready (%s) but no socket: %v", ready, err)
 	}
 	stdout.Close() // the controller's end of the pipe is gone
-	cmdLine, _ := json.Marshal(childCmd{Op: "poll", Seq: 1})
+	cmdLine, _ := json.Marshal(wire.Cmd{Op: "poll", Seq: 1})
 	stdin.Write(append(cmdLine, '\n'))
 
 	done := make(chan error, 1)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 
+	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
 )
@@ -36,10 +37,10 @@ type serverRole struct {
 	}
 }
 
-func startServerRole(ctx context.Context, spec serverSpec) (role, childMsg, error) {
+func startServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.Msg, error) {
 	be, err := nbd.OpenBackend(spec.Backend, spec.Size, nbd.BackendOptions{Fill: 0xff})
 	if err != nil {
-		return nil, childMsg{}, err
+		return nil, wire.Msg{}, err
 	}
 	readOnly := spec.Backend == "pattern"
 	r := &serverRole{be: be, req: spec.SndBuf, network: "unix"}
@@ -50,7 +51,7 @@ func startServerRole(ctx context.Context, spec serverSpec) (role, childMsg, erro
 	case "tcp":
 		tl, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			return nil, childMsg{}, err
+			return nil, wire.Msg{}, err
 		}
 		ln = tl
 		uri = nbd.URI{Transport: "tcp", Host: "127.0.0.1", Port: tl.Addr().(*net.TCPAddr).Port}
@@ -58,7 +59,7 @@ func startServerRole(ctx context.Context, spec serverSpec) (role, childMsg, erro
 	default:
 		ul, err := nbd.ListenUnix(spec.Socket)
 		if err != nil {
-			return nil, childMsg{}, err
+			return nil, wire.Msg{}, err
 		}
 		ln = ul
 		uri = nbd.URI{Transport: "unix", Socket: spec.Socket}
@@ -79,14 +80,14 @@ func startServerRole(ctx context.Context, spec serverSpec) (role, childMsg, erro
 		defer r.wg.Done()
 		r.srv.Serve(sctx, ln)
 	}()
-	return r, childMsg{URI: uri.String()}, nil
+	return r, wire.Msg{URI: uri.String()}, nil
 }
 
-func (r *serverRole) handle(c childCmd) childMsg {
+func (r *serverRole) handle(c wire.Cmd) wire.Msg {
 	switch c.Op {
 	case "poll":
 		st := r.srv.Stats()
-		m := childMsg{Counters: selfCounters(st.IO), Conns: st.Open, Payload: &st.Payload}
+		m := wire.Msg{Counters: wire.SelfCounters(st.IO), Conns: st.Open, Payload: &st.Payload}
 		r.seenMu.Lock()
 		if cs := r.srv.Conns(); len(cs) > 0 {
 			r.seen.snd, r.seen.rcv, r.seen.locked = cs[0].SndBuf, cs[0].RcvBuf, cs[0].SndBufLocked
@@ -95,7 +96,7 @@ func (r *serverRole) handle(c childCmd) childMsg {
 		r.seenMu.Unlock()
 		return m
 	case "get":
-		return childMsg{Settings: map[string]string{model.SetSndBuf: strconv.Itoa(r.req)}}
+		return wire.Msg{Settings: map[string]string{model.SetSndBuf: strconv.Itoa(r.req)}}
 	case "set":
 		set, bad := childSetter(c, "server", serverSetters)
 		if bad != nil {
@@ -103,12 +104,12 @@ func (r *serverRole) handle(c childCmd) childMsg {
 		}
 		return set(r, c)
 	}
-	return childMsg{Type: "error", Err: fmt.Sprintf("server: unknown op %q", c.Op)}
+	return wire.Msg{Type: "error", Err: fmt.Sprintf("server: unknown op %q", c.Op)}
 }
 
 // serverSetters apply the server's settings (those of the table that
 // apply AtServer), by setting name.
-var serverSetters = map[string]func(*serverRole, childCmd) childMsg{
+var serverSetters = map[string]func(*serverRole, wire.Cmd) wire.Msg{
 	model.SetSndBuf: (*serverRole).setSndBuf,
 }
 
@@ -122,14 +123,14 @@ var serverSetters = map[string]func(*serverRole, childCmd) childMsg{
 // With no data socket open, a unix socket's effective value is the same
 // as a fresh probe socket's; a TCP one's depends on the connection
 // (autotuning), so it is left unknown until a connection reports it.
-func (r *serverRole) setSndBuf(c childCmd) childMsg {
+func (r *serverRole) setSndBuf(c wire.Cmd) wire.Msg {
 	req := c.Int
 	effs, err := r.srv.SetSocketBuffer(nbd.SendBuf, req)
 	if err != nil {
-		return childMsg{Type: "error", Err: err.Error()}
+		return wire.Msg{Type: "error", Err: err.Error()}
 	}
 	r.req = req
-	m := childMsg{}
+	m := wire.Msg{}
 	switch {
 	case len(effs) > 0:
 		m.Effective = effs[0]

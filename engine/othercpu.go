@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
 	"nbdscope/platform"
@@ -29,7 +30,7 @@ type machineReading struct {
 
 func readMachine() (machineReading, bool) {
 	busy, ok := platform.CPUBusy()
-	c := selfCounters(nbd.IOStats{})
+	c := wire.SelfCounters(nbd.IOStats{})
 	return machineReading{t: time.Now(), busy: busy, self: c.UserS + c.SysS}, ok
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"nbdscope/engine/wire"
 	"nbdscope/internal/leakcheck"
 	"nbdscope/model"
 	"nbdscope/nbd"
@@ -21,7 +22,7 @@ import (
 // The test binary doubles as the nbdscope binary for its children: started
 // with the internal child command it runs the child role instead of tests.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 2 && os.Args[1] == ChildCommand {
+	if len(os.Args) > 2 && os.Args[1] == wire.ChildCommand {
 		if err := RunChild(os.Args[2:]); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 			os.Exit(1)

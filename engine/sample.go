@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
 )
@@ -24,14 +25,14 @@ func (p *Pair) pollSide(s *side, emit bool) {
 	s.mu.Unlock()
 
 	timeout := max(4*interval, 2*time.Second)
-	var lm, sm childMsg
+	var lm, sm wire.Msg
 	var lerr, serr error
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { defer wg.Done(); lm, lerr = ld.call(childCmd{Op: "poll"}, timeout) }()
+	go func() { defer wg.Done(); lm, lerr = ld.call(wire.Cmd{Op: "poll"}, timeout) }()
 	if srv != nil {
 		wg.Add(1)
-		go func() { defer wg.Done(); sm, serr = srv.call(childCmd{Op: "poll"}, timeout) }()
+		go func() { defer wg.Done(); sm, serr = srv.call(wire.Cmd{Op: "poll"}, timeout) }()
 	}
 	wg.Wait()
 	now := time.Now()
@@ -70,7 +71,7 @@ func (p *Pair) pollSide(s *side, emit bool) {
 // measure turns the counters since the last poll into a Sample, stamped
 // with the settings in force now, and adds it to the run's and the
 // segment's totals. s.mu is held.
-func (s *side) measure(t, wall float64, lm, sm childMsg, hasServer bool) model.Sample {
+func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer bool) model.Sample {
 	stamp := model.StampOf(s.cfg)
 	var d delta
 	d.bytes = lm.Bytes - s.prevLoad.Bytes

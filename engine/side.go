@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
 	"nbdscope/units"
@@ -44,8 +45,8 @@ type side struct {
 	down   bool // crashed or stopping; no polling
 
 	prevT      time.Time
-	prevLoad   childMsg
-	prevServer childMsg
+	prevLoad   wire.Msg
+	prevServer wire.Msg
 	havePrev   bool
 	// prevStamp is the settings at the last poll: a sample whose stamp
 	// differs straddles a change. segs are the run's stretches of
@@ -115,7 +116,7 @@ func (s *side) start() error {
 	if err != nil {
 		return s.startFailed(err)
 	}
-	lspec := loadSpec{URI: uri, Connections: sc.Connections, RequestSize: sc.RequestSize, InFlight: sc.InFlight,
+	lspec := wire.LoadSpec{URI: uri, Connections: sc.Connections, RequestSize: sc.RequestSize, InFlight: sc.InFlight,
 		Workload: sc.Workload, ReadPercent: sc.ReadPercent, SndBuf: model.BufRequest(sc.ClientSndBuf), RcvBuf: model.BufRequest(sc.ClientRcvBuf),
 		Verify: sc.Verify, Consume: sc.Consume, HashThreads: model.ResolveHashThreads(sc, s.p.turns.Mode(), s.p.cpus), Paused: true,
 		Exec: sc.Exec}
@@ -155,7 +156,7 @@ func (s *side) spawnServer(sc model.SideConfig) (*child, string, error) {
 	if sc.Target != "" {
 		return nil, sc.Target, nil
 	}
-	spec := serverSpec{Backend: sc.Backend, Size: sc.Size, Transport: sc.Transport, SndBuf: model.BufRequest(sc.SndBuf)}
+	spec := wire.ServerSpec{Backend: sc.Backend, Size: sc.Size, Transport: sc.Transport, SndBuf: model.BufRequest(sc.SndBuf)}
 	if sc.Transport == "unix" {
 		spec.Socket = filepath.Join(s.p.dir, fmt.Sprintf("%s.sock", sc.Name))
 	}
@@ -345,7 +346,7 @@ func (s *side) applyToChild(st *model.Setting, next model.SideConfig, toServer b
 	if m.Reconnect && ld != nil {
 		// The server's open TCP sockets keep the buffer that was set
 		// (locked, not autotuned): only new connections get the default.
-		if _, err := ld.call(childCmd{Op: "reconnect"}, 30*time.Second); err != nil {
+		if _, err := ld.call(wire.Cmd{Op: "reconnect"}, 30*time.Second); err != nil {
 			return true, false, fmt.Errorf("side %s %s: the default applies to new connections, but re-opening the open ones failed: %w", s.name, st.Name, err)
 		}
 		m.Reconnected = true
@@ -355,8 +356,8 @@ func (s *side) applyToChild(st *model.Setting, next model.SideConfig, toServer b
 
 // childSet is the command that applies a setting, at its value in sc, to
 // the child it lives in, resolved against the pair's mode and cores.
-func (p *Pair) childSet(st *model.Setting, sc model.SideConfig, mode string) childCmd {
-	return setCmd(st, st.ChildArg(sc.Value(st), sc, model.ArgEnv{Mode: mode, Allowed: p.cpus}))
+func (p *Pair) childSet(st *model.Setting, sc model.SideConfig, mode string) wire.Cmd {
+	return wire.SetCmd(st, st.ChildArg(sc.Value(st), sc, model.ArgEnv{Mode: mode, Allowed: p.cpus}))
 }
 
 // checkClamp warns when the kernel gave a buffer less than the request

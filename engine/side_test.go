@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"nbdscope/engine/childproc"
+	"nbdscope/engine/wire"
 	"nbdscope/internal/leakcheck"
 	"nbdscope/model"
 )
@@ -23,7 +24,7 @@ import (
 // childSettings asks a running child what it runs with.
 func childSettings(t *testing.T, c *child) map[string]string {
 	t.Helper()
-	m, err := c.call(childCmd{Op: "get"}, 10*time.Second)
+	m, err := c.call(wire.Cmd{Op: "get"}, 10*time.Second)
 	if err != nil {
 		t.Fatalf("%s %s get: %v", c.side, c.role, err)
 	}
@@ -226,7 +227,7 @@ func TestEmitAfterClose(t *testing.T) {
 
 // fakeChild is a child that speaks the protocol through pipes: answer gets
 // each command and returns the reply line to send back.
-func fakeChild(t *testing.T, role, side string, answer func(childCmd) childMsg) *child {
+func fakeChild(t *testing.T, role, side string, answer func(wire.Cmd) wire.Msg) *child {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -235,7 +236,7 @@ func fakeChild(t *testing.T, role, side string, answer func(childCmd) childMsg) 
 	go func() {
 		sc := bufio.NewScanner(inR)
 		for sc.Scan() {
-			var cmd childCmd
+			var cmd wire.Cmd
 			json.Unmarshal(sc.Bytes(), &cmd)
 			m := answer(cmd)
 			m.Seq = cmd.Seq
@@ -251,11 +252,11 @@ func fakeChild(t *testing.T, role, side string, answer func(childCmd) childMsg) 
 // TestTurnsReportChildErrors (issue 11 §4): a load that refuses to pause
 // or resume is reported, not ignored.
 func TestTurnsReportChildErrors(t *testing.T) {
-	refuse := func(cmd childCmd) childMsg {
-		return childMsg{Type: "error", Err: "gate jammed"}
+	refuse := func(cmd wire.Cmd) wire.Msg {
+		return wire.Msg{Type: "error", Err: "gate jammed"}
 	}
 	a := &side{idx: 0, name: "A", load: fakeChild(t, model.RoleLoad, "A", refuse)}
-	b := &side{idx: 1, name: "B", load: fakeChild(t, model.RoleLoad, "B", func(childCmd) childMsg { return childMsg{Type: "reply"} })}
+	b := &side{idx: 1, name: "B", load: fakeChild(t, model.RoleLoad, "B", func(wire.Cmd) wire.Msg { return wire.Msg{Type: "reply"} })}
 	var mu sync.Mutex
 	var warned []string
 	tr := newTurns(model.ModeConcurrent, 100*time.Millisecond, [2]*side{a, b}, func(s *side, text string) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"nbdscope/clientrun"
+	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
 	"nbdscope/platform"
@@ -103,7 +104,7 @@ func startExecServers(sd model.SideConfig, spec model.SweepSpec, cmd clientrun.C
 		}
 		sock := filepath.Join(sdir, "nbd.sock")
 		req := model.BufRequest(size)
-		sspec := serverSpec{Backend: sd.Backend, Size: spec.Bytes, Transport: "unix", Socket: sock, SndBuf: req}
+		sspec := wire.ServerSpec{Backend: sd.Backend, Size: spec.Bytes, Transport: "unix", Socket: sock, SndBuf: req}
 		srv, ready, err := spawn(opts.Exe, model.RoleServer, "exec", sspec, opts.StartTimeout)
 		if err != nil {
 			return servers, fmt.Errorf("sweep %s=%s: %w", model.SetSndBuf, size, err)
@@ -164,7 +165,7 @@ func placeExec(sd model.SideConfig, srv *child) (execPlacement, error) {
 
 // execOnce runs the client once, between two polls of the server.
 func execOnce(ctx context.Context, srv *child, argv []string, cpus []int) (model.ExecRun, error) {
-	before, err := srv.call(childCmd{Op: "poll"}, 5*time.Second)
+	before, err := srv.call(wire.Cmd{Op: "poll"}, 5*time.Second)
 	if err != nil {
 		return model.ExecRun{}, fmt.Errorf("server: %w", err)
 	}
@@ -175,7 +176,7 @@ func execOnce(ctx context.Context, srv *child, argv []string, cpus []int) (model
 	}
 	// The client has exited, so every reply it read was sent; the server
 	// may still be closing the connection, which moves no payload.
-	after, err := srv.call(childCmd{Op: "poll"}, 5*time.Second)
+	after, err := srv.call(wire.Cmd{Op: "poll"}, 5*time.Second)
 	if err != nil {
 		return model.ExecRun{}, fmt.Errorf("server: %w (%s)", err, srv.lastStderr())
 	}
@@ -232,7 +233,7 @@ func execFigures(row model.SweepRow, run model.ExecRun) model.Figures {
 		st.Workload = model.WorkWrite
 	}
 	pl := run.Payload.Total()
-	client := model.ProcessFigures(clientCounters(run.Result), pl, run.Seconds)
+	client := model.ProcessFigures(wire.ClientCounters(run.Result), pl, run.Seconds)
 	// Not counted: the client's socket calls are its own business.
 	client.RecvCallsPer2MiB, client.SendCallsPer2MiB = model.Unknown, model.Unknown
 	client.RecvEAGAINPer2MiB, client.SendEAGAINPer2MiB, client.EAGAINPer2MiB = model.Unknown, model.Unknown, model.Unknown

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
 )
@@ -60,9 +61,9 @@ func wmemMax() int {
 }
 
 // pollChild asks a child for its counters.
-func pollChild(t *testing.T, c *child) childMsg {
+func pollChild(t *testing.T, c *child) wire.Msg {
 	t.Helper()
-	m, err := c.call(childCmd{Op: "poll"}, 10*time.Second)
+	m, err := c.call(wire.Cmd{Op: "poll"}, 10*time.Second)
 	if err != nil {
 		t.Fatalf("%s %s poll: %v", c.side, c.role, err)
 	}
@@ -71,7 +72,7 @@ func pollChild(t *testing.T, c *child) childMsg {
 
 // pollOneConn polls a server child until only one connection is open (the
 // old one of a re-opened pair is closed once the server has read its DISC).
-func pollOneConn(t *testing.T, srv *child) childMsg {
+func pollOneConn(t *testing.T, srv *child) wire.Msg {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		m := pollChild(t, srv)

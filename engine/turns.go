@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"sync"
 	"time"
@@ -168,7 +169,7 @@ func decideRuns(mode string, turn int, paused, up [2]bool) [2]bool {
 }
 
 // pauseCmd is the load child's set command for a pause or resume.
-func pauseCmd(paused bool) childCmd {
+func pauseCmd(paused bool) wire.Cmd {
 	st, _ := model.Lookup(model.SetPaused)
-	return setCmd(st, st.ChildArg(model.Value{Bool: paused}, model.SideConfig{}, model.ArgEnv{}))
+	return wire.SetCmd(st, st.ChildArg(model.Value{Bool: paused}, model.SideConfig{}, model.ArgEnv{}))
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"nbdscope/engine"
+	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/presets"
 )
@@ -100,7 +100,7 @@ func TestCompletion(t *testing.T) {
 			t.Errorf("complete %q: no directive line", c.args)
 		}
 	}
-	if got, _ := complete(t, ""); contains(got, engine.ChildCommand) {
+	if got, _ := complete(t, ""); contains(got, wire.ChildCommand) {
 		t.Errorf("the hidden child command is offered: %v", got)
 	}
 	// The shell scripts themselves.

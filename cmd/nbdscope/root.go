@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"nbdscope/engine"
+	"nbdscope/engine/wire"
 	"nbdscope/internal/buildinfo"
 )
 
@@ -56,7 +57,7 @@ func newVersionCmd(a *app, info buildinfo.Info) *cobra.Command {
 // the engine spawns (this same binary).
 func newChildCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:                engine.ChildCommand,
+		Use:                wire.ChildCommand,
 		Hidden:             true,
 		DisableFlagParsing: true,
 		RunE:               func(_ *cobra.Command, args []string) error { return engine.RunChild(args) },

@@ -1,4 +1,4 @@
-package engine
+package wire
 
 import (
 	"golang.org/x/sys/unix"
@@ -8,13 +8,13 @@ import (
 	"nbdscope/nbd"
 )
 
-// The counters a child reports in its poll replies (childMsg.Counters):
+// The counters a child reports in its poll replies (Msg.Counters):
 // its own, or a real client's. The controller reads its own the same way
 // (the machine meter's share of nbdscope), and so does serve --stats.
 
-// selfCounters are this process's counters: the data-socket I/O counts
+// SelfCounters are this process's counters: the data-socket I/O counts
 // io, with its CPU seconds and context switches from getrusage.
-func selfCounters(io nbd.IOStats) model.Counters {
+func SelfCounters(io nbd.IOStats) model.Counters {
 	c := model.Counters{IO: io}
 	var ru unix.Rusage
 	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
@@ -27,9 +27,9 @@ func selfCounters(io nbd.IOStats) model.Counters {
 
 func tv(t unix.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
 
-// clientCounters are a real client's measured figures as the counters a
+// ClientCounters are a real client's measured figures as the counters a
 // process reports: its CPU, switches and faults (its socket calls are its
 // own, not counted). A live exec side and a sweep's run alike.
-func clientCounters(r clientrun.Result) model.Counters {
+func ClientCounters(r clientrun.Result) model.Counters {
 	return model.Counters{UserS: r.UserS, SysS: r.SysS, VolCS: uint64(r.Nvcsw), InvolCS: uint64(r.Nivcsw), MinFlt: uint64(r.MinFlt)}
 }

@@ -1,23 +1,25 @@
-package engine
+// Package wire is the protocol between the controller (engine) and its
+// children (engine/child): the same binary in an internal role, talked to
+// over its stdin and stdout, one JSON object per line: commands down
+// (Cmd), replies and reports up (Msg), each role's start spec (ServerSpec,
+// LoadSpec) and the counters a child reports. Stderr is kept for crash
+// reports. Both ends import it; neither imports the other. The process
+// plumbing under it is engine/childproc.
+package wire
 
 import (
 	"nbdscope/engine/childproc"
-
 	"nbdscope/model"
 	"nbdscope/nbd"
 )
-
-// The controller talks to its children (the same binary in an internal
-// role) over their stdin and stdout, one JSON object per line: commands
-// down, replies and reports up. Stderr is kept for crash reports.
 
 // ChildCommand is the hidden subcommand a child runs as:
 // `nbdscope __child server|load SPEC` (RoleServer, RoleLoad).
 const ChildCommand = childproc.Command
 
-// childCmd is a command from the controller.
+// Cmd is a command from the controller.
 //
-// A set carries one setting (a name of the settings table, setting.go) and
+// A set carries one setting (a name of the settings table, model) and
 // its value as the child applies it, resolved by the controller from the
 // typed Value: never text to parse again. Its one JSON form is
 //
@@ -30,7 +32,7 @@ const ChildCommand = childproc.Command
 // str: an enum's name. Absent is 0 or "". The child looks the setting up in
 // the same table, checks the argument against its bounds or choices, and
 // calls the entry's apply function.
-type childCmd struct {
+type Cmd struct {
 	Op      string `json:"op"` // "poll", "set", "get", "stop"
 	Seq     uint64 `json:"seq"`
 	Setting string `json:"setting,omitempty"`
@@ -38,13 +40,13 @@ type childCmd struct {
 	Str     string `json:"str,omitempty"`
 }
 
-// setCmd is the set command for a setting and its child argument.
-func setCmd(st *model.Setting, a model.ChildArg) childCmd {
-	return childCmd{Op: "set", Setting: st.Name, Int: a.Int, Str: a.Str}
+// SetCmd is the set command for a setting and its child argument.
+func SetCmd(st *model.Setting, a model.ChildArg) Cmd {
+	return Cmd{Op: "set", Setting: st.Name, Int: a.Int, Str: a.Str}
 }
 
-// childMsg is a message from a child.
-type childMsg struct {
+// Msg is a message from a child.
+type Msg struct {
 	Type string `json:"type"` // "ready", "reply", "error", "fatal" (the role failed; the child exits)
 	Seq  uint64 `json:"seq,omitempty"`
 	Err  string `json:"err,omitempty"`
@@ -90,8 +92,8 @@ type childMsg struct {
 	Settings map[string]string `json:"settings,omitempty"`
 }
 
-// serverSpec configures a server child.
-type serverSpec struct {
+// ServerSpec configures a server child.
+type ServerSpec struct {
 	Backend   string `json:"backend"`
 	Size      int64  `json:"size"`
 	Transport string `json:"transport"`
@@ -99,8 +101,8 @@ type serverSpec struct {
 	SndBuf    int    `json:"sndbuf"`           // request; 0 = OS default
 }
 
-// loadSpec configures a load child.
-type loadSpec struct {
+// LoadSpec configures a load child.
+type LoadSpec struct {
 	URI         string `json:"uri"`
 	Connections int    `json:"connections"`
 	RequestSize int    `json:"request_size"`
