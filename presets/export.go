@@ -35,7 +35,8 @@ var ExportFormats = []string{FormatMarkdown, FormatCSV, FormatJSON, FormatSVG}
 //     crashes. Figures that were not measured read "n/a".
 //   - csv: one row per sample, with a header; unmeasured figures are empty.
 //   - json: the run file itself, as a store keeps it.
-//   - svg: the charts of both sides over time, changes labelled (plot.SVG).
+//   - svg: the charts of both sides over time, changes labelled (plot.SVG);
+//     of a saved sweep, a bar per buffer size (plot.SweepSVG).
 func ExportRun(rf RunFile, format string, w io.Writer) error {
 	stamped := rf
 	stamped.Report = rf.Report.WithStamps()
@@ -55,7 +56,11 @@ func ExportRun(rf RunFile, format string, w io.Writer) error {
 		_, err = w.Write(data)
 		return err
 	case FormatSVG:
-		_, err := io.WriteString(w, plot.SVG(rf.Name, rf.Report))
+		doc := plot.SVG(rf.Name, rf.Report)
+		if rf.Report.Sweep != nil {
+			doc = plot.SweepSVG(rf.Name, rf.Report) // a bar per size, not series over time
+		}
+		_, err := io.WriteString(w, doc)
 		return err
 	}
 	return fmt.Errorf("export format %q: want %s", format, strings.Join(ExportFormats, ", "))
