@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"nbdscope/engine"
+	"nbdscope/segtable"
 	"nbdscope/units"
 )
 
@@ -372,18 +373,9 @@ func printSegments(w io.Writer, rep engine.Report) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "segments (one row per stretch of unchanged settings):")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "side\tfrom–to s\tsettings\tthroughput\trecv calls/2MiB\tsend calls/2MiB\tsend EAGAIN/2MiB\tclient wake-ups/2MiB\tCPU s/GiB\t")
-	for _, s := range rep.Sides {
-		for _, g := range s.Segments {
-			fmt.Fprintf(tw, "%s\t%.1f–%.1f\t%s\t%s\t%s (%s)\t%s (%s)\t%s\t%s\t%s\t\n", s.Name, g.From, g.To,
-				stampText(g.Settings), rate(g.ThroughputBps),
-				f1(g.ReceiverCallsPer2MiB()), engine.ReceiverName(g.Settings.Workload),
-				f1(g.SenderCallsPer2MiB()), engine.SenderName(g.Settings.Workload),
-				f1(g.SenderEAGAINPer2MiB()), f1(g.Client.VolCSPer2MiB), f3(g.CPU().SPerGiB))
-		}
+	if t, ok := segtable.Of(rep); ok {
+		t.WriteText(w)
 	}
-	tw.Flush()
 	// What set each stretch's pace: a change of buffer shows as waiting
 	// before and work after (or the other way round).
 	for _, s := range rep.Sides {
@@ -432,10 +424,4 @@ func sidesSharedCores(rep engine.Report) bool {
 		}
 	}
 	return false
-}
-
-// stampText is the settings of a segment in a few words.
-func stampText(st engine.Stamp) string {
-	return fmt.Sprintf("%s sndbuf %s cli %s/%s %d×%d×%s", st.Workload, st.SndBuf, st.ClientSndBuf, st.ClientRcvBuf,
-		st.Connections, st.InFlight, units.FormatSize(int64(st.RequestSize)))
 }

@@ -1,0 +1,193 @@
+package segtable
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"nbdscope/engine"
+)
+
+// stretchSpec is one stretch of a made-up side: its settings and the
+// effective server send buffer its samples read back.
+type stretchSpec struct {
+	sc  engine.SideConfig
+	eff int
+}
+
+// sideOf builds a side's samples (two a stretch, 1 s apart, each moving
+// payload), segments (one a stretch) and a summary stamped with the last
+// stretch's settings, as the engine writes them.
+func sideOf(rep *engine.Report, name string, specs ...stretchSpec) {
+	sr := engine.SideReport{Name: name}
+	t := 0.0
+	for _, sp := range specs {
+		st := engine.StampOf(sp.sc)
+		var g engine.Segment
+		g.From, g.Settings = t, st
+		g.SndBuf = engine.Buffers{ServerRequested: st.SndBuf, ServerEffective: sp.eff}
+		g.ThroughputBps = engine.GiB
+		for k := 0; k < 2; k++ {
+			t++
+			s := engine.Sample{T: t, Side: name, Active: true}
+			s.Settings, s.Bytes, s.Seconds = st, 1<<30, 1
+			s.SndBuf = g.SndBuf
+			rep.Samples = append(rep.Samples, s)
+		}
+		g.To = t
+		sr.Segments = append(sr.Segments, g)
+	}
+	last := specs[len(specs)-1]
+	sr.Summary.Settings = engine.StampOf(last.sc)
+	sr.Summary.SndBuf = engine.Buffers{ServerRequested: sr.Summary.Settings.SndBuf, ServerEffective: last.eff}
+	sr.Summary.Changed = len(specs) > 1
+	rep.Sides = append(rep.Sides, sr)
+}
+
+func with(sc engine.SideConfig, setting, value string) engine.SideConfig {
+	if err := sc.Set(setting, value); err != nil {
+		panic(err)
+	}
+	return sc
+}
+
+// explorerRun is the issue's run from the explorer: side A changed its
+// client receive buffer, then its transport, then its placement, then its
+// send buffer to macos at the very end; B ran unchanged with 2m.
+func explorerRun() engine.Report {
+	var rep engine.Report
+	a := engine.DefaultSide("A")
+	rcv := with(a, engine.SetClientRcvBuf, "256k")
+	tcp := with(rcv, engine.SetTransport, "tcp")
+	shared := with(tcp, engine.SetPlacement, engine.PlaceShared)
+	mac := with(shared, engine.SetSndBuf, "macos")
+	sideOf(&rep, "A", stretchSpec{a, 212992}, stretchSpec{rcv, 212992}, stretchSpec{tcp, 4 << 20},
+		stretchSpec{shared, 4 << 20}, stretchSpec{mac, 8192})
+	sideOf(&rep, "B", stretchSpec{with(engine.DefaultSide("B"), engine.SetSndBuf, "2m"), 4 << 20})
+	return rep
+}
+
+// Every setting that differs between the rows gets a column, in the
+// settings table's order; those that never change are named once; and no
+// two rows of a side look alike in their setting cells.
+func TestColumnsAreTheSettingsThatDiffer(t *testing.T) {
+	tb, ok := Of(explorerRun())
+	if !ok {
+		t.Fatal("a run with changes has no segments table")
+	}
+	want := []string{engine.SetSndBuf, engine.SetClientRcvBuf, engine.SetPlacement, engine.SetTransport}
+	if !slices.Equal(tb.Settings, want) {
+		t.Errorf("setting columns %v, want %v", tb.Settings, want)
+	}
+	if !slices.Equal(tb.Head[2:2+len(want)], want) {
+		t.Errorf("head %v", tb.Head)
+	}
+	for _, s := range []string{"workload read", "connections 1", "request-size 2m", "in-flight 8", "client-sndbuf default"} {
+		if !slices.Contains(tb.Same, s) {
+			t.Errorf("the settings of every segment %v lack %q", tb.Same, s)
+		}
+	}
+	for _, s := range tb.Same {
+		if strings.HasPrefix(s, "read-percent") || strings.HasPrefix(s, "exec") {
+			t.Errorf("%q does not apply to a read of our load", s)
+		}
+	}
+	seen := map[string]bool{}
+	for _, r := range tb.Rows {
+		key := r[0] + "|" + strings.Join(r[2:2+len(want)], "|")
+		if seen[key] {
+			t.Errorf("two rows with the same settings %s:\n%v", key, tb.Rows)
+		}
+		seen[key] = true
+	}
+	if len(tb.Rows) != 6 || tb.Rows[2][0] != "A" || tb.Rows[2][5] != "tcp" || tb.Rows[5][0] != "B" || tb.Rows[5][2] != "2m" {
+		t.Errorf("rows %v", tb.Rows)
+	}
+	var b bytes.Buffer
+	if err := tb.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), "in every segment: client-sndbuf default,") || !strings.Contains(b.String(), "transport") {
+		t.Errorf("text:\n%s", b.String())
+	}
+}
+
+// A change of any setting the stamp carries — derived from the settings
+// table, not a list here — gives that setting, and only it, a column.
+func TestEveryCarriedSettingGetsItsColumn(t *testing.T) {
+	base := engine.DefaultSide("A")
+	base.Workload, base.ReadPercent = engine.WorkMixed, 50
+	n := 0
+	for _, st := range engine.Settings() {
+		if _, carried := engine.StampOf(base).Text(st.Name); !carried {
+			continue
+		}
+		other, ok := changed(base, st)
+		if !ok {
+			t.Errorf("%s: found no other value to set", st.Name)
+			continue
+		}
+		var rep engine.Report
+		sideOf(&rep, "A", stretchSpec{sc: base}, stretchSpec{sc: other})
+		tb, _ := Of(rep)
+		want := []string{st.Name}
+		if st.Name == engine.SetWorkload {
+			want = append(want, engine.SetReadPercent) // 50 → "-": a read has no read share
+		}
+		if !slices.Equal(tb.Settings, want) {
+			t.Errorf("a change of %s gives the columns %v", st.Name, tb.Settings)
+		}
+		n++
+	}
+	if n < 12 {
+		t.Errorf("only %d settings are carried by the stamp", n)
+	}
+}
+
+// changed returns sc with setting st at another value it accepts.
+func changed(sc engine.SideConfig, st *engine.Setting) (engine.SideConfig, bool) {
+	cands := append(st.Values(), "3", "qemu-img info {uri}")
+	if st.Name == engine.SetWorkload {
+		cands = []string{engine.WorkRead}
+	}
+	for _, v := range cands {
+		o := sc
+		if o.Set(st.Name, v) == nil && o.Get(st.Name) != sc.Get(st.Name) {
+			return o, true
+		}
+	}
+	return sc, false
+}
+
+// A whole-run summary is labelled by the settings it was measured under,
+// in time order, not by the one at its end (the issue: A read "macos",
+// set in its last stretch).
+func TestAcrossLabelsBySettingsMeasuredUnder(t *testing.T) {
+	rep := explorerRun()
+	buf := func(f engine.Figures) string {
+		return f.SndBuf.ServerRequested + " (eff. " + engine.Figure(f.SndBuf.ServerEffective).Fixed(0) + ")"
+	}
+	if got, want := Across(rep, rep.Sides[0], buf), "default (eff. 212992) → default (eff. 4194304) → macos (eff. 8192)"; got != want {
+		t.Errorf("A's label %q, want %q", got, want)
+	}
+	if got := Across(rep, rep.Sides[1], buf); got != "2m (eff. 4194304)" {
+		t.Errorf("B's label %q", got)
+	}
+	want := []string{engine.SetSndBuf, engine.SetClientRcvBuf, engine.SetPlacement, engine.SetTransport}
+	if got := ChangedSettings(rep, rep.Sides[0]); !slices.Equal(got, want) {
+		t.Errorf("A changed %v, want %v", got, want)
+	}
+	if got := ChangedSettings(rep, rep.Sides[1]); len(got) != 0 {
+		t.Errorf("B changed %v", got)
+	}
+	// A setting in force only while the side moved nothing is not what
+	// it measured under.
+	rep.Samples = slices.DeleteFunc(rep.Samples, func(s engine.Sample) bool { return s.Side == "A" && s.Settings.SndBuf == "macos" })
+	if got := Across(rep, rep.Sides[0], buf); strings.Contains(got, "macos") {
+		t.Errorf("A's label %q names a setting it moved nothing under", got)
+	}
+	if _, ok := Of(engine.Report{Sides: []engine.SideReport{{Name: "A", Segments: make([]engine.Segment, 1)}}}); ok {
+		t.Error("a run without changes has a segments table")
+	}
+}
