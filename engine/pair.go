@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -370,7 +372,11 @@ func (p *Pair) loop(ctx context.Context) {
 	}()
 	interval := p.cfg.Interval.D()
 	dur := p.cfg.Duration.D()
-	script := p.cfg.Script
+	// The loop fires the earliest change first, whatever order the
+	// --at flags (or a preset) listed them in; a stable sort keeps the
+	// given order among changes at the same time.
+	script := slices.Clone(p.cfg.Script)
+	slices.SortStableFunc(script, func(a, b model.Change) int { return cmp.Compare(a.At.D(), b.At.D()) })
 	// Baseline poll so the first sample covers one interval.
 	p.mach.start()
 	for _, s := range p.sides {

@@ -266,6 +266,36 @@ func TestScriptedChange(t *testing.T) {
 	t.Logf("event at %.3fs; B samples: %d with the old buffer (%d after %vs), %d with the new", ev.T, before, lateOld, at, after)
 }
 
+// TestScriptFiresInTimeOrder: changes given out of order (--at 1.5s:… then
+// --at 0.5s:…) all fire, each at its own time: the loop used to look only
+// at the first listed, so an earlier change listed second waited behind it.
+func TestScriptFiresInTimeOrder(t *testing.T) {
+	cfg := testConfig()
+	cfg.Duration = model.Duration(2500 * time.Millisecond)
+	late, err := model.ParseAt("1.5s:b.sndbuf=64k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	early, err := model.ParseAt("0.5s:a.sndbuf=128k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Script = []model.Change{late, early}
+	p := startPair(t, cfg)
+	var evs []model.Event
+	for u := range p.Updates() {
+		if u.Event != nil && u.Event.Setting == model.SetSndBuf {
+			evs = append(evs, *u.Event)
+		}
+	}
+	if len(evs) != 2 || evs[0].Side != "A" || evs[1].Side != "B" || evs[0].T > evs[1].T {
+		t.Fatalf("events %+v, want A's change (0.5s) and then B's (1.5s)", evs)
+	}
+	if evs[0].T >= late.At.D().Seconds() {
+		t.Fatalf("A's change at %.3fs waited for B's at %v", evs[0].T, late.At.D())
+	}
+}
+
 // Killing the controller must end its children within a second.
 func TestChildrenDieWithController(t *testing.T) {
 	if os.Getenv("NBDSCOPE_TEST_CONTROLLER") == "1" {

@@ -22,6 +22,11 @@ type Stamp struct {
 	InFlight     int    `json:"in_flight"`
 	Placement    string `json:"placement"`
 	Consume      string `json:"consume"`
+	// HashThreads (0: auto) and Exec (empty: our load) change live too, so
+	// a change of them starts a segment like any other; omitted when at
+	// their defaults, as in runs saved before the stamp carried them.
+	HashThreads int    `json:"hash_threads,omitempty"`
+	Exec        string `json:"exec,omitempty"`
 }
 
 // StampOf is the stamp of a side's configuration.
@@ -37,6 +42,8 @@ func StampOf(sc SideConfig) Stamp {
 		InFlight:     sc.InFlight,
 		Placement:    sc.Get(SetPlacement),
 		Consume:      sc.Get(SetConsume),
+		HashThreads:  sc.HashThreads,
+		Exec:         sc.Exec,
 	}
 	if sc.Workload == WorkMixed {
 		st.ReadPercent = sc.ReadPercent
@@ -45,6 +52,47 @@ func StampOf(sc SideConfig) Stamp {
 		st.SndBuf = "external"
 	}
 	return st
+}
+
+// stampFields read the settings a Stamp carries, by the settings table's
+// names, in the table's text form. The settings fixed for the run (target,
+// backend, size) and the pair's (mode, pause) are not in a stamp.
+var stampFields = map[string]func(st Stamp) string{
+	SetSndBuf:       func(st Stamp) string { return st.SndBuf },
+	SetClientSndBuf: func(st Stamp) string { return st.ClientSndBuf },
+	SetClientRcvBuf: func(st Stamp) string { return st.ClientRcvBuf },
+	SetConnections:  func(st Stamp) string { return stampInt(SetConnections, st.Connections) },
+	SetRequestSize:  func(st Stamp) string { return stampInt(SetRequestSize, st.RequestSize) },
+	SetInFlight:     func(st Stamp) string { return stampInt(SetInFlight, st.InFlight) },
+	SetWorkload:     func(st Stamp) string { return st.Workload },
+	SetReadPercent: func(st Stamp) string {
+		if st.Workload != WorkMixed {
+			return "" // only a mixed workload has a share of reads
+		}
+		return stampInt(SetReadPercent, st.ReadPercent)
+	},
+	SetConsume:     func(st Stamp) string { return st.Consume },
+	SetHashThreads: func(st Stamp) string { return stampInt(SetHashThreads, st.HashThreads) },
+	SetPlacement:   func(st Stamp) string { return st.Placement },
+	SetTransport:   func(st Stamp) string { return st.Transport },
+	SetExec:        func(st Stamp) string { return st.Exec },
+}
+
+func stampInt(setting string, n int) string {
+	st, _ := Lookup(setting)
+	return st.Format(Value{Int: n})
+}
+
+// Text is the stamp's value of a setting in its text form ("" where the
+// setting does not apply: the read share of a workload that is not mixed,
+// the command of a side running our load), and whether the stamp carries
+// the setting at all.
+func (st Stamp) Text(setting string) (string, bool) {
+	f, ok := stampFields[setting]
+	if !ok {
+		return "", false
+	}
+	return f(st), true
 }
 
 // Figures are what a side measured over a span of time: the fields a

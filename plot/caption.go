@@ -9,17 +9,20 @@ import (
 	"nbdscope/units"
 )
 
-// captionLines say where and how a run was made, and what the charts
-// show: the platform, each side's buffers and placement, the changes, and
-// the definitions of the figures.
-func captionLines(rep *model.Report, sides []side) []string {
-	var out []string
-	out = append(out, "platform: "+platformText(rep.Platform))
+// caption says where and how a run was made, and what the charts show:
+// head (the platform, each side's buffers and placement), the numbered
+// changes the markers refer to, and tail (the definitions of the
+// figures). Lines are wrapped to the document's width.
+type caption struct{ head, changes, tail []string }
+
+func captionOf(rep *model.Report, sides []side) caption {
+	var c caption
+	c.head = append(c.head, "platform: "+platformText(rep.Platform))
 	for k, sd := range sides {
-		out = append(out, fmt.Sprintf("side %s: %s; placement %s", sd.name, buffersText(rep, sd, k), placementText(rep, sd)))
+		c.head = append(c.head, fmt.Sprintf("side %s: %s; placement %s", sd.name, buffersText(rep, sd, k), placementText(rep, sd)))
 	}
 	if len(rep.Events) == 0 {
-		out = append(out, "changes: none")
+		c.changes = append(c.changes, "changes: none")
 	}
 	for i, e := range rep.Events {
 		if !finite(e.T) {
@@ -29,17 +32,28 @@ func captionLines(rep *model.Report, sides []side) []string {
 		if e.Side != "" {
 			who = "side " + e.Side
 		}
-		out = append(out, fmt.Sprintf("change %d at %.2fs, %s: %s %s → %s", i+1, e.T, who, e.Setting, e.From, e.To))
+		c.changes = append(c.changes, fmt.Sprintf("change %d at %.2fs, %s: %s %s → %s", i+1, e.T, who, e.Setting, e.From, e.To))
 	}
-	out = append(out,
+	c.tail = append(c.tail,
 		"throughput: payload bytes completed per second. receive calls per 2 MiB: data-socket receive calls of the process that receives the bulk data "+
 			"(the client for reads, the server for writes) per 2 MiB of payload. CPU: user+system seconds of each process per second its side's load ran. "+
 			"Each point is a sample's end; a gap is time the side did not run (its turn in alternate mode, paused) or a figure that was not measured.")
-	var wrapped []string
-	for _, l := range out {
-		wrapped = append(wrapped, wrap(l, captionChars)...)
+	c.head, c.changes, c.tail = wrapAll(c.head), wrapAll(c.changes), wrapAll(c.tail)
+	return c
+}
+
+// captionLines are the caption's lines in one column.
+func captionLines(rep *model.Report, sides []side) []string {
+	c := captionOf(rep, sides)
+	return append(append(append([]string(nil), c.head...), c.changes...), c.tail...)
+}
+
+func wrapAll(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		out = append(out, wrap(l, captionChars)...)
 	}
-	return wrapped
+	return out
 }
 
 // captionChars is about the characters of a caption line that fit the

@@ -35,8 +35,13 @@ func unitOf(m metric, mx float64) (float64, string) {
 
 // makeAxis fits about ticks steps over [0, mx] (mx in raw units).
 func makeAxis(m metric, mx float64, ticks int) axis {
-	a := axis{}
-	a.div, a.unit = unitOf(m, mx)
+	div, unit := unitOf(m, mx)
+	return fitAxis(div, unit, mx, ticks)
+}
+
+// fitAxis fits about ticks steps over [0, mx], in unit (mx divided by div).
+func fitAxis(div float64, unit string, mx float64, ticks int) axis {
+	a := axis{div: div, unit: unit}
 	v := mx / a.div
 	if !(v > 0) || math.IsInf(v, 0) {
 		v = 1

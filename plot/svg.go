@@ -70,8 +70,10 @@ func px(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 func SVG(name string, rep model.Report) string {
 	sides := sidesOf(&rep)
 	end := span(&rep)
-	caption := captionLines(&rep, sides)
-	height := topH + len(svgRows)*rowH + 24 + 18*len(caption) + 16
+	caption := captionOf(&rep, sides)
+	changeCols := changeColumns(caption.changes)
+	captionRows := len(caption.head) + (len(caption.changes)+changeCols-1)/changeCols + len(caption.tail)
+	height := topH + len(svgRows)*rowH + 24 + 18*captionRows + 16
 	var d svgDoc
 	d.f(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	d.f(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">`+"\n",
@@ -95,17 +97,49 @@ func SVG(name string, rep model.Report) string {
 			d.chart(rw, sd, k, segs[k], ax, end, x0, y0, r == 0, r == len(svgRows)-1)
 		}
 	}
-	y := topH + len(svgRows)*rowH + 8
-	d.f(`<g class="caption" font-size="12" fill="#333333">` + "\n")
-	for i, l := range caption {
-		x := 24 // continuation lines are indented (SVG collapses blanks)
-		if strings.HasPrefix(l, " ") {
-			x, l = 44, strings.TrimLeft(l, " ")
-		}
-		d.f(`<text x="%d" y="%d">%s</text>`+"\n", x, y+18*i, esc(l))
-	}
-	d.f("</g>\n</svg>\n")
+	d.caption(caption, changeCols, topH+len(svgRows)*rowH+8)
+	d.f("</svg>\n")
 	return d.String()
+}
+
+// changeColumns is how many columns the numbered list of changes takes:
+// two when it is long and every line fits half the width, else one.
+func changeColumns(changes []string) int {
+	if len(changes) <= 6 {
+		return 1
+	}
+	for _, l := range changes {
+		if textWidth(l, 12) > colW-48 {
+			return 1
+		}
+	}
+	return 2
+}
+
+// caption writes the caption from baseline y: the head lines, the changes
+// in cols columns (down, then across), then the tail.
+func (d *svgDoc) caption(c caption, cols int, y int) {
+	d.f(`<g class="caption" font-size="12" fill="#333333">` + "\n")
+	line := func(x, y int, l string) {
+		if strings.HasPrefix(l, " ") { // continuation lines are indented (SVG collapses blanks)
+			x, l = x+20, strings.TrimLeft(l, " ")
+		}
+		d.f(`<text x="%d" y="%d">%s</text>`+"\n", x, y, esc(l))
+	}
+	for _, l := range c.head {
+		line(24, y, l)
+		y += 18
+	}
+	perCol := (len(c.changes) + cols - 1) / cols
+	for i, l := range c.changes {
+		line(24+i/perCol*colW, y+18*(i%perCol), l)
+	}
+	y += 18 * perCol
+	for _, l := range c.tail {
+		line(24, y, l)
+		y += 18
+	}
+	d.f("</g>\n")
 }
 
 // header writes the title, the run's time and preset, and a head over
@@ -288,25 +322,29 @@ func (d *svgDoc) axes(ax axis, end, x0, y0 float64, xOf, yOf func(float64) float
 }
 
 // markers draws a side's changes: a dashed line each, numbered by its
-// place in the run's events; named adds the change's text.
+// place in the run's events, the numbers laid out apart (layoutMarkers);
+// named also names each change where its name fits.
 func (d *svgDoc) markers(sd side, end, x0, y0 float64, xOf func(float64) float64, named bool) {
-	for i, e := range sd.events {
+	var marks []mark
+	for _, e := range sd.events {
 		x := xOf(math.Min(e.T, end))
-		d.f(`<g class="marker" data-t="%s" data-setting="%s">`, strconv.FormatFloat(e.T, 'f', 3, 64), esc(e.Setting))
-		d.f(`<title>%s</title>`, esc(fmt.Sprintf("%.2fs %s", e.T, eventText(e.Event))))
+		d.f(`<g class="marker" data-t="%s" data-setting="%s" data-change="%d">`, strconv.FormatFloat(e.T, 'f', 3, 64), esc(e.Setting), e.n)
+		d.f(`<title>%s</title>`, esc(fmt.Sprintf("%d: %.2fs %s", e.n, e.T, eventText(e.Event))))
 		d.f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#666666" stroke-dasharray="3 3"/>`, px(x), px(y0), px(x), px(y0+plotH))
-		label := strconv.Itoa(e.n)
-		if named {
-			label += " " + eventText(e.Event)
-		}
-		// Alternate rows keep the labels of close changes apart.
-		y := y0 + 11 + float64(i%3)*13
-		anchor := "start"
-		dx := 3.0
-		if x > x0+plotW*0.7 {
-			anchor, dx = "end", -3
-		}
-		d.f(`<text class="marker-label" x="%s" y="%s" text-anchor="%s" font-size="11" fill="#444444" stroke="#ffffff" stroke-width="3" paint-order="stroke">%s</text>`, px(x+dx), px(y), anchor, esc(label))
 		d.f("</g>\n")
+		marks = append(marks, mark{x: x, n: e.n, name: eventText(e.Event)})
 	}
+	if len(marks) == 0 {
+		return
+	}
+	d.f(`<g class="marker-labels" font-size="%s" fill="#444444">`+"\n", px(markerFont))
+	for _, l := range layoutMarkers(marks, plotArea{x0, y0, plotW}, named) {
+		nums := make([]string, len(l.nums))
+		for i, n := range l.nums {
+			nums[i] = strconv.Itoa(n)
+		}
+		d.f(`<text class="marker-label" data-changes="%s" x="%s" y="%s" text-anchor="%s" stroke="#ffffff" stroke-width="3" paint-order="stroke">%s</text>`+"\n",
+			strings.Join(nums, ","), px(l.x), px(l.y), l.anchor, esc(l.text))
+	}
+	d.f("</g>\n")
 }

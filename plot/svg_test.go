@@ -203,11 +203,24 @@ func TestSVGMarksAndLabelsTheChanges(t *testing.T) {
 		if len(marks) != len(want) {
 			t.Fatalf("chart %s/%s: %d markers, want %d", side, c.attr("data-figure"), len(marks), len(want))
 		}
+		labels := map[string]string{} // change number → its label's text
+		for _, l := range c.all("text", "marker-label") {
+			for _, n := range strings.Split(l.attr("data-changes"), ",") {
+				if _, dup := labels[n]; dup {
+					t.Errorf("change %s is numbered twice in one chart", n)
+				}
+				labels[n] = l.text()
+			}
+		}
 		for i, m := range marks {
 			if got := num(t, m.attr("data-t")); math.Abs(got-want[i].T) > 1e-3 {
 				t.Errorf("marker at %v, want %v", got, want[i].T)
 			}
-			label := m.all("text", "marker-label")[0].text()
+			label, ok := labels[m.attr("data-change")]
+			if !ok {
+				t.Errorf("chart %s/%s: change %s has no label", side, c.attr("data-figure"), m.attr("data-change"))
+			}
+			// Three changes far apart: the top chart has room to name each.
 			if c.attr("data-figure") == "throughput" && !strings.Contains(label, eventText(want[i])) {
 				t.Errorf("top chart's marker label %q does not name the change %q", label, eventText(want[i]))
 			}

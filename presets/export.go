@@ -12,6 +12,7 @@ import (
 
 	"nbdscope/model"
 	"nbdscope/plot"
+	"nbdscope/segtable"
 	"nbdscope/units"
 )
 
@@ -34,7 +35,8 @@ var ExportFormats = []string{FormatMarkdown, FormatCSV, FormatJSON, FormatSVG}
 //     crashes. Figures that were not measured read "n/a".
 //   - csv: one row per sample, with a header; unmeasured figures are empty.
 //   - json: the run file itself, as a store keeps it.
-//   - svg: the charts of both sides over time, changes labelled (plot.SVG).
+//   - svg: the charts of both sides over time, changes labelled (plot.SVG);
+//     of a saved sweep, a bar per buffer size (plot.SweepSVG).
 func ExportRun(rf RunFile, format string, w io.Writer) error {
 	stamped := rf
 	stamped.Report = rf.Report.WithStamps()
@@ -54,7 +56,11 @@ func ExportRun(rf RunFile, format string, w io.Writer) error {
 		_, err = w.Write(data)
 		return err
 	case FormatSVG:
-		_, err := io.WriteString(w, plot.SVG(rf.Name, rf.Report))
+		doc := plot.SVG(rf.Name, rf.Report)
+		if rf.Report.Sweep != nil {
+			doc = plot.SweepSVG(rf.Name, rf.Report) // a bar per size, not series over time
+		}
+		_, err := io.WriteString(w, doc)
 		return err
 	}
 	return fmt.Errorf("export format %q: want %s", format, strings.Join(ExportFormats, ", "))
@@ -87,7 +93,7 @@ func num(f model.Figure, prec int) string { return f.Fixed(prec) }
 
 // bufferCell is the bulk sender's requested send buffer and its effective
 // size: the server's for reads, the client's for writes.
-func bufferCell(s model.Summary, sc model.SideConfig) string {
+func bufferCell(s model.Figures, sc model.SideConfig) string {
 	req, eff := s.SndBuf.ServerRequested, s.SndBuf.ServerEffective
 	if req == "" {
 		req = sc.SndBuf.String()
@@ -251,7 +257,7 @@ func writeMarkdown(rf RunFile, out io.Writer) error {
 		if s.Seconds > 0 {
 			seconds = strconv.FormatFloat(s.Seconds, 'f', 2, 64)
 		}
-		sum.add(mdEscape(sr.Name), mdEscape(bufferCell(s, sc)), seconds,
+		sum.add(mdEscape(sr.Name), mdEscape(segtable.Across(*r, sr, func(f model.Figures) string { return bufferCell(f, sc) })), seconds,
 			num(cpu.UserS, 2)+mark, num(cpu.SysS, 2)+mark, num(gibps(s), 2), num(s.ReceiverCallsPer2MiB(), 2))
 		transport := sc.Transport
 		if sc.Target != "" {
@@ -270,10 +276,15 @@ func writeMarkdown(rf RunFile, out io.Writer) error {
 	if anyClientOnly {
 		fmt.Fprintln(w, "- \\*: client only; the server is external and not measured.")
 	}
+	writeMixedSummaries(w, r)
 	writeSegments(w, r)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "## Setup")
 	fmt.Fprintln(w)
+	if len(r.Events) > 0 {
+		fmt.Fprintln(w, "At the start; the changes are under Events.")
+		fmt.Fprintln(w)
+	}
 	setup.write(w)
 
 	fmt.Fprintln(w)
@@ -296,35 +307,44 @@ func writeMarkdown(rf RunFile, out io.Writer) error {
 	return w.Flush()
 }
 
+// writeMixedSummaries says, under the summary table, which sides' rows
+// span changed settings: their figures mix the segments, and their buffer
+// cell lists what each stretch ran with.
+func writeMixedSummaries(w io.Writer, r *model.Report) {
+	for _, sr := range r.Sides {
+		if changed := segtable.ChangedSettings(*r, sr); len(changed) > 0 {
+			fmt.Fprintf(w, "- %s: the whole run, across changes of %s: its figures mix the segments (see Segments for each stretch).\n",
+				mdEscape(sr.Name), strings.Join(changed, ", "))
+		}
+	}
+}
+
 // writeSegments writes, for a run whose settings changed, one row per
 // stretch of unchanged settings of each side: before and after, from one
-// run. Each row's figures are those measured under its settings.
+// run. Each row's figures are those measured under its settings; every
+// setting that differs between rows has a column (segtable).
 func writeSegments(w io.Writer, r *model.Report) {
-	if !r.Changed() {
+	seg, ok := segtable.Of(*r)
+	if !ok {
 		return
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "## Segments")
 	fmt.Fprintln(w)
-	t := table{
-		head:  []string{"side", "from (s)", "to (s)", "workload", "server sndbuf", "client sndbuf", "conns × in flight × size", "GiB/s", "recv calls per 2 MiB", "send calls per 2 MiB", "send EAGAIN per 2 MiB", "client wake-ups per 2 MiB"},
-		right: []bool{false, true, true, false, false, false, false, true, true, true, true, true},
+	if len(seg.Same) > 0 {
+		fmt.Fprintf(w, "In every segment: %s.\n\n", mdEscape(strings.Join(seg.Same, ", ")))
 	}
-	for _, sr := range r.Sides {
-		for _, g := range sr.Segments {
-			st := g.Settings
-			t.add(mdEscape(sr.Name), strconv.FormatFloat(g.From, 'f', 2, 64), strconv.FormatFloat(g.To, 'f', 2, 64),
-				st.Workload, st.SndBuf, st.ClientSndBuf,
-				fmt.Sprintf("%d × %d × %s", st.Connections, st.InFlight, units.FormatSize(int64(st.RequestSize))),
-				num(gibps(g.Summary), 2),
-				num(g.ReceiverCallsPer2MiB(), 2)+" ("+model.ReceiverName(st.Workload)+")",
-				num(g.SenderCallsPer2MiB(), 2)+" ("+model.SenderName(st.Workload)+")",
-				num(g.SenderEAGAINPer2MiB(), 2), num(g.Client.VolCSPer2MiB, 2))
+	t := table{head: seg.Head, right: seg.Right}
+	for _, row := range seg.Rows {
+		cells := make([]string, len(row))
+		for i, c := range row {
+			cells[i] = mdEscape(c)
 		}
+		t.add(cells...)
 	}
 	t.write(w)
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "- a segment is a stretch with unchanged settings; an interval in which a change took effect belongs to none.")
+	fmt.Fprintln(w, "- "+segtable.Note)
 }
 
 // writeWarningsAndCrashes writes the run's warnings (with their fixes)

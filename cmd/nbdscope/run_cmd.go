@@ -18,6 +18,7 @@ import (
 
 	"nbdscope/engine"
 	"nbdscope/model"
+	"nbdscope/segtable"
 	"nbdscope/units"
 )
 
@@ -373,18 +374,9 @@ func printSegments(w io.Writer, rep model.Report) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "segments (one row per stretch of unchanged settings):")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "side\tfrom–to s\tsettings\tthroughput\trecv calls/2MiB\tsend calls/2MiB\tsend EAGAIN/2MiB\tclient wake-ups/2MiB\tCPU s/GiB\t")
-	for _, s := range rep.Sides {
-		for _, g := range s.Segments {
-			fmt.Fprintf(tw, "%s\t%.1f–%.1f\t%s\t%s\t%s (%s)\t%s (%s)\t%s\t%s\t%s\t\n", s.Name, g.From, g.To,
-				stampText(g.Settings), rate(g.ThroughputBps),
-				f1(g.ReceiverCallsPer2MiB()), model.ReceiverName(g.Settings.Workload),
-				f1(g.SenderCallsPer2MiB()), model.SenderName(g.Settings.Workload),
-				f1(g.SenderEAGAINPer2MiB()), f1(g.Client.VolCSPer2MiB), f3(g.CPU().SPerGiB))
-		}
+	if t, ok := segtable.Of(rep); ok {
+		t.WriteText(w)
 	}
-	tw.Flush()
 	// What set each stretch's pace: a change of buffer shows as waiting
 	// before and work after (or the other way round).
 	for _, s := range rep.Sides {
@@ -433,10 +425,4 @@ func sidesSharedCores(rep model.Report) bool {
 		}
 	}
 	return false
-}
-
-// stampText is the settings of a segment in a few words.
-func stampText(st model.Stamp) string {
-	return fmt.Sprintf("%s sndbuf %s cli %s/%s %d×%d×%s", st.Workload, st.SndBuf, st.ClientSndBuf, st.ClientRcvBuf,
-		st.Connections, st.InFlight, units.FormatSize(int64(st.RequestSize)))
 }

@@ -71,7 +71,7 @@ func newRunsCmd(a *app) *cobra.Command {
 			fmt.Fprintf(a.stdout, "removed run %s\n", args[0])
 			return nil
 		}))
-	export := storeSub("export NAME [--format FORMAT] [-o FILE]", "md: summary and events; csv: one row per sample; json: the run file; svg: the charts over time",
+	export := storeSub("export NAME [--format FORMAT] [-o FILE]", "md: summary and events; csv: one row per sample; json: the run file; svg: the charts over time (of a sweep: a bar per size)",
 		[]string{"NAME"}, a.completeRuns,
 		a.withStore(func(st *presets.Store, args []string) error {
 			write, ok := formats[strings.ToLower(format)]

@@ -11,9 +11,9 @@ import (
 // A saved sweep (sweep --save) is a run whose report carries the sweep:
 // runs show, export and compare print it with the sweep's own writers.
 
-// exportSweepRun writes a saved sweep as markdown or CSV (JSON is the run
-// file itself, written by presets.ExportRun); a sweep has no series over
-// time to chart as SVG.
+// exportSweepRun writes a saved sweep as markdown or CSV; JSON (the run
+// file itself) and SVG (a bar per buffer size, plot.SweepSVG) are
+// presets.ExportRun's.
 func exportSweepRun(rf presets.RunFile, format string, w io.Writer) error {
 	rep := *rf.Report.Sweep
 	switch format {
@@ -22,8 +22,10 @@ func exportSweepRun(rf presets.RunFile, format string, w io.Writer) error {
 		return nil
 	case presets.FormatCSV:
 		return writeSweepCSV(w, rep)
+	case presets.FormatJSON, presets.FormatSVG:
+		return presets.ExportRun(rf, format, w)
 	}
-	return usageErrorf("runs export: %q is a sweep: --format md, csv or json (a sweep has no series over time for %s)", rf.Name, format)
+	return usageErrorf("runs export: %q is a sweep: --format md, csv, json or svg", rf.Name)
 }
 
 // compareSweeps puts two saved sweeps side by side, size by size: time

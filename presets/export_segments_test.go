@@ -1,0 +1,94 @@
+package presets
+
+import (
+	"bytes"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// loadChangesRun reads testdata/changes.json: a run saved by
+// 'nbdscope run --save' in which side A changed its client receive
+// buffer (2 s), its transport (4 s) and its placement (6 s), and side B
+// its send buffer and connections (6 s), as a user does in the explorer.
+func loadChangesRun(t *testing.T) RunFile {
+	t.Helper()
+	data, err := os.ReadFile("testdata/changes.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rf, err := parseRun(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rf
+}
+
+// segmentsTable returns the rows of the markdown's Segments table, head
+// first.
+func segmentsTable(t *testing.T, md string) [][]string {
+	t.Helper()
+	_, sec, ok := strings.Cut(md, "## Segments\n")
+	if !ok {
+		t.Fatalf("no Segments section:\n%s", md)
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	var rows [][]string
+	for _, l := range strings.Split(sec, "\n") {
+		if strings.HasPrefix(l, "|") && !strings.HasPrefix(l, "|--") {
+			rows = append(rows, cells(l))
+		}
+	}
+	return rows
+}
+
+// runs show of a run with changes: the Segments table has a column for
+// every setting that differs between its rows (client-rcvbuf, transport,
+// placement among them), so no two stretches of a side read alike, and
+// the summary rows are labelled by what they were measured under.
+func TestExportMarkdownSegmentsTellStretchesApart(t *testing.T) {
+	rf := loadChangesRun(t)
+	var b bytes.Buffer
+	if err := ExportRun(rf, FormatMarkdown, &b); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	rows := segmentsTable(t, md)
+	head := rows[0]
+	for _, want := range []string{"client-rcvbuf", "transport", "placement", "sndbuf", "connections"} {
+		if !slices.Contains(head, want) {
+			t.Errorf("Segments head %q lacks %s", head, want)
+		}
+	}
+	fig := slices.Index(head, "throughput")
+	if fig < 0 {
+		t.Fatalf("no throughput column: %q", head)
+	}
+	seen := map[string]bool{}
+	for _, r := range rows[1:] {
+		key := r[0] + "|" + strings.Join(r[2:fig], "|") // side and settings, not the times
+		if seen[key] {
+			t.Errorf("two segments read alike (%s):\n%s", key, md)
+		}
+		seen[key] = true
+	}
+	if len(rows) != 7 {
+		t.Errorf("%d segment rows, want 6", len(rows)-1)
+	}
+	if !strings.Contains(md, "In every segment: client-sndbuf default, request-size 2m, in-flight 8, workload read, consume scan") {
+		t.Errorf("no line of the settings every segment shares:\n%s", md)
+	}
+	if !strings.Contains(md, "- A: the whole run, across changes of client-rcvbuf, placement, transport:") {
+		t.Errorf("A's summary does not say what it mixes:\n%s", md)
+	}
+	// A kept its server sndbuf; its effective size followed the transport.
+	if got := tableRow(t, md, "side", "A")[1]; got != "default (eff. 208k) → default (eff. 4m)" {
+		t.Errorf("A's buffer cell %q", got)
+	}
+	// B moved payload only under 64k: its label is that, whatever it was
+	// set to while it waited for its turn.
+	if got := tableRow(t, md, "side", "B")[1]; got != "64k (eff. 128k)" {
+		t.Errorf("B's buffer cell %q", got)
+	}
+}
