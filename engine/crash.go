@@ -1,10 +1,11 @@
 package engine
 
 import (
-	"nbdscope/engine/wire"
-	"nbdscope/model"
 	"sync"
 	"time"
+
+	"nbdscope/engine/wire"
+	"nbdscope/model"
 )
 
 // crashGrace is how long a load that died waits for news of its own server:

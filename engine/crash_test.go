@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
-	"nbdscope/engine/wire"
-	"nbdscope/model"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +11,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"nbdscope/engine/wire"
+	"nbdscope/model"
 )
 
 // serverChildProc is a server child of the test binary started by hand,

@@ -1,10 +1,11 @@
 package engine
 
 import (
-	"nbdscope/engine/wire"
-	"nbdscope/model"
 	"strconv"
 	"time"
+
+	"nbdscope/engine/wire"
+	"nbdscope/model"
 )
 
 // The controller's side of an exec side (a real client command as a

@@ -1,12 +1,13 @@
 package engine
 
 import (
-	"nbdscope/model"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"nbdscope/model"
 )
 
 // An exec side's command gets {size} (asked of the export, so a sweep

@@ -1,13 +1,14 @@
 package engine
 
 import (
-	"nbdscope/model"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
+
+	"nbdscope/model"
 )
 
 // startPeer runs a real NBD server (nbdkit, qemu-nbd) on a unix socket for

@@ -2,9 +2,10 @@ package engine
 
 import (
 	"encoding/json"
-	"nbdscope/model"
 	"testing"
 	"time"
+
+	"nbdscope/model"
 )
 
 // A workload change mid-run: B's samples switch receiver from the client

@@ -3,12 +3,13 @@ package engine
 import (
 	"encoding/json"
 	"errors"
-	"nbdscope/engine/wire"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"nbdscope/engine/wire"
 )
 
 // TestServerChildSurvivesBrokenPipe: a reply written after the controller

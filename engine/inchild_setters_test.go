@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"nbdscope/model"
 	"testing"
+
+	"nbdscope/model"
 )
 
 // TestChildSettersCoverTheTable: every setting the table routes to a child

@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"nbdscope/model"
 	"testing"
 	"time"
+
+	"nbdscope/model"
 )
 
 // otherCoresBusy is the machine's busy CPU less the controller's and the

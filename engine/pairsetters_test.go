@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"nbdscope/model"
 	"testing"
+
+	"nbdscope/model"
 )
 
 // TestPairSettersCoverTheTable: every setting the table keeps in the

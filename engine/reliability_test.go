@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"nbdscope/model"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"nbdscope/model"
 )
 
 // Reliability and security of a running Pair (issue 6).

@@ -2,10 +2,11 @@ package engine
 
 import (
 	"fmt"
-	"nbdscope/model"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"nbdscope/model"
 )
 
 // Deep queues must never stall (issue 11.1): with 32 MiB × 8 and 2 MiB ×

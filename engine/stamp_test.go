@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"nbdscope/model"
 	"testing"
+
+	"nbdscope/model"
 )
 
 // Every setting that can change while the load runs is carried by the

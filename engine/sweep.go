@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"nbdscope/model"
 	"sort"
 	"time"
+
+	"nbdscope/model"
 )
 
 // OptimumTolerance is how close to the best throughput a size counts as

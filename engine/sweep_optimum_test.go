@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"nbdscope/model"
 	"reflect"
 	"testing"
+
+	"nbdscope/model"
 )
 
 // TestOptimum on a made-up sweep: the fastest row wins, the ratio is to

@@ -3,10 +3,11 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"nbdscope/engine/wire"
-	"nbdscope/model"
 	"sync"
 	"time"
+
+	"nbdscope/engine/wire"
+	"nbdscope/model"
 )
 
 // turns decides which sides' loads run: the mode, the user's pauses and,
