@@ -1,11 +1,8 @@
 package engine
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -13,52 +10,21 @@ import (
 	"time"
 
 	"nbdscope/engine/wire"
+	"nbdscope/internal/childtest"
 	"nbdscope/model"
 )
-
-// serverChildProc is a server child of the test binary started by hand,
-// outside any Pair, talked to over its raw pipes.
-type serverChildProc struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stdout io.ReadCloser
-	ready  string // its first line
-}
-
-// startServerChildProc starts a server child with spec and reads its
-// first line; the test's cleanup kills it.
-func startServerChildProc(t *testing.T, spec wire.ServerSpec) *serverChildProc {
-	t.Helper()
-	js, _ := json.Marshal(spec)
-	p := &serverChildProc{cmd: exec.Command(os.Args[0], wire.ChildCommand, model.RoleServer, string(js))}
-	var err error
-	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	if p.stdout, err = p.cmd.StdoutPipe(); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.stdin.Close(); p.cmd.Process.Kill(); p.cmd.Wait() })
-	if p.ready, err = bufio.NewReader(p.stdout).ReadString('\n'); err != nil {
-		t.Fatalf("server child: no ready line: %v", err)
-	}
-	return p
-}
 
 // startTargetProcess runs a server child on a unix socket: an external
 // target the test can SIGKILL. It returns the process and the target's URI.
 func startTargetProcess(t *testing.T) (*os.Process, string) {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "t.sock")
-	p := startServerChildProc(t, wire.ServerSpec{Backend: "null", Size: 1 << 30, Transport: "unix", Socket: sock})
+	p := childtest.StartServer(t, wire.ServerSpec{Backend: "null", Size: 1 << 30, Transport: "unix", Socket: sock})
 	var m wire.Msg
-	if err := json.Unmarshal([]byte(p.ready), &m); err != nil || m.Type != "ready" || m.URI == "" {
-		t.Fatalf("target: ready line %q (%v)", p.ready, err)
+	if err := json.Unmarshal([]byte(p.Ready), &m); err != nil || m.Type != "ready" || m.URI == "" {
+		t.Fatalf("target: ready line %q (%v)", p.Ready, err)
 	}
-	return p.cmd.Process, m.URI
+	return p.Cmd.Process, m.URI
 }
 
 // TestTargetKilledMidRun: the external target of side A dies by SIGKILL

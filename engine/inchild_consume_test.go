@@ -5,13 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
 	"nbdscope/engine/wire"
+	"nbdscope/internal/childtest"
 	"nbdscope/model"
 	"nbdscope/nbd"
 )
@@ -170,32 +169,7 @@ func (j jitter) ReadAt(p []byte, off int64) (int, error) {
 // serveBackend serves be read-only on a unix socket for the test's life.
 func serveBackend(t *testing.T, be nbd.Backend) string {
 	t.Helper()
-	return serveExport(t, nbd.Export{Backend: be, ReadOnly: true}, 0)
-}
-
-// serveExport serves exp on a unix socket for the test's life, with the
-// given server send buffer (0: the default), and returns its URI.
-func serveExport(t *testing.T, exp nbd.Export, sndbuf int) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "nbdc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	sock := filepath.Join(dir, "s.sock")
-	ln, err := nbd.ListenUnix(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &nbd.Server{Exports: []nbd.Export{exp}}
-	if sndbuf > 0 {
-		srv.SetSocketBuffer(nbd.SendBuf, sndbuf)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { srv.Serve(ctx, ln); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return nbd.URI{Transport: "unix", Socket: sock}.String()
+	return childtest.ServeExport(t, nbd.Export{Backend: be, ReadOnly: true}, 0)
 }
 
 // runLoad runs a load role in this process until cond holds on its poll

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"nbdscope/engine/wire"
+	"nbdscope/internal/childtest"
 )
 
 // TestServerChildSurvivesBrokenPipe: a reply written after the controller
@@ -21,8 +22,8 @@ import (
 func TestServerChildSurvivesBrokenPipe(t *testing.T) {
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "A.sock")
-	p := startServerChildProc(t, wire.ServerSpec{Backend: "null", Size: 1 << 20, Transport: "unix", Socket: sock})
-	cmd, stdin, stdout, ready := p.cmd, p.stdin, p.stdout, p.ready
+	p := childtest.StartServer(t, wire.ServerSpec{Backend: "null", Size: 1 << 20, Transport: "unix", Socket: sock})
+	cmd, stdin, stdout, ready := p.Cmd, p.Stdin, p.Stdout, p.Ready
 	if _, err := os.Stat(sock); err != nil {
 		t.Fatalf("ready (%s) but no socket: %v", ready, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"nbdscope/engine/wire"
+	"nbdscope/internal/childtest"
 	"nbdscope/model"
 	"nbdscope/nbd"
 )
@@ -27,7 +28,7 @@ import (
 // serveNull serves a null export on a unix socket for the test's life.
 func serveNull(t *testing.T, sndbuf int) string {
 	t.Helper()
-	return serveExport(t, nbd.Export{Backend: nbd.NewNull(64<<30, 0xff)}, sndbuf)
+	return childtest.ServeExport(t, nbd.Export{Backend: nbd.NewNull(64<<30, 0xff)}, sndbuf)
 }
 
 // procChild is a child role run as its own process under a command prefix
