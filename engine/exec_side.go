@@ -9,7 +9,7 @@ import (
 )
 
 // The controller's side of an exec side (a real client command as a
-// side's load; the child that runs it is inchild_exec.go).
+// side's load; the child that runs it is engine/child's exec.go).
 
 // execPayload is the payload the side's server moved between two polls
 // (READ data sent plus WRITE data received): an exec side's bytes.

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,36 +11,19 @@ import (
 	"testing"
 	"time"
 
-	"nbdscope/engine/wire"
-	"nbdscope/internal/leakcheck"
+	inchild "nbdscope/engine/child"
+	"nbdscope/internal/childtest"
 	"nbdscope/model"
 	"nbdscope/nbd"
 	"nbdscope/platform"
 )
 
-// The test binary doubles as the nbdscope binary for its children: started
-// with the internal child command it runs the child role instead of tests.
-func TestMain(m *testing.M) {
-	if len(os.Args) > 2 && os.Args[1] == wire.ChildCommand {
-		if err := RunChild(os.Args[2:]); err != nil {
-			os.Stderr.WriteString(err.Error() + "\n")
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	// Every test leaves no goroutine behind: a pair that was stopped has
-	// no watcher, sampler, pipe reader or child waiter left (issue 11).
-	// goleak.VerifyTestMain, but waiting (leakcheck) for the goroutines
-	// of the last tests to end.
-	code := m.Run()
-	if code == 0 {
-		if err := leakcheck.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: Errors on successful test run: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+// TestMain: the test binary doubles as the nbdscope binary for its
+// children (engine/child, imported as inchild: the engine's own handle on
+// a child process is named child), and every test leaves no goroutine
+// behind: a pair that was stopped has no watcher, sampler, pipe reader or
+// child waiter left (issue 11).
+func TestMain(m *testing.M) { childtest.Main(m, inchild.RunChild) }
 
 func testConfig() model.Config {
 	cfg := model.DefaultConfig()

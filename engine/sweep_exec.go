@@ -144,7 +144,7 @@ type execPlacement struct {
 // placeExec holds the server where the side's placement puts a server
 // and records where the client is to run: in a sweep, as in a live side,
 // a 2-core machine left to the scheduler flips between one core and two
-// from run to run, and the buffer's effect with it (placement.go). Where
+// from run to run, and the buffer's effect with it (model's placement.go). Where
 // processes cannot be held (macOS), both run where the scheduler puts
 // them and the figures say os. A server that cannot be held stops the
 // sweep: its figures would not be what the placement claims.

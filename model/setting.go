@@ -30,15 +30,16 @@ import (
 //     strField: where the value is kept) and — to be stepped from the
 //     explorer — its keys and step (stepOne, stepDouble, stepCycle …).
 //  3. Write its apply function where it runs: for a child setting, a
-//     method of loadRole or serverRole taking the childCmd (its value
-//     arrives resolved, in Int or Str, see childCmd), listed by the
-//     setting's name in loadSetters or serverSetters; for a pair setting,
-//     a Controller call in pairSetters. A setting that needs new children
-//     (AtRestart) or the controller alone (AtPlacement) needs none:
-//     side.apply routes it on Where. A test fails when an entry routed to
-//     a child or the pair has no apply function there.
-//  4. Load the child's start value in loadSpec/serverSpec (side.start),
-//     if the child needs it before its first set.
+//     method of loadRole or serverRole (engine/child) taking the wire.Cmd
+//     (its value arrives resolved, in Int or Str, see wire.Cmd), listed by
+//     the setting's name in loadSetters or serverSetters; for a pair
+//     setting, a Controller call in engine's pairSetters. A setting that
+//     needs new children (AtRestart) or the controller alone (AtPlacement)
+//     needs none: the engine's side.apply routes it on Where. A test fails
+//     when an entry routed to a child or the pair has no apply function
+//     there.
+//  4. Load the child's start value in wire.LoadSpec/ServerSpec (the
+//     engine's side.start), if the child needs it before its first set.
 //
 // Nothing else changes: the flags, their help and completion, --at, preset
 // files, the explorer's keys, ? help and the routing follow the entry.
@@ -164,7 +165,7 @@ type ArgEnv struct {
 }
 
 // ChildArg is a setting's value as a child applies it (the Int and Str
-// of a set command, child_proto.go).
+// of a set command, engine/wire's Cmd).
 type ChildArg struct {
 	Int int
 	Str string

@@ -20,7 +20,7 @@ type SweepSpec struct {
 	// SetClientRcvBuf.
 	Setting string `json:"setting,omitempty"`
 	// Exec, when set, sweeps a real client command instead of our load:
-	// Bytes is then the export's size (sweep_exec.go).
+	// Bytes is then the export's size (ExecSweep).
 	Exec *ExecSpec `json:"exec,omitempty"`
 }
 
@@ -61,7 +61,7 @@ type SweepRow struct {
 	// the same definitions and CSV columns.
 	Figures Figures `json:"figures"`
 	// Exec is set in an exec sweep: the client's runs, min–max, and the
-	// server's own figures (sweep_exec.go).
+	// server's own figures (ExecSweep).
 	Exec *ExecRow `json:"exec,omitempty"`
 }
 
@@ -100,7 +100,7 @@ type SweepOptimum struct {
 const BufDefaultName = "default"
 
 // An exec sweep measures a real client (qemu-img, nbdcopy, blksum) instead
-// of our load process (sweep_exec.go runs it).
+// of our load process (ExecSweep runs it).
 
 // ExecSpec is the client command of an exec sweep.
 type ExecSpec struct {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"nbdscope/engine"
+	"nbdscope/engine/child"
 	"nbdscope/engine/wire"
 	"nbdscope/internal/buildinfo"
 )
@@ -60,7 +60,7 @@ func newChildCmd() *cobra.Command {
 		Use:                wire.ChildCommand,
 		Hidden:             true,
 		DisableFlagParsing: true,
-		RunE:               func(_ *cobra.Command, args []string) error { return engine.RunChild(args) },
+		RunE:               func(_ *cobra.Command, args []string) error { return child.RunChild(args) },
 	}
 }
 

@@ -74,7 +74,7 @@ type Msg struct {
 	// longer autotunes (nbd.Conn.BufferLocked).
 	SndBufLocked bool `json:"sndbuf_locked,omitempty"`
 	// Lost (load): why the connection to the target was lost; the load
-	// is failing and about to exit (role_load_lost.go).
+	// is failing and about to exit (engine/child's load_lost.go).
 	Lost string `json:"lost,omitempty"`
 
 	// set replies
@@ -116,6 +116,6 @@ type LoadSpec struct {
 	HashThreads int    `json:"hash_threads"` // resolved (ResolveHashThreads)
 	Paused      bool   `json:"paused"`
 	// Exec, when set, makes the load a real client command run in a loop
-	// (inchild_exec.go); the fields above then do not apply.
+	// (engine/child's exec.go); the fields above then do not apply.
 	Exec string `json:"exec,omitempty"`
 }

@@ -1,13 +1,15 @@
 // Package childtest holds what the tests of the child processes share,
-// in the engine's tests and the child's own: a server child started by
-// hand, outside any pair, and an NBD export served in the test process for
-// a load to read.
+// in the engine's tests and the child's own: a TestMain whose test binary
+// doubles as nbdscope for its children, a server child started by hand,
+// outside any pair, and an NBD export served in the test process for a
+// load to read.
 package childtest
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -15,9 +17,34 @@ import (
 	"testing"
 
 	"nbdscope/engine/wire"
+	"nbdscope/internal/leakcheck"
 	"nbdscope/model"
 	"nbdscope/nbd"
 )
+
+// Main is a test package's TestMain for tests that start children of the
+// test binary: started with the internal child command (wire.ChildCommand)
+// the binary runs runChild (child.RunChild) instead of the tests. After
+// tests that passed it checks that none left a goroutine behind:
+// goleak.VerifyTestMain, but waiting (leakcheck) for the goroutines of the
+// last tests to end.
+func Main(m *testing.M, runChild func(args []string) error) {
+	if len(os.Args) > 2 && os.Args[1] == wire.ChildCommand {
+		if err := runChild(os.Args[2:]); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	code := m.Run()
+	if code == 0 {
+		if err := leakcheck.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: Errors on successful test run: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
 
 // ServerProc is a server child of the test binary started by hand,
 // outside any Pair, talked to over its raw pipes.

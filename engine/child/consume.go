@@ -1,9 +1,9 @@
-package engine
+package child
 
 // The consume modes as they run inside a load child: the zero scan, the
 // blkhash stream hasher and its thread tokens, and the load's consume
 // state. The modes' names, the hash-thread setting and the counts the
-// controller adds up stay in consume.go.
+// controller adds up are model's (consume.go).
 
 import (
 	"crypto/sha256"

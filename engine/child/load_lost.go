@@ -1,4 +1,4 @@
-package engine
+package child
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 // (EPIPE, ECONNRESET, EOF: the server died or dropped us) every figure after
 // that would be a measurement of nothing. So the first such loss fails the
 // whole role: the child tells the controller why, naming the target, and
-// exits with a non-zero status (see serve in inchild_main.go). A poll reply
+// exits with a non-zero status (see serve in child.go). A poll reply
 // says so too (Lost), so the controller's last look at a run (settle)
 // knows to wait for the crash report.
 

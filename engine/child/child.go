@@ -1,19 +1,17 @@
-package engine
-
-// Code that runs only inside a child process (`nbdscope __child ROLE SPEC`)
-// lives in the inchild_*.go files: this entry point and command loop, the
-// server role (inchild_server.go), the load role (inchild_load.go,
-// inchild_load_lost.go), the exec load role (inchild_exec.go) and the
-// consume modes as the load runs them (inchild_consume.go). Nothing the
-// controller runs calls into them except through the child protocol
-// (child_proto.go); the process plumbing on both ends is engine/childproc.
+// Package child is what runs inside a child process (`nbdscope __child
+// ROLE SPEC`): this entry point and command loop, the server role
+// (server.go), the load role (load.go, load_lost.go), the exec load role
+// (exec.go) and the consume modes as the load runs them (consume.go).
 //
-// They stay in package engine, not a package of their own, because two
-// things tie them to it: the settings table (setting.go) names each child
-// setting's apply function as a method of loadRole or serverRole, so that
-// adding a setting stays one table entry; and engine's own tests run the
-// test binary as the child (TestMain calls RunChild), which a package
-// importing engine could not provide to engine's internal tests.
+// The controller (engine) reaches it only through the protocol
+// (engine/wire) and the process plumbing both ends share
+// (engine/childproc): engine never imports this package and it never
+// imports engine. Each role applies the settings the table (model) routes
+// to it with the functions its setters list by name (loadSetters,
+// serverSetters); a test fails when an entry routed to a child has none.
+// The binary's main calls RunChild, and so do the engine's tests, whose
+// test binary stands in for nbdscope as its children.
+package child
 
 import (
 	"bufio"
