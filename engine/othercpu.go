@@ -20,23 +20,28 @@ import (
 type machineMeter struct {
 	mu          sync.Mutex
 	ok          bool
-	first, last machineReading
+	first, last MachineReading
 }
 
-type machineReading struct {
+// MachineReading is the machine's busy CPU and this controller's own at one
+// moment: what OthersBetween subtracts (a run's meter, a sweep's client
+// runs).
+type MachineReading struct {
 	t          time.Time
 	busy, self float64 // machine busy and controller CPU seconds
 }
 
-func readMachine() (machineReading, bool) {
+// ReadMachine takes a reading; false when the machine's busy CPU cannot be
+// read here.
+func ReadMachine() (MachineReading, bool) {
 	busy, ok := platform.CPUBusy()
 	c := wire.SelfCounters(nbd.IOStats{})
-	return machineReading{t: time.Now(), busy: busy, self: c.UserS + c.SysS}, ok
+	return MachineReading{t: time.Now(), busy: busy, self: c.UserS + c.SysS}, ok
 }
 
 // start takes the reading the run is measured from (at the baseline poll).
 func (m *machineMeter) start() {
-	r, ok := readMachine()
+	r, ok := ReadMachine()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.first, m.last, m.ok = r, r, ok
@@ -44,7 +49,7 @@ func (m *machineMeter) start() {
 
 // tick takes the latest reading (after each round of polls).
 func (m *machineMeter) tick() {
-	r, ok := readMachine()
+	r, ok := ReadMachine()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.last, m.ok = r, m.ok && ok
@@ -66,13 +71,13 @@ func (m *machineMeter) otherCoresBusy(samples []model.Sample) *model.Figure {
 			children += cpuOf(s.Server)
 		}
 	}
-	return othersBetween(m.first, m.last, children)
+	return OthersBetween(m.first, m.last, children)
 }
 
-// othersBetween is the cores other processes kept busy on average between
+// OthersBetween is the cores other processes kept busy on average between
 // two readings, given the CPU seconds nbdscope's children spent meanwhile
 // (the controller's own is in the readings); nil for an empty span.
-func othersBetween(from, to machineReading, children float64) *model.Figure {
+func OthersBetween(from, to MachineReading, children float64) *model.Figure {
 	wall := to.t.Sub(from.t).Seconds()
 	if wall <= 0 {
 		return nil

@@ -11,8 +11,8 @@ import (
 // samples' (every sample, active or not, client and server), per second.
 func TestOtherCoresBusy(t *testing.T) {
 	t0 := time.Now()
-	m := machineMeter{ok: true, first: machineReading{t: t0, busy: 100, self: 1},
-		last: machineReading{t: t0.Add(2 * time.Second), busy: 104, self: 1.2}}
+	m := machineMeter{ok: true, first: MachineReading{t: t0, busy: 100, self: 1},
+		last: MachineReading{t: t0.Add(2 * time.Second), busy: 104, self: 1.2}}
 	smp := func(cli, srv model.Figure, active bool) model.Sample {
 		s := model.Sample{Active: active}
 		s.Client.UserS, s.Client.SysS = cli, 0
@@ -32,22 +32,5 @@ func TestOtherCoresBusy(t *testing.T) {
 	}
 	if (model.Report{OtherCoresBusy: new(model.Figure(0.3))}).Noisy() != true || (model.Report{}).Noisy() {
 		t.Error("Noisy: want true from a quarter core, false when not measured")
-	}
-}
-
-// A sweep's row carries the noisiest of its measurements, not the median
-// one's: a row is as trustworthy as its worst.
-func TestSweepRowKeepsWorstOther(t *testing.T) {
-	runs := [][]model.SweepRow{{
-		{Buffer: "2m", Seconds: 1, OtherCoresBusy: new(model.Figure(0.05))},
-		{Buffer: "2m", Seconds: 2, OtherCoresBusy: new(model.Figure(0.6))},
-		{Buffer: "2m", Seconds: 1.5},
-	}}
-	rows := sweepMedians(runs)
-	if len(rows) != 1 || rows[0].Seconds != 1.5 || rows[0].OtherCoresBusy == nil || *rows[0].OtherCoresBusy != 0.6 {
-		t.Fatalf("rows %+v", rows)
-	}
-	if got := worstOther([]model.ExecRun{{}, {}}, func(r model.ExecRun) *model.Figure { return r.OtherCoresBusy }); got != nil {
-		t.Errorf("none measured: %v", *got)
 	}
 }

@@ -26,8 +26,8 @@ type Options struct {
 	Facts *platform.Facts
 }
 
-// withDefaults fills in what the caller left unset.
-func (o Options) withDefaults() (Options, error) {
+// WithDefaults fills in what the caller left unset.
+func (o Options) WithDefaults() (Options, error) {
 	if o.Exe == "" {
 		exe, err := os.Executable()
 		if err != nil {
@@ -125,7 +125,7 @@ func StartWith(ctx context.Context, cfg model.Config, opts Options) (*Pair, erro
 
 // newPair sets up a pair's state and socket directory; no child runs yet.
 func newPair(cfg model.Config, opts Options) (*Pair, error) {
-	opts, err := opts.withDefaults()
+	opts, err := opts.WithDefaults()
 	if err != nil {
 		return nil, err
 	}

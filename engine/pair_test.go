@@ -25,17 +25,9 @@ import (
 // child waiter left (issue 11).
 func TestMain(m *testing.M) { childtest.Main(m, inchild.RunChild) }
 
-func testConfig() model.Config {
-	cfg := model.DefaultConfig()
-	cfg.Mode = model.ModeConcurrent
-	cfg.Interval = model.Duration(100 * time.Millisecond)
-	for i := range cfg.Sides {
-		cfg.Sides[i].Size = 1 << 30
-		cfg.Sides[i].RequestSize = 256 << 10
-		cfg.Sides[i].InFlight = 2
-	}
-	return cfg
-}
+// testConfig is the tests' usual pair (childtest.Config, which the sweep's
+// tests share).
+func testConfig() model.Config { return childtest.Config() }
 
 var testFacts = platform.Facts{OS: "linux", Cores: 8}
 

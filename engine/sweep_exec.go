@@ -40,7 +40,7 @@ func ExecSweep(ctx context.Context, base model.Config, spec model.SweepSpec, cmd
 	if spec.Exec == nil || len(spec.Sizes) == 0 || spec.Bytes <= 0 || spec.Repeat < 1 || spec.Exec.Warmup < 0 {
 		return nil, errors.New("exec sweep: need a command, sizes, a positive export size and at least one repeat")
 	}
-	opts, err := opts.withDefaults()
+	opts, err := opts.WithDefaults()
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func ExecSweep(ctx context.Context, base model.Config, spec model.SweepSpec, cmd
 	servers, err := startExecServers(base.Sides[0], spec, cmd, opts, dir)
 	defer func() {
 		for _, s := range servers {
-			s.srv.stop(2 * time.Second)
+			s.srv.Stop(2 * time.Second)
 		}
 	}()
 	if err != nil {
@@ -84,7 +84,7 @@ func ExecSweep(ctx context.Context, base model.Config, spec model.SweepSpec, cmd
 
 // execServer is one size's server in an exec sweep and its runs so far.
 type execServer struct {
-	srv   *child
+	srv   *Server
 	argv  []string // the command, placeholders replaced
 	place execPlacement
 	row   model.SweepRow // the size, its effective value and placement
@@ -105,7 +105,7 @@ func startExecServers(sd model.SideConfig, spec model.SweepSpec, cmd clientrun.C
 		sock := filepath.Join(sdir, "nbd.sock")
 		req := model.BufRequest(size)
 		sspec := wire.ServerSpec{Backend: sd.Backend, Size: spec.Bytes, Transport: "unix", Socket: sock, SndBuf: req}
-		srv, ready, err := spawn(opts.Exe, model.RoleServer, "exec", sspec, opts.StartTimeout)
+		srv, ready, err := StartServer(opts, "exec", sspec)
 		if err != nil {
 			return servers, fmt.Errorf("sweep %s=%s: %w", model.SetSndBuf, size, err)
 		}
@@ -148,13 +148,13 @@ type execPlacement struct {
 // processes cannot be held (macOS), both run where the scheduler puts
 // them and the figures say os. A server that cannot be held stops the
 // sweep: its figures would not be what the placement claims.
-func placeExec(sd model.SideConfig, srv *child) (execPlacement, error) {
+func placeExec(sd model.SideConfig, srv *Server) (execPlacement, error) {
 	pl := sd.Get(model.SetPlacement)
 	if !platform.PinSupported {
 		pl = model.PlaceOS
 	}
 	clientCPUs, serverCPUs := model.PlacementCPUs(pl, model.ModeAlternate, 0, platform.AllowedCPUs())
-	if err := platform.PinProcess(srv.pid(), serverCPUs); err != nil {
+	if err := platform.PinProcess(srv.Pid(), serverCPUs); err != nil {
 		return execPlacement{}, fmt.Errorf("placement %s: %w (--placement os leaves it to the scheduler)", pl, err)
 	}
 	return execPlacement{
@@ -164,28 +164,28 @@ func placeExec(sd model.SideConfig, srv *child) (execPlacement, error) {
 }
 
 // execOnce runs the client once, between two polls of the server.
-func execOnce(ctx context.Context, srv *child, argv []string, cpus []int) (model.ExecRun, error) {
-	before, err := srv.call(wire.Cmd{Op: "poll"}, 5*time.Second)
+func execOnce(ctx context.Context, srv *Server, argv []string, cpus []int) (model.ExecRun, error) {
+	before, err := srv.Poll(5 * time.Second)
 	if err != nil {
 		return model.ExecRun{}, fmt.Errorf("server: %w", err)
 	}
-	m0, measured := readMachine()
+	m0, measured := ReadMachine()
 	res, err := clientrun.Run(ctx, argv, cpus)
 	if err != nil {
 		return model.ExecRun{}, err
 	}
 	// The client has exited, so every reply it read was sent; the server
 	// may still be closing the connection, which moves no payload.
-	after, err := srv.call(wire.Cmd{Op: "poll"}, 5*time.Second)
+	after, err := srv.Poll(5 * time.Second)
 	if err != nil {
-		return model.ExecRun{}, fmt.Errorf("server: %w (%s)", err, srv.lastStderr())
+		return model.ExecRun{}, fmt.Errorf("server: %w (%s)", err, srv.LastStderr())
 	}
 	run := model.ExecRun{Result: res, Server: after.Counters.Sub(before.Counters)}
 	if after.Payload != nil && before.Payload != nil {
 		run.Payload = after.Payload.Sub(*before.Payload)
 	}
-	if m1, ok := readMachine(); measured && ok {
-		run.OtherCoresBusy = othersBetween(m0, m1, res.UserS+res.SysS+run.Server.UserS+run.Server.SysS)
+	if m1, ok := ReadMachine(); measured && ok {
+		run.OtherCoresBusy = OthersBetween(m0, m1, res.UserS+res.SysS+run.Server.UserS+run.Server.SysS)
 	}
 	return run, nil
 }

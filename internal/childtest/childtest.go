@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"nbdscope/engine/wire"
 	"nbdscope/internal/leakcheck"
@@ -44,6 +45,21 @@ func Main(m *testing.M, runChild func(args []string) error) {
 		}
 	}
 	os.Exit(code)
+}
+
+// Config is the pair the tests run unless they need another: concurrent,
+// sampled every 100 ms, each side a 1 GiB export read in 256 KiB requests,
+// two in flight.
+func Config() model.Config {
+	cfg := model.DefaultConfig()
+	cfg.Mode = model.ModeConcurrent
+	cfg.Interval = model.Duration(100 * time.Millisecond)
+	for i := range cfg.Sides {
+		cfg.Sides[i].Size = 1 << 30
+		cfg.Sides[i].RequestSize = 256 << 10
+		cfg.Sides[i].InFlight = 2
+	}
+	return cfg
 }
 
 // ServerProc is a server child of the test binary started by hand,
