@@ -4,8 +4,8 @@
 // ParseAt), the figures with their one definition each (metrics.go,
 // figures.go), the latency histogram, the report of a run or a sweep
 // (Report, SweepReport) and its one CSV layout, and the updates a running
-// pair sends (Update, Crash, Warning). The engine runs pairs and sweeps;
-// the explorer, the plots, the presets and the runs
+// pair sends (Update, Crash, Warning). The engine runs pairs and the
+// sweep package sweeps; the explorer, the plots, the presets and the runs
 // store read and write these types without either.
 package model
 

@@ -7,8 +7,9 @@ import (
 	"nbdscope/nbd"
 )
 
-// What a sweep is: its spec, its rows and its report (Sweep and ExecSweep
-// run one). A saved run holds a sweep's report (Report.Sweep).
+// What a sweep is: its spec, its rows and its report (sweep.Sweep and
+// sweep.ExecSweep run one). A saved run holds a sweep's report
+// (Report.Sweep).
 
 // SweepSpec is a buffer-size sweep: for each server send buffer, move
 // Bytes of payload (after a warm-up) Repeat times and keep the median.
@@ -20,7 +21,7 @@ type SweepSpec struct {
 	// SetClientRcvBuf.
 	Setting string `json:"setting,omitempty"`
 	// Exec, when set, sweeps a real client command instead of our load:
-	// Bytes is then the export's size (ExecSweep).
+	// Bytes is then the export's size (sweep.ExecSweep).
 	Exec *ExecSpec `json:"exec,omitempty"`
 }
 
@@ -61,7 +62,7 @@ type SweepRow struct {
 	// the same definitions and CSV columns.
 	Figures Figures `json:"figures"`
 	// Exec is set in an exec sweep: the client's runs, min–max, and the
-	// server's own figures (ExecSweep).
+	// server's own figures (sweep.ExecSweep).
 	Exec *ExecRow `json:"exec,omitempty"`
 }
 
@@ -100,7 +101,7 @@ type SweepOptimum struct {
 const BufDefaultName = "default"
 
 // An exec sweep measures a real client (qemu-img, nbdcopy, blksum) instead
-// of our load process (ExecSweep runs it).
+// of our load process (sweep.ExecSweep runs it).
 
 // ExecSpec is the client command of an exec sweep.
 type ExecSpec struct {

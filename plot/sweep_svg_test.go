@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"nbdscope/engine"
 	"nbdscope/model"
 	"nbdscope/platform"
+	"nbdscope/sweep"
 )
 
 // execSweep is a saved exec sweep of qemu-img over four sizes, three runs
@@ -32,7 +32,7 @@ func execSweep() model.Report {
 	rows := []model.SweepRow{row("default", 212992, 2.0, 1.9, 2.3), row("64k", 131072, 2.7, 2.4, 3.2),
 		row("2m", 4<<20, 1.0, 0.95, 1.1), row("4m", 8<<20, 1.04, 1.0, 1.3)}
 	sw := model.SweepReport{Version: model.SweepVersion, Nbdscope: "test", Time: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC),
-		Spec: spec, Config: cfg, Rows: rows, Optimum: engine.Optimum(rows)}
+		Spec: spec, Config: cfg, Rows: rows, Optimum: sweep.Optimum(rows)}
 	return model.Report{Sweep: &sw, Platform: platform.Facts{OS: "linux", Arch: "amd64", Kernel: "Linux 6.1.0", Cores: 2}}
 }
 

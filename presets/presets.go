@@ -105,7 +105,7 @@ type Preset struct {
 // server, and run or the explorer would run our load instead.
 func (p Preset) SweepsClient() bool { return p.Sweep != nil && p.Sweep.Exec != nil }
 
-// SweepSpec defines a buffer-size sweep (engine.Sweep runs it on side A
+// SweepSpec defines a buffer-size sweep (sweep.Sweep runs it on side A
 // of the preset's configuration): Setting (model.SetSndBuf when empty,
 // model.SetClientSndBuf or model.SetClientRcvBuf) takes each of Sizes in
 // turn, moving Bytes of payload per point, Repeat times.

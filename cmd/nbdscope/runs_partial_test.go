@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"nbdscope/engine"
 	"nbdscope/model"
+	"nbdscope/sweep"
 	"nbdscope/ui"
 )
 
@@ -47,7 +47,7 @@ func TestRunsListShowsPartial(t *testing.T) {
 func TestRunsListTellsSweeps(t *testing.T) {
 	storeCmdHome(t)
 	rows := []model.SweepRow{{Buffer: "default", ThroughputBps: model.GiB}, {Buffer: "2m", ThroughputBps: 2.5 * model.GiB}}
-	sw := model.SweepReport{Rows: rows, Optimum: engine.Optimum(rows)}
+	sw := model.SweepReport{Rows: rows, Optimum: sweep.Optimum(rows)}
 	rep := storeCmdReport(1, 10)
 	rep.Sides, rep.Samples, rep.Sweep = nil, nil, &sw
 	if err := testApp().saveRun("sw", rep, false); err != nil {

@@ -17,6 +17,7 @@ import (
 	"nbdscope/engine"
 	"nbdscope/model"
 	"nbdscope/platform"
+	"nbdscope/sweep"
 	"nbdscope/units"
 )
 
@@ -195,13 +196,13 @@ func (a *app) sweep(cfg model.Config, spec model.SweepSpec, f sweepFlags, preset
 		if x.Note != "" {
 			fmt.Fprintf(a.stderr, "nbdscope: %s\n", x.Note)
 		}
-		rows, err = engine.ExecSweep(ctx, cfg, spec, clientrun.Command{Line: x.Command, Shell: x.Shell}, engine.Options{}, prog.update)
+		rows, err = sweep.ExecSweep(ctx, cfg, spec, clientrun.Command{Line: x.Command, Shell: x.Shell}, engine.Options{}, prog.update)
 	} else {
-		rows, err = engine.Sweep(ctx, cfg, spec, engine.Options{}, prog.update)
+		rows, err = sweep.Sweep(ctx, cfg, spec, engine.Options{}, prog.update)
 	}
 	prog.finish()
 	rep := model.SweepReport{Version: model.SweepVersion, Nbdscope: model.Version, Time: time.Now().UTC(),
-		Spec: spec, Config: cfg, Rows: rows, Optimum: engine.Optimum(rows)}
+		Spec: spec, Config: cfg, Rows: rows, Optimum: sweep.Optimum(rows)}
 	var outcome error
 	switch {
 	case err != nil && ctx.Err() != nil:

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"nbdscope/engine"
 	"nbdscope/model"
+	"nbdscope/sweep"
 )
 
 // madeUpSweep is a sweep report with known figures.
@@ -26,7 +26,7 @@ func madeUpSweep() model.SweepReport {
 		row("2m", 4194304, 3.30), row("4m", 8388608, 3.25), row("8m", 16777216, 3.2)}
 	cfg := model.DefaultConfig()
 	spec := model.SweepSpec{Bytes: 1 << 30, Repeat: 3}
-	return model.SweepReport{Version: model.SweepVersion, Spec: spec, Config: cfg, Rows: rows, Optimum: engine.Optimum(rows)}
+	return model.SweepReport{Version: model.SweepVersion, Spec: spec, Config: cfg, Rows: rows, Optimum: sweep.Optimum(rows)}
 }
 
 func TestSweepOutputsMadeUp(t *testing.T) {
@@ -99,7 +99,7 @@ func TestOptimumLineCases(t *testing.T) {
 			"optimal: 1m (1.50 GiB/s; the default was not swept); within 5%: 1m"},
 		{nil, "optimal: n/a (no size moved any payload)"},
 	} {
-		if got := optimumLine(engine.Optimum(c.rows)); got != c.want {
+		if got := optimumLine(sweep.Optimum(c.rows)); got != c.want {
 			t.Errorf("optimumLine = %q, want %q", got, c.want)
 		}
 	}
@@ -165,14 +165,14 @@ func TestSweepProgressLine(t *testing.T) {
 	var out bytes.Buffer
 	sp := newSweepProgress(&out, false, clock)
 	now = now.Add(60 * time.Second) // 12 of 24 done in 60s: 60s to go
-	sp.update(engine.SweepProgress{Size: "256k", SizeIndex: 3, Sizes: 8, Repeat: 2, Repeats: 3, Done: 12, Total: 24,
+	sp.update(sweep.SweepProgress{Size: "256k", SizeIndex: 3, Sizes: 8, Repeat: 2, Repeats: 3, Done: 12, Total: 24,
 		Last: model.SweepRow{ThroughputBps: model.Figure(2.41 * model.GiB)}})
 	if got, want := out.String(), "[3/8] 256k repeat 2/3 · 2.41 GiB/s · ETA 1m0s\n"; got != want {
 		t.Errorf("progress %q, want %q", got, want)
 	}
 	out.Reset()
 	tty := newSweepProgress(&out, true, clock)
-	tty.update(engine.SweepProgress{Size: "1m", SizeIndex: 1, Sizes: 2, Repeat: 1, Repeats: 1, Done: 1, Total: 2})
+	tty.update(sweep.SweepProgress{Size: "1m", SizeIndex: 1, Sizes: 2, Repeat: 1, Repeats: 1, Done: 1, Total: 2})
 	tty.finish()
 	if s := out.String(); !strings.HasPrefix(s, "\r\033[K") || !strings.Contains(s, "[1/2] 1m repeat 1/1") || !strings.HasSuffix(s, "\r\033[K") {
 		t.Errorf("tty progress %q", s)
@@ -237,12 +237,12 @@ func TestSweepReal(t *testing.T) {
 	within := map[string]bool{}
 	for _, b := range strings.Split(line[4], ", ") {
 		within[b] = true
-		if vals[b]+half < (1-engine.OptimumTolerance)*(bestV-half)-slack {
+		if vals[b]+half < (1-sweep.OptimumTolerance)*(bestV-half)-slack {
 			t.Errorf("%s (%.2f) listed within 5%% of %.2f", b, vals[b], bestV)
 		}
 	}
 	for b, v := range vals {
-		if !within[b] && v-half >= (1-engine.OptimumTolerance)*(bestV+half)+slack {
+		if !within[b] && v-half >= (1-sweep.OptimumTolerance)*(bestV+half)+slack {
 			t.Errorf("%s (%.2f) not listed within 5%% of %.2f", b, v, bestV)
 		}
 	}
@@ -261,7 +261,7 @@ func TestSweepReal(t *testing.T) {
 	if err := json.Unmarshal([]byte(jout), &rep); err != nil {
 		t.Fatalf("sweep --json: %v\n%s", err, jout)
 	}
-	o := engine.Optimum(rep.Rows)
+	o := sweep.Optimum(rep.Rows)
 	if rep.Version != model.SweepVersion || rep.Nbdscope != model.Version || rep.Optimum == nil ||
 		rep.Optimum.Buffer != o.Buffer || len(rep.Rows) != 3 || rep.Spec.Bytes != 64<<20 {
 		t.Errorf("json: version %d, optimum %+v (want %+v), %d rows", rep.Version, rep.Optimum, o, len(rep.Rows))
@@ -305,7 +305,7 @@ func TestPaceLineCases(t *testing.T) {
 				"it took 512 page faults per 2 MiB, faulting its buffers in afresh, and where a fault is dear (a VM) that can be most of its work"},
 		{nil, ""},
 	} {
-		rep := model.SweepReport{Rows: c.rows, Optimum: engine.Optimum(c.rows)}
+		rep := model.SweepReport{Rows: c.rows, Optimum: sweep.Optimum(c.rows)}
 		if got := paceLine(rep); got != c.want {
 			t.Errorf("paceLine =\n%q, want\n%q", got, c.want)
 		}
@@ -402,7 +402,7 @@ func TestSweepOtherCPU(t *testing.T) {
 	if got := otherCPULine(noisy); got != "▲ other processes kept up to 0.46 cores busy during the measurements of 2m: those rows are slowed by them" {
 		t.Errorf("noisy: %q", got)
 	}
-	rep := model.SweepReport{Rows: noisy, Optimum: engine.Optimum(noisy)}
+	rep := model.SweepReport{Rows: noisy, Optimum: sweep.Optimum(noisy)}
 	if got := paceLine(rep); got != "pace: at 2m not judged — other processes kept 0.46 cores busy during its measurements, slowing them" {
 		t.Errorf("pace of a noisy optimum: %q", got)
 	}

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"nbdscope/engine"
 	"nbdscope/model"
+	"nbdscope/sweep"
 	"nbdscope/units"
 )
 
@@ -121,7 +121,7 @@ func optimumLine(o *model.SweepOptimum) string {
 		vs = fmt.Sprintf(", %.2f times faster than default", float64(o.VsDefault))
 	}
 	return fmt.Sprintf("optimal: %s (%s GiB/s%s); within %d%%: %s", o.Buffer, gibps(o.ThroughputBps), vs,
-		int(engine.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "))
+		int(sweep.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "))
 }
 
 // barEighths draws a bar to an eighth of a cell.

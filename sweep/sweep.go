@@ -1,4 +1,10 @@
-package engine
+// Package sweep runs sweeps: of our load, a pair whose side A moves a set
+// amount of payload at each size of a buffer setting (Sweep), and of a
+// real client against a server child per size (ExecSweep); each row is the
+// median of its repeats, measured in rounds. It finds the optimum of the
+// rows. What a sweep is (its spec, rows and report, the pace of a
+// measurement) is model's; the pair and the children are the engine's.
+package sweep
 
 import (
 	"context"
@@ -7,6 +13,7 @@ import (
 	"sort"
 	"time"
 
+	"nbdscope/engine"
 	"nbdscope/model"
 )
 
@@ -59,7 +66,7 @@ type SweepProgress struct {
 // each measurement. The measurements go in rounds, one of each size in
 // turn, as an exec sweep's do (ExecSweep says why). On an error the rows
 // hold the measurements made so far (Repeats says how many).
-func Sweep(ctx context.Context, base model.Config, spec model.SweepSpec, opts Options, progress func(SweepProgress)) ([]model.SweepRow, error) {
+func Sweep(ctx context.Context, base model.Config, spec model.SweepSpec, opts engine.Options, progress func(SweepProgress)) ([]model.SweepRow, error) {
 	if len(spec.Sizes) == 0 || spec.Bytes <= 0 || spec.Repeat < 1 {
 		return nil, errors.New("sweep: need sizes, a positive byte count and at least one repeat")
 	}
@@ -139,9 +146,9 @@ func medianRun[T any](runs []T, seconds func(T) float64) T {
 }
 
 // sweepOne moves bytes on side A after a warm-up sample and measures it.
-func sweepOne(ctx context.Context, cfg model.Config, swept *model.Setting, bytes int64, opts Options) (model.SweepRow, error) {
+func sweepOne(ctx context.Context, cfg model.Config, swept *model.Setting, bytes int64, opts engine.Options) (model.SweepRow, error) {
 	var row model.SweepRow
-	p, err := StartWith(ctx, cfg, opts)
+	p, err := engine.StartWith(ctx, cfg, opts)
 	if err != nil {
 		return row, err
 	}

@@ -1,4 +1,4 @@
-package engine
+package sweep
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"nbdscope/clientrun"
+	"nbdscope/engine"
 	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
@@ -36,7 +37,7 @@ import (
 // ratio nobody can reproduce. In rounds each size meets the same
 // stretches. On an error (a failing command stops the sweep) the rows
 // hold the runs made so far (Repeats says how many).
-func ExecSweep(ctx context.Context, base model.Config, spec model.SweepSpec, cmd clientrun.Command, opts Options, progress func(SweepProgress)) ([]model.SweepRow, error) {
+func ExecSweep(ctx context.Context, base model.Config, spec model.SweepSpec, cmd clientrun.Command, opts engine.Options, progress func(SweepProgress)) ([]model.SweepRow, error) {
 	if spec.Exec == nil || len(spec.Sizes) == 0 || spec.Bytes <= 0 || spec.Repeat < 1 || spec.Exec.Warmup < 0 {
 		return nil, errors.New("exec sweep: need a command, sizes, a positive export size and at least one repeat")
 	}
@@ -84,7 +85,7 @@ func ExecSweep(ctx context.Context, base model.Config, spec model.SweepSpec, cmd
 
 // execServer is one size's server in an exec sweep and its runs so far.
 type execServer struct {
-	srv   *Server
+	srv   *engine.Server
 	argv  []string // the command, placeholders replaced
 	place execPlacement
 	row   model.SweepRow // the size, its effective value and placement
@@ -95,7 +96,7 @@ type execServer struct {
 // directory of its own under dir (a server removes its socket's directory
 // when it stops), held where the placement says. The servers started are
 // returned even with an error, for the caller to stop.
-func startExecServers(sd model.SideConfig, spec model.SweepSpec, cmd clientrun.Command, opts Options, dir string) ([]*execServer, error) {
+func startExecServers(sd model.SideConfig, spec model.SweepSpec, cmd clientrun.Command, opts engine.Options, dir string) ([]*execServer, error) {
 	var servers []*execServer
 	for i, size := range spec.Sizes {
 		sdir := filepath.Join(dir, strconv.Itoa(i))
@@ -105,7 +106,7 @@ func startExecServers(sd model.SideConfig, spec model.SweepSpec, cmd clientrun.C
 		sock := filepath.Join(sdir, "nbd.sock")
 		req := model.BufRequest(size)
 		sspec := wire.ServerSpec{Backend: sd.Backend, Size: spec.Bytes, Transport: "unix", Socket: sock, SndBuf: req}
-		srv, ready, err := StartServer(opts, "exec", sspec)
+		srv, ready, err := engine.StartServer(opts, "exec", sspec)
 		if err != nil {
 			return servers, fmt.Errorf("sweep %s=%s: %w", model.SetSndBuf, size, err)
 		}
@@ -148,7 +149,7 @@ type execPlacement struct {
 // processes cannot be held (macOS), both run where the scheduler puts
 // them and the figures say os. A server that cannot be held stops the
 // sweep: its figures would not be what the placement claims.
-func placeExec(sd model.SideConfig, srv *Server) (execPlacement, error) {
+func placeExec(sd model.SideConfig, srv *engine.Server) (execPlacement, error) {
 	pl := sd.Get(model.SetPlacement)
 	if !platform.PinSupported {
 		pl = model.PlaceOS
@@ -164,12 +165,12 @@ func placeExec(sd model.SideConfig, srv *Server) (execPlacement, error) {
 }
 
 // execOnce runs the client once, between two polls of the server.
-func execOnce(ctx context.Context, srv *Server, argv []string, cpus []int) (model.ExecRun, error) {
+func execOnce(ctx context.Context, srv *engine.Server, argv []string, cpus []int) (model.ExecRun, error) {
 	before, err := srv.Poll(5 * time.Second)
 	if err != nil {
 		return model.ExecRun{}, fmt.Errorf("server: %w", err)
 	}
-	m0, measured := ReadMachine()
+	m0, measured := engine.ReadMachine()
 	res, err := clientrun.Run(ctx, argv, cpus)
 	if err != nil {
 		return model.ExecRun{}, err
@@ -184,8 +185,8 @@ func execOnce(ctx context.Context, srv *Server, argv []string, cpus []int) (mode
 	if after.Payload != nil && before.Payload != nil {
 		run.Payload = after.Payload.Sub(*before.Payload)
 	}
-	if m1, ok := ReadMachine(); measured && ok {
-		run.OtherCoresBusy = OthersBetween(m0, m1, res.UserS+res.SysS+run.Server.UserS+run.Server.SysS)
+	if m1, ok := engine.ReadMachine(); measured && ok {
+		run.OtherCoresBusy = engine.OthersBetween(m0, m1, res.UserS+res.SysS+run.Server.UserS+run.Server.SysS)
 	}
 	return run, nil
 }

@@ -1,4 +1,4 @@
-package engine
+package sweep
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"nbdscope/engine"
+	"nbdscope/internal/childtest"
 	"nbdscope/model"
 	"nbdscope/platform"
 )
@@ -14,13 +16,13 @@ import (
 // sets it on side A for each size, and each row's effective size is the
 // client's send buffer as the kernel gave it, not the server's.
 func TestSweepClientSndBuf(t *testing.T) {
-	cfg := testConfig()
+	cfg := childtest.Config()
 	cfg.Sides[0].Workload = model.WorkWrite
 	cfg.Sides[0].SndBuf = model.Buf{Kind: model.BufSize, Bytes: 1 << 20} // the server's, left alone
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	sizes := []model.Buf{{Kind: model.BufSize, Bytes: 64 << 10}, {Kind: model.BufSize, Bytes: 256 << 10}}
-	rows, err := Sweep(ctx, cfg, model.SweepSpec{Setting: model.SetClientSndBuf, Sizes: sizes, Bytes: 32 << 20, Repeat: 1}, Options{Facts: &testFacts}, nil)
+	rows, err := Sweep(ctx, cfg, model.SweepSpec{Setting: model.SetClientSndBuf, Sizes: sizes, Bytes: 32 << 20, Repeat: 1}, engine.Options{Facts: &testFacts}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +33,7 @@ func TestSweepClientSndBuf(t *testing.T) {
 			t.Errorf("row %d: buffer %s effective %d, want %s effective %d (the client's)", i, r.Buffer, r.Effective, sizes[i], want)
 		}
 	}
-	if _, err := Sweep(ctx, cfg, model.SweepSpec{Setting: model.SetConnections, Sizes: sizes, Bytes: 1 << 20, Repeat: 1}, Options{Facts: &testFacts}, nil); err == nil {
+	if _, err := Sweep(ctx, cfg, model.SweepSpec{Setting: model.SetConnections, Sizes: sizes, Bytes: 1 << 20, Repeat: 1}, engine.Options{Facts: &testFacts}, nil); err == nil {
 		t.Error("a sweep of connections was taken")
 	}
 }
@@ -40,12 +42,12 @@ func TestSweepClientSndBuf(t *testing.T) {
 // slow stretch of a shared machine meets every size alike; each row is
 // the median of all its repeats.
 func TestSweepGoesInRounds(t *testing.T) {
-	cfg := testConfig()
+	cfg := childtest.Config()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	sizes := []model.Buf{{Kind: model.BufDefault}, {Kind: model.BufSize, Bytes: 1 << 20}}
 	var order []int
-	rows, err := Sweep(ctx, cfg, model.SweepSpec{Sizes: sizes, Bytes: 16 << 20, Repeat: 2}, Options{Facts: &testFacts},
+	rows, err := Sweep(ctx, cfg, model.SweepSpec{Sizes: sizes, Bytes: 16 << 20, Repeat: 2}, engine.Options{Facts: &testFacts},
 		func(p SweepProgress) { order = append(order, p.SizeIndex) })
 	if err != nil {
 		t.Fatal(err)
