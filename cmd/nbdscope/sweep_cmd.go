@@ -1,13 +1,9 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -225,7 +221,7 @@ func (f *sweepFlags) sweptBuffer(fs *pflag.FlagSet, spec *engine.SweepSpec) erro
 }
 
 func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags, preset string) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	prog := newSweepProgress(a.stderr, isTerminal(a.stderr), time.Now)
 	var rows []engine.SweepRow
@@ -248,8 +244,16 @@ func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags, pres
 		for _, r := range rows {
 			done += r.Repeats
 		}
-		rep.Partial, rep.PartialReason = true, fmt.Sprintf("interrupted after %d of %d measurements", done, len(spec.Sizes)*spec.Repeat)
-		outcome = exitError{exitInterrupted, fmt.Errorf("sweep interrupted: %w", err)}
+		how := "interrupted"
+		sig, bySignal := stoppedBy(ctx)
+		if bySignal {
+			how = sig.word()
+		}
+		rep.Partial, rep.PartialReason = true, fmt.Sprintf("%s after %d of %d measurements", how, done, len(spec.Sizes)*spec.Repeat)
+		outcome = exitError{exitInterrupted, fmt.Errorf("sweep %s", rep.PartialReason)}
+		if bySignal {
+			outcome = exitError{exitInterrupted, fmt.Errorf("sweep %s (%s)", rep.PartialReason, sig.name())}
+		}
 	case err != nil:
 		rep.Partial, rep.PartialReason = true, err.Error()
 		outcome = err
