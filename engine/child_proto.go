@@ -35,12 +35,19 @@ const (
 // the same table, checks the argument against its bounds or choices, and
 // calls the entry's apply function.
 type childCmd struct {
-	Op      string `json:"op"` // "poll", "set", "get", "stop"
+	Op      string `json:"op"` // "poll", "set", "get", "measure", "stop"
 	Seq     uint64 `json:"seq"`
 	Setting string `json:"setting,omitempty"`
 	Int     int    `json:"int,omitempty"`
 	Str     string `json:"str,omitempty"`
+	// measure (load): send Requests requests, then stop and answer, or
+	// give up after LimitMs (inchild_budget.go).
+	Requests int64 `json:"requests,omitempty"`
+	LimitMs  int64 `json:"limit_ms,omitempty"`
 }
+
+// opMeasure is the load's measurement of a fixed number of requests.
+const opMeasure = "measure"
 
 // setCmd is the set command for a setting and its child argument.
 func setCmd(st *Setting, a childArg) childCmd {
@@ -100,6 +107,9 @@ type childMsg struct {
 	// Reconnected (load): its connections were re-opened, so their
 	// sockets start from the OS default again.
 	Reconnected bool `json:"reconnected,omitempty"`
+
+	// Measured answers a measure: what its requests moved, and when.
+	Measured *measuredMsg `json:"measured,omitempty"`
 
 	// get replies: the settings the child is running with, by setting
 	// name, as the child holds them (a buffer as its request in bytes, 0

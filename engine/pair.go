@@ -23,6 +23,9 @@ type Options struct {
 	StartTimeout time.Duration
 	// Facts, when set, skips probing the platform (tests).
 	Facts *platform.Facts
+	// startPaused starts both sides paused, as by SetPaused: nothing runs
+	// but what the caller lets through (a sweep's measurements).
+	startPaused bool
 }
 
 // withDefaults fills in what the caller left unset.
@@ -151,6 +154,7 @@ func newPair(cfg Config, opts Options) (*Pair, error) {
 		p.sides[i] = newSide(p, i, cfg.Sides[i])
 	}
 	p.turns = newTurns(cfg.Mode, cfg.Interval.D(), p.sides, func(s *side, text string) { p.warn(s.name, "turns", text, "") })
+	p.turns.paused = [2]bool{opts.startPaused, opts.startPaused}
 	p.rec = newRecorder(p)
 	return p, nil
 }
