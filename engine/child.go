@@ -21,7 +21,8 @@ type child struct {
 	reported chan struct{}
 }
 
-var errChildGone = childproc.ErrGone
+// ErrChildGone is a call's error once the child has exited.
+var ErrChildGone = childproc.ErrGone
 
 // spawn starts exe in an internal role for side and waits for its ready
 // message.

@@ -24,6 +24,9 @@ type Options struct {
 	StartTimeout time.Duration
 	// Facts, when set, skips probing the platform (tests).
 	Facts *platform.Facts
+	// StartPaused starts both sides paused, as by SetPaused: nothing runs
+	// but what the caller lets through (a sweep's measurements).
+	StartPaused bool
 }
 
 // WithDefaults fills in what the caller left unset.
@@ -152,6 +155,7 @@ func newPair(cfg model.Config, opts Options) (*Pair, error) {
 		p.sides[i] = newSide(p, i, cfg.Sides[i])
 	}
 	p.turns = newTurns(cfg.Mode, cfg.Interval.D(), p.sides, func(s *side, text string) { p.warn(s.name, "turns", text, "") })
+	p.turns.paused = [2]bool{opts.StartPaused, opts.StartPaused}
 	p.rec = newRecorder(p)
 	return p, nil
 }

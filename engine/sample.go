@@ -24,19 +24,9 @@ func (p *Pair) pollSide(s *side, emit bool) {
 	sc := s.cfg
 	s.mu.Unlock()
 
-	timeout := max(4*interval, 2*time.Second)
-	var lm, sm wire.Msg
-	var lerr, serr error
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); lm, lerr = ld.call(wire.Cmd{Op: "poll"}, timeout) }()
-	if srv != nil {
-		wg.Add(1)
-		go func() { defer wg.Done(); sm, serr = srv.call(wire.Cmd{Op: "poll"}, timeout) }()
-	}
-	wg.Wait()
+	lm, sm, err := pollBoth(ld, srv, max(4*interval, 2*time.Second))
 	now := time.Now()
-	if lerr != nil || serr != nil {
+	if err != nil {
 		return // a crash is reported by watch; a slow child skips a sample
 	}
 	defer p.emitExecRuns(sc, now, lm.ExecRuns)
@@ -66,6 +56,24 @@ func (p *Pair) pollSide(s *side, emit bool) {
 	if emit {
 		p.emit(model.Update{Sample: &smp})
 	}
+}
+
+// pollBoth polls a side's load and server (nil: an external target) at
+// once, so their counters cover the same span.
+func pollBoth(ld, srv *child, timeout time.Duration) (lm, sm wire.Msg, err error) {
+	var lerr, serr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); lm, lerr = ld.call(wire.Cmd{Op: "poll"}, timeout) }()
+	if srv != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); sm, serr = srv.call(wire.Cmd{Op: "poll"}, timeout) }()
+	}
+	wg.Wait()
+	if lerr != nil {
+		return lm, sm, lerr
+	}
+	return lm, sm, serr
 }
 
 // measure turns the counters since the last poll into a Sample, stamped
@@ -99,21 +107,11 @@ func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer bool) model.S
 	smp.Settings = stamp
 	smp.Changed = stamp != s.prevStamp
 	smp.Placement = s.placement()
-	smp.SndBuf = model.Buffers{
-		ServerRequested:    stamp.SndBuf,
-		ClientRequested:    stamp.ClientSndBuf,
-		ClientEffective:    lm.SndBuf,
-		ClientRcvRequested: stamp.ClientRcvBuf,
-		ClientRcvEffective: lm.RcvBuf,
-	}
+	smp.SndBuf = s.buffers(stamp, lm, sm, hasServer)
 	if hasServer {
 		d.server = sm.Counters.Sub(s.prevServer.Counters)
 		sp := model.ProcessFigures(d.server, d.bytes, busyBase)
 		smp.Server = &sp
-		smp.SndBuf.ServerEffective = sm.SndBuf
-		if r := model.BufRequest(s.cfg.SndBuf); r > 0 && sm.SndBuf > 0 {
-			smp.SndBuf.Clamped = s.p.limit().Clamped(r, sm.SndBuf)
-		}
 	}
 	s.tot.add(d)
 	s.tot.consumed.AddBetween(lm.Consumed, s.prevLoad.Consumed)
@@ -125,6 +123,25 @@ func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer bool) model.S
 	}
 	s.prevStamp = stamp
 	return smp
+}
+
+// buffers are the side's socket buffers, as requested (stamp) and as the
+// children's poll replies say the kernel gave them. s.mu is held.
+func (s *side) buffers(stamp model.Stamp, lm, sm wire.Msg, hasServer bool) model.Buffers {
+	b := model.Buffers{
+		ServerRequested:    stamp.SndBuf,
+		ClientRequested:    stamp.ClientSndBuf,
+		ClientEffective:    lm.SndBuf,
+		ClientRcvRequested: stamp.ClientRcvBuf,
+		ClientRcvEffective: lm.RcvBuf,
+	}
+	if hasServer {
+		b.ServerEffective = sm.SndBuf
+		if r := model.BufRequest(s.cfg.SndBuf); r > 0 && sm.SndBuf > 0 {
+			b.Clamped = s.p.limit().Clamped(r, sm.SndBuf)
+		}
+	}
+	return b
 }
 
 // delta is what one interval added to a side's totals.

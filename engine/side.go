@@ -315,7 +315,7 @@ func (s *side) reseat(mode string) {
 	}
 	st, _ := model.Lookup(model.SetHashThreads)
 	cmd := s.p.childSet(st, sc, mode)
-	if _, err := ld.call(cmd, 30*time.Second); err != nil && !errors.Is(err, errChildGone) {
+	if _, err := ld.call(cmd, 30*time.Second); err != nil && !errors.Is(err, ErrChildGone) {
 		s.p.warn(s.name, "consume", fmt.Sprintf("side %s: hash threads not changed to %d: %v", s.name, cmd.Int, err), "")
 	}
 }

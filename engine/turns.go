@@ -144,7 +144,7 @@ func (t *turns) applyLocked(force bool) {
 // turn and skew both. A child that died is left to the crash report.
 func (t *turns) sendPaused(s *side, c *child, paused bool) {
 	_, err := c.call(pauseCmd(paused), 30*time.Second)
-	if err == nil || errors.Is(err, errChildGone) || s.runningLoad() != c {
+	if err == nil || errors.Is(err, ErrChildGone) || s.runningLoad() != c {
 		return
 	}
 	verb := "resume"

@@ -12,7 +12,8 @@ import (
 // (Report.Sweep).
 
 // SweepSpec is a buffer-size sweep: for each server send buffer, move
-// Bytes of payload (after a warm-up) Repeat times and keep the median.
+// Bytes of payload (after a warm-up; rounded up to whole requests, and at
+// least one round of them: sweep.SweepRound) Repeat times and keep the median.
 type SweepSpec struct {
 	Sizes  []Buf `json:"sizes"`
 	Bytes  int64 `json:"bytes"`
@@ -43,7 +44,7 @@ const SweepVersion = 2
 type SweepRow struct {
 	Buffer        string    `json:"buffer"`
 	Effective     int       `json:"effective"`
-	Seconds       float64   `json:"seconds"` // time to move Bytes
+	Seconds       float64   `json:"seconds"` // wall time of the measurement's bytes: first request sent … last reply taken
 	ClientUserS   float64   `json:"client_user_s"`
 	ClientSysS    float64   `json:"client_sys_s"`
 	ServerUserS   Figure    `json:"server_user_s"` // unknown for an external target
@@ -57,9 +58,10 @@ type SweepRow struct {
 	// cores on average (the worst of the row's measurements); nil where
 	// not measured (Report.OtherCoresBusy says how).
 	OtherCoresBusy *Figure `json:"other_cores_busy,omitempty"`
-	// Figures are the measured samples added up (Figures.Add), over what
-	// they moved (Bytes ≥ the sweep's bytes): every figure of a run, with
-	// the same definitions and CSV columns.
+	// Figures are the measurement's figures, over exactly what it moved
+	// (Bytes: the sweep's bytes rounded up to whole requests; Seconds the
+	// same as the row's): every figure of a run, with the same
+	// definitions and CSV columns.
 	Figures Figures `json:"figures"`
 	// Exec is set in an exec sweep: the client's runs, min–max, and the
 	// server's own figures (sweep.ExecSweep).

@@ -58,4 +58,10 @@ func TestSweepGoesInRounds(t *testing.T) {
 	if len(rows) != 2 || rows[0].Repeats != 2 || rows[1].Repeats != 2 || rows[0].Buffer != "default" || rows[1].Buffer != "1m" {
 		t.Errorf("rows %+v: want default and 1m, 2 repeats each", rows)
 	}
+	// Each measurement moved its 16 MiB exactly, and its time is theirs.
+	for _, r := range rows {
+		if r.Figures.Bytes != 16<<20 || r.Seconds != r.Figures.Seconds || r.ThroughputBps != model.Throughput(16<<20, r.Seconds) {
+			t.Errorf("row %s: %d bytes in %vs (figures %vs), %v B/s: want 16 MiB and its own time", r.Buffer, r.Figures.Bytes, r.Seconds, r.Figures.Seconds, r.ThroughputBps)
+		}
+	}
 }

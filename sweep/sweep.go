@@ -70,6 +70,9 @@ func Sweep(ctx context.Context, base model.Config, spec model.SweepSpec, opts en
 	if len(spec.Sizes) == 0 || spec.Bytes <= 0 || spec.Repeat < 1 {
 		return nil, errors.New("sweep: need sizes, a positive byte count and at least one repeat")
 	}
+	if round := SweepRound(base.Sides[0]); spec.Bytes < round {
+		return nil, fmt.Errorf("sweep: %d bytes is less than one round of requests (%d)", spec.Bytes, round)
+	}
 	if spec.Setting == "" {
 		spec.Setting = model.DefaultSweepSetting
 	}
@@ -145,61 +148,122 @@ func medianRun[T any](runs []T, seconds func(T) float64) T {
 	return byTime[len(byTime)/2]
 }
 
-// sweepOne moves bytes on side A after a warm-up sample and measures it.
+// SweepRound is the bytes of one round of a side's requests: one on each
+// of its connections × in flight slots. A measurement of less would leave
+// slots idle and measure a shallower load than the one configured.
+func SweepRound(sd model.SideConfig) int64 {
+	return int64(sd.Connections) * int64(sd.InFlight) * int64(sd.RequestSize)
+}
+
+// SweepMoves is what a measurement of bytes moves: bytes rounded up to
+// whole requests of the side's request size.
+func SweepMoves(bytes int64, sd model.SideConfig) int64 {
+	r := int64(sd.RequestSize)
+	return (bytes + r - 1) / r * r
+}
+
+// sweepWarmup is what each measurement moves first, unmeasured, at most:
+// the connections' buffers, the server's cache and the CPUs' clocks come
+// up to speed.
+const sweepWarmup = 256 << 20
+
+// sweepLimit bounds one measurement.
+const sweepLimit = 5 * time.Minute
+
+// sweepOne measures bytes on side A, rounded up to whole requests: a fresh
+// pair with both sides paused, a warm-up of up to sweepWarmup (at least a
+// round of requests), then the measurement itself (Pair.MeasureRequests).
 func sweepOne(ctx context.Context, cfg model.Config, swept *model.Setting, bytes int64, opts engine.Options) (model.SweepRow, error) {
 	var row model.SweepRow
+	sd := cfg.Sides[0]
+	req := int64(sd.RequestSize)
+	requests := SweepMoves(bytes, sd) / req
+	round := SweepRound(sd) / req
+	warm := max(round, min(requests, (sweepWarmup+req-1)/req))
+	opts.StartPaused = true
 	p, err := engine.StartWith(ctx, cfg, opts)
 	if err != nil {
 		return row, err
 	}
-	defer p.Stop()
-	if err := p.SetPaused(1, true); err != nil {
-		return row, err
+	defer stopOnCancel(ctx, p)()
+	crashed := readCrashes(p)
+	if _, _, err := p.MeasureRequests(0, warm, sweepLimit); err != nil {
+		return row, sweepFailure(ctx, err, crashed)
 	}
-	warm := false
-	deadline := time.After(5 * time.Minute)
-	for {
-		select {
-		case <-deadline:
-			return row, errors.New("did not finish within 5 minutes")
-		case u, ok := <-p.Updates():
-			if !ok {
-				return row, errors.New("run ended early")
-			}
+	f, other, err := p.MeasureRequests(0, requests, sweepLimit)
+	if err != nil {
+		return row, sweepFailure(ctx, err, crashed)
+	}
+	if want := uint64(requests * req); f.Bytes != want {
+		return row, fmt.Errorf("the measurement's %d requests moved %d bytes, not %d: the export's size is not a multiple of the request size (%d), so requests at its end were cut short; choose a request size that divides it",
+			requests, f.Bytes, want, req)
+	}
+	row.Figures = f
+	row.Seconds = f.Seconds
+	row.Effective = swept.Effective(f.SndBuf)
+	row.Placement = f.Placement
+	row.ClientUserS, row.ClientSysS = float64(f.Client.UserS), float64(f.Client.SysS)
+	row.ServerUserS, row.ServerSysS = model.Unknown, model.Unknown
+	if f.Server != nil {
+		row.ServerUserS, row.ServerSysS = f.Server.UserS, f.Server.SysS
+	}
+	row.ThroughputBps = f.ThroughputBps
+	// The receiver of the bulk data (unknown for an external target's
+	// server), both directions' EAGAIN.
+	row.RecvPer2MiB, row.EAGAINPer2MiB = model.Unknown, model.Unknown
+	if r := f.Receiver(); r != nil {
+		row.RecvPer2MiB, row.EAGAINPer2MiB = r.RecvCallsPer2MiB, r.EAGAINPer2MiB
+	}
+	row.OtherCoresBusy = other
+	return row, nil
+}
+
+// stopOnCancel stops p as soon as ctx is done, so a measurement waiting
+// on its load ends at once; the returned function stops p and returns once
+// it has stopped, whichever came first.
+func stopOnCancel(ctx context.Context, p *engine.Pair) func() {
+	stopped := make(chan struct{})
+	cancel := context.AfterFunc(ctx, func() { p.Stop(); close(stopped) })
+	return func() {
+		if cancel() {
+			p.Stop()
+			return
+		}
+		<-stopped
+	}
+}
+
+// readCrashes reads p's updates, so its sampler never waits for a reader,
+// and hands on the first crash.
+func readCrashes(p *engine.Pair) <-chan *model.Crash {
+	crashed := make(chan *model.Crash, 1)
+	go func() {
+		for u := range p.Updates() {
 			if u.Crash != nil {
-				return row, errors.New(u.Crash.Text())
-			}
-			s := u.Sample
-			if s == nil || s.Side != cfg.Sides[0].Name || !s.Active || s.Bytes == 0 {
-				continue
-			}
-			if !warm {
-				warm = true // the first interval includes connection set-up
-				continue
-			}
-			row.Figures = row.Figures.Add(s.Figures)
-			row.Effective = swept.Effective(s.SndBuf)
-			row.Placement = s.Placement
-			if acc := &row.Figures; acc.Bytes >= uint64(bytes) {
-				// Scale to exactly the requested amount: the last
-				// interval overshoots by up to one sample.
-				f := float64(bytes) / float64(acc.Bytes)
-				row.Seconds = acc.Seconds * f
-				row.ClientUserS, row.ClientSysS = float64(acc.Client.UserS)*f, float64(acc.Client.SysS)*f
-				row.ServerUserS, row.ServerSysS = model.Unknown, model.Unknown
-				if acc.Server != nil {
-					row.ServerUserS, row.ServerSysS = acc.Server.UserS*model.Figure(f), acc.Server.SysS*model.Figure(f)
+				select {
+				case crashed <- u.Crash:
+				default:
 				}
-				row.ThroughputBps = acc.ThroughputBps
-				// The receiver of the bulk data (unknown for an external
-				// target's server), both directions' EAGAIN.
-				row.RecvPer2MiB, row.EAGAINPer2MiB = model.Unknown, model.Unknown
-				if r := acc.Receiver(); r != nil {
-					row.RecvPer2MiB, row.EAGAINPer2MiB = r.RecvCallsPer2MiB, r.EAGAINPer2MiB
-				}
-				row.OtherCoresBusy = p.Report().OtherCoresBusy
-				return row, nil
 			}
 		}
+	}()
+	return crashed
+}
+
+// sweepFailure is why a measurement failed: the context's end when it was
+// cancelled; a crash's own report when a child died (it comes a moment
+// after the call that found the child gone).
+func sweepFailure(ctx context.Context, err error, crashed <-chan *model.Crash) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if !errors.Is(err, engine.ErrChildGone) {
+		return err
+	}
+	select {
+	case c := <-crashed:
+		return errors.New(c.Text())
+	case <-time.After(2 * time.Second):
+		return err
 	}
 }

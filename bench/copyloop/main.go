@@ -1,17 +1,28 @@
 // Command copyloop is the ceiling of bench/compare.sh: a bare unix-socket
 // copy with nothing else. A writer process sends CHUNK-sized write(2)s and a
-// reader (this process) reads into a CHUNK-sized buffer, over CONNS
-// connections (socketpairs), one blocking goroutine per socket on each side.
-// No protocol, no poller, no copies: what any NBD pair could do at best with
-// the same send buffer and the same 2 MiB reads. The reader and the writer
-// are held to cores as nbdscope's pair holds its load process and server
-// (-placement split, shared or os; default split).
+// reader (this process) reads them over CONNS connections (socketpairs), a
+// goroutine per socket on each side. No protocol, no copies: what any NBD
+// pair could do at best with the same send buffer and the same 2 MiB reads.
+// The reader and the writer are held to cores as nbdscope's pair holds its
+// load process and server (-placement split, shared or os; default split).
+//
+// Like for like with an NBD client, the reader fills -bufs buffers per
+// connection in turn (default 8: nbdscope's 8 requests in flight, and
+// qemu-img's 8 × 2 MiB), so its data does not stay in one cache-hot
+// buffer, and it reads the way the client does (-reader): poll, the
+// default, reads a non-blocking socket and on EAGAIN waits for it to be
+// readable and reads again, through Go's netpoller (epoll), as nbdscope's
+// client does and as qemu-img's coroutines do through its main loop;
+// block makes blocking read(2)s. -bufs 1 -reader block is the one hot
+// buffer loop: an upper bound, not a like-for-like ceiling.
 //
 //	go run ./bench/copyloop -bytes 4g -conns 1 -sndbuf 2m
+//	go run ./bench/copyloop -bytes 4g -bufs 1 -reader block   # the upper bound
 //
 // It prints one JSON object: seconds from the start signal until the reader
-// has every byte, the read/write calls each side made (counted at the call)
-// and each process's getrusage (CPU over the copy, peak RSS).
+// has every byte, the read/write calls each side made (counted at the call;
+// the reader's EAGAIN returns apart) and each process's getrusage (CPU over
+// the copy, peak RSS).
 package main
 
 import (
@@ -19,6 +30,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -36,7 +48,8 @@ import (
 )
 
 type side struct {
-	Calls          uint64  `json:"calls"` // read(2) or write(2) calls, EINTR included
+	Calls          uint64  `json:"calls"`  // read(2) or write(2) calls, EINTR included, EAGAIN not
+	EAGAIN         uint64  `json:"eagain"` // reads that found nothing (-reader poll)
 	CallsPer2MiB   float64 `json:"calls_per_2mib"`
 	UserS          float64 `json:"user_s"` // over the copy only
 	SysS           float64 `json:"sys_s"`
@@ -51,6 +64,8 @@ type result struct {
 	Conns           int     `json:"conns"`
 	Chunk           int     `json:"chunk"`
 	Bufs            int     `json:"bufs"`             // reader buffers per connection, used in turn
+	ReaderBuffers   int     `json:"reader_buffers"`   // in all: bufs × conns
+	ReaderMode      string  `json:"reader_mode"`      // poll or block
 	SndBufRequested int     `json:"sndbuf_requested"` // 0 = OS default
 	SndBufEffective int     `json:"sndbuf_effective"`
 	Placement       string  `json:"placement"`
@@ -64,13 +79,20 @@ type result struct {
 
 const unit = 2 << 20
 
+// Reader modes (-reader).
+const (
+	readPoll  = "poll"
+	readBlock = "block"
+)
+
 func main() {
 	var (
 		bytesS = flag.String("bytes", "4g", "total `SIZE` to copy, split evenly over the connections")
 		conns  = flag.Int("conns", 1, "connections (socketpairs)")
 		sndbuf = flag.String("sndbuf", "default", "writer SO_SNDBUF: default or a `SIZE` (Linux doubles it)")
 		chunkS = flag.String("chunk", "2m", "write and read `SIZE`")
-		nbufs  = flag.Int("bufs", 1, "reader: rotate reads over `N` buffers per connection, as N requests in flight would (1: one hot buffer)")
+		nbufs  = flag.Int("bufs", 8, "reader: fill `N` buffers per connection in turn, as N requests in flight do (8: nbdscope's in flight, qemu-img's 8 × 2 MiB; 1: one hot buffer)")
+		mode   = flag.String("reader", readPoll, "reader `MODE`: poll (non-blocking reads, waiting on EAGAIN in Go's netpoller, as nbdscope's client and qemu-img read) or block (blocking read(2))")
 		place  = flag.String("placement", "", "split (writer and reader on cores of their own), shared (one core) or os (the scheduler decides); default as nbdscope's pair")
 		writer = flag.Bool("writer", false, "internal: be the writer (sockets on fd 3…)")
 		human  = flag.Bool("h", false, "print a line of text instead of JSON")
@@ -80,8 +102,11 @@ func main() {
 	check(err)
 	chunk, err := units.ParseSize(*chunkS)
 	check(err)
-	if *conns < 1 || chunk <= 0 || total < chunk {
-		check(fmt.Errorf("want -conns ≥ 1 and -bytes ≥ -chunk > 0"))
+	if *conns < 1 || chunk <= 0 || total < chunk || *nbufs < 1 {
+		check(fmt.Errorf("want -conns ≥ 1, -bufs ≥ 1 and -bytes ≥ -chunk > 0"))
+	}
+	if *mode != readPoll && *mode != readBlock {
+		check(fmt.Errorf("-reader %q: want poll or block", *mode))
 	}
 	per := uint64(total) / uint64(*conns)
 	per -= per % uint64(chunk)
@@ -98,10 +123,11 @@ func main() {
 	if *place == "" {
 		*place = model.DefaultPlacement()
 	}
-	r := runReader(*conns, per, int(chunk), sb, max(*nbufs, 1), *place)
+	r := runReader(*conns, per, int(chunk), sb, *nbufs, *mode, *place)
 	if *human {
-		fmt.Printf("%.2f GiB/s  %.3f s  reader %.2f reads/2MiB %.3f s/GiB  writer %.2f writes/2MiB %.3f s/GiB  sndbuf %d\n",
-			r.GiBps, r.Seconds, r.Reader.CallsPer2MiB, r.Reader.CPUSPerGiB, r.Writer.CallsPer2MiB, r.Writer.CPUSPerGiB, r.SndBufEffective)
+		fmt.Printf("%.2f GiB/s  %.3f s  reader (%s, %d buffers) %.2f reads/2MiB %.2f EAGAIN/2MiB %.3f s/GiB  writer %.2f writes/2MiB %.3f s/GiB  sndbuf %d\n",
+			r.GiBps, r.Seconds, r.ReaderMode, r.ReaderBuffers, r.Reader.CallsPer2MiB, float64(r.Reader.EAGAIN)/(float64(r.Bytes)/unit),
+			r.Reader.CPUSPerGiB, r.Writer.CallsPer2MiB, r.Writer.CPUSPerGiB, r.SndBufEffective)
 		return
 	}
 	b, _ := json.Marshal(r)
@@ -191,10 +217,11 @@ func runWriter(conns int, per uint64, chunk int) {
 }
 
 // runReader copies per bytes over each of conns socket pairs from a
-// writer child, reading into nbufs buffers of chunk bytes a connection,
-// and measures both sides.
-func runReader(conns int, per uint64, chunk, sndbuf, nbufs int, placement string) result {
-	res := result{Bytes: per * uint64(conns), Conns: conns, Chunk: chunk, Bufs: nbufs, SndBufRequested: sndbuf, Placement: placement}
+// writer child, reading into nbufs buffers of chunk bytes a connection in
+// turn, the way mode says, and measures both sides.
+func runReader(conns int, per uint64, chunk, sndbuf, nbufs int, mode, placement string) result {
+	res := result{Bytes: per * uint64(conns), Conns: conns, Chunk: chunk, Bufs: nbufs, ReaderBuffers: nbufs * conns,
+		ReaderMode: mode, SndBufRequested: sndbuf, Placement: placement}
 	mine, theirs, eff := socketPairs(conns, sndbuf)
 	res.SndBufEffective = eff
 	exe, err := os.Executable()
@@ -222,9 +249,10 @@ func runReader(conns int, per uint64, chunk, sndbuf, nbufs int, placement string
 	t0 := time.Now()
 	_, err = stdin.Write([]byte{'g'})
 	check(err)
-	calls, got := readAll(mine, bufs, chunk)
+	rd := readAll(mine, bufs, chunk, mode)
 	res.Seconds = time.Since(t0).Seconds()
-	res.Reader.Calls = calls
+	got := rd.got
+	res.Reader.Calls, res.Reader.EAGAIN = rd.calls, rd.eagain
 	finish(&res.Reader, got, u0, s0)
 	stdin.Close()
 	if err := cmd.Wait(); err != nil {
@@ -277,20 +305,29 @@ func readBuffers(conns, nbufs, chunk int) [][][]byte {
 	return bufs
 }
 
-// readAll reads each socket to its end, a goroutine each, and returns the
-// read calls made and the bytes read.
-func readAll(fds []int, bufs [][][]byte, chunk int) (calls, got uint64) {
-	var ncalls, ngot atomic.Uint64
+// readCounts are what the reader's goroutines counted.
+type readCounts struct{ calls, eagain, got uint64 }
+
+// readAll reads each socket to its end, a goroutine each, filling the
+// socket's buffers one after another as a client with len(bufs[i])
+// requests in flight does, and returns the reads made, the EAGAIN returns
+// (mode poll) and the bytes read.
+func readAll(fds []int, bufs [][][]byte, chunk int, mode string) readCounts {
+	var ncalls, neagain, ngot atomic.Uint64
 	var wg sync.WaitGroup
 	for i, fd := range fds {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// Fill one buffer, then the next: what a client with
-			// len(bufs[i]) requests in flight does.
+			read := blockingReader(fd)
+			if mode == readPoll {
+				var done func()
+				read, done = pollingReader(fd, &neagain)
+				defer done()
+			}
 			mine, k, off := bufs[i], 0, 0
 			for {
-				n, err := unix.Read(fd, mine[k][off:])
+				n, err := read(mine[k][off:])
 				ncalls.Add(1)
 				if err == unix.EINTR {
 					continue
@@ -307,5 +344,48 @@ func readAll(fds []int, bufs [][][]byte, chunk int) (calls, got uint64) {
 		}()
 	}
 	wg.Wait()
-	return ncalls.Load(), ngot.Load()
+	return readCounts{ncalls.Load(), neagain.Load(), ngot.Load()}
+}
+
+// blockingReader reads fd with blocking read(2)s.
+func blockingReader(fd int) func([]byte) (int, error) {
+	return func(p []byte) (int, error) { return unix.Read(fd, p) }
+}
+
+// pollingReader reads fd as nbdscope's client reads its socket: fd made
+// non-blocking and handed to Go's netpoller, each read(2) made through
+// syscall.RawConn, and on EAGAIN (counted) the goroutine parked until
+// epoll says the socket is readable, then read again. qemu-img's
+// coroutines do the same through its main loop. read returns one read
+// that found data, the end or an error. It takes fd over: done closes it.
+func pollingReader(fd int, eagain *atomic.Uint64) (read func([]byte) (int, error), done func()) {
+	f := os.NewFile(uintptr(fd), "reader")
+	nc, err := net.FileConn(f) // a non-blocking dup in the netpoller
+	check(err)
+	f.Close()
+	sc, ok := nc.(syscall.Conn)
+	if !ok {
+		check(fmt.Errorf("%T has no file descriptor", nc))
+	}
+	raw, err := sc.SyscallConn()
+	check(err)
+	var buf []byte
+	var n int
+	var rerr error
+	once := func(fd uintptr) bool { // built once: a read allocates nothing
+		n, rerr = unix.Read(int(fd), buf)
+		if rerr == unix.EAGAIN {
+			eagain.Add(1)
+			return false // wait in the poller, then be called again
+		}
+		return true
+	}
+	read = func(p []byte) (int, error) {
+		buf = p
+		if err := raw.Read(once); err != nil {
+			return 0, err
+		}
+		return n, rerr
+	}
+	return read, func() { nc.Close() }
 }

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -28,6 +24,12 @@ that used all of the cores it was held to (a bigger buffer removes waiting,
 not work), or neither. Flags set on the command line win over the
 preset's sweep. The measurements go in rounds, one of each size in turn,
 --repeat times, so a machine's slow stretch meets every size alike.
+
+A measurement sends --bytes in whole requests (rounded up to the request
+size; at least one round, connections × in flight × request size, or the
+sweep is refused) and no more, after an unmeasured warm-up of up to
+256 MiB; its time is the wall time from its first request to its last
+reply, and GiB/s is its bytes over that time.
 
 With --exec 'CMD' the load is a real client instead: for each size a fresh
 nbdscope server (the null backend, reads filled with 0xff; --backend to
@@ -89,7 +91,7 @@ func newSweepCmd(a *app) *cobra.Command {
 		fs.StringVar(v, st.Name, def, "comma-separated "+st.Label+" `SIZES` to sweep (one buffer per sweep)")
 		cmd.RegisterFlagCompletionFunc(st.Name, completeBufList)
 	}
-	fs.StringVar(&f.bytes, "bytes", "4g", "payload `SIZE` to move per measurement")
+	fs.StringVar(&f.bytes, "bytes", "4g", "payload `SIZE` to move per measurement, in whole requests (rounded up; at least connections × in flight × request size)")
 	fs.IntVar(&f.repeat, "repeat", 3, "measurements per size, `N` (the median is shown)")
 	fs.BoolVar(&f.asJSON, "json", false, "print JSON (version 2, see the README)")
 	fs.BoolVar(&f.asCSV, "csv", false, "print CSV")
@@ -116,6 +118,9 @@ func newSweepCmd(a *app) *cobra.Command {
 			return err
 		}
 		if err := f.execSpec(cmd.Flags(), &spec, &cfg); err != nil {
+			return err
+		}
+		if err := a.sweepBytes(&spec, cfg.Sides[0]); err != nil {
 			return err
 		}
 		if f.save != "" {
@@ -155,6 +160,37 @@ func (f *sweepFlags) spec(fs *pflag.FlagSet, preset *model.SweepSpec) (model.Swe
 	return spec, nil
 }
 
+// sweepBytes checks what a sweep of our load moves per measurement and
+// rounds it up to whole requests (saying so when that changed it): at
+// least one round of requests, and, on a spawned server read or written
+// in order, an export that holds whole requests, or its last would be cut
+// short. An exec sweep's bytes are its export's size, left alone.
+func (a *app) sweepBytes(spec *model.SweepSpec, sd model.SideConfig) error {
+	if spec.Exec != nil {
+		return nil
+	}
+	round := sweep.SweepRound(sd)
+	if spec.Bytes < round {
+		conns := "1 connection"
+		if sd.Connections != 1 {
+			conns = fmt.Sprintf("%d connections", sd.Connections)
+		}
+		return usageErrorf("sweep: --bytes %s is less than one round of requests, %s × %d in flight × %s = %s: want at least --bytes %s",
+			units.FormatSize(spec.Bytes), conns, sd.InFlight, units.FormatSize(int64(sd.RequestSize)), units.FormatSize(round), units.FormatSize(round))
+	}
+	sequential := sd.Workload == model.WorkRead || sd.Workload == model.WorkWrite
+	if sd.Target == "" && sequential && sd.Size%int64(sd.RequestSize) != 0 {
+		return usageErrorf("sweep: the export's size %s is not a multiple of the request size %s: the %s workload's requests at its end would be cut short; choose sizes that divide",
+			units.FormatSize(sd.Size), units.FormatSize(int64(sd.RequestSize)), sd.Workload)
+	}
+	if moves := sweep.SweepMoves(spec.Bytes, sd); moves != spec.Bytes {
+		fmt.Fprintf(a.stderr, "nbdscope: --bytes %d rounded up to whole %s requests: %d (%s) per measurement\n",
+			spec.Bytes, units.FormatSize(int64(sd.RequestSize)), moves, units.FormatSize(moves))
+		spec.Bytes = moves
+	}
+	return nil
+}
+
 // sweptBuffer sets the buffer swept and its sizes from the one buffer
 // flag given; with none, the preset's (or the default: the server's).
 func (f *sweepFlags) sweptBuffer(fs *pflag.FlagSet, spec *model.SweepSpec) error {
@@ -187,7 +223,7 @@ func (f *sweepFlags) sweptBuffer(fs *pflag.FlagSet, spec *model.SweepSpec) error
 }
 
 func (a *app) sweep(cfg model.Config, spec model.SweepSpec, f sweepFlags, preset string) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	prog := newSweepProgress(a.stderr, isTerminal(a.stderr), time.Now)
 	var rows []model.SweepRow
@@ -210,8 +246,16 @@ func (a *app) sweep(cfg model.Config, spec model.SweepSpec, f sweepFlags, preset
 		for _, r := range rows {
 			done += r.Repeats
 		}
-		rep.Partial, rep.PartialReason = true, fmt.Sprintf("interrupted after %d of %d measurements", done, len(spec.Sizes)*spec.Repeat)
-		outcome = exitError{exitInterrupted, fmt.Errorf("sweep interrupted: %w", err)}
+		how := "interrupted"
+		sig, bySignal := stoppedBy(ctx)
+		if bySignal {
+			how = sig.word()
+		}
+		rep.Partial, rep.PartialReason = true, fmt.Sprintf("%s after %d of %d measurements", how, done, len(spec.Sizes)*spec.Repeat)
+		outcome = exitError{exitInterrupted, fmt.Errorf("sweep %s", rep.PartialReason)}
+		if bySignal {
+			outcome = exitError{exitInterrupted, fmt.Errorf("sweep %s (%s)", rep.PartialReason, sig.name())}
+		}
 	case err != nil:
 		rep.Partial, rep.PartialReason = true, err.Error()
 		outcome = err

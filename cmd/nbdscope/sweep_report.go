@@ -95,14 +95,55 @@ func writeSweepTable(w io.Writer, rep model.SweepReport) {
 		where = fmt.Sprintf("; placement %s (client on cpu %s, server on cpu %s)", pl.Setting, pl.LoadCPUs, pl.ServerCPUs)
 	}
 	sd := rep.Config.Sides[0]
-	fmt.Fprintf(w, "Moving %s per measurement (%s workload) for each %s, median of %d%s.\n\n",
-		units.FormatBytes(float64(rep.Spec.Bytes)), sd.Workload, sweepSetting(rep.Spec), rep.Spec.Repeat, where)
-	fmt.Fprintln(w, "| buffer size | time | client user | client system | server user | server system | calls per 2 MiB | EAGAIN per 2 MiB | GiB/s |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	median, perRow := medianOf(rep, "measurements")
+	fmt.Fprintf(w, "Moving %s per measurement (%s workload) for each %s, %s%s.\n\n",
+		units.FormatBytes(float64(rep.Spec.Bytes)), sd.Workload, sweepSetting(rep.Spec), median, where)
+	fmt.Fprintln(w, "| buffer size | time | client user | client system | server user | server system | calls per 2 MiB | EAGAIN per 2 MiB | GiB/s |"+
+		measuredHead(perRow))
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|"+measuredRule(perRow))
 	for _, r := range rep.Rows {
-		fmt.Fprintf(w, "| %s | %.3fs | %.3fs | %.3fs | %s | %s | %s | %s | %s |\n", bufferCell(r), r.Seconds, r.ClientUserS, r.ClientSysS,
-			secs(r.ServerUserS), secs(r.ServerSysS), r.RecvPer2MiB.Fixed(1), r.EAGAINPer2MiB.Fixed(1), gibps(r.ThroughputBps))
+		fmt.Fprintf(w, "| %s | %.3fs | %.3fs | %.3fs | %s | %s | %s | %s | %s |%s\n", bufferCell(r), r.Seconds, r.ClientUserS, r.ClientSysS,
+			secs(r.ServerUserS), secs(r.ServerSysS), r.RecvPer2MiB.Fixed(1), r.EAGAINPer2MiB.Fixed(1), gibps(r.ThroughputBps),
+			measuredCell(perRow, r, rep.Spec.Repeat))
 	}
+}
+
+// medianOf says what each row is the median of: "median of 3" when every
+// row had the sweep's --repeat measurements, "median of 2 (3 asked)" when
+// a sweep cut short left every row with the same fewer. When the rows
+// differ no one count is true of them all: the words say so, and perRow
+// asks for a measured column with each row's count ("1 of 3"). what is
+// "measurements" or "runs".
+func medianOf(rep model.SweepReport, what string) (words string, perRow bool) {
+	asked := rep.Spec.Repeat
+	if len(rep.Rows) == 0 {
+		return fmt.Sprintf("median of %d", asked), false
+	}
+	n := rep.Rows[0].Repeats
+	for _, r := range rep.Rows {
+		if r.Repeats != n {
+			return fmt.Sprintf("median of the %s each row had, of %d asked (the measured column)", what, asked), true
+		}
+	}
+	if n != asked {
+		return fmt.Sprintf("median of %d (%d asked)", n, asked), false
+	}
+	return fmt.Sprintf("median of %d", asked), false
+}
+
+// measuredHead, measuredRule and measuredCell are the measured column of
+// a table whose rows differ in their count (medianOf), or nothing.
+func measuredHead(perRow bool) string { return ifPerRow(perRow, " measured |") }
+func measuredRule(perRow bool) string { return ifPerRow(perRow, "---:|") }
+func measuredCell(perRow bool, r model.SweepRow, of int) string {
+	return ifPerRow(perRow, fmt.Sprintf(" %d of %d |", r.Repeats, of))
+}
+
+func ifPerRow(perRow bool, s string) string {
+	if perRow {
+		return s
+	}
+	return ""
 }
 
 // optimumLine is the seed's "optimal: 2m (12.6 times faster than

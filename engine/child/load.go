@@ -48,7 +48,10 @@ type loadRole struct {
 	lastErr atomic.Value // string
 	hist    model.Histogram
 	maxLat  atomic.Int64 // ns: the longest request completed since the last poll
-	cursor  atomic.Uint64
+	// budMaxLat is the longest request completed since a measurement
+	// began (measure): polls take maxLat meanwhile.
+	budMaxLat atomic.Int64
+	cursor    atomic.Uint64
 
 	// wdata is what every WRITE sends: one pattern-filled buffer, grown to
 	// the largest request size, only ever read (concurrent writev of one
@@ -356,7 +359,7 @@ func (s *slot) done(op *nbd.Op) {
 		return
 	}
 	if !s.prepare(false) {
-		r.gate.leave()
+		r.gate.leaveUnsent()
 		s.back <- false
 		return
 	}
@@ -394,6 +397,7 @@ func (r *loadRole) account(s *slot, err error, lat time.Duration) {
 	r.ops.Add(1)
 	r.hist.Add(lat)
 	raiseTo(&r.maxLat, int64(lat))
+	raiseTo(&r.budMaxLat, int64(lat))
 	if s.read && r.verify {
 		if bad, ok := nbd.PatternCheck(int64(s.op.Offset), s.op.Buf); !ok {
 			r.errs.Add(1)
@@ -419,6 +423,8 @@ func (r *loadRole) handle(c wire.Cmd) wire.Msg {
 		return r.set(c)
 	case "get":
 		return r.settings()
+	case wire.OpMeasure:
+		return r.measure(c)
 	case "reconnect":
 		r.mu.Lock()
 		defer r.mu.Unlock()
@@ -630,6 +636,7 @@ type gate struct {
 	counting bool          // running, or a pause still draining: active time runs
 	since    time.Time
 	active   time.Duration
+	bud      budget // a measurement of a fixed number of requests (budget.go)
 }
 
 // drainWait bounds how long a pause waits for the requests in flight to
@@ -676,7 +683,7 @@ func (g *gate) enter(stop chan struct{}) bool {
 		}
 		g.mu.Lock()
 		if !g.paused {
-			g.busy++
+			g.admit()
 			g.mu.Unlock()
 			return true
 		}
@@ -697,7 +704,7 @@ func (g *gate) tryEnter() bool {
 	if g.paused {
 		return false
 	}
-	g.busy++
+	g.admit()
 	return true
 }
 
@@ -707,6 +714,7 @@ func (g *gate) leave() {
 	if g.busy == 0 {
 		g.drained.Broadcast()
 		g.account()
+		g.budgetDrained()
 	}
 	g.mu.Unlock()
 }
@@ -720,24 +728,28 @@ func (g *gate) setPaused(p bool) {
 		return
 	}
 	if !p {
-		// The active clock starts with the slots' buffers ready. A load
-		// warms them on its first resume, not at its start: a side
-		// waiting its turn must not take the CPU from the side whose
-		// turn it is.
-		select {
-		case <-g.warmNow:
-		default:
-			close(g.warmNow)
-		}
-		g.waitUntil(warmWait, func() bool { return g.warm == 0 })
-		g.paused = false
-		close(g.resume)
-		g.account()
+		g.open()
 		return
 	}
 	g.paused = true
 	g.resume = make(chan struct{})
 	g.waitUntil(drainWait, func() bool { return g.busy == 0 || !g.paused })
+	g.account()
+}
+
+// open opens a paused gate. The active clock starts with the slots'
+// buffers ready. A load warms them on its first resume, not at its start:
+// a side waiting its turn must not take the CPU from the side whose turn
+// it is. g.mu is held.
+func (g *gate) open() {
+	select {
+	case <-g.warmNow:
+	default:
+		close(g.warmNow)
+	}
+	g.waitUntil(warmWait, func() bool { return g.warm == 0 })
+	g.paused = false
+	close(g.resume)
 	g.account()
 }
 

@@ -33,12 +33,19 @@ const ChildCommand = childproc.Command
 // the same table, checks the argument against its bounds or choices, and
 // calls the entry's apply function.
 type Cmd struct {
-	Op      string `json:"op"` // "poll", "set", "get", "stop"
+	Op      string `json:"op"` // "poll", "set", "get", "measure", "stop"
 	Seq     uint64 `json:"seq"`
 	Setting string `json:"setting,omitempty"`
 	Int     int    `json:"int,omitempty"`
 	Str     string `json:"str,omitempty"`
+	// measure (load): send Requests requests, then stop and answer, or
+	// give up after LimitMs (engine/child's budget.go).
+	Requests int64 `json:"requests,omitempty"`
+	LimitMs  int64 `json:"limit_ms,omitempty"`
 }
+
+// OpMeasure is the load's measurement of a fixed number of requests.
+const OpMeasure = "measure"
 
 // SetCmd is the set command for a setting and its child argument.
 func SetCmd(st *model.Setting, a model.ChildArg) Cmd {
@@ -86,10 +93,25 @@ type Msg struct {
 	// sockets start from the OS default again.
 	Reconnected bool `json:"reconnected,omitempty"`
 
+	// Measured answers a measure: what its requests moved, and when.
+	Measured *MeasuredMsg `json:"measured,omitempty"`
+
 	// get replies: the settings the child is running with, by setting
 	// name, as the child holds them (a buffer as its request in bytes, 0
 	// for the OS default; sizes and counts in decimal).
 	Settings map[string]string `json:"settings,omitempty"`
+}
+
+// MeasuredMsg answers a measure command: what the budget's requests moved
+// and the wall time from the first request sent to the last reply taken.
+type MeasuredMsg struct {
+	Requests int64  `json:"requests"`   // let through (the budget)
+	Ops      uint64 `json:"ops"`        // completed without error
+	Bytes    uint64 `json:"bytes"`      // payload of those
+	Errors   uint64 `json:"errors"`     // failed
+	LastErr  string `json:"last_err"`   // the last failure's text
+	WallNs   int64  `json:"wall_ns"`    // first request let in … last reply taken
+	MaxLatNs int64  `json:"max_lat_ns"` // the longest of the requests
 }
 
 // ServerSpec configures a server child.

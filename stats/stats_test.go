@@ -1,0 +1,40 @@
+package stats
+
+import (
+	"math"
+	"testing"
+)
+
+func TestOfLikeHyperfine(t *testing.T) {
+	s := Of([]float64{1.2, 1.0, 1.1, math.NaN()})
+	if s.N != 3 || s.Min != 1.0 || s.Max != 1.2 || s.Median != 1.1 || math.Abs(s.Mean-1.1) > 1e-12 {
+		t.Fatalf("%+v", s)
+	}
+	if math.Abs(s.Stddev-0.1) > 1e-12 { // sample σ (n−1) of 1.0, 1.1, 1.2
+		t.Fatalf("σ = %v, want 0.1", s.Stddev)
+	}
+	if one := Of([]float64{2}); !math.IsNaN(one.Stddev) || one.Median != 2 {
+		t.Fatalf("one measurement: %+v", one)
+	}
+	if none := Of(nil); none.N != 0 || !math.IsNaN(none.Mean) {
+		t.Fatalf("none: %+v", none)
+	}
+	if even := Of([]float64{4, 1, 3, 2}); even.Median != 2.5 {
+		t.Fatalf("median of 1..4 = %v", even.Median)
+	}
+}
+
+func TestCompare(t *testing.T) {
+	a := Of([]float64{1.0, 1.1, 1.2})
+	close := Of([]float64{1.1, 1.2, 1.3})
+	far := Of([]float64{2.0, 2.1, 2.2})
+	if v := Compare(a, close); !v.Known || !v.Within {
+		t.Fatalf("a lead of 0.1 against σ 0.1+0.1 is within noise: %+v", v)
+	}
+	if v := Compare(a, far); !v.Known || v.Within || math.Abs(v.Diff-10.0/11) > 1e-9 {
+		t.Fatalf("a lead of 1.0 is not within noise: %+v", v)
+	}
+	if v := Compare(a, Of([]float64{5})); v.Known || v.Within {
+		t.Fatalf("one measurement gives no verdict: %+v", v)
+	}
+}
