@@ -1,7 +1,7 @@
 // Package plot draws a saved run's figures over time: as a self-contained
 // SVG document (runs export --format svg) and as text for a terminal
 // (runs compare). It is pure — a report in, text out — and takes every
-// figure from engine's single definitions (Sample.ThroughputBps,
+// figure from model's single definitions (Sample.ThroughputBps,
 // Sample.ReceiverCallsPer2MiB, Process.CoresBusy); it derives none itself.
 package plot
 

@@ -388,7 +388,7 @@ func sizeOrNA(n int) string {
 
 // ---- CSV ----
 
-// CSVHeader is the header row of the CSV export: engine's one CSV layout,
+// CSVHeader is the header row of the CSV export: model's one CSV layout,
 // the same as run --csv.
 var CSVHeader = model.RunCSVHeader()
 

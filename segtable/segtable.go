@@ -1,7 +1,7 @@
 // Package segtable is the table of a run's segments — one row per stretch
 // of unchanged settings of each side — as one model that both `run`'s text
 // and the markdown export (runs show, runs export) print. Its setting
-// columns come from engine's settings table: every setting whose value
+// columns come from model's settings table: every setting whose value
 // differs between the rows gets a column, and the settings that never
 // change are named once, above the table. So two stretches that differ
 // only in, say, transport or placement can always be told apart.

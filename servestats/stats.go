@@ -3,7 +3,7 @@
 // Every interval it writes a line per connection and one in total
 // (logfmt: key=value, so scripts can read them); at the end, or when
 // asked (SIGUSR1), a summary table and, if wanted, the same as JSON.
-// Every figure is engine's (ProcessFigures): the per-2-MiB counts over
+// Every figure is model's (ProcessFigures): the per-2-MiB counts over
 // the payload the server moved (READ data sent, WRITE data received).
 package servestats
 
