@@ -9,29 +9,52 @@ import (
 
 	"nbdscope/engine"
 	"nbdscope/engine/platform"
+	"nbdscope/nbd"
 )
 
 // stepBuf returns the buffer ladder's value next to b in direction dir
-// (+1/-1) as the settings table steps it, or false at the end of the
-// ladder. top > 0 ends the ladder at the kernel's limit (Limit.LadderTop:
-// where it refuses what is above).
-func stepBuf(b engine.Buf, dir, top int) (string, bool) {
-	v, ok := engine.BufferSettings()[0].Step(engine.Value{Buf: b}, dir)
+// (+1/-1) as the settings table steps it, from def at default (its
+// effective size), or false at the end of the ladder. top > 0 ends the
+// ladder at the kernel's limit (Limit.LadderTop: where it refuses what is
+// above).
+func stepBuf(b engine.Buf, dir, def, top int) (string, bool) {
+	v, ok := engine.BufferSettings()[0].Step(engine.Value{Buf: b}, dir, def)
 	if !ok || dir > 0 && top > 0 && v.Buf.Bytes > top {
 		return "", false
 	}
 	return v.Buf.String(), true
 }
 
-// ladderEnd says why + or - went no further: the top of the ladder, the
-// OS default, or the kernel's limit, with the command that lifts it.
-func ladderEnd(name string, st *engine.Setting, b engine.Buf, dir int, lim platform.Limit) string {
-	if dir < 0 {
-		return fmt.Sprintf("%s %s is at the OS default already", name, st.Name)
+// osDefault is a buffer's effective size at default on a side: what this
+// OS gives a fresh socket of the side's transport (the platform facts,
+// probed at the start), 0 when it is not known. + and - step from it.
+func (m *Model) osDefault(side int, st *engine.Setting) int {
+	f := m.com.facts
+	tcp := m.cfg.Sides[side].Transport == "tcp"
+	switch {
+	case st.Socket == nbd.RecvBuf && tcp:
+		return f.TCPRcvbufDefault
+	case st.Socket == nbd.RecvBuf:
+		return f.UnixRcvbufDefault
+	case tcp:
+		return f.TCPSndbufDefault
 	}
-	next, ok := st.Step(engine.Value{Buf: b}, dir)
+	return f.UnixSndbufDefault
+}
+
+// ladderEnd says why + or - went no further: a default of unknown size,
+// the bottom or the top of the ladder, or the kernel's limit, with the
+// command that lifts it.
+func ladderEnd(name string, st *engine.Setting, b engine.Buf, def, dir int, lim platform.Limit) string {
+	if b.Kind == engine.BufDefault && def <= 0 {
+		return fmt.Sprintf("%s %s is at the OS default, whose size this OS did not report: + and - have nothing to step from (= sets a size)", name, st.Name)
+	}
+	if dir < 0 {
+		return fmt.Sprintf("%s %s is at %s: the ladder starts at 4k (= sets any size, or default)", name, st.Name, b)
+	}
+	next, ok := st.Step(engine.Value{Buf: b}, dir, def)
 	if !ok {
-		return fmt.Sprintf("%s %s is at 8m, the top of the ladder (= sets any size)", name, st.Name)
+		return fmt.Sprintf("%s %s is at %s: the ladder ends at 8m (= sets any size)", name, st.Name, b)
 	}
 	c, _ := lim.Refuses(st.Socket, next.Buf.Bytes)
 	return fmt.Sprintf("%s %s stops at %s: %s is above this kernel's limit of %s (%s); = sets any size up to it. Fix: %s",
@@ -71,10 +94,11 @@ func (m *Model) stepBuffers(dir int) tea.Cmd {
 	sc := m.cfg.Sides[side]
 	sts := m.bufSettings(side)
 	cur := sc.Value(sts[0]).Buf
+	def := m.osDefault(side, sts[0])
 	lim := m.com.facts.SndbufLimit
-	v, ok := sts[0].Step(engine.Value{Buf: cur}, dir)
+	v, ok := sts[0].Step(engine.Value{Buf: cur}, dir, def)
 	if !ok || dir > 0 && lim.LadderTop() > 0 && v.Buf.Bytes > lim.LadderTop() {
-		m.setMsg(msgInfo, ladderEnd(sc.Name, sts[0], cur, dir, lim))
+		m.setMsg(msgInfo, ladderEnd(sc.Name, sts[0], cur, def, dir, lim))
 		return nil
 	}
 	return m.changeAll(side, sts, v)
@@ -242,7 +266,11 @@ func (m *Model) stepSetting(st *engine.Setting, dir int) tea.Cmd {
 	side := m.focus
 	ps := m.shown()
 	cur := st.Get(&ps, side)
-	v, ok := st.Step(cur, dir)
+	def := 0
+	if st.Type == engine.TypeBuf {
+		def = m.osDefault(side, st)
+	}
+	v, ok := st.Step(cur, dir, def)
 	if !ok {
 		m.setMsg(msgInfo, fmt.Sprintf("%s %s is at its limit (%s)", m.cfg.Sides[side].Name, strings.ReplaceAll(st.Name, "-", " "), st.Format(cur)))
 		return nil

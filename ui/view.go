@@ -255,7 +255,7 @@ func (m *Model) tooSmall() string {
 // figureHelp explains every figure, in the engine's definitions.
 var figureHelp = [][2]string{
 	{"throughput", "payload bytes completed per second (READ data received, WRITE data acknowledged), GiB/s or MiB/s"},
-	{"calls/2MiB", "receive syscalls (read/recvmsg) of the process that receives the bulk data — the client for reads, the server for writes — per 2 MiB of payload, counted on this machine while the side runs: the panel's calls row and the syscalls chart. Each sample uses the workload it was measured under, so after w the receiver switches when the change takes effect"},
+	{"calls/2MiB", "receive syscalls (read/recvmsg) of the process that receives the bulk data — the client for reads, the server for writes — per 2 MiB of payload, counted on this machine as the side runs. Each sample uses the workload it was measured under, so after w the receiver switches when the change takes effect"},
 	{"  series", seriesCalls},
 	{"  here", hereCalls},
 	{"send calls", "send syscalls (write/writev) of the process that sends the bulk data, per 2 MiB — the server for reads, the client for writes. For writes this is the figure the client's send buffer moves (shown bold, and dashed \"snd\" in the syscalls chart): the server drains each chunk as it arrives, so its receive calls show the reader's pace, not the buffer"},
@@ -276,12 +276,12 @@ var figureHelp = [][2]string{
 // seriesCalls are the reference figures the calls/2MiB figure is held up
 // against: the qemu-devel series' own measurements, labelled as such, for
 // a machine's figures may differ from them.
-const seriesCalls = `the qemu-devel series "io: Increase unix stream socket buffer size" measured, in its own set-up: ~1 receive call per 2 MiB with a 2 MiB send buffer, ~10 at Linux's 208k default, ~256 at macOS's 8k. These are the series' figures, not this machine's`
+const seriesCalls = `the qemu-devel series "io: Increase unix stream socket buffer size" measured ~1 receive call per 2 MiB with a 2 MiB send buffer, ~10 at Linux's 208k default, ~256 at macOS's 8k: the series' figures, not this machine's`
 
 // hereCalls says where this machine's own figures for the same buffers
 // are. This is the place for the figures measured here at 2m, default and
 // macos, beside the series' (the buffer-fill issue adds them).
-const hereCalls = `this machine's figures are its own: g sets A to macOS's 8k and B to 2m on the sender's buffers, and the panels' calls rows show what each measures; 'nbdscope sweep' measures every buffer size in turn`
+const hereCalls = `this machine's own: the panels' calls rows (g puts A at macOS's 8k and B at 2m); 'nbdscope sweep' measures each size in turn`
 
 // helpLines is the full help: the keys (bubbles/help) and the figures.
 func (m *Model) helpLines(w int) []string {
