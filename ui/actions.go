@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -10,6 +11,7 @@ import (
 	"nbdscope/engine"
 	"nbdscope/engine/platform"
 	"nbdscope/nbd"
+	"nbdscope/units"
 )
 
 // stepBuf returns the buffer ladder's value next to b in direction dir
@@ -119,6 +121,7 @@ func (m *Model) changeAll(side int, sts []*engine.Setting, v engine.Value) tea.C
 func (m *Model) cycleTarget() tea.Cmd {
 	side := m.focus
 	m.bufTarget[side] = (m.bufTarget[side] + 1) % numTargets()
+	m.recompute() // the panel's first line names the new target
 	var names []string
 	for _, st := range m.bufSettings(side) {
 		names = append(names, st.Name)
@@ -377,6 +380,9 @@ func (m *Model) openInput(kind inputKind) {
 		m.input.Placeholder = "qemu-img convert -f raw -O raw -n {uri} … ({uri}, {socket}, {size}; - for our load)"
 	case inputPresetName:
 		m.input.Prompt = "save preset as: "
+		if m.runPath("x") != "" {
+			m.input.Prompt = "save preset + run as: "
+		}
 		m.input.Placeholder = "a name (letters, digits, . _ -)"
 	}
 	m.input.Focus()
@@ -404,14 +410,23 @@ func (m *Model) inputKey(k tea.KeyMsg) tea.Cmd {
 		if m.inputKind == inputExec {
 			return m.setExec(v)
 		}
-		m.state = stNormal
-		m.input.Blur()
+		// The prompt stays open until the name is saved: a name the
+		// store refuses is cleared, with the reason.
+		m.inputBusy, m.inputErr = true, ""
 		return m.save(v, false)
 	}
+	// A rejection's reason stays in view while the next value is typed.
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
-	m.inputErr = ""
 	return cmd
+}
+
+// reject clears a prompt's rejected text, so that what is typed next is a
+// new value, not an addition to the old one ("3x" then "=64m" is not
+// "3x=64m"), and says why it was rejected.
+func (m *Model) reject(reason string) {
+	m.input.Reset()
+	m.inputErr, m.inputBusy = reason, false
 }
 
 // exactBuffers sets the buffers the keys act on to a typed value, parsed
@@ -421,7 +436,7 @@ func (m *Model) exactBuffers(text string) tea.Cmd {
 	sts := m.bufSettings(side)
 	v, err := sts[0].Parse(text)
 	if err != nil {
-		m.inputErr = err.Error()
+		m.reject(err.Error())
 		return nil
 	}
 	if ps := m.shown(); sts[len(sts)-1].Get(&ps, side) == v {
@@ -436,7 +451,8 @@ func (m *Model) exactBuffers(text string) tea.Cmd {
 		}
 		cmds = append(cmds, m.changeAs(kind, side, st, v))
 		if m.msg.kind == msgError { // the side refuses it: say why in the prompt
-			m.inputErr, m.msg = strings.TrimPrefix(m.msg.text, "✗ "), message{}
+			m.reject(strings.TrimPrefix(m.msg.text, "✗ "))
+			m.msg = message{}
 			return tea.Batch(cmds...)
 		}
 	}
@@ -468,9 +484,18 @@ func (m *Model) save(name string, overwrite bool) tea.Cmd {
 		m.setMsg(msgWarn, "presets not available")
 		return nil
 	}
+	note, path := new(string), m.runPath(name)
 	return m.enqueue(op{
-		kind: kind, side: -1, name: name,
-		run: func(c engine.Controller) error { return fn(name, c.Config()) },
+		kind: kind, side: -1, name: name, note: note,
+		run: func(c engine.Controller) error {
+			if err := fn(name, c.Config()); err != nil {
+				return err
+			}
+			if path != "" {
+				*note = savedRun(path)
+			}
+			return nil
+		},
 	})
 }
 
@@ -482,11 +507,25 @@ func (m *Model) setExec(text string) tea.Cmd {
 		text = ""
 	}
 	v, err := st.Parse(text)
+	if err == nil {
+		ps := m.shown()
+		err = putValue(&ps, m.focus, st, v) // the side's check: quotes, a target
+	}
 	if err != nil {
-		m.inputErr = err.Error()
+		m.reject(err.Error())
 		return nil
 	}
 	m.state = stNormal
 	m.input.Blur()
 	return m.changeAs(opApply, m.focus, st, v)
+}
+
+// savedRun names the run file a save wrote, with its size, for the
+// message after the save.
+func savedRun(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return " and the run to " + path
+	}
+	return fmt.Sprintf(" and the run to %s (%s)", path, units.FormatBytes(float64(fi.Size())))
 }

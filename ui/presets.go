@@ -216,6 +216,10 @@ func (m *Model) pickerKey(k tea.KeyMsg) tea.Cmd {
 
 func (m *Model) applyPreset(p PresetItem) tea.Cmd {
 	hook := m.opts.ApplyPreset
+	// A preset starts over: + - = act on each side's sender's send
+	// buffer again, the one its description speaks of, not one k picked
+	// for the configuration before.
+	m.bufTarget = [2]bufTarget{}
 	m.setMsg(msgInfo, "applying preset "+p.Name+"…")
 	return m.enqueue(op{
 		kind: opPreset, side: -1, name: p.Name,

@@ -667,10 +667,14 @@ func TestSaveExistsWithoutOverwrite(t *testing.T) {
 	h.typeText("x")
 	h.press("enter")
 	h.settle()
-	if h.m.state != stNormal {
+	if h.m.state == stConfirm {
 		t.Error("asked to overwrite without a hook")
 	}
-	h.wantView(`"x" exists`)
+	// The prompt stays, cleared, with the reason: another name is typed.
+	if h.m.state != stInput || h.m.input.Value() != "" {
+		t.Errorf("prompt state %v, text %q: want it open and empty", h.m.state, h.m.input.Value())
+	}
+	h.wantView(`"x" exists; type another name`)
 }
 
 func TestKeyRestart(t *testing.T) {

@@ -296,7 +296,11 @@ func (m *Model) helpLines(w int) []string {
 		half := (len(groups) + 1) / 2
 		keys = hm.FullHelpView(groups[:half]) + "\n\n" + hm.FullHelpView(groups[half:])
 	}
-	lines := []string{st.Title.Render("keys") + st.Dim.Render("  (esc or ? closes)"), ""}
+	lines := []string{st.Title.Render("keys") + st.Dim.Render("  (esc or ? closes)")}
+	for _, l := range m.keyNotes() {
+		lines = append(lines, wrap(l, w, 4)...)
+	}
+	lines = append(lines, "")
 	lines = append(lines, strings.Split(keys, "\n")...)
 	lines = append(lines, "", st.Title.Render("figures"))
 	for _, f := range helpEntries() {
@@ -311,6 +315,33 @@ func (m *Model) helpLines(w int) []string {
 	}
 	return lines
 }
+
+// keyNotes are the help's lines about the keys that the key list cannot
+// say: the case convention, what the buffer keys act on now, and what s
+// writes.
+func (m *Model) keyNotes() []string {
+	notes := []string{
+		"lowercase c r d lower the value, capital C R D raise it (shift goes up, as it turns = into +)",
+		fmt.Sprintf("+ - = act on %s's %s now (k picks another buffer; a preset picks the sender's again)", m.cfg.Sides[m.focus].Name, m.targetShort(m.focus)),
+	}
+	if p := m.runPath("NAME"); p != "" {
+		notes = append(notes, "s saves the configuration as a preset and the run so far as a run file ("+runFileSize+"): "+p)
+	}
+	return notes
+}
+
+// runPath is the file s writes the run to under name, "" when it writes
+// none.
+func (m *Model) runPath(name string) string {
+	if m.opts.RunPath == nil || m.opts.SavePreset == nil {
+		return ""
+	}
+	return m.opts.RunPath(name)
+}
+
+// runFileSize is how big the run file s writes gets: every sample of both
+// sides, measured at the default 250 ms interval.
+const runFileSize = "every sample, about 1 MB a minute"
 
 // layoutHelp fits the help into w×h: too long for the area, it scrolls
 // (↑/↓), and the last row says what is left. It keeps the offset in
