@@ -371,13 +371,15 @@ func (m *Model) openInput(kind inputKind) {
 	m.inputErr = ""
 	m.inputBusy = false
 	m.input.Reset()
+	m.input.CharLimit = 64 // a size, a name
 	switch kind {
 	case inputSndBuf:
 		m.input.Prompt = m.cfg.Sides[m.focus].Name + " " + m.bufSettings(m.focus)[0].Name + " = "
 		m.input.Placeholder = "64k, 2m, default or macos"
 	case inputExec:
 		m.input.Prompt = m.cfg.Sides[m.focus].Name + " exec = "
-		m.input.Placeholder = "qemu-img convert -f raw -O raw -n {uri} … ({uri}, {socket}, {size}; - for our load)"
+		m.input.CharLimit = 4096 // a client's command line, as long as it is
+		m.input.Placeholder = "a command with {uri}, {socket}, {size}; - for our load"
 	case inputPresetName:
 		m.input.Prompt = "save preset as: "
 		if m.runPath("x") != "" {

@@ -20,7 +20,7 @@ func TestCaseConventionShown(t *testing.T) {
 			t.Errorf("%dx%d: the footer does not say c lowers and C raises: %q", sz[0], sz[1], foot)
 		}
 		h.press("?")
-		h.wantView("lowercase c r d lower the value, capital C R D raise it")
+		h.wantView("lowercase c r d lower, capital C R D raise")
 	}
 }
 
@@ -39,7 +39,7 @@ func TestFooterNamesBufferTarget(t *testing.T) {
 	// The panel's first line names it at once too.
 	h.wantView("client rcvbuf default → ")
 	h.press("?")
-	h.wantView("+ - = act on A's cli rcvbuf now")
+	h.wantView("+ - = act on A's cli rcvbuf")
 	h.press("esc")
 
 	h = newHarness(t, Options{LoadPresets: func() ([]PresetItem, error) { return testPresets(), nil }}, 80, 24)
@@ -79,7 +79,7 @@ func TestSaveSaysRunFile(t *testing.T) {
 		t.Errorf("footer at 160 columns: %q", foot)
 	}
 	h.press("?")
-	h.wantView("and the run so far as a run file", filepath.Join(dir, "NAME.json"))
+	h.wantView("s saves a preset and the run so far (every sample, about 1 MB a minute) as", filepath.Join(dir, "NAME.json"))
 	h.press("esc", "s")
 	h.wantView("save preset + run as:")
 	h.typeText("mine")
@@ -141,4 +141,44 @@ func TestRejectedPromptTextCleared(t *testing.T) {
 // writeFileT writes n bytes to path.
 func writeFileT(path string, n int) error {
 	return os.WriteFile(path, make([]byte, n), 0o600)
+}
+
+// After e, the side's panel shows the real client's command, not our
+// load's settings ("1 conn · 8×2m · read", "consume scan"), and the
+// client's buffers as not ours to set; - goes back to our load.
+func TestExecSidePanelShowsCommand(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		h := newHarness(t, Options{}, sz[0], sz[1])
+		h.press("e")
+		h.typeText("nbdcopy {uri} null:")
+		h.press("enter")
+		h.settle()
+		h.m.Update(updateMsg{engine.Update{Sample: ptr(execSample("A", 1))}})
+		h.m.Update(updateMsg{engine.Update{Sample: ptr(sample("B", 1, true))}})
+		h.m.Update(frameMsg{})
+		a := strings.Join(h.m.panels[0].content(), "\n")
+		title := h.m.panels[0].title()
+		if !strings.Contains(a, "exec") || !strings.Contains(a, "nbdcopy {uri} null:") {
+			t.Errorf("%dx%d: A's panel does not show the client's command:\n%s", sz[0], sz[1], a)
+		}
+		for _, ours := range []string{"conn", "8×2m", "in flight", "request size", "consume", "workload"} {
+			if strings.Contains(a, ours) || strings.Contains(title, ours) {
+				t.Errorf("%dx%d: A's panel still shows our load's %q:\n%s\n%s", sz[0], sz[1], ours, title, a)
+			}
+		}
+		if sz[0] == 160 && !strings.Contains(a, "client sndbuf n/a → n/a eff") {
+			t.Errorf("160x48: the client's own send buffer is shown as ours:\n%s", a)
+		}
+		// B, our load, keeps its settings.
+		if b := strings.Join(h.m.panels[1].content(), "\n"); !strings.Contains(b, "1 conn") && !strings.Contains(b, "connections") {
+			t.Errorf("%dx%d: B lost its load's settings:\n%s", sz[0], sz[1], b)
+		}
+		h.press("e")
+		h.typeText("-")
+		h.press("enter")
+		h.settle()
+		if a := strings.Join(h.m.panels[0].content(), "\n"); strings.Contains(a, "nbdcopy") {
+			t.Errorf("%dx%d: after e - the command is still shown:\n%s", sz[0], sz[1], a)
+		}
+	}
 }

@@ -703,7 +703,7 @@ func (m *Model) saved(o op, msg opDoneMsg) {
 	case isExists(msg.err):
 		m.setMsg(msgError, fmt.Sprintf("✗ preset %q exists; save under another name", o.name))
 	case prompt:
-		m.reject(fmt.Sprintf("%q: %v", o.name, msg.err))
+		m.reject(msg.err.Error())
 	default:
 		m.setErr(fmt.Errorf("save preset %s: %w", o.name, msg.err))
 	}

@@ -783,13 +783,18 @@ func columnOf(v string, from, to int) []string {
 	return out
 }
 
+// An off-turn side says it waits: in full where the title has room, in
+// short beside its consume mode in a narrow one.
 func TestInactiveSample(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
 	h.send(engine.Update{Sample: ptr(sample("B", 1, false))})
-	h.wantView("○ waiting its turn")
+	h.wantView("B ○ waiting · consume scan")
 	if len(h.m.charts.hist[1].pts) != 0 {
 		t.Error("an off-turn sample was charted")
 	}
+	h = newHarness(t, Options{}, 160, 48)
+	h.send(engine.Update{Sample: ptr(sample("B", 1, false))})
+	h.wantView("B ○ waiting its turn")
 }
 
 // A side whose first turn came but whose load still warms its buffers
@@ -798,6 +803,9 @@ func TestWarmingSample(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
 	s := sample("A", 1, false)
 	s.Warming = true
+	h.send(engine.Update{Sample: &s})
+	h.wantView("A ◌ warming · consume scan")
+	h = newHarness(t, Options{}, 160, 48)
 	h.send(engine.Update{Sample: &s})
 	h.wantView("◌ warming its buffers")
 }
