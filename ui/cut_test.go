@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/exp/teatest"
+
 	"nbdscope/engine"
 	"nbdscope/internal/cutcheck"
 	"nbdscope/presets"
@@ -20,17 +22,25 @@ func TestNoWordCut(t *testing.T) {
 		w, hgt := sz[0], sz[1]
 		t.Run(fmt.Sprintf("%dx%d", w, hgt), func(t *testing.T) {
 			for _, st := range cutStates() {
-				h := newHarness(t, st.opts, w, hgt)
-				screens := st.do(h)
-				if screens == nil {
-					screens = []string{h.view()}
-				}
-				for _, v := range screens {
-					checkFits(t, v, w, hgt)
-					if cuts := cutcheck.Cuts(strings.Split(v, "\n")); cuts != nil {
-						t.Errorf("%s: cut short:\n  %s\nscreen:\n%s", st.name, strings.Join(cuts, "\n  "), v)
+				t.Run(st.name, func(t *testing.T) {
+					h := newHarness(t, st.opts, w, hgt)
+					screens := st.do(h)
+					golden := screens == nil
+					if golden {
+						screens = []string{h.view()}
 					}
-				}
+					for _, v := range screens {
+						checkFits(t, v, w, hgt)
+						if cuts := cutcheck.Cuts(strings.Split(v, "\n")); cuts != nil {
+							t.Errorf("cut short:\n  %s\nscreen:\n%s", strings.Join(cuts, "\n  "), v)
+						}
+					}
+					// The forms a state takes at this size, held in
+					// testdata/TestNoWordCut (regenerate with -update).
+					if golden {
+						teatest.RequireEqualOutput(t, []byte(screens[0]))
+					}
+				})
 			}
 		})
 	}
@@ -40,7 +50,7 @@ type cutState struct {
 	name string
 	opts Options
 	// do brings the explorer into the state; it returns the screens to
-	// scan, nil for the one it ends on.
+	// scan, nil for the one it ends on (then also held in a golden file).
 	do func(h *harness) []string
 }
 
@@ -91,24 +101,24 @@ func cutStates() []cutState {
 	}
 	return []cutState{
 		{"default", Options{}, func(h *harness) []string { h.feed(120, 30); return nil }},
-		{"waiting its turn, applying", Options{}, func(h *harness) []string {
+		{"waiting-applying", Options{}, func(h *harness) []string {
 			h.feed(40, 10)
 			h.m.Update(updateMsg{engine.Update{Sample: ptr(sample("A", 10.25, false))}})
 			h.press("+")
 			return nil
 		}},
-		{"clamp warning and events", Options{}, func(h *harness) []string {
+		{"clamp-warning", Options{}, func(h *harness) []string {
 			h.feed(120, 30)
 			h.send(clamp)
 			h.send(engine.Update{Event: &engine.Event{T: 20, Side: "A", Setting: "sndbuf", From: "default", To: "64k"}})
 			h.send(engine.Update{Event: &engine.Event{T: 25, Side: "B", Setting: "request-size", From: "2m", To: "256k"}})
 			return nil
 		}},
-		{"k on the client's receive buffer", Options{}, func(h *harness) []string { h.feed(40, 10); h.press("k", "k", "k"); return nil }},
-		{"exec side", Options{}, execA},
-		{"exec prompt", Options{}, func(h *harness) []string { h.press("e"); return nil }},
-		{"exec prompt, long command", Options{}, func(h *harness) []string { h.press("e"); h.typeText(qemuRead); return nil }},
-		{"long save-name error", Options{SavePreset: badName}, func(h *harness) []string {
+		{"k-client-rcvbuf", Options{}, func(h *harness) []string { h.feed(40, 10); h.press("k", "k", "k"); return nil }},
+		{"exec-side", Options{}, execA},
+		{"exec-prompt", Options{}, func(h *harness) []string { h.press("e"); return nil }},
+		{"exec-prompt-long", Options{}, func(h *harness) []string { h.press("e"); h.typeText(qemuRead); return nil }},
+		{"save-name-error", Options{SavePreset: badName}, func(h *harness) []string {
 			h.feed(40, 10)
 			h.press("s")
 			h.typeText("bad name!")
@@ -116,12 +126,12 @@ func cutStates() []cutState {
 			h.settle()
 			return nil
 		}},
-		{"presets picker", Options{LoadPresets: func() ([]PresetItem, error) { return builtinItems(), nil }}, func(h *harness) []string {
+		{"presets-picker", Options{LoadPresets: func() ([]PresetItem, error) { return builtinItems(), nil }}, func(h *harness) []string {
 			h.press("p")
 			h.m.Update(presetsMsg{items: builtinItems()})
 			return nil
 		}},
-		{"nbdcopy preset: 4 conns, 64×256k, hash", Options{}, func(h *harness) []string {
+		{"nbdcopy-preset", Options{}, func(h *harness) []string {
 			p, _ := presets.Builtin("nbdcopy")
 			h.f.cfg = p.Config
 			h.m.base.Cfg = p.Config
@@ -129,25 +139,25 @@ func cutStates() []cutState {
 			h.feed(40, 10)
 			return nil
 		}},
-		{"write and mixed sides", Options{}, func(h *harness) []string {
+		{"write-mixed", Options{}, func(h *harness) []string {
 			h.press("w", "2", "w", "w", "w", "w")
 			h.settle()
 			h.feed(40, 10)
 			return nil
 		}},
-		{"crashed side", Options{}, func(h *harness) []string {
+		{"crashed-side", Options{}, func(h *harness) []string {
 			h.feed(40, 10)
 			h.send(engine.Update{Crash: &engine.Crash{T: 10, Side: "A", Role: "load", Status: "exit status 1",
 				Stderr: []string{"qemu-img: output file is smaller than input file"}}})
 			return nil
 		}},
-		{"ladder end at the kernel's limit", Options{}, func(h *harness) []string {
+		{"ladder-end", Options{}, func(h *harness) []string {
 			h.m.com.facts.SndbufLimit = xnuRefusing
 			h.press("2", "+", "+")
 			h.settle()
 			return nil
 		}},
-		{"help, every page", Options{SavePreset: func(string, engine.Config) error { return nil },
+		{"help-pages", Options{SavePreset: func(string, engine.Config) error { return nil },
 			RunPath: func(n string) string { return "/home/someone/.local/share/nbdscope/runs/" + n + ".json" }}, func(h *harness) []string {
 			h.press("?")
 			var all []string

@@ -204,14 +204,15 @@ func (p *panel) status(short bool) string {
 		s = st.Dim.Render(pick(short, "○ waiting", "○ waiting its turn"))
 	case p.stalled() > 0:
 		s = st.Error.Render(fmt.Sprintf(pick(short, "⚠ stuck %.0fs", "⚠ no progress for %.0fs"), p.stalled()))
-	case short && p.pending:
-		s = st.OK.Render("●") // running, with a change on its way (below)
 	default:
 		s = st.OK.Render("● running")
 	}
 	switch {
-	case p.pending && s == st.OK.Render("●"):
-		s += st.Dim.Render(" applying…")
+	case p.pending && short && p.crash == nil && p.stalled() == 0 && p.last != nil:
+		// The state's glyph says what it is; the word gives way to
+		// the change on its way.
+		glyph, _, _ := strings.Cut(ansi.Strip(s), " ")
+		s = glyph + st.Dim.Render(" applying…")
 	case p.pending:
 		s += st.Dim.Render(" · applying…")
 	}
@@ -400,7 +401,9 @@ func (p *panel) rowLines(label string, lw, w int, parts ...string) []string {
 			if cur != "" {
 				lines = append(lines, cur)
 			}
-			ls := strings.Split(ansi.Wrap(part, vw, ""), "\n")
+			// Break a long word after its punctuation (a command's
+			// JSON, a path) before anywhere else.
+			ls := strings.Split(ansi.Wrap(part, vw, ",:/"), "\n")
 			lines = append(lines, ls[:len(ls)-1]...)
 			cur = ls[len(ls)-1]
 		}
