@@ -38,8 +38,8 @@ type Report struct {
 	Partial       bool   `json:"partial"`
 	PartialReason string `json:"partial_reason,omitempty"`
 	// OtherCoresBusy is how many cores other processes kept busy on
-	// average while the run ran (machineMeter); nil where not measured.
-	// Above OtherCoresNoisy the figures are slowed by them.
+	// average while the run ran (the engine's machine meter); nil where
+	// not measured. Above OtherCoresNoisy the figures are slowed by them.
 	OtherCoresBusy *Figure `json:"other_cores_busy,omitempty"`
 }
 
