@@ -116,16 +116,20 @@ func (a *app) saveRun(name string, rep engine.Report, force bool) error {
 	return storeCmdErr(st.SaveRun(name, rep, force))
 }
 
-// storeCmdErr turns store errors into command errors: a bad name is bad usage
-// (exit 2); an existing name says how to replace it.
+// storeCmdErr turns store errors into command errors. A name that is
+// invalid, unknown, taken (without --force) or a read-only built-in is a
+// bad value: nothing was done, so it is bad usage (exit 2), as a preset
+// file that is not a valid preset is. What fails while doing the work (a
+// write, a broken stored file) stays a failure (exit 1).
 func storeCmdErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, presets.ErrBadName):
-		return usageError{err}
 	case errors.Is(err, presets.ErrExists):
-		return fmt.Errorf("%w (use --force to replace it)", err)
+		return usageError{fmt.Errorf("%w (use --force to replace it)", err)}
+	case errors.Is(err, presets.ErrBadName), errors.Is(err, presets.ErrNotFound),
+		errors.Is(err, presets.ErrBuiltIn), errors.Is(err, presets.ErrInvalid):
+		return usageError{err}
 	}
 	return err
 }

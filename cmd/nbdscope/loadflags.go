@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"nbdscope/engine"
+	"nbdscope/nbd"
 )
 
 func fixed(v ...string) func() []string { return func() []string { return v } }
@@ -114,7 +115,23 @@ func (lf *loadFlags) apply(base engine.Config) (engine.Config, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, usageErrorf("%v", err)
 	}
-	return cfg, nil
+	return cfg, checkImages(cfg)
+}
+
+// checkImages refuses a spawned server's file: image that does not exist,
+// before anything runs (the server would refuse it too: nbdscope never
+// creates an image).
+func checkImages(cfg engine.Config) error {
+	for _, sc := range cfg.Sides {
+		path, isFile := strings.CutPrefix(sc.Backend, "file:")
+		if !isFile || sc.Target != "" {
+			continue
+		}
+		if err := nbd.CheckImage(path); err != nil {
+			return usageErrorf("side %s: %v", sc.Name, err)
+		}
+	}
+	return nil
 }
 
 // imageSizes serves an existing file: image at its own size on a side

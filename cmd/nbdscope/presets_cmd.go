@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,13 +87,7 @@ func (a *app) presetsList(st *presets.Store, _ []string) error {
 }
 
 func (a *app) presetsImport(st *presets.Store, file, name string, force bool) error {
-	var data []byte
-	var err error
-	if file == "-" {
-		data, err = io.ReadAll(io.LimitReader(a.stdin, 1<<20+1))
-	} else {
-		data, err = os.ReadFile(file)
-	}
+	data, err := a.readImport(file)
 	if err != nil {
 		return err
 	}
@@ -115,4 +110,18 @@ func (a *app) presetsImport(st *presets.Store, file, name string, force bool) er
 	}
 	fmt.Fprintf(a.stdout, "imported preset %s (%s)\n", p.Name, p.File)
 	return nil
+}
+
+// readImport reads the preset file to import (- is stdin). A file that
+// does not exist is a bad argument (exit 2).
+func (a *app) readImport(file string) ([]byte, error) {
+	if file == "-" {
+		data, err := presets.ReadPresetData(a.stdin)
+		return data, storeCmdErr(err)
+	}
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, usageError{err}
+	}
+	return data, err
 }

@@ -80,6 +80,11 @@ func (a *app) serve(f serveFlags) error {
 	if err != nil {
 		return err
 	}
+	if path, ok := strings.CutPrefix(f.backend, "file:"); ok {
+		if err := nbd.CheckImage(path); err != nil {
+			return usageErrorf("serve: --backend: %v", err)
+		}
+	}
 	be, err := nbd.OpenBackend(f.backend, size, nbd.BackendOptions{Fill: fill, ReadOnly: f.readOnly})
 	if err != nil {
 		return err
@@ -131,6 +136,9 @@ func (f serveFlags) parse() (size int64, fill byte, sndbuf int, err error) {
 	if f.socket != "" && f.listen != "" {
 		return 0, 0, 0, usageErrorf("serve: --socket and --listen exclude each other")
 	}
+	if err := nbd.CheckBackendSpec(f.backend); err != nil {
+		return 0, 0, 0, usageErrorf("serve: --backend: %v", err)
+	}
 	switch {
 	case f.size == "" && strings.HasPrefix(f.backend, "file:"):
 		// An image has its size: asking for another one is refused (it
@@ -140,6 +148,10 @@ func (f serveFlags) parse() (size int64, fill byte, sndbuf int, err error) {
 	case f.size != "0":
 		if size, err = units.ParseSize(f.size); err != nil {
 			return 0, 0, 0, usageErrorf("serve: --size: %v", err)
+		}
+		if size <= 0 || size%512 != 0 {
+			// Clients such as qemu round the size up and then fail on the tail.
+			return 0, 0, 0, usageErrorf("serve: --size %s: want a positive multiple of 512 (512, 1m, 10g)", f.size)
 		}
 	}
 	if fill, err = parseByte(f.fill); err != nil {

@@ -151,6 +151,9 @@ func TestServeFileSurvivesKill9(t *testing.T) {
 	)
 	dir := shortTempDir(t)
 	img, sock := filepath.Join(dir, "disk.img"), filepath.Join(dir, "s.sock")
+	if err := os.WriteFile(img, nil, 0o644); err != nil { // nbdscope never creates an image; an empty one it sizes
+		t.Fatal(err)
+	}
 	srv := startServeProc(t, "-k", sock, "--backend", "file:"+img, "--size", "16m")
 	c := dialUnix(t, sock)
 	defer c.Close()
