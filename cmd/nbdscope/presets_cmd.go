@@ -112,16 +112,28 @@ func (a *app) presetsImport(st *presets.Store, file, name string, force bool) er
 	return nil
 }
 
-// readImport reads the preset file to import (- is stdin). A file that
-// does not exist is a bad argument (exit 2).
+// readImport reads the preset file to import (- is stdin), at most a
+// preset file's limit and one byte more: a larger file is refused without
+// being read whole. A file that does not exist is a bad argument (exit 2).
 func (a *app) readImport(file string) ([]byte, error) {
-	if file == "-" {
-		data, err := presets.ReadPresetData(a.stdin)
-		return data, storeCmdErr(err)
+	r := a.stdin
+	if file != "-" {
+		f, err := os.Open(file)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, usageError{err}
+		}
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
 	}
-	data, err := os.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, usageError{err}
+	data, err := presets.ReadPresetData(r)
+	if err != nil {
+		if file != "-" {
+			err = fmt.Errorf("%s: %w", file, err)
+		}
+		return nil, storeCmdErr(err)
 	}
-	return data, err
+	return data, nil
 }
