@@ -25,7 +25,7 @@ func TestHelpOnStdout(t *testing.T) {
 			t.Fatalf("%v: exit %d, stderr %q", args, code, errs)
 		}
 		for _, want := range []string{"Commands:", "  sweep ", "  serve ", "  run ", "  presets ", "  runs ", "  doctor ",
-			"  version ", "  completion ", "--preset NAME", "Exit status: 0 ok; 1 failure or a crashed side; 2 bad usage; 130 interrupted."} {
+			"  version ", "  completion ", "--preset NAME", "Exit status:\n  0    quit (q, ctrl+c, SIGINT or SIGTERM)\n"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%v lacks %q:\n%s", args, want, out)
 			}

@@ -42,6 +42,7 @@ func newRunCmd(a *app) *cobra.Command {
 		Example: runExample,
 		Args:    noArgs,
 	}
+	setExits(cmd, exitsMeasure)
 	lf := addLoadFlags(a, cmd, true)
 	fs := cmd.Flags()
 	fs.BoolVar(&f.asJSON, "json", false, "print the whole run as one JSON object (version 1, see the README)")

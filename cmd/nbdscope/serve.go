@@ -47,6 +47,7 @@ func newServeCmd(a *app) *cobra.Command {
 		Args:    noArgs,
 		RunE:    func(*cobra.Command, []string) error { return a.serve(f) },
 	}
+	setExits(cmd, exitsServe)
 	fs := cmd.Flags()
 	fs.StringVarP(&f.socket, "socket", "k", "", "serve on the unix socket `PATH` (created 0600)")
 	fs.StringVar(&f.listen, "listen", "", "serve on TCP `HOST:PORT` (default 127.0.0.1:10809)")
@@ -116,10 +117,12 @@ func (a *app) serve(f serveFlags) error {
 	} else {
 		fmt.Fprintf(stderr, "nbdscope serve: SO_SNDBUF OS default, effective %s\n", units.FormatSize(int64(def)))
 	}
-	fmt.Fprintf(stderr, "nbdscope serve: listening on %s\n", uri)
-
+	// The signals are caught before the line that says the server is up:
+	// a script that stops it on seeing that line gets exit 0, not a
+	// death by signal.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	fmt.Fprintf(stderr, "nbdscope serve: listening on %s\n", uri)
 	if interval > 0 {
 		return serveWithStats(ctx, srv, ln, interval, f.statsJSON, stderr)
 	}

@@ -69,6 +69,7 @@ func newSweepCmd(a *app) *cobra.Command {
 		Example: sweepExample,
 		Args:    noArgs,
 	}
+	setExits(cmd, exitsMeasure)
 	// A buffer's flag here (--sndbuf, --client-sndbuf, --client-rcvbuf) is
 	// the list of sizes to sweep it through, not a per-side setting.
 	var bufs []string
