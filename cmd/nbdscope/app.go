@@ -98,13 +98,28 @@ func (a *app) sweepSpec(name string) (*engine.SweepSpec, error) {
 	return p.Sweep, err
 }
 
-// checkRunName refuses a run name that is invalid or taken (without force).
+// checkRunName refuses, before anything runs, a run name that is invalid
+// or taken (without force), or a store that cannot be written: all bad
+// usage (exit 2), as nothing has run yet.
 func (a *app) checkRunName(name string, force bool) error {
 	st, err := a.openStore()
-	if err != nil {
-		return err
+	if err == nil {
+		err = st.CheckRunName(name, force)
 	}
-	return storeCmdErr(st.CheckRunName(name, force))
+	if err = storeCmdErr(err); err != nil && !errors.As(err, new(usageError)) {
+		err = usageError{err}
+	}
+	return err
+}
+
+// saveOutcome is the error a command ends with when saving its result
+// failed after the result was printed: exit 1, whatever the result was
+// (a failure to keep what was measured outweighs an interruption).
+func saveOutcome(saveErr, outcome error) error {
+	if outcome != nil {
+		saveErr = fmt.Errorf("%w (and %v)", saveErr, outcome)
+	}
+	return exitError{exitFailure, saveErr}
 }
 
 // saveRun stores a finished run under name.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -185,6 +186,11 @@ func (f *sweepFlags) sweptBuffer(fs *pflag.FlagSet, spec *engine.SweepSpec) erro
 	return nil
 }
 
+// sweepPair sweeps our load; tests replace it.
+var sweepPair = func(ctx context.Context, cfg engine.Config, spec engine.SweepSpec, progress func(engine.SweepProgress)) ([]engine.SweepRow, error) {
+	return engine.Sweep(ctx, cfg, spec, engine.Options{}, progress)
+}
+
 func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags, preset string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -197,7 +203,7 @@ func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags, pres
 		}
 		rows, err = engine.ExecSweep(ctx, cfg, spec, clientrun.Command{Line: x.Command, Shell: x.Shell}, engine.Options{}, prog.update)
 	} else {
-		rows, err = engine.Sweep(ctx, cfg, spec, engine.Options{}, prog.update)
+		rows, err = sweepPair(ctx, cfg, spec, prog.update)
 	}
 	prog.finish()
 	rep := engine.SweepReport{Version: engine.SweepVersion, Nbdscope: engine.Version, Time: time.Now().UTC(),
@@ -218,15 +224,22 @@ func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags, pres
 	if rep.Partial && len(rows) == 0 {
 		return outcome // nothing measured: only the error
 	}
+	// Printed first, so that a save that fails loses nothing, and saved
+	// even when printing fails.
+	werr := a.printSweep(rep, f)
 	if f.save != "" {
 		run := engine.Report{Version: engine.ReportVersion, Nbdscope: rep.Nbdscope, Time: rep.Time, Preset: preset,
 			Platform: platform.Probe(), Config: cfg, Sweep: &rep, Partial: rep.Partial, PartialReason: rep.PartialReason}
 		if err := a.saveRun(f.save, run, f.force); err != nil {
-			return err
+			return saveOutcome(err, cmp.Or(werr, outcome))
 		}
 		fmt.Fprintf(a.stderr, "nbdscope: sweep saved as %q\n", f.save)
 	}
-	var werr error
+	return cmp.Or(werr, outcome)
+}
+
+// printSweep prints a sweep on stdout: JSON, CSV, markdown or the table.
+func (a *app) printSweep(rep engine.SweepReport, f sweepFlags) (werr error) {
 	switch {
 	case f.asJSON:
 		enc := json.NewEncoder(a.stdout)
@@ -239,10 +252,7 @@ func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags, pres
 	default:
 		writeSweepText(a.stdout, rep, terminalWidth(a.stdout))
 	}
-	if werr != nil {
-		return werr
-	}
-	return outcome
+	return werr
 }
 
 // execSpec makes spec an exec sweep when --exec is given (or the preset
