@@ -72,6 +72,9 @@ func (a *app) runRun(lf *loadFlags, f runFlags) error {
 	if cfg.Duration <= 0 {
 		return usageErrorf("run: --duration must be positive")
 	}
+	if err := changesInRun(cfg); err != nil {
+		return err
+	}
 	if f.save != "" {
 		// Refuse a taken name or a store that cannot be written before
 		// the run, not after it.
@@ -97,6 +100,20 @@ func (a *app) runRun(lf *loadFlags, f runFlags) error {
 		fmt.Fprintf(a.stderr, "nbdscope: run saved as %q\n", f.save)
 	}
 	return cmp.Or(perr, outcome)
+}
+
+// changesInRun refuses a scripted change that would never happen: one at
+// or after the end of the run (it exited 0 without a word).
+func changesInRun(cfg engine.Config) error {
+	for _, ch := range cfg.Script {
+		switch {
+		case ch.At > cfg.Duration:
+			return usageErrorf("run: --at %v is after the end of the run (--duration %v): %v would never happen", ch.At.D(), cfg.Duration.D(), ch)
+		case ch.At == cfg.Duration:
+			return usageErrorf("run: --at %v is the end of the run (--duration %v): %v would never take effect", ch.At.D(), cfg.Duration.D(), ch)
+		}
+	}
+	return nil
 }
 
 // printRun prints a finished run on stdout: JSON, CSV or the summary.

@@ -103,6 +103,9 @@ func newSweepCmd(a *app) *cobra.Command {
 		if err := exclusive(cmd, "json", "csv", "markdown"); err != nil {
 			return err
 		}
+		if err := sideAOnly(cmd.Flags()); err != nil {
+			return err
+		}
 		cfg, err := lf.config(a)
 		if err != nil {
 			return err
@@ -126,6 +129,22 @@ func newSweepCmd(a *app) *cobra.Command {
 		return a.sweep(cfg, spec, f, lf.preset)
 	}
 	return cmd
+}
+
+// sideAOnly refuses the flags a sweep would ignore: it measures side A
+// alone (side B stays paused), so side B's settings and the mode of two
+// sides running do nothing.
+func sideAOnly(fs *pflag.FlagSet) error {
+	if fs.Changed("mode") {
+		return usageErrorf("sweep: --mode: a sweep measures side A alone, so there is no mode to choose")
+	}
+	var err error
+	fs.Visit(func(f *pflag.Flag) {
+		if g := f.Annotations[sideGroupAnnotation]; err == nil && len(g) > 0 && f.Name == g[0]+"-b" {
+			err = usageErrorf("sweep: --%s: a sweep moves side A only (side B stays paused); use --%s or --%s-a", f.Name, g[0], g[0])
+		}
+	})
+	return err
 }
 
 // spec is the sweep to run: the preset's sweep (or the defaults), with
@@ -177,6 +196,10 @@ func (f *sweepFlags) sweptBuffer(fs *pflag.FlagSet, spec *engine.SweepSpec) erro
 	st, _ := engine.Lookup(name)
 	spec.Setting, spec.Sizes = name, nil
 	for _, s := range strings.Split(*f.lists[name], ",") {
+		if strings.TrimSpace(s) == "" {
+			// ParseBuf reads "" as default: "--sndbuf ''" swept only that.
+			return usageErrorf("sweep: --%s %q: an empty size in the list; want sizes like default,64k,2m", name, *f.lists[name])
+		}
 		v, err := st.Parse(s)
 		if err != nil {
 			return usageErrorf("sweep: --%s: %v", name, err)
