@@ -90,7 +90,10 @@ func flagLines(fs *pflag.FlagSet) string {
 		if f.Shorthand != "" {
 			left = "  -" + f.Shorthand + ", --" + f.Name
 		}
-		if varname != "" {
+		switch {
+		case varname != "" && f.NoOptDefVal != "":
+			left += "[=" + varname + "]" // the value is optional, so it must follow '=' (--stats=500ms)
+		case varname != "":
 			left += " " + varname
 		}
 		lines = append(lines, line{left, usage})

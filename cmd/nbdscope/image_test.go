@@ -23,7 +23,11 @@ func TestMissingImageRefused(t *testing.T) {
 		{"serve", "--backend", "file:" + img, "--size", "1g", "-k", filepath.Join(t.TempDir(), "s.sock")},
 		{"serve", "--backend", "file:" + img, "-k", filepath.Join(t.TempDir(), "s.sock")},
 	} {
-		code, _, errs := runApp(t, args...)
+		run := runApp
+		if args[0] == "serve" {
+			run = runBin // should it serve, it would until a signal
+		}
+		code, _, errs := run(t, args...)
 		want := "no such image; nbdscope never creates an image: create it with `truncate -s 1G " + img + "` or `qemu-img create"
 		if code != exitUsage || !strings.Contains(errs, want) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", args, code, errs, want)

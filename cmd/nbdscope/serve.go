@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -35,6 +36,18 @@ type serveFlags struct {
 	readOnly, verbose                                         bool
 	maxConns                                                  int
 	stats, statsJSON                                          string
+	statsSet                                                  bool // --stats given (perhaps as --stats=)
+}
+
+// serveArgs refuses arguments; one after --stats is its interval typed
+// with a space, which an optional value cannot take: say what to type.
+func serveArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 && cmd.Flags().Changed("stats") {
+		if _, err := time.ParseDuration(args[0]); err == nil {
+			return usageErrorf("%s: unexpected argument %q: the --stats interval follows '=': --stats=%s", cmd.CommandPath(), args[0], args[0])
+		}
+	}
+	return noArgs(cmd, args)
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -44,8 +57,11 @@ func newServeCmd(a *app) *cobra.Command {
 		Short:   "Serve an export to real NBD clients (qemu-nbd's flags)",
 		Long:    serveLong,
 		Example: serveExample,
-		Args:    noArgs,
-		RunE:    func(*cobra.Command, []string) error { return a.serve(f) },
+		Args:    serveArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.statsSet = cmd.Flags().Changed("stats")
+			return a.serve(f)
+		},
 	}
 	setExits(cmd, exitsServe)
 	fs := cmd.Flags()
@@ -60,7 +76,7 @@ func newServeCmd(a *app) *cobra.Command {
 	fs.StringVar(&f.fill, "fill", "0xff", "`BYTE` that null backend reads return")
 	fs.IntVarP(&f.maxConns, "max-connections", "e", nbd.DefaultMaxConns, "refuse connections beyond `N` (qemu-nbd's -e/--shared)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log connections and protocol errors to stderr")
-	fs.StringVar(&f.stats, "stats", "", "every `INTERVAL` (--stats alone: 1s) a line per connection and in total on stderr; a summary table at exit and on SIGUSR1")
+	fs.StringVar(&f.stats, "stats", "", "every `INTERVAL` (--stats alone: 1s; --stats=500ms) a line per connection and in total on stderr; a summary table at exit and on SIGUSR1")
 	fs.Lookup("stats").NoOptDefVal = "1s"
 	fs.StringVar(&f.statsJSON, "stats-json", "", "with --stats: write the summary as JSON to `FILE` (at exit and on SIGUSR1)")
 	cmd.RegisterFlagCompletionFunc("backend", completeFixed(fixed("null", "pattern", "memory", "file:")))

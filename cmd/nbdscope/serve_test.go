@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -475,5 +476,58 @@ func TestRunServesImageAtItsSize(t *testing.T) {
 		if c.args[0] == "--backend-b" && cfg.Sides[0].Size != engine.DefaultConfig().Sides[0].Size {
 			t.Errorf("%q: side A size %d changed", c.args, cfg.Sides[0].Size)
 		}
+	}
+}
+
+// TestServeStatsForm: help shows --stats[=INTERVAL], the form that works;
+// '--stats 500ms' says to type --stats=500ms, and '--stats=' is refused
+// rather than taken as off (issue 21 item 8).
+func TestServeStatsForm(t *testing.T) {
+	_, out, _ := runApp(t, "serve", "--help")
+	if !strings.Contains(out, "--stats[=INTERVAL] ") {
+		t.Errorf("serve --help does not show --stats[=INTERVAL]:\n%s", out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--stats", "500ms"}, "the --stats interval follows '=': --stats=500ms"},
+		{[]string{"serve", "--stats="}, "--stats=: want an interval from 100ms to 1h"},
+		{[]string{"serve", "--stats=1ns"}, "--stats=1ns: want an interval from 100ms to 1h"},
+	} {
+		code, _, errs := runBin(t, append(c.args, "-k", filepath.Join(shortTempDir(t), "s.sock"))...)
+		if code != exitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+// TestServeStatsJSONVersion: the --stats-json file carries nbdscope_version
+// beside its version, as every JSON output does.
+func TestServeStatsJSONVersion(t *testing.T) {
+	dir := shortTempDir(t)
+	sock, file := filepath.Join(dir, "s.sock"), filepath.Join(dir, "stats.json")
+	srv := startServeProc(t, "-k", sock, "--backend", "null", "--size", "1m", "--stats=200ms", "--stats-json", file)
+	c := dialUnix(t, sock)
+	if _, err := c.ReadAt(make([]byte, 64<<10), 0); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	srv.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-srv.exited:
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not exit on SIGTERM")
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("no --stats-json file: %v\n%s", err, srv.out)
+	}
+	var s struct {
+		Version  int     `json:"version"`
+		Nbdscope *string `json:"nbdscope_version"`
+	}
+	if err := json.Unmarshal(data, &s); err != nil || s.Version != 1 || s.Nbdscope == nil || *s.Nbdscope != engine.Version {
+		t.Errorf("--stats-json: %v, version %d, nbdscope_version %v; want %q:\n%s", err, s.Version, s.Nbdscope, engine.Version, data)
 	}
 }
