@@ -17,21 +17,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// walkCommands calls f with the path (as typed after nbdscope) of every
-// command a user can run, the root ("") included, hidden ones not.
-func walkCommands(root *cobra.Command, f func(path []string, c *cobra.Command)) {
-	var walk func(path []string, c *cobra.Command)
-	walk = func(path []string, c *cobra.Command) {
-		f(path, c)
-		for _, sub := range c.Commands() {
-			if !sub.Hidden && sub.Name() != cobra.ShellCompRequestCmd {
-				walk(append(append([]string(nil), path...), sub.Name()), sub)
-			}
-		}
-	}
-	walk(nil, root)
-}
-
 var reExitRow = regexp.MustCompile(`(?m)^  (\d+) +(\S.*)$`)
 
 // helpExits are the exit statuses a command's --help lists.
@@ -85,7 +70,9 @@ func signalCases(t *testing.T) map[string]signalCase {
 func TestHelpExitTables(t *testing.T) {
 	storeCmdHome(t)
 	cases := signalCases(t)
-	walkCommands(newRootCmd(testApp()), func(path []string, _ *cobra.Command) {
+	root := newRootCmd(testApp())
+	root.InitDefaultHelpCmd()
+	walkCommands(root, func(path []string, _ *cobra.Command) {
 		key := strings.Join(path, " ")
 		codes := helpExits(t, path)
 		for code := range codes {

@@ -79,7 +79,7 @@ func (a *app) runRun(lf *loadFlags, f runFlags) error {
 		// Refuse a taken name or a store that cannot be written before
 		// the run, not after it.
 		if err := a.checkRunName(f.save, f.force); err != nil {
-			return err
+			return fmt.Errorf("--save: %w", err)
 		}
 	}
 	rep, interrupted, err := runPair(cfg, !f.asJSON && !f.asCSV)

@@ -211,6 +211,9 @@ func (f serveFlags) openListener(stderr io.Writer) (net.Listener, nbd.URI, error
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		fmt.Fprintf(stderr, "nbdscope serve: warning: listening on %s, beyond this machine; NBD has no authentication or encryption, anyone who can reach it can read and write the export\n", addr)
 	}
+	if _, err := net.LookupPort("tcp", port); err != nil { // a number (0…65535) or a service name
+		return nil, nbd.URI{}, usageErrorf("serve: --listen %q: %v", addr, err)
+	}
 	tl, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, nbd.URI{}, fmt.Errorf("serve: %w", err)

@@ -336,7 +336,7 @@ func TestServeUnixSocketIs0600(t *testing.T) {
 // TestServeWarnsBeyondLoopback: --listen on anything but a loopback address
 // prints a warning before binding. The addresses use port 99999, which no
 // socket accepts, so nothing is ever bound beyond loopback: the command
-// warns, then fails to listen.
+// warns, then refuses the port (a bad value: exit 2).
 func TestServeWarnsBeyondLoopback(t *testing.T) {
 	const warning = "warning: listening on"
 	for _, tc := range []struct {
@@ -355,8 +355,8 @@ func TestServeWarnsBeyondLoopback(t *testing.T) {
 		{"localhost:99999", false},
 	} {
 		code, _, stderr := storeCmdRun(t, "", "serve", "--listen", tc.addr, "--backend", "null", "--size", "1m")
-		if code != 1 {
-			t.Errorf("--listen %s: exit %d, want 1 (the port is invalid)\n%s", tc.addr, code, stderr)
+		if code != exitUsage {
+			t.Errorf("--listen %s: exit %d, want 2 (the port is invalid)\n%s", tc.addr, code, stderr)
 		}
 		if got := strings.Contains(stderr, warning); got != tc.warn {
 			t.Errorf("--listen %s: warning printed %v, want %v\n%s", tc.addr, got, tc.warn, stderr)

@@ -123,7 +123,7 @@ func newSweepCmd(a *app) *cobra.Command {
 		}
 		if f.save != "" {
 			if err := a.checkRunName(f.save, f.force); err != nil {
-				return err
+				return fmt.Errorf("--save: %w", err)
 			}
 		}
 		return a.sweep(cfg, spec, f, lf.preset)
