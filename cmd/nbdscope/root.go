@@ -36,6 +36,7 @@ func newRootCmd(a *app) *cobra.Command {
 	)
 	root.CompletionOptions.HiddenDefaultCmd = false
 	root.CompletionOptions.DisableDescriptions = false
+	setupCompletionCmd(root)
 	return root
 }
 
