@@ -8,11 +8,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// recvBufLen holds one datagram of a dump: the kernel fills dump skbs of up
-// to 32 KiB (netlink_dump's max(NLMSG_GOODSIZE, 32k) when the receive
-// buffer allows), and flags MSG_TRUNC if one were bigger.
-const recvBufLen = 64 << 10
-
 // replyTimeout bounds every wait for the kernel's answer. sock_diag answers
 // at once (an exact lookup inside sendmsg, a dump as it is read), so
 // reaching it means something is badly wrong, not that the kernel is slow.
@@ -25,29 +20,39 @@ type Conn struct {
 	fd  int
 	seq uint32
 	req []byte
-	buf []byte
 	// tap, when set (by tests), sees every datagram of every answer: it is
 	// how the fuzz tests' seed corpus gets real replies.
 	tap func(datagram []byte)
+	mm  mmsgState
 }
 
 // Dial opens a sock_diag socket. It needs no privileges: sock_diag
 // describes the sockets of the caller's network namespace.
 func Dial() (*Conn, error) {
+	fd, err := openDiagSocket()
+	if err != nil {
+		return nil, err
+	}
+	c := &Conn{fd: fd}
+	c.mm.init()
+	return c, nil
+}
+
+func openDiagSocket() (int, error) {
 	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
 	if err != nil {
-		return nil, fmt.Errorf("sock_diag: open a NETLINK_SOCK_DIAG socket: %w", err)
+		return -1, fmt.Errorf("sock_diag: open a NETLINK_SOCK_DIAG socket: %w", err)
 	}
 	tv := unix.Timeval{Sec: replyTimeout}
 	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
 		unix.Close(fd)
-		return nil, fmt.Errorf("sock_diag: set a receive timeout: %w", err)
+		return -1, fmt.Errorf("sock_diag: set a receive timeout: %w", err)
 	}
 	if err := unix.Bind(fd, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
 		unix.Close(fd)
-		return nil, fmt.Errorf("sock_diag: bind the netlink socket: %w", err)
+		return -1, fmt.Errorf("sock_diag: bind the netlink socket: %w", err)
 	}
-	return &Conn{fd: fd, buf: make([]byte, recvBufLen)}, nil
+	return fd, nil
 }
 
 // Close closes the socket.
@@ -72,42 +77,58 @@ func (c *Conn) roundTrip(build func(b []byte, seq uint32) []byte, parse func(b [
 	c.seq++
 	seq := c.seq
 	c.req = build(c.req[:0], seq)
-	kernel := &unix.SockaddrNetlink{Family: unix.AF_NETLINK}
-	for {
-		err := unix.Sendto(c.fd, c.req, 0, kernel)
-		if err == nil {
-			break
-		}
-		if err != unix.EINTR {
-			return fmt.Errorf("sock_diag: send request: %w", err)
-		}
+	if err := c.send(); err != nil {
+		return err
 	}
 	// A dump can be any number of datagrams; each holds at least one
 	// socket or the end, so the bound below is far beyond any real table
 	// and only stops a kernel (or test double) that never ends a reply.
-	for range 1 << 20 {
-		n, _, flags, _, err := unix.Recvmsg(c.fd, c.buf, nil, 0)
-		if err == unix.EINTR {
-			continue
-		}
+	for range 1 << 16 {
+		n, err := c.recvReplies()
 		if err != nil {
-			if err == unix.EAGAIN {
-				return fmt.Errorf("sock_diag: no answer from the kernel within %d s", replyTimeout)
+			return c.abandon(err)
+		}
+		for k := range n {
+			d, err := c.reply(k)
+			if err != nil {
+				return c.abandon(err)
 			}
-			return fmt.Errorf("sock_diag: receive answer: %w", err)
-		}
-		if flags&unix.MSG_TRUNC != 0 {
-			return fmt.Errorf("%w: a reply datagram was larger than %d bytes", ErrMalformed, len(c.buf))
-		}
-		if c.tap != nil {
-			c.tap(c.buf[:n])
-		}
-		done, err := parse(c.buf[:n], seq)
-		if err != nil || done {
-			return err
+			done, err := parse(d, seq)
+			if err != nil && !done {
+				return c.abandon(err)
+			}
+			if done {
+				return err
+			}
 		}
 	}
-	return fmt.Errorf("%w: the kernel's reply never ended", ErrMalformed)
+	return c.abandon(fmt.Errorf("%w: the kernel's reply never ended", ErrMalformed))
+}
+
+// reply is the k-th datagram the last recvReplies took.
+func (c *Conn) reply(k int) ([]byte, error) {
+	h := &c.mm.hdrs[k]
+	if h.Hdr.Flags&unix.MSG_TRUNC != 0 {
+		return nil, fmt.Errorf("%w: a reply datagram was larger than %d bytes", ErrMalformed, replySlotLen)
+	}
+	d := c.mm.bufs[k*replySlotLen : k*replySlotLen+int(h.Len)]
+	if c.tap != nil {
+		c.tap(d)
+	}
+	return d, nil
+}
+
+// abandon gives up on an answer that went wrong half way. The rest of it
+// may still be queued, and the kernel runs one dump per socket at a time
+// (EBUSY for the next), so the socket is replaced by a fresh one.
+func (c *Conn) abandon(err error) error {
+	fd, derr := openDiagSocket()
+	if derr != nil {
+		return fmt.Errorf("%w (and reopening the socket failed: %v)", err, derr)
+	}
+	unix.Close(c.fd)
+	c.fd = fd
+	return err
 }
 
 // UnixSockets lists every unix socket of the network namespace (one dump),
@@ -169,7 +190,7 @@ func (c *Conn) TCPSockets(dst []TCPSocket) ([]TCPSocket, error) {
 	defer c.mu.Unlock()
 	var err error
 	for _, fam := range []uint8{afInet, afInet6} {
-		if dst, err = c.tcpDump(dst, fam, heldStates); err != nil {
+		if dst, err = c.tcpDump(dst, fam, inetExt, heldStates); err != nil {
 			return dst, err
 		}
 	}
@@ -179,9 +200,11 @@ func (c *Conn) TCPSockets(dst []TCPSocket) ([]TCPSocket, error) {
 // heldStates are the TCP states a socket an application holds can be in.
 const heldStates = allStates &^ (1<<StateTimeWait | 1<<StateSynRecv)
 
-func (c *Conn) tcpDump(dst []TCPSocket, family uint8, states uint32) ([]TCPSocket, error) {
+func (c *Conn) tcpDump(dst []TCPSocket, family, ext uint8, states uint32) ([]TCPSocket, error) {
 	err := c.roundTrip(
-		func(b []byte, seq uint32) []byte { return appendInetRequest(b, seq, family, states, nil, NoCookie) },
+		func(b []byte, seq uint32) []byte {
+			return appendInetRequest(b, seq, family, ext, states, nil, NoCookie)
+		},
 		func(b []byte, seq uint32) (done bool, err error) {
 			dst, done, err = ParseInetDiag(b, seq, dst)
 			return done, err
@@ -212,7 +235,9 @@ func (c *Conn) TCPSocket(s TCPSocket) (TCPSocket, error) {
 func (c *Conn) tcpExact(k *tcpKey, cookie Cookie) (TCPSocket, error) {
 	var got []TCPSocket
 	err := c.roundTrip(
-		func(b []byte, seq uint32) []byte { return appendInetRequest(b, seq, k.family, allStates, k, cookie) },
+		func(b []byte, seq uint32) []byte {
+			return appendInetRequest(b, seq, k.family, inetExt, allStates, k, cookie)
+		},
 		func(b []byte, seq uint32) (done bool, err error) {
 			got, done, err = ParseInetDiag(b, seq, got[:0])
 			return done, err

@@ -21,6 +21,10 @@ const (
 // (N-1) for extension N.
 const inetExt = 1<<(inetDiagInfo-1) | 1<<(inetDiagSkMemInfo-1)
 
+// inetExtSample asks for SK_MEMINFO only: the sampler needs no tcp_info,
+// which the kernel fills under the socket's lock.
+const inetExtSample = 1 << (inetDiagSkMemInfo - 1)
+
 // TCP states, from include/net/tcp_states.h; StateEstablished, StateClose
 // and StateListen above are shared with unix sockets.
 const (
@@ -135,16 +139,17 @@ func (s *TCPSocket) key() tcpKey {
 	return tcpKey{family: s.Family, local: s.Local, remote: s.Remote, iface: s.Iface}
 }
 
-// appendInetRequest writes an inet_diag request for TCP over family. A nil
-// key asks for a dump of the sockets in states (a bit per state); a key
-// asks for that one connection, which must also match cookie.
-func appendInetRequest(b []byte, seq uint32, family uint8, states uint32, k *tcpKey, cookie Cookie) []byte {
+// appendInetRequest writes an inet_diag request for TCP over family, for
+// the extensions ext. A nil key asks for a dump of the sockets in states (a
+// bit per state); a key asks for that one connection, which must also
+// match cookie.
+func appendInetRequest(b []byte, seq uint32, family uint8, ext uint8, states uint32, k *tcpKey, cookie Cookie) []byte {
 	flags := uint16(nlmFRequest)
 	if k == nil {
 		flags |= nlmFDump
 	}
 	b = appendHeader(b, inetDiagReqLen, flags, seq)
-	b = append(b, family, ipprotoTCP, inetExt, 0)
+	b = append(b, family, ipprotoTCP, ext, 0)
 	b = ne.AppendUint32(b, states)
 	var id [inetDiagSockIDLn]byte
 	if k != nil {

@@ -157,7 +157,7 @@ func TestRequestLayout(t *testing.T) {
 		t.Errorf("a dump request has flags %#x", ne.Uint16(d[6:8]))
 	}
 	k := tcpKey{family: afInet, local: netip.MustParseAddrPort("127.0.0.1:1"), remote: netip.MustParseAddrPort("127.0.0.2:258")}
-	r := appendInetRequest(nil, 1, afInet, 0x2, &k, Cookie{7, 8})
+	r := appendInetRequest(nil, 1, afInet, inetExt, 0x2, &k, Cookie{7, 8})
 	if len(r) != nlmsgHdrLen+inetDiagReqLen {
 		t.Fatalf("inet request is %d bytes", len(r))
 	}

@@ -22,15 +22,20 @@ const MaxRate = 10000
 type Mode uint8
 
 const (
-	// ModeAuto picks ModeDump: measured cheaper on this kind of machine
-	// (BenchmarkSampler; see the package's README notes in sampler docs).
+	// ModeAuto reads TCP connections by exact lookups and unix sockets by
+	// one dump per tick while the network namespace has few unix sockets
+	// for the lookups it replaces (see dumpPerLookup), by lookups beyond.
+	// It is the cheapest of the three wherever it was measured.
 	ModeAuto Mode = iota
 	// ModeDump reads one dump per family per tick and picks the senders
 	// and their receivers out of it. Its cost grows with every socket of
-	// the network namespace, not with the set.
+	// the network namespace, not with the set; a TCP dump walks the
+	// kernel's whole established hash table, however few sockets it has.
 	ModeDump
-	// ModeExact looks up each sender and each receiver on its own: two
-	// netlink round trips per connection per tick, whatever else exists.
+	// ModeExact looks up each sender and each receiver on its own, all in
+	// one batch (one sendmsg, a recvmmsg per 16 replies), whatever else
+	// exists. A unix lookup still scans the namespace's unix sockets in
+	// the kernel; a TCP lookup is a hash lookup.
 	ModeExact
 )
 
@@ -56,9 +61,8 @@ type SamplerConfig struct {
 // one on Linux, tests use doubles.
 type prober interface {
 	unixDump(dst []UnixSocket, show uint32) ([]UnixSocket, error)
-	unixExact(ino Inode, cookie Cookie, show uint32) (UnixSocket, error)
-	tcpDump(dst []TCPSocket, family uint8, states uint32) ([]TCPSocket, error)
-	tcpExact(k *tcpKey, cookie Cookie) (TCPSocket, error)
+	tcpDump(dst []TCPSocket, family, ext uint8, states uint32) ([]TCPSocket, error)
+	exactBatch(reqs []exactReq, res []exactRes) error
 	Close() error
 }
 
@@ -90,10 +94,7 @@ func newSampler(cfg SamplerConfig, p prober) (*Sampler, error) {
 		return nil, fmt.Errorf("socket fill: a rate of %v Hz is out of range 1…%d", cfg.Rate, MaxRate)
 	}
 	mode := cfg.Mode
-	if mode == ModeAuto {
-		mode = ModeDump
-	}
-	if mode != ModeDump && mode != ModeExact {
+	if mode > ModeExact {
 		return nil, fmt.Errorf("socket fill: unknown mode %v", cfg.Mode)
 	}
 	return &Sampler{

@@ -14,9 +14,9 @@ type fakeKernel struct {
 	unix    map[Inode]UnixSocket
 	tcp     []TCPSocket
 	fail    error
-	calls   int
+	calls   int // round trips (a batch is one)
+	lookups int // exact lookups
 	closed  bool
-	inDumps int // unix sockets dumps must wade through besides the table
 }
 
 func newFakeKernel() *fakeKernel { return &fakeKernel{unix: map[Inode]UnixSocket{}} }
@@ -38,11 +38,23 @@ func (k *fakeKernel) unixDump(dst []UnixSocket, show uint32) ([]UnixSocket, erro
 	return dst, nil
 }
 
-func (k *fakeKernel) unixExact(ino Inode, cookie Cookie, show uint32) (UnixSocket, error) {
+func (k *fakeKernel) exactBatch(reqs []exactReq, res []exactRes) error {
 	k.calls++
 	if k.fail != nil {
-		return UnixSocket{}, k.fail
+		return k.fail
 	}
+	for i, r := range reqs {
+		k.lookups++
+		if r.kind == KindUnix {
+			res[i].unix, res[i].err = k.unixExact(r.ino, r.cookie)
+		} else {
+			res[i].tcp, res[i].err = k.tcpExact(&r.key, r.cookie)
+		}
+	}
+	return nil
+}
+
+func (k *fakeKernel) unixExact(ino Inode, cookie Cookie) (UnixSocket, error) {
 	u, ok := k.unix[ino]
 	if !ok {
 		return UnixSocket{}, &KernelError{Errno: syscall.ENOENT}
@@ -53,7 +65,7 @@ func (k *fakeKernel) unixExact(ino Inode, cookie Cookie, show uint32) (UnixSocke
 	return u, nil
 }
 
-func (k *fakeKernel) tcpDump(dst []TCPSocket, family uint8, states uint32) ([]TCPSocket, error) {
+func (k *fakeKernel) tcpDump(dst []TCPSocket, family, ext uint8, states uint32) ([]TCPSocket, error) {
 	k.calls++
 	if k.fail != nil {
 		return dst, k.fail
@@ -67,10 +79,6 @@ func (k *fakeKernel) tcpDump(dst []TCPSocket, family uint8, states uint32) ([]TC
 }
 
 func (k *fakeKernel) tcpExact(key *tcpKey, cookie Cookie) (TCPSocket, error) {
-	k.calls++
-	if k.fail != nil {
-		return TCPSocket{}, k.fail
-	}
 	for _, s := range k.tcp {
 		if s.key() == *key {
 			if cookie != NoCookie && cookie != s.Cookie {
@@ -119,7 +127,7 @@ func ticks(s *Sampler, n int) {
 	}
 }
 
-var modes = []Mode{ModeDump, ModeExact}
+var modes = []Mode{ModeAuto, ModeDump, ModeExact}
 
 func TestSamplerFullAndEmpty(t *testing.T) {
 	for _, mode := range modes {
@@ -232,8 +240,10 @@ func TestSamplerNoMemInfo(t *testing.T) {
 	}
 }
 
-// TestSamplerExactCost: exact lookups cost two round trips per connection
-// (sender and receiver), a dump one per family, whatever the set.
+// TestSamplerLookupCounts: a tick is one round trip in either mode: one
+// unix dump, or one batch of two lookups per connection (sender and
+// receiver). ModeAuto dumps while the namespace has few unix sockets, and
+// looks up once it has many; TCP it always looks up.
 func TestSamplerLookupCounts(t *testing.T) {
 	k := newFakeKernel()
 	var set []Inode
@@ -241,19 +251,28 @@ func TestSamplerLookupCounts(t *testing.T) {
 		k.pair(100+2*i, 101+2*i, 5, 100, 0)
 		set = append(set, 100+2*i)
 	}
-	for _, c := range []struct {
-		mode Mode
-		want int
-	}{{ModeExact, 16}, {ModeDump, 1}} {
-		s := testSampler(t, k, c.mode)
+	k.tcpConn(30, 31, 5, 100, 0)
+	k.tcpConn(32, 33, 5, 100, 0)
+	set = append(set, 30, 32)
+	check := func(mode Mode, calls, lookups int) {
+		t.Helper()
+		s := testSampler(t, k, mode)
 		s.Set("A", set)
-		ticks(s, 1) // resolves
-		k.calls = 0
+		ticks(s, 1) // finds them
+		k.calls, k.lookups = 0, 0
 		ticks(s, 1)
-		if k.calls != c.want {
-			t.Errorf("%v: %d lookups per tick for 8 unix connections, want %d", c.mode, k.calls, c.want)
+		if k.calls != calls || k.lookups != lookups {
+			t.Errorf("%v with %d unix sockets: %d round trips and %d lookups per tick for 8 unix and 2 TCP connections; want %d and %d",
+				mode, len(k.unix), k.calls, k.lookups, calls, lookups)
 		}
 	}
+	check(ModeExact, 1, 20)
+	check(ModeDump, 3, 0) // unix, TCP over IPv4, over IPv6
+	check(ModeAuto, 2, 4) // the unix dump and a batch for TCP
+	for i := range Inode(dumpPerLookup * 16) {
+		k.unix[1000+i] = UnixSocket{Inode: 1000 + i}
+	}
+	check(ModeAuto, 1, 20)
 }
 
 func TestSamplerConfig(t *testing.T) {
@@ -263,7 +282,7 @@ func TestSamplerConfig(t *testing.T) {
 		}
 	}
 	s, err := newSampler(SamplerConfig{}, newFakeKernel())
-	if err != nil || s.interval.Milliseconds() != 5 || s.mode != ModeDump {
+	if err != nil || s.interval.Milliseconds() != 5 || s.mode != ModeAuto {
 		t.Errorf("default: interval %v mode %v err %v; want 5ms at 200 Hz", s.interval, s.mode, err)
 	}
 }

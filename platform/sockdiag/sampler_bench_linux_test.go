@@ -1,0 +1,103 @@
+//go:build linux
+
+package sockdiag
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// BenchmarkSampler measures what the sampler costs: 8 connections per side
+// (two groups, 16 sender sockets, their 16 receivers looked up too) at
+// 200 Hz for 2 s, with the process's CPU time (getrusage, user + system)
+// over that stretch as a share of one core. The figure includes the idle
+// process around the sampler (garbage collector, timers), so it is an
+// upper bound. "background" adds idle unix sockets to the namespace, which
+// a dump must walk and an exact lookup does not.
+func BenchmarkSampler(b *testing.B) {
+	for _, c := range []struct {
+		family     string
+		mode       Mode
+		background int
+	}{
+		{"unix", ModeAuto, 0}, {"unix", ModeDump, 0}, {"unix", ModeExact, 0},
+		{"unix", ModeAuto, 1000}, {"unix", ModeDump, 1000}, {"unix", ModeExact, 1000},
+		{"tcp", ModeAuto, 0}, {"tcp", ModeDump, 0},
+	} {
+		name := fmt.Sprintf("%s/%v/background=%d", c.family, c.mode, c.background)
+		b.Run(name, func(b *testing.B) {
+			for range c.background / 2 {
+				newSocketPair(b)
+			}
+			groups := benchConnections(b, c.family)
+			for b.Loop() {
+				benchRun(b, c.mode, groups)
+			}
+		})
+	}
+}
+
+// benchConnections opens 8 connections for each of two groups, each with
+// some data waiting at its receiver, and returns the senders' inodes.
+func benchConnections(b *testing.B, family string) [2][]Inode {
+	var groups [2][]Inode
+	for g := range groups {
+		for range 8 {
+			if family == "unix" {
+				p := newSocketPair(b)
+				if _, err := unix.Write(p.fd[0], make([]byte, 64<<10)); err != nil {
+					b.Fatal(err)
+				}
+				groups[g] = append(groups[g], p.ino[0])
+				continue
+			}
+			client, server := tcpPair(b, "tcp4", "127.0.0.1:0")
+			if _, err := server.Write(make([]byte, 64<<10)); err != nil {
+				b.Fatal(err)
+			}
+			_ = client
+			groups[g] = append(groups[g], tcpInode(b, server))
+		}
+	}
+	return groups
+}
+
+const benchStretch = 2 * time.Second
+
+func benchRun(b *testing.B, mode Mode, groups [2][]Inode) {
+	s, err := StartSampler(context.Background(), SamplerConfig{Rate: DefaultRate, Mode: mode})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.Set("A", groups[0])
+	s.Set("B", groups[1])
+	time.Sleep(100 * time.Millisecond) // sockets resolved, buffers warm
+	s.Take("A")
+	s.Take("B")
+
+	before, start := rusage(b), time.Now()
+	time.Sleep(benchStretch)
+	after, wall := rusage(b), time.Since(start)
+	fa, fb := s.Take("A"), s.Take("B")
+	s.Stop()
+
+	cpu := after - before
+	if fa.Errors+fb.Errors != 0 || fa.Samples != fa.Ticks*8 || fb.Samples != fb.Ticks*8 {
+		b.Fatalf("windows A %+v, B %+v: every tick should sample all 16 sockets", fa, fb)
+	}
+	b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "cpu-%/core")
+	b.ReportMetric(float64(fa.Ticks)/wall.Seconds(), "ticks/s")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(max(fa.Ticks, 1)), "cpu-µs/tick")
+}
+
+func rusage(b *testing.B) time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
