@@ -50,3 +50,11 @@ func (e *KernelError) Unwrap() error { return e.Errno }
 func (e *KernelError) Is(target error) bool {
 	return target == ErrGone && (e.Errno == syscall.ENOENT || e.Errno == syscall.ESTALE)
 }
+
+// notAvailableReason says why sock_diag figures cannot be had on goos.
+func notAvailableReason(goos string) string {
+	if goos == "darwin" {
+		return "needs Linux sock_diag; on macOS proc_pidfdinfo requires cgo, not built"
+	}
+	return "needs Linux sock_diag and /proc, not available on " + goos
+}

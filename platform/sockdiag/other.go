@@ -7,14 +7,10 @@ import (
 	"runtime"
 )
 
-// notHere is the reason every entry point that needs the kernel gives off
+// notHere is the error every entry point that needs the kernel gives off
 // Linux.
 func notHere(what string) error {
-	reason := "needs Linux sock_diag and /proc, not available on " + runtime.GOOS
-	if runtime.GOOS == "darwin" {
-		reason = "needs Linux sock_diag; on macOS proc_pidfdinfo requires cgo, not built"
-	}
-	return &NotAvailableError{What: what, Reason: reason}
+	return &NotAvailableError{What: what, Reason: notAvailableReason(runtime.GOOS)}
 }
 
 // Conn is a NETLINK_SOCK_DIAG socket; there is none off Linux.
