@@ -16,7 +16,7 @@ type tracked struct {
 	ino     Inode
 	kind    Kind // 0 until it is found in a listing
 	cookie  Cookie
-	peer    Inode   // unix: the receiving end, for exact lookups
+	peer    Inode   // unix: the receiving end (a connected socket's peer stays)
 	key     tcpKey  // TCP: the connection, for exact lookups
 	peerKey *tcpKey // TCP: the receiving end, when it is local
 	gone    bool
@@ -94,7 +94,7 @@ func (l *loopState) observe(mode Mode) error {
 	}
 	unixDump, tcpDump := l.plan(mode)
 	if unixDump {
-		if err := l.dumpUnix(); err != nil {
+		if err := l.dumpUnix(l.unresolved()); err != nil {
 			return err
 		}
 	}
@@ -217,9 +217,15 @@ func (l *loopState) sampleFromDumps(unixDump, tcpDump bool) error {
 	return nil
 }
 
-func (l *loopState) dumpUnix() error {
+// dumpUnix reads the namespace's unix sockets, with their peers when new
+// sockets are to be found.
+func (l *loopState) dumpUnix(withPeers bool) error {
+	show := uint32(unixShowSample)
+	if withPeers {
+		show = unixShowResolve
+	}
 	var err error
-	l.unixBuf, err = l.p.unixDump(l.unixBuf[:0], unixShowSample)
+	l.unixBuf, err = l.p.unixDump(l.unixBuf[:0], show)
 	if err != nil {
 		return err
 	}
@@ -280,7 +286,7 @@ func (l *loopState) sampleUnixFromDump(t *tracked) error {
 	}
 	u := &l.unixBuf[i]
 	var recv *UnixSocket
-	if j, ok := l.unixIdx[u.Peer]; ok && u.Peer != 0 {
+	if j, ok := l.unixIdx[t.peer]; ok && t.peer != 0 {
 		recv = &l.unixBuf[j]
 	}
 	return t.takeUnix(u, recv)
@@ -399,13 +405,11 @@ func (l *loopState) takeExact(sl exactSlot) error {
 		}
 	}
 	if t.kind == KindUnix {
-		u := &snd.unix
 		var recv *UnixSocket
-		if rcv != nil && u.Peer == t.peer {
+		if rcv != nil {
 			recv = &rcv.unix
 		}
-		t.peer = u.Peer // the peer leaves when it closes; look up the new one next tick
-		return t.takeUnix(u, recv)
+		return t.takeUnix(&snd.unix, recv)
 	}
 	if snd.tcp.Inode != t.ino {
 		// Inode 0: the connection outlives its files (FIN_WAIT,

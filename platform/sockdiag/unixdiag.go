@@ -34,9 +34,15 @@ const (
 // unixShowAll is what Conn's unix queries ask for.
 const unixShowAll = udiagShowName | udiagShowPeer | udiagShowRQLen | udiagShowMemInfo
 
-// unixShowSample is what the sampler asks for: no name, which it does not
-// need and which would cost an allocation per socket per tick.
-const unixShowSample = udiagShowPeer | udiagShowRQLen | udiagShowMemInfo
+// unixShowResolve is what the sampler asks for when it meets a socket:
+// its peer (the receiver) too, but no name, which it does not need.
+const unixShowResolve = udiagShowPeer | udiagShowRQLen | udiagShowMemInfo
+
+// unixShowSample is what it asks for on every tick: the queues and the
+// memory. A connected socket's peer does not change, and looking it up
+// (unix_peer_get takes two locks) for every socket of the namespace would
+// be most of a dump's cost per socket.
+const unixShowSample = udiagShowRQLen | udiagShowMemInfo
 
 // Socket states as sock_diag reports them (include/net/tcp_states.h; unix
 // sockets use the same numbers).
