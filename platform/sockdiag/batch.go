@@ -29,6 +29,13 @@ type exactRes struct {
 	err  error
 }
 
+// replyScratch is where replies are parsed, kept from batch to batch so
+// that a tick allocates nothing.
+type replyScratch struct {
+	unix []UnixSocket
+	tcp  []TCPSocket
+}
+
 // errNoReply marks a lookup whose answer has not come yet.
 var errNoReply = errors.New("no reply yet")
 
@@ -52,7 +59,7 @@ func appendExactRequests(b []byte, base uint32, reqs []exactReq) []byte {
 // datagram of another request (left over from an abandoned one) or for a
 // request already answered. A datagram that cannot be read at all is an
 // error; one that answers a request badly is that request's error.
-func takeExactReply(d []byte, base uint32, reqs []exactReq, res []exactRes) (int, error) {
+func takeExactReply(d []byte, base uint32, reqs []exactReq, res []exactRes, sc *replyScratch) (int, error) {
 	if len(d) < nlmsgHdrLen {
 		return -1, fmt.Errorf("%w: a %d-byte reply datagram", ErrMalformed, len(d))
 	}
@@ -64,16 +71,18 @@ func takeExactReply(d []byte, base uint32, reqs []exactReq, res []exactRes) (int
 	r := &res[i]
 	var done bool
 	if reqs[i].kind == KindUnix {
-		var got []UnixSocket
-		got, done, r.err = ParseUnixDiag(d, seq, nil)
+		got := sc.unix[:0]
+		got, done, r.err = ParseUnixDiag(d, seq, got)
+		sc.unix = got
 		if r.err == nil && (len(got) != 1 || got[0].Inode != reqs[i].ino) {
 			r.err = fmt.Errorf("%w: unix_diag lookup of socket %d answered with %d sockets", ErrMalformed, reqs[i].ino, len(got))
 		} else if r.err == nil {
 			r.unix = got[0]
 		}
 	} else {
-		var got []TCPSocket
-		got, done, r.err = ParseInetDiag(d, seq, nil)
+		got := sc.tcp[:0]
+		got, done, r.err = ParseInetDiag(d, seq, got)
+		sc.tcp = got
 		if r.err == nil && len(got) != 1 {
 			r.err = fmt.Errorf("%w: inet_diag lookup answered with %d sockets", ErrMalformed, len(got))
 		} else if r.err == nil {

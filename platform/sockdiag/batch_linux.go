@@ -81,7 +81,7 @@ func (c *Conn) exactChunk(reqs []exactReq, res []exactRes) error {
 			if err != nil {
 				return c.abandon(err)
 			}
-			i, err := takeExactReply(d, base, reqs, res)
+			i, err := takeExactReply(d, base, reqs, res, &c.scratch)
 			if err != nil {
 				return c.abandon(err)
 			}

@@ -22,8 +22,9 @@ type Conn struct {
 	req []byte
 	// tap, when set (by tests), sees every datagram of every answer: it is
 	// how the fuzz tests' seed corpus gets real replies.
-	tap func(datagram []byte)
-	mm  mmsgState
+	tap     func(datagram []byte)
+	mm      mmsgState
+	scratch replyScratch
 }
 
 // Dial opens a sock_diag socket. It needs no privileges: sock_diag

@@ -25,19 +25,20 @@ func BenchmarkSampler(b *testing.B) {
 		family     string
 		mode       Mode
 		background int
+		recvEvery  int
 	}{
-		{"unix", ModeAuto, 0}, {"unix", ModeDump, 0}, {"unix", ModeExact, 0},
-		{"unix", ModeAuto, 1000}, {"unix", ModeDump, 1000}, {"unix", ModeExact, 1000},
-		{"tcp", ModeAuto, 0}, {"tcp", ModeDump, 0},
+		{"unix", ModeAuto, 0, 1}, {"unix", ModeDump, 0, 1}, {"unix", ModeExact, 0, 1},
+		{"unix", ModeAuto, 1000, 1}, {"unix", ModeDump, 1000, 1}, {"unix", ModeExact, 1000, 1},
+		{"tcp", ModeAuto, 0, 1}, {"tcp", ModeDump, 0, 1}, {"tcp", ModeAuto, 0, 10},
 	} {
-		name := fmt.Sprintf("%s/%v/background=%d", c.family, c.mode, c.background)
+		name := fmt.Sprintf("%s/%v/background=%d/recv-every=%d", c.family, c.mode, c.background, c.recvEvery)
 		b.Run(name, func(b *testing.B) {
 			for range c.background / 2 {
 				newSocketPair(b)
 			}
 			groups := benchConnections(b, c.family)
 			for b.Loop() {
-				benchRun(b, c.mode, groups)
+				benchRun(b, SamplerConfig{Rate: DefaultRate, Mode: c.mode, RecvEvery: c.recvEvery}, groups)
 			}
 		})
 	}
@@ -70,9 +71,9 @@ func benchConnections(b *testing.B, family string) [2][]Inode {
 
 const benchStretch = 2 * time.Second
 
-func benchRun(b *testing.B, mode Mode, groups [2][]Inode) {
-	floor := benchStretchCPU(b, mode, [2][]Inode{})
-	total := benchStretchCPU(b, mode, groups)
+func benchRun(b *testing.B, cfg SamplerConfig, groups [2][]Inode) {
+	floor := benchStretchCPU(b, cfg, [2][]Inode{})
+	total := benchStretchCPU(b, cfg, groups)
 	b.ReportMetric(total.pct, "cpu-%/core")
 	b.ReportMetric(floor.pct, "floor-%/core")
 	b.ReportMetric(total.ticksPerS, "ticks/s")
@@ -86,8 +87,8 @@ type stretchCost struct {
 // benchStretchCPU samples groups for benchStretch and measures the
 // process's CPU time meanwhile. With no sockets it measures the floor:
 // the 200 Hz wake-ups alone, which any sampler pays.
-func benchStretchCPU(b *testing.B, mode Mode, groups [2][]Inode) stretchCost {
-	s, err := StartSampler(context.Background(), SamplerConfig{Rate: DefaultRate, Mode: mode})
+func benchStretchCPU(b *testing.B, cfg SamplerConfig, groups [2][]Inode) stretchCost {
+	s, err := StartSampler(context.Background(), cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -30,10 +30,12 @@ type tracked struct {
 // loopState belongs to the sampling goroutine: what it tracks and the
 // buffers it reuses from tick to tick.
 type loopState struct {
-	p       prober
-	version uint64
-	tracked map[Inode]*tracked
-	order   []*tracked
+	p         prober
+	recvEvery int // look receivers up on every recvEvery-th tick
+	ticks     int
+	version   uint64
+	tracked   map[Inode]*tracked
+	order     []*tracked
 
 	unixBuf []UnixSocket
 	tcpBuf  []TCPSocket
@@ -50,9 +52,9 @@ type loopState struct {
 	tupleIdx map[tupleKey]int
 }
 
-func newLoopState(p prober) loopState {
+func newLoopState(p prober, recvEvery int) loopState {
 	return loopState{
-		p: p, tracked: map[Inode]*tracked{},
+		p: p, recvEvery: recvEvery, tracked: map[Inode]*tracked{},
 		unixIdx: map[Inode]int{}, tcpIdx: map[Inode]int{}, tupleIdx: map[tupleKey]int{},
 	}
 }
@@ -334,6 +336,8 @@ func (t *tracked) takeTCP(s, recv *TCPSocket) error {
 // its receiver, up on its own, all in one batch.
 func (l *loopState) observeExact() error {
 	l.reqs, l.slots = l.reqs[:0], l.slots[:0]
+	withRecv := l.ticks%l.recvEvery == 0
+	l.ticks++
 	for _, t := range l.order {
 		if t.gone || t.ok {
 			continue
@@ -342,14 +346,14 @@ func (l *loopState) observeExact() error {
 		sl := &l.slots[len(l.slots)-1]
 		if t.kind == KindUnix {
 			l.reqs = append(l.reqs, exactReq{kind: KindUnix, ino: t.ino, cookie: t.cookie})
-			if t.peer != 0 {
+			if t.peer != 0 && withRecv {
 				sl.rcv = len(l.reqs)
 				l.reqs = append(l.reqs, exactReq{kind: KindUnix, ino: t.peer, cookie: NoCookie})
 			}
 			continue
 		}
 		l.reqs = append(l.reqs, exactReq{kind: KindTCP, key: t.key, cookie: t.cookie})
-		if t.peerKey != nil {
+		if t.peerKey != nil && withRecv {
 			sl.rcv = len(l.reqs)
 			l.reqs = append(l.reqs, exactReq{kind: KindTCP, key: *t.peerKey, cookie: NoCookie})
 		}

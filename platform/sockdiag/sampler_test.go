@@ -275,8 +275,28 @@ func TestSamplerLookupCounts(t *testing.T) {
 	check(ModeAuto, 1, 20)
 }
 
+// TestSamplerRecvEvery: receivers looked up on every 4th tick only, the
+// sender on every one.
+func TestSamplerRecvEvery(t *testing.T) {
+	k := newFakeKernel()
+	k.pair(10, 11, 95, 100, 7)
+	k.tcpConn(30, 31, 5, 100, 3)
+	s, err := newSampler(SamplerConfig{Mode: ModeExact, RecvEvery: 4}, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Set("A", []Inode{10, 30})
+	ticks(s, 1) // found from the listings, receivers and all
+	s.Take("A")
+	ticks(s, 8)
+	f := s.Take("A")
+	if f.Samples != 16 || f.RecvSamples != 4 || f.RecvMeanBytes != 5 {
+		t.Errorf("8 ticks with receivers every 4th: %+v", f)
+	}
+}
+
 func TestSamplerConfig(t *testing.T) {
-	for _, cfg := range []SamplerConfig{{Rate: -1}, {Rate: 0.5}, {Rate: MaxRate + 1}, {Mode: 9}} {
+	for _, cfg := range []SamplerConfig{{Rate: -1}, {Rate: 0.5}, {Rate: MaxRate + 1}, {Mode: 9}, {RecvEvery: -1}} {
 		if _, err := newSampler(cfg, newFakeKernel()); err == nil {
 			t.Errorf("config %+v accepted", cfg)
 		}
