@@ -50,12 +50,26 @@ func (f Fill) OK() bool { return f.Samples > 0 }
 // Sample is one sender socket at one tick.
 type Sample struct {
 	// InFlight is the memory the sender has charged against its send
-	// buffer, in bytes. Unix: SK_MEMINFO_WMEM_ALLOC, the skbs it sent that
-	// the peer has not read yet, at their truesize (payload plus skb
-	// overhead, a few percent more than the payload). TCP:
-	// SK_MEMINFO_WMEM_QUEUED, the write and retransmit queues, data not yet
-	// sent or not yet acknowledged, also at truesize. Either is what the
-	// kernel compares with the limit before it lets the sender queue more.
+	// buffer, in bytes: what the kernel compares with the limit before it
+	// lets the sender queue more, so "full" means the sender waited.
+	//
+	// Unix: SK_MEMINFO_WMEM_ALLOC. unix_stream_sendmsg allocates each skb
+	// on the sender's socket (sock_alloc_send_pskb, which charges its
+	// truesize to the sender's sk_wmem_alloc and blocks while that is at
+	// sk_sndbuf) and queues it on the peer's receive queue; the charge is
+	// only released (sock_wfree) when the reader has consumed it. So it
+	// counts the bytes the peer has not read yet, at truesize: payload plus
+	// the skb's overhead, measured 19% more for 4 KiB writes and 2% for
+	// writes of 64 KiB or 2 MiB (whose skbs are up to half the buffer). It
+	// is the figure SIOCOUTQ returns and `ss -xm` prints as t; the payload
+	// is the receiver's RecvQueued (SIOCINQ).
+	//
+	// TCP: SK_MEMINFO_WMEM_QUEUED, the write and retransmit queues (data
+	// not yet sent or not yet acknowledged), also at truesize: the kernel
+	// lets the sender queue while it is below sk_sndbuf
+	// (sk_stream_memory_free). On loopback the receiver's kernel
+	// acknowledges what fits its receive buffer at once, so this fills
+	// when the reader stops reading. `ss -tm` prints it as w.
 	InFlight int64
 	// Limit is the sender's send buffer, SK_MEMINFO_SNDBUF.
 	Limit int64
