@@ -369,3 +369,30 @@ func TestGoneProcess(t *testing.T) {
 		t.Error("ProcessSockets(-1) succeeded")
 	}
 }
+
+// TestTreeWhileProcessesComeAndGo: scans while a shell starts and reaps
+// short-lived children never fail.
+func TestTreeWhileProcessesComeAndGo(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "i=0; while [ $i -lt 400 ]; do /bin/true & i=$((i+1)); done; wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Skipf("cannot start sh: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}()
+	for scans := 0; scans < 200; scans++ {
+		if _, err := TreeSockets(os.Getpid()); err != nil {
+			t.Fatalf("scan %d: %v", scans, err)
+		}
+		select {
+		case <-done:
+			done <- nil
+			return
+		default:
+		}
+	}
+}

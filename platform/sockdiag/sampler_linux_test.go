@@ -320,3 +320,35 @@ func TestSamplerTickAllocatesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestSamplerConcurrentUse: sets changed, windows taken and groups removed
+// from other goroutines while it samples (run it with -race).
+func TestSamplerConcurrentUse(t *testing.T) {
+	var inos []Inode
+	for range 6 {
+		inos = append(inos, newSocketPair(t).ino[0])
+	}
+	s := startSampler(t, ModeAuto)
+	var wg sync.WaitGroup
+	for g := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			group := string(rune('A' + g))
+			for i := range 200 {
+				s.Set(group, inos[i%3:i%3+3])
+				s.Take(group)
+				if i%50 == 49 {
+					s.Remove(group)
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}()
+	}
+	wg.Wait()
+	s.Set("A", inos)
+	got := collect(t, s, "A", samplesAtLeast(60))
+	if got.errors != 0 || len(got.gone) != 0 {
+		t.Fatalf("after the churn: %+v", got)
+	}
+}
