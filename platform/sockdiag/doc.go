@@ -23,8 +23,8 @@
 // for a unix stream socket SK_MEMINFO_WMEM_ALLOC is the memory (skb
 // truesize: payload plus per-skb overhead) of everything the socket sent
 // that its peer has not read yet, charged against SK_MEMINFO_SNDBUF; it is
-// also what SIOCOUTQ returns on a held unix socket. See Sample for what the
-// sampler reports for TCP.
+// also what SIOCOUTQ returns on a held unix socket. Fill.MeanBytes says what
+// the sampler reports for TCP.
 //
 // # Cost
 //

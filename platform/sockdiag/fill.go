@@ -20,38 +20,10 @@ type Fill struct {
 	// EmptyPct is the share in which it had less than 10% in flight: the
 	// reader was waiting for it, and a bigger buffer cannot help.
 	EmptyPct float64
-	// MeanBytes is the mean of the senders' bytes in flight (see Sample).
-	MeanBytes float64
-	// Limit is the largest send-buffer limit (SK_MEMINFO_SNDBUF) seen.
-	Limit int64
-	// LastBytes is the mean bytes in flight at the window's last tick, for
-	// a gauge of the current fill against Limit.
-	LastBytes float64
-	// RecvSamples counts the samples in which the receiving socket was
-	// seen too (it is local); RecvMeanBytes is the mean payload bytes
-	// queued at it, not yet read.
-	RecvSamples   int
-	RecvMeanBytes float64
-	// Ticks is the number of ticks in the window.
-	Ticks int
-	// Gone lists the sender sockets that vanished during the window (or
-	// never were a unix or TCP socket of this network namespace); they are
-	// no longer sampled.
-	Gone []Inode
-	// Errors counts the ticks whose lookups failed (and gave no samples);
-	// LastError is the last such failure.
-	Errors    int
-	LastError error
-}
-
-// OK says the window holds at least one sample.
-func (f Fill) OK() bool { return f.Samples > 0 }
-
-// Sample is one sender socket at one tick.
-type Sample struct {
-	// InFlight is the memory the sender has charged against its send
-	// buffer, in bytes: what the kernel compares with the limit before it
-	// lets the sender queue more, so "full" means the sender waited.
+	// MeanBytes is the mean, over the samples, of the memory the sender has
+	// charged against its send buffer ("in flight"), in bytes. It is what
+	// the kernel compares with the limit before it lets the sender queue
+	// more, so "full" means the sender waited.
 	//
 	// Unix: SK_MEMINFO_WMEM_ALLOC. unix_stream_sendmsg allocates each skb
 	// on the sender's socket (sock_alloc_send_pskb, which charges its
@@ -70,14 +42,40 @@ type Sample struct {
 	// (sk_stream_memory_free). On loopback the receiver's kernel
 	// acknowledges what fits its receive buffer at once, so this fills
 	// when the reader stops reading. `ss -tm` prints it as w.
-	InFlight int64
-	// Limit is the sender's send buffer, SK_MEMINFO_SNDBUF.
+	MeanBytes float64
+	// Limit is the largest send-buffer limit (SK_MEMINFO_SNDBUF) seen.
 	Limit int64
-	// HasRecv says the receiving socket was seen; RecvQueued is the
-	// payload bytes waiting in its receive queue (UDIAG_SHOW_RQLEN's
-	// rqueue, inet_diag's idiag_rqueue: what SIOCINQ returns).
-	HasRecv    bool
-	RecvQueued int64
+	// LastBytes is the mean bytes in flight at the window's last tick, for
+	// a gauge of the current fill against Limit.
+	LastBytes float64
+	// RecvSamples counts the samples in which the receiving socket was
+	// seen too (it is local); RecvMeanBytes is the mean payload bytes
+	// queued at it, not yet read (UDIAG_SHOW_RQLEN's rqueue, inet_diag's
+	// idiag_rqueue: what SIOCINQ returns).
+	RecvSamples   int
+	RecvMeanBytes float64
+	// Ticks is the number of ticks in the window.
+	Ticks int
+	// Gone lists the sender sockets that vanished during the window (or
+	// never were a unix or TCP socket of this network namespace); they are
+	// no longer sampled.
+	Gone []Inode
+	// Errors counts the ticks whose lookups failed (and gave no samples);
+	// LastError is the last such failure.
+	Errors    int
+	LastError error
+}
+
+// OK says the window holds at least one sample.
+func (f Fill) OK() bool { return f.Samples > 0 }
+
+// sample is one sender socket at one tick; Fill's fields say what each
+// figure is.
+type sample struct {
+	InFlight   int64 // the sender's bytes charged against its send buffer
+	Limit      int64 // the sender's send buffer, SK_MEMINFO_SNDBUF
+	HasRecv    bool  // the receiving socket was seen
+	RecvQueued int64 // payload bytes waiting at the receiver
 }
 
 // window accumulates the samples of a Fill.
@@ -95,7 +93,7 @@ type window struct {
 	lastErr              error
 }
 
-func (w *window) add(s Sample) {
+func (w *window) add(s sample) {
 	w.samples++
 	w.sumBytes += float64(s.InFlight)
 	w.limit = max(w.limit, s.Limit)

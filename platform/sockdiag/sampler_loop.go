@@ -24,7 +24,7 @@ type tracked struct {
 	// this tick's outcome
 	goneNow bool
 	ok      bool
-	sample  Sample
+	sample  sample
 }
 
 // loopState belongs to the sampling goroutine: what it tracks and the
@@ -298,7 +298,7 @@ func (t *tracked) takeUnix(u, recv *UnixSocket) error {
 	if !u.Mem.Valid {
 		return errNoMemInfo
 	}
-	t.sample = Sample{InFlight: int64(u.Mem.WmemAlloc), Limit: int64(u.Mem.Sndbuf)}
+	t.sample = sample{InFlight: int64(u.Mem.WmemAlloc), Limit: int64(u.Mem.Sndbuf)}
 	if recv != nil && recv.HasQueues {
 		t.sample.HasRecv, t.sample.RecvQueued = true, int64(recv.RQueue)
 	}
@@ -324,7 +324,7 @@ func (t *tracked) takeTCP(s, recv *TCPSocket) error {
 	if !s.Mem.Valid {
 		return errNoMemInfo
 	}
-	t.sample = Sample{InFlight: int64(s.Mem.WmemQueued), Limit: int64(s.Mem.Sndbuf)}
+	t.sample = sample{InFlight: int64(s.Mem.WmemQueued), Limit: int64(s.Mem.Sndbuf)}
 	if recv != nil {
 		t.sample.HasRecv, t.sample.RecvQueued = true, int64(recv.RQueue)
 	}
