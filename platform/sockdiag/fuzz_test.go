@@ -75,6 +75,7 @@ func FuzzParseUnixDiag(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, seq uint32) {
 		checkParse(t, data, seq, ParseUnixDiag)
+		checkBatchReply(t, data, seq, KindUnix)
 		socks, _, err := ParseUnixDiag(data, seq, nil)
 		for _, s := range socks {
 			if err == nil && s.Mem.Valid && s.Mem.Fields < 4 {
@@ -93,6 +94,7 @@ func FuzzParseInetDiag(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, seq uint32) {
 		checkParse(t, data, seq, ParseInetDiag)
+		checkBatchReply(t, data, seq, KindTCP)
 		socks, _, _ := ParseInetDiag(data, seq, nil)
 		for _, s := range socks {
 			if s.Family != afInet && s.Family != afInet6 {
@@ -106,4 +108,26 @@ func FuzzParseInetDiag(f *testing.F) {
 type seed struct {
 	data []byte
 	seq  uint32
+}
+
+// checkBatchReply files data as a reply of a batch of three lookups of
+// kind numbered from seq-1: no panic, at most the one request it names
+// answered.
+func checkBatchReply(t *testing.T, data []byte, seq uint32, kind Kind) {
+	reqs := []exactReq{{kind: kind, ino: 7}, {kind: kind, ino: 9}, {kind: kind, ino: 1}}
+	res := make([]exactRes, len(reqs))
+	for i := range res {
+		res[i].err = errNoReply
+	}
+	var sc replyScratch
+	i, err := takeExactReply(data, seq-1, reqs, res, &sc)
+	answered := 0
+	for _, r := range res {
+		if r.err != errNoReply {
+			answered++
+		}
+	}
+	if (i >= 0) != (answered == 1) || answered > 1 || (err != nil && i >= 0) {
+		t.Fatalf("reply filed under %d, %d answered, err %v", i, answered, err)
+	}
 }
