@@ -37,6 +37,7 @@ func newRootCmd(a *app) *cobra.Command {
 	)
 	root.CompletionOptions.HiddenDefaultCmd = false
 	root.CompletionOptions.DisableDescriptions = false
+	setupCompletionCmd(root)
 	return root
 }
 
