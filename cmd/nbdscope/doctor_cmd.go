@@ -43,7 +43,7 @@ how to lift a limit that would hide the send-buffer effect.`,
 		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error { return a.doctor(asJSON) },
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the facts as JSON (version 1, see the README)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the facts as JSON (version 1, see docs/cli.md)")
 	return cmd
 }
 

@@ -96,7 +96,7 @@ func newSweepCmd(a *app) *cobra.Command {
 	}
 	fs.StringVar(&f.bytes, "bytes", "4g", "payload `SIZE` to move per measurement, in whole requests (rounded up; at least connections × in flight × request size)")
 	fs.IntVar(&f.repeat, "repeat", 3, "measurements per size, `N` (the median is shown)")
-	fs.BoolVar(&f.asJSON, "json", false, "print JSON (version 2, see the README)")
+	fs.BoolVar(&f.asJSON, "json", false, "print JSON (version 2, see docs/cli.md)")
 	fs.BoolVar(&f.asCSV, "csv", false, "print CSV")
 	fs.BoolVar(&f.asMD, "markdown", false, "print a markdown table")
 	fs.StringVar(&f.exec, "exec", "", "sweep the real client `CMD` ({uri}, {socket}, {size} replaced) instead of our load")
