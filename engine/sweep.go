@@ -63,6 +63,9 @@ type SweepRow struct {
 	// Exec is set in an exec sweep: the client's runs, min–max, and the
 	// server's own figures (sweep_exec.go).
 	Exec *ExecRow `json:"exec,omitempty"`
+	// SweepSpread is every measurement, and the summary of their times
+	// (sweep_stats.go).
+	SweepSpread
 }
 
 // SweepReport is a whole sweep: what sweep prints as a table, JSON, CSV or
@@ -94,6 +97,9 @@ type SweepOptimum struct {
 	// Pace is what set the pace of the optimum's measurement (PaceOf);
 	// nil in a sweep saved before it was kept.
 	Pace *Pace `json:"pace,omitempty"`
+	// Noise says whether the optimum's lead over the runner-up exceeds
+	// the spread of their measurements (sweep_stats.go).
+	Noise *OptimumNoise `json:"noise,omitempty"`
 }
 
 // OptimumTolerance is how close to the best throughput a size counts as
@@ -116,7 +122,7 @@ func Optimum(rows []SweepRow) *SweepOptimum {
 	}
 	top := rows[best].ThroughputBps
 	pace := rows[best].Pace()
-	o := &SweepOptimum{Buffer: rows[best].Buffer, ThroughputBps: top, VsDefault: Unknown, Pace: &pace}
+	o := &SweepOptimum{Buffer: rows[best].Buffer, ThroughputBps: top, VsDefault: Unknown, Pace: &pace, Noise: optimumNoise(rows, best)}
 	for _, r := range rows {
 		if r.Buffer == BufDefaultName && r.ThroughputBps.Known() && r.ThroughputBps > 0 {
 			o.VsDefault = top / r.ThroughputBps
@@ -203,6 +209,11 @@ func sweepMedians(runs [][]SweepRow) []SweepRow {
 		med := medianRun(rs, func(r SweepRow) float64 { return r.Seconds })
 		med.Repeats = len(rs)
 		med.OtherCoresBusy = worstOther(rs, func(r SweepRow) *Figure { return r.OtherCoresBusy })
+		ms := make([]SweepMeasurement, len(rs))
+		for i, r := range rs {
+			ms[i] = sweepMeasurement(r)
+		}
+		med.setSpread(ms)
 		rows = append(rows, med)
 	}
 	return rows

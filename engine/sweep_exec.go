@@ -261,6 +261,11 @@ func execRow(row SweepRow, runs []ExecRun) SweepRow {
 	}
 	row.Repeats = len(runs)
 	row.Exec = x
+	ms := make([]SweepMeasurement, len(runs))
+	for i, r := range runs {
+		ms[i] = execMeasurement(r)
+	}
+	row.setSpread(ms)
 	row.OtherCoresBusy = worstOther(runs, func(r ExecRun) *Figure { return r.OtherCoresBusy })
 	return row
 }
