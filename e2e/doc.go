@@ -9,6 +9,9 @@
 // the process exited cleanly and left no child process and no socket
 // directory behind, at 80x24 and at 160x48. TestHangup closes the
 // terminal (SIGHUP) under a running explorer and checks the same.
+// TestNoWordCut scans the screens of the default view, the preset picker,
+// the save prompt's error and a side running a real client, at both
+// sizes, for words and figures the layout cut short (internal/cutcheck).
 //
 // Without tmux the tests skip with a message saying so, unless
 // NBDSCOPE_INTEROP=1 is set (as on CI), where a missing tmux fails them:

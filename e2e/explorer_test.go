@@ -22,7 +22,7 @@ import (
 //     160x48) and reads back "64k → 128k eff" (Linux doubles the request);
 //   - adds a connection (C) and reads back 2 connections and the change
 //     "B connections 1→2";
-//   - opens the help (?) and closes it (esc);
+//   - opens the help (?), goes to its end (End) and closes it (esc);
 //   - quits (q) and checks the exit status 0, that no process of the
 //     binary is left and that the socket directory is gone.
 //
@@ -167,7 +167,11 @@ func explore(t *testing.T, w, h int) {
 	tm.keys("?")
 	tm.waitFor("the help", func(rows []string) bool {
 		s := strings.Join(rows, "\n")
-		return strings.Contains(s, "keys  (esc or ? closes)") && strings.Contains(s, "figures") && strings.Contains(rows[h-1], "close help")
+		return strings.Contains(s, "keys  (esc or ? closes)") && strings.Contains(rows[h-1], "close help")
+	})
+	tm.keys("End")
+	tm.waitFor("the help's figures, at its end", func(rows []string) bool {
+		return strings.Contains(strings.Join(rows, "\n"), "markers")
 	})
 	tm.keys("Escape")
 	wait("the panels after the help", func() bool { return true })

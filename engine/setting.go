@@ -143,7 +143,7 @@ type Setting struct {
 	// key, Keys[0], for a setting that cycles); KeyHelp labels them.
 	Keys    [2]string
 	KeyHelp string
-	step    func(st *Setting, v Value, dir int) (Value, bool)
+	step    func(st *Setting, v Value, dir, def int) (Value, bool)
 
 	parse  func(s string) (Value, error) // nil: by Type
 	format func(v Value) string          // nil: by Type
@@ -423,12 +423,16 @@ func (st *Setting) Effective(b Buffers) int {
 }
 
 // Step is the value next to v in direction dir (+1 up, -1 down) as the
-// explorer's keys step it, or false at the end of its range.
-func (st *Setting) Step(v Value, dir int) (Value, bool) {
+// explorer's keys step it, or false at the end of its range. A buffer
+// steps from the size in effect: def is its effective size at default
+// (this OS's for a fresh socket; other settings ignore it), so + at
+// default goes to the first rung above what default gives, as macos
+// steps from its 8 KiB; a default of unknown size (def 0) does not step.
+func (st *Setting) Step(v Value, dir, def int) (Value, bool) {
 	if st.step == nil {
 		return v, false
 	}
-	return st.step(st, v, dir)
+	return st.step(st, v, dir, def)
 }
 
 // childArg is v as the child applies it.
@@ -468,13 +472,13 @@ func (st *Setting) checkArg(c childCmd) error {
 
 // Steps.
 
-func stepOne(st *Setting, v Value, dir int) (Value, bool) {
+func stepOne(st *Setting, v Value, dir, _ int) (Value, bool) {
 	n := min(max(v.Int+dir, st.Min), st.Max)
 	return Value{Int: n}, n != v.Int
 }
 
 // stepDouble halves or doubles within the bounds, keeping the alignment.
-func stepDouble(st *Setting, v Value, dir int) (Value, bool) {
+func stepDouble(st *Setting, v Value, dir, _ int) (Value, bool) {
 	n := v.Int * 2
 	if dir < 0 {
 		n = v.Int / 2
@@ -486,7 +490,7 @@ func stepDouble(st *Setting, v Value, dir int) (Value, bool) {
 	return Value{Int: n}, n != v.Int
 }
 
-func stepCycle(st *Setting, v Value, _ int) (Value, bool) {
+func stepCycle(st *Setting, v Value, _, _ int) (Value, bool) {
 	c := st.Choices()
 	next := c[0]
 	for i, x := range c {
@@ -497,17 +501,24 @@ func stepCycle(st *Setting, v Value, _ int) (Value, bool) {
 	return Value{Str: next}, next != v.Str
 }
 
-func stepToggle(_ *Setting, v Value, _ int) (Value, bool) { return Value{Bool: !v.Bool}, true }
+func stepToggle(_ *Setting, v Value, _, _ int) (Value, bool) { return Value{Bool: !v.Bool}, true }
 
-// stepBuf steps along BufLadder. macos counts as 8k (its effective
-// size); a size off the ladder steps to the next rung.
-func stepBuf(_ *Setting, v Value, dir int) (Value, bool) {
-	cur := 0 // default
+// stepBuf steps along BufLadder's sizes from the size in effect: a size
+// from itself, macos from its 8 KiB, default from def (its effective
+// size on this OS; 0: unknown, no step). A size off the ladder steps to
+// the next rung. The ladder ends at its smallest and largest rung:
+// stepping down never lands on default, which may be bigger (208k on
+// Linux); = default goes back to it.
+func stepBuf(_ *Setting, v Value, dir, def int) (Value, bool) {
+	cur := def
 	switch v.Buf.Kind {
 	case BufMacOS:
 		cur = MacOSSendBuffer
 	case BufSize:
 		cur = v.Buf.Bytes
+	}
+	if cur <= 0 {
+		return v, false
 	}
 	rungs := make([]int, len(BufLadder)-1)
 	for i, s := range BufLadder[1:] {
@@ -522,15 +533,12 @@ func stepBuf(_ *Setting, v Value, dir int) (Value, bool) {
 		}
 		return v, false
 	}
-	if cur == 0 {
-		return v, false
-	}
 	for i := len(rungs) - 1; i >= 0; i-- {
 		if rungs[i] < cur {
 			return Value{Buf: Buf{Kind: BufSize, Bytes: rungs[i]}}, true
 		}
 	}
-	return Value{Buf: Buf{Kind: BufDefault}}, true
+	return v, false
 }
 
 // Changes.

@@ -93,6 +93,15 @@ func parseRun(data []byte) (RunFile, error) {
 
 func (s *Store) runFile(name string) string { return name + fileExt }
 
+// RunPath is the file a run saved under name is kept in ("" without a
+// run directory).
+func (s *Store) RunPath(name string) string {
+	if s.RunDir == "" {
+		return ""
+	}
+	return filepath.Join(s.RunDir, s.runFile(name))
+}
+
 // SaveRun writes a run under name, replacing an existing run only with
 // force (ErrExists otherwise). A report without a version gets the current
 // one.

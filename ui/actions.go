@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -9,29 +10,53 @@ import (
 
 	"nbdscope/engine"
 	"nbdscope/engine/platform"
+	"nbdscope/nbd"
+	"nbdscope/units"
 )
 
 // stepBuf returns the buffer ladder's value next to b in direction dir
-// (+1/-1) as the settings table steps it, or false at the end of the
-// ladder. top > 0 ends the ladder at the kernel's limit (Limit.LadderTop:
-// where it refuses what is above).
-func stepBuf(b engine.Buf, dir, top int) (string, bool) {
-	v, ok := engine.BufferSettings()[0].Step(engine.Value{Buf: b}, dir)
+// (+1/-1) as the settings table steps it, from def at default (its
+// effective size), or false at the end of the ladder. top > 0 ends the
+// ladder at the kernel's limit (Limit.LadderTop: where it refuses what is
+// above).
+func stepBuf(b engine.Buf, dir, def, top int) (string, bool) {
+	v, ok := engine.BufferSettings()[0].Step(engine.Value{Buf: b}, dir, def)
 	if !ok || dir > 0 && top > 0 && v.Buf.Bytes > top {
 		return "", false
 	}
 	return v.Buf.String(), true
 }
 
-// ladderEnd says why + or - went no further: the top of the ladder, the
-// OS default, or the kernel's limit, with the command that lifts it.
-func ladderEnd(name string, st *engine.Setting, b engine.Buf, dir int, lim platform.Limit) string {
-	if dir < 0 {
-		return fmt.Sprintf("%s %s is at the OS default already", name, st.Name)
+// osDefault is a buffer's effective size at default on a side: what this
+// OS gives a fresh socket of the side's transport (the platform facts,
+// probed at the start), 0 when it is not known. + and - step from it.
+func (m *Model) osDefault(side int, st *engine.Setting) int {
+	f := m.com.facts
+	tcp := m.cfg.Sides[side].Transport == "tcp"
+	switch {
+	case st.Socket == nbd.RecvBuf && tcp:
+		return f.TCPRcvbufDefault
+	case st.Socket == nbd.RecvBuf:
+		return f.UnixRcvbufDefault
+	case tcp:
+		return f.TCPSndbufDefault
 	}
-	next, ok := st.Step(engine.Value{Buf: b}, dir)
+	return f.UnixSndbufDefault
+}
+
+// ladderEnd says why + or - went no further: a default of unknown size,
+// the bottom or the top of the ladder, or the kernel's limit, with the
+// command that lifts it.
+func ladderEnd(name string, st *engine.Setting, b engine.Buf, def, dir int, lim platform.Limit) string {
+	if b.Kind == engine.BufDefault && def <= 0 {
+		return fmt.Sprintf("%s %s is at the OS default, whose size this OS did not report: + and - have nothing to step from (= sets a size)", name, st.Name)
+	}
+	if dir < 0 {
+		return fmt.Sprintf("%s %s is at %s: the ladder starts at 4k (= sets any size, or default)", name, st.Name, b)
+	}
+	next, ok := st.Step(engine.Value{Buf: b}, dir, def)
 	if !ok {
-		return fmt.Sprintf("%s %s is at 8m, the top of the ladder (= sets any size)", name, st.Name)
+		return fmt.Sprintf("%s %s is at %s: the ladder ends at 8m (= sets any size)", name, st.Name, b)
 	}
 	c, _ := lim.Refuses(st.Socket, next.Buf.Bytes)
 	return fmt.Sprintf("%s %s stops at %s: %s is above this kernel's limit of %s (%s); = sets any size up to it. Fix: %s",
@@ -71,10 +96,11 @@ func (m *Model) stepBuffers(dir int) tea.Cmd {
 	sc := m.cfg.Sides[side]
 	sts := m.bufSettings(side)
 	cur := sc.Value(sts[0]).Buf
+	def := m.osDefault(side, sts[0])
 	lim := m.com.facts.SndbufLimit
-	v, ok := sts[0].Step(engine.Value{Buf: cur}, dir)
+	v, ok := sts[0].Step(engine.Value{Buf: cur}, dir, def)
 	if !ok || dir > 0 && lim.LadderTop() > 0 && v.Buf.Bytes > lim.LadderTop() {
-		m.setMsg(msgInfo, ladderEnd(sc.Name, sts[0], cur, dir, lim))
+		m.setMsg(msgInfo, ladderEnd(sc.Name, sts[0], cur, def, dir, lim))
 		return nil
 	}
 	return m.changeAll(side, sts, v)
@@ -95,6 +121,7 @@ func (m *Model) changeAll(side int, sts []*engine.Setting, v engine.Value) tea.C
 func (m *Model) cycleTarget() tea.Cmd {
 	side := m.focus
 	m.bufTarget[side] = (m.bufTarget[side] + 1) % numTargets()
+	m.recompute() // the panel's first line names the new target
 	var names []string
 	for _, st := range m.bufSettings(side) {
 		names = append(names, st.Name)
@@ -242,7 +269,11 @@ func (m *Model) stepSetting(st *engine.Setting, dir int) tea.Cmd {
 	side := m.focus
 	ps := m.shown()
 	cur := st.Get(&ps, side)
-	v, ok := st.Step(cur, dir)
+	def := 0
+	if st.Type == engine.TypeBuf {
+		def = m.osDefault(side, st)
+	}
+	v, ok := st.Step(cur, dir, def)
 	if !ok {
 		m.setMsg(msgInfo, fmt.Sprintf("%s %s is at its limit (%s)", m.cfg.Sides[side].Name, strings.ReplaceAll(st.Name, "-", " "), st.Format(cur)))
 		return nil
@@ -340,15 +371,20 @@ func (m *Model) openInput(kind inputKind) {
 	m.inputErr = ""
 	m.inputBusy = false
 	m.input.Reset()
+	m.input.CharLimit = 64 // a size, a name
 	switch kind {
 	case inputSndBuf:
 		m.input.Prompt = m.cfg.Sides[m.focus].Name + " " + m.bufSettings(m.focus)[0].Name + " = "
 		m.input.Placeholder = "64k, 2m, default or macos"
 	case inputExec:
 		m.input.Prompt = m.cfg.Sides[m.focus].Name + " exec = "
-		m.input.Placeholder = "qemu-img convert -f raw -O raw -n {uri} … ({uri}, {socket}, {size}; - for our load)"
+		m.input.CharLimit = 4096 // a client's command line, as long as it is
+		m.input.Placeholder = "a command with {uri}, {socket}, {size}; - for our load"
 	case inputPresetName:
 		m.input.Prompt = "save preset as: "
+		if m.runPath("x") != "" {
+			m.input.Prompt = "save preset + run as: "
+		}
 		m.input.Placeholder = "a name (letters, digits, . _ -)"
 	}
 	m.input.Focus()
@@ -376,14 +412,23 @@ func (m *Model) inputKey(k tea.KeyMsg) tea.Cmd {
 		if m.inputKind == inputExec {
 			return m.setExec(v)
 		}
-		m.state = stNormal
-		m.input.Blur()
+		// The prompt stays open until the name is saved: a name the
+		// store refuses is cleared, with the reason.
+		m.inputBusy, m.inputErr = true, ""
 		return m.save(v, false)
 	}
+	// A rejection's reason stays in view while the next value is typed.
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
-	m.inputErr = ""
 	return cmd
+}
+
+// reject clears a prompt's rejected text, so that what is typed next is a
+// new value, not an addition to the old one ("3x" then "=64m" is not
+// "3x=64m"), and says why it was rejected.
+func (m *Model) reject(reason string) {
+	m.input.Reset()
+	m.inputErr, m.inputBusy = reason, false
 }
 
 // exactBuffers sets the buffers the keys act on to a typed value, parsed
@@ -393,7 +438,7 @@ func (m *Model) exactBuffers(text string) tea.Cmd {
 	sts := m.bufSettings(side)
 	v, err := sts[0].Parse(text)
 	if err != nil {
-		m.inputErr = err.Error()
+		m.reject(err.Error())
 		return nil
 	}
 	if ps := m.shown(); sts[len(sts)-1].Get(&ps, side) == v {
@@ -408,7 +453,8 @@ func (m *Model) exactBuffers(text string) tea.Cmd {
 		}
 		cmds = append(cmds, m.changeAs(kind, side, st, v))
 		if m.msg.kind == msgError { // the side refuses it: say why in the prompt
-			m.inputErr, m.msg = strings.TrimPrefix(m.msg.text, "✗ "), message{}
+			m.reject(strings.TrimPrefix(m.msg.text, "✗ "))
+			m.msg = message{}
 			return tea.Batch(cmds...)
 		}
 	}
@@ -440,9 +486,18 @@ func (m *Model) save(name string, overwrite bool) tea.Cmd {
 		m.setMsg(msgWarn, "presets not available")
 		return nil
 	}
+	note, path := new(string), m.runPath(name)
 	return m.enqueue(op{
-		kind: kind, side: -1, name: name,
-		run: func(c engine.Controller) error { return fn(name, c.Config()) },
+		kind: kind, side: -1, name: name, note: note,
+		run: func(c engine.Controller) error {
+			if err := fn(name, c.Config()); err != nil {
+				return err
+			}
+			if path != "" {
+				*note = savedRun(path)
+			}
+			return nil
+		},
 	})
 }
 
@@ -454,11 +509,25 @@ func (m *Model) setExec(text string) tea.Cmd {
 		text = ""
 	}
 	v, err := st.Parse(text)
+	if err == nil {
+		ps := m.shown()
+		err = putValue(&ps, m.focus, st, v) // the side's check: quotes, a target
+	}
 	if err != nil {
-		m.inputErr = err.Error()
+		m.reject(err.Error())
 		return nil
 	}
 	m.state = stNormal
 	m.input.Blur()
 	return m.changeAs(opApply, m.focus, st, v)
+}
+
+// savedRun names the run file a save wrote, with its size, for the
+// message after the save.
+func savedRun(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return " and the run to " + path
+	}
+	return fmt.Sprintf(" and the run to %s (%s)", path, units.FormatBytes(float64(fi.Size())))
 }

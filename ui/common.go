@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -57,13 +58,17 @@ func clipLines(s string, w, h int) string {
 }
 
 // wrap word-wraps plain text to w cells and returns its lines, at most max
-// of them (the last one ends in an ellipsis when text was cut).
+// of them (0: all; the last one ends in an ellipsis when text was cut). A
+// figure stays with its unit ("2 MiB", "9.80 ms"): the line breaks before
+// the number rather than between them; so does a range ("64k … 4m").
 func wrap(s string, w, max int) []string {
-	if w <= 0 || max <= 0 {
+	if w <= 0 || max < 0 {
 		return nil
 	}
-	lines := strings.Split(ansi.Wrap(s, w, " "), "\n")
-	if len(lines) > max {
+	s = figureUnit.ReplaceAllString(s, "$1\u00a0$2")
+	s = strings.ReplaceAll(s, " … ", "\u00a0…\u00a0") // a range, "64k … 4m", stays on one line
+	lines := strings.Split(strings.ReplaceAll(ansi.Wrap(s, w, " "), "\u00a0", " "), "\n")
+	if max > 0 && len(lines) > max {
 		lines = lines[:max]
 		lines[max-1] = ansi.Truncate(lines[max-1]+" …", w, "…")
 	}
@@ -86,3 +91,6 @@ func spread(left, right string, w int) string {
 	}
 	return left + strings.Repeat(" ", max(1, w-lw-rw)) + right
 }
+
+// figureUnit is a number and the unit after it.
+var figureUnit = regexp.MustCompile(`(\d) (KiB|MiB|GiB|TiB|bytes|ms|s|cores|calls)\b`)

@@ -50,6 +50,13 @@ func eventLabel(ev engine.Event) string {
 		return "mode " + ev.From + "→" + ev.To
 	case engine.ExecRunEvent:
 		return ev.Side + " client run " + ev.To // a finished run of an exec side
+	case engine.SetExec:
+		// The program's name: the whole command is in the side's panel.
+		to := "our load"
+		if f := strings.Fields(ev.To); len(f) > 0 {
+			to = f[0]
+		}
+		return ev.Side + " exec → " + to
 	}
 	s := ev.Setting + " " + ev.From + "→" + ev.To
 	if ev.Reconnected {

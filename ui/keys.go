@@ -98,10 +98,10 @@ func DefaultKeyMap() KeyMap {
 		SideA:    b([]string{"1"}, "1", "side A"),
 		SideB:    b([]string{"2"}, "2", "side B"),
 
-		BufUp:     b([]string{"+"}, "+/-", "sndbuf up/down"),
+		BufUp:     b([]string{"+"}, "+/-", "buffer a rung up/down"),
 		BufDown:   b([]string{"-"}, "-", "sndbuf down"),
-		BufExact:  b([]string{"="}, "=", "exact sndbuf"),
-		BufTarget: b([]string{"k"}, "k", "+/- act on: sender/srv/cli snd/rcv"),
+		BufExact:  b([]string{"="}, "=", "exact buffer size"),
+		BufTarget: b([]string{"k"}, "k", "+/- = act on: sender/srv/cli snd/rcv"),
 		Gap:       b([]string{"g"}, "g", "gap: A macos, B 2m"),
 		Exec:      b([]string{"e"}, "e", "real client as load"),
 
@@ -110,7 +110,7 @@ func DefaultKeyMap() KeyMap {
 		Restart: b([]string{"!"}, "!", "restart crashed side"),
 
 		Presets:       b([]string{"p"}, "p", "presets"),
-		Save:          b([]string{"s"}, "s", "save preset"),
+		Save:          b([]string{"s"}, "s", "save preset + run file"),
 		Baseline:      b([]string{"b"}, "b/B", "baseline: saved run / clear"),
 		ClearBaseline: b([]string{"B"}, "B", "clear baseline"),
 		Clear:         b([]string{"x"}, "x", "clear charts"),

@@ -18,17 +18,17 @@ var xnuRefusing = platform.Limit{Rules: "xnu", Over: platform.OverRefuses, MaxRe
 func TestStepBufStopsAtTheLimit(t *testing.T) {
 	size := func(n int) engine.Buf { return engine.Buf{Kind: engine.BufSize, Bytes: n} }
 	top := xnuRefusing.LadderTop()
-	if v, ok := stepBuf(size(2<<20), 1, top); v != "4m" || !ok {
+	if v, ok := stepBuf(size(2<<20), 1, 212992, top); v != "4m" || !ok {
 		t.Fatalf("2m + under a 7.1 MiB limit: %q %v", v, ok)
 	}
-	if v, ok := stepBuf(size(4<<20), 1, top); ok {
+	if v, ok := stepBuf(size(4<<20), 1, 212992, top); ok {
 		t.Fatalf("4m + under a 7.1 MiB limit gave %q: 8m would fail with ENOBUFS", v)
 	}
-	if v, ok := stepBuf(size(4<<20), -1, top); v != "2m" || !ok {
+	if v, ok := stepBuf(size(4<<20), -1, 212992, top); v != "2m" || !ok {
 		t.Fatalf("4m -: %q %v", v, ok)
 	}
 	// Linux clamps rather than refuses: the ladder goes on to 8m.
-	if v, ok := stepBuf(size(4<<20), 1, platform.Limit{Rules: "linux", Doubles: true, Over: platform.OverClamps, MaxRequest: 212992}.LadderTop()); v != "8m" || !ok {
+	if v, ok := stepBuf(size(4<<20), 1, 212992, platform.Limit{Rules: "linux", Doubles: true, Over: platform.OverClamps, MaxRequest: 212992}.LadderTop()); v != "8m" || !ok {
 		t.Fatalf("linux 4m +: %q %v", v, ok)
 	}
 }

@@ -45,6 +45,10 @@ type panel struct {
 	warn      *engine.Warning // another warning about this side
 	crash     *engine.Crash
 
+	// warnOutside: the warnings are drawn below the panels, the width of
+	// the screen, not in the panel (two narrow panels side by side).
+	warnOutside bool
+
 	// rows is content() at width rowsW, kept for the rest of one frame
 	// (layout measures the panel, draw draws it); layout clears it.
 	rows  []string
@@ -182,8 +186,9 @@ func (p *panel) naturalHeight() int {
 	return len(p.content()) + 2
 }
 
-// status is the title's state word.
-func (p *panel) status() string {
+// status is the title's state word; short is its form for a narrow
+// title ("○ waiting" for "○ waiting its turn").
+func (p *panel) status(short bool) string {
 	st := p.com.styles
 	var s string
 	switch {
@@ -194,19 +199,25 @@ func (p *panel) status() string {
 	case p.last == nil:
 		s = st.Dim.Render("… starting")
 	case !p.last.Active && p.last.Warming:
-		s = st.Dim.Render("◌ warming its buffers")
+		s = st.Dim.Render(pick(short, "◌ warming", "◌ warming its buffers"))
 	case !p.last.Active:
-		s = st.Dim.Render("○ waiting its turn")
+		s = st.Dim.Render(pick(short, "○ waiting", "○ waiting its turn"))
 	case p.stalled() > 0:
-		s = st.Error.Render(fmt.Sprintf("⚠ no progress for %.0fs", p.stalled()))
+		s = st.Error.Render(fmt.Sprintf(pick(short, "⚠ stuck %.0fs", "⚠ no progress for %.0fs"), p.stalled()))
 	default:
 		s = st.OK.Render("● running")
 	}
-	if p.pending {
+	switch {
+	case p.pending && short && p.crash == nil && p.stalled() == 0 && p.last != nil:
+		// The state's glyph says what it is; the word gives way to
+		// the change on its way.
+		glyph, _, _ := strings.Cut(ansi.Strip(s), " ")
+		s = glyph + st.Dim.Render(" applying…")
+	case p.pending:
 		s += st.Dim.Render(" · applying…")
 	}
 	if a := p.lastActive; a != nil && a.Errors > 0 {
-		s += " " + st.Error.Render(fmt.Sprintf("· %d errors", a.Errors))
+		s += " " + st.Error.Render(fmt.Sprintf(pick(short, "· %d err", "· %d errors"), a.Errors))
 	}
 	return s
 }
@@ -251,6 +262,7 @@ type panelData struct {
 	connections, inFlight int
 	requestSize           int
 	workload, consume     string
+	exec                  string // the real client's command when it is the side's load
 	root                  string // the latest pass's root digest while the side hashes
 	pace                  string // what set the pace of the recent samples ("" before any)
 	transport, placement  string
@@ -325,6 +337,10 @@ func (p *panel) data() panelData {
 	if c.Target != "" {
 		d.server.req, d.transport = na, "external "+c.Target
 	}
+	if c.Exec != "" {
+		// A real client's sockets are its own: not ours to set.
+		d.exec, d.client.req, d.clientRcv.req = c.Exec, na, na
+	}
 	d.bufs = d.ordered(p.stepped)
 	if c.Get(engine.SetConsume) == engine.ConsumeHash {
 		d.root = p.root
@@ -356,7 +372,75 @@ func (p *panel) rowsOf(d panelData) []string {
 	} else {
 		rows = p.narrowRows(d)
 	}
-	return append(rows, p.warningRows(d.warnings)...)
+	if p.warnOutside {
+		return rows
+	}
+	return append(rows, p.warningRows(d.warnings, p.inner())...)
+}
+
+// rowLines is a row whose value may not fit its w cells: the parts
+// joined by " · " as far as they fit, then on more lines under the value
+// column; a part wider than a line is word-wrapped. Nothing is cut.
+func (p *panel) rowLines(label string, lw, w int, parts ...string) []string {
+	sep := p.com.styles.Dim.Render(" · ")
+	vw := max(w-lw, 8)
+	var lines []string
+	cur := ""
+	for _, part := range parts {
+		pw := ansi.StringWidth(part)
+		switch {
+		case part == "":
+		case cur != "" && ansi.StringWidth(cur)+ansi.StringWidth(sep)+pw <= vw:
+			cur += sep + part
+		case pw <= vw:
+			if cur != "" {
+				lines = append(lines, cur)
+			}
+			cur = part
+		default:
+			if cur != "" {
+				lines = append(lines, cur)
+			}
+			// Break a long word after its punctuation (a command's
+			// JSON, a path) before anywhere else.
+			ls := strings.Split(ansi.Wrap(part, vw, ",:/"), "\n")
+			lines = append(lines, ls[:len(ls)-1]...)
+			cur = ls[len(ls)-1]
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		lab := ""
+		if i == 0 {
+			lab = label
+		}
+		out[i] = p.row(lab, lw, strings.TrimRight(l, " "))
+	}
+	return out
+}
+
+// execLines is how many lines a client's command gets in a panel; a
+// longer one says how much more there is.
+const execLines = 5
+
+// execRows are the rows of a side whose load is a real client: its
+// command, in place of our load's settings.
+func (p *panel) execRows(d panelData, lw, w int, extra ...string) []string {
+	rows := p.rowLines("exec", lw, w, append([]string{d.exec}, extra...)...)
+	if len(rows) <= execLines {
+		return rows
+	}
+	shown := rows[:execLines-1]
+	n := 0
+	for _, r := range shown {
+		n += len(strings.TrimSpace(ansi.Strip(r)))
+	}
+	n -= len("exec")
+	more := len(d.exec) - n
+	return append(shown, p.row("", lw, p.com.styles.Dim.Render(fmt.Sprintf("(+%d more characters)", max(more, 1)))))
 }
 
 // narrowRows are a narrow panel's rows: a line for each group.
@@ -378,10 +462,19 @@ func (p *panel) narrowRows(d panelData) []string {
 		// still show the buffer, as the wide panel's headline does.
 		calls = st.Strong.Render(p.val(fig(f.sendCalls))) + st.Dim.Render(" per 2MiB ("+f.send+" send)")
 	}
-	rows := append(p.narrowBufs(d.shownBufs(), lw),
-		p.row("load", lw, fmt.Sprintf("%s · %d×%s · %s · %s", conns, d.inFlight, units.FormatSize(int64(d.requestSize)), d.workload, d.transport)),
-		p.row("rate", lw, st.Strong.Render(p.val(rate(f.tput)))+st.Dim.Render(" · ")+p.val(fig(f.cpu.SPerGiB))+st.Dim.Render(" cpu s/GiB"+who)),
-		p.row("calls", lw, calls))
+	iw := p.inner()
+	rows := p.narrowBufs(d.shownBufs(), lw)
+	if d.exec != "" {
+		rows = append(rows, p.execRows(d, lw, iw, d.transport)...)
+	} else {
+		parts := []string{conns, fmt.Sprintf("%d×%s", d.inFlight, units.FormatSize(int64(d.requestSize))), d.workload, d.transport}
+		if !p.consumeInTitle() {
+			parts = append(parts, "consume "+d.consume)
+		}
+		rows = append(rows, p.rowLines("load", lw, iw, parts...)...)
+	}
+	rows = append(rows, p.rowLines("rate", lw, iw, st.Strong.Render(p.val(rate(f.tput))), p.val(fig(f.cpu.SPerGiB))+st.Dim.Render(" cpu s/GiB"+who))...)
+	rows = append(rows, p.row("calls", lw, calls))
 	if f.write { // the send buffer shows in the sender's calls
 		rows = append(rows, p.row("send", lw, st.Strong.Render(p.val(fig(f.sendCalls)))+st.Dim.Render(" + ")+
 			p.val(fig(f.sendEAGAIN))+st.Dim.Render(" EAGAIN ("+f.send+")")))
@@ -417,10 +510,10 @@ func (p *panel) narrowBufs(bufs []shownBuf, lw int) []string {
 	case len(names) == 1:
 		label = names[0]
 	}
-	return []string{
-		p.row(label+" ", lw, p.bufPair(bufs[0].bufData)),
-		p.row("", lw, strings.Join(others, st.Dim.Render(" · "))+st.Dim.Render(" eff")),
-	}
+	// The others' effective sizes start at the left edge, as the line
+	// above does, and go on to a second line rather than be cut.
+	others[len(others)-1] += st.Dim.Render(" eff")
+	return append([]string{p.row(label+" ", lw, p.bufPair(bufs[0].bufData))}, p.rowLines("", 0, p.inner(), others...)...)
 }
 
 // wideRows are a wide panel's rows: the settings on the left, the
@@ -431,25 +524,29 @@ func (p *panel) wideRows(d panelData) []string {
 	for _, b := range d.shownBufs() {
 		left = append(left, p.row(b.label, lw, p.bufPair(b.bufData)))
 	}
-	left = append(left,
-		p.row("connections", lw, fmt.Sprint(d.connections)),
-		p.row("request size", lw, units.FormatSize(int64(d.requestSize))),
-		p.row("in flight", lw, fmt.Sprintf("%d per connection", d.inFlight)),
-		p.row("workload", lw, d.workload),
-		p.row("consume", lw, d.consume))
-	if d.root != "" {
-		// Cut to the column by fit: a prefix is enough to hold up
-		// against blksum's output; run and the JSON carry all of it.
-		left = append(left, p.row("root digest", lw, d.root))
+	colW := (p.inner() - 3) / 2
+	if d.exec != "" {
+		// A real client: its command, not our load's settings.
+		left = append(left, p.execRows(d, lw, colW)...)
+	} else {
+		left = append(left,
+			p.row("connections", lw, fmt.Sprint(d.connections)),
+			p.row("request size", lw, units.FormatSize(int64(d.requestSize))),
+			p.row("in flight", lw, fmt.Sprintf("%d per connection", d.inFlight)),
+			p.row("workload", lw, d.workload),
+			p.row("consume", lw, d.consume))
 	}
-	left = append(left,
-		p.row("transport", lw, d.transport),
-		p.row("placement", lw, d.placement))
+	if d.root != "" {
+		// Its first 16 hex digits, as git shortens a hash: enough to
+		// hold up against blksum's output; run and the JSON carry all.
+		left = append(left, p.row("root digest", lw, shortDigest(d.root)))
+	}
+	left = append(left, p.rowLines("transport", lw, colW, d.transport)...)
+	left = append(left, p.row("placement", lw, d.placement))
 	if d.pace != "" {
 		left = append(left, p.row("pace", lw, d.pace))
 	}
 	right := p.figureRows(d, 12)
-	colW := (p.inner() - 3) / 2
 	var rows []string
 	for i := range max(len(left), len(right)) {
 		l, r := "", ""
@@ -464,18 +561,14 @@ func (p *panel) wideRows(d panelData) []string {
 	return rows
 }
 
-// warningRows are the warnings: the text and the fix (the command first;
-// where it persists only when there is room).
-func (p *panel) warningRows(ws []engine.Warning) []string {
+// warningRows are the warnings at width iw: the text and the fix, each
+// on as many lines as it takes (where the fix persists only when the
+// panel is wide: it is a sentence of its own, left out whole).
+func (p *panel) warningRows(ws []engine.Warning, iw int) []string {
 	st := p.com.styles
-	iw := p.inner()
-	textLines, fixLines := 1, 2
-	if p.wide() {
-		textLines, fixLines = 2, 3
-	}
 	var rows []string
 	for _, w := range ws {
-		for _, l := range wrap("▲ "+w.Text, iw, textLines) {
+		for _, l := range wrap("▲ "+w.Text, iw, 0) {
 			rows = append(rows, st.Warn.Render(l))
 		}
 		fix := w.Fix
@@ -483,12 +576,20 @@ func (p *panel) warningRows(ws []engine.Warning) []string {
 			fix, _, _ = strings.Cut(fix, "  (")
 		}
 		if fix != "" {
-			for _, l := range wrap("fix: "+fix, iw, fixLines) {
+			for _, l := range wrap("fix: "+fix, iw, 0) {
 				rows = append(rows, st.Info.Render(l))
 			}
 		}
 	}
 	return rows
+}
+
+// shortDigest is a digest's first 16 hex digits.
+func shortDigest(d string) string {
+	if len(d) > 16 {
+		return d[:16]
+	}
+	return d
 }
 
 // latency is "p50 1.2 ms · p99 3.4 ms".
@@ -599,14 +700,7 @@ func (p *panel) View() string {
 	if name == "" {
 		name = string(rune('A' + p.idx))
 	}
-	title := st.Side[p.idx].Bold(true).Render(name) + " " + p.status()
-	if !p.wide() { // no row to spare: the consume mode rides in the title
-		title += st.Dim.Render(" · consume " + consumeLine(p.cfg))
-	}
-	if p.focused {
-		title = st.Focus.Render("▸ ") + title
-	}
-	title = clip(title, p.width-6)
+	title := p.title()
 	fill := p.width - 5 - ansi.StringWidth(title)
 	top := bst.Render(tl+hz) + " " + title + " " + bst.Render(strings.Repeat(hz, max(fill, 0))+tr)
 	lines := []string{top}
@@ -627,6 +721,51 @@ func (p *panel) View() string {
 	return strings.Join(lines, "\n")
 }
 
+// titles are the title's forms, longest first: the side's name and
+// state and, in a narrow panel, the consume mode (it has no row to spare
+// there: it rides in the title when the title has room, else on the load
+// row). A real client's side has no consume mode of ours.
+func (p *panel) titles() (withConsume []string, bare string) {
+	st := p.com.styles
+	name := p.cfg.Name
+	if name == "" {
+		name = string(rune('A' + p.idx))
+	}
+	lead := st.Side[p.idx].Bold(true).Render(name) + " "
+	if p.focused {
+		lead = st.Focus.Render("▸ ") + lead
+	}
+	full, short := lead+p.status(false), lead+p.status(true)
+	if p.wide() || p.cfg.Exec != "" {
+		return nil, full
+	}
+	c := st.Dim.Render(" · consume " + consumeLine(p.cfg))
+	return []string{full + c, short + c}, short
+}
+
+// title is the first form of the title that fits the top border.
+func (p *panel) title() string {
+	forms, bare := p.titles()
+	for _, t := range forms {
+		if ansi.StringWidth(t) <= p.width-6 {
+			return t
+		}
+	}
+	return clip(bare, p.width-6)
+}
+
+// consumeInTitle reports whether the narrow title holds the consume mode
+// (else the load row shows it).
+func (p *panel) consumeInTitle() bool {
+	forms, _ := p.titles()
+	for _, t := range forms {
+		if ansi.StringWidth(t) <= p.width-6 {
+			return true
+		}
+	}
+	return false
+}
+
 // consumeLine is the consume mode, with its hash threads setting when it
 // hashes ("hash×auto", "hash×3").
 func consumeLine(c engine.SideConfig) string {
@@ -635,4 +774,12 @@ func consumeLine(c engine.SideConfig) string {
 		m += "×" + c.Get(engine.SetHashThreads)
 	}
 	return m
+}
+
+// pick is a if cond holds, else b.
+func pick(cond bool, a, b string) string {
+	if cond {
+		return a
+	}
+	return b
 }

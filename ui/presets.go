@@ -3,6 +3,8 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/list"
 	tea "github.com/charmbracelet/bubbletea"
@@ -90,14 +92,16 @@ type picker struct {
 	list    list.Model
 	loading bool
 	runs    bool
+	// descLines is the lines each entry's description takes now.
+	descLines int
 }
 
 func newPicker(com *common) picker {
-	d := list.NewDefaultDelegate()
+	d := wrapDelegate{list.NewDefaultDelegate(), 1}
 	l := list.New(nil, d, 0, 0)
 	l.SetShowHelp(false)
 	l.DisableQuitKeybindings()
-	p := picker{com: com, list: l}
+	p := picker{com: com, list: l, descLines: 1}
 	p.setRuns(false)
 	return p
 }
@@ -114,7 +118,53 @@ func (p *picker) setRuns(runs bool) {
 	p.list.SetStatusBarItemName("preset", "presets")
 }
 
-func (p *picker) SetSize(w, h int) { p.list.SetSize(max(w, 0), max(h, 0)) }
+// SetSize sizes the list, and its entries to their descriptions'
+// lines at that width.
+func (p *picker) SetSize(w, h int) {
+	p.list.SetSize(max(w, 0), max(h, 0))
+	lines := 1
+	for _, it := range p.list.Items() {
+		if di, ok := it.(list.DefaultItem); ok {
+			lines = max(lines, len(wrap(di.Description(), descWidth(w), 0)))
+		}
+	}
+	lines = min(lines, maxDescLines)
+	if lines != p.descLines {
+		d := wrapDelegate{list.NewDefaultDelegate(), lines}
+		d.SetHeight(1 + lines)
+		p.list.SetDelegate(d)
+		p.descLines = lines
+	}
+}
+
+// maxDescLines is how many lines a picker entry's description may take.
+const maxDescLines = 3
+
+// descWidth is the width of a description in a list w cells wide (the
+// default delegate's two cells of padding or border taken off).
+func descWidth(w int) int { return max(w-2, 10) }
+
+// wrapDelegate is the list's default delegate with each description
+// word-wrapped onto the entry's lines rather than cut to one.
+type wrapDelegate struct {
+	list.DefaultDelegate
+	lines int
+}
+
+func (d wrapDelegate) Render(w io.Writer, m list.Model, index int, item list.Item) {
+	if it, ok := item.(list.DefaultItem); ok {
+		item = wrappedItem{it, strings.Join(wrap(it.Description(), descWidth(m.Width()), d.lines), "\n")}
+	}
+	d.DefaultDelegate.Render(w, m, index, item)
+}
+
+// wrappedItem is an entry with its description wrapped.
+type wrappedItem struct {
+	list.DefaultItem
+	desc string
+}
+
+func (i wrappedItem) Description() string { return i.desc }
 
 func (p *picker) View() string {
 	if p.loading && p.runs {
@@ -216,6 +266,10 @@ func (m *Model) pickerKey(k tea.KeyMsg) tea.Cmd {
 
 func (m *Model) applyPreset(p PresetItem) tea.Cmd {
 	hook := m.opts.ApplyPreset
+	// A preset starts over: + - = act on each side's sender's send
+	// buffer again, the one its description speaks of, not one k picked
+	// for the configuration before.
+	m.bufTarget = [2]bufTarget{}
 	m.setMsg(msgInfo, "applying preset "+p.Name+"…")
 	return m.enqueue(op{
 		kind: opPreset, side: -1, name: p.Name,

@@ -21,7 +21,6 @@ import (
 	"math"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -29,10 +28,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/help"
-	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 
 	"nbdscope/engine"
 )
@@ -63,6 +60,10 @@ type Options struct {
 	// OverwritePreset replaces a preset after the user confirmed it. When
 	// nil, an existing name cannot be overwritten from the UI.
 	OverwritePreset func(name string, cfg engine.Config) error
+	// RunPath, when set, says that saving a preset (s) also writes the
+	// run so far under the same name, and where: the help, the prompt and
+	// the message after the save name the file.
+	RunPath func(name string) string
 
 	// LoadRuns lists the saved runs for the baseline picker (`b`); one
 	// broken run file may come back as an error beside the others.
@@ -140,7 +141,8 @@ type op struct {
 	side  int
 	st    *engine.Setting // the setting an opApply or opExact changes
 	v     engine.Value
-	name  string // preset
+	name  string  // preset
+	note  *string // what run leaves for the message after it (a save's run file)
 	run   func(engine.Controller) error
 	local func(*pairState) // the optimistic effect, nil for none
 }
@@ -620,7 +622,7 @@ func (m *Model) onOpDone(msg opDoneMsg) tea.Cmd {
 		if m.state == stInput && m.inputKind == inputSndBuf {
 			m.inputBusy = false
 			if msg.err != nil {
-				m.inputErr = msg.err.Error()
+				m.reject(msg.err.Error())
 				break
 			}
 			m.state = stNormal
@@ -643,20 +645,9 @@ func (m *Model) onOpDone(msg opDoneMsg) tea.Cmd {
 			break
 		}
 		m.preset, m.baseCfg = o.name, msg.cfg
-		m.setMsg(msgInfo, "preset "+o.name+" applied")
+		m.setMsg(msgInfo, fmt.Sprintf("preset %s applied · +/- = act on %s's %s", o.name, m.cfg.Sides[m.focus].Name, m.targetShort(m.focus)))
 	case opSave, opOverwrite:
-		switch {
-		case msg.err == nil:
-			m.preset, m.baseCfg = o.name, msg.cfg
-			m.setMsg(msgInfo, "saved preset "+o.name)
-		case o.kind == opSave && isExists(msg.err) && m.opts.OverwritePreset != nil:
-			m.state = stConfirm
-			m.confirmName = o.name
-		case isExists(msg.err):
-			m.setMsg(msgError, fmt.Sprintf("✗ preset %q exists; save under another name", o.name))
-		default:
-			m.setErr(fmt.Errorf("save preset %s: %w", o.name, msg.err))
-		}
+		m.saved(o, msg)
 	}
 	return m.startOp()
 }
@@ -688,61 +679,32 @@ func (s *stopper) stop(c engine.Controller) error {
 	return s.err
 }
 
-// shortKeys is the footer for the current state.
-func (m *Model) shortKeys() help.KeyMap {
-	switch m.state {
-	case stInput:
-		return modalKeys{keyEnter, keyEsc}
-	case stConfirm:
-		return modalKeys{keyYes, keyNo}
-	case stPicker:
-		return modalKeys{keyEnter, keyFilter, keyMove, keyEsc}
-	case stHelp:
-		if m.helpMore {
-			return modalKeys{keyClose, keyScroll, m.keys.Quit}
+// saved takes the outcome of a save. The name prompt stays open until the
+// name is saved: a name refused is cleared from it, with the reason.
+func (m *Model) saved(o op, msg opDoneMsg) {
+	prompt := m.state == stInput && m.inputKind == inputPresetName
+	if prompt {
+		m.inputBusy = false
+	}
+	switch {
+	case msg.err == nil:
+		if prompt {
+			m.state = stNormal
+			m.input.Blur()
 		}
-		return modalKeys{keyClose, m.keys.Quit}
-	}
-	k := m.keys
-	terse := func(b key.Binding, desc string) key.Binding {
-		b.SetHelp(b.Help().Key, desc)
-		return b
-	}
-	var b []key.Binding
-	if m.panels[0].crash != nil || m.panels[1].crash != nil {
-		b = append(b, terse(k.Restart, "restart"))
-	}
-	b = append(b, terse(k.BufUp, "sndbuf"), terse(k.NextSide, "side"), terse(k.Gap, "gap"),
-		terse(k.Setting(engine.SetPaused), "pause"), terse(k.BufExact, "exact"))
-	if m.charts.paging() {
-		b = append(b, terse(k.Charts, "more charts"))
-	}
-	b = append(b, terse(k.Setting(engine.SetConnections), "conns"), terse(k.Setting(engine.SetRequestSize), "req size"), terse(k.Setting(engine.SetInFlight), "in flight"),
-		terse(k.Presets, "presets"), terse(k.Save, "save"), terse(k.Help, "help"), terse(k.Quit, "quit"))
-	return modalKeys(b)
-}
-
-// footer is the short help, most useful keys first: when it does not fit,
-// keys are dropped from the end, but help and quit stay.
-// It changes rarely: the last one is kept, by width and keys.
-func (m *Model) footer(w int) string {
-	b := m.shortKeys().ShortHelp()
-	var k strings.Builder
-	k.WriteString(strconv.Itoa(w))
-	for _, x := range b {
-		k.WriteString("\x00" + x.Help().Key + "\x01" + x.Help().Desc)
-	}
-	if k.String() == m.footKey {
-		return m.foot
-	}
-	hm := m.help
-	hm.Width = 0
-	for {
-		s := hm.ShortHelpView(b)
-		if ansi.StringWidth(s) <= w || len(b) <= 3 {
-			m.footKey, m.foot = k.String(), clip(s, w)
-			return m.foot
-		}
-		b = append(b[:len(b)-3], b[len(b)-2:]...)
+		m.preset, m.baseCfg = o.name, msg.cfg
+		m.setMsg(msgInfo, "saved preset "+o.name+*o.note)
+	case o.kind == opSave && isExists(msg.err) && m.opts.OverwritePreset != nil:
+		m.input.Blur()
+		m.state = stConfirm
+		m.confirmName = o.name
+	case isExists(msg.err) && prompt:
+		m.reject(fmt.Sprintf("preset %q exists; type another name", o.name))
+	case isExists(msg.err):
+		m.setMsg(msgError, fmt.Sprintf("✗ preset %q exists; save under another name", o.name))
+	case prompt:
+		m.reject(msg.err.Error())
+	default:
+		m.setErr(fmt.Errorf("save preset %s: %w", o.name, msg.err))
 	}
 }

@@ -146,20 +146,21 @@ func TestStepBuf(t *testing.T) {
 		want string
 		ok   bool
 	}{
-		{engine.Buf{}, 1, "4k", true},
-		{engine.Buf{}, -1, "", false},
-		{size(4 << 10), -1, "default", true},
+		// At default, from its effective size (208k here).
+		{engine.Buf{}, 1, "256k", true},
+		{engine.Buf{}, -1, "128k", true},
+		{size(4 << 10), -1, "", false},
 		{size(2 << 20), 1, "4m", true},
 		{size(2 << 20), -1, "1m", true},
 		{size(8 << 20), 1, "", false},
 		{size(100000), 1, "128k", true},
 		{size(100000), -1, "64k", true},
-		{size(1024), -1, "default", true},
+		{size(1024), -1, "", false},
 		{engine.Buf{Kind: engine.BufMacOS}, 1, "16k", true},
 		{engine.Buf{Kind: engine.BufMacOS}, -1, "4k", true},
 	}
 	for _, c := range cases {
-		got, ok := stepBuf(c.b, c.dir, 0)
+		got, ok := stepBuf(c.b, c.dir, 212992, 0)
 		if got != c.want || ok != c.ok {
 			t.Errorf("stepBuf(%v, %d) = %q, %v; want %q, %v", c.b, c.dir, got, ok, c.want, c.ok)
 		}
@@ -185,14 +186,17 @@ func TestKeyPickSide(t *testing.T) {
 	h.wantView("┏━ ▸ B")
 }
 
+// + and - step from the size in effect: A starts at the OS default,
+// 208k effective here, so + goes to 256k and - to 128k (issue 21, item
+// 10: + at default used to go to 4k, below the default).
 func TestKeySndbufLadder(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
 	h.press("+")
 	// Shown at once, before the engine confirmed it.
-	if got := h.m.cfg.Sides[0].SndBuf.String(); got != "4k" {
-		t.Fatalf("optimistic sndbuf = %s, want 4k", got)
+	if got := h.m.cfg.Sides[0].SndBuf.String(); got != "256k" {
+		t.Fatalf("+ at default (208k effective): optimistic sndbuf = %s, want 256k", got)
 	}
-	h.wantView("4k → ", "applying…")
+	h.wantView("256k → ", "applying…")
 	h.settle()
 	h.press("+")
 	h.settle()
@@ -200,10 +204,22 @@ func TestKeySndbufLadder(t *testing.T) {
 	h.settle()
 	h.press("-")
 	h.settle()
-	h.press("-") // at default: nothing to do
+	h.wantApplied(ch(0, "sndbuf", "256k"), ch(0, "sndbuf", "512k"), ch(0, "sndbuf", "256k"), ch(0, "sndbuf", "128k"))
+
+	// - at default goes below the default's 208k, to 128k.
+	h = newHarness(t, Options{}, 80, 24)
+	h.press("-")
 	h.settle()
-	h.wantApplied(ch(0, "sndbuf", "4k"), ch(0, "sndbuf", "8k"), ch(0, "sndbuf", "4k"), ch(0, "sndbuf", "default"))
-	h.wantView("default already")
+	h.wantApplied(ch(0, "sndbuf", "128k"))
+	// Down to the bottom of the ladder, where - says so.
+	for range 8 {
+		h.press("-")
+		h.settle()
+	}
+	if got := h.f.Config().Sides[0].SndBuf.String(); got != "4k" {
+		t.Errorf("A sndbuf after - at the bottom = %s, want 4k", got)
+	}
+	h.wantView("ladder starts at 4k")
 
 	h.press("2", "+")
 	h.settle()
@@ -212,16 +228,44 @@ func TestKeySndbufLadder(t *testing.T) {
 	}
 }
 
+// A default whose effective size the OS did not report has nothing to
+// step from: + and - say so and change nothing.
+func TestKeySndbufUnknownDefault(t *testing.T) {
+	h := newHarness(t, Options{}, 160, 48)
+	h.m.com.facts.UnixSndbufDefault = 0
+	h.press("+")
+	h.settle()
+	h.press("-")
+	h.settle()
+	h.wantApplied()
+	h.wantView("nothing to step from")
+}
+
+// The buffer keys step a TCP side from TCP's default, a receive buffer
+// from TCP's receive default.
+func TestKeySndbufDefaultByTransportAndSocket(t *testing.T) {
+	h := newHarness(t, Options{}, 160, 48)
+	h.m.com.facts.TCPSndbufDefault = 16384
+	h.m.com.facts.TCPRcvbufDefault = 65536
+	h.press("t")
+	h.settle()
+	h.press("+")
+	h.settle()
+	h.press("k", "k", "k", "-") // client rcvbuf, from 64k
+	h.settle()
+	h.wantApplied(ch(0, "transport", "tcp"), ch(0, "sndbuf", "32k"), ch(0, "client-rcvbuf", "32k"))
+}
+
 func TestKeySndbufCoalesces(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
-	h.press("+", "+", "+") // 4k runs, 8k is queued and replaced by 16k
-	if got := h.m.cfg.Sides[0].SndBuf.String(); got != "16k" {
-		t.Fatalf("optimistic sndbuf = %s, want 16k", got)
+	h.press("+", "+", "+") // 256k runs, 512k is queued and replaced by 1m
+	if got := h.m.cfg.Sides[0].SndBuf.String(); got != "1m" {
+		t.Fatalf("optimistic sndbuf = %s, want 1m", got)
 	}
 	h.settle()
-	h.wantApplied(ch(0, "sndbuf", "4k"), ch(0, "sndbuf", "16k"))
-	if got := h.m.cfg.Sides[0].SndBuf.String(); got != "16k" {
-		t.Errorf("sndbuf after settle = %s, want 16k", got)
+	h.wantApplied(ch(0, "sndbuf", "256k"), ch(0, "sndbuf", "1m"))
+	if got := h.m.cfg.Sides[0].SndBuf.String(); got != "1m" {
+		t.Errorf("sndbuf after settle = %s, want 1m", got)
 	}
 }
 
@@ -623,10 +667,14 @@ func TestSaveExistsWithoutOverwrite(t *testing.T) {
 	h.typeText("x")
 	h.press("enter")
 	h.settle()
-	if h.m.state != stNormal {
+	if h.m.state == stConfirm {
 		t.Error("asked to overwrite without a hook")
 	}
-	h.wantView(`"x" exists`)
+	// The prompt stays, cleared, with the reason: another name is typed.
+	if h.m.state != stInput || h.m.input.Value() != "" {
+		t.Errorf("prompt state %v, text %q: want it open and empty", h.m.state, h.m.input.Value())
+	}
+	h.wantView(`"x" exists; type another name`)
 }
 
 func TestKeyRestart(t *testing.T) {
@@ -735,13 +783,18 @@ func columnOf(v string, from, to int) []string {
 	return out
 }
 
+// An off-turn side says it waits: in full where the title has room, in
+// short beside its consume mode in a narrow one.
 func TestInactiveSample(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
 	h.send(engine.Update{Sample: ptr(sample("B", 1, false))})
-	h.wantView("○ waiting its turn")
+	h.wantView("B ○ waiting · consume scan")
 	if len(h.m.charts.hist[1].pts) != 0 {
 		t.Error("an off-turn sample was charted")
 	}
+	h = newHarness(t, Options{}, 160, 48)
+	h.send(engine.Update{Sample: ptr(sample("B", 1, false))})
+	h.wantView("B ○ waiting its turn")
 }
 
 // A side whose first turn came but whose load still warms its buffers
@@ -750,6 +803,9 @@ func TestWarmingSample(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
 	s := sample("A", 1, false)
 	s.Warming = true
+	h.send(engine.Update{Sample: &s})
+	h.wantView("A ◌ warming · consume scan")
+	h = newHarness(t, Options{}, 160, 48)
 	h.send(engine.Update{Sample: &s})
 	h.wantView("◌ warming its buffers")
 }

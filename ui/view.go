@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"nbdscope/engine"
 )
@@ -42,6 +43,7 @@ type screen struct {
 	w, h   int
 	header int       // its height
 	banner []string  // a line for each crashed side
+	warns  []string  // the sides' warnings, below narrow panels
 	panels panelMode // how the panels show
 	panelH int       // the panels' height, their borders included
 	area   int       // the height left for the charts, help or picker
@@ -61,7 +63,13 @@ func (m *Model) layout(w, h int) screen {
 	}
 	m.layoutHeader(w, sc.header)
 	sc.banner = m.banners(w)
-	fixed := sc.header + 2 + len(sc.banner) // + status line + footer
+	sc.warns = m.warningLines(w)
+	// The status line and the footer take more lines when a message
+	// needs them (never cut): as many as the message would take with no
+	// change strip to show an event instead.
+	m.layoutInput(w)
+	msgLines := lineCount(m.statusLine(w, false)) + lineCount(m.footerLines(w))
+	fixed := sc.header + msgLines + len(sc.banner) + len(sc.warns)
 	sc.panels, sc.panelH = m.layoutPanels(w, h, fixed)
 	sc.area = max(h-fixed-sc.panelH, 0)
 	switch m.state {
@@ -76,13 +84,50 @@ func (m *Model) layout(w, h int) screen {
 	}
 	m.help.Width = w
 	sc.status = m.statusLine(w, sc.strip)
-	sc.footer = m.footer(w)
-	if m.state == stInput && m.inputErr != "" {
-		// The error from Apply gets the whole footer line.
-		sc.footer = clip(m.com.styles.Error.Render("✗ "+m.inputErr), w)
+	sc.footer = m.footerLines(w)
+	if n := msgLines - lineCount(sc.footer) - lineCount(sc.status); n > 0 {
+		sc.status += strings.Repeat("\n", n) // an event the strip shows: keep the rows laid out
 	}
 	return sc
 }
+
+// renderLines styles each line on its own (lipgloss would pad a block's
+// lines to one width) and joins them.
+func renderLines(st lipgloss.Style, lines []string) string {
+	for i, l := range lines {
+		lines[i] = st.Render(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// lineCount is how many lines s has (an empty s is one: a blank line).
+func lineCount(s string) int { return strings.Count(s, "\n") + 1 }
+
+// layoutInput gives the prompt's field the width left of the line, so a
+// long value scrolls in it instead of being cut.
+func (m *Model) layoutInput(w int) {
+	fw := w - len("  applying…") - 1
+	if m.input.Value() != "" {
+		// (An empty field's placeholder counts the prompt in its width
+		// itself.)
+		fw -= ansi.StringWidth(m.input.Prompt)
+	}
+	m.input.Width = max(fw, 8)
+}
+
+// footerLines is the footer: the short help, or a prompt's error, which
+// takes the footer's line and more if it needs them.
+func (m *Model) footerLines(w int) string {
+	if m.state == stInput && m.inputErr != "" {
+		return renderLines(m.com.styles.Error, wrap("✗ "+m.inputErr, w, maxMsgLines))
+	}
+	return m.footer(w)
+}
+
+// maxMsgLines is how many lines a message, a prompt's error or a crash's
+// stderr may take: a sentence of an error and its fix fits in three of 80
+// columns.
+const maxMsgLines = 3
 
 // layoutHeader brings the header up to date.
 func (m *Model) layoutHeader(w, h int) {
@@ -113,13 +158,47 @@ func (m *Model) banners(w int) []string {
 	for i := range m.panels {
 		if c := m.panels[i].crash; c != nil {
 			b := st.Error.Render(fmt.Sprintf("✗ %s %s crashed (%s)", m.cfg.Sides[i].Name, c.Role, c.Status))
-			if l := lastLine(c.Stderr); l != "" {
-				b += st.Dim.Render(" — ") + l
+			key := st.Key.Render("!") + st.KeyDesc.Render(" restart "+m.cfg.Sides[i].Name)
+			l := lastLine(c.Stderr)
+			if one := b + st.Dim.Render(" — ") + l; l == "" || ansi.StringWidth(one)+1+ansi.StringWidth(key) <= w {
+				if l == "" {
+					one = b
+				}
+				banner = append(banner, spread(one, key, w))
+				continue
 			}
-			banner = append(banner, spread(b, st.Key.Render("!")+st.KeyDesc.Render(" restart "+m.cfg.Sides[i].Name), w))
+			// Its stderr's last line under it, whole.
+			banner = append(banner, spread(b, key, w))
+			for _, x := range wrap(l, w-2, maxMsgLines) {
+				banner = append(banner, "  "+x)
+			}
 		}
 	}
 	return banner
+}
+
+// warnsOutside reports whether the sides' warnings go below the panels,
+// the screen's width, rather than in them: when two narrow panels stand
+// side by side, half the width would take a warning and its fix twice
+// the rows (and cut the panels' figures short of room).
+func (m *Model) warnsOutside(w int) bool {
+	return m.state != stHelp && m.state != stPicker && w >= 60 && w/2-4 < panelWideInner
+}
+
+// warningLines are the sides' warnings at the screen's width, when they
+// go below the panels.
+func (m *Model) warningLines(w int) []string {
+	out := m.warnsOutside(w)
+	var lines []string
+	for i := range m.panels {
+		p := &m.panels[i]
+		p.warnOutside = out
+		if !out {
+			continue
+		}
+		lines = append(lines, p.warningRows(p.data().warnings, w)...)
+	}
+	return lines
 }
 
 // layoutPanels sizes the panels: side by side when there is room, else
@@ -158,6 +237,9 @@ func (m *Model) draw(sc screen) string {
 		parts = append(parts, lipgloss.JoinHorizontal(lipgloss.Top, m.panels[0].View(), m.panels[1].View()))
 	case panelsFocused:
 		parts = append(parts, m.panels[m.focus].View()+"\n"+m.otherLine(1-m.focus, sc.w))
+	}
+	if len(sc.warns) > 0 {
+		parts = append(parts, strings.Join(sc.warns, "\n"))
 	}
 	if len(sc.banner) > 0 {
 		parts = append(parts, strings.Join(sc.banner, "\n"))
@@ -199,7 +281,7 @@ func padLines(s string, n int) string {
 func (m *Model) otherLine(i, w int) string {
 	st := m.com.styles
 	p := &m.panels[i]
-	s := st.Side[i].Bold(true).Render(m.cfg.Sides[i].Name) + " " + p.status()
+	s := st.Side[i].Bold(true).Render(m.cfg.Sides[i].Name) + " " + p.status(false)
 	if a := p.lastActive; a != nil {
 		s += "  " + rate(a.ThroughputBps) + " · " + fig(a.ReceiverCallsPer2MiB()) + " calls/2MiB"
 	}
@@ -220,23 +302,26 @@ func (m *Model) statusLine(w int, strip bool) string {
 	case stConfirm:
 		return clip(st.Warn.Render(fmt.Sprintf("preset %q exists — overwrite it? ", m.confirmName))+st.Key.Render("y/n"), w)
 	}
+	lines := func(style lipgloss.Style) string {
+		return renderLines(style, wrap(m.msg.text, w, maxMsgLines))
+	}
 	switch m.msg.kind {
 	case msgError:
-		return clip(st.Error.Render(m.msg.text), w)
+		return lines(st.Error)
 	case msgWarn:
-		return clip(st.Warn.Render(m.msg.text), w)
+		return lines(st.Warn)
 	case msgInfo:
-		return clip(st.Info.Render(m.msg.text), w)
+		return lines(st.Info)
 	case msgEvent:
 		if !strip || m.state != stNormal {
-			return clip(m.msg.text, w)
+			return lines(lipgloss.NewStyle())
 		}
 	}
 	if m.done {
 		return clip(st.Dim.Render("the run ended — q quits"), w)
 	}
 	if m.sidesCompete() {
-		return clip(st.Warn.Render(fmt.Sprintf("hint: %d cores — in concurrent mode the sides compete for CPU; alternate (m) is fairer", m.com.facts.Cores)), w)
+		return renderLines(st.Warn, wrap(fmt.Sprintf("hint: %d cores — in concurrent mode the sides compete for CPU; alternate (m) is fairer", m.com.facts.Cores), w, 2))
 	}
 	return ""
 }
@@ -255,13 +340,15 @@ func (m *Model) tooSmall() string {
 // figureHelp explains every figure, in the engine's definitions.
 var figureHelp = [][2]string{
 	{"throughput", "payload bytes completed per second (READ data received, WRITE data acknowledged), GiB/s or MiB/s"},
-	{"calls/2MiB", "receive syscalls (read/recvmsg) of the process that receives the bulk data — the client for reads, the server for writes — per 2 MiB of payload: ~1 with a 2 MiB send buffer, ~10 at Linux's 208k default, ~256 at macOS's 8k. Each sample uses the workload it was measured under, so after w the receiver switches when the change takes effect"},
+	{"calls/2MiB", "receive syscalls (read/recvmsg) of the process that receives the bulk data — the client for reads, the server for writes — per 2 MiB of payload, counted on this machine as the side runs. Each sample uses the workload it was measured under, so after w the receiver switches when the change takes effect"},
+	{"  series", seriesCalls},
+	{"  here", hereCalls},
 	{"send calls", "send syscalls (write/writev) of the process that sends the bulk data, per 2 MiB — the server for reads, the client for writes. For writes this is the figure the client's send buffer moves (shown bold, and dashed \"snd\" in the syscalls chart): the server drains each chunk as it arrives, so its receive calls show the reader's pace, not the buffer"},
 	{"EAGAIN", "by direction, per 2 MiB: recv = the receiver's receive calls that found no data yet, send = the sender's send calls that found the buffer full. Counted apart from the calls; strace -c counts both as read or write"},
 	{"wake/2MiB", "voluntary context switches (ru_nvcsw) of client and server per 2 MiB: a sleep and a wake-up each time a buffer fills or empties (v: chart)"},
 	{"faults/2MiB", "minor page faults (ru_minflt) of client and server per 2 MiB: near 0 with warm buffers, up to 512 when each request faults a fresh one in"},
 	{"cpu", "user+system time of the client and the server process (getrusage), per second the side's load ran (in alternate mode, its turns): cores busy, and CPU seconds per GiB of payload"},
-	{"sndbuf", "requested → effective socket buffer. The panel's first line is the one + - = step: the bulk sender's send buffer — the server's SO_SNDBUF for reads, the client's for writes, both together for mixed (k picks another: server send, client send, client receive; g sets the sender's buffers of both sides); the others follow. Effective is what getsockopt reads back right after setting, before data flows. Linux: the request doubled (2m shows as 4m), clamped to net.core.wmem_max. macOS: the value set, never doubled; XNU lowers a busy socket's internal send limit by the bytes queued in the peer (getsockopt adds them back), so a clamp is judged by the request and the limit, never by a live figure; a request above kern.ipc.maxsockbuf's limit is refused (ENOBUFS, before 14.4) or clamped (14.4 on), + stops there, and the message names the sysctl that lifts it"},
+	{"sndbuf", "requested → effective socket buffer. The panel's first line is the one + - = step: the bulk sender's send buffer — the server's SO_SNDBUF for reads, the client's for writes, both together for mixed (k picks another: server send, client send, client receive; g sets the sender's buffers of both sides); the others follow. + and - step the ladder 4k … 8m from the size in effect: default from what the OS gives a fresh socket (208k on Linux), macos from 8k. Effective is what getsockopt reads back right after setting, before data flows. Linux: the request doubled (2m shows as 4m), clamped to net.core.wmem_max. macOS: the value set, never doubled; XNU lowers a busy socket's internal send limit by the bytes queued in the peer (getsockopt adds them back), so a clamp is judged by the request and the limit, never by a live figure; a request above kern.ipc.maxsockbuf's limit is refused (ENOBUFS, before 14.4) or clamped (14.4 on), + stops there, and the message names the sysctl that lifts it"},
 	{"placement", "where the side's load process and server run (o): split = a core each (a full send buffer costs a cross-core wake-up, as on a big machine), shared = one core (a cheap context switch: the buffer hardly matters), os = the scheduler decides"},
 	{"pace", "what set the pace over the last 2 s: the process whose core was full (its own work: a bigger buffer cannot help), or waiting (none full)"},
 	{"latency", "per request, p50 and p99 (l shows its chart)"},
@@ -270,6 +357,16 @@ var figureHelp = [][2]string{
 	{"baseline", "A' ┈┈ and B' ┉┉: a saved run (b), drawn faintly behind the live series at the same time since its start; the legend shows its figure at the live run's elapsed time"},
 	{"markers", "┊ in the charts and A/B on the time axis: a change took effect there"},
 }
+
+// seriesCalls are the reference figures the calls/2MiB figure is held up
+// against: the qemu-devel series' own measurements, labelled as such, for
+// a machine's figures may differ from them.
+const seriesCalls = `the qemu-devel series "io: Increase unix stream socket buffer size" measured ~1 receive call per 2 MiB with a 2 MiB send buffer, ~10 at Linux's 208k default, ~256 at macOS's 8k: the series' figures, not this machine's`
+
+// hereCalls says where this machine's own figures for the same buffers
+// are. This is the place for the figures measured here at 2m, default and
+// macos, beside the series' (the buffer-fill issue adds them).
+const hereCalls = `this machine's own: the panels' calls rows (g puts A at macOS's 8k and B at 2m); 'nbdscope sweep' measures each size in turn`
 
 // helpLines is the full help: the keys (bubbles/help) and the figures.
 func (m *Model) helpLines(w int) []string {
@@ -284,11 +381,15 @@ func (m *Model) helpLines(w int) []string {
 		half := (len(groups) + 1) / 2
 		keys = hm.FullHelpView(groups[:half]) + "\n\n" + hm.FullHelpView(groups[half:])
 	}
-	lines := []string{st.Title.Render("keys") + st.Dim.Render("  (esc or ? closes)"), ""}
+	lines := []string{st.Title.Render("keys") + st.Dim.Render("  (esc or ? closes)")}
+	for _, l := range m.keyNotes() {
+		lines = append(lines, wrap(l, w, 0)...)
+	}
+	lines = append(lines, "")
 	lines = append(lines, strings.Split(keys, "\n")...)
 	lines = append(lines, "", st.Title.Render("figures"))
 	for _, f := range helpEntries() {
-		wrapped := wrap(f[1], max(w-13, 10), 8) // the help scrolls
+		wrapped := wrap(f[1], max(w-13, 10), 0) // the help scrolls: all of it
 		for j, l := range wrapped {
 			lab := ""
 			if j == 0 {
@@ -299,6 +400,31 @@ func (m *Model) helpLines(w int) []string {
 	}
 	return lines
 }
+
+// keyNotes are the help's lines about the keys that the key list cannot
+// say: the case convention, what the buffer keys act on now, and what s
+// writes.
+func (m *Model) keyNotes() []string {
+	notes := []string{"lowercase c r d lower, capital C R D raise (shift goes up, as it turns = into +)",
+		fmt.Sprintf("+ - = act on %s's %s now (k picks another buffer)", m.cfg.Sides[m.focus].Name, m.targetShort(m.focus))}
+	if p := m.runPath("NAME"); p != "" {
+		notes = append(notes, "s saves a preset and the run so far ("+runFileSize+") as "+p)
+	}
+	return notes
+}
+
+// runPath is the file s writes the run to under name, "" when it writes
+// none.
+func (m *Model) runPath(name string) string {
+	if m.opts.RunPath == nil || m.opts.SavePreset == nil {
+		return ""
+	}
+	return m.opts.RunPath(name)
+}
+
+// runFileSize is how big the run file s writes gets: every sample of both
+// sides, measured at the default 250 ms interval.
+const runFileSize = "every sample, about 1 MB a minute"
 
 // layoutHelp fits the help into w×h: too long for the area, it scrolls
 // (↑/↓), and the last row says what is left. It keeps the offset in

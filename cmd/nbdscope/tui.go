@@ -141,4 +141,7 @@ func (a *app) saveRunsToo(o *ui.Options, ctrl engine.Controller, preset string) 
 	}
 	o.SavePreset = wrap(o.SavePreset, false)
 	o.OverwritePreset = wrap(o.OverwritePreset, true)
+	if st, err := a.openStore(); err == nil && o.SavePreset != nil {
+		o.RunPath = st.RunPath // the help and the save message name the file
+	}
 }

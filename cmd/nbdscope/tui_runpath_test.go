@@ -1,0 +1,39 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"nbdscope/engine"
+	"nbdscope/ui"
+)
+
+// reportCtrl is a controller that has a run to report, for the explorer's
+// s key; nothing else of it is called here.
+type reportCtrl struct{ engine.Controller }
+
+func (reportCtrl) Report() engine.Report { return engine.Report{} }
+
+// The explorer's s saves the run too, and is told where: the path it
+// names (help, message) is the file the save writes (issue 21, item 10).
+func TestExplorerSaveNamesRunFile(t *testing.T) {
+	home := storeCmdHome(t)
+	a := testApp()
+	var o ui.Options
+	a.tuiPresets(&o)
+	a.saveRunsToo(&o, reportCtrl{}, "")
+	if o.RunPath == nil {
+		t.Fatal("the explorer is not told where s writes the run")
+	}
+	want := filepath.Join(home, "runs", "mine.json")
+	if got := o.RunPath("mine"); got != want {
+		t.Fatalf("RunPath(mine) = %q, want %q", got, want)
+	}
+	if err := o.SavePreset("mine", engine.DefaultConfig()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(want); err != nil {
+		t.Errorf("s did not write the run file it names: %v", err)
+	}
+}

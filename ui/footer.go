@@ -1,0 +1,107 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/x/ansi"
+
+	"nbdscope/engine"
+)
+
+// shortKeys is the footer for the current state: the full form, then the
+// form for a narrow screen (footer picks the first that fits).
+func (m *Model) shortKeys() (full, narrow []key.Binding) {
+	switch m.state {
+	case stInput:
+		return modalKeys{keyEnter, keyEsc}, nil
+	case stConfirm:
+		return modalKeys{keyYes, keyNo}, nil
+	case stPicker:
+		return modalKeys{keyEnter, keyFilter, keyMove, keyEsc}, nil
+	case stHelp:
+		if m.helpMore {
+			return modalKeys{keyClose, keyScroll, m.keys.Quit}, nil
+		}
+		return modalKeys{keyClose, m.keys.Quit}, nil
+	}
+	k := m.keys
+	terse := func(b key.Binding, keys, desc string) key.Binding {
+		b.SetHelp(keys, desc)
+		return b
+	}
+	var lead []key.Binding
+	if m.panels[0].crash != nil || m.panels[1].crash != nil {
+		lead = append(lead, terse(k.Restart, "!", "restart"))
+	}
+	// +/- and = act on one buffer (or two) of the focused side: the
+	// footer names it, whatever k or a preset made it.
+	bufs := terse(k.BufUp, "+/-/=", m.targetShort(m.focus))
+	var charts []key.Binding
+	if m.charts.paging() {
+		charts = append(charts, terse(k.Charts, "v", "more charts"))
+	}
+	pause := terse(k.Setting(engine.SetPaused), "space", "pause")
+	gap := terse(k.Gap, "g", "gap")
+	tail := []key.Binding{terse(k.Presets, "p", "presets"), terse(k.Save, "s", "save preset+run"),
+		terse(k.Help, "?", "help"), terse(k.Quit, "q", "quit")}
+	full = append(append(append(lead, bufs, terse(k.NextSide, "tab/1/2", "side"), gap, pause), charts...),
+		terse(k.Setting(engine.SetConnections), "c/C", "conns −/+"),
+		terse(k.Setting(engine.SetRequestSize), "r/R", "req size ½/×2"),
+		terse(k.Setting(engine.SetInFlight), "d/D", "in flight ½/×2"))
+	full = append(full, tail...)
+	// Narrow: the three pairs in one (lowercase lowers, capital raises),
+	// before the keys the footer drops first.
+	narrow = append(append([]key.Binding{}, lead...), bufs, terse(k.NextSide, "tab", "side"), pause,
+		terse(k.Setting(engine.SetConnections), "c/C r/R d/D", "−/+"), gap)
+	narrow = append(append(narrow, charts...), tail...)
+	return full, narrow
+}
+
+// targetShort names what the buffer keys act on for a side, in the
+// footer's few words, as the panel's first line names it: "sndbuf" (the
+// server's), "cli sndbuf", "cli rcvbuf", "both sndbufs" (a mixed
+// workload's server and client).
+func (m *Model) targetShort(side int) string {
+	sts := m.bufSettings(side)
+	switch {
+	case len(sts) > 1:
+		return "both sndbufs"
+	case sts[0] == engine.BufferSettings()[0]:
+		return "sndbuf"
+	}
+	return shortLabel.Replace(sts[0].Label)
+}
+
+var shortLabel = strings.NewReplacer("server ", "srv ", "client ", "cli ")
+
+// footer is the short help, most useful keys first: the full form when
+// it fits, else the narrow one with keys dropped from its end until it
+// fits, but help and quit stay. It changes rarely: the last one is kept,
+// by width and keys.
+func (m *Model) footer(w int) string {
+	full, narrow := m.shortKeys()
+	var k strings.Builder
+	k.WriteString(strconv.Itoa(w))
+	for _, x := range append(full, narrow...) {
+		k.WriteString("\x00" + x.Help().Key + "\x01" + x.Help().Desc)
+	}
+	if k.String() == m.footKey {
+		return m.foot
+	}
+	hm := m.help
+	hm.Width = 0
+	b := full
+	if s := hm.ShortHelpView(b); ansi.StringWidth(s) > w && narrow != nil {
+		b = narrow
+	}
+	for {
+		s := hm.ShortHelpView(b)
+		if ansi.StringWidth(s) <= w || len(b) <= 3 {
+			m.footKey, m.foot = k.String(), clip(s, w)
+			return m.foot
+		}
+		b = append(b[:len(b)-3], b[len(b)-2:]...)
+	}
+}

@@ -1,0 +1,43 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+)
+
+// The headline figure's help says what the figure is, and gives the
+// qemu-devel series' figures as the series', not as what this machine
+// shows (issue 21, item 3).
+func TestHelpCallsFigureLabelsTheSeries(t *testing.T) {
+	var calls, series string
+	for _, e := range helpEntries() {
+		switch {
+		case e[0] == "calls/2MiB":
+			calls = e[1]
+		case strings.Contains(e[1], "~1 receive call per 2 MiB"):
+			series = e[1]
+		}
+	}
+	if calls == "" {
+		t.Fatal("no calls/2MiB entry in the help")
+	}
+	if strings.Contains(calls, "~") {
+		t.Errorf("the calls/2MiB entry states reference figures as its own: %q", calls)
+	}
+	if !strings.Contains(calls, "this machine") {
+		t.Errorf("the calls/2MiB entry does not say the figure is measured here: %q", calls)
+	}
+	for _, want := range []string{`"io: Increase unix stream socket buffer size"`, "~10 at Linux's 208k default", "~256 at macOS's 8k", "the series' figures, not this machine's"} {
+		if !strings.Contains(series, want) {
+			t.Errorf("the series' entry lacks %q: %q", want, series)
+		}
+	}
+	// On screen, as a user reads it at 80 columns.
+	h := newHarness(t, Options{}, 80, 24)
+	text := strings.Join(h.m.helpLines(80), "\n")
+	for _, want := range []string{"series", "qemu-devel"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("help at 80 columns lacks %q", want)
+		}
+	}
+}
