@@ -31,6 +31,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 // execute runs one command line and returns the exit status; errors are
 // printed on stderr, prefixed "nbdscope:".
 func (a *app) execute(args []string) int {
+	shownRate = nil // --rate-unit is one command line's (rate_unit.go)
 	root := newRootCmd(a)
 	root.SetArgs(args)
 	err := root.Execute()

@@ -167,8 +167,6 @@ func runPair(cfg engine.Config, progress bool) (rep engine.Report, interrupted b
 	return rep, interrupted, nil
 }
 
-func rate(f engine.Figure) string { return f.Rate() }
-
 func ratio(a, b engine.Figure) string { return engine.Ratio(a, b).Ratio() }
 
 func bufText(req string, eff int) string {
@@ -374,6 +372,7 @@ func printSegments(w io.Writer, rep engine.Report) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "segments (one row per stretch of unchanged settings):")
 	if t, ok := segtable.Of(rep); ok {
+		segmentRates(&t, rep)
 		t.WriteText(w)
 	}
 	// What set each stretch's pace: a change of buffer shows as waiting

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -60,6 +60,8 @@ type sweepFlags struct {
 	shell               bool
 	save                string
 	force               bool
+	exports             *exportFlags
+	outs                []destination // where the sweep is written (planSweepOutputs)
 }
 
 func newSweepCmd(a *app) *cobra.Command {
@@ -99,10 +101,17 @@ func newSweepCmd(a *app) *cobra.Command {
 	fs.IntVar(&f.warmup, "warmup", 1, "with --exec: unmeasured runs before each size's repeats, `N`")
 	fs.StringVar(&f.save, "save", "", "save the sweep under `NAME` (see 'nbdscope runs')")
 	fs.BoolVar(&f.force, "force", false, "with --save: replace an existing run of that name")
+	f.exports = addExportFlags(cmd, sweepExports...)
+	rateUnit := addRateUnitFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := exclusive(cmd, "json", "csv", "markdown"); err != nil {
+		outs, err := planSweepOutputs(cmd, f.exports)
+		if err != nil {
 			return err
 		}
+		if err := setRateUnit(*rateUnit); err != nil {
+			return err
+		}
+		f.outs = outs
 		cfg, err := lf.config(a)
 		if err != nil {
 			return err
@@ -269,19 +278,9 @@ func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags, pres
 		}
 		fmt.Fprintf(a.stderr, "nbdscope: sweep saved as %q\n", f.save)
 	}
-	var werr error
-	switch {
-	case f.asJSON:
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		werr = enc.Encode(rep)
-	case f.asCSV:
-		werr = writeSweepCSV(a.stdout, rep)
-	case f.asMD:
-		writeSweepMarkdown(a.stdout, rep)
-	default:
-		writeSweepText(a.stdout, rep, terminalWidth(a.stdout))
-	}
+	werr := a.writeOutputs(f.outs, func(format string, w io.Writer) error {
+		return writeSweepAs(format, w, rep, terminalWidth(a.stdout))
+	})
 	if werr != nil {
 		return werr
 	}

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestSweepExportsGolden: each of sweep's formats of one made-up sweep
+// with three measurements a size, as written to stdout or a file.
+func TestSweepExportsGolden(t *testing.T) {
+	rep := madeUpSpreadSweep(8)
+	for _, c := range []struct{ format, golden string }{
+		{fmtJSON, "sweep.json"}, {fmtCSV, "sweep.csv"}, {fmtMarkdown, "sweep.md"}, {fmtText, "sweep.txt"},
+	} {
+		var b bytes.Buffer
+		if err := writeSweepAs(c.format, &b, rep, 80); err != nil {
+			t.Fatalf("%s: %v", c.format, err)
+		}
+		checkGolden(t, c.golden, b.String())
+	}
+}
+
+// TestSweepOptimumNoise: a lead within the spread of the measurements
+// names no winner; a lead beyond it says by how much.
+func TestSweepOptimumNoise(t *testing.T) {
+	tied := optimumLine(madeUpSpreadSweep(8).Optimum)
+	if !strings.HasPrefix(tied, "optimal: none clear — 1m, 2m") || !strings.Contains(tied, "within noise (±") {
+		t.Errorf("a lead within noise: %q", tied)
+	}
+	clear := optimumLine(madeUpSpreadSweep(1).Optimum)
+	if !strings.HasPrefix(clear, "optimal: 1m (3.") || !strings.Contains(clear, "ahead of 2m, beyond the noise (±") {
+		t.Errorf("a lead beyond noise: %q", clear)
+	}
+}
