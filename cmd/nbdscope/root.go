@@ -21,7 +21,7 @@ func newRootCmd(a *app) *cobra.Command {
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	setHelp(root)
 	root.SetHelpCommand(newHelpCmd(root))
 	root.AddCommand(
@@ -34,6 +34,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newVersionCmd(a, info),
 		newChildCmd(),
 	)
+	refuseRepeats(root) // a flag given twice is bad usage (shortflags.go)
 	root.CompletionOptions.HiddenDefaultCmd = false
 	root.CompletionOptions.DisableDescriptions = false
 	return root

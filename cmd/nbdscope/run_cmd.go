@@ -1,8 +1,8 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -32,6 +32,7 @@ const runExample = `  nbdscope run --sndbuf-b 2m --at 5s:b.sndbuf=64k --duration
 type runFlags struct {
 	asJSON, asCSV, force bool
 	save                 string
+	out                  runOutputFlags // the other outputs (run_outputs.go)
 }
 
 func newRunCmd(a *app) *cobra.Command {
@@ -45,12 +46,13 @@ func newRunCmd(a *app) *cobra.Command {
 	}
 	lf := addLoadFlags(a, cmd, true)
 	fs := cmd.Flags()
-	fs.BoolVar(&f.asJSON, "json", false, "print the whole run as one JSON object (version 1, see the README)")
+	fs.BoolVarP(&f.asJSON, "json", "J", false, "print the whole run as one JSON object (version 1, see the README)")
 	fs.BoolVar(&f.asCSV, "csv", false, "print the samples as CSV")
 	fs.StringVar(&f.save, "save", "", "save the run under `NAME` (see 'nbdscope runs')")
 	fs.BoolVar(&f.force, "force", false, "with --save: replace an existing run of that name")
+	addRunOutputFlags(cmd, &f.out)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := exclusive(cmd, "json", "csv"); err != nil {
+		if err := f.out.plan(cmd); err != nil {
 			return err
 		}
 		return a.runRun(lf, f)
@@ -64,7 +66,7 @@ var startPair = func(ctx context.Context, cfg engine.Config) (*engine.Pair, erro
 }
 
 func (a *app) runRun(lf *loadFlags, f runFlags) error {
-	asJSON, asCSV, save, force := &f.asJSON, &f.asCSV, &f.save, &f.force
+	save, force := &f.save, &f.force
 	cfg, err := lf.config(a)
 	if err != nil {
 		return err
@@ -78,7 +80,8 @@ func (a *app) runRun(lf *loadFlags, f runFlags) error {
 			return err
 		}
 	}
-	rep, interrupted, err := runPair(cfg, !*asJSON && !*asCSV)
+	live := f.out.live(a, cfg)
+	rep, interrupted, err := runPair(cfg, stdoutFormat(f.out.outs) == fmtText && live == nil, live)
 	if err != nil {
 		return err
 	}
@@ -91,17 +94,7 @@ func (a *app) runRun(lf *loadFlags, f runFlags) error {
 		}
 		fmt.Fprintf(a.stderr, "nbdscope: run saved as %q\n", *save)
 	}
-	switch {
-	case *asJSON:
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(rep)
-	case *asCSV:
-		err = engine.WriteRunCSV(a.stdout, rep)
-	default:
-		printSummary(a.stdout, rep)
-	}
-	if err != nil {
+	if err := a.writeRun(rep, &f.out, live, cmp.Or(*save, "run")); err != nil {
 		return err
 	}
 	return runOutcome(rep, interrupted)
@@ -122,8 +115,9 @@ func runOutcome(rep engine.Report, interrupted bool) error {
 }
 
 // runPair runs cfg to its end, or until a signal interrupts it, and returns
-// the report. On a terminal it shows a progress line on stderr.
-func runPair(cfg engine.Config, progress bool) (rep engine.Report, interrupted bool, err error) {
+// the report. On a terminal it shows a progress line on stderr; live, if
+// set, sees every update as it comes (--intervals, --json-stream).
+func runPair(cfg engine.Config, progress bool, live liveOutput) (rep engine.Report, interrupted bool, err error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	p, err := startPair(ctx, cfg)
@@ -134,8 +128,14 @@ func runPair(cfg engine.Config, progress bool) (rep engine.Report, interrupted b
 		return engine.Report{}, false, err
 	}
 	tty := progress && isatty.IsTerminal(os.Stderr.Fd())
+	if s, ok := live.(*jsonStream); ok {
+		s.start(cfg, p)
+	}
 	var last [2]engine.Sample
 	for u := range p.Updates() {
+		if live != nil {
+			live.update(u)
+		}
 		switch {
 		case u.Sample != nil:
 			for i, s := range cfg.Sides {
@@ -291,7 +291,7 @@ func printSummaryTable(w io.Writer, rep engine.Report) {
 		}
 		fmt.Fprintln(tw, line+"\t")
 	}
-	for _, r := range summaryText {
+	for _, r := range append(spreadRows, summaryText...) {
 		line := r.name
 		for _, s := range rep.Sides {
 			line += "\t" + r.get(s.Summary)
@@ -307,6 +307,7 @@ func printSummaryTable(w io.Writer, rep engine.Report) {
 // printRunNotes are the lines after the table: root digests, events,
 // crashes, warnings and whether the run is partial.
 func printRunNotes(w io.Writer, rep engine.Report) {
+	printSidesNoise(w, rep)
 	printOtherCPU(w, rep)
 	if sidesSharedCores(rep) {
 		fmt.Fprintln(w, "pace: not judged — the sides ran at once on shared cores, so a process short of its core may have waited for the other side")
@@ -375,6 +376,7 @@ func printSegments(w io.Writer, rep engine.Report) {
 		segmentRates(&t, rep)
 		t.WriteText(w)
 	}
+	printSegmentSpreads(w, rep)
 	// What set each stretch's pace: a change of buffer shows as waiting
 	// before and work after (or the other way round).
 	for _, s := range rep.Sides {
