@@ -29,7 +29,7 @@ const (
 
 // exportHelp is each --export-FORMAT flag's help.
 var exportHelp = map[string]string{
-	fmtJSON:      "also write the JSON to `FILE` (- for stdout); repeatable with the other --export flags",
+	fmtJSON:      "also write the JSON to `FILE` (- for stdout)",
 	fmtCSV:       "also write the CSV to `FILE` (- for stdout)",
 	fmtMarkdown:  "also write the markdown to `FILE` (- for stdout)",
 	fmtHyperfine: "also write hyperfine's --export-json layout to `FILE` (- for stdout): a result per size, its times the measurements, for hyperfine's scripts",

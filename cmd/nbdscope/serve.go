@@ -22,8 +22,10 @@ import (
 const serveLong = `A standalone NBD server, in the spirit of qemu-nbd, that real clients
 (qemu-img, qemu-io, nbdinfo, nbdcopy, fio) can use. The short flags are
 qemu-nbd's: -k socket, -x export name, -r read-only, -e shared connections,
--v verbose. SIGINT or SIGTERM is the normal way to stop it and, as with
-qemu-nbd and nbdkit, exits 0.`
+-v verbose, -p port and -b address (TCP; loopback unless -b says
+otherwise), -t persistent (accepted: serve always is), -f raw. SIGINT or
+SIGTERM is the normal way to stop it and, as with qemu-nbd and nbdkit,
+exits 0.`
 
 const serveExample = `  nbdscope serve -k /tmp/nbd.sock --backend memory --size 1g
   nbdscope serve --listen 127.0.0.1:10809 --backend null --size 4g --sndbuf 2m
@@ -35,6 +37,7 @@ type serveFlags struct {
 	readOnly, verbose                                         bool
 	maxConns                                                  int
 	stats, statsJSON                                          string
+	qemu                                                      qemuFlags // -p, -b, -t, -f (serve_qemu.go)
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -45,7 +48,12 @@ func newServeCmd(a *app) *cobra.Command {
 		Long:    serveLong,
 		Example: serveExample,
 		Args:    noArgs,
-		RunE:    func(*cobra.Command, []string) error { return a.serve(f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := f.qemu.apply(cmd.Flags(), &f); err != nil {
+				return err
+			}
+			return a.serve(f)
+		},
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&f.socket, "socket", "k", "", "serve on the unix socket `PATH` (created 0600)")
@@ -62,6 +70,7 @@ func newServeCmd(a *app) *cobra.Command {
 	fs.StringVar(&f.stats, "stats", "", "every `INTERVAL` (--stats alone: 1s) a line per connection and in total on stderr; a summary table at exit and on SIGUSR1")
 	fs.Lookup("stats").NoOptDefVal = "1s"
 	fs.StringVar(&f.statsJSON, "stats-json", "", "with --stats: write the summary as JSON to `FILE` (at exit and on SIGUSR1)")
+	addQemuFlags(fs, &f.qemu)
 	cmd.RegisterFlagCompletionFunc("backend", completeFixed(fixed("null", "pattern", "memory", "file:")))
 	cmd.RegisterFlagCompletionFunc("sndbuf", completeFixed(func() []string { return engine.BufLadder }))
 	return cmd

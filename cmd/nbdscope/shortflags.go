@@ -38,11 +38,11 @@ func (lf *loadFlags) shorthand(name string) string {
 	return iperfShorthands[name]
 }
 
-// flagName is how a message names a flag: "-w, --sndbuf" when it has a
+// flagName is how a message names a flag: "-w/--sndbuf" when it has a
 // short form (the user may have typed either), else "--sndbuf".
 func flagName(fs *pflag.FlagSet, name string) string {
 	if f := fs.Lookup(name); f != nil && f.Shorthand != "" {
-		return "-" + f.Shorthand + ", --" + name
+		return "-" + f.Shorthand + "/--" + name
 	}
 	return "--" + name
 }
