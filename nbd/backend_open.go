@@ -3,6 +3,8 @@ package nbd
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 )
 
@@ -23,24 +25,22 @@ type BackendOptions struct {
 // OpenBackend opens the backend named by spec: "null", "pattern", "memory"
 // or "file:PATH". size is the export size in bytes: required (> 0, a
 // multiple of 512) for null, pattern and memory; for a file, 0 means the
-// size of the existing file (see OpenFile).
+// size of the existing file (see OpenFile). A file that does not exist is
+// refused (CheckImage): nbdscope never creates a user's image.
 func OpenBackend(spec string, size int64, opts BackendOptions) (Backend, error) {
-	name, arg, hasArg := strings.Cut(spec, ":")
-	switch {
-	case name == "file" && hasArg:
-		if arg == "" {
-			return nil, errors.New("backend \"file:\" needs a path: file:PATH")
+	if err := CheckBackendSpec(spec); err != nil {
+		return nil, err
+	}
+	name, arg, _ := strings.Cut(spec, ":")
+	if name == "file" {
+		if err := CheckImage(arg); err != nil {
+			return nil, err
 		}
 		f, err := OpenFile(arg, size, opts.ReadOnly)
 		if err != nil {
 			return nil, err
 		}
 		return f, nil
-	case hasArg || (name != "null" && name != "pattern" && name != "memory"):
-		if name == "file" {
-			return nil, errors.New("backend \"file\" needs a path: file:PATH")
-		}
-		return nil, fmt.Errorf("unknown backend %q: want null, pattern, memory or file:PATH", spec)
 	}
 	if err := backendCheckSize(name, size); err != nil {
 		return nil, err
@@ -57,6 +57,50 @@ func OpenBackend(spec string, size int64, opts BackendOptions) (Backend, error) 
 		m.readOnly = opts.ReadOnly
 		return m, nil
 	}
+}
+
+// CheckBackendSpec checks that spec names a backend: null, pattern, memory
+// or file:PATH with a path.
+func CheckBackendSpec(spec string) error {
+	name, arg, hasArg := strings.Cut(spec, ":")
+	switch {
+	case name == "file" && hasArg && arg == "":
+		return errors.New("backend \"file:\" needs a path: file:PATH")
+	case name == "file" && !hasArg:
+		return errors.New("backend \"file\" needs a path: file:PATH")
+	case name == "file":
+		return nil
+	case hasArg || (name != "null" && name != "pattern" && name != "memory"):
+		return fmt.Errorf("unknown backend %q: want null, pattern, memory or file:PATH", spec)
+	}
+	return nil
+}
+
+// ErrNoImage: a file: backend's image does not exist.
+var ErrNoImage = errors.New("no such image")
+
+// CheckImage refuses an image path that does not exist, saying how to
+// create one. nbdscope never creates a user's image: a mistyped path
+// would otherwise become a new sparse file that reads as zeroes, and the
+// figures would be of the wrong disk.
+func CheckImage(path string) error {
+	_, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		q := shellQuote(path)
+		return fmt.Errorf("file backend %s: %w; nbdscope never creates an image: create it with `truncate -s 1G %s` or `qemu-img create -f raw %s 1G`",
+			path, ErrNoImage, q, q)
+	}
+	return nil // any other problem (a directory, permissions) is OpenFile's to say
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:+,=@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func backendCheckSize(name string, size int64) error {

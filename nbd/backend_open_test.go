@@ -79,6 +79,13 @@ func TestOpenBackend(t *testing.T) {
 	if err := os.WriteFile(existing, make([]byte, 8192), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Empty files, as mktemp or touch make them: a size given extends them.
+	empty, colon := filepath.Join(dir, "empty.img"), filepath.Join(dir, "a:b.img")
+	for _, p := range []string{empty, colon} {
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tests := []struct {
 		name     string
 		spec     string
@@ -94,10 +101,10 @@ func TestOpenBackend(t *testing.T) {
 		{name: "pattern", spec: "pattern", size: 1 << 30, wantType: "*nbd.Pattern", wantSize: 1 << 30, readOnly: true},
 		{name: "memory", spec: "memory", size: 64 << 20, wantType: "*nbd.Memory", wantSize: 64 << 20},
 		{name: "memory read-only", spec: "memory", size: 512, opts: BackendOptions{ReadOnly: true}, wantType: "*nbd.Memory", wantSize: 512, readOnly: true},
-		{name: "file create", spec: "file:" + filepath.Join(dir, "new.img"), size: 1 << 20, wantType: "*nbd.File", wantSize: 1 << 20},
+		{name: "file empty, sized", spec: "file:" + empty, size: 1 << 20, wantType: "*nbd.File", wantSize: 1 << 20},
 		{name: "file existing", spec: "file:" + existing, wantType: "*nbd.File", wantSize: 8192},
 		{name: "file existing read-only", spec: "file:" + existing, opts: BackendOptions{ReadOnly: true}, wantType: "*nbd.File", wantSize: 8192, readOnly: true},
-		{name: "file path with colon", spec: "file:" + filepath.Join(dir, "a:b.img"), size: 4096, wantType: "*nbd.File", wantSize: 4096},
+		{name: "file path with colon", spec: "file:" + colon, size: 4096, wantType: "*nbd.File", wantSize: 4096},
 
 		{name: "unknown", spec: "disk", size: 4096, errPart: `unknown backend "disk": want null, pattern, memory or file:PATH`},
 		{name: "empty", spec: "", size: 4096, errPart: `unknown backend ""`},
@@ -108,9 +115,10 @@ func TestOpenBackend(t *testing.T) {
 		{name: "null no size", spec: "null", size: 0, errPart: "needs a size"},
 		{name: "memory negative", spec: "memory", size: -512, errPart: "needs a size"},
 		{name: "pattern unaligned", spec: "pattern", size: 1000, errPart: "not a multiple of 512"},
-		{name: "file missing no size", spec: "file:" + filepath.Join(dir, "missing.img"), errPart: "does not exist"},
+		{name: "file missing no size", spec: "file:" + filepath.Join(dir, "missing.img"), errPart: "no such image; nbdscope never creates an image: create it with `truncate -s 1G "},
+		{name: "file missing, sized", spec: "file:" + filepath.Join(dir, "new.img"), size: 1 << 20, errPart: "no such image"},
 		{name: "file size mismatch", spec: "file:" + existing, size: 4096, errPart: "refusing to resize"},
-		{name: "file unaligned", spec: "file:" + filepath.Join(dir, "x.img"), size: 1000, errPart: "not a multiple of 512"},
+		{name: "file unaligned", spec: "file:" + empty, size: 1000, errPart: "not a multiple of 512"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -360,5 +368,36 @@ func TestBackendErrorMessages(t *testing.T) {
 	_, err = NewMemory(4096).ReadAt(make([]byte, 512), 4096)
 	if err == nil || !strings.Contains(err.Error(), "beyond the end") || errors.Is(err, io.EOF) {
 		t.Errorf("memory read past end: %v", err)
+	}
+}
+
+// TestOpenBackendNeverCreates: a file: backend whose image does not exist
+// is refused, with or without a size, and no file appears (issue 21: run
+// --backend file:/tmp/nope.img made a 64 GiB sparse file).
+func TestOpenBackendNeverCreates(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		path     string
+		size     int64
+		readOnly bool
+	}{
+		{filepath.Join(dir, "nope.img"), 64 << 30, false},
+		{filepath.Join(dir, "nope.img"), 0, false},
+		{filepath.Join(dir, "my disk.img"), 1 << 20, true},
+	} {
+		_, err := OpenBackend("file:"+c.path, c.size, BackendOptions{ReadOnly: c.readOnly})
+		if !errors.Is(err, ErrNoImage) {
+			t.Errorf("%s size %d: %v, want ErrNoImage", c.path, c.size, err)
+		}
+		want := "nbdscope never creates an image: create it with `truncate -s 1G " + shellQuote(c.path) + "` or `qemu-img create"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %q lacks %q", c.path, err, want)
+		}
+		if _, serr := os.Stat(c.path); serr == nil {
+			t.Errorf("%s was created", c.path)
+		}
+	}
+	if q := shellQuote("/tmp/my disk.img"); q != "'/tmp/my disk.img'" {
+		t.Errorf("shellQuote = %s", q)
 	}
 }

@@ -168,6 +168,9 @@ func position(data []byte, i int64) string {
 	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
+// errTooLarge: a file is over its limit (readLimited).
+var errTooLarge = errors.New("larger")
+
 // readLimited reads all of r, refusing more than limit bytes.
 func readLimited(r io.Reader, limit int64) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
@@ -175,7 +178,7 @@ func readLimited(r io.Reader, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("larger than %d bytes", limit)
+		return nil, fmt.Errorf("%w than %d bytes", errTooLarge, limit)
 	}
 	return data, nil
 }

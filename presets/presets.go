@@ -75,7 +75,16 @@ var (
 	ErrBuiltIn = errors.New("is a built-in preset")
 	// ErrBadName: the name is not a valid preset or run name.
 	ErrBadName = errors.New("invalid name")
+	// ErrInvalid: a preset file given to import is not a valid preset (not
+	// JSON, an unknown field, a value out of range, too large, no name).
+	ErrInvalid = errors.New("not a valid preset file")
 )
+
+// invalidError marks an error as ErrInvalid without changing its text.
+type invalidError struct{ error }
+
+func (e invalidError) Unwrap() error        { return e.error }
+func (e invalidError) Is(target error) bool { return target == ErrInvalid }
 
 // kindError is a sentinel that also matches a standard error.
 type kindError struct {

@@ -132,8 +132,10 @@ func (s *Store) SaveRun(name string, r engine.Report, force bool) error {
 }
 
 // CheckRunName reports, before a run starts, whether SaveRun(name, …, force)
-// would be refused for its name: an invalid name, or (without force) one
-// that exists.
+// would be refused: an invalid name, (without force) one that exists, or
+// a run directory that cannot be written (it is created, and a file is
+// made in it and removed again), so that a measurement is never made only
+// to be lost.
 func (s *Store) CheckRunName(name string, force bool) error {
 	if err := ValidName(name); err != nil {
 		return err
@@ -141,13 +143,29 @@ func (s *Store) CheckRunName(name string, force bool) error {
 	if s.RunDir == "" {
 		return fmt.Errorf("run %q: no run directory", name)
 	}
-	if force {
-		return nil
+	if !force {
+		if _, err := os.Lstat(filepath.Join(s.RunDir, s.runFile(name))); err == nil {
+			return fmt.Errorf("run %q %w", name, ErrExists)
+		}
 	}
-	if _, err := os.Lstat(filepath.Join(s.RunDir, s.runFile(name))); err == nil {
-		return fmt.Errorf("run %q %w", name, ErrExists)
+	if err := checkWritable(s.RunDir); err != nil {
+		return fmt.Errorf("run %q cannot be saved: %w", name, err)
 	}
 	return nil
+}
+
+// checkWritable makes dir (as a save does) and a file in it, and removes
+// the file: what a save needs, tried.
+func checkWritable(dir string) error {
+	if err := os.MkdirAll(dir, dirPerm); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".write-check-*.tmp")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 // loadRun reads a run file in RunDir. Errors name the file.

@@ -198,25 +198,40 @@ func (s *Store) ExportPreset(name string, w io.Writer) error {
 
 // ImportPreset reads a preset file and saves it as a user preset named
 // nameOverride, or the file's "name" when nameOverride is empty. It replaces
-// an existing preset only with force.
+// an existing preset only with force. A file that is not a valid preset
+// is refused with an error matching ErrInvalid.
 func (s *Store) ImportPreset(r io.Reader, nameOverride string, force bool) (Preset, error) {
-	data, err := readLimited(r, maxPresetFile)
+	data, err := ReadPresetData(r)
 	if err != nil {
 		return Preset{}, fmt.Errorf("import: %w", err)
 	}
 	p, err := parsePreset(data)
 	if err != nil {
-		return Preset{}, fmt.Errorf("import: %w", err)
+		return Preset{}, invalidError{fmt.Errorf("import: %w", err)}
 	}
 	if nameOverride != "" {
 		p.Name = nameOverride
 	}
 	if p.Name == "" {
-		return Preset{}, errors.New(`import: the file has no "name": give one`)
+		return Preset{}, invalidError{errors.New(`import: the file has no "name": give one`)}
 	}
 	if err := s.SavePreset(p, force); err != nil {
 		return Preset{}, err
 	}
 	p.File = filepath.Join(s.PresetDir, s.presetFile(p.Name))
 	return p, nil
+}
+
+// ReadPresetData reads a preset file's bytes from r: at most the limit of
+// a preset file and one byte more, so a file too large is refused (an
+// error matching ErrInvalid) without being read whole.
+func ReadPresetData(r io.Reader) ([]byte, error) {
+	data, err := readLimited(r, maxPresetFile)
+	if err != nil && !errors.Is(err, errTooLarge) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, invalidError{err}
+	}
+	return data, nil
 }

@@ -17,6 +17,7 @@ const SummaryVersion = 1
 // from it.
 type Summary struct {
 	Version     int           `json:"version"`
+	Nbdscope    string        `json:"nbdscope_version"` // the build, as every JSON output carries
 	Seconds     float64       `json:"seconds"`
 	Connections []ConnFigures `json:"connections"`
 	Total       Totals        `json:"total"`
@@ -47,7 +48,7 @@ type Totals struct {
 func (r *Reporter) Summary() Summary {
 	now := r.now()
 	wall := now.Sub(r.start).Seconds()
-	s := Summary{Version: SummaryVersion, Seconds: wall}
+	s := Summary{Version: SummaryVersion, Nbdscope: engine.Version, Seconds: wall}
 	for _, ci := range r.src.Conns() {
 		if c := r.conns[ci.ID]; c != nil && c.end.IsZero() {
 			c.info = ci

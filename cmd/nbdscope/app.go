@@ -99,13 +99,28 @@ func (a *app) sweepSpec(name string) (*engine.SweepSpec, error) {
 	return p.Sweep, err
 }
 
-// checkRunName refuses a run name that is invalid or taken (without force).
+// checkRunName refuses, before anything runs, a run name that is invalid
+// or taken (without force), or a store that cannot be written: all bad
+// usage (exit 2), as nothing has run yet.
 func (a *app) checkRunName(name string, force bool) error {
 	st, err := a.openStore()
-	if err != nil {
-		return err
+	if err == nil {
+		err = st.CheckRunName(name, force)
 	}
-	return storeCmdErr(st.CheckRunName(name, force))
+	if err = storeCmdErr(err); err != nil && !errors.As(err, new(usageError)) {
+		err = usageError{err}
+	}
+	return err
+}
+
+// saveOutcome is the error a command ends with when saving its result
+// failed after the result was printed: exit 1, whatever the result was
+// (a failure to keep what was measured outweighs an interruption).
+func saveOutcome(saveErr, outcome error) error {
+	if outcome != nil {
+		saveErr = fmt.Errorf("%w (and %v)", saveErr, outcome)
+	}
+	return exitError{exitFailure, saveErr}
 }
 
 // saveRun stores a finished run under name.
@@ -117,16 +132,20 @@ func (a *app) saveRun(name string, rep engine.Report, force bool) error {
 	return storeCmdErr(st.SaveRun(name, rep, force))
 }
 
-// storeCmdErr turns store errors into command errors: a bad name is bad usage
-// (exit 2); an existing name says how to replace it.
+// storeCmdErr turns store errors into command errors. A name that is
+// invalid, unknown, taken (without --force) or a read-only built-in is a
+// bad value: nothing was done, so it is bad usage (exit 2), as a preset
+// file that is not a valid preset is. What fails while doing the work (a
+// write, a broken stored file) stays a failure (exit 1).
 func storeCmdErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, presets.ErrBadName):
-		return usageError{err}
 	case errors.Is(err, presets.ErrExists):
-		return fmt.Errorf("%w (use --force to replace it)", err)
+		return usageError{fmt.Errorf("%w (use --force to replace it)", err)}
+	case errors.Is(err, presets.ErrBadName), errors.Is(err, presets.ErrNotFound),
+		errors.Is(err, presets.ErrBuiltIn), errors.Is(err, presets.ErrInvalid):
+		return usageError{err}
 	}
 	return err
 }

@@ -101,3 +101,38 @@ func completeBufList(_ *cobra.Command, _ []string, toComplete string) ([]cobra.C
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 }
+
+// completionShells are the shells cobra writes completion scripts for.
+var completionShells = []string{"bash", "zsh", "fish", "powershell"}
+
+// setupCompletionCmd adds cobra's 'completion SHELL' now (cobra adds it
+// lazily) and makes a missing or unknown shell, or an extra argument, bad
+// usage (exit 2) that names the shells, instead of help and exit 0.
+func setupCompletionCmd(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	comp, _, err := root.Find([]string{"completion"})
+	if err != nil || comp == root {
+		return
+	}
+	want := strings.Join(completionShells, ", ")
+	comp.Args = cobra.ArbitraryArgs
+	comp.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return usageErrorf("%s: want a shell: %s", cmd.CommandPath(), want)
+		}
+		if args[0] == "help" && len(args) == 1 {
+			return cmd.Help()
+		}
+		if args[0] == "help" {
+			if sub, _, err := cmd.Find(args[1:]); err == nil && sub != cmd {
+				return sub.Help()
+			}
+			args = args[1:]
+		}
+		return usageErrorf("%s: unknown shell %q: want %s", cmd.CommandPath(), args[0], want)
+	}
+	comp.Annotations = map[string]string{groupAnnotation: "true"}
+	for _, sh := range comp.Commands() {
+		sh.Args = noArgs
+	}
+}

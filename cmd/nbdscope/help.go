@@ -32,7 +32,8 @@ Commands:{{range .Commands}}{{if (or .IsAvailableCommand (eq .Name "help"))}}
 Global flags:
 {{flagLines .InheritedFlags}}{{end}}
 
-` + exitStatusHelp + `{{if .HasAvailableSubCommands}}
+{{exitStatus .}}{{if .HasAvailableSubCommands}}
+
 Run '{{.CommandPath}} help COMMAND' or '{{.CommandPath}} COMMAND --help' for a command's help.{{end}}
 `
 
@@ -44,6 +45,7 @@ const helpTemplate = `{{with (or .Long .Short)}}{{. | trimTrailingWhitespaces}}
 func setHelp(root *cobra.Command) {
 	cobra.AddTemplateFunc("groupedFlags", groupedFlags)
 	cobra.AddTemplateFunc("flagLines", flagLines)
+	cobra.AddTemplateFunc("exitStatus", exitStatusLine)
 	root.SetUsageTemplate(usageTemplate)
 	root.SetHelpTemplate(helpTemplate)
 }
@@ -92,7 +94,10 @@ func flagLines(fs *pflag.FlagSet) string {
 		if f.Shorthand != "" {
 			left = "  -" + f.Shorthand + ", --" + f.Name
 		}
-		if varname != "" {
+		switch {
+		case varname != "" && f.NoOptDefVal != "":
+			left += "[=" + varname + "]" // the value is optional, so it must follow '=' (--stats=500ms)
+		case varname != "":
 			left += " " + varname
 		}
 		lines = append(lines, line{left, usage})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"nbdscope/engine"
+	"nbdscope/nbd"
 )
 
 func fixed(v ...string) func() []string { return func() []string { return v } }
@@ -96,10 +98,13 @@ func contains(list []string, s string) bool {
 // its setting, and put in its side (or the pair).
 func (lf *loadFlags) apply(base engine.Config) (engine.Config, error) {
 	state := engine.State{Cfg: base}
-	if lf.intv != 0 {
+	// A value typed is applied even when it is 0, so that Validate (or
+	// run) refuses --interval 0s as it refuses 1ns, instead of the
+	// default silently standing in for it.
+	if lf.intv != 0 || lf.fs.Changed("interval") {
 		state.Cfg.Interval = engine.Duration(lf.intv)
 	}
-	if lf.dur != 0 {
+	if lf.dur != 0 || lf.fs.Lookup("duration") != nil && lf.fs.Changed("duration") {
 		state.Cfg.Duration = engine.Duration(lf.dur)
 	}
 	for _, st := range engine.Settings() {
@@ -119,7 +124,23 @@ func (lf *loadFlags) apply(base engine.Config) (engine.Config, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, usageErrorf("%v", err)
 	}
-	return cfg, nil
+	return cfg, checkImages(cfg)
+}
+
+// checkImages refuses a spawned server's file: image that does not exist,
+// before anything runs (the server would refuse it too: nbdscope never
+// creates an image).
+func checkImages(cfg engine.Config) error {
+	for _, sc := range cfg.Sides {
+		path, isFile := strings.CutPrefix(sc.Backend, "file:")
+		if !isFile || sc.Target != "" {
+			continue
+		}
+		if err := nbd.CheckImage(path); err != nil {
+			return usageErrorf("side %s: %v", sc.Name, err)
+		}
+	}
+	return nil
 }
 
 // imageSizes serves an existing file: image at its own size on a side
@@ -140,9 +161,20 @@ func (lf *loadFlags) imageSizes(cfg *engine.Config) {
 	}
 }
 
-// applySetting applies one setting's flags, if given.
+// applySetting applies one setting's flags, if given. An empty value
+// typed is refused (it would have been ignored), but for the free-text
+// settings, where it means none: --exec-b "" is our load.
 func (lf *loadFlags) applySetting(state *engine.State, st *engine.Setting) error {
-	if p, ok := lf.pair[st.Name]; ok && *p != "" {
+	empty := func(text string) error {
+		if text == "" && st.Type != engine.TypeText {
+			return fmt.Errorf("an empty value; want %s", st.Help)
+		}
+		return nil
+	}
+	if p, ok := lf.pair[st.Name]; ok && lf.fs.Changed(st.Name) {
+		if err := empty(*p); err != nil {
+			return err
+		}
 		v, err := st.Parse(*p)
 		if err != nil {
 			return err
@@ -154,12 +186,15 @@ func (lf *loadFlags) applySetting(state *engine.State, st *engine.Setting) error
 		return nil
 	}
 	for side := 0; side < 2; side++ {
-		text := vals[0]
-		if vals[1+side] != "" {
-			text = vals[1+side]
+		text, given := vals[0], lf.fs.Changed(st.Name)
+		if one := st.Name + "-" + string(rune('a'+side)); lf.fs.Changed(one) {
+			text, given = vals[1+side], true
 		}
-		if text == "" {
+		if !given {
 			continue
+		}
+		if err := empty(text); err != nil {
+			return err
 		}
 		v, err := st.Parse(text)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,13 +87,7 @@ func (a *app) presetsList(st *presets.Store, _ []string) error {
 }
 
 func (a *app) presetsImport(st *presets.Store, file, name string, force bool) error {
-	var data []byte
-	var err error
-	if file == "-" {
-		data, err = io.ReadAll(io.LimitReader(a.stdin, 1<<20+1))
-	} else {
-		data, err = os.ReadFile(file)
-	}
+	data, err := a.readImport(file)
 	if err != nil {
 		return err
 	}
@@ -115,4 +110,30 @@ func (a *app) presetsImport(st *presets.Store, file, name string, force bool) er
 	}
 	fmt.Fprintf(a.stdout, "imported preset %s (%s)\n", p.Name, p.File)
 	return nil
+}
+
+// readImport reads the preset file to import (- is stdin), at most a
+// preset file's limit and one byte more: a larger file is refused without
+// being read whole. A file that does not exist is a bad argument (exit 2).
+func (a *app) readImport(file string) ([]byte, error) {
+	r := a.stdin
+	if file != "-" {
+		f, err := os.Open(file)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, usageError{err}
+		}
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := presets.ReadPresetData(r)
+	if err != nil {
+		if file != "-" {
+			err = fmt.Errorf("%s: %w", file, err)
+		}
+		return nil, storeCmdErr(err)
+	}
+	return data, nil
 }

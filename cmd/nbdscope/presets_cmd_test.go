@@ -97,12 +97,12 @@ func TestPresetsCommands(t *testing.T) {
 	}
 
 	// Import: under the built-in's name refused; --name; refusal; --force; stdin.
-	expect(1, "", "presets", "import", file)
+	expect(2, "", "presets", "import", file) // a built-in's name: a bad value, nothing imported
 	out, _ = expect(0, "", "presets", "import", file, "--name", "mine")
 	if !strings.Contains(out, "mine") {
 		t.Errorf("import says %q", out)
 	}
-	_, errs := expect(1, "", "presets", "import", "--name", "mine", file)
+	_, errs := expect(2, "", "presets", "import", "--name", "mine", file)
 	if !strings.Contains(errs, "--force") {
 		t.Errorf("refused import does not mention --force: %s", errs)
 	}
@@ -112,7 +112,10 @@ func TestPresetsCommands(t *testing.T) {
 	noname := filepath.Join(t.TempDir(), "named-after-file.json")
 	os.WriteFile(noname, []byte(`{"version": 1, "description": "no name inside"}`), 0o644)
 	expect(0, "", "presets", "import", noname)
-	expect(1, "", "presets", "import", filepath.Join(t.TempDir(), "missing.json"))
+	expect(2, "", "presets", "import", filepath.Join(t.TempDir(), "missing.json"))
+	notPreset := filepath.Join(t.TempDir(), "not-a-preset.json")
+	os.WriteFile(notPreset, []byte(`{"version": 1, "name": "x", "config": {"mode": "sideways"}}`), 0o644)
+	expect(2, "", "presets", "import", notPreset)
 
 	out, _ = expect(0, "", "presets", "list")
 	for _, n := range []string{"mine", "fromstdin", "named-after-file"} {
@@ -126,15 +129,15 @@ func TestPresetsCommands(t *testing.T) {
 
 	// Rename, with the flag after the names.
 	expect(0, "", "presets", "rename", "mine", "mine2")
-	expect(1, "", "presets", "rename", "mine2", "fromstdin")
+	expect(2, "", "presets", "rename", "mine2", "fromstdin") // taken: --force says so
 	expect(0, "", "presets", "rename", "mine2", "fromstdin", "--force")
-	expect(1, "", "presets", "rename", "linux-gap", "x")
-	expect(1, "", "presets", "show", "mine2")
+	expect(2, "", "presets", "rename", "linux-gap", "x") // built-ins are read-only
+	expect(2, "", "presets", "show", "mine2")            // unknown names are bad values
 
 	// Remove.
 	expect(0, "", "presets", "rm", "fromstdin")
-	expect(1, "", "presets", "rm", "fromstdin")
-	expect(1, "", "presets", "rm", "linux-gap")
+	expect(2, "", "presets", "rm", "fromstdin")
+	expect(2, "", "presets", "rm", "linux-gap")
 
 	// A broken file is reported, the rest still listed, exit 0.
 	os.WriteFile(filepath.Join(home, "presets", "broken.json"), []byte(`{"version": 99}`), 0o644)
@@ -249,9 +252,13 @@ func TestRunsCommands(t *testing.T) {
 	}
 
 	expect(0, "runs", "rm", "base")
-	expect(1, "runs", "show", "base")
-	expect(1, "runs", "rm", "base")
-	expect(1, "runs", "compare", "base", "tuned")
+	expect(2, "runs", "show", "base") // an unknown name: a bad value, nothing done
+	expect(2, "runs", "rm", "base")
+	expect(2, "runs", "compare", "base", "tuned")
+	expect(2, "runs", "export", "base", "-o", filepath.Join(home, "never-written.md"))
+	if _, err := os.Stat(filepath.Join(home, "never-written.md")); err == nil {
+		t.Error("runs export of an unknown run wrote its -o file")
+	}
 	for _, args := range [][]string{
 		{"runs"}, {"runs", "bogus"}, {"runs", "show"}, {"runs", "export", "tuned", "--format", "xml"},
 		{"runs", "compare", "tuned"}, {"runs", "rm", "../x"}, {"runs", "list", "x"},

@@ -22,10 +22,11 @@ func addRateUnitFlag(cmd *cobra.Command) *string {
 	return cmd.Flags().String("rate-unit", "", "show rates in `UNIT`: gib, gbit, mib or mbit (iperf3's -f; JSON and CSV stay bytes per second)")
 }
 
-// setRateUnit applies --rate-unit (bad usage for an unknown unit).
-func setRateUnit(name string) error {
+// setRateUnit applies --rate-unit (bad usage for an unknown unit, or
+// an empty one typed).
+func setRateUnit(name string, given bool) error {
 	shownRate = nil
-	if name == "" {
+	if name == "" && !given {
 		return nil
 	}
 	u, err := units.ParseRateScale(name)

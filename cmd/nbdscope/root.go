@@ -37,6 +37,7 @@ func newRootCmd(a *app) *cobra.Command {
 	refuseRepeats(root) // a flag given twice is bad usage (shortflags.go)
 	root.CompletionOptions.HiddenDefaultCmd = false
 	root.CompletionOptions.DisableDescriptions = false
+	setupCompletionCmd(root)
 	return root
 }
 

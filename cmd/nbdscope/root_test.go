@@ -25,7 +25,7 @@ func TestHelpOnStdout(t *testing.T) {
 			t.Fatalf("%v: exit %d, stderr %q", args, code, errs)
 		}
 		for _, want := range []string{"Commands:", "  sweep ", "  serve ", "  run ", "  presets ", "  runs ", "  doctor ",
-			"  version ", "  completion ", "--preset NAME", "Exit status: 0 ok; 1 failure or a crashed side; 2 bad usage; 130 interrupted."} {
+			"  version ", "  completion ", "--preset NAME", "Exit status:\n  0    quit (q, ctrl+c, SIGINT or SIGTERM)\n"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%v lacks %q:\n%s", args, want, out)
 			}
@@ -113,12 +113,23 @@ func TestExitCodes(t *testing.T) {
 		{2, []string{"run", "--json", "--csv"}},
 		{2, []string{"run", "--sndbuf", "huge"}},
 		{2, []string{"run", "--preset", "x/y"}},
-		{1, []string{"run", "--preset", "nosuch"}},
+		{2, []string{"run", "--preset", "nosuch"}}, // an unknown name is a bad value (issue 21)
+		{2, []string{"sweep", "--preset", "nosuch"}},
+		{2, []string{"--preset", "nosuch"}},
 		{2, []string{"sweep", "--json", "--markdown"}},
 		{2, []string{"sweep", "--repeat", "0"}},
 		{2, []string{"sweep", "--bytes", "lots"}},
 		{2, []string{"serve", "-k", "/tmp/x.sock", "--listen", "127.0.0.1:0"}},
 		{2, []string{"serve", "--size", "huge"}},
+		{2, []string{"serve", "--size", "1000"}}, // not a multiple of 512: was 1, refused only by the backend
+		{2, []string{"serve", "--backend", "bogus"}},
+		{2, []string{"serve", "--backend", "file:"}},
+		{2, []string{"completion", "tcsh"}}, // was help and 0
+		{2, []string{"completion"}},
+		{2, []string{"completion", "bash", "extra"}}, // was cobra's error and 1
+		{2, []string{"completion", "help", "tcsh"}},
+		{0, []string{"completion", "bash"}},
+		{0, []string{"completion", "help", "zsh"}},
 		{2, []string{"doctor", "extra"}},
 		{2, []string{"version", "extra"}},
 		{2, []string{"--window", "1s"}},

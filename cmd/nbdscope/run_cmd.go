@@ -44,6 +44,7 @@ func newRunCmd(a *app) *cobra.Command {
 		Example: runExample,
 		Args:    noArgs,
 	}
+	setExits(cmd, exitsMeasure)
 	lf := addLoadFlags(a, cmd, true)
 	fs := cmd.Flags()
 	fs.BoolVarP(&f.asJSON, "json", "J", false, "print the whole run as one JSON object (version 1, see the README)")
@@ -66,7 +67,6 @@ var startPair = func(ctx context.Context, cfg engine.Config) (*engine.Pair, erro
 }
 
 func (a *app) runRun(lf *loadFlags, f runFlags) error {
-	save, force := &f.save, &f.force
 	cfg, err := lf.config(a)
 	if err != nil {
 		return err
@@ -74,10 +74,14 @@ func (a *app) runRun(lf *loadFlags, f runFlags) error {
 	if cfg.Duration <= 0 {
 		return usageErrorf("run: --duration must be positive")
 	}
-	if *save != "" {
-		// Refuse a taken name before the run, not after it.
-		if err := a.checkRunName(*save, *force); err != nil {
-			return err
+	if err := changesInRun(cfg); err != nil {
+		return err
+	}
+	if f.save != "" {
+		// Refuse a taken name or a store that cannot be written before
+		// the run, not after it.
+		if err := a.checkRunName(f.save, f.force); err != nil {
+			return fmt.Errorf("--save: %w", err)
 		}
 	}
 	live := f.out.live(a, cfg)
@@ -86,18 +90,33 @@ func (a *app) runRun(lf *loadFlags, f runFlags) error {
 		return err
 	}
 	rep.Preset = lf.preset
-	// A partial run is still saved and printed (marked so): what was
+	// A partial run is still printed and saved (marked so): what was
 	// measured is not thrown away; the exit status tells it was partial.
-	if *save != "" {
-		if err := a.saveRun(*save, rep, *force); err != nil {
-			return err
+	// It is printed first, so that a save that fails loses nothing, and
+	// saved even when printing fails.
+	perr := a.writeRun(rep, &f.out, live, cmp.Or(f.save, "run"))
+	outcome := runOutcome(rep, interrupted)
+	if f.save != "" {
+		if err := a.saveRun(f.save, rep, f.force); err != nil {
+			return saveOutcome(err, cmp.Or(perr, outcome))
 		}
-		fmt.Fprintf(a.stderr, "nbdscope: run saved as %q\n", *save)
+		fmt.Fprintf(a.stderr, "nbdscope: run saved as %q\n", f.save)
 	}
-	if err := a.writeRun(rep, &f.out, live, cmp.Or(*save, "run")); err != nil {
-		return err
+	return cmp.Or(perr, outcome)
+}
+
+// changesInRun refuses a scripted change that would never happen: one at
+// or after the end of the run (it exited 0 without a word).
+func changesInRun(cfg engine.Config) error {
+	for _, ch := range cfg.Script {
+		switch {
+		case ch.At > cfg.Duration:
+			return usageErrorf("run: --at %v is after the end of the run (--duration %v): %v would never happen", ch.At.D(), cfg.Duration.D(), ch)
+		case ch.At == cfg.Duration:
+			return usageErrorf("run: --at %v is the end of the run (--duration %v): %v would never take effect", ch.At.D(), cfg.Duration.D(), ch)
+		}
 	}
-	return runOutcome(rep, interrupted)
+	return nil
 }
 
 // runOutcome is the error (and so the exit status) a finished run stands

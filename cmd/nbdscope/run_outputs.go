@@ -46,7 +46,7 @@ func (o *runOutputFlags) plan(cmd *cobra.Command) error {
 		return err
 	}
 	o.outs = outs
-	return setRateUnit(*o.rateUnit)
+	return setRateUnit(*o.rateUnit, cmd.Flags().Changed("rate-unit"))
 }
 
 // live is what writes to stdout as the run goes (nil: nothing does).

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -38,6 +39,18 @@ type serveFlags struct {
 	maxConns                                                  int
 	stats, statsJSON                                          string
 	qemu                                                      qemuFlags // -p, -b, -t, -f (serve_qemu.go)
+	statsSet                                                  bool      // --stats given (perhaps as --stats=)
+}
+
+// serveArgs refuses arguments; one after --stats is its interval typed
+// with a space, which an optional value cannot take: say what to type.
+func serveArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 && cmd.Flags().Changed("stats") {
+		if _, err := time.ParseDuration(args[0]); err == nil {
+			return usageErrorf("%s: unexpected argument %q: the --stats interval follows '=': --stats=%s", cmd.CommandPath(), args[0], args[0])
+		}
+	}
+	return noArgs(cmd, args)
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -47,14 +60,16 @@ func newServeCmd(a *app) *cobra.Command {
 		Short:   "Serve an export to real NBD clients (qemu-nbd's flags)",
 		Long:    serveLong,
 		Example: serveExample,
-		Args:    noArgs,
+		Args:    serveArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.statsSet = cmd.Flags().Changed("stats")
 			if err := f.qemu.apply(cmd.Flags(), &f); err != nil {
 				return err
 			}
 			return a.serve(f)
 		},
 	}
+	setExits(cmd, exitsServe)
 	fs := cmd.Flags()
 	fs.StringVarP(&f.socket, "socket", "k", "", "serve on the unix socket `PATH` (created 0600)")
 	fs.StringVar(&f.listen, "listen", "", "serve on TCP `HOST:PORT` (default 127.0.0.1:10809)")
@@ -67,7 +82,7 @@ func newServeCmd(a *app) *cobra.Command {
 	fs.StringVar(&f.fill, "fill", "0xff", "`BYTE` that null backend reads return")
 	fs.IntVarP(&f.maxConns, "max-connections", "e", nbd.DefaultMaxConns, "refuse connections beyond `N` (qemu-nbd's -e/--shared)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log connections and protocol errors to stderr")
-	fs.StringVar(&f.stats, "stats", "", "every `INTERVAL` (--stats alone: 1s) a line per connection and in total on stderr; a summary table at exit and on SIGUSR1")
+	fs.StringVar(&f.stats, "stats", "", "every `INTERVAL` (--stats alone: 1s; --stats=500ms) a line per connection and in total on stderr; a summary table at exit and on SIGUSR1")
 	fs.Lookup("stats").NoOptDefVal = "1s"
 	fs.StringVar(&f.statsJSON, "stats-json", "", "with --stats: write the summary as JSON to `FILE` (at exit and on SIGUSR1)")
 	addQemuFlags(fs, &f.qemu)
@@ -88,6 +103,11 @@ func (a *app) serve(f serveFlags) error {
 	interval, err := statsInterval(f)
 	if err != nil {
 		return err
+	}
+	if path, ok := strings.CutPrefix(f.backend, "file:"); ok {
+		if err := nbd.CheckImage(path); err != nil {
+			return usageErrorf("serve: --backend: %v", err)
+		}
 	}
 	be, err := nbd.OpenBackend(f.backend, size, nbd.BackendOptions{Fill: fill, ReadOnly: f.readOnly})
 	if err != nil {
@@ -120,10 +140,12 @@ func (a *app) serve(f serveFlags) error {
 	} else {
 		fmt.Fprintf(stderr, "nbdscope serve: SO_SNDBUF OS default, effective %s\n", units.FormatSize(int64(def)))
 	}
-	fmt.Fprintf(stderr, "nbdscope serve: listening on %s\n", uri)
-
+	// The signals are caught before the line that says the server is up:
+	// a script that stops it on seeing that line gets exit 0, not a
+	// death by signal.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	fmt.Fprintf(stderr, "nbdscope serve: listening on %s\n", uri)
 	if interval > 0 {
 		return serveWithStats(ctx, srv, ln, interval, f.statsJSON, stderr)
 	}
@@ -140,6 +162,9 @@ func (f serveFlags) parse() (size int64, fill byte, sndbuf int, err error) {
 	if f.socket != "" && f.listen != "" {
 		return 0, 0, 0, usageErrorf("serve: --socket and --listen exclude each other")
 	}
+	if err := nbd.CheckBackendSpec(f.backend); err != nil {
+		return 0, 0, 0, usageErrorf("serve: --backend: %v", err)
+	}
 	switch {
 	case f.size == "" && strings.HasPrefix(f.backend, "file:"):
 		// An image has its size: asking for another one is refused (it
@@ -149,6 +174,10 @@ func (f serveFlags) parse() (size int64, fill byte, sndbuf int, err error) {
 	case f.size != "0":
 		if size, err = units.ParseSize(f.size); err != nil {
 			return 0, 0, 0, usageErrorf("serve: --size: %v", err)
+		}
+		if size <= 0 || size%512 != 0 {
+			// Clients such as qemu round the size up and then fail on the tail.
+			return 0, 0, 0, usageErrorf("serve: --size %s: want a positive multiple of 512 (512, 1m, 10g)", f.size)
 		}
 	}
 	if fill, err = parseByte(f.fill); err != nil {
@@ -188,6 +217,9 @@ func (f serveFlags) openListener(stderr io.Writer) (net.Listener, nbd.URI, error
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		fmt.Fprintf(stderr, "nbdscope serve: warning: listening on %s, beyond this machine; NBD has no authentication or encryption, anyone who can reach it can read and write the export\n", addr)
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil { // a number (0…65535) or a service name
+		return nil, nbd.URI{}, usageErrorf("serve: --listen %q: %v", addr, err)
 	}
 	tl, err := net.Listen("tcp", addr)
 	if err != nil {

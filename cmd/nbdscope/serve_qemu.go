@@ -45,6 +45,8 @@ func (q qemuFlags) apply(fs *pflag.FlagSet, f *serveFlags) error {
 		return usageErrorf("serve: -p/-b (TCP) and -k (a unix socket) exclude each other")
 	case q.port < 0 || q.port > 65535:
 		return usageErrorf("serve: -p/--port %d: want 0…65535 (0: any free port)", q.port)
+	case q.bind != "localhost" && net.ParseIP(q.bind) == nil:
+		return usageErrorf("serve: -b/--bind %q: want an IP address (127.0.0.1, ::1) or localhost", q.bind)
 	}
 	f.listen = net.JoinHostPort(q.bind, strconv.Itoa(q.port))
 	return nil

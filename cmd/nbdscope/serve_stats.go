@@ -17,7 +17,7 @@ import (
 
 // statsInterval is --stats as a duration; 0 when it is off.
 func statsInterval(f serveFlags) (time.Duration, error) {
-	if f.stats == "" {
+	if f.stats == "" && !f.statsSet {
 		if f.statsJSON != "" {
 			return 0, usageErrorf("serve: --stats-json needs --stats")
 		}

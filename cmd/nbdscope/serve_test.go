@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -151,6 +152,9 @@ func TestServeFileSurvivesKill9(t *testing.T) {
 	)
 	dir := shortTempDir(t)
 	img, sock := filepath.Join(dir, "disk.img"), filepath.Join(dir, "s.sock")
+	if err := os.WriteFile(img, nil, 0o644); err != nil { // nbdscope never creates an image; an empty one it sizes
+		t.Fatal(err)
+	}
 	srv := startServeProc(t, "-k", sock, "--backend", "file:"+img, "--size", "16m")
 	c := dialUnix(t, sock)
 	defer c.Close()
@@ -332,7 +336,7 @@ func TestServeUnixSocketIs0600(t *testing.T) {
 // TestServeWarnsBeyondLoopback: --listen on anything but a loopback address
 // prints a warning before binding. The addresses use port 99999, which no
 // socket accepts, so nothing is ever bound beyond loopback: the command
-// warns, then fails to listen.
+// warns, then refuses the port (a bad value: exit 2).
 func TestServeWarnsBeyondLoopback(t *testing.T) {
 	const warning = "warning: listening on"
 	for _, tc := range []struct {
@@ -351,8 +355,8 @@ func TestServeWarnsBeyondLoopback(t *testing.T) {
 		{"localhost:99999", false},
 	} {
 		code, _, stderr := storeCmdRun(t, "", "serve", "--listen", tc.addr, "--backend", "null", "--size", "1m")
-		if code != 1 {
-			t.Errorf("--listen %s: exit %d, want 1 (the port is invalid)\n%s", tc.addr, code, stderr)
+		if code != exitUsage {
+			t.Errorf("--listen %s: exit %d, want 2 (the port is invalid)\n%s", tc.addr, code, stderr)
 		}
 		if got := strings.Contains(stderr, warning); got != tc.warn {
 			t.Errorf("--listen %s: warning printed %v, want %v\n%s", tc.addr, got, tc.warn, stderr)
@@ -472,5 +476,58 @@ func TestRunServesImageAtItsSize(t *testing.T) {
 		if c.args[0] == "--backend-b" && cfg.Sides[0].Size != engine.DefaultConfig().Sides[0].Size {
 			t.Errorf("%q: side A size %d changed", c.args, cfg.Sides[0].Size)
 		}
+	}
+}
+
+// TestServeStatsForm: help shows --stats[=INTERVAL], the form that works;
+// '--stats 500ms' says to type --stats=500ms, and '--stats=' is refused
+// rather than taken as off (issue 21 item 8).
+func TestServeStatsForm(t *testing.T) {
+	_, out, _ := runApp(t, "serve", "--help")
+	if !strings.Contains(out, "--stats[=INTERVAL] ") {
+		t.Errorf("serve --help does not show --stats[=INTERVAL]:\n%s", out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--stats", "500ms"}, "the --stats interval follows '=': --stats=500ms"},
+		{[]string{"serve", "--stats="}, "--stats=: want an interval from 100ms to 1h"},
+		{[]string{"serve", "--stats=1ns"}, "--stats=1ns: want an interval from 100ms to 1h"},
+	} {
+		code, _, errs := runBin(t, append(c.args, "-k", filepath.Join(shortTempDir(t), "s.sock"))...)
+		if code != exitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+// TestServeStatsJSONVersion: the --stats-json file carries nbdscope_version
+// beside its version, as every JSON output does.
+func TestServeStatsJSONVersion(t *testing.T) {
+	dir := shortTempDir(t)
+	sock, file := filepath.Join(dir, "s.sock"), filepath.Join(dir, "stats.json")
+	srv := startServeProc(t, "-k", sock, "--backend", "null", "--size", "1m", "--stats=200ms", "--stats-json", file)
+	c := dialUnix(t, sock)
+	if _, err := c.ReadAt(make([]byte, 64<<10), 0); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	srv.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-srv.exited:
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not exit on SIGTERM")
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("no --stats-json file: %v\n%s", err, srv.out)
+	}
+	var s struct {
+		Version  int     `json:"version"`
+		Nbdscope *string `json:"nbdscope_version"`
+	}
+	if err := json.Unmarshal(data, &s); err != nil || s.Version != 1 || s.Nbdscope == nil || *s.Nbdscope != engine.Version {
+		t.Errorf("--stats-json: %v, version %d, nbdscope_version %v; want %q:\n%s", err, s.Version, s.Nbdscope, engine.Version, data)
 	}
 }

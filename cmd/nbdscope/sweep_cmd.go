@@ -1,6 +1,8 @@
 package main
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -81,6 +83,7 @@ func newSweepCmd(a *app) *cobra.Command {
 		Example: sweepExample,
 		Args:    noArgs,
 	}
+	setExits(cmd, exitsMeasure)
 	// A buffer's flag here (--sndbuf, --client-sndbuf, --client-rcvbuf) is
 	// the list of sizes to sweep it through, not a per-side setting.
 	var bufs []string
@@ -116,10 +119,13 @@ func newSweepCmd(a *app) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if err := setRateUnit(*rateUnit); err != nil {
+		if err := setRateUnit(*rateUnit, cmd.Flags().Changed("rate-unit")); err != nil {
 			return err
 		}
 		f.outs = outs
+		if err := sideAOnly(cmd.Flags()); err != nil {
+			return err
+		}
 		cfg, err := lf.config(a)
 		if err != nil {
 			return err
@@ -140,12 +146,28 @@ func newSweepCmd(a *app) *cobra.Command {
 		}
 		if f.save != "" {
 			if err := a.checkRunName(f.save, f.force); err != nil {
-				return err
+				return fmt.Errorf("--save: %w", err)
 			}
 		}
 		return a.sweep(cfg, spec, f, lf.preset)
 	}
 	return cmd
+}
+
+// sideAOnly refuses the flags a sweep would ignore: it measures side A
+// alone (side B stays paused), so side B's settings and the mode of two
+// sides running do nothing.
+func sideAOnly(fs *pflag.FlagSet) error {
+	if fs.Changed("mode") {
+		return usageErrorf("sweep: --mode: a sweep measures side A alone, so there is no mode to choose")
+	}
+	var err error
+	fs.Visit(func(f *pflag.Flag) {
+		if g := f.Annotations[sideGroupAnnotation]; err == nil && len(g) > 0 && f.Name == g[0]+"-b" {
+			err = usageErrorf("sweep: --%s: a sweep moves side A only (side B stays paused); use --%s or --%s-a", f.Name, g[0], g[0])
+		}
+	})
+	return err
 }
 
 // spec is the sweep to run: the preset's sweep (or the defaults), with
@@ -228,6 +250,10 @@ func (f *sweepFlags) sweptBuffer(fs *pflag.FlagSet, spec *engine.SweepSpec) erro
 	st, _ := engine.Lookup(name)
 	spec.Setting, spec.Sizes = name, nil
 	for _, s := range strings.Split(*f.lists[name], ",") {
+		if strings.TrimSpace(s) == "" {
+			// ParseBuf reads "" as default: "--sndbuf ''" swept only that.
+			return usageErrorf("sweep: --%s %q: an empty size in the list; want sizes like default,64k,2m", name, *f.lists[name])
+		}
 		v, err := st.Parse(s)
 		if err != nil {
 			return usageErrorf("sweep: --%s: %v", name, err)
@@ -235,6 +261,11 @@ func (f *sweepFlags) sweptBuffer(fs *pflag.FlagSet, spec *engine.SweepSpec) erro
 		spec.Sizes = append(spec.Sizes, v.Buf)
 	}
 	return nil
+}
+
+// sweepPair sweeps our load; tests replace it.
+var sweepPair = func(ctx context.Context, cfg engine.Config, spec engine.SweepSpec, progress func(engine.SweepProgress)) ([]engine.SweepRow, error) {
+	return engine.Sweep(ctx, cfg, spec, engine.Options{}, progress)
 }
 
 func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags, preset string) error {
@@ -249,7 +280,7 @@ func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags, pres
 		}
 		rows, err = engine.ExecSweep(ctx, cfg, spec, clientrun.Command{Line: x.Command, Shell: x.Shell}, engine.Options{}, prog.update)
 	} else {
-		rows, err = engine.Sweep(ctx, cfg, spec, engine.Options{}, prog.update)
+		rows, err = sweepPair(ctx, cfg, spec, prog.update)
 	}
 	prog.finish()
 	rep := engine.SweepReport{Version: engine.SweepVersion, Nbdscope: engine.Version, Time: time.Now().UTC(),
@@ -278,21 +309,25 @@ func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags, pres
 	if rep.Partial && len(rows) == 0 {
 		return outcome // nothing measured: only the error
 	}
+	// Printed first, so that a save that fails loses nothing, and saved
+	// even when printing fails.
+	werr := a.printSweep(rep, f)
 	if f.save != "" {
 		run := engine.Report{Version: engine.ReportVersion, Nbdscope: rep.Nbdscope, Time: rep.Time, Preset: preset,
 			Platform: platform.Probe(), Config: cfg, Sweep: &rep, Partial: rep.Partial, PartialReason: rep.PartialReason}
 		if err := a.saveRun(f.save, run, f.force); err != nil {
-			return err
+			return saveOutcome(err, cmp.Or(werr, outcome))
 		}
 		fmt.Fprintf(a.stderr, "nbdscope: sweep saved as %q\n", f.save)
 	}
-	werr := a.writeOutputs(f.outs, func(format string, w io.Writer) error {
+	return cmp.Or(werr, outcome)
+}
+
+// printSweep writes a sweep to every output asked for (sweep_outputs.go).
+func (a *app) printSweep(rep engine.SweepReport, f sweepFlags) error {
+	return a.writeOutputs(f.outs, func(format string, w io.Writer) error {
 		return writeSweepAs(format, w, rep, terminalWidth(a.stdout))
 	})
-	if werr != nil {
-		return werr
-	}
-	return outcome
 }
 
 // execSpec makes spec an exec sweep when --exec is given (or the preset

@@ -9,6 +9,7 @@ import (
 	"runtime/pprof"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
 
 	"nbdscope/engine"
@@ -52,6 +53,7 @@ func newTUICmd(a *app) *cobra.Command {
 			return nil
 		},
 	}
+	setExits(cmd, exitsExplorer)
 	lf := addLoadFlags(a, cmd, false)
 	window := cmd.Flags().Duration("window", ui.DefaultWindow, "`SPAN` of time the charts show (5s…1h)")
 	cmd.RunE = func(*cobra.Command, []string) error { return a.runTUI(lf, *window) }
@@ -107,8 +109,13 @@ func (a *app) runTUI(lf *loadFlags, window time.Duration) error {
 		return err
 	}
 	a.saveRunsToo(&opts, ctrl, lf.preset)
-	// ui.Run stops the pair however the explorer ends.
-	return ui.Run(ctrl, opts)
+	// ui.Run stops the pair however the explorer ends. SIGINT from
+	// outside (bubbletea's ErrInterrupted) is ctrl+c, which quits like q:
+	// exit 0, as SIGTERM does.
+	if err := ui.Run(ctrl, opts); !errors.Is(err, tea.ErrInterrupted) {
+		return err
+	}
+	return nil
 }
 
 // saveRunsToo makes the explorer's s key keep the run as well as the

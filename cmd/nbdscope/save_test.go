@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"nbdscope/engine"
+)
+
+// unwritableDir is a directory path that cannot be made, even by root: its
+// parent is a regular file.
+func unwritableDir(t *testing.T) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(file, "sub")
+}
+
+// noMeasuring makes a test fail should run or sweep start a measurement.
+func noMeasuring(t *testing.T) {
+	t.Helper()
+	oldStart, oldSweep := startPair, sweepPair
+	t.Cleanup(func() { startPair, sweepPair = oldStart, oldSweep })
+	startPair = func(context.Context, engine.Config) (*engine.Pair, error) {
+		t.Error("a run started, though its save could not be kept")
+		return nil, context.Canceled
+	}
+	sweepPair = func(context.Context, engine.Config, engine.SweepSpec, func(engine.SweepProgress)) ([]engine.SweepRow, error) {
+		t.Error("a sweep started, though its save could not be kept")
+		return nil, context.Canceled
+	}
+}
+
+// TestSaveRefusedBeforeMeasuring: with a runs store that cannot be
+// written (XDG_DATA_HOME or NBDSCOPE_HOME under a regular file, which
+// stops root too), run --save and sweep --save exit 2 before any load
+// starts, saying why (issue 21: the run was made, then thrown away).
+func TestSaveRefusedBeforeMeasuring(t *testing.T) {
+	noMeasuring(t)
+	for _, env := range []string{"XDG_DATA_HOME", "NBDSCOPE_HOME"} {
+		t.Setenv("NBDSCOPE_HOME", "")
+		t.Setenv("HOME", t.TempDir())
+		t.Setenv(env, unwritableDir(t))
+		for _, args := range [][]string{
+			{"run", "--duration", "2s", "--save", "x"},
+			{"run", "--duration", "2s", "--save", "x", "--force"},
+			{"sweep", "--bytes", "64m", "--repeat", "1", "--sndbuf", "default", "--save", "x"},
+		} {
+			code, out, errs := runApp(t, args...)
+			if code != exitUsage || !strings.Contains(errs, `run "x" cannot be saved: mkdir `) || !strings.Contains(errs, "not a directory") {
+				t.Errorf("%s %q: exit %d, stderr %q; want 2 and why", env, args, code, errs)
+			}
+			if out != "" {
+				t.Errorf("%s %q: stdout %q", env, args, out)
+			}
+		}
+	}
+}
+
+// breakStoreAfter makes the runs store unwritable once the measurement
+// has started: its directory becomes a file, as a disk that fills or a
+// directory removed under the run would fail the save.
+func breakStoreAfter(t *testing.T, runDir string) {
+	t.Helper()
+	oldStart, oldSweep := startPair, sweepPair
+	t.Cleanup(func() { startPair, sweepPair = oldStart, oldSweep })
+	breakStore := func() {
+		if err := os.RemoveAll(runDir); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(runDir, []byte("not a directory"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	startPair = func(ctx context.Context, cfg engine.Config) (*engine.Pair, error) {
+		p, err := oldStart(ctx, cfg)
+		breakStore()
+		return p, err
+	}
+	sweepPair = func(ctx context.Context, cfg engine.Config, spec engine.SweepSpec, progress func(engine.SweepProgress)) ([]engine.SweepRow, error) {
+		breakStore()
+		return oldSweep(ctx, cfg, spec, progress)
+	}
+}
+
+// TestSaveFailsAfterMeasuring: a save that fails after a real measurement
+// prints the result first (JSON, table), then exits 1 with the reason.
+func TestSaveFailsAfterMeasuring(t *testing.T) {
+	home := storeCmdHome(t)
+	t.Setenv(asBinaryEnv, "1") // the children are this test binary
+	breakStoreAfter(t, filepath.Join(home, "runs"))
+	for _, c := range []struct {
+		args []string
+		got  func(out string) bool
+	}{
+		{[]string{"run", "--duration", "1s", "--interval", "100ms", "--request-size", "256k", "--json", "--save", "x"}, func(out string) bool {
+			var rep engine.Report
+			return json.Unmarshal([]byte(out), &rep) == nil && len(rep.Sides) == 2 && len(rep.Samples) > 0
+		}},
+		{[]string{"run", "--duration", "1s", "--interval", "100ms", "--request-size", "256k", "--save", "x"}, func(out string) bool {
+			return strings.Contains(out, "throughput") && strings.Contains(out, "iB/s")
+		}},
+		{[]string{"sweep", "--bytes", "64m", "--repeat", "1", "--sndbuf", "default,1m", "--request-size", "256k", "--json", "--save", "x"}, func(out string) bool {
+			var rep engine.SweepReport
+			return json.Unmarshal([]byte(out), &rep) == nil && len(rep.Rows) == 2
+		}},
+	} {
+		os.Remove(filepath.Join(home, "runs")) // the last case's break
+		code, out, errs := runApp(t, c.args...)
+		if code != exitFailure || !strings.Contains(errs, `saving run "x": `) {
+			t.Errorf("%q: exit %d, stderr %q; want 1 and the reason", c.args, code, errs)
+		}
+		if !c.got(out) {
+			t.Errorf("%q: the result was not printed:\n%.400s", c.args, out)
+		}
+	}
+}

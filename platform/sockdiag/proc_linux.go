@@ -1,0 +1,138 @@
+package sockdiag
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"syscall"
+)
+
+// procRoot is where the scans look; tests point it elsewhere.
+var procRoot = "/proc"
+
+// ProcessSockets lists the sockets process pid holds, from the links in
+// /proc/PID/fd, in descriptor order. A process that does not exist (any
+// more) gives an error that errors.Is(err, ErrGone); one whose descriptors
+// may not be read (another user's, without CAP_SYS_PTRACE) an error that
+// errors.Is(err, fs.ErrPermission). A descriptor closed while the list is
+// read is left out.
+func ProcessSockets(pid int) ([]FD, error) {
+	return processSockets(pid, nil)
+}
+
+func processSockets(pid int, dst []FD) ([]FD, error) {
+	if pid <= 0 {
+		return dst, fmt.Errorf("process %d: not a PID", pid)
+	}
+	dir := procRoot + "/" + strconv.Itoa(pid) + "/fd"
+	names, err := readDirNames(dir, maxFDs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
+			return dst, fmt.Errorf("process %d: %w", pid, ErrGone)
+		}
+		return dst, fmt.Errorf("process %d: list its descriptors: %w", pid, err)
+	}
+	first := len(dst)
+	for _, name := range names {
+		fd, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		link, err := os.Readlink(dir + "/" + name)
+		if err != nil {
+			continue // closed since the listing, or the process exited
+		}
+		if ino, ok := socketInode(link); ok {
+			dst = append(dst, FD{PID: pid, FD: fd, Inode: ino})
+		}
+	}
+	sortFDs(dst[first:])
+	return dst, nil
+}
+
+// readDirNames lists at most limit names of dir, unsorted.
+func readDirNames(dir string, limit int) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var names []string
+	for len(names) < limit {
+		batch, err := f.Readdirnames(min(1024, limit-len(names)))
+		names = append(names, batch...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return names, err
+		}
+	}
+	return names, nil
+}
+
+// Tree returns pid followed by all its descendants (children, their
+// children, …), from one scan of the parent PIDs in /proc/*/stat.
+// Processes that exit during the scan are left out; pid itself must exist,
+// or the error errors.Is(err, ErrGone).
+func Tree(pid int) ([]int, error) {
+	if pid <= 0 {
+		return nil, fmt.Errorf("process %d: not a PID", pid)
+	}
+	if _, err := os.Stat(procRoot + "/" + strconv.Itoa(pid)); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("process %d: %w", pid, ErrGone)
+		}
+		return nil, fmt.Errorf("process %d: %w", pid, err)
+	}
+	parents, err := scanParents()
+	if err != nil {
+		return nil, err
+	}
+	return descendants(pid, parents), nil
+}
+
+// scanParents reads every process's parent PID.
+func scanParents() (map[int]int, error) {
+	names, err := readDirNames(procRoot, maxProcs)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", procRoot, err)
+	}
+	parents := make(map[int]int, len(names))
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil || pid <= 0 {
+			continue
+		}
+		stat, err := os.ReadFile(procRoot + "/" + name + "/stat")
+		if err != nil {
+			continue // exited since the listing
+		}
+		if ppid, err := parseStatPPID(stat); err == nil {
+			parents[pid] = ppid
+		}
+	}
+	return parents, nil
+}
+
+// TreeSockets lists the sockets held by pid and all its descendants (see
+// Tree), process by process. A descendant that exits meanwhile is left
+// out; one whose descriptors may not be read makes it an error, since its
+// sockets would be silently missing otherwise.
+func TreeSockets(pid int) ([]FD, error) {
+	pids, err := Tree(pid)
+	if err != nil {
+		return nil, err
+	}
+	var fds []FD
+	for i, p := range pids {
+		fds, err = processSockets(p, fds)
+		if err != nil && (i == 0 || !errors.Is(err, ErrGone)) {
+			return nil, err
+		}
+	}
+	return fds, nil
+}

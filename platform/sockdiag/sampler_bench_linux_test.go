@@ -1,0 +1,124 @@
+//go:build linux
+
+package sockdiag
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// BenchmarkSampler measures what the sampler costs: 8 connections per side
+// (two groups, 16 sender sockets, their 16 receivers looked up too) at
+// 200 Hz for 2 s, with the process's CPU time (getrusage, user + system)
+// over that stretch as a share of one core. The figure includes the idle
+// process around the sampler (garbage collector, timers), so it is an
+// upper bound. floor-%/core is the same sampler with no sockets, measured
+// just before: the cost of waking 200 times a second, which the lookups
+// add to. "background" adds idle unix sockets to the namespace, which a
+// dump must walk and an exact lookup scans.
+func BenchmarkSampler(b *testing.B) {
+	for _, c := range []struct {
+		family     string
+		mode       Mode
+		background int
+		recvEvery  int
+	}{
+		{"unix", ModeAuto, 0, 1}, {"unix", ModeDump, 0, 1}, {"unix", ModeExact, 0, 1},
+		{"unix", ModeAuto, 1000, 1}, {"unix", ModeDump, 1000, 1}, {"unix", ModeExact, 1000, 1},
+		{"tcp", ModeAuto, 0, 1}, {"tcp", ModeDump, 0, 1}, {"tcp", ModeAuto, 0, 10},
+	} {
+		name := fmt.Sprintf("%s/%v/background=%d/recv-every=%d", c.family, c.mode, c.background, c.recvEvery)
+		b.Run(name, func(b *testing.B) {
+			for range c.background / 2 {
+				newSocketPair(b)
+			}
+			groups := benchConnections(b, c.family)
+			for b.Loop() {
+				benchRun(b, SamplerConfig{Rate: DefaultRate, Mode: c.mode, RecvEvery: c.recvEvery}, groups)
+			}
+		})
+	}
+}
+
+// benchConnections opens 8 connections for each of two groups, each with
+// some data waiting at its receiver, and returns the senders' inodes.
+func benchConnections(b *testing.B, family string) [2][]Inode {
+	var groups [2][]Inode
+	for g := range groups {
+		for range 8 {
+			if family == "unix" {
+				p := newSocketPair(b)
+				if _, err := unix.Write(p.fd[0], make([]byte, 64<<10)); err != nil {
+					b.Fatal(err)
+				}
+				groups[g] = append(groups[g], p.ino[0])
+				continue
+			}
+			client, server := tcpPair(b, "tcp4", "127.0.0.1:0")
+			if _, err := server.Write(make([]byte, 64<<10)); err != nil {
+				b.Fatal(err)
+			}
+			_ = client
+			groups[g] = append(groups[g], tcpInode(b, server))
+		}
+	}
+	return groups
+}
+
+const benchStretch = 2 * time.Second
+
+func benchRun(b *testing.B, cfg SamplerConfig, groups [2][]Inode) {
+	floor := benchStretchCPU(b, cfg, [2][]Inode{})
+	total := benchStretchCPU(b, cfg, groups)
+	b.ReportMetric(total.pct, "cpu-%/core")
+	b.ReportMetric(floor.pct, "floor-%/core")
+	b.ReportMetric(total.ticksPerS, "ticks/s")
+	b.ReportMetric(total.usPerTick, "cpu-µs/tick")
+}
+
+type stretchCost struct {
+	pct, ticksPerS, usPerTick float64
+}
+
+// benchStretchCPU samples groups for benchStretch and measures the
+// process's CPU time meanwhile. With no sockets it measures the floor:
+// the 200 Hz wake-ups alone, which any sampler pays.
+func benchStretchCPU(b *testing.B, cfg SamplerConfig, groups [2][]Inode) stretchCost {
+	s, err := StartSampler(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Stop()
+	s.Set("A", groups[0])
+	s.Set("B", groups[1])
+	time.Sleep(100 * time.Millisecond) // sockets resolved, buffers warm
+	s.Take("A")
+	s.Take("B")
+
+	before, start := rusage(b), time.Now()
+	time.Sleep(benchStretch)
+	after, wall := rusage(b), time.Since(start)
+	fa, fb := s.Take("A"), s.Take("B")
+
+	cpu := after - before
+	if fa.Errors+fb.Errors != 0 || fa.Samples != fa.Ticks*len(groups[0]) || fb.Samples != fb.Ticks*len(groups[1]) {
+		b.Fatalf("windows A %+v, B %+v: every tick should sample every socket", fa, fb)
+	}
+	return stretchCost{
+		pct:       100 * cpu.Seconds() / wall.Seconds(),
+		ticksPerS: float64(fa.Ticks) / wall.Seconds(),
+		usPerTick: float64(cpu.Microseconds()) / float64(max(fa.Ticks, 1)),
+	}
+}
+
+func rusage(b *testing.B) time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
