@@ -27,7 +27,11 @@ func TestConventionsBadUsage(t *testing.T) {
 		{[]string{"run", "-P", "2", "-P", "4"}, []string{"-P/--connections", "given twice"}},
 		{[]string{"sweep", "-r", "1", "-r", "2"}, []string{"-r/--repeat", "given twice"}},
 		{[]string{"serve", "-p", "1", "-p", "2"}, []string{"-p/--port", "given twice"}},
-		{[]string{"run", "--json", "--json"}, []string{"-J/--json", "given twice"}},
+		{[]string{"run", "-J", "--json"}, []string{"-J/--json", "given twice"}},
+		{[]string{"run", "-w2m", "-w4m"}, []string{"-w/--sndbuf", "given twice"}},
+		// A long flag given twice keeps pflag's rule, the last wins (a
+		// script's override): refused here for its value, not the repeat.
+		{[]string{"sweep", "--repeat", "1", "--repeat", "200"}, []string{"--repeat 200"}},
 		{[]string{"run", "-w", "2x"}, []string{"-w/--sndbuf", "2x"}},
 		{[]string{"sweep", "-w", "x"}, []string{"-w, --warmup"}},
 		{[]string{"run", "-t", "soon"}, []string{"-t, --duration"}},

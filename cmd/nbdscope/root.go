@@ -34,7 +34,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newVersionCmd(a, info),
 		newChildCmd(),
 	)
-	refuseRepeats(root) // a flag given twice is bad usage (shortflags.go)
+	refuseRepeats(root, &a.args) // a short flag given twice is bad usage (shortflags.go)
 	root.CompletionOptions.HiddenDefaultCmd = false
 	root.CompletionOptions.DisableDescriptions = false
 	setupCompletionCmd(root)

@@ -74,21 +74,43 @@ func (v secondsValue) Set(s string) error {
 // errGivenTwice marks a flag given a second time.
 var errGivenTwice = errors.New("given twice")
 
-// onceValue refuses a second value for a flag: pflag takes the last one
-// silently, so "-w 2m … -w 4m" (or -w and --sndbuf) would measure
-// something else than half the command line says.
+// onceValue refuses a second value for a flag with a short form when the
+// short form was typed: pflag takes the last one silently, so "-w 2m … -w
+// 4m" (or -w and --sndbuf) would measure something else than half the
+// command line says, and a short flag is typed by hand, from habit (iperf3's
+// -w is a buffer, hyperfine's a warm-up). A long flag given twice keeps
+// pflag's rule, the last wins: scripts build command lines that way, a
+// base and then what overrides it.
 type onceValue struct {
 	pflag.Value
+	flag  *pflag.Flag
+	args  *[]string // the command line (app.args)
 	first string
 	set   bool
 }
 
 func (o *onceValue) Set(s string) error {
-	if o.set {
+	if o.set && o.flag.Shorthand != "" && shortTyped(*o.args, o.flag.Shorthand[0]) {
 		return fmt.Errorf("%w (%q, then %q)", errGivenTwice, o.first, s)
 	}
-	o.set, o.first = true, s
+	if !o.set {
+		o.set, o.first = true, s
+	}
 	return o.Value.Set(s)
+}
+
+// shortTyped tells whether the command line has the short flag c: a word
+// "-c" or "-cVALUE" before any "--".
+func shortTyped(args []string, c byte) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if len(a) >= 2 && a[0] == '-' && a[1] == c {
+			return true
+		}
+	}
+	return false
 }
 
 // onceBool is onceValue for a bool flag, which pflag lets stand alone
@@ -97,9 +119,11 @@ type onceBool struct{ onceValue }
 
 func (onceBool) IsBoolFlag() bool { return true }
 
-// refuseRepeats makes every flag of the tree that takes one value refuse
-// a second (the repeatable ones, --at and other lists, are left alone).
-func refuseRepeats(c *cobra.Command) {
+// refuseRepeats makes every flag of the tree that takes one value and has
+// a short form refuse a second value when the short form is typed (the
+// repeatable ones, --at and other lists, are left alone). args is the
+// command line as it will be parsed.
+func refuseRepeats(c *cobra.Command, args *[]string) {
 	c.Flags().VisitAll(func(f *pflag.Flag) {
 		t := f.Value.Type()
 		if strings.Contains(t, "Slice") || strings.Contains(t, "Array") || t == "count" {
@@ -109,14 +133,18 @@ func refuseRepeats(c *cobra.Command) {
 		case *onceValue, *onceBool:
 			return // a flag shared with a parent command
 		}
-		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-			f.Value = &onceBool{onceValue{Value: f.Value}}
+		if f.Shorthand == "" {
 			return
 		}
-		f.Value = &onceValue{Value: f.Value}
+		once := onceValue{Value: f.Value, flag: f, args: args}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			f.Value = &onceBool{once}
+			return
+		}
+		f.Value = &once
 	})
 	for _, sub := range c.Commands() {
-		refuseRepeats(sub)
+		refuseRepeats(sub, args)
 	}
 }
 

@@ -6,6 +6,10 @@ import (
 	"testing"
 )
 
+// spreadCellsRE matches the table's last cells after GiB/s: the time's
+// mean ± σ and min … max, to the end of the line.
+const spreadCellsRE = ` [^|]* ± [^|]* \| [^|]* … [^|]* \|$`
+
 // TestSweepExportsGolden: each of sweep's formats of one made-up sweep
 // with three measurements a size, as written to stdout or a file.
 func TestSweepExportsGolden(t *testing.T) {
