@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"nbdscope/engine"
 )
 
 // spreadCellsRE matches the table's last cells after GiB/s: the time's
@@ -31,6 +33,12 @@ func TestSweepOptimumNoise(t *testing.T) {
 	tied := optimumLine(madeUpSpreadSweep(8).Optimum)
 	if !strings.HasPrefix(tied, "optimal: none clear — 1m, 2m") || !strings.Contains(tied, "within noise (±") {
 		t.Errorf("a lead within noise: %q", tied)
+	}
+	withDefault := madeUpSpreadSweep(8)
+	withDefault.Rows[0].ThroughputBps = withDefault.Rows[2].ThroughputBps // default as fast as 1m
+	withDefault.Rows[0].Measurements = withDefault.Rows[2].Measurements
+	if l := optimumLine(engine.Optimum(withDefault.Rows)); !strings.Contains(l, "the default among them") || strings.Contains(l, "times faster") {
+		t.Errorf("the default tied: %q", l)
 	}
 	clear := optimumLine(madeUpSpreadSweep(1).Optimum)
 	if !strings.HasPrefix(clear, "optimal: 1m (3.") || !strings.Contains(clear, "ahead of 2m, beyond the noise (±") {

@@ -89,6 +89,9 @@ func timeStatsCSVCells(rep engine.SweepReport, r engine.SweepRow) []string {
 // of each other: no size is named the winner.
 func noiseTied(o *engine.SweepOptimum, vs string) string {
 	n := o.Noise
+	if slices.Contains(n.Tied, engine.BufDefaultName) {
+		vs = ", the default among them" // not "times faster" than a size it ties with
+	}
 	return fmt.Sprintf("optimal: none clear — %s are within noise (±%s) of each other (up to %s %s%s); within %d%%: %s",
 		strings.Join(n.Tied, ", "), pct(n.Noise), rateNumber(o.ThroughputBps), rateName(), vs,
 		int(engine.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "))
