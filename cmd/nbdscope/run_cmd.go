@@ -24,9 +24,22 @@ import (
 const runLong = `A headless run of the pair: a summary table per side, or with --json/--csv
 every sample and event too. A run cut short by a crashed process or ctrl+c
 is still printed (and saved), marked partial with the reason; the exit
-status says so (1 a side crashed, 130 interrupted).`
+status says so (1 a side crashed, 130 interrupted).
+
+One output goes to stdout (the table, -J/--json, --csv, --markdown,
+--intervals or --json-stream) and any number to files (--export-json,
+--export-csv, --export-markdown FILE; - is stdout), checked before the
+load starts. --intervals prints iperf3's line per side per interval as the
+run goes, then the table; it is not the default on a pipe, because what
+run prints to stdout is the same wherever stdout goes, so scripts reading
+the table keep working and a command tried on a terminal prints the same
+in a log. --json-stream writes a JSON object per line as it happens, the
+summary last (partial on ctrl+c). The short flags are iperf3's: -t
+seconds, -P connections, -l request size, -w send buffer, -i interval,
+-J JSON.`
 
 const runExample = `  nbdscope run --sndbuf-b 2m --at 5s:b.sndbuf=64k --duration 10s --json
+  nbdscope run -t 3 -P 2 -w 2m --intervals --export-json run.json
   nbdscope run --preset macos-gap --save mac-vs-linux`
 
 type runFlags struct {
