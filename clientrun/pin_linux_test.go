@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"nbdscope/engine/platform"
+	"nbdscope/platform"
 )
 
 // TestRunHoldsTreeToCPUs: with cpus, the client and the process it starts

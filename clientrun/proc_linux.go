@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"nbdscope/engine/platform"
+	"nbdscope/platform"
 )
 
 // GroupUsage is the CPU seconds, minor page faults and context switches of

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"nbdscope/engine/platform"
+	"nbdscope/platform"
 )
 
 // Result is one run of a client command.

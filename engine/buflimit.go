@@ -3,8 +3,9 @@ package engine
 import (
 	"fmt"
 
-	"nbdscope/engine/platform"
+	"nbdscope/model"
 	"nbdscope/nbd"
+	"nbdscope/platform"
 )
 
 // limit is the SO_SNDBUF limit the pair works to: the one in its facts
@@ -32,13 +33,10 @@ func refusal(l platform.Limit, sideName, setting string, which nbd.SockBuf, req 
 }
 
 // checkRefusals checks every buffer setting of every side of cfg.
-func checkRefusals(l platform.Limit, cfg Config) error {
+func checkRefusals(l platform.Limit, cfg model.Config) error {
 	for _, sc := range cfg.Sides {
-		for _, st := range settingTable {
-			if st.Type != TypeBuf {
-				continue
-			}
-			if err := refusal(l, sc.Name, st.Name, st.Socket, bufRequest(sc.Value(st).Buf)); err != nil {
+		for _, st := range model.BufferSettings() {
+			if err := refusal(l, sc.Name, st.Name, st.Socket, model.BufRequest(sc.Value(st).Buf)); err != nil {
 				return err
 			}
 		}
@@ -47,9 +45,9 @@ func checkRefusals(l platform.Limit, cfg Config) error {
 }
 
 // refusedChange checks a live change of a buffer setting.
-func (p *Pair) refusedChange(sc SideConfig, st *Setting) error {
-	if st.Type != TypeBuf {
+func (p *Pair) refusedChange(sc model.SideConfig, st *model.Setting) error {
+	if st.Type != model.TypeBuf {
 		return nil
 	}
-	return refusal(p.limit(), sc.Name, st.Name, st.Socket, bufRequest(sc.Value(st).Buf))
+	return refusal(p.limit(), sc.Name, st.Name, st.Socket, model.BufRequest(sc.Value(st).Buf))
 }

@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"nbdscope/engine/platform"
+	"nbdscope/model"
+	"nbdscope/platform"
 )
 
 // xnuFacts are a Mac's before 14.4, default kern.ipc.maxsockbuf (8 MiB):
@@ -24,7 +25,7 @@ const xnuFix = "sudo sysctl kern.ipc.maxsockbuf=9437184"
 // starts nothing.
 func TestStartRefusesBufferAboveXNULimit(t *testing.T) {
 	cfg := testConfig()
-	if err := cfg.Sides[1].Set(SetClientRcvBuf, "8m"); err != nil {
+	if err := cfg.Sides[1].Set(model.SetClientRcvBuf, "8m"); err != nil {
 		t.Fatal(err)
 	}
 	_, err := StartWith(context.Background(), cfg, Options{Facts: xnuFacts()})
@@ -38,7 +39,7 @@ func TestStartRefusesBufferAboveXNULimit(t *testing.T) {
 // side as it was; one within it goes through.
 func TestLiveChangeRefusedAboveXNULimit(t *testing.T) {
 	cfg := testConfig()
-	cfg.Sides[1].SndBuf, _ = ParseBuf("2m")
+	cfg.Sides[1].SndBuf, _ = model.ParseBuf("2m")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	p, err := StartWith(ctx, cfg, Options{Facts: xnuFacts()})
@@ -46,7 +47,7 @@ func TestLiveChangeRefusedAboveXNULimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Stop()
-	err = applyText(p, 1, SetSndBuf, "8m")
+	err = applyText(p, 1, model.SetSndBuf, "8m")
 	if err == nil || !strings.Contains(err.Error(), xnuFix) || !strings.Contains(err.Error(), "7456540 bytes (7.11 MiB)") {
 		t.Fatalf("8m on XNU: %v", err)
 	}
@@ -54,7 +55,7 @@ func TestLiveChangeRefusedAboveXNULimit(t *testing.T) {
 	if got != "2m" {
 		t.Fatalf("after a refused change B's sndbuf is %s, want 2m", got)
 	}
-	if err := applyText(p, 1, SetSndBuf, "1m"); err != nil {
+	if err := applyText(p, 1, model.SetSndBuf, "1m"); err != nil {
 		t.Fatalf("1m within the limit: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"nbdscope/engine/childproc"
+	"nbdscope/engine/wire"
 )
 
 // child is one spawned process in an internal role: the plumbing of
@@ -20,32 +21,33 @@ type child struct {
 	reported chan struct{}
 }
 
-var errChildGone = childproc.ErrGone
+// ErrChildGone is a call's error once the child has exited.
+var ErrChildGone = childproc.ErrGone
 
 // spawn starts exe in an internal role for side and waits for its ready
 // message.
-func spawn(exe, role, side string, spec any, timeout time.Duration) (*child, childMsg, error) {
+func spawn(exe, role, side string, spec any, timeout time.Duration) (*child, wire.Msg, error) {
 	p, raw, err := childproc.Start(exe, role, side+" "+role, spec, timeout)
 	if err != nil {
-		return nil, childMsg{}, err
+		return nil, wire.Msg{}, err
 	}
 	c := &child{proc: p, role: role, side: side, exited: p.Exited(), reported: make(chan struct{})}
-	var m childMsg
+	var m wire.Msg
 	if err := json.Unmarshal(raw, &m); err != nil {
 		c.stop(2 * time.Second)
-		return nil, childMsg{}, fmt.Errorf("%s %s: bad ready message: %w", side, role, err)
+		return nil, wire.Msg{}, fmt.Errorf("%s %s: bad ready message: %w", side, role, err)
 	}
 	return c, m, nil
 }
 
 // call sends a command and waits for its reply. A failed command returns
 // its reply with the error.
-func (c *child) call(cmd childCmd, timeout time.Duration) (childMsg, error) {
+func (c *child) call(cmd wire.Cmd, timeout time.Duration) (wire.Msg, error) {
 	raw, err := c.proc.Call(cmd.Op, func(seq uint64) any { cmd.Seq = seq; return cmd }, timeout)
-	var m childMsg
+	var m wire.Msg
 	if raw != nil {
 		if uerr := json.Unmarshal(raw, &m); uerr != nil && err == nil {
-			return childMsg{}, fmt.Errorf("bad reply to %q: %w", cmd.Op, uerr)
+			return wire.Msg{}, fmt.Errorf("bad reply to %q: %w", cmd.Op, uerr)
 		}
 	}
 	return m, err

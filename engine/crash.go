@@ -1,10 +1,11 @@
 package engine
 
 import (
-	"fmt"
-	"strings"
 	"sync"
 	"time"
+
+	"nbdscope/engine/wire"
+	"nbdscope/model"
 )
 
 // crashGrace is how long a load that died waits for news of its own server:
@@ -14,8 +15,8 @@ const crashGrace = 250 * time.Millisecond
 
 // crashOf describes child c of side sideName, which died while it should
 // have run; uri is the side's target and other the side's other child.
-func (p *Pair) crashOf(sideName, uri string, c, other *child) *Crash {
-	if c.role == RoleLoad && other != nil {
+func (p *Pair) crashOf(sideName, uri string, c, other *child) *model.Crash {
+	if c.role == model.RoleLoad && other != nil {
 		t := time.NewTimer(crashGrace)
 		select {
 		case <-other.exited:
@@ -24,21 +25,8 @@ func (p *Pair) crashOf(sideName, uri string, c, other *child) *Crash {
 		}
 		t.Stop()
 	}
-	return &Crash{T: p.elapsed(), Side: sideName, Role: c.role, Target: uri,
+	return &model.Crash{T: p.elapsed(), Side: sideName, Role: c.role, Target: uri,
 		Status: c.status(), Reason: c.reason(), Stderr: c.stderrLines()}
-}
-
-// Text is the crash in one line: which process, how it ended, why, and the
-// target it served or loaded.
-func (c Crash) Text() string {
-	r := c.Reason
-	if r == "" {
-		r = "(no output)"
-	}
-	if c.Target != "" && !strings.Contains(r, c.Target) {
-		r = c.Target + ": " + r
-	}
-	return fmt.Sprintf("side %s %s died (%s): %s", c.Side, c.Role, c.Status, r)
 }
 
 // settleTimeout bounds the run's last look at its children (settle): a
@@ -67,7 +55,7 @@ func (s *side) settle(deadline time.Time) {
 	srv, ld := s.children()
 	lost := false
 	if ld := s.runningLoad(); ld != nil {
-		m, err := ld.call(childCmd{Op: "poll"}, time.Until(deadline))
+		m, err := ld.call(wire.Cmd{Op: "poll"}, time.Until(deadline))
 		lost = err == nil && m.Lost != ""
 	}
 	for _, c := range []*child{srv, ld} {

@@ -1,61 +1,30 @@
 package engine
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"nbdscope/engine/wire"
+	"nbdscope/internal/childtest"
+	"nbdscope/model"
 )
-
-// serverChildProc is a server child of the test binary started by hand,
-// outside any Pair, talked to over its raw pipes.
-type serverChildProc struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stdout io.ReadCloser
-	ready  string // its first line
-}
-
-// startServerChildProc starts a server child with spec and reads its
-// first line; the test's cleanup kills it.
-func startServerChildProc(t *testing.T, spec serverSpec) *serverChildProc {
-	t.Helper()
-	js, _ := json.Marshal(spec)
-	p := &serverChildProc{cmd: exec.Command(os.Args[0], ChildCommand, RoleServer, string(js))}
-	var err error
-	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	if p.stdout, err = p.cmd.StdoutPipe(); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.stdin.Close(); p.cmd.Process.Kill(); p.cmd.Wait() })
-	if p.ready, err = bufio.NewReader(p.stdout).ReadString('\n'); err != nil {
-		t.Fatalf("server child: no ready line: %v", err)
-	}
-	return p
-}
 
 // startTargetProcess runs a server child on a unix socket: an external
 // target the test can SIGKILL. It returns the process and the target's URI.
 func startTargetProcess(t *testing.T) (*os.Process, string) {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "t.sock")
-	p := startServerChildProc(t, serverSpec{Backend: "null", Size: 1 << 30, Transport: "unix", Socket: sock})
-	var m childMsg
-	if err := json.Unmarshal([]byte(p.ready), &m); err != nil || m.Type != "ready" || m.URI == "" {
-		t.Fatalf("target: ready line %q (%v)", p.ready, err)
+	p := childtest.StartServer(t, wire.ServerSpec{Backend: "null", Size: 1 << 30, Transport: "unix", Socket: sock})
+	var m wire.Msg
+	if err := json.Unmarshal([]byte(p.Ready), &m); err != nil || m.Type != "ready" || m.URI == "" {
+		t.Fatalf("target: ready line %q (%v)", p.Ready, err)
 	}
-	return p.cmd.Process, m.URI
+	return p.Cmd.Process, m.URI
 }
 
 // TestTargetKilledMidRun: the external target of side A dies by SIGKILL
@@ -66,18 +35,18 @@ func startTargetProcess(t *testing.T) (*os.Process, string) {
 // load with status 0 and no word (SIGPIPE was taken for a stop request),
 // and a read left it running on dead connections.
 func TestTargetKilledMidRun(t *testing.T) {
-	for _, wl := range []string{WorkWrite, WorkRead} {
+	for _, wl := range []string{model.WorkWrite, model.WorkRead} {
 		t.Run(wl, func(t *testing.T) {
 			victim, uri := startTargetProcess(t)
 			cfg := testConfig()
-			cfg.Duration = Duration(30 * time.Second)
+			cfg.Duration = model.Duration(30 * time.Second)
 			cfg.Sides[0].Target, cfg.Sides[0].Workload = uri, wl
 			cfg.Sides[0].Connections = 2
 			p := startPair(t, cfg)
 			waitFor(t, p, 10*time.Second, "A sample", activeSample("A"))
 			victim.Signal(syscall.SIGKILL)
-			c := waitFor(t, p, 5*time.Second, "crash report", func(u Update) bool { return u.Crash != nil }).Crash
-			if c.Side != "A" || c.Role != RoleLoad || c.Target != uri {
+			c := waitFor(t, p, 5*time.Second, "crash report", func(u model.Update) bool { return u.Crash != nil }).Crash
+			if c.Side != "A" || c.Role != model.RoleLoad || c.Target != uri {
 				t.Fatalf("crash %+v: want side A's load, target %s", c, uri)
 			}
 			if c.Status != "exit status 1" {
@@ -108,15 +77,15 @@ func TestTargetKilledMidRun(t *testing.T) {
 // names the server (the cause), its target and how it ended.
 func TestOwnServerKilledMidRun(t *testing.T) {
 	cfg := testConfig()
-	cfg.Duration = Duration(30 * time.Second)
-	cfg.Sides[1].Workload = WorkWrite
+	cfg.Duration = model.Duration(30 * time.Second)
+	cfg.Sides[1].Workload = model.WorkWrite
 	p := startPair(t, cfg)
 	waitFor(t, p, 10*time.Second, "B sample", activeSample("B"))
 	srv, _ := p.sides[1].children()
 	victim, uri := srv.proc.Process(), p.sides[1].targetURI()
 	victim.Signal(syscall.SIGKILL)
-	c := waitFor(t, p, 5*time.Second, "crash report", func(u Update) bool { return u.Crash != nil }).Crash
-	if c.Side != "B" || c.Role != RoleServer || c.Target != uri || !strings.Contains(c.Status, "killed") || c.Reason == "" {
+	c := waitFor(t, p, 5*time.Second, "crash report", func(u model.Update) bool { return u.Crash != nil }).Crash
+	if c.Side != "B" || c.Role != model.RoleServer || c.Target != uri || !strings.Contains(c.Status, "killed") || c.Reason == "" {
 		t.Fatalf("crash %+v: want B's server, killed, target %s", c, uri)
 	}
 	if txt := c.Text(); !strings.Contains(txt, uri) || !strings.Contains(txt, "killed") {
@@ -135,7 +104,7 @@ func TestOwnServerKilledMidRun(t *testing.T) {
 // (ctrl+c in 'run') is partial; one that ran its duration is not.
 func TestStoppedBeforeDurationIsPartial(t *testing.T) {
 	cfg := testConfig()
-	cfg.Duration = Duration(30 * time.Second)
+	cfg.Duration = model.Duration(30 * time.Second)
 	p := startPair(t, cfg)
 	waitFor(t, p, 10*time.Second, "A sample", activeSample("A"))
 	p.Stop()
@@ -146,7 +115,7 @@ func TestStoppedBeforeDurationIsPartial(t *testing.T) {
 		t.Fatalf("stopped run: partial=%v reason %q", rep.Partial, rep.PartialReason)
 	}
 
-	cfg.Duration = Duration(500 * time.Millisecond)
+	cfg.Duration = model.Duration(500 * time.Millisecond)
 	p = startPair(t, cfg)
 	for range p.Updates() {
 	}
@@ -170,7 +139,7 @@ func TestSettleWaitsForCrashReport(t *testing.T) {
 	<-ld.exited
 	p.settle() // within crashGrace of the exit: the report is still pending
 	rep := p.Report()
-	if len(rep.Crashes) != 1 || rep.Crashes[0].Side != "A" || rep.Crashes[0].Role != RoleLoad || !rep.Partial {
+	if len(rep.Crashes) != 1 || rep.Crashes[0].Side != "A" || rep.Crashes[0].Role != model.RoleLoad || !rep.Partial {
 		t.Fatalf("report after settle: partial %v, crashes %+v", rep.Partial, rep.Crashes)
 	}
 }

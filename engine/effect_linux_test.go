@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"nbdscope/model"
 	"nbdscope/nbd"
 	"nbdscope/units"
 )
@@ -19,18 +20,18 @@ type tally struct {
 	client, server nbd.IOStats
 }
 
-func (t *tally) add(s *Sample) {
+func (t *tally) add(s *model.Sample) {
 	t.bytes += s.Bytes
 	t.samples++
-	t.client = t.client.Add(s.Client.counters().IO)
+	t.client = t.client.Add(s.Client.Counters().IO)
 	if s.Server != nil {
-		t.server = t.server.Add(s.Server.counters().IO)
+		t.server = t.server.Add(s.Server.Counters().IO)
 	}
 }
 
 // per2MiB is n per 2 MiB of the tally's payload.
 func (t *tally) per2MiB(n uint64) float64 {
-	return float64(n) / (float64(t.bytes) / PayloadUnit)
+	return float64(n) / (float64(t.bytes) / model.PayloadUnit)
 }
 
 // enough: a few samples and at least 32 MiB, so one slow sample cannot
@@ -41,22 +42,22 @@ func (t *tally) enough() bool { return t.samples >= 3 && t.bytes >= 32<<20 }
 // wmem_max is lower it raises it for the test (root) and else takes the
 // largest request the kernel grants in full, saying so: a clamped buffer
 // is never measured under the name "2m".
-func bigBuf(t *testing.T) Buf {
+func bigBuf(t *testing.T) model.Buf {
 	t.Helper()
 	want := 2 << 20
 	if have := wmemMax(); have < want {
 		if err := raiseWmemMax(t, want); err != nil {
 			t.Logf("net.core.wmem_max is %d and cannot be raised (%v): comparing against the largest request it grants, %s, instead of 2m", have, err, units.FormatSize(int64(have)))
-			return Buf{Kind: BufSize, Bytes: have}
+			return model.Buf{Kind: model.BufSize, Bytes: have}
 		}
 	}
-	return Buf{Kind: BufSize, Bytes: want}
+	return model.Buf{Kind: model.BufSize, Bytes: want}
 }
 
 // collect reads samples until want says every side it names has enough,
 // giving each active sample whose settings did not change during it and
 // match the side's stamp to its tally. Bounded by d.
-func collect(t *testing.T, p *Pair, d time.Duration, tallies map[string]*tally, stamp func(side string, st Stamp) bool) {
+func collect(t *testing.T, p *Pair, d time.Duration, tallies map[string]*tally, stamp func(side string, st model.Stamp) bool) {
 	t.Helper()
 	deadline := time.After(d)
 	for {
@@ -89,9 +90,9 @@ func collect(t *testing.T, p *Pair, d time.Duration, tallies map[string]*tally, 
 // effectConfig is a qemu-img style read load (1 connection, 2 MiB
 // requests, 8 in flight) on both sides, in turns so that each side has the
 // machine's cores to itself while it is measured.
-func effectConfig() Config {
+func effectConfig() model.Config {
 	cfg := testConfig()
-	cfg.Mode = ModeAlternate
+	cfg.Mode = model.ModeAlternate
 	for i := range cfg.Sides {
 		cfg.Sides[i].RequestSize = 2 << 20
 		cfg.Sides[i].InFlight = 8
@@ -104,11 +105,11 @@ func effectConfig() Config {
 // A's server hits a full buffer (send EAGAIN) more often per 2 MiB.
 func TestSmallBufferMoreCalls(t *testing.T) {
 	cfg := effectConfig()
-	cfg.Sides[0].SndBuf = Buf{Kind: BufMacOS}
+	cfg.Sides[0].SndBuf = model.Buf{Kind: model.BufMacOS}
 	cfg.Sides[1].SndBuf = bigBuf(t)
 	p := startPair(t, cfg)
 	a, b := &tally{}, &tally{}
-	collect(t, p, 60*time.Second, map[string]*tally{"A": a, "B": b}, func(side string, st Stamp) bool {
+	collect(t, p, 60*time.Second, map[string]*tally{"A": a, "B": b}, func(side string, st model.Stamp) bool {
 		return st.SndBuf == cfg.Sides[sideIndex(side)].SndBuf.String()
 	})
 	aRecv, bRecv := a.per2MiB(a.client.RecvCalls), b.per2MiB(b.client.RecvCalls)
@@ -135,7 +136,7 @@ func sideIndex(name string) int {
 // receive calls per 2 MiB of those before.
 func TestLiveShrinkMoreCalls(t *testing.T) {
 	cfg := effectConfig()
-	cfg.Mode = ModeConcurrent
+	cfg.Mode = model.ModeConcurrent
 	big := bigBuf(t)
 	cfg.Sides[1].SndBuf = big
 	p := startPair(t, cfg)
@@ -143,11 +144,11 @@ func TestLiveShrinkMoreCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, after := &tally{}, &tally{}
-	collect(t, p, 30*time.Second, map[string]*tally{"B": before}, func(_ string, st Stamp) bool { return st.SndBuf == big.String() })
-	if err := applyText(p, 1, SetSndBuf, "macos"); err != nil {
+	collect(t, p, 30*time.Second, map[string]*tally{"B": before}, func(_ string, st model.Stamp) bool { return st.SndBuf == big.String() })
+	if err := applyText(p, 1, model.SetSndBuf, "macos"); err != nil {
 		t.Fatal(err)
 	}
-	collect(t, p, 30*time.Second, map[string]*tally{"B": after}, func(_ string, st Stamp) bool { return st.SndBuf == "macos" })
+	collect(t, p, 30*time.Second, map[string]*tally{"B": after}, func(_ string, st model.Stamp) bool { return st.SndBuf == "macos" })
 	bRecv, aRecv := before.per2MiB(before.client.RecvCalls), after.per2MiB(after.client.RecvCalls)
 	t.Logf("B's client receive calls per 2 MiB: %.2f at %s (%d samples), %.2f at macos (%d samples): %.1fx", bRecv, big, before.samples, aRecv, after.samples, aRecv/bRecv)
 	if aRecv < 8*bRecv {
@@ -162,15 +163,15 @@ func TestLiveShrinkMoreCalls(t *testing.T) {
 func TestSmallClientBufferMoreSends(t *testing.T) {
 	cfg := effectConfig()
 	for i := range cfg.Sides {
-		cfg.Sides[i].Workload = WorkWrite
-		cfg.Sides[i].SndBuf = Buf{}
+		cfg.Sides[i].Workload = model.WorkWrite
+		cfg.Sides[i].SndBuf = model.Buf{}
 	}
-	cfg.Sides[0].ClientSndBuf = Buf{Kind: BufMacOS}
+	cfg.Sides[0].ClientSndBuf = model.Buf{Kind: model.BufMacOS}
 	cfg.Sides[1].ClientSndBuf = bigBuf(t)
 	p := startPair(t, cfg)
 	a, b := &tally{}, &tally{}
-	collect(t, p, 60*time.Second, map[string]*tally{"A": a, "B": b}, func(side string, st Stamp) bool {
-		return st.Workload == WorkWrite && st.ClientSndBuf == cfg.Sides[sideIndex(side)].ClientSndBuf.String()
+	collect(t, p, 60*time.Second, map[string]*tally{"A": a, "B": b}, func(side string, st model.Stamp) bool {
+		return st.Workload == model.WorkWrite && st.ClientSndBuf == cfg.Sides[sideIndex(side)].ClientSndBuf.String()
 	})
 	aSend := a.per2MiB(a.client.SendCalls + a.client.SendEAGAIN)
 	bSend := b.per2MiB(b.client.SendCalls + b.client.SendEAGAIN)

@@ -1,19 +1,19 @@
 package engine
 
 import (
-	"errors"
 	"strconv"
 	"time"
+
+	"nbdscope/engine/wire"
+	"nbdscope/model"
 )
 
 // The controller's side of an exec side (a real client command as a
-// side's load; the child that runs it is inchild_exec.go).
-
-var errExecNoTarget = errors.New("exec: a side with a command runs against its own spawned server, not a --target")
+// side's load; the child that runs it is engine/child's exec.go).
 
 // execPayload is the payload the side's server moved between two polls
 // (READ data sent plus WRITE data received): an exec side's bytes.
-func execPayload(now, prev childMsg) uint64 {
+func execPayload(now, prev wire.Msg) uint64 {
 	if now.Payload == nil || prev.Payload == nil {
 		return 0
 	}
@@ -22,25 +22,21 @@ func execPayload(now, prev childMsg) uint64 {
 
 // execClient marks what an exec side's client figures cannot hold as
 // unknown: its socket calls are the real client's own business.
-func execClient(sc SideConfig, f *Figures) {
+func execClient(sc model.SideConfig, f *model.Figures) {
 	if sc.Exec == "" {
 		return
 	}
 	c := &f.Client
 	c.RecvCallsPer2MiB, c.SendCallsPer2MiB, c.RecvEAGAINPer2MiB, c.SendEAGAINPer2MiB, c.EAGAINPer2MiB =
-		Unknown, Unknown, Unknown, Unknown, Unknown
-	f.LatencyP50Ms, f.LatencyP99Ms, f.LatencyMaxMs = Unknown, Unknown, Unknown
+		model.Unknown, model.Unknown, model.Unknown, model.Unknown, model.Unknown
+	f.LatencyP50Ms, f.LatencyP99Ms, f.LatencyMaxMs = model.Unknown, model.Unknown, model.Unknown
 }
 
 // emitExecRuns reports each client run that finished as an event: its
 // time, at the poll that saw it.
-func (p *Pair) emitExecRuns(sc SideConfig, now time.Time, runs []float64) {
+func (p *Pair) emitExecRuns(sc model.SideConfig, now time.Time, runs []float64) {
 	for _, secs := range runs {
-		p.emit(Update{Event: &Event{T: p.clock(now).Seconds(), Side: sc.Name, Setting: ExecRunEvent,
+		p.emit(model.Update{Event: &model.Event{T: p.clock(now).Seconds(), Side: sc.Name, Setting: model.ExecRunEvent,
 			To: strconv.FormatFloat(secs, 'f', 3, 64) + "s"}})
 	}
 }
-
-// ExecRunEvent is the Event.Setting of a finished client run of an exec
-// side; To is its time ("2.314s").
-const ExecRunEvent = "exec.run"

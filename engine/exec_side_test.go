@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"nbdscope/model"
 )
 
 // An exec side's command gets {size} (asked of the export, so a sweep
@@ -16,9 +18,9 @@ func TestExecSideSizeAndServerBuffer(t *testing.T) {
 	dir := t.TempDir()
 	seen := filepath.Join(dir, "seen")
 	cfg := testConfig()
-	cfg.Duration = Duration(2 * time.Second)
+	cfg.Duration = model.Duration(2 * time.Second)
 	cfg.Sides[1].Size = 64 << 20
-	cfg.Sides[1].SndBuf, _ = ParseBuf("1m")
+	cfg.Sides[1].SndBuf, _ = model.ParseBuf("1m")
 	cfg.Sides[1].Exec = `/bin/sh -c 'echo {size} {socket} >> ` + seen + `; sleep 0.05'`
 	p := startPair(t, cfg)
 	var withBuf, active int

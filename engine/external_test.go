@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"nbdscope/model"
 )
 
 // startPeer runs a real NBD server (nbdkit, qemu-nbd) on a unix socket for
@@ -66,10 +68,10 @@ func TestExternalTargets(t *testing.T) {
 			t.Fatalf("%s: %+v", side, s)
 		}
 	}
-	if err := applyText(p, 0, SetSndBuf, "2m"); err == nil {
+	if err := applyText(p, 0, model.SetSndBuf, "2m"); err == nil {
 		t.Fatal("server sndbuf of an external target accepted")
 	}
-	if err := applyText(p, 0, SetRequestSize, "1m"); err != nil {
+	if err := applyText(p, 0, model.SetRequestSize, "1m"); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, p, 5*time.Second, "A after the change", activeSample("A"))

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"nbdscope/model"
 )
 
 // A workload change mid-run: B's samples switch receiver from the client
@@ -11,21 +13,21 @@ import (
 // read segment and a write segment (issue 13's bar: --at 4s:b.workload=write).
 func TestStampFollowsWorkloadChange(t *testing.T) {
 	cfg := testConfig()
-	cfg.Interval = Duration(250 * time.Millisecond)
-	cfg.Duration = Duration(6 * time.Second)
-	ch, err := ParseAt("4s:b.workload=write")
+	cfg.Interval = model.Duration(250 * time.Millisecond)
+	cfg.Duration = model.Duration(6 * time.Second)
+	ch, err := model.ParseAt("4s:b.workload=write")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Script = []Change{ch}
+	cfg.Script = []model.Change{ch}
 	p := startPair(t, cfg)
-	var samples []Sample
-	var ev *Event
+	var samples []model.Sample
+	var ev *model.Event
 	for u := range p.Updates() {
 		if u.Sample != nil && u.Sample.Side == "B" {
 			samples = append(samples, *u.Sample)
 		}
-		if u.Event != nil && u.Event.Setting == SetWorkload {
+		if u.Event != nil && u.Event.Setting == model.SetWorkload {
 			ev = u.Event
 		}
 	}
@@ -40,7 +42,7 @@ func TestStampFollowsWorkloadChange(t *testing.T) {
 		switch {
 		case s.Changed:
 			straddling++
-		case s.Settings.Workload == WorkRead:
+		case s.Settings.Workload == model.WorkRead:
 			if s.T > ev.T+0.3 {
 				t.Errorf("sample at %.2fs after the change at %.2fs stamped read", s.T, ev.T)
 			}
@@ -48,7 +50,7 @@ func TestStampFollowsWorkloadChange(t *testing.T) {
 				t.Errorf("read sample at %.2fs: receiver is not the client (%+v)", s.T, s.Client)
 			}
 			reads++
-		case s.Settings.Workload == WorkWrite:
+		case s.Settings.Workload == model.WorkWrite:
 			if s.T < ev.T {
 				t.Errorf("sample at %.2fs before the change at %.2fs stamped write", s.T, ev.T)
 			}
@@ -70,11 +72,11 @@ func TestStampFollowsWorkloadChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back Report
+	var back model.Report
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range []Report{rep, back} {
+	for _, r := range []model.Report{rep, back} {
 		if n := len(r.Sides[0].Segments); n != 1 || r.Sides[0].Summary.Changed {
 			t.Errorf("A (no change): %d segments, changed %v", n, r.Sides[0].Summary.Changed)
 		}
@@ -83,8 +85,8 @@ func TestStampFollowsWorkloadChange(t *testing.T) {
 			t.Fatalf("B: %d segments (want 2), changed %v", len(segs), r.Sides[1].Summary.Changed)
 		}
 		rd, wr := segs[0], segs[1]
-		if rd.Settings.Workload != WorkRead || ReceiverName(rd.Settings.Workload) != "client" ||
-			wr.Settings.Workload != WorkWrite || ReceiverName(wr.Settings.Workload) != "server" {
+		if rd.Settings.Workload != model.WorkRead || model.ReceiverName(rd.Settings.Workload) != "client" ||
+			wr.Settings.Workload != model.WorkWrite || model.ReceiverName(wr.Settings.Workload) != "server" {
 			t.Errorf("segments stamped %q then %q", rd.Settings.Workload, wr.Settings.Workload)
 		}
 		if !(rd.From < rd.To && rd.To <= wr.From && wr.From < wr.To) || rd.To > ev.T+0.3 || wr.From < ev.T-0.3 {
@@ -99,7 +101,7 @@ func TestStampFollowsWorkloadChange(t *testing.T) {
 		// What the consume mode found is the segment's own: reads are
 		// scanned, writes bring nothing back to scan (but the reads that
 		// were in flight when the load took the change, a handful).
-		if rd.Consume == ConsumeScan && (rd.Consumed.ScannedBuffers == 0 || wr.Consumed.ScannedBuffers*100 > rd.Consumed.ScannedBuffers) {
+		if rd.Consume == model.ConsumeScan && (rd.Consumed.ScannedBuffers == 0 || wr.Consumed.ScannedBuffers*100 > rd.Consumed.ScannedBuffers) {
 			t.Errorf("scanned buffers: read segment %d, write segment %d", rd.Consumed.ScannedBuffers, wr.Consumed.ScannedBuffers)
 		}
 		// The run's summary holds both segments and the straddling sample.
@@ -114,10 +116,10 @@ func TestStampFollowsWorkloadChange(t *testing.T) {
 // sleeps and wakes more per 2 MiB (a ratio of counts).
 func TestWakeupsPer2MiBFollowTheBuffer(t *testing.T) {
 	cfg := testConfig()
-	cfg.Interval = Duration(250 * time.Millisecond)
-	cfg.Duration = Duration(3 * time.Second)
-	cfg.Sides[0].SndBuf, _ = ParseBuf("macos")
-	cfg.Sides[1].SndBuf, _ = ParseBuf("2m")
+	cfg.Interval = model.Duration(250 * time.Millisecond)
+	cfg.Duration = model.Duration(3 * time.Second)
+	cfg.Sides[0].SndBuf, _ = model.ParseBuf("macos")
+	cfg.Sides[1].SndBuf, _ = model.ParseBuf("2m")
 	p := startPair(t, cfg)
 	for range p.Updates() {
 	}
@@ -141,65 +143,29 @@ func TestWakeupsPer2MiBFollowTheBuffer(t *testing.T) {
 	}
 }
 
-// Figures.Add: counts add up and the per-2-MiB figures are derived again.
-func TestFiguresAdd(t *testing.T) {
-	mk := func(bytes uint64, recv, vcs uint64, wl string) Figures {
-		c := Counters{VolCS: vcs, MinFlt: 2 * vcs, UserS: 0.5}
-		c.IO.RecvCalls, c.IO.RecvEAGAIN, c.IO.SendEAGAIN = recv, recv/2, 1
-		sp := ProcessFigures(Counters{}, bytes, 1)
-		return Figures{Settings: Stamp{Workload: wl}, Bytes: bytes, Seconds: 1, Client: ProcessFigures(c, bytes, 1), Server: &sp}
-	}
-	sum := mk(PayloadUnit, 10, 4, WorkRead).Add(mk(3*PayloadUnit, 2, 0, WorkRead))
-	if sum.Bytes != 4*PayloadUnit || sum.Client.RecvCalls != 12 || sum.Client.RecvCallsPer2MiB != 3 ||
-		sum.Client.VolCSPer2MiB != 1 || sum.Client.FaultsPer2MiB != 2 || sum.Client.Faults != 8 || sum.Client.RecvEAGAINPer2MiB != 1.5 || sum.Client.SendEAGAINPer2MiB != 0.5 ||
-		sum.Client.EAGAINPer2MiB != 2 || sum.Client.UserS != 1 || sum.ThroughputBps != Figure(2*PayloadUnit) || sum.Changed {
-		t.Errorf("sum %+v", sum)
-	}
-	if mixed := mk(PayloadUnit, 1, 0, WorkRead).Add(mk(PayloadUnit, 1, 0, WorkWrite)); !mixed.Changed || mixed.LatencyP50Ms.Known() {
-		t.Errorf("adding a read and a write span: changed %v, p50 %v", mixed.Changed, mixed.LatencyP50Ms)
-	}
-}
-
-// A run saved before figures had these fields reads them as unknown, and
-// its samples get the stamp of the run's configuration.
-func TestOldReportFiguresUnknown(t *testing.T) {
-	var p Process
-	if err := json.Unmarshal([]byte(`{"recv_calls_per_2mib": 2, "eagain_per_2mib": 1, "eagain": 5}`), &p); err != nil {
-		t.Fatal(err)
-	}
-	if p.RecvCallsPer2MiB != 2 || p.EAGAINPer2MiB != 1 || p.RecvEAGAINPer2MiB.Known() || p.SendEAGAINPer2MiB.Known() || p.VolCSPer2MiB.Known() || p.FaultsPer2MiB.Known() {
-		t.Errorf("old process read as %+v", p)
-	}
-	rep := Report{Config: DefaultConfig(), Samples: []Sample{{Side: "B"}}, Sides: []SideReport{{Name: "A"}}}
-	rep.Config.Sides[1].Workload = WorkWrite
-	st := rep.WithStamps()
-	if st.Samples[0].Settings.Workload != WorkWrite || ReceiverName(st.Samples[0].Settings.Workload) != "server" ||
-		st.Sides[0].Summary.Settings.Workload != rep.Config.Sides[0].Workload || rep.Samples[0].Settings.Workload != "" {
-		t.Errorf("stamps %+v / %+v; the original changed: %q", st.Samples[0].Settings, st.Sides[0].Summary.Settings, rep.Samples[0].Settings.Workload)
-	}
-}
-
 // For writes the client's send buffer shows in the sender's figure: with
 // the client's SO_SNDBUF at 8 KiB (macos) on A and 2 MiB on B, A's client
 // makes at least 8× the send calls plus send EAGAIN per 2 MiB (issue 17).
 func TestSenderCallsFollowTheClientBuffer(t *testing.T) {
 	cfg := testConfig()
-	cfg.Interval = Duration(250 * time.Millisecond)
-	cfg.Duration = Duration(3 * time.Second)
+	cfg.Interval = model.Duration(250 * time.Millisecond)
+	cfg.Duration = model.Duration(3 * time.Second)
 	for i, b := range []string{"macos", "2m"} {
-		cfg.Sides[i].Workload = WorkWrite
-		cfg.Sides[i].ClientSndBuf, _ = ParseBuf(b)
+		cfg.Sides[i].Workload = model.WorkWrite
+		cfg.Sides[i].ClientSndBuf, _ = model.ParseBuf(b)
 	}
 	p := startPair(t, cfg)
 	for range p.Updates() {
 	}
 	rep := p.Report()
 	a, b := rep.Sides[0].Summary, rep.Sides[1].Summary
-	cost := func(s Summary) Figure { return SumFigures(s.SenderCallsPer2MiB(), s.SenderEAGAINPer2MiB()) }
+	cost := func(s model.Summary) model.Figure {
+		return model.SumFigures(s.SenderCallsPer2MiB(), s.SenderEAGAINPer2MiB())
+	}
 	t.Logf("sender (client) send calls + send EAGAIN per 2 MiB: A (8 KiB) %.1f, B (2m, effective %d) %.2f",
 		cost(a), b.SndBuf.ClientEffective, cost(b))
-	if SenderName(a.Settings.Workload) != "client" || a.Sender() != &a.Client {
-		t.Fatalf("the sender of a write is %s", SenderName(a.Settings.Workload))
+	if model.SenderName(a.Settings.Workload) != "client" || a.Sender() != &a.Client {
+		t.Fatalf("the sender of a write is %s", model.SenderName(a.Settings.Workload))
 	}
 	if a.Bytes == 0 || b.Bytes == 0 || !cost(a).Known() || !cost(b).Known() {
 		t.Fatalf("nothing measured: A %d bytes, B %d bytes", a.Bytes, b.Bytes)

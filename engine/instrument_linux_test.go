@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"nbdscope/engine/wire"
+	"nbdscope/internal/childtest"
+	"nbdscope/model"
 	"nbdscope/nbd"
 )
 
@@ -25,7 +28,7 @@ import (
 // serveNull serves a null export on a unix socket for the test's life.
 func serveNull(t *testing.T, sndbuf int) string {
 	t.Helper()
-	return serveExport(t, nbd.Export{Backend: nbd.NewNull(64<<30, 0xff)}, sndbuf)
+	return childtest.ServeExport(t, nbd.Export{Backend: nbd.NewNull(64<<30, 0xff)}, sndbuf)
 }
 
 // procChild is a child role run as its own process under a command prefix
@@ -35,9 +38,9 @@ type procChild struct {
 	name  string
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
-	lines chan childMsg
+	lines chan wire.Msg
 	seq   uint64
-	ready childMsg
+	ready wire.Msg
 }
 
 // startUnder starts the child role with spec under prefix and waits until
@@ -45,8 +48,8 @@ type procChild struct {
 func startUnder(t *testing.T, prefix []string, role string, spec any) *procChild {
 	t.Helper()
 	js, _ := json.Marshal(spec)
-	args := append(append([]string{}, prefix[1:]...), os.Args[0], ChildCommand, role, string(js))
-	c := &procChild{t: t, name: role, cmd: exec.Command(prefix[0], args...), lines: make(chan childMsg, 8)}
+	args := append(append([]string{}, prefix[1:]...), os.Args[0], wire.ChildCommand, role, string(js))
+	c := &procChild{t: t, name: role, cmd: exec.Command(prefix[0], args...), lines: make(chan wire.Msg, 8)}
 	c.stdin, _ = c.cmd.StdinPipe()
 	stdout, _ := c.cmd.StdoutPipe()
 	c.cmd.Stderr = os.Stderr
@@ -57,7 +60,7 @@ func startUnder(t *testing.T, prefix []string, role string, spec any) *procChild
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			var m childMsg
+			var m wire.Msg
 			if json.Unmarshal(sc.Bytes(), &m) == nil {
 				c.lines <- m
 			}
@@ -69,7 +72,7 @@ func startUnder(t *testing.T, prefix []string, role string, spec any) *procChild
 }
 
 // next waits for the child's next message.
-func (c *procChild) next(what string) childMsg {
+func (c *procChild) next(what string) wire.Msg {
 	c.t.Helper()
 	select {
 	case m, ok := <-c.lines:
@@ -83,11 +86,11 @@ func (c *procChild) next(what string) childMsg {
 	case <-time.After(30 * time.Second):
 		c.t.Fatalf("no %s from the %s child", what, c.name)
 	}
-	return childMsg{}
+	return wire.Msg{}
 }
 
 // call sends a command and waits for its reply.
-func (c *procChild) call(cmd childCmd) childMsg {
+func (c *procChild) call(cmd wire.Cmd) wire.Msg {
 	c.t.Helper()
 	c.seq++
 	cmd.Seq = c.seq
@@ -112,9 +115,9 @@ func (c *procChild) stop() {
 
 // loadUnder runs a load child under the given command prefix for d, then
 // pauses it (draining every request), polls its counters and stops it.
-func loadUnder(t *testing.T, prefix []string, uri string, d time.Duration) childMsg {
+func loadUnder(t *testing.T, prefix []string, uri string, d time.Duration) wire.Msg {
 	t.Helper()
-	ld := startUnder(t, prefix, RoleLoad, loadSpec{URI: uri, Connections: 1, RequestSize: 2 << 20, InFlight: 8, Workload: WorkRead, ReadPercent: 100})
+	ld := startUnder(t, prefix, model.RoleLoad, wire.LoadSpec{URI: uri, Connections: 1, RequestSize: 2 << 20, InFlight: 8, Workload: model.WorkRead, ReadPercent: 100})
 	time.Sleep(d)
 	ld.call(pauseCmd(true))
 	m := ld.settledPoll()
@@ -130,19 +133,19 @@ func loadUnder(t *testing.T, prefix []string, uri string, d time.Duration) child
 // (cut at the reply) would count one more EAGAIN than the counters did.
 // Once the counts stand still the reader is parked and the snapshot is
 // the truth. Bounded at 5 s; a load still moving then fails the test.
-func (c *procChild) settledPoll() childMsg {
+func (c *procChild) settledPoll() wire.Msg {
 	c.t.Helper()
-	prev := c.call(childCmd{Op: "poll"})
+	prev := c.call(wire.Cmd{Op: "poll"})
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
 		time.Sleep(50 * time.Millisecond)
-		m := c.call(childCmd{Op: "poll"})
+		m := c.call(wire.Cmd{Op: "poll"})
 		if m.Counters.IO == prev.Counters.IO {
 			return m
 		}
 		prev = m
 	}
 	c.t.Fatalf("%s child: socket counts still moving 5 s after the pause", c.name)
-	return childMsg{}
+	return wire.Msg{}
 }
 
 // straceIO is what strace saw a process do on its unix data sockets.
@@ -281,10 +284,10 @@ func TestSyscallCountsAgreeWithStrace(t *testing.T) {
 				return []string{"strace", "-f", "-yy", "-s", "0", "-e", "signal=none", "-o", filepath.Join(dir, name),
 					"-e", "trace=read,readv,recvfrom,recvmsg,write,writev,sendto,sendmsg"}
 			}
-			srv := startUnder(t, trace("server.txt"), RoleServer, serverSpec{Backend: "null", Size: 64 << 30, Transport: "unix", Socket: filepath.Join(dir, "s.sock"), SndBuf: sndbuf})
-			ld := startUnder(t, trace("load.txt"), RoleLoad, loadSpec{URI: srv.ready.URI, Connections: 1, RequestSize: 2 << 20, InFlight: 8, Workload: WorkRead, ReadPercent: 100})
+			srv := startUnder(t, trace("server.txt"), model.RoleServer, wire.ServerSpec{Backend: "null", Size: 64 << 30, Transport: "unix", Socket: filepath.Join(dir, "s.sock"), SndBuf: sndbuf})
+			ld := startUnder(t, trace("load.txt"), model.RoleLoad, wire.LoadSpec{URI: srv.ready.URI, Connections: 1, RequestSize: 2 << 20, InFlight: 8, Workload: model.WorkRead, ReadPercent: 100})
 			time.Sleep(2 * time.Second)
-			if m := srv.call(childCmd{Op: "poll"}); sndbuf > 0 && m.SndBuf != 2*sndbuf {
+			if m := srv.call(wire.Cmd{Op: "poll"}); sndbuf > 0 && m.SndBuf != 2*sndbuf {
 				t.Fatalf("server SO_SNDBUF %d effective, want %d for a %d request: clamped", m.SndBuf, 2*sndbuf, sndbuf)
 			}
 			ld.call(pauseCmd(true))
@@ -292,9 +295,9 @@ func TestSyscallCountsAgreeWithStrace(t *testing.T) {
 			ld.stop()
 			// The server has all its counts once the load's connection is
 			// closed (its final DISC and EOF included).
-			var sm childMsg
+			var sm wire.Msg
 			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-				if sm = srv.call(childCmd{Op: "poll"}); sm.Conns == 0 || time.Now().After(deadline) {
+				if sm = srv.call(wire.Cmd{Op: "poll"}); sm.Conns == 0 || time.Now().After(deadline) {
 					break
 				}
 			}

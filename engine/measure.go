@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"nbdscope/engine/wire"
+	"nbdscope/model"
 )
 
-// measureRequests measures a fixed number of requests on side i, whose
-// load is paused: the load sends them and no more (inchild_budget.go),
+// MeasureRequests measures a fixed number of requests on side i, whose
+// load is paused: the load sends them and no more (engine/child's budget.go),
 // and the figures are theirs alone. Seconds is the load's own wall time
 // from the first request sent to the last reply taken; bytes are what the
 // requests moved; the CPU, calls and wake-ups are the change in the
@@ -15,7 +18,7 @@ import (
 // the load paused and drained before and after. other is what other
 // processes kept busy meanwhile (nil where not measured). No change to
 // the side can come in between (s.change is held throughout).
-func (p *Pair) measureRequests(i int, requests int64, limit time.Duration) (f Figures, other *Figure, err error) {
+func (p *Pair) MeasureRequests(i int, requests int64, limit time.Duration) (f model.Figures, other *model.Figure, err error) {
 	s := p.sides[i]
 	s.change.Lock()
 	defer s.change.Unlock()
@@ -32,8 +35,8 @@ func (p *Pair) measureRequests(i int, requests int64, limit time.Duration) (f Fi
 	if err != nil {
 		return f, nil, err
 	}
-	mach0, ok0 := readMachine()
-	reply, err := ld.call(childCmd{Op: opMeasure, Requests: requests, LimitMs: limit.Milliseconds()}, limit+pollWait)
+	mach0, ok0 := ReadMachine()
+	reply, err := ld.call(wire.Cmd{Op: wire.OpMeasure, Requests: requests, LimitMs: limit.Milliseconds()}, limit+pollWait)
 	if err != nil {
 		return f, nil, err
 	}
@@ -45,18 +48,18 @@ func (p *Pair) measureRequests(i int, requests int64, limit time.Duration) (f Fi
 	if err != nil {
 		return f, nil, err
 	}
-	mach1, ok1 := readMachine()
+	mach1, ok1 := ReadMachine()
 	if m.Errors > 0 {
 		return f, nil, fmt.Errorf("%d of the measurement's %d requests failed: %s", m.Errors, requests, m.LastErr)
 	}
 	secs := float64(m.WallNs) / 1e9
-	d := delta{bytes: m.Bytes, active: secs, client: lm1.Counters.Sub(lm0.Counters), hist: histDiff(lm1.Hist, lm0.Hist), maxLat: m.MaxLatNs}
+	d := delta{bytes: m.Bytes, active: secs, client: lm1.Counters.Sub(lm0.Counters), hist: model.HistDiff(lm1.Hist, lm0.Hist), maxLat: m.MaxLatNs}
 	if srv != nil {
 		d.server = sm1.Counters.Sub(sm0.Counters)
 	}
 	f = d.figures(secs, srv != nil)
 	s.mu.Lock()
-	f.Settings = StampOf(s.cfg)
+	f.Settings = model.StampOf(s.cfg)
 	f.Placement = s.placement()
 	f.SndBuf = s.buffers(f.Settings, lm1, sm1, srv != nil)
 	s.mu.Unlock()
@@ -65,7 +68,7 @@ func (p *Pair) measureRequests(i int, requests int64, limit time.Duration) (f Fi
 		if f.Server != nil {
 			children += cpuOf(f.Server)
 		}
-		other = othersBetween(mach0, mach1, children)
+		other = OthersBetween(mach0, mach1, children)
 	}
 	return f, other, nil
 }

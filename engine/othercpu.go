@@ -4,8 +4,10 @@ import (
 	"sync"
 	"time"
 
-	"nbdscope/engine/platform"
+	"nbdscope/engine/wire"
+	"nbdscope/model"
 	"nbdscope/nbd"
+	"nbdscope/platform"
 )
 
 // machineMeter measures what the rest of the machine took while a run
@@ -18,23 +20,28 @@ import (
 type machineMeter struct {
 	mu          sync.Mutex
 	ok          bool
-	first, last machineReading
+	first, last MachineReading
 }
 
-type machineReading struct {
+// MachineReading is the machine's busy CPU and this controller's own at one
+// moment: what OthersBetween subtracts (a run's meter, a sweep's client
+// runs).
+type MachineReading struct {
 	t          time.Time
 	busy, self float64 // machine busy and controller CPU seconds
 }
 
-func readMachine() (machineReading, bool) {
+// ReadMachine takes a reading; false when the machine's busy CPU cannot be
+// read here.
+func ReadMachine() (MachineReading, bool) {
 	busy, ok := platform.CPUBusy()
-	c := selfCounters(nbd.IOStats{})
-	return machineReading{t: time.Now(), busy: busy, self: c.UserS + c.SysS}, ok
+	c := wire.SelfCounters(nbd.IOStats{})
+	return MachineReading{t: time.Now(), busy: busy, self: c.UserS + c.SysS}, ok
 }
 
 // start takes the reading the run is measured from (at the baseline poll).
 func (m *machineMeter) start() {
-	r, ok := readMachine()
+	r, ok := ReadMachine()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.first, m.last, m.ok = r, r, ok
@@ -42,7 +49,7 @@ func (m *machineMeter) start() {
 
 // tick takes the latest reading (after each round of polls).
 func (m *machineMeter) tick() {
-	r, ok := readMachine()
+	r, ok := ReadMachine()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.last, m.ok = r, m.ok && ok
@@ -51,7 +58,7 @@ func (m *machineMeter) tick() {
 // otherCoresBusy is the cores other processes kept busy on average, given
 // the samples' CPU of nbdscope's children over the same span; nil when it
 // was not measured.
-func (m *machineMeter) otherCoresBusy(samples []Sample) *Figure {
+func (m *machineMeter) otherCoresBusy(samples []model.Sample) *model.Figure {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.ok {
@@ -64,24 +71,24 @@ func (m *machineMeter) otherCoresBusy(samples []Sample) *Figure {
 			children += cpuOf(s.Server)
 		}
 	}
-	return othersBetween(m.first, m.last, children)
+	return OthersBetween(m.first, m.last, children)
 }
 
-// othersBetween is the cores other processes kept busy on average between
+// OthersBetween is the cores other processes kept busy on average between
 // two readings, given the CPU seconds nbdscope's children spent meanwhile
 // (the controller's own is in the readings); nil for an empty span.
-func othersBetween(from, to machineReading, children float64) *Figure {
+func OthersBetween(from, to MachineReading, children float64) *model.Figure {
 	wall := to.t.Sub(from.t).Seconds()
 	if wall <= 0 {
 		return nil
 	}
 	ours := children + (to.self - from.self)
-	f := Figure(max(0, (to.busy-from.busy)-ours) / wall)
+	f := model.Figure(max(0, (to.busy-from.busy)-ours) / wall)
 	return &f
 }
 
 // cpuOf is a process's user+system seconds, 0 when not measured.
-func cpuOf(p *Process) float64 {
+func cpuOf(p *model.Process) float64 {
 	if !p.UserS.Known() || !p.SysS.Known() {
 		return 0
 	}

@@ -3,23 +3,25 @@ package engine
 import (
 	"testing"
 	"time"
+
+	"nbdscope/model"
 )
 
 // otherCoresBusy is the machine's busy CPU less the controller's and the
 // samples' (every sample, active or not, client and server), per second.
 func TestOtherCoresBusy(t *testing.T) {
 	t0 := time.Now()
-	m := machineMeter{ok: true, first: machineReading{t: t0, busy: 100, self: 1},
-		last: machineReading{t: t0.Add(2 * time.Second), busy: 104, self: 1.2}}
-	smp := func(cli, srv Figure, active bool) Sample {
-		s := Sample{Active: active}
+	m := machineMeter{ok: true, first: MachineReading{t: t0, busy: 100, self: 1},
+		last: MachineReading{t: t0.Add(2 * time.Second), busy: 104, self: 1.2}}
+	smp := func(cli, srv model.Figure, active bool) model.Sample {
+		s := model.Sample{Active: active}
 		s.Client.UserS, s.Client.SysS = cli, 0
-		s.Server = &Process{UserS: srv, SysS: 0}
+		s.Server = &model.Process{UserS: srv, SysS: 0}
 		return s
 	}
-	ext := Sample{}
+	ext := model.Sample{}
 	ext.Client.UserS, ext.Client.SysS = 0.3, 0.2 // an external target: no server of ours
-	got := m.otherCoresBusy([]Sample{smp(1.0, 0.5, true), smp(0.2, 0.1, false), ext})
+	got := m.otherCoresBusy([]model.Sample{smp(1.0, 0.5, true), smp(0.2, 0.1, false), ext})
 	// ours = 0.2 (controller) + 1.5 + 0.3 + 0.5 = 2.5; others (4 - 2.5) / 2 s.
 	if got == nil || *got < 0.7499 || *got > 0.7501 {
 		t.Fatalf("other cores busy %v, want 0.75", got)
@@ -28,24 +30,7 @@ func TestOtherCoresBusy(t *testing.T) {
 	if got := m.otherCoresBusy(nil); got != nil {
 		t.Errorf("not measured, yet %v", *got)
 	}
-	if (Report{OtherCoresBusy: new(Figure(0.3))}).Noisy() != true || (Report{}).Noisy() {
+	if (model.Report{OtherCoresBusy: new(model.Figure(0.3))}).Noisy() != true || (model.Report{}).Noisy() {
 		t.Error("Noisy: want true from a quarter core, false when not measured")
-	}
-}
-
-// A sweep's row carries the noisiest of its measurements, not the median
-// one's: a row is as trustworthy as its worst.
-func TestSweepRowKeepsWorstOther(t *testing.T) {
-	runs := [][]SweepRow{{
-		{Buffer: "2m", Seconds: 1, OtherCoresBusy: new(Figure(0.05))},
-		{Buffer: "2m", Seconds: 2, OtherCoresBusy: new(Figure(0.6))},
-		{Buffer: "2m", Seconds: 1.5},
-	}}
-	rows := sweepMedians(runs)
-	if len(rows) != 1 || rows[0].Seconds != 1.5 || rows[0].OtherCoresBusy == nil || *rows[0].OtherCoresBusy != 0.6 {
-		t.Fatalf("rows %+v", rows)
-	}
-	if got := worstOther([]ExecRun{{}, {}}, func(r ExecRun) *Figure { return r.OtherCoresBusy }); got != nil {
-		t.Errorf("none measured: %v", *got)
 	}
 }

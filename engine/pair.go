@@ -11,7 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"nbdscope/engine/platform"
+	"nbdscope/model"
+	"nbdscope/platform"
 )
 
 // Options tune how a Pair runs its children.
@@ -23,13 +24,13 @@ type Options struct {
 	StartTimeout time.Duration
 	// Facts, when set, skips probing the platform (tests).
 	Facts *platform.Facts
-	// startPaused starts both sides paused, as by SetPaused: nothing runs
+	// StartPaused starts both sides paused, as by SetPaused: nothing runs
 	// but what the caller lets through (a sweep's measurements).
-	startPaused bool
+	StartPaused bool
 }
 
-// withDefaults fills in what the caller left unset.
-func (o Options) withDefaults() (Options, error) {
+// WithDefaults fills in what the caller left unset.
+func (o Options) WithDefaults() (Options, error) {
 	if o.Exe == "" {
 		exe, err := os.Executable()
 		if err != nil {
@@ -56,9 +57,9 @@ func (o Options) withDefaults() (Options, error) {
 type Pair struct {
 	opts  Options
 	facts platform.Facts
-	dir   string // private 0700 directory for unix sockets
-	cpus  []int  // the CPUs this process may use, for placement
-	cfg   Config // as started; the live side configs are the sides', the mode is turns'
+	dir   string       // private 0700 directory for unix sockets
+	cpus  []int        // the CPUs this process may use, for placement
+	cfg   model.Config // as started; the live side configs are the sides', the mode is turns'
 	// start is when the run's clock started: when the loads were released,
 	// after every child had started. Duration, --at times and sample times
 	// count from there, so they measure time under load, not the spawning
@@ -74,7 +75,7 @@ type Pair struct {
 	stopped  atomic.Bool    // Stop began: no more changes, no more children
 	watchers sync.WaitGroup // the sides' watch goroutines
 
-	updates chan Update
+	updates chan model.Update
 	// ending is closed when no one is obliged to read updates any more:
 	// Stop began or the loop is finishing. A send blocked on a full
 	// channel gives up then. sendMu orders sends against the close: a
@@ -91,12 +92,12 @@ type Pair struct {
 
 // Start runs cfg: spawns each side's server (unless it targets an external
 // URI) and load process, and starts sampling.
-func Start(ctx context.Context, cfg Config) (*Pair, error) {
+func Start(ctx context.Context, cfg model.Config) (*Pair, error) {
 	return StartWith(ctx, cfg, Options{})
 }
 
 // StartWith is Start with options.
-func StartWith(ctx context.Context, cfg Config, opts Options) (*Pair, error) {
+func StartWith(ctx context.Context, cfg model.Config, opts Options) (*Pair, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -126,12 +127,12 @@ func StartWith(ctx context.Context, cfg Config, opts Options) (*Pair, error) {
 }
 
 // newPair sets up a pair's state and socket directory; no child runs yet.
-func newPair(cfg Config, opts Options) (*Pair, error) {
-	opts, err := opts.withDefaults()
+func newPair(cfg model.Config, opts Options) (*Pair, error) {
+	opts, err := opts.WithDefaults()
 	if err != nil {
 		return nil, err
 	}
-	p := &Pair{opts: opts, cfg: cfg, updates: make(chan Update, 1024), ending: make(chan struct{}), loopEnd: make(chan struct{})}
+	p := &Pair{opts: opts, cfg: cfg, updates: make(chan model.Update, 1024), ending: make(chan struct{}), loopEnd: make(chan struct{})}
 	if opts.Facts != nil {
 		p.facts = *opts.Facts
 	} else {
@@ -154,7 +155,7 @@ func newPair(cfg Config, opts Options) (*Pair, error) {
 		p.sides[i] = newSide(p, i, cfg.Sides[i])
 	}
 	p.turns = newTurns(cfg.Mode, cfg.Interval.D(), p.sides, func(s *side, text string) { p.warn(s.name, "turns", text, "") })
-	p.turns.paused = [2]bool{opts.startPaused, opts.startPaused}
+	p.turns.paused = [2]bool{opts.StartPaused, opts.StartPaused}
 	p.rec = newRecorder(p)
 	return p, nil
 }
@@ -181,7 +182,7 @@ func (p *Pair) clock(now time.Time) time.Duration {
 // ending before it waits for sendMu. An update not delivered that way (the
 // run is ending and nobody reads) is still in the recorder, so Report has
 // it.
-func (p *Pair) emit(u Update) {
+func (p *Pair) emit(u model.Update) {
 	p.rec.note(u)
 	p.sendMu.RLock()
 	defer p.sendMu.RUnlock()
@@ -212,18 +213,18 @@ func (p *Pair) closeUpdates() {
 }
 
 func (p *Pair) warn(sideName, kind, text, fix string) {
-	p.emit(Update{Warning: &Warning{T: p.elapsed(), Side: sideName, Kind: kind, Text: text, Fix: fix}})
+	p.emit(model.Update{Warning: &model.Warning{T: p.elapsed(), Side: sideName, Kind: kind, Text: text, Fix: fix}})
 }
 
 // warnCores says when concurrent sides will compete for too few cores.
 func (p *Pair) warnCores(mode string) {
-	if mode == ModeConcurrent && p.facts.Cores > 0 && p.facts.Cores < 4 {
+	if mode == model.ModeConcurrent && p.facts.Cores > 0 && p.facts.Cores < 4 {
 		p.warn("", "cores", fmt.Sprintf("this machine has %d cores: in concurrent mode the sides compete for CPU; alternate mode is fairer", p.facts.Cores), "press m or use --mode alternate")
 	}
 }
 
 // Config implements Controller.
-func (p *Pair) Config() Config {
+func (p *Pair) Config() model.Config {
 	c := p.cfg
 	c.Mode = p.turns.Mode()
 	for i, s := range p.sides {
@@ -236,13 +237,13 @@ func (p *Pair) Config() Config {
 func (p *Pair) Facts() platform.Facts { return p.facts }
 
 // Updates implements Controller.
-func (p *Pair) Updates() <-chan Update { return p.updates }
+func (p *Pair) Updates() <-chan model.Update { return p.updates }
 
 // Elapsed implements Controller.
 func (p *Pair) Elapsed() time.Duration { return p.clock(time.Now()) }
 
 // Report returns the run so far.
-func (p *Pair) Report() Report { return p.rec.report() }
+func (p *Pair) Report() model.Report { return p.rec.report() }
 
 func checkSide(i int) error {
 	if i < 0 || i > 1 {
@@ -253,16 +254,16 @@ func checkSide(i int) error {
 
 // Apply implements Controller: the side applies the change; pauses go to
 // the turn-taking, which owns them.
-func (p *Pair) Apply(ch Change) error {
+func (p *Pair) Apply(ch model.Change) error {
 	if err := checkSide(ch.Side); err != nil {
 		return err
 	}
-	st, err := lookup(ch.Setting)
+	st, err := model.LookupSetting(ch.Setting)
 	if err != nil {
 		return err
 	}
-	if st.pair != nil {
-		return st.pair(p, ch.Side, ch.Value) // mode, paused: the turns own them
+	if set, ok := pairSetters[st.Name]; ok {
+		return set(p, ch.Side, ch.Value) // mode, paused: the turns own them
 	}
 	live, err := p.sides[ch.Side].apply(st, ch.Value)
 	if err == nil && live {
@@ -273,7 +274,7 @@ func (p *Pair) Apply(ch Change) error {
 
 // SetMode implements Controller.
 func (p *Pair) SetMode(mode string) error {
-	if mode != ModeAlternate && mode != ModeConcurrent {
+	if mode != model.ModeAlternate && mode != model.ModeConcurrent {
 		return fmt.Errorf("mode %q: want alternate or concurrent", mode)
 	}
 	from := p.turns.setMode(mode)
@@ -288,7 +289,7 @@ func (p *Pair) SetMode(mode string) error {
 		}
 		s.change.Unlock()
 	}
-	p.emit(Update{Event: &Event{T: p.elapsed(), Side: "", Setting: SetMode, From: from, To: mode, Value: Value{Str: mode}}})
+	p.emit(model.Update{Event: &model.Event{T: p.elapsed(), Side: "", Setting: model.SetMode, From: from, To: mode, Value: model.Value{Str: mode}}})
 	p.warnCores(mode)
 	return nil
 }
@@ -302,7 +303,7 @@ func (p *Pair) SetPaused(i int, paused bool) error {
 	if from == paused {
 		return nil
 	}
-	p.emit(Update{Event: &Event{T: p.elapsed(), Side: p.sides[i].name, Setting: SetPaused, From: strconv.FormatBool(from), To: strconv.FormatBool(paused), Value: Value{Bool: paused}}})
+	p.emit(model.Update{Event: &model.Event{T: p.elapsed(), Side: p.sides[i].name, Setting: model.SetPaused, From: strconv.FormatBool(from), To: strconv.FormatBool(paused), Value: model.Value{Bool: paused}}})
 	return nil
 }
 
@@ -370,7 +371,7 @@ func (p *Pair) shutdown() {
 func (p *Pair) loop(ctx context.Context) {
 	defer close(p.loopEnd)
 	defer func() {
-		p.emit(Update{Done: &Done{Err: ctx.Err()}})
+		p.emit(model.Update{Done: &model.Done{Err: ctx.Err()}})
 		p.closeUpdates()
 	}()
 	interval := p.cfg.Interval.D()
@@ -379,7 +380,7 @@ func (p *Pair) loop(ctx context.Context) {
 	// --at flags (or a preset) listed them in; a stable sort keeps the
 	// given order among changes at the same time.
 	script := slices.Clone(p.cfg.Script)
-	slices.SortStableFunc(script, func(a, b Change) int { return cmp.Compare(a.At.D(), b.At.D()) })
+	slices.SortStableFunc(script, func(a, b model.Change) int { return cmp.Compare(a.At.D(), b.At.D()) })
 	// Baseline poll so the first sample covers one interval.
 	p.mach.start()
 	for _, s := range p.sides {

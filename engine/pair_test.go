@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,50 +11,27 @@ import (
 	"testing"
 	"time"
 
-	"nbdscope/engine/platform"
-	"nbdscope/internal/leakcheck"
+	inchild "nbdscope/engine/child"
+	"nbdscope/internal/childtest"
+	"nbdscope/model"
 	"nbdscope/nbd"
+	"nbdscope/platform"
 )
 
-// The test binary doubles as the nbdscope binary for its children: started
-// with the internal child command it runs the child role instead of tests.
-func TestMain(m *testing.M) {
-	if len(os.Args) > 2 && os.Args[1] == ChildCommand {
-		if err := RunChild(os.Args[2:]); err != nil {
-			os.Stderr.WriteString(err.Error() + "\n")
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	// Every test leaves no goroutine behind: a pair that was stopped has
-	// no watcher, sampler, pipe reader or child waiter left (issue 11).
-	// goleak.VerifyTestMain, but waiting (leakcheck) for the goroutines
-	// of the last tests to end.
-	code := m.Run()
-	if code == 0 {
-		if err := leakcheck.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: Errors on successful test run: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+// TestMain: the test binary doubles as the nbdscope binary for its
+// children (engine/child, imported as inchild: the engine's own handle on
+// a child process is named child), and every test leaves no goroutine
+// behind: a pair that was stopped has no watcher, sampler, pipe reader or
+// child waiter left (issue 11).
+func TestMain(m *testing.M) { childtest.Main(m, inchild.RunChild) }
 
-func testConfig() Config {
-	cfg := DefaultConfig()
-	cfg.Mode = ModeConcurrent
-	cfg.Interval = Duration(100 * time.Millisecond)
-	for i := range cfg.Sides {
-		cfg.Sides[i].Size = 1 << 30
-		cfg.Sides[i].RequestSize = 256 << 10
-		cfg.Sides[i].InFlight = 2
-	}
-	return cfg
-}
+// testConfig is the tests' usual pair (childtest.Config, which the sweep's
+// tests share).
+func testConfig() model.Config { return childtest.Config() }
 
 var testFacts = platform.Facts{OS: "linux", Cores: 8}
 
-func startPair(t *testing.T, cfg Config) *Pair {
+func startPair(t *testing.T, cfg model.Config) *Pair {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
@@ -73,7 +49,7 @@ func startPair(t *testing.T, cfg Config) *Pair {
 }
 
 // waitFor reads updates until cond holds or the deadline passes.
-func waitFor(t *testing.T, p *Pair, d time.Duration, what string, cond func(Update) bool) Update {
+func waitFor(t *testing.T, p *Pair, d time.Duration, what string, cond func(model.Update) bool) model.Update {
 	t.Helper()
 	deadline := time.After(d)
 	for {
@@ -91,8 +67,8 @@ func waitFor(t *testing.T, p *Pair, d time.Duration, what string, cond func(Upda
 	}
 }
 
-func activeSample(side string) func(Update) bool {
-	return func(u Update) bool {
+func activeSample(side string) func(model.Update) bool {
+	return func(u model.Update) bool {
 		return u.Sample != nil && u.Sample.Side == side && u.Sample.Active && u.Sample.Bytes > 0
 	}
 }
@@ -110,47 +86,47 @@ func TestPairSamplesAndLiveChanges(t *testing.T) {
 	waitFor(t, p, 10*time.Second, "B sample", activeSample("B"))
 
 	// Server send buffer, read back from the live socket.
-	if err := applyText(p, 1, SetSndBuf, "64k"); err != nil {
+	if err := applyText(p, 1, model.SetSndBuf, "64k"); err != nil {
 		t.Fatal(err)
 	}
 	_, want, _ := nbd.ProbeSocketBuffer("unix", nbd.SendBuf, 64<<10)
-	waitFor(t, p, 5*time.Second, "B sample with 64k", func(u Update) bool {
+	waitFor(t, p, 5*time.Second, "B sample with 64k", func(u model.Update) bool {
 		return u.Sample != nil && u.Sample.Side == "B" && u.Sample.SndBuf.ServerEffective == want && u.Sample.SndBuf.ServerRequested == "64k"
 	})
 	// Connection count, in the samples.
-	if err := applyText(p, 0, SetConnections, "3"); err != nil {
+	if err := applyText(p, 0, model.SetConnections, "3"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, p, 5*time.Second, "A with 3 connections", func(u Update) bool {
+	waitFor(t, p, 5*time.Second, "A with 3 connections", func(u model.Update) bool {
 		return u.Sample != nil && u.Sample.Side == "A" && u.Sample.Connections == 3 && u.Sample.Bytes > 0
 	})
-	if err := applyText(p, 0, SetConnections, "1"); err != nil {
+	if err := applyText(p, 0, model.SetConnections, "1"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, p, 5*time.Second, "A back to 1 connection", func(u Update) bool {
+	waitFor(t, p, 5*time.Second, "A back to 1 connection", func(u model.Update) bool {
 		return u.Sample != nil && u.Sample.Side == "A" && u.Sample.Connections == 1 && u.Sample.Bytes > 0
 	})
 	for _, ch := range []textChange{
-		{0, SetRequestSize, "64k"},
-		{0, SetInFlight, "4"},
-		{0, SetWorkload, WorkRandRead},
-		{1, SetClientRcvBuf, "1m"},
-		{1, SetWorkload, WorkWrite},
+		{0, model.SetRequestSize, "64k"},
+		{0, model.SetInFlight, "4"},
+		{0, model.SetWorkload, model.WorkRandRead},
+		{1, model.SetClientRcvBuf, "1m"},
+		{1, model.SetWorkload, model.WorkWrite},
 	} {
 		if err := applyText(p, ch.side, ch.setting, ch.value); err != nil {
 			t.Fatalf("%v: %v", ch, err)
 		}
 	}
-	waitFor(t, p, 5*time.Second, "B write samples", func(u Update) bool {
+	waitFor(t, p, 5*time.Second, "B write samples", func(u model.Update) bool {
 		return u.Sample != nil && u.Sample.Side == "B" && u.Sample.Bytes > 0 && u.Sample.Server != nil && u.Sample.Server.RecvCallsPer2MiB.Known()
 	})
-	if err := applyText(p, 0, SetConnections, "65"); err == nil {
+	if err := applyText(p, 0, model.SetConnections, "65"); err == nil {
 		t.Fatal("65 connections accepted")
 	}
 	if err := p.SetPaused(0, true); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, p, 5*time.Second, "paused A", func(u Update) bool {
+	waitFor(t, p, 5*time.Second, "paused A", func(u model.Update) bool {
 		return u.Sample != nil && u.Sample.Side == "A" && !u.Sample.Active && u.Sample.Bytes == 0
 	})
 	rep := p.Report()
@@ -169,10 +145,10 @@ func TestPairSamplesAndLiveChanges(t *testing.T) {
 
 func TestAlternateModeTakesTurns(t *testing.T) {
 	cfg := testConfig()
-	cfg.Mode = ModeAlternate
+	cfg.Mode = model.ModeAlternate
 	p := startPair(t, cfg)
 	seen := map[string]bool{}
-	waitFor(t, p, 10*time.Second, "both sides active", func(u Update) bool {
+	waitFor(t, p, 10*time.Second, "both sides active", func(u model.Update) bool {
 		if u.Sample != nil && u.Sample.Active && u.Sample.Bytes > 0 {
 			seen[u.Sample.Side] = true
 		}
@@ -186,8 +162,8 @@ func TestCrashReportAndRestart(t *testing.T) {
 	srv, _ := p.sides[1].children()
 	victim := srv.proc.Process()
 	victim.Signal(syscall.SIGKILL)
-	u := waitFor(t, p, 5*time.Second, "crash report", func(u Update) bool { return u.Crash != nil })
-	if u.Crash.Side != "B" || u.Crash.Role != RoleServer || !strings.Contains(u.Crash.Status, "killed") {
+	u := waitFor(t, p, 5*time.Second, "crash report", func(u model.Update) bool { return u.Crash != nil })
+	if u.Crash.Side != "B" || u.Crash.Role != model.RoleServer || !strings.Contains(u.Crash.Status, "killed") {
 		t.Fatalf("crash %+v", u.Crash)
 	}
 	// A keeps running.
@@ -201,8 +177,8 @@ func TestCrashReportAndRestart(t *testing.T) {
 	_, ld := p.sides[0].children()
 	victim = ld.proc.Process()
 	victim.Signal(syscall.SIGKILL)
-	u = waitFor(t, p, 5*time.Second, "load crash", func(u Update) bool { return u.Crash != nil })
-	if u.Crash.Side != "A" || u.Crash.Role != RoleLoad {
+	u = waitFor(t, p, 5*time.Second, "load crash", func(u model.Update) bool { return u.Crash != nil })
+	if u.Crash.Side != "A" || u.Crash.Role != model.RoleLoad {
 		t.Fatalf("crash %+v", u.Crash)
 	}
 }
@@ -218,16 +194,16 @@ func TestCrashReportAndRestart(t *testing.T) {
 // longer makes a change at 1 s land at 4.
 func TestScriptedChange(t *testing.T) {
 	cfg := testConfig()
-	cfg.Duration = Duration(2 * time.Second)
-	ch, err := ParseAt("1s:b.sndbuf=64k")
+	cfg.Duration = model.Duration(2 * time.Second)
+	ch, err := model.ParseAt("1s:b.sndbuf=64k")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Script = []Change{ch}
+	cfg.Script = []model.Change{ch}
 	at := ch.At.D().Seconds()
 	p := startPair(t, cfg)
-	var ev *Event
-	var samples []Sample
+	var ev *model.Event
+	var samples []model.Sample
 	for u := range p.Updates() {
 		if u.Event != nil {
 			ev = u.Event
@@ -236,7 +212,7 @@ func TestScriptedChange(t *testing.T) {
 			samples = append(samples, *u.Sample)
 		}
 	}
-	if ev == nil || ev.Side != "B" || ev.Setting != SetSndBuf || ev.To != "64k" || ev.T < at {
+	if ev == nil || ev.Side != "B" || ev.Setting != model.SetSndBuf || ev.To != "64k" || ev.T < at {
 		t.Fatalf("event %+v, want B's sndbuf to 64k at or after %vs", ev, at)
 	}
 	lateOld, after := 0, 0
@@ -269,20 +245,20 @@ func TestScriptedChange(t *testing.T) {
 // at the first listed, so an earlier change listed second waited behind it.
 func TestScriptFiresInTimeOrder(t *testing.T) {
 	cfg := testConfig()
-	cfg.Duration = Duration(2500 * time.Millisecond)
-	late, err := ParseAt("1.5s:b.sndbuf=64k")
+	cfg.Duration = model.Duration(2500 * time.Millisecond)
+	late, err := model.ParseAt("1.5s:b.sndbuf=64k")
 	if err != nil {
 		t.Fatal(err)
 	}
-	early, err := ParseAt("0.5s:a.sndbuf=128k")
+	early, err := model.ParseAt("0.5s:a.sndbuf=128k")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Script = []Change{late, early}
+	cfg.Script = []model.Change{late, early}
 	p := startPair(t, cfg)
-	var evs []Event
+	var evs []model.Event
 	for u := range p.Updates() {
-		if u.Event != nil && u.Event.Setting == SetSndBuf {
+		if u.Event != nil && u.Event.Setting == model.SetSndBuf {
 			evs = append(evs, *u.Event)
 		}
 	}
@@ -390,7 +366,7 @@ type textChange struct {
 // applyText parses a change at the edge, as a key or flag would, and
 // applies it: a bad value fails either way.
 func applyText(p *Pair, side int, setting, value string) error {
-	ch, err := NewChange(side, setting, value)
+	ch, err := model.NewChange(side, setting, value)
 	if err != nil {
 		return err
 	}

@@ -9,10 +9,11 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"nbdscope/engine/platform"
+	"nbdscope/model"
+	"nbdscope/platform"
 )
 
-// threadCPUs returns the affinity of every thread of pid, as cpuList text.
+// threadCPUs returns the affinity of every thread of pid, as CPUList text.
 func threadCPUs(t *testing.T, pid int) map[string]int {
 	t.Helper()
 	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
@@ -32,7 +33,7 @@ func threadCPUs(t *testing.T, pid int) map[string]int {
 				cpus = append(cpus, c)
 			}
 		}
-		got[cpuList(cpus)]++
+		got[model.CPUList(cpus)]++
 	}
 	return got
 }
@@ -55,13 +56,13 @@ func TestPlacementHoldsProcesses(t *testing.T) {
 		t.Skipf("this environment refuses sched_setaffinity: %v", err)
 	}
 	cfg := testConfig()
-	cfg.Mode = ModeAlternate
+	cfg.Mode = model.ModeAlternate
 	for i := range cfg.Sides {
-		cfg.Sides[i].Placement = PlaceSplit
+		cfg.Sides[i].Placement = model.PlaceSplit
 	}
 	p := startPair(t, cfg)
 	u := waitFor(t, p, 10*time.Second, "A sample", activeSample("A"))
-	want := Placement{Setting: PlaceSplit, LoadCPUs: strconv.Itoa(allowed[0]), ServerCPUs: strconv.Itoa(allowed[1])}
+	want := model.Placement{Setting: model.PlaceSplit, LoadCPUs: strconv.Itoa(allowed[0]), ServerCPUs: strconv.Itoa(allowed[1])}
 	if u.Sample.Placement != want {
 		t.Fatalf("sample placement %+v, want %+v", u.Sample.Placement, want)
 	}
@@ -76,26 +77,26 @@ func TestPlacementHoldsProcesses(t *testing.T) {
 	check("A server", srv, want.ServerCPUs)
 	check("A load", ld, want.LoadCPUs)
 
-	if err := applyText(p, 0, SetPlacement, PlaceShared); err != nil {
+	if err := applyText(p, 0, model.SetPlacement, model.PlaceShared); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, p, 5*time.Second, "A sample with shared placement", func(u Update) bool {
-		return u.Sample != nil && u.Sample.Side == "A" && u.Sample.Placement.Setting == PlaceShared &&
+	waitFor(t, p, 5*time.Second, "A sample with shared placement", func(u model.Update) bool {
+		return u.Sample != nil && u.Sample.Side == "A" && u.Sample.Placement.Setting == model.PlaceShared &&
 			u.Sample.Placement.ServerCPUs == want.LoadCPUs && u.Sample.Bytes > 0
 	})
 	check("A server (shared)", srv, want.LoadCPUs)
 
-	if err := applyText(p, 0, SetPlacement, PlaceOS); err != nil {
+	if err := applyText(p, 0, model.SetPlacement, model.PlaceOS); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, p, 5*time.Second, "A sample with os placement", func(u Update) bool {
-		return u.Sample != nil && u.Sample.Side == "A" && u.Sample.Placement.Setting == PlaceOS && u.Sample.Placement.LoadCPUs == "any"
+	waitFor(t, p, 5*time.Second, "A sample with os placement", func(u model.Update) bool {
+		return u.Sample != nil && u.Sample.Side == "A" && u.Sample.Placement.Setting == model.PlaceOS && u.Sample.Placement.LoadCPUs == "any"
 	})
-	check("A server (os)", srv, cpuList(allowed))
-	check("A load (os)", ld, cpuList(allowed))
+	check("A server (os)", srv, model.CPUList(allowed))
+	check("A load (os)", ld, model.CPUList(allowed))
 
 	// A restarted side is placed again.
-	if err := applyText(p, 0, SetPlacement, PlaceSplit); err != nil {
+	if err := applyText(p, 0, model.SetPlacement, model.PlaceSplit); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Restart(0); err != nil {
@@ -106,7 +107,7 @@ func TestPlacementHoldsProcesses(t *testing.T) {
 	rep := p.Report()
 	var events int
 	for _, e := range rep.Events {
-		if e.Setting == SetPlacement {
+		if e.Setting == model.SetPlacement {
 			events++
 		}
 	}

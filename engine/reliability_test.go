@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"nbdscope/model"
 )
 
 // Reliability and security of a running Pair (issue 6).
@@ -70,7 +72,7 @@ func TestConnectionChangesUnderLoad(t *testing.T) {
 	n, peakLoad, peakSrv := 0, 0, 0
 	for ; n < changes && time.Since(start) < budget; n++ {
 		v := seq[n%len(seq)]
-		if err := applyText(p, 0, SetConnections, strconv.Itoa(v)); err != nil {
+		if err := applyText(p, 0, model.SetConnections, strconv.Itoa(v)); err != nil {
 			t.Fatalf("change %d to %d connections: %v", n, v, err)
 		}
 		peakLoad, peakSrv = max(peakLoad, procFDs(loadPid)), max(peakSrv, procFDs(srvPid))
@@ -84,13 +86,13 @@ func TestConnectionChangesUnderLoad(t *testing.T) {
 		t.Errorf("only %d changes within %v, want at least %d", n, budget, minChanges)
 	}
 	if p.Config().Sides[0].Connections != 1 {
-		if err := applyText(p, 0, SetConnections, "1"); err != nil {
+		if err := applyText(p, 0, model.SetConnections, "1"); err != nil {
 			t.Fatal(err)
 		}
 	}
 	t.Logf("%d connection changes in %v; fds of load %d (peak %d), of server %d (peak %d)",
 		n, time.Since(start).Round(time.Millisecond), baseLoad, peakLoad, baseSrv, peakSrv)
-	waitFor(t, p, 10*time.Second, "A running on 1 connection", func(u Update) bool {
+	waitFor(t, p, 10*time.Second, "A running on 1 connection", func(u model.Update) bool {
 		return u.Sample != nil && u.Sample.Side == "A" && u.Sample.Connections == 1 && u.Sample.Bytes > 0
 	})
 	var gotLoad, gotSrv int

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"nbdscope/engine/wire"
+	"nbdscope/model"
 	"nbdscope/nbd"
 )
 
@@ -32,10 +34,10 @@ func (p *Pair) pollSide(s *side, emit bool) {
 	s.mu.Lock()
 	if !s.havePrev || s.load != ld {
 		s.prevT, s.prevLoad, s.prevServer, s.havePrev = now, lm, sm, true
-		s.prevStamp = StampOf(s.cfg)
+		s.prevStamp = model.StampOf(s.cfg)
 		s.mu.Unlock()
-		if srv != nil && sc.SndBuf.Kind != BufDefault {
-			s.checkClamp(SetSndBuf, nbd.SendBuf, bufRequest(sc.SndBuf), sm.SndBuf)
+		if srv != nil && sc.SndBuf.Kind != model.BufDefault {
+			s.checkClamp(model.SetSndBuf, nbd.SendBuf, model.BufRequest(sc.SndBuf), sm.SndBuf)
 		}
 		return
 	}
@@ -52,20 +54,20 @@ func (p *Pair) pollSide(s *side, emit bool) {
 	s.prevT, s.prevLoad, s.prevServer = now, lm, sm
 	s.mu.Unlock()
 	if emit {
-		p.emit(Update{Sample: &smp})
+		p.emit(model.Update{Sample: &smp})
 	}
 }
 
 // pollBoth polls a side's load and server (nil: an external target) at
 // once, so their counters cover the same span.
-func pollBoth(ld, srv *child, timeout time.Duration) (lm, sm childMsg, err error) {
+func pollBoth(ld, srv *child, timeout time.Duration) (lm, sm wire.Msg, err error) {
 	var lerr, serr error
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { defer wg.Done(); lm, lerr = ld.call(childCmd{Op: "poll"}, timeout) }()
+	go func() { defer wg.Done(); lm, lerr = ld.call(wire.Cmd{Op: "poll"}, timeout) }()
 	if srv != nil {
 		wg.Add(1)
-		go func() { defer wg.Done(); sm, serr = srv.call(childCmd{Op: "poll"}, timeout) }()
+		go func() { defer wg.Done(); sm, serr = srv.call(wire.Cmd{Op: "poll"}, timeout) }()
 	}
 	wg.Wait()
 	if lerr != nil {
@@ -77,8 +79,8 @@ func pollBoth(ld, srv *child, timeout time.Duration) (lm, sm childMsg, err error
 // measure turns the counters since the last poll into a Sample, stamped
 // with the settings in force now, and adds it to the run's and the
 // segment's totals. s.mu is held.
-func (s *side) measure(t, wall float64, lm, sm childMsg, hasServer bool) Sample {
-	stamp := StampOf(s.cfg)
+func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer bool) model.Sample {
+	stamp := model.StampOf(s.cfg)
 	var d delta
 	d.bytes = lm.Bytes - s.prevLoad.Bytes
 	if s.cfg.Exec != "" {
@@ -86,7 +88,7 @@ func (s *side) measure(t, wall float64, lm, sm childMsg, hasServer bool) Sample 
 	}
 	d.active = float64(lm.ActiveNs-s.prevLoad.ActiveNs) / 1e9
 	d.client = lm.Counters.Sub(s.prevLoad.Counters)
-	d.hist = histDiff(lm.Hist, s.prevLoad.Hist)
+	d.hist = model.HistDiff(lm.Hist, s.prevLoad.Hist)
 	d.errors = lm.Errors - s.prevLoad.Errors
 	d.maxLat = max(s.tot.pendLat, lm.MaxLatNs)
 	s.tot.pendLat = 0
@@ -99,7 +101,7 @@ func (s *side) measure(t, wall float64, lm, sm childMsg, hasServer bool) Sample 
 	if isActive {
 		busyBase = d.active
 	}
-	smp := Sample{T: t, Side: s.name, Active: isActive, Warming: lm.Warming, Connections: lm.Conns}
+	smp := model.Sample{T: t, Side: s.name, Active: isActive, Warming: lm.Warming, Connections: lm.Conns}
 	smp.Figures = d.figures(busyBase, hasServer)
 	execClient(s.cfg, &smp.Figures)
 	smp.Settings = stamp
@@ -108,16 +110,16 @@ func (s *side) measure(t, wall float64, lm, sm childMsg, hasServer bool) Sample 
 	smp.SndBuf = s.buffers(stamp, lm, sm, hasServer)
 	if hasServer {
 		d.server = sm.Counters.Sub(s.prevServer.Counters)
-		sp := ProcessFigures(d.server, d.bytes, busyBase)
+		sp := model.ProcessFigures(d.server, d.bytes, busyBase)
 		smp.Server = &sp
 	}
 	s.tot.add(d)
-	s.tot.consumed.add(lm.Consumed, s.prevLoad.Consumed)
-	smp.RootDigest = passRoot(lm.Consumed, s.prevLoad.Consumed)
+	s.tot.consumed.AddBetween(lm.Consumed, s.prevLoad.Consumed)
+	smp.RootDigest = model.PassRoot(lm.Consumed, s.prevLoad.Consumed)
 	if !smp.Changed {
 		seg := s.segment(stamp, t-wall, t, smp)
 		seg.add(d)
-		seg.consumed.add(lm.Consumed, s.prevLoad.Consumed)
+		seg.consumed.AddBetween(lm.Consumed, s.prevLoad.Consumed)
 	}
 	s.prevStamp = stamp
 	return smp
@@ -125,8 +127,8 @@ func (s *side) measure(t, wall float64, lm, sm childMsg, hasServer bool) Sample 
 
 // buffers are the side's socket buffers, as requested (stamp) and as the
 // children's poll replies say the kernel gave them. s.mu is held.
-func (s *side) buffers(stamp Stamp, lm, sm childMsg, hasServer bool) Buffers {
-	b := Buffers{
+func (s *side) buffers(stamp model.Stamp, lm, sm wire.Msg, hasServer bool) model.Buffers {
+	b := model.Buffers{
 		ServerRequested:    stamp.SndBuf,
 		ClientRequested:    stamp.ClientSndBuf,
 		ClientEffective:    lm.SndBuf,
@@ -135,7 +137,7 @@ func (s *side) buffers(stamp Stamp, lm, sm childMsg, hasServer bool) Buffers {
 	}
 	if hasServer {
 		b.ServerEffective = sm.SndBuf
-		if r := bufRequest(s.cfg.SndBuf); r > 0 && sm.SndBuf > 0 {
+		if r := model.BufRequest(s.cfg.SndBuf); r > 0 && sm.SndBuf > 0 {
 			b.Clamped = s.p.limit().Clamped(r, sm.SndBuf)
 		}
 	}
@@ -146,26 +148,26 @@ func (s *side) buffers(stamp Stamp, lm, sm childMsg, hasServer bool) Buffers {
 type delta struct {
 	bytes          uint64
 	active         float64
-	client, server Counters
+	client, server model.Counters
 	hist           []uint64
 	errors         uint64
 	maxLat         int64 // ns: the longest request completed
 }
 
 // figures are the figures of an interval, with CPU per second of busy.
-func (d delta) figures(busy float64, hasServer bool) Figures {
-	f := Figures{
+func (d delta) figures(busy float64, hasServer bool) model.Figures {
+	f := model.Figures{
 		Seconds:       d.active,
 		Bytes:         d.bytes,
-		ThroughputBps: Throughput(d.bytes, d.active),
-		Client:        ProcessFigures(d.client, d.bytes, busy),
-		LatencyP50Ms:  Percentile(d.hist, 50),
-		LatencyP99Ms:  Percentile(d.hist, 99),
+		ThroughputBps: model.Throughput(d.bytes, d.active),
+		Client:        model.ProcessFigures(d.client, d.bytes, busy),
+		LatencyP50Ms:  model.Percentile(d.hist, 50),
+		LatencyP99Ms:  model.Percentile(d.hist, 99),
 		LatencyMaxMs:  latencyMs(d.maxLat),
 		Errors:        d.errors,
 	}
 	if hasServer {
-		sp := ProcessFigures(d.server, d.bytes, busy)
+		sp := model.ProcessFigures(d.server, d.bytes, busy)
 		f.Server = &sp
 	}
 	return f
@@ -185,24 +187,24 @@ func (t *totals) add(d delta) {
 }
 
 // figures are the figures of a span's totals.
-func (t totals) figures(hasServer bool) Figures {
+func (t totals) figures(hasServer bool) model.Figures {
 	return delta{bytes: t.bytes, active: t.active, client: t.client, server: t.server,
 		hist: t.hist, errors: t.errors, maxLat: t.maxLat}.figures(t.wall, hasServer)
 }
 
 // segTotals accumulate one stretch of unchanged settings.
 type segTotals struct {
-	stamp     Stamp
+	stamp     model.Stamp
 	from, to  float64
 	tot       totals
-	buf       Buffers
-	placement Placement
+	buf       model.Buffers
+	placement model.Placement
 	hasServer bool
 }
 
 // segment returns the totals of the segment a sample stamped st falls in:
 // the last one if it has the same stamp, else a new one. s.mu is held.
-func (s *side) segment(st Stamp, from, to float64, smp Sample) *totals {
+func (s *side) segment(st model.Stamp, from, to float64, smp model.Sample) *totals {
 	n := len(s.segs)
 	if n == 0 || s.segs[n-1].stamp != st {
 		s.segs = append(s.segs, segTotals{stamp: st, from: from})
@@ -214,11 +216,11 @@ func (s *side) segment(st Stamp, from, to float64, smp Sample) *totals {
 }
 
 // latencyMs is a longest request in ms; Unknown when none completed.
-func latencyMs(ns int64) Figure {
+func latencyMs(ns int64) model.Figure {
 	if ns <= 0 {
-		return Unknown
+		return model.Unknown
 	}
-	return Figure(float64(ns) / 1e6)
+	return model.Figure(float64(ns) / 1e6)
 }
 
 func histAdd(a, b []uint64) []uint64 {
@@ -233,18 +235,18 @@ func histAdd(a, b []uint64) []uint64 {
 
 // summary is a side's figures over the whole run (active time only),
 // stamped with the settings at its end; Changed when they changed.
-func (p *Pair) summary(i int) Summary {
+func (p *Pair) summary(i int) model.Summary {
 	s := p.sides[i]
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sc := s.cfg
 	t := s.tot
-	sum := Summary{Figures: t.figures(sc.Target == ""), Consume: sc.Get(SetConsume), Consumed: t.consumed}
+	sum := model.Summary{Figures: t.figures(sc.Target == ""), Consume: sc.Get(model.SetConsume), Consumed: t.consumed}
 	execClient(sc, &sum.Figures)
-	sum.Settings = StampOf(sc)
+	sum.Settings = model.StampOf(sc)
 	sum.Changed = len(s.segs) > 1
 	sum.Placement = s.placement()
-	sum.SndBuf = Buffers{
+	sum.SndBuf = model.Buffers{
 		ServerRequested:    sum.Settings.SndBuf,
 		ServerEffective:    s.prevServer.SndBuf,
 		ClientRequested:    sum.Settings.ClientSndBuf,
@@ -257,16 +259,16 @@ func (p *Pair) summary(i int) Summary {
 
 // segments are a side's summaries per stretch of unchanged settings, each
 // with what the consume mode found in it.
-func (p *Pair) segments(i int) []Segment {
+func (p *Pair) segments(i int) []model.Segment {
 	s := p.sides[i]
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []Segment
+	var out []model.Segment
 	for _, g := range s.segs {
-		sum := Summary{Figures: g.tot.figures(g.hasServer), Consume: g.stamp.Consume, Consumed: g.tot.consumed}
+		sum := model.Summary{Figures: g.tot.figures(g.hasServer), Consume: g.stamp.Consume, Consumed: g.tot.consumed}
 		execClient(s.cfg, &sum.Figures)
 		sum.Settings, sum.SndBuf, sum.Placement = g.stamp, g.buf, g.placement
-		out = append(out, Segment{From: g.from, To: g.to, Summary: sum})
+		out = append(out, model.Segment{From: g.from, To: g.to, Summary: sum})
 	}
 	return out
 }
@@ -275,11 +277,11 @@ func (p *Pair) segments(i int) []Segment {
 type recorder struct {
 	p        *Pair
 	mu       sync.Mutex
-	samples  []Sample
-	events   []Event
-	crashes  []Crash
-	warnings []Warning
-	cfg0     Config
+	samples  []model.Sample
+	events   []model.Event
+	crashes  []model.Crash
+	warnings []model.Warning
+	cfg0     model.Config
 	t0       time.Time
 	// stopped: why the run ended before its duration ("" if it did not).
 	stopped string
@@ -287,7 +289,7 @@ type recorder struct {
 
 func newRecorder(p *Pair) *recorder { return &recorder{p: p, cfg0: p.cfg, t0: time.Now()} }
 
-func (r *recorder) note(u Update) {
+func (r *recorder) note(u model.Update) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
@@ -321,24 +323,24 @@ func (r *recorder) partial() []string {
 	return why
 }
 
-func (r *recorder) report() Report {
-	rep := Report{
-		Version:  ReportVersion,
-		Nbdscope: Version,
+func (r *recorder) report() model.Report {
+	rep := model.Report{
+		Version:  model.ReportVersion,
+		Nbdscope: model.Version,
 		Time:     r.t0.UTC().Truncate(time.Second),
 		Platform: r.p.facts,
 		Config:   r.cfg0,
 	}
 	for i := range r.p.sides {
-		rep.Sides = append(rep.Sides, SideReport{Name: r.cfg0.Sides[i].Name, Summary: r.p.summary(i), Segments: r.p.segments(i)})
+		rep.Sides = append(rep.Sides, model.SideReport{Name: r.cfg0.Sides[i].Name, Summary: r.p.summary(i), Segments: r.p.segments(i)})
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rep.Samples = append([]Sample{}, r.samples...)
+	rep.Samples = append([]model.Sample{}, r.samples...)
 	rep.OtherCoresBusy = r.p.mach.otherCoresBusy(rep.Samples)
-	rep.Events = append([]Event{}, r.events...)
-	rep.Crashes = append([]Crash(nil), r.crashes...)
-	rep.Warnings = append([]Warning(nil), r.warnings...)
+	rep.Events = append([]model.Event{}, r.events...)
+	rep.Crashes = append([]model.Crash(nil), r.crashes...)
+	rep.Warnings = append([]model.Warning(nil), r.warnings...)
 	if why := r.partial(); len(why) > 0 {
 		rep.Partial, rep.PartialReason = true, strings.Join(why, "; ")
 	}

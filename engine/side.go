@@ -7,7 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"nbdscope/engine/platform"
+	"nbdscope/engine/wire"
+	"nbdscope/model"
 	"nbdscope/nbd"
 	"nbdscope/units"
 )
@@ -37,20 +38,20 @@ type side struct {
 	// mu guards everything below. It is held only for short reads and
 	// writes, never across a child call or a spawn.
 	mu     sync.Mutex
-	cfg    SideConfig // the configuration in effect
-	server *child     // nil for an external target
+	cfg    model.SideConfig // the configuration in effect
+	server *child           // nil for an external target
 	load   *child
 	uri    string
 	down   bool // crashed or stopping; no polling
 
 	prevT      time.Time
-	prevLoad   childMsg
-	prevServer childMsg
+	prevLoad   wire.Msg
+	prevServer wire.Msg
 	havePrev   bool
 	// prevStamp is the settings at the last poll: a sample whose stamp
 	// differs straddles a change. segs are the run's stretches of
 	// unchanged settings.
-	prevStamp Stamp
+	prevStamp model.Stamp
 	segs      []segTotals
 
 	loadCPUs, serverCPUs []int // where place held the processes (nil: not held)
@@ -62,22 +63,22 @@ type totals struct {
 	bytes  uint64
 	active float64
 	wall   float64
-	client Counters
-	server Counters
+	client model.Counters
+	server model.Counters
 	hist   []uint64
 	errors uint64
 	// consumed are the consume counts, added across load restarts.
-	consumed ConsumeCounts
+	consumed model.ConsumeCounts
 	maxLat   int64 // ns: the longest request of the run; pendLat: of polls folded into the next sample
 	pendLat  int64
 }
 
-func newSide(p *Pair, i int, cfg SideConfig) *side {
+func newSide(p *Pair, i int, cfg model.SideConfig) *side {
 	return &side{idx: i, name: cfg.Name, p: p, cfg: cfg}
 }
 
 // config is the side's configuration in effect.
-func (s *side) config() SideConfig {
+func (s *side) config() model.SideConfig {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cfg
@@ -115,11 +116,11 @@ func (s *side) start() error {
 	if err != nil {
 		return s.startFailed(err)
 	}
-	lspec := loadSpec{URI: uri, Connections: sc.Connections, RequestSize: sc.RequestSize, InFlight: sc.InFlight,
-		Workload: sc.Workload, ReadPercent: sc.ReadPercent, SndBuf: bufRequest(sc.ClientSndBuf), RcvBuf: bufRequest(sc.ClientRcvBuf),
-		Verify: sc.Verify, Consume: sc.Consume, HashThreads: ResolveHashThreads(sc, s.p.turns.Mode(), s.p.cpus), Paused: true,
+	lspec := wire.LoadSpec{URI: uri, Connections: sc.Connections, RequestSize: sc.RequestSize, InFlight: sc.InFlight,
+		Workload: sc.Workload, ReadPercent: sc.ReadPercent, SndBuf: model.BufRequest(sc.ClientSndBuf), RcvBuf: model.BufRequest(sc.ClientRcvBuf),
+		Verify: sc.Verify, Consume: sc.Consume, HashThreads: model.ResolveHashThreads(sc, s.p.turns.Mode(), s.p.cpus), Paused: true,
 		Exec: sc.Exec}
-	ld, _, err := spawn(s.p.opts.Exe, RoleLoad, sc.Name, lspec, s.p.opts.StartTimeout)
+	ld, _, err := spawn(s.p.opts.Exe, model.RoleLoad, sc.Name, lspec, s.p.opts.StartTimeout)
 	if err != nil {
 		stopChildren(srv)
 		return s.startFailed(err)
@@ -151,15 +152,15 @@ func (s *side) startFailed(err error) error {
 
 // spawnServer starts the side's server, unless it targets an external one,
 // and returns the URI its load connects to.
-func (s *side) spawnServer(sc SideConfig) (*child, string, error) {
+func (s *side) spawnServer(sc model.SideConfig) (*child, string, error) {
 	if sc.Target != "" {
 		return nil, sc.Target, nil
 	}
-	spec := serverSpec{Backend: sc.Backend, Size: sc.Size, Transport: sc.Transport, SndBuf: bufRequest(sc.SndBuf)}
+	spec := wire.ServerSpec{Backend: sc.Backend, Size: sc.Size, Transport: sc.Transport, SndBuf: model.BufRequest(sc.SndBuf)}
 	if sc.Transport == "unix" {
 		spec.Socket = filepath.Join(s.p.dir, fmt.Sprintf("%s.sock", sc.Name))
 	}
-	c, ready, err := spawn(s.p.opts.Exe, RoleServer, sc.Name, spec, s.p.opts.StartTimeout)
+	c, ready, err := spawn(s.p.opts.Exe, model.RoleServer, sc.Name, spec, s.p.opts.StartTimeout)
 	if err != nil {
 		return nil, "", err
 	}
@@ -223,7 +224,7 @@ func (s *side) watch(c *child) {
 		other = s.server
 	}
 	s.mu.Unlock()
-	s.p.emit(Update{Crash: s.p.crashOf(s.name, uri, c, other)})
+	s.p.emit(model.Update{Crash: s.p.crashOf(s.name, uri, c, other)})
 	close(c.reported)
 	if other != nil {
 		// A side is a server and its load together: without one the
@@ -237,7 +238,7 @@ func (s *side) watch(c *child) {
 // placement, new children), then commit it and report the Event. It
 // returns whether the change took effect on running children (then the
 // side deserves a fresh alternate-mode turn to show it).
-func (s *side) apply(st *Setting, v Value) (live bool, err error) {
+func (s *side) apply(st *model.Setting, v model.Value) (live bool, err error) {
 	s.change.Lock()
 	defer s.change.Unlock()
 	if s.p.stopped.Load() {
@@ -256,12 +257,12 @@ func (s *side) apply(st *Setting, v Value) (live bool, err error) {
 	}
 	reconnected := false
 	switch st.Where {
-	case AtRestart:
+	case model.AtRestart:
 		err = s.applyRestart(next)
-	case AtPlacement:
+	case model.AtPlacement:
 		live = s.applyPlacement(next)
-	case AtLoad, AtServer:
-		live, reconnected, err = s.applyToChild(st, next, st.Where == AtServer)
+	case model.AtLoad, model.AtServer:
+		live, reconnected, err = s.applyToChild(st, next, st.Where == model.AtServer)
 	default:
 		err = fmt.Errorf("%s cannot change while the load runs", st.Name)
 	}
@@ -269,20 +270,20 @@ func (s *side) apply(st *Setting, v Value) (live bool, err error) {
 		return false, err
 	}
 	from, to := cur.Value(st), next.Value(st)
-	s.p.emit(Update{Event: &Event{T: s.p.elapsed(), Side: s.name, Setting: st.Name, From: st.Format(from), To: st.Format(to), Value: to, Reconnected: reconnected}})
+	s.p.emit(model.Update{Event: &model.Event{T: s.p.elapsed(), Side: s.name, Setting: st.Name, From: st.Format(from), To: st.Format(to), Value: to, Reconnected: reconnected}})
 	return live, nil
 }
 
 // commit makes next the configuration in effect. Only a holder of s.change
 // calls it, so no other change can have come in between.
-func (s *side) commit(next SideConfig) {
+func (s *side) commit(next model.SideConfig) {
 	s.mu.Lock()
 	s.cfg = next
 	s.mu.Unlock()
 }
 
 // applyRestart applies a setting that needs new children.
-func (s *side) applyRestart(next SideConfig) error {
+func (s *side) applyRestart(next model.SideConfig) error {
 	s.commit(next)
 	if err := s.restart(); err != nil {
 		return err
@@ -292,7 +293,7 @@ func (s *side) applyRestart(next SideConfig) error {
 }
 
 // applyPlacement holds the running processes where next says.
-func (s *side) applyPlacement(next SideConfig) bool {
+func (s *side) applyPlacement(next model.SideConfig) bool {
 	s.commit(next)
 	if s.runningLoad() == nil {
 		return false
@@ -312,9 +313,9 @@ func (s *side) reseat(mode string) {
 	if sc.HashThreads > 0 || ld == nil {
 		return
 	}
-	st, _ := Lookup(SetHashThreads)
+	st, _ := model.Lookup(model.SetHashThreads)
 	cmd := s.p.childSet(st, sc, mode)
-	if _, err := ld.call(cmd, 30*time.Second); err != nil && !errors.Is(err, errChildGone) {
+	if _, err := ld.call(cmd, 30*time.Second); err != nil && !errors.Is(err, ErrChildGone) {
 		s.p.warn(s.name, "consume", fmt.Sprintf("side %s: hash threads not changed to %d: %v", s.name, cmd.Int, err), "")
 	}
 }
@@ -322,7 +323,7 @@ func (s *side) reseat(mode string) {
 // applyToChild sends a setting to the child that owns it. A side that is
 // not running takes it at its next (re)start. reconnected says the load's
 // connections were re-opened for it (a TCP buffer back to the OS default).
-func (s *side) applyToChild(st *Setting, next SideConfig, toServer bool) (live, reconnected bool, err error) {
+func (s *side) applyToChild(st *model.Setting, next model.SideConfig, toServer bool) (live, reconnected bool, err error) {
 	cmd := s.p.childSet(st, next, s.p.turns.Mode())
 	s.mu.Lock()
 	target, ld, down := s.load, s.load, s.down
@@ -339,13 +340,13 @@ func (s *side) applyToChild(st *Setting, next SideConfig, toServer bool) (live, 
 		return false, false, fmt.Errorf("side %s %s: %w", s.name, st.Name, err)
 	}
 	s.commit(next)
-	if st.Type == TypeBuf {
+	if st.Type == model.TypeBuf {
 		s.checkClamp(st.Name, st.Socket, cmd.Int, m.Effective)
 	}
 	if m.Reconnect && ld != nil {
 		// The server's open TCP sockets keep the buffer that was set
 		// (locked, not autotuned): only new connections get the default.
-		if _, err := ld.call(childCmd{Op: "reconnect"}, 30*time.Second); err != nil {
+		if _, err := ld.call(wire.Cmd{Op: "reconnect"}, 30*time.Second); err != nil {
 			return true, false, fmt.Errorf("side %s %s: the default applies to new connections, but re-opening the open ones failed: %w", s.name, st.Name, err)
 		}
 		m.Reconnected = true
@@ -355,19 +356,8 @@ func (s *side) applyToChild(st *Setting, next SideConfig, toServer bool) (live, 
 
 // childSet is the command that applies a setting, at its value in sc, to
 // the child it lives in, resolved against the pair's mode and cores.
-func (p *Pair) childSet(st *Setting, sc SideConfig, mode string) childCmd {
-	return setCmd(st, st.childArg(sc.Value(st), sc, argEnv{mode: mode, allowed: p.cpus}))
-}
-
-// bufRequest turns a Buf into a setsockopt request (0 = leave the default).
-func bufRequest(b Buf) int {
-	switch b.Kind {
-	case BufSize:
-		return b.Bytes
-	case BufMacOS:
-		return platform.MacOSRequest()
-	}
-	return 0
+func (p *Pair) childSet(st *model.Setting, sc model.SideConfig, mode string) wire.Cmd {
+	return wire.SetCmd(st, st.ChildArg(sc.Value(st), sc, model.ArgEnv{Mode: mode, Allowed: p.cpus}))
 }
 
 // checkClamp warns when the kernel gave a buffer less than the request

@@ -16,13 +16,15 @@ import (
 	"time"
 
 	"nbdscope/engine/childproc"
+	"nbdscope/engine/wire"
 	"nbdscope/internal/leakcheck"
+	"nbdscope/model"
 )
 
 // childSettings asks a running child what it runs with.
 func childSettings(t *testing.T, c *child) map[string]string {
 	t.Helper()
-	m, err := c.call(childCmd{Op: "get"}, 10*time.Second)
+	m, err := c.call(wire.Cmd{Op: "get"}, 10*time.Second)
 	if err != nil {
 		t.Fatalf("%s %s get: %v", c.side, c.role, err)
 	}
@@ -32,18 +34,18 @@ func childSettings(t *testing.T, c *child) map[string]string {
 // wantChildSettings is what a side's children should report for sc, in
 // their terms (a buffer as its request in bytes), in mode on the allowed
 // cpus.
-func wantChildSettings(sc SideConfig, mode string, cpus []int) map[string]string {
+func wantChildSettings(sc model.SideConfig, mode string, cpus []int) map[string]string {
 	return map[string]string{
-		SetSndBuf:       strconv.Itoa(bufRequest(sc.SndBuf)),
-		SetClientSndBuf: strconv.Itoa(bufRequest(sc.ClientSndBuf)),
-		SetClientRcvBuf: strconv.Itoa(bufRequest(sc.ClientRcvBuf)),
-		SetConnections:  strconv.Itoa(sc.Connections),
-		SetRequestSize:  strconv.Itoa(sc.RequestSize),
-		SetInFlight:     strconv.Itoa(sc.InFlight),
-		SetWorkload:     sc.Workload,
-		SetReadPercent:  strconv.Itoa(sc.ReadPercent),
-		SetConsume:      sc.Get(SetConsume),
-		SetHashThreads:  strconv.Itoa(ResolveHashThreads(sc, mode, cpus)),
+		model.SetSndBuf:       strconv.Itoa(model.BufRequest(sc.SndBuf)),
+		model.SetClientSndBuf: strconv.Itoa(model.BufRequest(sc.ClientSndBuf)),
+		model.SetClientRcvBuf: strconv.Itoa(model.BufRequest(sc.ClientRcvBuf)),
+		model.SetConnections:  strconv.Itoa(sc.Connections),
+		model.SetRequestSize:  strconv.Itoa(sc.RequestSize),
+		model.SetInFlight:     strconv.Itoa(sc.InFlight),
+		model.SetWorkload:     sc.Workload,
+		model.SetReadPercent:  strconv.Itoa(sc.ReadPercent),
+		model.SetConsume:      sc.Get(model.SetConsume),
+		model.SetHashThreads:  strconv.Itoa(model.ResolveHashThreads(sc, mode, cpus)),
 	}
 }
 
@@ -74,17 +76,17 @@ func drainUntil(p *Pair, stop chan struct{}) chan struct{} {
 func TestConcurrentChangesOneSide(t *testing.T) {
 	defer leakcheck.VerifyNone(t)
 	values := map[string][]string{
-		SetSndBuf:       {"64k", "128k", "1m"},
-		SetClientSndBuf: {"64k", "256k", "default"},
-		SetClientRcvBuf: {"128k", "1m", "default"},
-		SetConnections:  {"2", "3", "1"},
-		SetRequestSize:  {"64k", "128k", "256k"},
-		SetInFlight:     {"3", "1", "2"},
-		SetWorkload:     {WorkWrite, WorkMixed, WorkRandRead},
-		SetReadPercent:  {"10", "90", "50"},
-		SetConsume:      {ConsumeNone, ConsumeScan, ConsumeCopy},
-		SetHashThreads:  {"2", "auto", "3", "auto"},
-		SetPlacement:    {PlaceShared, PlaceOS, PlaceSplit},
+		model.SetSndBuf:       {"64k", "128k", "1m"},
+		model.SetClientSndBuf: {"64k", "256k", "default"},
+		model.SetClientRcvBuf: {"128k", "1m", "default"},
+		model.SetConnections:  {"2", "3", "1"},
+		model.SetRequestSize:  {"64k", "128k", "256k"},
+		model.SetInFlight:     {"3", "1", "2"},
+		model.SetWorkload:     {model.WorkWrite, model.WorkMixed, model.WorkRandRead},
+		model.SetReadPercent:  {"10", "90", "50"},
+		model.SetConsume:      {model.ConsumeNone, model.ConsumeScan, model.ConsumeCopy},
+		model.SetHashThreads:  {"2", "auto", "3", "auto"},
+		model.SetPlacement:    {model.PlaceShared, model.PlaceOS, model.PlaceSplit},
 	}
 	settings := make([]string, 0, len(values))
 	for s := range values {
@@ -99,7 +101,7 @@ func TestConcurrentChangesOneSide(t *testing.T) {
 	const changes = 100
 	var wg sync.WaitGroup
 	errs := make(chan error, changes+4)
-	for i, mode := range []string{ModeAlternate, ModeConcurrent, ModeAlternate, ModeConcurrent} {
+	for i, mode := range []string{model.ModeAlternate, model.ModeConcurrent, model.ModeAlternate, model.ModeConcurrent} {
 		// The mode changes too: auto hash threads follow it.
 		wg.Add(1)
 		go func() {
@@ -142,7 +144,7 @@ func TestConcurrentChangesOneSide(t *testing.T) {
 	last := map[string]string{}
 	n := 0
 	for _, e := range p.Report().Events {
-		if e.Side == "A" && e.Setting != SetPaused {
+		if e.Side == "A" && e.Setting != model.SetPaused {
 			last[e.Setting] = e.To
 			n++
 		}
@@ -166,12 +168,12 @@ func TestConcurrentChangesOneSide(t *testing.T) {
 func TestStopWithoutReader(t *testing.T) {
 	defer leakcheck.VerifyNone(t)
 	cfg := testConfig()
-	cfg.Interval = Duration(50 * time.Millisecond)
+	cfg.Interval = model.Duration(50 * time.Millisecond)
 	p := startPair(t, cfg)
 	// Fill the channel (the loop is its only closer and runs until Stop).
 	for full := false; !full; {
 		select {
-		case p.updates <- Update{Warning: &Warning{Kind: "test", Text: "filler"}}:
+		case p.updates <- model.Update{Warning: &model.Warning{Kind: "test", Text: "filler"}}:
 		default:
 			full = true
 		}
@@ -211,7 +213,7 @@ func TestStopWithoutReader(t *testing.T) {
 // TestEmitAfterClose: an update emitted after the run ended (a crash
 // noticed late, a warning) is recorded, never sent on the closed channel.
 func TestEmitAfterClose(t *testing.T) {
-	p := &Pair{updates: make(chan Update, 1), ending: make(chan struct{})}
+	p := &Pair{updates: make(chan model.Update, 1), ending: make(chan struct{})}
 	p.rec = &recorder{p: p}
 	p.closeUpdates()
 	p.warn("A", "test", "late", "")
@@ -225,7 +227,7 @@ func TestEmitAfterClose(t *testing.T) {
 
 // fakeChild is a child that speaks the protocol through pipes: answer gets
 // each command and returns the reply line to send back.
-func fakeChild(t *testing.T, role, side string, answer func(childCmd) childMsg) *child {
+func fakeChild(t *testing.T, role, side string, answer func(wire.Cmd) wire.Msg) *child {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -234,7 +236,7 @@ func fakeChild(t *testing.T, role, side string, answer func(childCmd) childMsg) 
 	go func() {
 		sc := bufio.NewScanner(inR)
 		for sc.Scan() {
-			var cmd childCmd
+			var cmd wire.Cmd
 			json.Unmarshal(sc.Bytes(), &cmd)
 			m := answer(cmd)
 			m.Seq = cmd.Seq
@@ -250,14 +252,14 @@ func fakeChild(t *testing.T, role, side string, answer func(childCmd) childMsg) 
 // TestTurnsReportChildErrors (issue 11 §4): a load that refuses to pause
 // or resume is reported, not ignored.
 func TestTurnsReportChildErrors(t *testing.T) {
-	refuse := func(cmd childCmd) childMsg {
-		return childMsg{Type: "error", Err: "gate jammed"}
+	refuse := func(cmd wire.Cmd) wire.Msg {
+		return wire.Msg{Type: "error", Err: "gate jammed"}
 	}
-	a := &side{idx: 0, name: "A", load: fakeChild(t, RoleLoad, "A", refuse)}
-	b := &side{idx: 1, name: "B", load: fakeChild(t, RoleLoad, "B", func(childCmd) childMsg { return childMsg{Type: "reply"} })}
+	a := &side{idx: 0, name: "A", load: fakeChild(t, model.RoleLoad, "A", refuse)}
+	b := &side{idx: 1, name: "B", load: fakeChild(t, model.RoleLoad, "B", func(wire.Cmd) wire.Msg { return wire.Msg{Type: "reply"} })}
 	var mu sync.Mutex
 	var warned []string
-	tr := newTurns(ModeConcurrent, 100*time.Millisecond, [2]*side{a, b}, func(s *side, text string) {
+	tr := newTurns(model.ModeConcurrent, 100*time.Millisecond, [2]*side{a, b}, func(s *side, text string) {
 		mu.Lock()
 		defer mu.Unlock()
 		warned = append(warned, s.name+": "+text)
@@ -284,13 +286,13 @@ func TestDecideRuns(t *testing.T) {
 		paused   [2]bool
 		up, want [2]bool
 	}{
-		{ModeConcurrent, 0, [2]bool{}, [2]bool{true, true}, [2]bool{true, true}},
-		{ModeConcurrent, 0, [2]bool{false, true}, [2]bool{true, true}, [2]bool{true, false}},
-		{ModeAlternate, 0, [2]bool{}, [2]bool{true, true}, [2]bool{true, false}},
-		{ModeAlternate, 1, [2]bool{}, [2]bool{true, true}, [2]bool{false, true}},
-		{ModeAlternate, 1, [2]bool{false, true}, [2]bool{true, true}, [2]bool{true, false}}, // B paused: A need not idle
-		{ModeAlternate, 1, [2]bool{}, [2]bool{true, false}, [2]bool{true, true}},            // B down: A runs (B has no load to run)
-		{ModeAlternate, 0, [2]bool{true, true}, [2]bool{true, true}, [2]bool{false, false}},
+		{model.ModeConcurrent, 0, [2]bool{}, [2]bool{true, true}, [2]bool{true, true}},
+		{model.ModeConcurrent, 0, [2]bool{false, true}, [2]bool{true, true}, [2]bool{true, false}},
+		{model.ModeAlternate, 0, [2]bool{}, [2]bool{true, true}, [2]bool{true, false}},
+		{model.ModeAlternate, 1, [2]bool{}, [2]bool{true, true}, [2]bool{false, true}},
+		{model.ModeAlternate, 1, [2]bool{false, true}, [2]bool{true, true}, [2]bool{true, false}}, // B paused: A need not idle
+		{model.ModeAlternate, 1, [2]bool{}, [2]bool{true, false}, [2]bool{true, true}},            // B down: A runs (B has no load to run)
+		{model.ModeAlternate, 0, [2]bool{true, true}, [2]bool{true, true}, [2]bool{false, false}},
 	}
 	for _, c := range cases {
 		if got := decideRuns(c.mode, c.turn, c.paused, c.up); got != c.want {
@@ -392,8 +394,8 @@ func fourCores(p *Pair) {
 // and the placement they are resolved from, in the load itself.
 func TestAutoHashThreadsFollowMode(t *testing.T) {
 	cfg := testConfig()
-	cfg.Mode = ModeAlternate
-	cfg.Sides[0].Placement = PlaceSplit
+	cfg.Mode = model.ModeAlternate
+	cfg.Sides[0].Placement = model.PlaceSplit
 	p := startPair(t, cfg)
 	fourCores(p)
 	stopDrain := make(chan struct{})
@@ -402,7 +404,7 @@ func TestAutoHashThreadsFollowMode(t *testing.T) {
 	check := func(what, want string) {
 		t.Helper()
 		_, ld := p.sides[0].children()
-		if got := childSettings(t, ld)[SetHashThreads]; got != want {
+		if got := childSettings(t, ld)[model.SetHashThreads]; got != want {
 			t.Fatalf("%s: the load hashes with %s threads, want %s", what, got, want)
 		}
 	}
@@ -411,12 +413,12 @@ func TestAutoHashThreadsFollowMode(t *testing.T) {
 		do   func() error
 		want string
 	}{
-		{"concurrent", func() error { return p.SetMode(ModeConcurrent) }, "1"},
-		{"alternate", func() error { return p.SetMode(ModeAlternate) }, "3"},
-		{"shared", func() error { return applyText(p, 0, SetPlacement, PlaceShared) }, "1"},
-		{"split", func() error { return applyText(p, 0, SetPlacement, PlaceSplit) }, "3"},
-		{"explicit 2", func() error { return applyText(p, 0, SetHashThreads, "2") }, "2"},
-		{"explicit survives a mode", func() error { return p.SetMode(ModeConcurrent) }, "2"},
+		{"concurrent", func() error { return p.SetMode(model.ModeConcurrent) }, "1"},
+		{"alternate", func() error { return p.SetMode(model.ModeAlternate) }, "3"},
+		{"shared", func() error { return applyText(p, 0, model.SetPlacement, model.PlaceShared) }, "1"},
+		{"split", func() error { return applyText(p, 0, model.SetPlacement, model.PlaceSplit) }, "3"},
+		{"explicit 2", func() error { return applyText(p, 0, model.SetHashThreads, "2") }, "2"},
+		{"explicit survives a mode", func() error { return p.SetMode(model.ModeConcurrent) }, "2"},
 	}
 	for _, st := range steps {
 		if err := st.do(); err != nil {

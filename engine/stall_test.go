@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"nbdscope/model"
 )
 
 // Deep queues must never stall (issue 11.1): with 32 MiB × 8 and 2 MiB ×
@@ -47,10 +49,10 @@ func TestDeepQueuesNeverStall(t *testing.T) {
 
 // stallConfig is a pair in alternate mode (the mode whose turns once froze
 // the sampler) with A reading and B writing at the given depth.
-func stallConfig(size, inFlight int) Config {
+func stallConfig(size, inFlight int) model.Config {
 	cfg := testConfig()
-	cfg.Mode = ModeAlternate
-	cfg.Interval = Duration(400 * time.Millisecond)
+	cfg.Mode = model.ModeAlternate
+	cfg.Interval = model.Duration(400 * time.Millisecond)
 	for i := range cfg.Sides {
 		s := &cfg.Sides[i]
 		s.Size = 1 << 30
@@ -58,20 +60,20 @@ func stallConfig(size, inFlight int) Config {
 		s.Connections = 4
 		s.RequestSize = size
 		s.InFlight = inFlight
-		s.Consume = ConsumeNone // the buffers of 1 GiB in flight are memory enough
+		s.Consume = model.ConsumeNone // the buffers of 1 GiB in flight are memory enough
 	}
-	cfg.Sides[0].Workload = WorkRead
-	cfg.Sides[1].Workload = WorkWrite
+	cfg.Sides[0].Workload = model.WorkRead
+	cfg.Sides[1].Workload = model.WorkWrite
 	return cfg
 }
 
 // checkNoStall runs cfg for a turn of each side, then switches A to the
 // mixed workload for another turn, and checks every sample.
-func checkNoStall(t *testing.T, cfg Config) {
+func checkNoStall(t *testing.T, cfg model.Config) {
 	p := startPair(t, cfg)
 	interval := cfg.Interval.D()
 	slice := max(4*interval, time.Second) // a turn (turns.slice)
-	var samples []Sample
+	var samples []model.Sample
 	// collect reads updates for at least d and then until done holds (the
 	// sides of a slow machine need longer to show progress), at most
 	// capWait.
@@ -110,7 +112,7 @@ func checkNoStall(t *testing.T, cfg Config) {
 	}
 	t0 := time.Now()
 	collect(2*slice+interval, func() bool { return moved("A", 0, 2) && moved("B", 0, 2) })
-	if err := applyText(p, 0, SetWorkload, WorkMixed); err != nil {
+	if err := applyText(p, 0, model.SetWorkload, model.WorkMixed); err != nil {
 		t.Fatal(err)
 	}
 	changed := time.Since(t0).Seconds()
@@ -191,7 +193,7 @@ func checkNoStall(t *testing.T, cfg Config) {
 // interval (a 0.4 s interval that a late sampler stretches to 0.41 s and
 // in which nothing completed). So a stall must span more than two
 // intervals; a real one spans the rest of the run and fails either way.
-func stallGap(sc SideConfig, bps float64, interval time.Duration) time.Duration {
+func stallGap(sc model.SideConfig, bps float64, interval time.Duration) time.Duration {
 	burst := time.Duration(float64(sc.Connections*sc.RequestSize) / bps * float64(time.Second))
 	// Throughput swings on a shared machine: the average understates the
 	// slow stretches.
@@ -205,7 +207,7 @@ func stallGap(sc SideConfig, bps float64, interval time.Duration) time.Duration 
 // wait however fair the server is). One that waited while more than that
 // went past it was starved, which is the defect this guards against, and
 // fails at any throughput.
-func checkWaits(t *testing.T, side string, samples []Sample, sc SideConfig) {
+func checkWaits(t *testing.T, side string, samples []model.Sample, sc model.SideConfig) {
 	t.Helper()
 	queue := uint64(sc.Connections * sc.InFlight * sc.RequestSize)
 	for _, s := range samples {

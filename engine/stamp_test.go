@@ -2,6 +2,8 @@ package engine
 
 import (
 	"testing"
+
+	"nbdscope/model"
 )
 
 // Every setting that can change while the load runs is carried by the
@@ -10,13 +12,13 @@ import (
 // it back in the settings table's text form. A setting added to the table
 // without its stamp field fails here.
 func TestStampCarriesEveryLiveSideSetting(t *testing.T) {
-	sc := DefaultSide("A")
-	sc.Workload, sc.ReadPercent = WorkMixed, 30
-	sc.SndBuf, sc.ClientRcvBuf = Buf{Kind: BufMacOS}, Buf{Kind: BufSize, Bytes: 256 << 10}
-	sc.HashThreads, sc.Transport, sc.Placement = 3, "tcp", PlaceShared
+	sc := model.DefaultSide("A")
+	sc.Workload, sc.ReadPercent = model.WorkMixed, 30
+	sc.SndBuf, sc.ClientRcvBuf = model.Buf{Kind: model.BufMacOS}, model.Buf{Kind: model.BufSize, Bytes: 256 << 10}
+	sc.HashThreads, sc.Transport, sc.Placement = 3, "tcp", model.PlaceShared
 	sc.Exec = "qemu-img convert {uri} /dev/null"
-	st := StampOf(sc)
-	for _, s := range Settings() {
+	st := model.StampOf(sc)
+	for _, s := range model.Settings() {
 		got, carried := st.Text(s.Name)
 		live := s.Live() && s.InSideConfig()
 		if carried != live {
@@ -28,18 +30,18 @@ func TestStampCarriesEveryLiveSideSetting(t *testing.T) {
 		}
 	}
 	// A change of each starts a new stamp.
-	for _, name := range []string{SetHashThreads, SetExec} {
+	for _, name := range []string{model.SetHashThreads, model.SetExec} {
 		other := sc
-		if err := other.Set(name, map[string]string{SetHashThreads: "auto", SetExec: ""}[name]); err != nil {
+		if err := other.Set(name, map[string]string{model.SetHashThreads: "auto", model.SetExec: ""}[name]); err != nil {
 			t.Fatal(err)
 		}
-		if StampOf(other) == st {
+		if model.StampOf(other) == st {
 			t.Errorf("a change of %s keeps the stamp: it would not start a segment", name)
 		}
 	}
 	// The read share is a mixed workload's only.
-	sc.Workload = WorkRead
-	if v, ok := StampOf(sc).Text(SetReadPercent); !ok || v != "" {
+	sc.Workload = model.WorkRead
+	if v, ok := model.StampOf(sc).Text(model.SetReadPercent); !ok || v != "" {
 		t.Errorf("read-percent of a read workload: %q, %v; want \"\", true", v, ok)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"nbdscope/engine/wire"
+	"nbdscope/model"
 	"nbdscope/nbd"
 )
 
@@ -59,9 +61,9 @@ func wmemMax() int {
 }
 
 // pollChild asks a child for its counters.
-func pollChild(t *testing.T, c *child) childMsg {
+func pollChild(t *testing.T, c *child) wire.Msg {
 	t.Helper()
-	m, err := c.call(childCmd{Op: "poll"}, 10*time.Second)
+	m, err := c.call(wire.Cmd{Op: "poll"}, 10*time.Second)
 	if err != nil {
 		t.Fatalf("%s %s poll: %v", c.side, c.role, err)
 	}
@@ -70,7 +72,7 @@ func pollChild(t *testing.T, c *child) childMsg {
 
 // pollOneConn polls a server child until only one connection is open (the
 // old one of a re-opened pair is closed once the server has read its DISC).
-func pollOneConn(t *testing.T, srv *child) childMsg {
+func pollOneConn(t *testing.T, srv *child) wire.Msg {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		m := pollChild(t, srv)
@@ -84,9 +86,9 @@ func pollOneConn(t *testing.T, srv *child) childMsg {
 }
 
 // waitEvent waits for the Event of a change and returns it.
-func waitEvent(t *testing.T, p *Pair, side, setting, to string) *Event {
+func waitEvent(t *testing.T, p *Pair, side, setting, to string) *model.Event {
 	t.Helper()
-	return waitFor(t, p, 20*time.Second, side+" "+setting+"="+to+" event", func(u Update) bool {
+	return waitFor(t, p, 20*time.Second, side+" "+setting+"="+to+" event", func(u model.Update) bool {
 		return u.Event != nil && u.Event.Side == side && u.Event.Setting == setting && u.Event.To == to
 	}).Event
 }
@@ -102,8 +104,8 @@ func waitEvent(t *testing.T, p *Pair, side, setting, to string) *Event {
 func TestTCPDefaultReopens(t *testing.T) {
 	cfg := testConfig()
 	cfg.Sides[1].Transport = "tcp"
-	cfg.Sides[1].SndBuf = Buf{}
-	cfg.Sides[1].ClientSndBuf = Buf{}
+	cfg.Sides[1].SndBuf = model.Buf{}
+	cfg.Sides[1].ClientSndBuf = model.Buf{}
 	p := startPair(t, cfg)
 	if err := p.SetPaused(0, true); err != nil { // A is not part of this test
 		t.Fatal(err)
@@ -116,10 +118,10 @@ func TestTCPDefaultReopens(t *testing.T) {
 	}
 
 	// 64k: set on the open socket, which the kernel now locks.
-	if err := applyText(p, 1, SetSndBuf, "64k"); err != nil {
+	if err := applyText(p, 1, model.SetSndBuf, "64k"); err != nil {
 		t.Fatal(err)
 	}
-	if ev := waitEvent(t, p, "B", SetSndBuf, "64k"); ev.Reconnected {
+	if ev := waitEvent(t, p, "B", model.SetSndBuf, "64k"); ev.Reconnected {
 		t.Fatalf("64k re-opened the connections: %+v", ev)
 	}
 	_, locked64k, _ := nbd.ProbeSocketBuffer("tcp", nbd.SendBuf, 64<<10)
@@ -128,10 +130,10 @@ func TestTCPDefaultReopens(t *testing.T) {
 	}
 
 	// default: the connections are re-opened, the new sockets never set.
-	if err := applyText(p, 1, SetSndBuf, "default"); err != nil {
+	if err := applyText(p, 1, model.SetSndBuf, "default"); err != nil {
 		t.Fatal(err)
 	}
-	if ev := waitEvent(t, p, "B", SetSndBuf, "default"); !ev.Reconnected {
+	if ev := waitEvent(t, p, "B", model.SetSndBuf, "default"); !ev.Reconnected {
 		t.Fatalf("back to default without re-opening the connections: %+v", ev)
 	}
 	waitFor(t, p, 10*time.Second, "B sample after default", activeSample("B"))
@@ -146,17 +148,17 @@ func TestTCPDefaultReopens(t *testing.T) {
 		fresh, locked64k, m.SndBuf, explicit, wmemMax(), map[bool]string{true: ": the same value, so here only the socket's history tells a lock", false: ""}[explicit >= fresh])
 
 	// The client's send buffer, the same way.
-	if err := applyText(p, 1, SetClientSndBuf, "64k"); err != nil {
+	if err := applyText(p, 1, model.SetClientSndBuf, "64k"); err != nil {
 		t.Fatal(err)
 	}
-	waitEvent(t, p, "B", SetClientSndBuf, "64k")
+	waitEvent(t, p, "B", model.SetClientSndBuf, "64k")
 	if m := pollChild(t, ld); !m.SndBufLocked || m.SndBuf != locked64k {
 		t.Fatalf("client after 64k: sndbuf %d locked %v, want %d locked", m.SndBuf, m.SndBufLocked, locked64k)
 	}
-	if err := applyText(p, 1, SetClientSndBuf, "default"); err != nil {
+	if err := applyText(p, 1, model.SetClientSndBuf, "default"); err != nil {
 		t.Fatal(err)
 	}
-	if ev := waitEvent(t, p, "B", SetClientSndBuf, "default"); !ev.Reconnected {
+	if ev := waitEvent(t, p, "B", model.SetClientSndBuf, "default"); !ev.Reconnected {
 		t.Fatalf("client back to default without re-opening: %+v", ev)
 	}
 	waitFor(t, p, 10*time.Second, "B sample after client default", activeSample("B"))

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"nbdscope/engine/wire"
+	"nbdscope/model"
 )
 
 // turns decides which sides' loads run: the mode, the user's pauses and,
@@ -67,7 +70,7 @@ func (t *turns) setPaused(i int, paused bool) (from bool) {
 // change shows in the next sample instead of after the other side's turn.
 func (t *turns) give(i int) {
 	t.mu.Lock()
-	if t.mode != ModeAlternate {
+	if t.mode != model.ModeAlternate {
 		t.mu.Unlock()
 		return
 	}
@@ -102,7 +105,7 @@ func (t *turns) apply(force bool) {
 // applyLocked is apply with t.send held.
 func (t *turns) applyLocked(force bool) {
 	t.mu.Lock()
-	if t.mode == ModeAlternate && time.Since(t.turnAt) >= t.slice {
+	if t.mode == model.ModeAlternate && time.Since(t.turnAt) >= t.slice {
 		t.turn, t.turnAt, force = 1-t.turn, time.Now(), true
 	}
 	mode, turn, paused := t.mode, t.turn, t.paused
@@ -141,7 +144,7 @@ func (t *turns) applyLocked(force bool) {
 // turn and skew both. A child that died is left to the crash report.
 func (t *turns) sendPaused(s *side, c *child, paused bool) {
 	_, err := c.call(pauseCmd(paused), 30*time.Second)
-	if err == nil || errors.Is(err, errChildGone) || s.runningLoad() != c {
+	if err == nil || errors.Is(err, ErrChildGone) || s.runningLoad() != c {
 		return
 	}
 	verb := "resume"
@@ -159,7 +162,7 @@ func decideRuns(mode string, turn int, paused, up [2]bool) [2]bool {
 	for i := range run {
 		run[i] = !paused[i]
 		o := 1 - i
-		if mode == ModeAlternate && i != turn && !paused[o] && up[o] {
+		if mode == model.ModeAlternate && i != turn && !paused[o] && up[o] {
 			run[i] = false
 		}
 	}
@@ -167,7 +170,7 @@ func decideRuns(mode string, turn int, paused, up [2]bool) [2]bool {
 }
 
 // pauseCmd is the load child's set command for a pause or resume.
-func pauseCmd(paused bool) childCmd {
-	st, _ := Lookup(SetPaused)
-	return setCmd(st, st.childArg(Value{Bool: paused}, SideConfig{}, argEnv{}))
+func pauseCmd(paused bool) wire.Cmd {
+	st, _ := model.Lookup(model.SetPaused)
+	return wire.SetCmd(st, st.ChildArg(model.Value{Bool: paused}, model.SideConfig{}, model.ArgEnv{}))
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // needBlksum skips when blksum is missing, even under NBDSCOPE_INTEROP=1:
@@ -43,7 +43,7 @@ func TestHashRootMatchesBlksum(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("want exit 0:\n%s", r)
 	}
-	var rep engine.Report
+	var rep model.Report
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatalf("run --json: %v\n%s", err, r)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // TestSweepExecHyperfineExport: `sweep --exec 'qemu-img …' --sndbuf
@@ -27,7 +27,7 @@ func TestSweepExecHyperfineExport(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("want exit 0:\n%s", r)
 	}
-	var rep engine.SweepReport
+	var rep model.SweepReport
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || len(rep.Rows) != 2 {
 		t.Fatalf("stdout is not the sweep's JSON (%v):\n%s", err, r)
 	}

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // TestRunExecSideQemuImg: qemu-img convert runs in a loop as side B's load
@@ -23,7 +23,7 @@ func TestRunExecSideQemuImg(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("want exit 0:\n%s", r)
 	}
-	var rep engine.Report
+	var rep model.Report
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatalf("run --json: %v\n%s", err, r)
 	}
@@ -60,15 +60,15 @@ func TestRunExecSideQemuImg(t *testing.T) {
 	}
 	runs := 0
 	for _, e := range rep.Events {
-		if e.Side == "B" && e.Setting == engine.ExecRunEvent {
+		if e.Side == "B" && e.Setting == model.ExecRunEvent {
 			runs++
 		}
 	}
 	if runs == 0 {
 		t.Errorf("no finished client run reported as an event: %+v", rep.Events)
 	}
-	b := engine.CallsPer2MiB(before.calls, before.bytes)
-	a := engine.CallsPer2MiB(after.calls, after.bytes)
+	b := model.CallsPer2MiB(before.calls, before.bytes)
+	a := model.CallsPer2MiB(after.calls, after.bytes)
 	if after.eff >= 2*before.eff && a >= b {
 		t.Errorf("server send calls per 2 MiB %.2f at 2m (%d) not below %.2f at the default (%d)", a, after.eff, b, before.eff)
 	}

@@ -15,19 +15,19 @@ import (
 	"testing"
 	"time"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // sweepExec runs an exec sweep of default and 2m over a 256 MiB export,
 // one warm-up and one measured run each, and returns the report.
-func sweepExec(t *testing.T, home string, args ...string) engine.SweepReport {
+func sweepExec(t *testing.T, home string, args ...string) model.SweepReport {
 	t.Helper()
 	args = append([]string{"sweep", "--sndbuf", "default,2m", "--bytes", "256m", "--repeat", "1", "--warmup", "1", "--json"}, args...)
 	r := runEnv(t, []string{"NBDSCOPE_HOME=" + home}, nbdscopeBin, args...)
 	if r.code != 0 {
 		t.Fatalf("want exit 0:\n%s", r)
 	}
-	var rep engine.SweepReport
+	var rep model.SweepReport
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatalf("sweep --json does not parse: %v\n%s", err, r)
 	}
@@ -65,10 +65,10 @@ func TestSweepExecRealClients(t *testing.T) {
 						row.Buffer, row.Figures.Client.VolCSPer2MiB, row.Figures.Client.RecvCallsPer2MiB)
 				}
 				// Held where the default placement says, as a live side is.
-				if place := row.Figures.Placement; place.Setting != engine.DefaultPlacement() || row.Figures.Settings.Placement != place.Setting ||
-					(place.Setting == engine.PlaceSplit && (place.LoadCPUs == "any" || place.ServerCPUs == "any" || place.LoadCPUs == place.ServerCPUs)) {
+				if place := row.Figures.Placement; place.Setting != model.DefaultPlacement() || row.Figures.Settings.Placement != place.Setting ||
+					(place.Setting == model.PlaceSplit && (place.LoadCPUs == "any" || place.ServerCPUs == "any" || place.LoadCPUs == place.ServerCPUs)) {
 					t.Errorf("%s: placement %+v (stamped %q), want %s with the client and server on CPUs of their own",
-						row.Buffer, place, row.Figures.Settings.Placement, engine.DefaultPlacement())
+						row.Buffer, place, row.Figures.Settings.Placement, model.DefaultPlacement())
 				}
 				pl := x.Runs[0].Payload
 				if got := pl.ReadBytes + pl.WriteBytes; got != 256<<20 {
@@ -136,7 +136,7 @@ func TestSweepExecRounds(t *testing.T) {
 			t.Fatalf("runs by socket %q: want rounds of the 3 sizes' sockets in one order", socks)
 		}
 	}
-	var rep engine.SweepReport
+	var rep model.SweepReport
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 // unless the socket says not to (XNU uipc_socket.c, sosetoptlock:
 // "case SO_NOSIGPIPE: ... so->so_flags |= SOF_NOSIGPIPE"). With it the
 // write just fails with EPIPE, whatever the process does with the signal
-// (a child ignores it, engine/inchild_main.go; a library user may not), and
+// (a child ignores it, engine/child/child.go; a library user may not), and
 // no signal is raised per failed write.
 func noSigPipe(raw syscall.RawConn) error {
 	var serr error

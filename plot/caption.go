@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"nbdscope/engine"
-	"nbdscope/engine/platform"
+	"nbdscope/model"
+	"nbdscope/platform"
 	"nbdscope/units"
 )
 
@@ -15,7 +15,7 @@ import (
 // figures). Lines are wrapped to the document's width.
 type caption struct{ head, changes, tail []string }
 
-func captionOf(rep *engine.Report, sides []side) caption {
+func captionOf(rep *model.Report, sides []side) caption {
 	var c caption
 	c.head = append(c.head, "platform: "+platformText(rep.Platform))
 	for k, sd := range sides {
@@ -43,7 +43,7 @@ func captionOf(rep *engine.Report, sides []side) caption {
 }
 
 // captionLines are the caption's lines in one column.
-func captionLines(rep *engine.Report, sides []side) []string {
+func captionLines(rep *model.Report, sides []side) []string {
 	c := captionOf(rep, sides)
 	return append(append(append([]string(nil), c.head...), c.changes...), c.tail...)
 }
@@ -110,9 +110,9 @@ func platformText(pf platform.Facts) string {
 
 // buffersText is a side's buffers at the start: requested, and effective
 // as the first sample read them back.
-func buffersText(rep *engine.Report, sd side, k int) string {
+func buffersText(rep *model.Report, sd side, k int) string {
 	sc := rep.Config.Sides[k]
-	var eff engine.Buffers
+	var eff model.Buffers
 	for _, s := range sd.samples {
 		if s.SndBuf.ServerEffective > 0 || s.SndBuf.ClientEffective > 0 {
 			eff = s.SndBuf
@@ -135,7 +135,7 @@ func bufText(req string, eff int) string {
 }
 
 // placementText is where a side's processes ran, from its summary.
-func placementText(rep *engine.Report, sd side) string {
+func placementText(rep *model.Report, sd side) string {
 	for _, s := range rep.Sides {
 		if strings.EqualFold(s.Name, sd.name) {
 			p := s.Summary.Placement

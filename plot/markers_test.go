@@ -8,29 +8,29 @@ import (
 	"strings"
 	"testing"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // manyChanges is the fixture with 34 more changes, as a user stepping
 // keys in the explorer makes them: A's send buffer every 0.2 s, a burst of
 // B's settings at one instant, a pair-wide mode change, and three changes
 // of A in the run's last 0.1 s (their labels must go left of the lines).
-func manyChanges() engine.Report {
+func manyChanges() model.Report {
 	rep := fixture()
-	var ev []engine.Event
-	bufs := engine.BufLadder
+	var ev []model.Event
+	bufs := model.BufLadder
 	for i := 0; i < 15; i++ {
-		ev = append(ev, engine.Event{T: 0.5 + 0.2*float64(i), Side: "A", Setting: "sndbuf", From: bufs[i%len(bufs)], To: bufs[(i+1)%len(bufs)]})
+		ev = append(ev, model.Event{T: 0.5 + 0.2*float64(i), Side: "A", Setting: "sndbuf", From: bufs[i%len(bufs)], To: bufs[(i+1)%len(bufs)]})
 	}
 	for i, s := range []string{"transport", "client-rcvbuf", "placement", "connections", "in-flight", "request-size", "workload", "consume"} {
-		ev = append(ev, engine.Event{T: 4 + 0.001*float64(i), Side: "B", Setting: s, From: "x", To: "y"})
+		ev = append(ev, model.Event{T: 4 + 0.001*float64(i), Side: "B", Setting: s, From: "x", To: "y"})
 	}
-	ev = append(ev, engine.Event{T: 4.5, Side: "", Setting: "mode", From: "alternate", To: "concurrent"})
+	ev = append(ev, model.Event{T: 4.5, Side: "", Setting: "mode", From: "alternate", To: "concurrent"})
 	for i := 0; i < 7; i++ {
-		ev = append(ev, engine.Event{T: 5 + 0.3*float64(i), Side: "B", Setting: "sndbuf", From: "default", To: "4k"})
+		ev = append(ev, model.Event{T: 5 + 0.3*float64(i), Side: "B", Setting: "sndbuf", From: "default", To: "4k"})
 	}
 	for i := 0; i < 3; i++ {
-		ev = append(ev, engine.Event{T: 7.9 + 0.05*float64(i), Side: "A", Setting: "transport", From: "unix", To: "tcp"})
+		ev = append(ev, model.Event{T: 7.9 + 0.05*float64(i), Side: "A", Setting: "transport", From: "unix", To: "tcp"})
 	}
 	rep.Events = ev
 	return rep

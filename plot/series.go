@@ -1,7 +1,7 @@
 // Package plot draws a saved run's figures over time: as a self-contained
 // SVG document (runs export --format svg) and as text for a terminal
 // (runs compare). It is pure — a report in, text out — and takes every
-// figure from engine's single definitions (Sample.ThroughputBps,
+// figure from model's single definitions (Sample.ThroughputBps,
 // Sample.ReceiverCallsPer2MiB, Process.CoresBusy); it derives none itself.
 package plot
 
@@ -9,7 +9,7 @@ import (
 	"math"
 	"strings"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // metric is one charted figure of a sample.
@@ -26,8 +26,8 @@ const (
 // receiving process (the side's workload is no longer needed for it).
 // Unknown (NaN) when not measured, and for negative values (a counter
 // glitch is not a figure).
-func value(s engine.Sample, m metric, _ string) float64 {
-	var f engine.Figure
+func value(s model.Sample, m metric, _ string) float64 {
+	var f model.Figure
 	switch m {
 	case mThroughput:
 		f = s.ThroughputBps
@@ -36,7 +36,7 @@ func value(s engine.Sample, m metric, _ string) float64 {
 	case mCPUClient:
 		f = s.Client.CoresBusy
 	case mCPUServer:
-		f = engine.Unknown
+		f = model.Unknown
 		if s.Server != nil {
 			f = s.Server.CoresBusy
 		}
@@ -59,20 +59,20 @@ type segment []point
 type side struct {
 	name     string
 	workload string
-	samples  []engine.Sample // this side's samples, in time order
-	events   []change        // changes of this side or of the pair
+	samples  []model.Sample // this side's samples, in time order
+	events   []change       // changes of this side or of the pair
 }
 
 // change is an event with its number in the run (1 = the first change).
 type change struct {
 	n int
-	engine.Event
+	model.Event
 }
 
 // sidesOf returns a report's sides, A then B, with their samples and
 // events. A side is named by its configuration, else by its summary,
 // else by its position.
-func sidesOf(rep *engine.Report) []side {
+func sidesOf(rep *model.Report) []side {
 	stamped := rep.WithStamps()
 	rep = &stamped
 	var out []side
@@ -146,7 +146,7 @@ func maxOf(segs ...[]segment) float64 {
 
 // span returns the time the report covers: from 0 to its last sample or
 // event (at least 1 s, so that an empty run still has an axis).
-func span(reps ...*engine.Report) float64 {
+func span(reps ...*model.Report) float64 {
 	end := 1.0
 	for _, r := range reps {
 		for _, s := range r.Samples {
@@ -164,6 +164,6 @@ func span(reps ...*engine.Report) float64 {
 }
 
 // eventText is a change as a label: "sndbuf 2m→64k".
-func eventText(e engine.Event) string {
+func eventText(e model.Event) string {
 	return e.Setting + " " + e.From + "→" + e.To
 }

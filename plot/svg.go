@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/units"
 )
 
@@ -67,7 +67,7 @@ func px(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 // SVG renders a run as a self-contained SVG document: 2 sides × 3 charts
 // (throughput, calls per 2 MiB, CPU) over time, the changes marked and
 // labelled, and a caption with the platform, buffers and placement.
-func SVG(name string, rep engine.Report) string {
+func SVG(name string, rep model.Report) string {
 	sides := sidesOf(&rep)
 	end := span(&rep)
 	caption := captionOf(&rep, sides)
@@ -144,7 +144,7 @@ func (d *svgDoc) caption(c caption, cols int, y int) {
 
 // header writes the title, the run's time and preset, and a head over
 // each side's column saying what the side did.
-func (d *svgDoc) header(name string, rep *engine.Report, sides []side) {
+func (d *svgDoc) header(name string, rep *model.Report, sides []side) {
 	if name == "" {
 		name = "(unsaved)"
 	}
@@ -180,7 +180,7 @@ func (d *svgDoc) header(name string, rep *engine.Report, sides []side) {
 	}
 }
 
-func transportOf(sc engine.SideConfig) string {
+func transportOf(sc model.SideConfig) string {
 	if sc.Target != "" {
 		return sc.Target
 	}

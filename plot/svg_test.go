@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // node is a parsed XML element.
@@ -141,13 +141,13 @@ func TestSVGSeriesAreTheSamplesFigures(t *testing.T) {
 	rep := fixture()
 	root := parseSVG(t, SVG("r", rep))
 	end := span(&rep)
-	figure := map[string]func(s engine.Sample, workload string) engine.Figure{
-		"throughput": func(s engine.Sample, _ string) engine.Figure { return s.ThroughputBps / engine.GiB },
-		"calls":      func(s engine.Sample, _ string) engine.Figure { return s.ReceiverCallsPer2MiB() },
-		"cpu-client": func(s engine.Sample, _ string) engine.Figure { return s.Client.CoresBusy },
-		"cpu-server": func(s engine.Sample, _ string) engine.Figure {
+	figure := map[string]func(s model.Sample, workload string) model.Figure{
+		"throughput": func(s model.Sample, _ string) model.Figure { return s.ThroughputBps / model.GiB },
+		"calls":      func(s model.Sample, _ string) model.Figure { return s.ReceiverCallsPer2MiB() },
+		"cpu-client": func(s model.Sample, _ string) model.Figure { return s.Client.CoresBusy },
+		"cpu-server": func(s model.Sample, _ string) model.Figure {
 			if s.Server == nil {
-				return engine.Unknown
+				return model.Unknown
 			}
 			return s.Server.CoresBusy
 		},
@@ -193,7 +193,7 @@ func TestSVGMarksAndLabelsTheChanges(t *testing.T) {
 	root := parseSVG(t, SVG("r", rep))
 	for _, c := range root.all("g", "chart") {
 		side := c.attr("data-side")
-		var want []engine.Event // the side's changes and the pair's
+		var want []model.Event // the side's changes and the pair's
 		for _, e := range rep.Events {
 			if e.Side == side || e.Side == "" {
 				want = append(want, e)
@@ -240,7 +240,7 @@ func TestSVGMarksAndLabelsTheChanges(t *testing.T) {
 // A run without samples or events (a crash at the start) still renders:
 // six empty charts that say so, valid XML, no made-up line.
 func TestSVGEmptyRun(t *testing.T) {
-	root := parseSVG(t, SVG("empty", engine.Report{}))
+	root := parseSVG(t, SVG("empty", model.Report{}))
 	charts := root.all("g", "chart")
 	if len(charts) != 6 {
 		t.Fatalf("%d charts, want 6", len(charts))
@@ -260,8 +260,8 @@ func TestSVGEmptyRun(t *testing.T) {
 func TestSVGSkipsNonFiniteInput(t *testing.T) {
 	rep := fixture()
 	rep.Samples[0].T = math.NaN()
-	rep.Samples[2].ThroughputBps = engine.Figure(math.Inf(1))
-	rep.Events = append(rep.Events, engine.Event{T: math.Inf(1), Side: "A", Setting: "x"})
+	rep.Samples[2].ThroughputBps = model.Figure(math.Inf(1))
+	rep.Events = append(rep.Events, model.Event{T: math.Inf(1), Side: "A", Setting: "x"})
 	doc := SVG("r", rep)
 	parseSVG(t, doc)
 	for _, bad := range []string{"NaN", "Inf"} {
@@ -291,20 +291,20 @@ func TestSVGCaptionWraps(t *testing.T) {
 // An hour of samples draws with a few points per pixel column, keeping
 // each column's extremes: the peak and the dip stay visible.
 func TestSVGThinsLongRuns(t *testing.T) {
-	var rep engine.Report
-	rep.Config.Sides[0] = engine.SideConfig{Name: "A", Workload: engine.WorkRead}
-	rep.Config.Sides[1] = engine.SideConfig{Name: "B", Workload: engine.WorkRead}
+	var rep model.Report
+	rep.Config.Sides[0] = model.SideConfig{Name: "A", Workload: model.WorkRead}
+	rep.Config.Sides[1] = model.SideConfig{Name: "B", Workload: model.WorkRead}
 	n := 14400
 	for k := 1; k <= n; k++ {
-		v := engine.Figure(1 << 30)
+		v := model.Figure(1 << 30)
 		switch k {
 		case 5000:
 			v = 3 << 30 // a peak
 		case 9000:
 			v = 1 << 20 // a dip
 		}
-		rep.Samples = append(rep.Samples, engine.Sample{T: float64(k) / 4, Side: "A", Active: true, Figures: engine.Figures{Seconds: 0.25,
-			ThroughputBps: v, Client: engine.Process{RecvCallsPer2MiB: 8, CoresBusy: 1}}})
+		rep.Samples = append(rep.Samples, model.Sample{T: float64(k) / 4, Side: "A", Active: true, Figures: model.Figures{Seconds: 0.25,
+			ThroughputBps: v, Client: model.Process{RecvCallsPer2MiB: 8, CoresBusy: 1}}})
 	}
 	doc := SVG("long", rep)
 	if len(doc) > 400<<10 {

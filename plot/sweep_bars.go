@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // barChart is one chart of a sweep: a bar per size of the value that
@@ -215,22 +215,22 @@ func noSpreadWhy(bars []sweepBar) string {
 
 // sweepNotes are the lines under the charts: the fastest size, how busy
 // other processes were, and what the figures are.
-func sweepNotes(sw *engine.SweepReport, bars []sweepBar) []string {
+func sweepNotes(sw *model.SweepReport, bars []sweepBar) []string {
 	var out []string
 	o := sw.Optimum
 	switch {
 	case o == nil:
 		out = append(out, "fastest: n/a (no size moved any payload)")
-	case o.Buffer == engine.BufDefaultName:
+	case o.Buffer == model.BufDefaultName:
 		out = append(out, fmt.Sprintf("fastest: default (the OS's own size), %s GiB/s; within 5%%: %s",
-			(o.ThroughputBps/engine.GiB).Fixed(2), strings.Join(o.Within5Pct, ", ")))
+			(o.ThroughputBps/model.GiB).Fixed(2), strings.Join(o.Within5Pct, ", ")))
 	default:
 		vs := "the default was not swept"
 		if o.VsDefault.Known() {
 			vs = fmt.Sprintf("%.2f× the default's throughput", float64(o.VsDefault))
 		}
 		out = append(out, fmt.Sprintf("fastest: %s, %s GiB/s, %s; within 5%%: %s",
-			o.Buffer, (o.ThroughputBps/engine.GiB).Fixed(2), vs, strings.Join(o.Within5Pct, ", ")))
+			o.Buffer, (o.ThroughputBps/model.GiB).Fixed(2), vs, strings.Join(o.Within5Pct, ", ")))
 	}
 	out = append(out, otherCPUNote(sw.Rows)...)
 	if x := sw.Spec.Exec; x != nil && x.Note != "" {
@@ -247,14 +247,14 @@ func sweepNotes(sw *engine.SweepReport, bars []sweepBar) []string {
 
 // otherCPUNote says how busy other processes kept the machine during the
 // measurements, and which sizes they slowed (▲ on the chart).
-func otherCPUNote(rows []engine.SweepRow) []string {
-	worst, measured := engine.Figure(0), false
+func otherCPUNote(rows []model.SweepRow) []string {
+	worst, measured := model.Figure(0), false
 	var noisy []string
 	for _, r := range rows {
 		if o := r.OtherCoresBusy; o != nil && o.Known() {
 			measured = true
 			worst = max(worst, *o)
-			if *o >= engine.OtherCoresNoisy {
+			if *o >= model.OtherCoresNoisy {
 				noisy = append(noisy, r.Buffer)
 			}
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/units"
 )
 
@@ -48,7 +48,7 @@ type sweepBar struct {
 	noisy        bool    // other processes slowed its measurements
 }
 
-func sweepBars(sw *engine.SweepReport) []sweepBar {
+func sweepBars(sw *model.SweepReport) []sweepBar {
 	var out []sweepBar
 	for _, r := range sw.Rows {
 		b := sweepBar{buffer: r.Buffer, runs: r.Repeats, secs: math.NaN(), lo: math.NaN(), hi: math.NaN(), calls: math.NaN()}
@@ -56,7 +56,7 @@ func sweepBars(sw *engine.SweepReport) []sweepBar {
 			b.eff = "eff. " + units.FormatSize(int64(r.Effective))
 		}
 		if t := r.ThroughputBps; t.Known() && t > 0 {
-			b.gibps = (t / engine.GiB).Fixed(2) + " GiB/s"
+			b.gibps = (t / model.GiB).Fixed(2) + " GiB/s"
 		}
 		if r.Seconds > 0 && finite(r.Seconds) {
 			b.secs = r.Seconds
@@ -71,7 +71,7 @@ func sweepBars(sw *engine.SweepReport) []sweepBar {
 			b.best = r.Buffer == o.Buffer
 			b.near = !b.best && containsString(o.Within5Pct, r.Buffer)
 		}
-		b.noisy = r.OtherCoresBusy != nil && r.OtherCoresBusy.Known() && *r.OtherCoresBusy >= engine.OtherCoresNoisy
+		b.noisy = r.OtherCoresBusy != nil && r.OtherCoresBusy.Known() && *r.OtherCoresBusy >= model.OtherCoresNoisy
 		out = append(out, b)
 	}
 	return out
@@ -89,10 +89,10 @@ func containsString(list []string, s string) bool {
 // SweepSVG renders a saved sweep (rep.Sweep, with rep's platform) as a
 // self-contained SVG document; a report without a sweep renders as one
 // that says so.
-func SweepSVG(name string, rep engine.Report) string {
+func SweepSVG(name string, rep model.Report) string {
 	sw := rep.Sweep
 	if sw == nil {
-		sw = &engine.SweepReport{}
+		sw = &model.SweepReport{}
 	}
 	bars := sweepBars(sw)
 	head := sweepHeadLines(sw, rep)
@@ -134,7 +134,7 @@ func SweepSVG(name string, rep engine.Report) string {
 
 // sweepHeadLines are the subtitle's lines: what ran, how it was measured,
 // where and when.
-func sweepHeadLines(sw *engine.SweepReport, rep engine.Report) []string {
+func sweepHeadLines(sw *model.SweepReport, rep model.Report) []string {
 	sd := sw.Config.Sides[0]
 	var what string
 	if x := sw.Spec.Exec; x != nil {
@@ -146,7 +146,7 @@ func sweepHeadLines(sw *engine.SweepReport, rep engine.Report) []string {
 			conns = "connection"
 		}
 		what = fmt.Sprintf("nbdscope's load: %s over %s, %d %s × %d in flight × %s requests, consume %s, %s backend",
-			sd.Workload, orNA(sd.Transport), sd.Connections, conns, sd.InFlight, units.FormatSize(int64(sd.RequestSize)), sd.Get(engine.SetConsume), orNA(sd.Backend))
+			sd.Workload, orNA(sd.Transport), sd.Connections, conns, sd.InFlight, units.FormatSize(int64(sd.RequestSize)), sd.Get(model.SetConsume), orNA(sd.Backend))
 	}
 	how := fmt.Sprintf("each size: the median of %s", runsText(sw))
 	if x := sw.Spec.Exec; x != nil {
@@ -189,7 +189,7 @@ func orNA(s string) string {
 
 // runsText is "3 runs", or the range when the rows differ (a sweep cut
 // short: "1–3 runs").
-func runsText(sw *engine.SweepReport) string {
+func runsText(sw *model.SweepReport) string {
 	lo, hi := 0, 0
 	for i, r := range sw.Rows {
 		if i == 0 || r.Repeats < lo {
@@ -214,7 +214,7 @@ func runsText(sw *engine.SweepReport) string {
 
 // sweepHeader writes the title, the subtitle lines and, for a partial
 // sweep, why it is partial.
-func (d *svgDoc) sweepHeader(name string, sw *engine.SweepReport, head []string) {
+func (d *svgDoc) sweepHeader(name string, sw *model.SweepReport, head []string) {
 	if name == "" {
 		name = "(unsaved)"
 	}
@@ -236,9 +236,9 @@ func (d *svgDoc) sweepHeader(name string, sw *engine.SweepReport, head []string)
 // sweptOption names the swept buffer as the socket option it sets.
 func sweptOption(setting string) string {
 	switch setting {
-	case engine.SetClientSndBuf:
+	case model.SetClientSndBuf:
 		return "client SO_SNDBUF"
-	case engine.SetClientRcvBuf:
+	case model.SetClientRcvBuf:
 		return "client SO_RCVBUF"
 	}
 	return "server SO_SNDBUF"
@@ -249,15 +249,15 @@ func sweptAxis(setting string) string {
 	return sweptOption(setting) + " as requested; under it the effective size (read back) and the throughput"
 }
 
-func timeTitle(sw *engine.SweepReport) string {
+func timeTitle(sw *model.SweepReport) string {
 	if sw.Spec.Exec != nil {
 		return "wall time of one run of the command (s), lower is better"
 	}
 	return fmt.Sprintf("time to move %s (s), lower is better", units.FormatBytes(float64(sw.Spec.Bytes)))
 }
 
-func callsTitle(sw *engine.SweepReport) string {
-	sender := engine.SenderName(sw.Config.Sides[0].Workload)
+func callsTitle(sw *model.SweepReport) string {
+	sender := model.SenderName(sw.Config.Sides[0].Workload)
 	return "send calls per 2 MiB of payload, of the " + sender + " (the sender of the bulk data)"
 }
 

@@ -6,33 +6,34 @@ import (
 	"testing"
 	"time"
 
-	"nbdscope/engine"
-	"nbdscope/engine/platform"
+	"nbdscope/model"
+	"nbdscope/platform"
+	"nbdscope/sweep"
 )
 
 // execSweep is a saved exec sweep of qemu-img over four sizes, three runs
 // each: 64k the slowest, 2m the fastest and 4m within 5% of it.
-func execSweep() engine.Report {
-	spec := engine.SweepSpec{Bytes: 1 << 30, Repeat: 3, Setting: engine.SetSndBuf,
-		Exec: &engine.ExecSpec{Command: "qemu-img convert -f raw -O raw {uri} /dev/null", Warmup: 1}}
-	cfg := engine.DefaultConfig()
+func execSweep() model.Report {
+	spec := model.SweepSpec{Bytes: 1 << 30, Repeat: 3, Setting: model.SetSndBuf,
+		Exec: &model.ExecSpec{Command: "qemu-img convert -f raw -O raw {uri} /dev/null", Warmup: 1}}
+	cfg := model.DefaultConfig()
 	cfg.Sides[0].Backend = "null"
-	row := func(buf string, eff int, secs, lo, hi float64) engine.SweepRow {
-		r := engine.SweepRow{Buffer: buf, Effective: eff, Seconds: secs, Repeats: 3,
-			ThroughputBps: engine.Figure(float64(spec.Bytes) / secs),
-			Exec:          &engine.ExecRow{SecondsMin: lo, SecondsMax: hi, Runs: make([]engine.ExecRun, 3)}}
-		r.Figures.Settings.Workload = engine.WorkRead
-		r.Figures.Server = &engine.Process{SendCallsPer2MiB: engine.Figure(8 / secs)}
-		r.Figures.Placement = engine.Placement{Setting: "split", LoadCPUs: "0", ServerCPUs: "1"}
-		quiet := engine.Figure(0.02)
+	row := func(buf string, eff int, secs, lo, hi float64) model.SweepRow {
+		r := model.SweepRow{Buffer: buf, Effective: eff, Seconds: secs, Repeats: 3,
+			ThroughputBps: model.Figure(float64(spec.Bytes) / secs),
+			Exec:          &model.ExecRow{SecondsMin: lo, SecondsMax: hi, Runs: make([]model.ExecRun, 3)}}
+		r.Figures.Settings.Workload = model.WorkRead
+		r.Figures.Server = &model.Process{SendCallsPer2MiB: model.Figure(8 / secs)}
+		r.Figures.Placement = model.Placement{Setting: "split", LoadCPUs: "0", ServerCPUs: "1"}
+		quiet := model.Figure(0.02)
 		r.OtherCoresBusy = &quiet
 		return r
 	}
-	rows := []engine.SweepRow{row("default", 212992, 2.0, 1.9, 2.3), row("64k", 131072, 2.7, 2.4, 3.2),
+	rows := []model.SweepRow{row("default", 212992, 2.0, 1.9, 2.3), row("64k", 131072, 2.7, 2.4, 3.2),
 		row("2m", 4<<20, 1.0, 0.95, 1.1), row("4m", 8<<20, 1.04, 1.0, 1.3)}
-	sw := engine.SweepReport{Version: engine.SweepVersion, Nbdscope: "test", Time: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC),
-		Spec: spec, Config: cfg, Rows: rows, Optimum: engine.Optimum(rows)}
-	return engine.Report{Sweep: &sw, Platform: platform.Facts{OS: "linux", Arch: "amd64", Kernel: "Linux 6.1.0", Cores: 2}}
+	sw := model.SweepReport{Version: model.SweepVersion, Nbdscope: "test", Time: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC),
+		Spec: spec, Config: cfg, Rows: rows, Optimum: sweep.Optimum(rows)}
+	return model.Report{Sweep: &sw, Platform: platform.Facts{OS: "linux", Arch: "amd64", Kernel: "Linux 6.1.0", Cores: 2}}
 }
 
 // bars returns a bar chart's bars by buffer.
@@ -121,8 +122,8 @@ func TestSweepSVGSaysWhatItLacks(t *testing.T) {
 		sw.Rows[i].Repeats = 2
 	}
 	sw.Rows[3].Repeats = 1
-	sw.Rows[1].ThroughputBps, sw.Rows[1].Seconds = engine.Unknown, 0
-	noisy := engine.Figure(1.5)
+	sw.Rows[1].ThroughputBps, sw.Rows[1].Seconds = model.Unknown, 0
+	noisy := model.Figure(1.5)
 	sw.Rows[0].OtherCoresBusy = &noisy
 	sw.Partial, sw.PartialReason = true, "interrupted after 7 of 8 measurements"
 	root := parseSVG(t, SweepSVG("load", rep))
@@ -149,7 +150,7 @@ func TestSweepSVGSaysWhatItLacks(t *testing.T) {
 		}
 	}
 	// A report without a sweep still renders, saying nothing was measured.
-	empty := parseSVG(t, SweepSVG("none", engine.Report{}))
+	empty := parseSVG(t, SweepSVG("none", model.Report{}))
 	if len(empty.all("text", "no-data")) != 2 || !strings.Contains(empty.text(), "fastest: n/a") {
 		t.Error("an empty sweep does not say it has no data")
 	}

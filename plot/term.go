@@ -9,7 +9,7 @@ import (
 
 	"github.com/guptarohit/asciigraph"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // The terminal comparison of two runs (runs compare): for each side, its
@@ -21,7 +21,7 @@ import (
 // Run is a saved run to compare: its name and report.
 type Run struct {
 	Name   string
-	Report engine.Report
+	Report model.Report
 }
 
 var (

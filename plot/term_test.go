@@ -5,20 +5,20 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // constRun is a run whose side A reads at rate bytes/s (8 recv calls per
 // 2 MiB) for 8 s, one active sample per second, with a change at 4 s.
-func constRun(rate float64, change string) engine.Report {
-	var rep engine.Report
-	rep.Config.Sides[0] = engine.SideConfig{Name: "A", Workload: engine.WorkRead}
-	rep.Config.Sides[1] = engine.SideConfig{Name: "B", Workload: engine.WorkRead}
+func constRun(rate float64, change string) model.Report {
+	var rep model.Report
+	rep.Config.Sides[0] = model.SideConfig{Name: "A", Workload: model.WorkRead}
+	rep.Config.Sides[1] = model.SideConfig{Name: "B", Workload: model.WorkRead}
 	for k := 1; k <= 8; k++ {
-		rep.Samples = append(rep.Samples, engine.Sample{T: float64(k), Side: "A", Active: true, Figures: engine.Figures{Seconds: 1,
-			ThroughputBps: engine.Figure(rate), Client: engine.Process{RecvCallsPer2MiB: 8}}})
+		rep.Samples = append(rep.Samples, model.Sample{T: float64(k), Side: "A", Active: true, Figures: model.Figures{Seconds: 1,
+			ThroughputBps: model.Figure(rate), Client: model.Process{RecvCallsPer2MiB: 8}}})
 	}
-	rep.Events = []engine.Event{{T: 4, Side: "A", Setting: "sndbuf", From: "default", To: change}}
+	rep.Events = []model.Event{{T: 4, Side: "A", Setting: "sndbuf", From: "default", To: change}}
 	return rep
 }
 
@@ -102,11 +102,11 @@ func TestCompareWidth(t *testing.T) {
 }
 
 func TestColumnsAverageSamplesAndLeaveGaps(t *testing.T) {
-	sd := side{name: "A", workload: engine.WorkRead, samples: []engine.Sample{
-		{T: 1, Active: true, Figures: engine.Figures{Seconds: 1, ThroughputBps: 10}},
-		{T: 2, Active: true, Figures: engine.Figures{Seconds: 1, ThroughputBps: 30}},
-		{T: 3, Active: false, Figures: engine.Figures{Seconds: 0, ThroughputBps: 99}},
-		{T: 4, Active: true, Figures: engine.Figures{Seconds: 1, ThroughputBps: engine.Unknown}},
+	sd := side{name: "A", workload: model.WorkRead, samples: []model.Sample{
+		{T: 1, Active: true, Figures: model.Figures{Seconds: 1, ThroughputBps: 10}},
+		{T: 2, Active: true, Figures: model.Figures{Seconds: 1, ThroughputBps: 30}},
+		{T: 3, Active: false, Figures: model.Figures{Seconds: 0, ThroughputBps: 99}},
+		{T: 4, Active: true, Figures: model.Figures{Seconds: 1, ThroughputBps: model.Unknown}},
 	}}
 	got := sd.columns(mThroughput, 4, 4, 1)
 	// Column 0 is [0,1): sample 1; column 1 is [1,2): samples 1 and 2

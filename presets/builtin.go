@@ -3,27 +3,27 @@ package presets
 import (
 	"strings"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // The built-in presets reproduce the cases the qemu change (a 2 MiB send
 // buffer on NBD unix sockets) was measured with. Every side starts from
-// engine.DefaultSide: a spawned null server on a unix socket, read like
+// model.DefaultSide: a spawned null server on a unix socket, read like
 // qemu-img convert (1 connection, 2 MiB requests, 8 in flight, a zero scan
 // of each buffer). Each preset consumes the data the way the client it
 // models does, since that decides how fast the socket is drained. Duration
 // is 0 (until stopped); `run` supplies its own default.
 
-func sizeBuf(n int) engine.Buf { return engine.Buf{Kind: engine.BufSize, Bytes: n} }
+func sizeBuf(n int) model.Buf { return model.Buf{Kind: model.BufSize, Bytes: n} }
 
 var (
-	bufDefault = engine.Buf{Kind: engine.BufDefault}
-	bufMacOS   = engine.Buf{Kind: engine.BufMacOS}
+	bufDefault = model.Buf{Kind: model.BufDefault}
+	bufMacOS   = model.Buf{Kind: model.BufMacOS}
 	buf2M      = sizeBuf(2 << 20)
 )
 
 // shape sets the load shape of both sides and what they do with the data.
-func shape(c *engine.Config, conns, reqSize, inFlight int, consume string) {
+func shape(c *model.Config, conns, reqSize, inFlight int, consume string) {
 	for i := range c.Sides {
 		c.Sides[i].Connections = conns
 		c.Sides[i].RequestSize = reqSize
@@ -35,10 +35,10 @@ func shape(c *engine.Config, conns, reqSize, inFlight int, consume string) {
 // writePair is the default pair writing, like qemu-img convert to
 // qemu-nbd: both servers at the OS default send buffer (writes hardly use
 // it), into a null backend.
-func writePair() engine.Config {
-	c := engine.DefaultConfig()
+func writePair() model.Config {
+	c := model.DefaultConfig()
 	for i := range c.Sides {
-		c.Sides[i].Workload = engine.WorkWrite
+		c.Sides[i].Workload = model.WorkWrite
 		c.Sides[i].SndBuf = bufDefault
 		c.Sides[i].Backend = "null"
 	}
@@ -55,7 +55,7 @@ func builtins() []Preset {
 		Demonstrates: "The default: Linux's 208 KiB unix-socket send buffer makes the client need about 10 recvmsg calls " +
 			"per 2 MiB read; a 2 MiB SO_SNDBUF cuts that to about one and raised qemu-img's throughput 2.7x. " +
 			"Needs net.core.wmem_max >= 2 MiB to take full effect (nbdscope doctor explains).",
-		Config: engine.DefaultConfig(),
+		Config: model.DefaultConfig(),
 	}, {
 		Name:        "macos-gap",
 		Description: "qemu-img convert style reads (zero scan): macOS default (8 KiB effective) vs 2 MiB server send buffer",
@@ -68,14 +68,14 @@ func builtins() []Preset {
 		Demonstrates: "Many connections and many small requests in flight keep the socket full, and hashing keeps " +
 			"the client busy, so the buffer matters less than for qemu-img (the seed measured 1.19x on Linux) " +
 			"but still changes syscalls per 2 MiB and CPU per GiB.",
-		Config: shaped(4, 256<<10, 64, engine.ConsumeHash),
+		Config: shaped(4, 256<<10, 64, model.ConsumeHash),
 	}, {
 		Name:        "blksum",
 		Description: "blksum style reads (1 connection, 256 KiB, 16 in flight, hashed): OS default vs 2 MiB",
 		Demonstrates: "One connection with 256 KiB requests, each hashed like blkhash: each reply fits a larger " +
 			"buffer in one go, so the gap shows as fewer receive calls and less system time next to the hash's user time " +
 			"(the seed measured 2.65x on Linux).",
-		Config: shaped(1, 256<<10, 16, engine.ConsumeHash),
+		Config: shaped(1, 256<<10, 16, model.ConsumeHash),
 	}, {
 		Name:        "write",
 		Description: "qemu-img writing to qemu-nbd (1 connection, 2 MiB, 8 in flight): client send buffer OS default vs 2 MiB",
@@ -106,8 +106,8 @@ func builtins() []Preset {
 		Description: "server send-buffer sweep of qemu-img style reads: default, 64k … 4m, 4 GiB per point, 3 repeats",
 		Demonstrates: "Where the gain comes from and where it stops: throughput and syscalls per 2 MiB " +
 			"as the send buffer grows (nbdscope sweep --preset sweep).",
-		Config: engine.DefaultConfig(),
-		Sweep:  &SweepSpec{Sizes: sweepSizes(), Bytes: 4 << 30, Repeat: 3, Setting: engine.SetSndBuf},
+		Config: model.DefaultConfig(),
+		Sweep:  &SweepSpec{Sizes: sweepSizes(), Bytes: 4 << 30, Repeat: 3, Setting: model.SetSndBuf},
 	}}
 	ps = append(ps, execBuiltins()...) // builtin_exec.go: real clients
 	for i := range ps {
@@ -117,21 +117,21 @@ func builtins() []Preset {
 }
 
 // macosGap: A at macOS's default send buffer (8 KiB), B at 2 MiB.
-func macosGap() engine.Config {
-	c := engine.DefaultConfig()
+func macosGap() model.Config {
+	c := model.DefaultConfig()
 	c.Sides[0].SndBuf = bufMacOS
 	return c
 }
 
 // shaped is the default pair with both sides' load shape and consume mode.
-func shaped(conns, reqSize, inFlight int, consume string) engine.Config {
-	c := engine.DefaultConfig()
+func shaped(conns, reqSize, inFlight int, consume string) model.Config {
+	c := model.DefaultConfig()
 	shape(&c, conns, reqSize, inFlight, consume)
 	return c
 }
 
 // writeClientBuf is the write pair with B's client send buffer at 2 MiB.
-func writeClientBuf() engine.Config {
+func writeClientBuf() model.Config {
 	c := writePair()
 	c.Sides[1].ClientSndBuf = buf2M
 	return c
@@ -139,7 +139,7 @@ func writeClientBuf() engine.Config {
 
 // macosWrite is the write pair with A's client send buffer at macOS's
 // default (8 KiB) and B's at 2 MiB.
-func macosWrite() engine.Config {
+func macosWrite() model.Config {
 	c := writeClientBuf()
 	c.Sides[0].ClientSndBuf = bufMacOS
 	return c
@@ -147,8 +147,8 @@ func macosWrite() engine.Config {
 
 // tcpVsUnix: A over a unix socket, B over TCP loopback, both at the OS
 // default send buffer.
-func tcpVsUnix() engine.Config {
-	c := engine.DefaultConfig()
+func tcpVsUnix() model.Config {
+	c := model.DefaultConfig()
 	c.Sides[0].Transport = "unix"
 	c.Sides[1].Transport = "tcp"
 	for i := range c.Sides {
@@ -158,19 +158,19 @@ func tcpVsUnix() engine.Config {
 }
 
 // splitVsShared: both at the OS default send buffer, A on two cores, B on one.
-func splitVsShared() engine.Config {
-	c := engine.DefaultConfig()
+func splitVsShared() model.Config {
+	c := model.DefaultConfig()
 	for i := range c.Sides {
 		c.Sides[i].SndBuf = bufDefault
 	}
-	c.Sides[0].Placement = engine.PlaceSplit
-	c.Sides[1].Placement = engine.PlaceShared
+	c.Sides[0].Placement = model.PlaceSplit
+	c.Sides[1].Placement = model.PlaceShared
 	return c
 }
 
 // sweepSizes are the sweep preset's points: default, then 64k … 4m.
-func sweepSizes() []engine.Buf {
-	sizes := []engine.Buf{bufDefault}
+func sweepSizes() []model.Buf {
+	sizes := []model.Buf{bufDefault}
 	for _, n := range []int{64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20} {
 		sizes = append(sizes, sizeBuf(n))
 	}

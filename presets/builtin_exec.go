@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os/exec"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // The exec presets sweep real clients (nbdscope sweep --preset NAME) with
@@ -39,12 +39,12 @@ func missingClient(name string) error {
 }
 
 func execSweep(cmd string) *SweepSpec {
-	sizes := []engine.Buf{bufDefault}
+	sizes := []model.Buf{bufDefault}
 	for _, n := range []int{64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20} {
 		sizes = append(sizes, sizeBuf(n))
 	}
-	return &SweepSpec{Sizes: sizes, Bytes: 4 << 30, Repeat: 3, Setting: engine.SetSndBuf,
-		Exec: &engine.ExecSpec{Command: cmd, Warmup: 1}}
+	return &SweepSpec{Sizes: sizes, Bytes: 4 << 30, Repeat: 3, Setting: model.SetSndBuf,
+		Exec: &model.ExecSpec{Command: cmd, Warmup: 1}}
 }
 
 func execBuiltins() []Preset {
@@ -54,7 +54,7 @@ func execBuiltins() []Preset {
 		Description: "sweep qemu-img convert reading the export into a null-co image (nbdscope sweep --preset qemu-img-read)",
 		Demonstrates: "The seed's first table, with the real qemu-img: 1 connection, 2 MiB reads; the server's send calls " +
 			"and EAGAIN per 2 MiB fall as its send buffer grows, and the time with them (2.28x at 2 MiB on Linux).",
-		Config: engine.DefaultConfig(),
+		Config: model.DefaultConfig(),
 		Sweep:  execSweep("qemu-img convert -f raw -O raw -W -n {uri} " + qemuNullCo),
 	})
 	ps = append(ps, Preset{
@@ -62,7 +62,7 @@ func execBuiltins() []Preset {
 		Description: "sweep qemu-img convert writing a null-co image to the export (null backend)",
 		Demonstrates: "Writes: qemu-img sends the bulk data, so the server's receive calls per 2 MiB are the figure; " +
 			"the server's send buffer only carries replies and matters little. -S 0 keeps qemu-img from turning zeroes into WRITE_ZEROES.",
-		Config: engine.DefaultConfig(),
+		Config: model.DefaultConfig(),
 		Sweep:  execSweep("qemu-img convert -f raw -O raw -W -n -S 0 " + qemuNullCo + " {uri}"),
 	})
 	s := execSweep("nbdcopy --blkhash {uri} null:")
@@ -72,7 +72,7 @@ func execBuiltins() []Preset {
 		Description: "sweep nbdcopy --blkhash (or plain nbdcopy to null: where it has no --blkhash; the sweep says so)",
 		Demonstrates: "4 connections and many requests in flight keep the socket full, so the buffer matters less " +
 			"than for qemu-img (the seed measured 1.19x on Linux), but the server's calls per 2 MiB still fall.",
-		Config: engine.DefaultConfig(),
+		Config: model.DefaultConfig(),
 		Sweep:  s,
 	})
 	if missingClient(blksumPreset) == nil {
@@ -81,7 +81,7 @@ func execBuiltins() []Preset {
 			Description: "sweep blksum hashing the export (offered only when blksum is installed)",
 			Demonstrates: "blksum reads with 256 KiB requests and hashes each block: the seed measured 2.65x on Linux " +
 				"with a 2 MiB send buffer.",
-			Config: engine.DefaultConfig(),
+			Config: model.DefaultConfig(),
 			Sweep:  execSweep("blksum {uri}"),
 		})
 	}

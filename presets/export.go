@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/plot"
 	"nbdscope/segtable"
 	"nbdscope/units"
@@ -69,7 +69,7 @@ func ExportRun(rf RunFile, format string, w io.Writer) error {
 // ---- figures shared by the markdown summary and Compare ----
 
 // sideConfig finds a side's configuration by name, else by position.
-func sideConfig(r *engine.Report, name string, idx int) engine.SideConfig {
+func sideConfig(r *model.Report, name string, idx int) model.SideConfig {
 	for _, s := range r.Config.Sides {
 		if s.Name == name {
 			return s
@@ -78,27 +78,27 @@ func sideConfig(r *engine.Report, name string, idx int) engine.SideConfig {
 	if idx >= 0 && idx < len(r.Config.Sides) {
 		return r.Config.Sides[idx]
 	}
-	return engine.SideConfig{Name: name}
+	return model.SideConfig{Name: name}
 }
 
-func gibps(s engine.Summary) engine.Figure {
+func gibps(s model.Summary) model.Figure {
 	if !s.ThroughputBps.Known() {
-		return engine.Unknown
+		return model.Unknown
 	}
-	return s.ThroughputBps / engine.GiB
+	return s.ThroughputBps / model.GiB
 }
 
 // num formats a figure with prec decimals, "n/a" when unknown.
-func num(f engine.Figure, prec int) string { return f.Fixed(prec) }
+func num(f model.Figure, prec int) string { return f.Fixed(prec) }
 
 // bufferCell is the bulk sender's requested send buffer and its effective
 // size: the server's for reads, the client's for writes.
-func bufferCell(s engine.Figures, sc engine.SideConfig) string {
+func bufferCell(s model.Figures, sc model.SideConfig) string {
 	req, eff := s.SndBuf.ServerRequested, s.SndBuf.ServerEffective
 	if req == "" {
 		req = sc.SndBuf.String()
 	}
-	if engine.IsWrite(s.Settings.Workload) {
+	if model.IsWrite(s.Settings.Workload) {
 		req, eff = s.SndBuf.ClientRequested, s.SndBuf.ClientEffective
 		if req == "" {
 			req = sc.ClientSndBuf.String()
@@ -257,7 +257,7 @@ func writeMarkdown(rf RunFile, out io.Writer) error {
 		if s.Seconds > 0 {
 			seconds = strconv.FormatFloat(s.Seconds, 'f', 2, 64)
 		}
-		sum.add(mdEscape(sr.Name), mdEscape(segtable.Across(*r, sr, func(f engine.Figures) string { return bufferCell(f, sc) })), seconds,
+		sum.add(mdEscape(sr.Name), mdEscape(segtable.Across(*r, sr, func(f model.Figures) string { return bufferCell(f, sc) })), seconds,
 			num(cpu.UserS, 2)+mark, num(cpu.SysS, 2)+mark, num(gibps(s), 2), num(s.ReceiverCallsPer2MiB(), 2))
 		transport := sc.Transport
 		if sc.Target != "" {
@@ -310,7 +310,7 @@ func writeMarkdown(rf RunFile, out io.Writer) error {
 // writeMixedSummaries says, under the summary table, which sides' rows
 // span changed settings: their figures mix the segments, and their buffer
 // cell lists what each stretch ran with.
-func writeMixedSummaries(w io.Writer, r *engine.Report) {
+func writeMixedSummaries(w io.Writer, r *model.Report) {
 	for _, sr := range r.Sides {
 		if changed := segtable.ChangedSettings(*r, sr); len(changed) > 0 {
 			fmt.Fprintf(w, "- %s: the whole run, across changes of %s: its figures mix the segments (see Segments for each stretch).\n",
@@ -323,7 +323,7 @@ func writeMixedSummaries(w io.Writer, r *engine.Report) {
 // stretch of unchanged settings of each side: before and after, from one
 // run. Each row's figures are those measured under its settings; every
 // setting that differs between rows has a column (segtable).
-func writeSegments(w io.Writer, r *engine.Report) {
+func writeSegments(w io.Writer, r *model.Report) {
 	seg, ok := segtable.Of(*r)
 	if !ok {
 		return
@@ -349,7 +349,7 @@ func writeSegments(w io.Writer, r *engine.Report) {
 
 // writeWarningsAndCrashes writes the run's warnings (with their fixes)
 // and crashes (with the stderr tail).
-func writeWarningsAndCrashes(w io.Writer, r *engine.Report) {
+func writeWarningsAndCrashes(w io.Writer, r *model.Report) {
 	if len(r.Warnings) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "## Warnings")
@@ -388,11 +388,11 @@ func sizeOrNA(n int) string {
 
 // ---- CSV ----
 
-// CSVHeader is the header row of the CSV export: engine's one CSV layout,
+// CSVHeader is the header row of the CSV export: model's one CSV layout,
 // the same as run --csv.
-var CSVHeader = engine.RunCSVHeader()
+var CSVHeader = model.RunCSVHeader()
 
-func writeCSV(rf RunFile, out io.Writer) error { return engine.WriteRunCSV(out, rf.Report) }
+func writeCSV(rf RunFile, out io.Writer) error { return model.WriteRunCSV(out, rf.Report) }
 
 // ---- Compare ----
 
@@ -442,7 +442,7 @@ func Compare(a, b RunFile, out io.Writer) error {
 		fa, oka := compareFigures(a, name)
 		fb, okb := compareFigures(b, name)
 		for i, label := range []string{"GiB/s", "syscalls per 2 MiB", "CPU s/GiB"} {
-			va, vb := engine.Unknown, engine.Unknown
+			va, vb := model.Unknown, model.Unknown
 			if oka {
 				va = fa[i]
 			}
@@ -458,17 +458,17 @@ func Compare(a, b RunFile, out io.Writer) error {
 
 // compareFigures returns throughput (GiB/s), receiver syscalls per 2 MiB
 // and CPU s/GiB of a side; ok is false when the run has no such side.
-func compareFigures(rf RunFile, side string) (f [3]engine.Figure, ok bool) {
+func compareFigures(rf RunFile, side string) (f [3]model.Figure, ok bool) {
 	for _, sr := range rf.Report.Sides {
 		if sr.Name != side {
 			continue
 		}
-		return [3]engine.Figure{gibps(sr.Summary), sr.Summary.ReceiverCallsPer2MiB(), sr.Summary.CPU().SPerGiB}, true
+		return [3]model.Figure{gibps(sr.Summary), sr.Summary.ReceiverCallsPer2MiB(), sr.Summary.CPU().SPerGiB}, true
 	}
 	return f, false
 }
 
 // Ratio returns b/a, Unknown when either is unknown or a is zero.
-func Ratio(a, b engine.Figure) engine.Figure { return engine.Ratio(a, b) }
+func Ratio(a, b model.Figure) model.Figure { return model.Ratio(a, b) }
 
-func ratio(a, b engine.Figure) string { return engine.Ratio(a, b).Ratio() }
+func ratio(a, b model.Figure) string { return model.Ratio(a, b).Ratio() }

@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // Size limits of the files read (a preset is a few KiB; a run of an hour at
@@ -21,12 +21,12 @@ const (
 
 // presetFile is the on-disk form of a preset.
 type presetFile struct {
-	Version      int           `json:"version"`
-	Name         string        `json:"name"`
-	Description  string        `json:"description"`
-	Demonstrates string        `json:"demonstrates,omitempty"`
-	Config       engine.Config `json:"config"`
-	Sweep        *SweepSpec    `json:"sweep,omitempty"`
+	Version      int          `json:"version"`
+	Name         string       `json:"name"`
+	Description  string       `json:"description"`
+	Demonstrates string       `json:"demonstrates,omitempty"`
+	Config       model.Config `json:"config"`
+	Sweep        *SweepSpec   `json:"sweep,omitempty"`
 }
 
 // marshalIndent writes v as indented JSON with a final newline, without
@@ -76,7 +76,7 @@ func checkHead(data []byte) error {
 		return fmt.Errorf(`"version" %s: want the number %d`, head.Version, FileVersion)
 	}
 	if v > FileVersion {
-		return fmt.Errorf("version %d is newer than this nbdscope (%s) reads (up to %d): upgrade nbdscope", v, engine.Version, FileVersion)
+		return fmt.Errorf("version %d is newer than this nbdscope (%s) reads (up to %d): upgrade nbdscope", v, model.Version, FileVersion)
 	}
 	if v < 1 {
 		return fmt.Errorf("version %d: want %d", v, FileVersion)
@@ -105,7 +105,7 @@ func parsePreset(data []byte) (Preset, error) {
 		return Preset{}, fmt.Errorf("config.sides: want 2 sides (A and B), have %d", len(*shape.Config.Sides))
 	}
 
-	pf := presetFile{Config: engine.DefaultConfig()}
+	pf := presetFile{Config: model.DefaultConfig()}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&pf); err != nil {

@@ -6,16 +6,16 @@ import (
 	"strings"
 	"testing"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // partialReport is testReport with side A's load dead halfway.
-func partialReport() engine.Report {
+func partialReport() model.Report {
 	r := testReport()
-	c := engine.Crash{T: 2.5, Side: "A", Role: engine.RoleLoad, Target: "nbd+unix:///?socket=/tmp/q.sock",
+	c := model.Crash{T: 2.5, Side: "A", Role: model.RoleLoad, Target: "nbd+unix:///?socket=/tmp/q.sock",
 		Status: "exit status 1", Reason: "target nbd+unix:///?socket=/tmp/q.sock: connection lost: nbd: sending WRITE: write: broken pipe",
 		Stderr: []string{"nbdscope: target nbd+unix:///?socket=/tmp/q.sock: connection lost: nbd: sending WRITE: write: broken pipe"}}
-	r.Crashes = []engine.Crash{c}
+	r.Crashes = []model.Crash{c}
 	r.Partial, r.PartialReason = true, c.Text()+"; interrupted after 3.0s of 10s"
 	return r
 }
@@ -108,7 +108,7 @@ func TestPartialCause(t *testing.T) {
 		{true, "side B server died (signal: killed): nbd+unix:///?socket=/x: (no output); interrupted after 2.0s of 8s", "side B server died"},
 		{true, "", "partial"},
 	} {
-		r := engine.Report{Partial: c.partial, PartialReason: c.reason}
+		r := model.Report{Partial: c.partial, PartialReason: c.reason}
 		if got := r.PartialCause(); got != c.want {
 			t.Errorf("PartialCause(%q) = %q, want %q", c.reason, got, c.want)
 		}

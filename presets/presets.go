@@ -1,9 +1,9 @@
 // Package presets holds nbdscope's built-in presets, the user's own presets
 // and saved runs, and their import and export.
 //
-// A preset is a named engine.Config (both sides, mode, duration, interval,
+// A preset is a named model.Config (both sides, mode, duration, interval,
 // script), with a one-line description and, for built-ins, what it
-// demonstrates. A run is an engine.Report (config, samples, events, summary
+// demonstrates. A run is an model.Report (config, samples, events, summary
 // per side, platform facts) under a name.
 //
 // # Files
@@ -11,8 +11,8 @@
 // User presets and runs are hand-editable, indented JSON files, one per name
 // (NAME.json), each with a schema version:
 //
-//	presets: {"version": 1, "name": ..., "description": ..., "config": {engine.Config}}
-//	runs:    {"version": 1, "name": ..., "report": {engine.Report}}
+//	presets: {"version": 1, "name": ..., "description": ..., "config": {model.Config}}
+//	runs:    {"version": 1, "name": ..., "report": {model.Report}}
 //
 // They live in the directories of a Store; DefaultStore picks them:
 //
@@ -27,7 +27,7 @@
 // its directory or hide a file. User presets cannot take a built-in's name.
 //
 // Loading a preset file fills fields it leaves out from the built-in default
-// (engine.DefaultConfig), rejects unknown fields (a typo in a hand-edited file
+// (model.DefaultConfig), rejects unknown fields (a typo in a hand-edited file
 // is an error, not silently ignored) and validates the configuration. Run
 // files are records and are read leniently: unknown fields are ignored. A
 // file that cannot be used (invalid JSON, wrong field types, a version newer
@@ -57,7 +57,7 @@ import (
 	"regexp"
 	"strings"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // FileVersion is the schema version of preset and run files.
@@ -100,7 +100,7 @@ type Preset struct {
 	Name         string
 	Description  string // one line
 	Demonstrates string // what the preset shows (built-ins), may be empty
-	Config       engine.Config
+	Config       model.Config
 	// Sweep, when set, defines a buffer-size sweep (nbdscope sweep --preset).
 	Sweep *SweepSpec
 	// BuiltIn presets are compiled in and read-only.
@@ -114,11 +114,11 @@ type Preset struct {
 // server, and run or the explorer would run our load instead.
 func (p Preset) SweepsClient() bool { return p.Sweep != nil && p.Sweep.Exec != nil }
 
-// SweepSpec defines a buffer-size sweep (engine.Sweep runs it on side A
-// of the preset's configuration): Setting (engine.SetSndBuf when empty,
-// engine.SetClientSndBuf or engine.SetClientRcvBuf) takes each of Sizes in
+// SweepSpec defines a buffer-size sweep (sweep.Sweep runs it on side A
+// of the preset's configuration): Setting (model.SetSndBuf when empty,
+// model.SetClientSndBuf or model.SetClientRcvBuf) takes each of Sizes in
 // turn, moving Bytes of payload per point, Repeat times.
-type SweepSpec = engine.SweepSpec
+type SweepSpec = model.SweepSpec
 
 // Limits of a sweep.
 const (
@@ -128,9 +128,9 @@ const (
 
 // ValidateSweep checks a sweep definition.
 func ValidateSweep(s *SweepSpec) error {
-	if st, ok := engine.Lookup(s.Setting); s.Setting != "" && (!ok || st.Type != engine.TypeBuf) {
+	if st, ok := model.Lookup(s.Setting); s.Setting != "" && (!ok || st.Type != model.TypeBuf) {
 		var names []string
-		for _, b := range engine.BufferSettings() {
+		for _, b := range model.BufferSettings() {
 			names = append(names, b.Name)
 		}
 		return fmt.Errorf("sweep setting %q: want one of %s", s.Setting, strings.Join(names, ", "))
@@ -140,7 +140,7 @@ func ValidateSweep(s *SweepSpec) error {
 	}
 	for _, b := range s.Sizes {
 		// Sizes must survive their text form (what the file stores).
-		if _, err := engine.ParseBuf(b.String()); err != nil {
+		if _, err := model.ParseBuf(b.String()); err != nil {
 			return fmt.Errorf("sweep size: %w", err)
 		}
 	}
@@ -154,7 +154,7 @@ func ValidateSweep(s *SweepSpec) error {
 		if strings.TrimSpace(x.Command) == "" || x.Warmup < 0 || x.Warmup > MaxSweepRepeat {
 			return fmt.Errorf("sweep exec: want a command and a warm-up of 0…%d runs", MaxSweepRepeat)
 		}
-		if s.Setting != "" && s.Setting != engine.SetSndBuf {
+		if s.Setting != "" && s.Setting != model.SetSndBuf {
 			return fmt.Errorf("sweep exec: sweeps the server send buffer only, not %q", s.Setting)
 		}
 	}
@@ -182,8 +182,8 @@ func (p *Preset) validateBody() error {
 	}
 	for _, s := range p.Config.Sides {
 		// Buffers must survive their text form (what the file stores).
-		for _, b := range []engine.Buf{s.SndBuf, s.ClientSndBuf, s.ClientRcvBuf} {
-			if _, err := engine.ParseBuf(b.String()); err != nil {
+		for _, b := range []model.Buf{s.SndBuf, s.ClientSndBuf, s.ClientRcvBuf} {
+			if _, err := model.ParseBuf(b.String()); err != nil {
 				return fmt.Errorf("side %s: %w", s.Name, err)
 			}
 		}

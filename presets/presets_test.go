@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 func TestBuiltinsValidate(t *testing.T) {
@@ -59,15 +59,15 @@ func TestBuiltinsValidate(t *testing.T) {
 }
 
 func TestBuiltinSettings(t *testing.T) {
-	get := func(name string) engine.Config {
+	get := func(name string) model.Config {
 		p, ok := Builtin(name)
 		if !ok {
 			t.Fatalf("no built-in %s", name)
 		}
 		return p.Config
 	}
-	if c := get("linux-gap"); !reflect.DeepEqual(c, engine.DefaultConfig()) {
-		t.Errorf("linux-gap is not engine.DefaultConfig(): %+v", c)
+	if c := get("linux-gap"); !reflect.DeepEqual(c, model.DefaultConfig()) {
+		t.Errorf("linux-gap is not model.DefaultConfig(): %+v", c)
 	}
 	type want struct {
 		conns, req, inflight int
@@ -100,7 +100,7 @@ func TestBuiltinSettings(t *testing.T) {
 			}
 		}
 	}
-	if c := get("cores"); c.Sides[0].Placement != engine.PlaceSplit || c.Sides[1].Placement != engine.PlaceShared {
+	if c := get("cores"); c.Sides[0].Placement != model.PlaceSplit || c.Sides[1].Placement != model.PlaceShared {
 		t.Errorf("cores: placements %q, %q", c.Sides[0].Placement, c.Sides[1].Placement)
 	}
 	sw, _ := Builtin("sweep")
@@ -111,7 +111,7 @@ func TestBuiltinSettings(t *testing.T) {
 	for _, b := range sw.Sweep.Sizes {
 		sizes = append(sizes, b.String())
 	}
-	if got := strings.Join(sizes, ","); got != "default,64k,128k,256k,512k,1m,2m,4m" || sw.Sweep.Bytes != 4<<30 || sw.Sweep.Repeat != 3 || sw.Sweep.Setting != engine.SetSndBuf {
+	if got := strings.Join(sizes, ","); got != "default,64k,128k,256k,512k,1m,2m,4m" || sw.Sweep.Bytes != 4<<30 || sw.Sweep.Repeat != 3 || sw.Sweep.Setting != model.SetSndBuf {
 		t.Errorf("sweep: sizes %s, bytes %d, repeat %d, setting %s", got, sw.Sweep.Bytes, sw.Sweep.Repeat, sw.Sweep.Setting)
 	}
 	for _, p := range Builtins() {
@@ -128,9 +128,9 @@ func TestBuiltinSettings(t *testing.T) {
 func TestBuiltinsAreCopies(t *testing.T) {
 	p, _ := Builtin("sweep")
 	p.Config.Sides[0].Connections = 9
-	p.Sweep.Sizes[0] = engine.Buf{Kind: engine.BufSize, Bytes: 1 << 20}
+	p.Sweep.Sizes[0] = model.Buf{Kind: model.BufSize, Bytes: 1 << 20}
 	q, _ := Builtin("SWEEP") // case-insensitive
-	if q.Config.Sides[0].Connections != 1 || q.Sweep.Sizes[0].Kind != engine.BufDefault {
+	if q.Config.Sides[0].Connections != 1 || q.Sweep.Sizes[0].Kind != model.BufDefault {
 		t.Error("changing a returned built-in changed the built-in")
 	}
 	if q.Name != "sweep" {
@@ -239,20 +239,20 @@ func TestStoreDirs(t *testing.T) {
 
 // customPreset uses every kind of field.
 func customPreset(name string) Preset {
-	c := engine.DefaultConfig()
-	c.Mode = engine.ModeConcurrent
-	c.Duration = engine.Duration(90 * time.Second)
-	c.Interval = engine.Duration(500 * time.Millisecond)
-	c.Sides[0].SndBuf = engine.Buf{Kind: engine.BufMacOS}
-	c.Sides[0].ClientRcvBuf = engine.Buf{Kind: engine.BufSize, Bytes: 1536}
-	c.Sides[0].Workload = engine.WorkMixed
+	c := model.DefaultConfig()
+	c.Mode = model.ModeConcurrent
+	c.Duration = model.Duration(90 * time.Second)
+	c.Interval = model.Duration(500 * time.Millisecond)
+	c.Sides[0].SndBuf = model.Buf{Kind: model.BufMacOS}
+	c.Sides[0].ClientRcvBuf = model.Buf{Kind: model.BufSize, Bytes: 1536}
+	c.Sides[0].Workload = model.WorkMixed
 	c.Sides[0].ReadPercent = 30
 	c.Sides[1].Target = "nbd+unix:///?socket=/tmp/nbd.sock"
-	c.Sides[1].ClientSndBuf = engine.Buf{Kind: engine.BufSize, Bytes: 3 << 20}
+	c.Sides[1].ClientSndBuf = model.Buf{Kind: model.BufSize, Bytes: 3 << 20}
 	c.Sides[1].Connections = 3
 	c.Sides[1].Verify = true
 	for _, at := range []string{"5s:b.sndbuf=64k", "8s:a.connections=4"} {
-		ch, err := engine.ParseAt(at)
+		ch, err := model.ParseAt(at)
 		if err != nil {
 			panic(err)
 		}
@@ -261,7 +261,7 @@ func customPreset(name string) Preset {
 	return Preset{
 		Name: name, Description: "a custom preset with <html> & \"quotes\"", Demonstrates: "everything",
 		Config: c,
-		Sweep:  &SweepSpec{Setting: engine.SetClientSndBuf, Sizes: []engine.Buf{{}, {Kind: engine.BufSize, Bytes: 64 << 10}}, Bytes: 1 << 30, Repeat: 2},
+		Sweep:  &SweepSpec{Setting: model.SetClientSndBuf, Sizes: []model.Buf{{}, {Kind: model.BufSize, Bytes: 64 << 10}}, Bytes: 1 << 30, Repeat: 2},
 	}
 }
 
@@ -324,8 +324,8 @@ func TestPartialPresetTakesDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := engine.DefaultConfig()
-	want.Sides[0].SndBuf = engine.Buf{Kind: engine.BufSize, Bytes: 64 << 10}
+	want := model.DefaultConfig()
+	want.Sides[0].SndBuf = model.Buf{Kind: model.BufSize, Bytes: 64 << 10}
 	want.Sides[1].Transport = "tcp"
 	if !reflect.DeepEqual(p.Config, want) {
 		t.Errorf("got %+v\nwant %+v", p.Config, want)
@@ -451,7 +451,7 @@ func TestSaveRefusesOverwrite(t *testing.T) {
 		t.Error("saved a bad sweep")
 	}
 	bad = customPreset("p")
-	bad.Config.Sides[0].SndBuf = engine.Buf{Kind: engine.BufSize, Bytes: 100} // would not load back
+	bad.Config.Sides[0].SndBuf = model.Buf{Kind: model.BufSize, Bytes: 100} // would not load back
 	if err := s.SavePreset(bad, true); err == nil {
 		t.Error("saved a buffer that does not load back")
 	}

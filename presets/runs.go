@@ -11,14 +11,14 @@ import (
 	"strings"
 	"time"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // RunFile is a saved run: the on-disk form and what Run returns.
 type RunFile struct {
-	Version int           `json:"version"`
-	Name    string        `json:"name"`
-	Report  engine.Report `json:"report"`
+	Version int          `json:"version"`
+	Name    string       `json:"name"`
+	Report  model.Report `json:"report"`
 	// File is where the run was read from; empty for a run not read from
 	// a store.
 	File string `json:"-"`
@@ -37,24 +37,24 @@ type RunInfo struct {
 	Cause   string
 	// Sweep is the optimum of a saved sweep (sweep --save), nil for a
 	// run: a sweep has rows per buffer, no sides' series over time.
-	Sweep *engine.SweepOptimum
+	Sweep *model.SweepOptimum
 }
 
 // SideInfo is a side's headline figure.
 type SideInfo struct {
 	Name          string
-	ThroughputBps engine.Figure
+	ThroughputBps model.Figure
 }
 
 // Throughput returns the throughput of the named side, Unknown when the run
 // has no such side.
-func (ri RunInfo) Throughput(side string) engine.Figure {
+func (ri RunInfo) Throughput(side string) model.Figure {
 	for _, s := range ri.Sides {
 		if s.Name == side {
 			return s.ThroughputBps
 		}
 	}
-	return engine.Unknown
+	return model.Unknown
 }
 
 // Info returns a run's list entry.
@@ -62,7 +62,7 @@ func (rf *RunFile) Info() RunInfo {
 	ri := RunInfo{Name: rf.Name, File: rf.File, Time: rf.Report.Time, Preset: rf.Report.Preset,
 		Partial: rf.Report.Partial, Cause: rf.Report.PartialCause()}
 	if sw := rf.Report.Sweep; sw != nil {
-		ri.Sweep = &engine.SweepOptimum{Buffer: "n/a", ThroughputBps: engine.Unknown, VsDefault: engine.Unknown}
+		ri.Sweep = &model.SweepOptimum{Buffer: "n/a", ThroughputBps: model.Unknown, VsDefault: model.Unknown}
 		if sw.Optimum != nil {
 			ri.Sweep = sw.Optimum
 		}
@@ -84,9 +84,9 @@ func parseRun(data []byte) (RunFile, error) {
 	if err := json.Unmarshal(data, &rf); err != nil {
 		return RunFile{}, jsonError(data, err)
 	}
-	if rf.Report.Version > engine.ReportVersion {
+	if rf.Report.Version > model.ReportVersion {
 		return RunFile{}, fmt.Errorf("report version %d is newer than this nbdscope (%s) reads (up to %d): upgrade nbdscope",
-			rf.Report.Version, engine.Version, engine.ReportVersion)
+			rf.Report.Version, model.Version, model.ReportVersion)
 	}
 	return rf, nil
 }
@@ -105,7 +105,7 @@ func (s *Store) RunPath(name string) string {
 // SaveRun writes a run under name, replacing an existing run only with
 // force (ErrExists otherwise). A report without a version gets the current
 // one.
-func (s *Store) SaveRun(name string, r engine.Report, force bool) error {
+func (s *Store) SaveRun(name string, r model.Report, force bool) error {
 	if err := ValidName(name); err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (s *Store) SaveRun(name string, r engine.Report, force bool) error {
 		return fmt.Errorf("saving run %q: no run directory", name)
 	}
 	if r.Version == 0 {
-		r.Version = engine.ReportVersion
+		r.Version = model.ReportVersion
 	}
 	data, err := marshalIndent(RunFile{Version: FileVersion, Name: name, Report: r})
 	if err != nil {

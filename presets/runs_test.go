@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 func TestRunRoundTrip(t *testing.T) {
@@ -71,7 +71,7 @@ func TestRunRoundTrip(t *testing.T) {
 	if err := s.SaveRun("nover", r, false); err != nil {
 		t.Fatal(err)
 	}
-	if rf, _ := s.Run("nover"); rf.Report.Version != engine.ReportVersion {
+	if rf, _ := s.Run("nover"); rf.Report.Version != model.ReportVersion {
 		t.Errorf("report version %d", rf.Report.Version)
 	}
 }
@@ -241,13 +241,13 @@ func TestExportMarkdown(t *testing.T) {
 	// Writes: the buffer is the client's, the receiver the server;
 	// unknown and external figures.
 	r := testReport()
-	r.Config.Sides[0].Workload = engine.WorkWrite
+	r.Config.Sides[0].Workload = model.WorkWrite
 	r.Sides[0].Summary.SndBuf.ClientRequested = "2m"
 	r.Sides[0].Summary.SndBuf.ClientEffective = 4 << 20
 	r.Sides[0].Summary.Server.RecvCallsPer2MiB = 3
 	r.Sides[1].Summary.Server = nil
-	r.Sides[1].Summary.ThroughputBps = engine.Unknown
-	r.Sides[1].Summary.Client.SysS = engine.Unknown
+	r.Sides[1].Summary.ThroughputBps = model.Unknown
+	r.Sides[1].Summary.Client.SysS = model.Unknown
 	r.Sides[1].Summary.Seconds = 0
 	b.Reset()
 	if err := ExportRun(RunFile{Name: "w", Report: r}, "markdown", &b); err != nil {
@@ -337,8 +337,8 @@ func TestCompare(t *testing.T) {
 	srv.CPUSPerGiB = 0.05
 	sa.Server = &srv
 	// b's B is unknown; b has a side C that a lacks.
-	b.Report.Sides[1].Summary.ThroughputBps = engine.Unknown
-	b.Report.Sides = append(b.Report.Sides, engine.SideReport{Name: "C", Summary: b.Report.Sides[0].Summary})
+	b.Report.Sides[1].Summary.ThroughputBps = model.Unknown
+	b.Report.Sides = append(b.Report.Sides, model.SideReport{Name: "C", Summary: b.Report.Sides[0].Summary})
 
 	var out bytes.Buffer
 	if err := Compare(a, b, &out); err != nil {
@@ -377,7 +377,7 @@ func TestCompare(t *testing.T) {
 	if r := Ratio(4, 1); r != 0.25 {
 		t.Errorf("Ratio(4, 1) = %v", r)
 	}
-	if Ratio(0, 1).Known() || Ratio(engine.Unknown, 1).Known() || Ratio(1, engine.Figure(math.Inf(1))).Known() {
+	if Ratio(0, 1).Known() || Ratio(model.Unknown, 1).Known() || Ratio(1, model.Figure(math.Inf(1))).Known() {
 		t.Error("Ratio of unknowns is known")
 	}
 }

@@ -1,7 +1,7 @@
 // Package segtable is the table of a run's segments — one row per stretch
 // of unchanged settings of each side — as one model that both `run`'s text
 // and the markdown export (runs show, runs export) print. Its setting
-// columns come from engine's settings table: every setting whose value
+// columns come from model's settings table: every setting whose value
 // differs between the rows gets a column, and the settings that never
 // change are named once, above the table. So two stretches that differ
 // only in, say, transport or placement can always be told apart.
@@ -14,7 +14,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // Table is a run's segments as rows of text cells.
@@ -33,22 +33,22 @@ type Table struct {
 // figure is a column of measured figures.
 type figure struct {
 	head string
-	cell func(g engine.Segment) string
+	cell func(g model.Segment) string
 }
 
 // figures are the columns after the settings: the headline figures of a
 // stretch, the receive and send calls named by the process that made them.
 var figures = []figure{
-	{"throughput", func(g engine.Segment) string { return g.ThroughputBps.Rate() }},
-	{"recv calls per 2 MiB", func(g engine.Segment) string {
-		return g.ReceiverCallsPer2MiB().Fixed(2) + " (" + engine.ReceiverName(g.Settings.Workload) + ")"
+	{"throughput", func(g model.Segment) string { return g.ThroughputBps.Rate() }},
+	{"recv calls per 2 MiB", func(g model.Segment) string {
+		return g.ReceiverCallsPer2MiB().Fixed(2) + " (" + model.ReceiverName(g.Settings.Workload) + ")"
 	}},
-	{"send calls per 2 MiB", func(g engine.Segment) string {
-		return g.SenderCallsPer2MiB().Fixed(2) + " (" + engine.SenderName(g.Settings.Workload) + ")"
+	{"send calls per 2 MiB", func(g model.Segment) string {
+		return g.SenderCallsPer2MiB().Fixed(2) + " (" + model.SenderName(g.Settings.Workload) + ")"
 	}},
-	{"send EAGAIN per 2 MiB", func(g engine.Segment) string { return g.SenderEAGAINPer2MiB().Fixed(2) }},
-	{"client wake-ups per 2 MiB", func(g engine.Segment) string { return g.Client.VolCSPer2MiB.Fixed(2) }},
-	{"CPU s/GiB", func(g engine.Segment) string { return g.CPU().SPerGiB.Fixed(3) }},
+	{"send EAGAIN per 2 MiB", func(g model.Segment) string { return g.SenderEAGAINPer2MiB().Fixed(2) }},
+	{"client wake-ups per 2 MiB", func(g model.Segment) string { return g.Client.VolCSPer2MiB.Fixed(2) }},
+	{"CPU s/GiB", func(g model.Segment) string { return g.CPU().SPerGiB.Fixed(3) }},
 }
 
 // Note is what a segment is, for the line under the table.
@@ -57,12 +57,12 @@ const Note = "a segment is a stretch with unchanged settings; an interval in whi
 // row is one segment of one side.
 type row struct {
 	side string
-	seg  engine.Segment
+	seg  model.Segment
 }
 
 // Of returns the table of a report's segments, and false for a run whose
 // settings never changed (each side has one segment: its summary).
-func Of(rep engine.Report) (Table, bool) {
+func Of(rep model.Report) (Table, bool) {
 	if !rep.Changed() {
 		return Table{}, false
 	}
@@ -93,8 +93,8 @@ func Of(rep engine.Report) (Table, bool) {
 	return t, true
 }
 
-func stamps(rows []row) []engine.Stamp {
-	out := make([]engine.Stamp, len(rows))
+func stamps(rows []row) []model.Stamp {
+	out := make([]model.Stamp, len(rows))
 	for i, r := range rows {
 		out[i] = r.seg.Settings
 	}
@@ -104,8 +104,8 @@ func stamps(rows []row) []engine.Stamp {
 // split walks the settings table: a setting whose value differs between
 // the stamps goes into differ, one that is the same in all into same (as
 // "name value"; left out where it does not apply).
-func split(sts []engine.Stamp) (differ, same []string) {
-	for _, st := range engine.Settings() {
+func split(sts []model.Stamp) (differ, same []string) {
+	for _, st := range model.Settings() {
 		vals, carried := values(sts, st.Name)
 		switch {
 		case !carried:
@@ -121,7 +121,7 @@ func split(sts []engine.Stamp) (differ, same []string) {
 // values are the distinct values of a setting over the stamps, in order
 // of first appearance; carried is false when a stamp does not hold the
 // setting (one fixed for the run, or the pair's).
-func values(sts []engine.Stamp, setting string) (vals []string, carried bool) {
+func values(sts []model.Stamp, setting string) (vals []string, carried bool) {
 	seen := map[string]bool{}
 	for _, st := range sts {
 		v, ok := st.Text(setting)
@@ -137,22 +137,22 @@ func values(sts []engine.Stamp, setting string) (vals []string, carried bool) {
 }
 
 // cell is a setting's value in a row; "-" where it does not apply.
-func cell(st engine.Stamp, setting string) string {
+func cell(st model.Stamp, setting string) string {
 	if v, _ := st.Text(setting); v != "" {
 		return v
 	}
 	return "-"
 }
 
-func span(g engine.Segment) string {
+func span(g model.Segment) string {
 	return strconv.FormatFloat(g.From, 'f', 2, 64) + "–" + strconv.FormatFloat(g.To, 'f', 2, 64)
 }
 
 // stretch is a run of consecutive samples of a side measured under one
 // stamp, and the figures that label it.
 type stretch struct {
-	stamp engine.Stamp
-	label engine.Figures
+	stamp model.Stamp
+	label model.Figures
 }
 
 // measuredUnder is what a side's whole-run summary was measured under:
@@ -161,7 +161,7 @@ type stretch struct {
 // buffer sizes over the stretch) or, with none (a change in the run's last
 // interval), by its last sample's. A report without samples falls back to
 // the segments and the summary's own stamp.
-func measuredUnder(rep engine.Report, sr engine.SideReport) []stretch {
+func measuredUnder(rep model.Report, sr model.SideReport) []stretch {
 	var out []stretch
 	for _, s := range rep.Samples {
 		if !strings.EqualFold(s.Side, sr.Name) || s.Bytes == 0 {
@@ -191,8 +191,8 @@ func measuredUnder(rep engine.Report, sr engine.SideReport) []stretch {
 
 // ChangedSettings are the settings, in the settings table's order, whose
 // value changed while a side measured: what its whole-run summary mixes.
-func ChangedSettings(rep engine.Report, sr engine.SideReport) []string {
-	var sts []engine.Stamp
+func ChangedSettings(rep model.Report, sr model.SideReport) []string {
+	var sts []model.Stamp
 	for _, s := range measuredUnder(rep, sr) {
 		sts = append(sts, s.stamp)
 	}
@@ -205,7 +205,7 @@ func ChangedSettings(rep engine.Report, sr engine.SideReport) []string {
 // 2m (eff. 4m)"): a whole-run summary labelled by what it was measured
 // under, not by the setting at its end. A side measured under one setting
 // throughout gets its summary's text.
-func Across(rep engine.Report, sr engine.SideReport, text func(f engine.Figures) string) string {
+func Across(rep model.Report, sr model.SideReport, text func(f model.Figures) string) string {
 	under := measuredUnder(rep, sr)
 	if len(under) < 2 {
 		return text(sr.Summary.Figures) // one setting throughout: the summary's own

@@ -6,31 +6,31 @@ import (
 	"strings"
 	"testing"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // stretchSpec is one stretch of a made-up side: its settings and the
 // effective server send buffer its samples read back.
 type stretchSpec struct {
-	sc  engine.SideConfig
+	sc  model.SideConfig
 	eff int
 }
 
 // sideOf builds a side's samples (two a stretch, 1 s apart, each moving
 // payload), segments (one a stretch) and a summary stamped with the last
 // stretch's settings, as the engine writes them.
-func sideOf(rep *engine.Report, name string, specs ...stretchSpec) {
-	sr := engine.SideReport{Name: name}
+func sideOf(rep *model.Report, name string, specs ...stretchSpec) {
+	sr := model.SideReport{Name: name}
 	t := 0.0
 	for _, sp := range specs {
-		st := engine.StampOf(sp.sc)
-		var g engine.Segment
+		st := model.StampOf(sp.sc)
+		var g model.Segment
 		g.From, g.Settings = t, st
-		g.SndBuf = engine.Buffers{ServerRequested: st.SndBuf, ServerEffective: sp.eff}
-		g.ThroughputBps = engine.GiB
+		g.SndBuf = model.Buffers{ServerRequested: st.SndBuf, ServerEffective: sp.eff}
+		g.ThroughputBps = model.GiB
 		for k := 0; k < 2; k++ {
 			t++
-			s := engine.Sample{T: t, Side: name, Active: true}
+			s := model.Sample{T: t, Side: name, Active: true}
 			s.Settings, s.Bytes, s.Seconds = st, 1<<30, 1
 			s.SndBuf = g.SndBuf
 			rep.Samples = append(rep.Samples, s)
@@ -39,13 +39,13 @@ func sideOf(rep *engine.Report, name string, specs ...stretchSpec) {
 		sr.Segments = append(sr.Segments, g)
 	}
 	last := specs[len(specs)-1]
-	sr.Summary.Settings = engine.StampOf(last.sc)
-	sr.Summary.SndBuf = engine.Buffers{ServerRequested: sr.Summary.Settings.SndBuf, ServerEffective: last.eff}
+	sr.Summary.Settings = model.StampOf(last.sc)
+	sr.Summary.SndBuf = model.Buffers{ServerRequested: sr.Summary.Settings.SndBuf, ServerEffective: last.eff}
 	sr.Summary.Changed = len(specs) > 1
 	rep.Sides = append(rep.Sides, sr)
 }
 
-func with(sc engine.SideConfig, setting, value string) engine.SideConfig {
+func with(sc model.SideConfig, setting, value string) model.SideConfig {
 	if err := sc.Set(setting, value); err != nil {
 		panic(err)
 	}
@@ -55,16 +55,16 @@ func with(sc engine.SideConfig, setting, value string) engine.SideConfig {
 // explorerRun is the run from the explorer: side A changed its
 // client receive buffer, then its transport, then its placement, then its
 // send buffer to macos at the very end; B ran unchanged with 2m.
-func explorerRun() engine.Report {
-	var rep engine.Report
-	a := engine.DefaultSide("A")
-	rcv := with(a, engine.SetClientRcvBuf, "256k")
-	tcp := with(rcv, engine.SetTransport, "tcp")
-	shared := with(tcp, engine.SetPlacement, engine.PlaceShared)
-	mac := with(shared, engine.SetSndBuf, "macos")
+func explorerRun() model.Report {
+	var rep model.Report
+	a := model.DefaultSide("A")
+	rcv := with(a, model.SetClientRcvBuf, "256k")
+	tcp := with(rcv, model.SetTransport, "tcp")
+	shared := with(tcp, model.SetPlacement, model.PlaceShared)
+	mac := with(shared, model.SetSndBuf, "macos")
 	sideOf(&rep, "A", stretchSpec{a, 212992}, stretchSpec{rcv, 212992}, stretchSpec{tcp, 4 << 20},
 		stretchSpec{shared, 4 << 20}, stretchSpec{mac, 8192})
-	sideOf(&rep, "B", stretchSpec{with(engine.DefaultSide("B"), engine.SetSndBuf, "2m"), 4 << 20})
+	sideOf(&rep, "B", stretchSpec{with(model.DefaultSide("B"), model.SetSndBuf, "2m"), 4 << 20})
 	return rep
 }
 
@@ -76,7 +76,7 @@ func TestColumnsAreTheSettingsThatDiffer(t *testing.T) {
 	if !ok {
 		t.Fatal("a run with changes has no segments table")
 	}
-	want := []string{engine.SetSndBuf, engine.SetClientRcvBuf, engine.SetPlacement, engine.SetTransport}
+	want := []string{model.SetSndBuf, model.SetClientRcvBuf, model.SetPlacement, model.SetTransport}
 	if !slices.Equal(tb.Settings, want) {
 		t.Errorf("setting columns %v, want %v", tb.Settings, want)
 	}
@@ -116,11 +116,11 @@ func TestColumnsAreTheSettingsThatDiffer(t *testing.T) {
 // A change of any setting the stamp carries — derived from the settings
 // table, not a list here — gives that setting, and only it, a column.
 func TestEveryCarriedSettingGetsItsColumn(t *testing.T) {
-	base := engine.DefaultSide("A")
-	base.Workload, base.ReadPercent = engine.WorkMixed, 50
+	base := model.DefaultSide("A")
+	base.Workload, base.ReadPercent = model.WorkMixed, 50
 	n := 0
-	for _, st := range engine.Settings() {
-		if _, carried := engine.StampOf(base).Text(st.Name); !carried {
+	for _, st := range model.Settings() {
+		if _, carried := model.StampOf(base).Text(st.Name); !carried {
 			continue
 		}
 		other, ok := changed(base, st)
@@ -128,12 +128,12 @@ func TestEveryCarriedSettingGetsItsColumn(t *testing.T) {
 			t.Errorf("%s: found no other value to set", st.Name)
 			continue
 		}
-		var rep engine.Report
+		var rep model.Report
 		sideOf(&rep, "A", stretchSpec{sc: base}, stretchSpec{sc: other})
 		tb, _ := Of(rep)
 		want := []string{st.Name}
-		if st.Name == engine.SetWorkload {
-			want = append(want, engine.SetReadPercent) // 50 → "-": a read has no read share
+		if st.Name == model.SetWorkload {
+			want = append(want, model.SetReadPercent) // 50 → "-": a read has no read share
 		}
 		if !slices.Equal(tb.Settings, want) {
 			t.Errorf("a change of %s gives the columns %v", st.Name, tb.Settings)
@@ -146,10 +146,10 @@ func TestEveryCarriedSettingGetsItsColumn(t *testing.T) {
 }
 
 // changed returns sc with setting st at another value it accepts.
-func changed(sc engine.SideConfig, st *engine.Setting) (engine.SideConfig, bool) {
+func changed(sc model.SideConfig, st *model.Setting) (model.SideConfig, bool) {
 	cands := append(st.Values(), "3", "qemu-img info {uri}")
-	if st.Name == engine.SetWorkload {
-		cands = []string{engine.WorkRead}
+	if st.Name == model.SetWorkload {
+		cands = []string{model.WorkRead}
 	}
 	for _, v := range cands {
 		o := sc
@@ -165,8 +165,8 @@ func changed(sc engine.SideConfig, st *engine.Setting) (engine.SideConfig, bool)
 // set in its last stretch).
 func TestAcrossLabelsBySettingsMeasuredUnder(t *testing.T) {
 	rep := explorerRun()
-	buf := func(f engine.Figures) string {
-		return f.SndBuf.ServerRequested + " (eff. " + engine.Figure(f.SndBuf.ServerEffective).Fixed(0) + ")"
+	buf := func(f model.Figures) string {
+		return f.SndBuf.ServerRequested + " (eff. " + model.Figure(f.SndBuf.ServerEffective).Fixed(0) + ")"
 	}
 	if got, want := Across(rep, rep.Sides[0], buf), "default (eff. 212992) → default (eff. 4194304) → macos (eff. 8192)"; got != want {
 		t.Errorf("A's label %q, want %q", got, want)
@@ -174,7 +174,7 @@ func TestAcrossLabelsBySettingsMeasuredUnder(t *testing.T) {
 	if got := Across(rep, rep.Sides[1], buf); got != "2m (eff. 4194304)" {
 		t.Errorf("B's label %q", got)
 	}
-	want := []string{engine.SetSndBuf, engine.SetClientRcvBuf, engine.SetPlacement, engine.SetTransport}
+	want := []string{model.SetSndBuf, model.SetClientRcvBuf, model.SetPlacement, model.SetTransport}
 	if got := ChangedSettings(rep, rep.Sides[0]); !slices.Equal(got, want) {
 		t.Errorf("A changed %v, want %v", got, want)
 	}
@@ -183,11 +183,11 @@ func TestAcrossLabelsBySettingsMeasuredUnder(t *testing.T) {
 	}
 	// A setting in force only while the side moved nothing is not what
 	// it measured under.
-	rep.Samples = slices.DeleteFunc(rep.Samples, func(s engine.Sample) bool { return s.Side == "A" && s.Settings.SndBuf == "macos" })
+	rep.Samples = slices.DeleteFunc(rep.Samples, func(s model.Sample) bool { return s.Side == "A" && s.Settings.SndBuf == "macos" })
 	if got := Across(rep, rep.Sides[0], buf); strings.Contains(got, "macos") {
 		t.Errorf("A's label %q names a setting it moved nothing under", got)
 	}
-	if _, ok := Of(engine.Report{Sides: []engine.SideReport{{Name: "A", Segments: make([]engine.Segment, 1)}}}); ok {
+	if _, ok := Of(model.Report{Sides: []model.SideReport{{Name: "A", Segments: make([]model.Segment, 1)}}}); ok {
 		t.Error("a run without changes has a segments table")
 	}
 }

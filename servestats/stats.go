@@ -3,7 +3,7 @@
 // Every interval it writes a line per connection and one in total
 // (logfmt: key=value, so scripts can read them); at the end, or when
 // asked (SIGUSR1), a summary table and, if wanted, the same as JSON.
-// Every figure is engine's (ProcessFigures): the per-2-MiB counts over
+// Every figure is model's (ProcessFigures): the per-2-MiB counts over
 // the payload the server moved (READ data sent, WRITE data received).
 package servestats
 
@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/nbd"
 )
 
@@ -31,7 +31,7 @@ const maxRemembered = 1024
 // Reporter keeps the state between two reports.
 type Reporter struct {
 	src   Source
-	self  func() engine.Counters // this process's CPU and context switches
+	self  func() model.Counters // this process's CPU and context switches
 	out   io.Writer
 	now   func() time.Time
 	start time.Time
@@ -42,10 +42,10 @@ type Reporter struct {
 	last      time.Time
 	prev      map[uint64]nbd.ConnInfo // each open connection at the last tick
 	prevTotal nbd.ServerStats
-	prevSelf  engine.Counters
+	prevSelf  model.Counters
 	// at the start, for the summary
 	firstTotal nbd.ServerStats
-	firstSelf  engine.Counters
+	firstSelf  model.Counters
 	conns      map[uint64]*connSummary // every connection seen, for the summary
 	order      []uint64
 }
@@ -63,7 +63,7 @@ type connSummary struct {
 }
 
 // New starts a reporter: the figures count from now.
-func New(src Source, self func() engine.Counters, out io.Writer, now func() time.Time) *Reporter {
+func New(src Source, self func() model.Counters, out io.Writer, now func() time.Time) *Reporter {
 	t := now()
 	st, c := src.Stats(), self()
 	return &Reporter{src: src, self: self, out: out, now: now, start: t, last: t, prev: map[uint64]nbd.ConnInfo{},
@@ -98,7 +98,7 @@ func (r *Reporter) Tick() {
 	d := self.Sub(r.prevSelf)
 	d.IO = st.IO.Sub(r.prevTotal.IO)
 	pl := st.Payload.Sub(r.prevTotal.Payload).Total()
-	p := engine.ProcessFigures(d, pl, wall)
+	p := model.ProcessFigures(d, pl, wall)
 	fmt.Fprintf(r.out, "stats t=%.1f total conns=%d %s wakeups_per_2mib=%s+%s faults_per_2mib=%s cpu_s=%.3f cores=%s total_bytes=%d\n",
 		t, st.Open, ioFields(pl, wall, p), p.VolCSPer2MiB.Fixed(2), p.InvolCSPer2MiB.Fixed(2), p.FaultsPer2MiB.Fixed(2),
 		d.UserS+d.SysS, p.CoresBusy.Fixed(2), st.Payload.Total())
@@ -111,7 +111,7 @@ func (r *Reporter) connLine(t, wall float64, ci nbd.ConnInfo, end time.Time) {
 	closed := !end.IsZero()
 	prev := r.prev[ci.ID] // zero for a connection new in this interval
 	pl := ci.Payload.Sub(prev.Payload).Total()
-	p := engine.ProcessFigures(engine.Counters{IO: ci.IO.Sub(prev.IO)}, pl, wall)
+	p := model.ProcessFigures(model.Counters{IO: ci.IO.Sub(prev.IO)}, pl, wall)
 	state := "open"
 	if closed {
 		state = "closed"
@@ -124,17 +124,17 @@ func (r *Reporter) connLine(t, wall float64, ci nbd.ConnInfo, end time.Time) {
 }
 
 // ioFields are the figures a connection line and the total line share.
-func ioFields(payload uint64, wall float64, p engine.Process) string {
+func ioFields(payload uint64, wall float64, p model.Process) string {
 	return fmt.Sprintf("bytes=%d gibps=%s send_per_2mib=%s recv_per_2mib=%s send_eagain_per_2mib=%s recv_eagain_per_2mib=%s",
-		payload, gib(engine.Throughput(payload, wall)), p.SendCallsPer2MiB.Fixed(2), p.RecvCallsPer2MiB.Fixed(2),
+		payload, gib(model.Throughput(payload, wall)), p.SendCallsPer2MiB.Fixed(2), p.RecvCallsPer2MiB.Fixed(2),
 		p.SendEAGAINPer2MiB.Fixed(2), p.RecvEAGAINPer2MiB.Fixed(2))
 }
 
-func gib(f engine.Figure) string {
+func gib(f model.Figure) string {
 	if !f.Known() {
 		return "n/a"
 	}
-	return fmt.Sprintf("%.3f", float64(f)/engine.GiB)
+	return fmt.Sprintf("%.3f", float64(f)/model.GiB)
 }
 
 func (r *Reporter) remember(ci nbd.ConnInfo, end time.Time) {

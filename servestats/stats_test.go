@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/nbd"
 )
 
@@ -31,16 +31,16 @@ func TestReporterLinesAndSummary(t *testing.T) {
 	now := time.Unix(1000, 0)
 	clock := func() time.Time { return now }
 	src := &fakeServer{}
-	cpu := engine.Counters{}
+	cpu := model.Counters{}
 	var out bytes.Buffer
-	r := New(src, func() engine.Counters { return cpu }, &out, clock)
+	r := New(src, func() model.Counters { return cpu }, &out, clock)
 	// Interval 1: one connection reads 4 MiB with 20 sends, 10 of them EAGAIN.
 	c := nbd.ConnInfo{ID: 1, Since: now, IO: nbd.IOStats{SendCalls: 20, SendEAGAIN: 10, RecvCalls: 2},
 		Payload: nbd.Payload{ReadBytes: 4 << 20}}
 	src.open = []nbd.ConnInfo{c}
 	src.closed.Accepted = 1
 	now = now.Add(time.Second)
-	cpu = engine.Counters{UserS: 0.1, SysS: 0.2, VolCS: 8, InvolCS: 2, MinFlt: 6}
+	cpu = model.Counters{UserS: 0.1, SysS: 0.2, VolCS: 8, InvolCS: 2, MinFlt: 6}
 	r.Tick()
 	// Interval 2: it reads 2 MiB more with 2 sends and closes.
 	c.IO.SendCalls, c.Payload.ReadBytes = 22, 6<<20

@@ -6,7 +6,7 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // SummaryVersion is the schema version of the --stats-json file.
@@ -25,30 +25,30 @@ type Summary struct {
 
 // ConnFigures is one connection's figures over its life.
 type ConnFigures struct {
-	ID            uint64         `json:"id"`
-	Export        string         `json:"export"`
-	Open          bool           `json:"open"`
-	ReadBytes     uint64         `json:"read_bytes"`  // READ data sent
-	WriteBytes    uint64         `json:"write_bytes"` // WRITE data received
-	Seconds       float64        `json:"seconds"`     // accepted to closed (or now)
-	ThroughputBps engine.Figure  `json:"throughput_bps"`
-	Server        engine.Process `json:"server"` // its socket's calls; CPU and wake-ups are the process's (total)
+	ID            uint64        `json:"id"`
+	Export        string        `json:"export"`
+	Open          bool          `json:"open"`
+	ReadBytes     uint64        `json:"read_bytes"`  // READ data sent
+	WriteBytes    uint64        `json:"write_bytes"` // WRITE data received
+	Seconds       float64       `json:"seconds"`     // accepted to closed (or now)
+	ThroughputBps model.Figure  `json:"throughput_bps"`
+	Server        model.Process `json:"server"` // its socket's calls; CPU and wake-ups are the process's (total)
 }
 
 // Totals is the server process over the whole run.
 type Totals struct {
-	Accepted      uint64         `json:"accepted"`
-	ReadBytes     uint64         `json:"read_bytes"`
-	WriteBytes    uint64         `json:"write_bytes"`
-	ThroughputBps engine.Figure  `json:"throughput_bps"`
-	Server        engine.Process `json:"server"`
+	Accepted      uint64        `json:"accepted"`
+	ReadBytes     uint64        `json:"read_bytes"`
+	WriteBytes    uint64        `json:"write_bytes"`
+	ThroughputBps model.Figure  `json:"throughput_bps"`
+	Server        model.Process `json:"server"`
 }
 
 // Summary is the run so far (it does not disturb the interval reports).
 func (r *Reporter) Summary() Summary {
 	now := r.now()
 	wall := now.Sub(r.start).Seconds()
-	s := Summary{Version: SummaryVersion, Nbdscope: engine.Version, Seconds: wall}
+	s := Summary{Version: SummaryVersion, Nbdscope: model.Version, Seconds: wall}
 	for _, ci := range r.src.Conns() {
 		if c := r.conns[ci.ID]; c != nil && c.end.IsZero() {
 			c.info = ci
@@ -62,19 +62,19 @@ func (r *Reporter) Summary() Summary {
 		}
 		secs := end.Sub(c.info.Since).Seconds()
 		pl := c.info.Payload.Total()
-		p := engine.ProcessFigures(engine.Counters{IO: c.info.IO}, pl, secs)
-		p.UserS, p.SysS, p.CoresBusy, p.CPUSPerGiB = engine.Unknown, engine.Unknown, engine.Unknown, engine.Unknown
-		p.VolCSPer2MiB, p.InvolCSPer2MiB, p.FaultsPer2MiB = engine.Unknown, engine.Unknown, engine.Unknown
+		p := model.ProcessFigures(model.Counters{IO: c.info.IO}, pl, secs)
+		p.UserS, p.SysS, p.CoresBusy, p.CPUSPerGiB = model.Unknown, model.Unknown, model.Unknown, model.Unknown
+		p.VolCSPer2MiB, p.InvolCSPer2MiB, p.FaultsPer2MiB = model.Unknown, model.Unknown, model.Unknown
 		s.Connections = append(s.Connections, ConnFigures{ID: id, Export: c.info.Export, Open: c.end.IsZero(),
 			ReadBytes: c.info.Payload.ReadBytes, WriteBytes: c.info.Payload.WriteBytes, Seconds: secs,
-			ThroughputBps: engine.Throughput(pl, secs), Server: p})
+			ThroughputBps: model.Throughput(pl, secs), Server: p})
 	}
 	st := r.src.Stats()
 	d := r.self().Sub(r.firstSelf)
 	d.IO = st.IO.Sub(r.firstTotal.IO)
 	pl := st.Payload.Sub(r.firstTotal.Payload)
 	s.Total = Totals{Accepted: st.Accepted - r.firstTotal.Accepted, ReadBytes: pl.ReadBytes, WriteBytes: pl.WriteBytes,
-		ThroughputBps: engine.Throughput(pl.Total(), wall), Server: engine.ProcessFigures(d, pl.Total(), wall)}
+		ThroughputBps: model.Throughput(pl.Total(), wall), Server: model.ProcessFigures(d, pl.Total(), wall)}
 	return s
 }
 
@@ -83,7 +83,7 @@ func WriteTable(w io.Writer, s Summary) {
 	fmt.Fprintf(w, "nbdscope serve: summary over %.1fs\n", s.Seconds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "conn\tstate\tread bytes\twrite bytes\tGiB/s\tsend/2MiB\trecv/2MiB\tsend EAGAIN/2MiB\trecv EAGAIN/2MiB\twake-ups/2MiB\tfaults/2MiB\tCPU s\t")
-	row := func(name, state string, rd, wr uint64, bps engine.Figure, p engine.Process) {
+	row := func(name, state string, rd, wr uint64, bps model.Figure, p model.Process) {
 		wake, faults, cpu := "-", "-", "-"
 		if p.VolCSPer2MiB.Known() {
 			wake = p.VolCSPer2MiB.Fixed(2) + "+" + p.InvolCSPer2MiB.Fixed(2)

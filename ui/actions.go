@@ -9,8 +9,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"nbdscope/engine"
-	"nbdscope/engine/platform"
+	"nbdscope/model"
 	"nbdscope/nbd"
+	"nbdscope/platform"
 	"nbdscope/units"
 )
 
@@ -19,8 +20,8 @@ import (
 // effective size), or false at the end of the ladder. top > 0 ends the
 // ladder at the kernel's limit (Limit.LadderTop: where it refuses what is
 // above).
-func stepBuf(b engine.Buf, dir, def, top int) (string, bool) {
-	v, ok := engine.BufferSettings()[0].Step(engine.Value{Buf: b}, dir, def)
+func stepBuf(b model.Buf, dir, def, top int) (string, bool) {
+	v, ok := model.BufferSettings()[0].Step(model.Value{Buf: b}, dir, def)
 	if !ok || dir > 0 && top > 0 && v.Buf.Bytes > top {
 		return "", false
 	}
@@ -30,7 +31,7 @@ func stepBuf(b engine.Buf, dir, def, top int) (string, bool) {
 // osDefault is a buffer's effective size at default on a side: what this
 // OS gives a fresh socket of the side's transport (the platform facts,
 // probed at the start), 0 when it is not known. + and - step from it.
-func (m *Model) osDefault(side int, st *engine.Setting) int {
+func (m *Model) osDefault(side int, st *model.Setting) int {
 	f := m.com.facts
 	tcp := m.cfg.Sides[side].Transport == "tcp"
 	switch {
@@ -47,14 +48,14 @@ func (m *Model) osDefault(side int, st *engine.Setting) int {
 // ladderEnd says why + or - went no further: a default of unknown size,
 // the bottom or the top of the ladder, or the kernel's limit, with the
 // command that lifts it.
-func ladderEnd(name string, st *engine.Setting, b engine.Buf, def, dir int, lim platform.Limit) string {
-	if b.Kind == engine.BufDefault && def <= 0 {
+func ladderEnd(name string, st *model.Setting, b model.Buf, def, dir int, lim platform.Limit) string {
+	if b.Kind == model.BufDefault && def <= 0 {
 		return fmt.Sprintf("%s %s is at the OS default, whose size this OS did not report: + and - have nothing to step from (= sets a size)", name, st.Name)
 	}
 	if dir < 0 {
 		return fmt.Sprintf("%s %s is at %s: the ladder starts at 4k (= sets any size, or default)", name, st.Name, b)
 	}
-	next, ok := st.Step(engine.Value{Buf: b}, dir, def)
+	next, ok := st.Step(model.Value{Buf: b}, dir, def)
 	if !ok {
 		return fmt.Sprintf("%s %s is at %s: the ladder ends at 8m (= sets any size)", name, st.Name, b)
 	}
@@ -64,29 +65,29 @@ func ladderEnd(name string, st *engine.Setting, b engine.Buf, def, dir int, lim 
 }
 
 // bufTarget is what the buffer keys (+, -, =) act on; k cycles it: 0 is
-// the bulk sender's send buffer(s), by workload (engine.SenderBuffers),
-// then each buffer of the settings table in turn (engine.Buffers).
+// the bulk sender's send buffer(s), by workload (model.SenderBuffers),
+// then each buffer of the settings table in turn (model.Buffers).
 type bufTarget int
 
 const targetSender bufTarget = 0
 
-func numTargets() bufTarget { return bufTarget(1 + len(engine.BufferSettings())) }
+func numTargets() bufTarget { return bufTarget(1 + len(model.BufferSettings())) }
 
 // targetName names a target for people.
 func targetName(t bufTarget) string {
 	if t == targetSender {
 		return "the sender's send buffer"
 	}
-	return engine.BufferSettings()[t-1].Label
+	return model.BufferSettings()[t-1].Label
 }
 
 // bufSettings are the settings the buffer keys act on for a side, the
 // one the panel names first.
-func (m *Model) bufSettings(side int) []*engine.Setting {
+func (m *Model) bufSettings(side int) []*model.Setting {
 	if t := m.bufTarget[side]; t != targetSender {
-		return engine.BufferSettings()[t-1 : t]
+		return model.BufferSettings()[t-1 : t]
 	}
-	return engine.SenderBuffers(m.cfg.Sides[side].Workload)
+	return model.SenderBuffers(m.cfg.Sides[side].Workload)
 }
 
 // stepBuffers steps the buffers the keys act on, together, from the first
@@ -98,7 +99,7 @@ func (m *Model) stepBuffers(dir int) tea.Cmd {
 	cur := sc.Value(sts[0]).Buf
 	def := m.osDefault(side, sts[0])
 	lim := m.com.facts.SndbufLimit
-	v, ok := sts[0].Step(engine.Value{Buf: cur}, dir, def)
+	v, ok := sts[0].Step(model.Value{Buf: cur}, dir, def)
 	if !ok || dir > 0 && lim.LadderTop() > 0 && v.Buf.Bytes > lim.LadderTop() {
 		m.setMsg(msgInfo, ladderEnd(sc.Name, sts[0], cur, def, dir, lim))
 		return nil
@@ -107,7 +108,7 @@ func (m *Model) stepBuffers(dir int) tea.Cmd {
 }
 
 // changeAll changes several settings of a side to one value.
-func (m *Model) changeAll(side int, sts []*engine.Setting, v engine.Value) tea.Cmd {
+func (m *Model) changeAll(side int, sts []*model.Setting, v model.Value) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, st := range sts {
 		cmds = append(cmds, m.change(side, st, v))
@@ -265,12 +266,12 @@ func (m *Model) shown() pairState { return pairState{Cfg: m.cfg, Paused: m.pause
 
 // stepSetting steps the focused side's setting (or the pair's) one key's
 // worth, as the settings table says.
-func (m *Model) stepSetting(st *engine.Setting, dir int) tea.Cmd {
+func (m *Model) stepSetting(st *model.Setting, dir int) tea.Cmd {
 	side := m.focus
 	ps := m.shown()
 	cur := st.Get(&ps, side)
 	def := 0
-	if st.Type == engine.TypeBuf {
+	if st.Type == model.TypeBuf {
 		def = m.osDefault(side, st)
 	}
 	v, ok := st.Step(cur, dir, def)
@@ -283,11 +284,11 @@ func (m *Model) stepSetting(st *engine.Setting, dir int) tea.Cmd {
 
 // change validates a setting against the configuration the panel shows,
 // shows it at once, and queues the engine call.
-func (m *Model) change(side int, st *engine.Setting, v engine.Value) tea.Cmd {
+func (m *Model) change(side int, st *model.Setting, v model.Value) tea.Cmd {
 	return m.changeAs(opApply, side, st, v)
 }
 
-func (m *Model) changeAs(kind opKind, side int, st *engine.Setting, v engine.Value) tea.Cmd {
+func (m *Model) changeAs(kind opKind, side int, st *model.Setting, v model.Value) tea.Cmd {
 	ps := m.shown()
 	cur := st.Get(&ps, side)
 	if err := putValue(&ps, side, st, v); err != nil {
@@ -299,7 +300,7 @@ func (m *Model) changeAs(kind opKind, side int, st *engine.Setting, v engine.Val
 		m.setMsg(msgInfo, fmt.Sprintf("%s %s is %s already", m.cfg.Sides[side].Name, st.Name, st.Format(cur)))
 		return nil
 	}
-	ch := engine.Change{Side: side, Setting: st.Name, Value: v}
+	ch := model.Change{Side: side, Setting: st.Name, Value: v}
 	opSide := side
 	if st.PairWide {
 		opSide = -1
@@ -313,7 +314,7 @@ func (m *Model) changeAs(kind opKind, side int, st *engine.Setting, v engine.Val
 
 // putValue puts a value in a state, checking a side's configuration with
 // it; ps is left as it was on error.
-func putValue(ps *pairState, side int, st *engine.Setting, v engine.Value) error {
+func putValue(ps *pairState, side int, st *model.Setting, v model.Value) error {
 	if !st.InSideConfig() {
 		st.Put(ps, side, v)
 		return nil
@@ -332,8 +333,8 @@ func putValue(ps *pairState, side int, st *engine.Setting, v engine.Value) error
 func (m *Model) gap() tea.Cmd {
 	seq := m.opSeq
 	var cmds []tea.Cmd
-	for side, b := range [2]engine.Buf{{Kind: engine.BufMacOS}, {Kind: engine.BufSize, Bytes: 2 << 20}} {
-		cmds = append(cmds, m.changeAll(side, engine.SenderBuffers(m.cfg.Sides[side].Workload), engine.Value{Buf: b}))
+	for side, b := range [2]model.Buf{{Kind: model.BufMacOS}, {Kind: model.BufSize, Bytes: 2 << 20}} {
+		cmds = append(cmds, m.changeAll(side, model.SenderBuffers(m.cfg.Sides[side].Workload), model.Value{Buf: b}))
 		if m.msg.kind == msgError {
 			return tea.Batch(cmds...)
 		}
@@ -504,7 +505,7 @@ func (m *Model) save(name string, overwrite bool) tea.Cmd {
 // setExec makes the focused side's load the typed client command ("-":
 // our own load again); the side restarts with it.
 func (m *Model) setExec(text string) tea.Cmd {
-	st, _ := engine.Lookup(engine.SetExec)
+	st, _ := model.Lookup(model.SetExec)
 	if text == "-" {
 		text = ""
 	}

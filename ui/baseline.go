@@ -11,7 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/guptarohit/asciigraph"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // A baseline is a saved run drawn faintly behind the live series (the `b`
@@ -26,7 +26,7 @@ type RunItem struct {
 	Preset string
 	// Throughput is the run's summary throughput of sides A and B
 	// (unknown when not recorded).
-	Throughput [2]engine.Figure
+	Throughput [2]model.Figure
 }
 
 // Baseline series glyphs: dotted, light for A and heavy for B, distinct
@@ -54,7 +54,7 @@ type baseline struct {
 
 // newBaseline reduces a report. It reports false when the run has no
 // active sample to draw.
-func newBaseline(name string, rep engine.Report) (*baseline, bool) {
+func newBaseline(name string, rep model.Report) (*baseline, bool) {
 	b := &baseline{name: name, time: rep.Time}
 	rep = rep.WithStamps()
 	var names [2]string
@@ -139,7 +139,7 @@ type (
 	}
 	baselineMsg struct {
 		name string
-		rep  engine.Report
+		rep  model.Report
 		err  error
 	}
 )

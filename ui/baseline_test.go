@@ -12,21 +12,21 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 var baselineTime = time.Date(2026, 11, 22, 12, 0, 0, 0, time.Local)
 
 // baselineReport is a saved 60-second run: A at 2.31 GiB/s, B at 3.5
 // GiB/s, with an off-turn (inactive) sample now and then.
-func baselineReport() engine.Report {
-	rep := engine.Report{Time: baselineTime, Config: engine.DefaultConfig()}
+func baselineReport() model.Report {
+	rep := model.Report{Time: baselineTime, Config: model.DefaultConfig()}
 	for i := 1; i <= 240; i++ {
 		tt := float64(i) * 0.25
 		a, b := sample("A", tt, true), sample("B", tt, i%10 != 0)
-		a.ThroughputBps = engine.Figure(2.31 * (1 << 30))
+		a.ThroughputBps = model.Figure(2.31 * (1 << 30))
 		if b.Active {
-			b.ThroughputBps = engine.Figure(3.5 * (1 << 30))
+			b.ThroughputBps = model.Figure(3.5 * (1 << 30))
 		}
 		rep.Samples = append(rep.Samples, a, b)
 	}
@@ -36,19 +36,19 @@ func baselineReport() engine.Report {
 func testRuns() []RunItem {
 	return []RunItem{
 		{Name: "lastweek", Time: baselineTime, Preset: "linux-gap",
-			Throughput: [2]engine.Figure{engine.Figure(2.31 * (1 << 30)), engine.Figure(3.5 * (1 << 30))}},
-		{Name: "broken", Time: baselineTime.Add(time.Hour), Throughput: [2]engine.Figure{engine.Unknown, engine.Unknown}},
+			Throughput: [2]model.Figure{model.Figure(2.31 * (1 << 30)), model.Figure(3.5 * (1 << 30))}},
+		{Name: "broken", Time: baselineTime.Add(time.Hour), Throughput: [2]model.Figure{model.Unknown, model.Unknown}},
 	}
 }
 
 func baselineOpts() Options {
 	return Options{
 		LoadRuns: func() ([]RunItem, error) { return testRuns(), nil },
-		LoadRun: func(name string) (engine.Report, error) {
+		LoadRun: func(name string) (model.Report, error) {
 			if name == "lastweek" {
 				return baselineReport(), nil
 			}
-			return engine.Report{}, errors.New("runs/" + name + ".json: invalid character '}' at line 3")
+			return model.Report{}, errors.New("runs/" + name + ".json: invalid character '}' at line 3")
 		},
 	}
 }
@@ -155,7 +155,7 @@ func TestBaselineLoadErrors(t *testing.T) {
 	// with some, they are listed beside it.
 	h = newHarness(t, Options{
 		LoadRuns: func() ([]RunItem, error) { return nil, errors.New("runs/x.json: not JSON") },
-		LoadRun:  func(string) (engine.Report, error) { return baselineReport(), nil },
+		LoadRun:  func(string) (model.Report, error) { return baselineReport(), nil },
 	}, 80, 24)
 	cmd := h.press("b")
 	h.m.Update(cmd())
@@ -165,7 +165,7 @@ func TestBaselineLoadErrors(t *testing.T) {
 	h.wantView("runs/x.json: not JSON")
 	h = newHarness(t, Options{
 		LoadRuns: func() ([]RunItem, error) { return testRuns(), errors.New("runs/y.json: not JSON") },
-		LoadRun:  func(string) (engine.Report, error) { return baselineReport(), nil },
+		LoadRun:  func(string) (model.Report, error) { return baselineReport(), nil },
 	}, 100, 30)
 	cmd = h.press("b")
 	h.m.Update(cmd())
@@ -174,7 +174,7 @@ func TestBaselineLoadErrors(t *testing.T) {
 	// No runs yet.
 	h = newHarness(t, Options{
 		LoadRuns: func() ([]RunItem, error) { return nil, nil },
-		LoadRun:  func(string) (engine.Report, error) { return engine.Report{}, nil },
+		LoadRun:  func(string) (model.Report, error) { return model.Report{}, nil },
 	}, 80, 24)
 	cmd = h.press("b")
 	h.m.Update(cmd())
@@ -186,16 +186,16 @@ func TestBaselineLoadErrors(t *testing.T) {
 func TestBaselineOddReports(t *testing.T) {
 	odd := baselineReport()
 	odd.Samples = append(odd.Samples,
-		engine.Sample{T: math.NaN(), Side: "A", Active: true},
-		engine.Sample{T: math.Inf(1), Side: "B", Active: true},
-		engine.Sample{T: 5, Side: "Z", Active: true, Figures: engine.Figures{ThroughputBps: 1}},
-		engine.Sample{T: -3, Side: "A", Active: true, Figures: engine.Figures{ThroughputBps: -5, Seconds: math.Inf(1)}},
-		engine.Sample{T: 1e12, Side: "B", Active: true, Figures: engine.Figures{ThroughputBps: engine.Unknown}})
-	idle := engine.Report{Samples: []engine.Sample{sample("A", 1, false)}}
-	for _, rep := range []engine.Report{odd, idle, {}} {
+		model.Sample{T: math.NaN(), Side: "A", Active: true},
+		model.Sample{T: math.Inf(1), Side: "B", Active: true},
+		model.Sample{T: 5, Side: "Z", Active: true, Figures: model.Figures{ThroughputBps: 1}},
+		model.Sample{T: -3, Side: "A", Active: true, Figures: model.Figures{ThroughputBps: -5, Seconds: math.Inf(1)}},
+		model.Sample{T: 1e12, Side: "B", Active: true, Figures: model.Figures{ThroughputBps: model.Unknown}})
+	idle := model.Report{Samples: []model.Sample{sample("A", 1, false)}}
+	for _, rep := range []model.Report{odd, idle, {}} {
 		h := newHarness(t, Options{
 			LoadRuns: func() ([]RunItem, error) { return testRuns(), nil },
-			LoadRun:  func(string) (engine.Report, error) { return rep, nil },
+			LoadRun:  func(string) (model.Report, error) { return rep, nil },
 		}, 80, 24)
 		h.feed(40, 10)
 		h.pickBaseline(0)
@@ -203,7 +203,7 @@ func TestBaselineOddReports(t *testing.T) {
 	}
 	h := newHarness(t, Options{
 		LoadRuns: func() ([]RunItem, error) { return testRuns(), nil },
-		LoadRun:  func(string) (engine.Report, error) { return idle, nil },
+		LoadRun:  func(string) (model.Report, error) { return idle, nil },
 	}, 80, 24)
 	h.pickBaseline(0)
 	h.wantView("no active samples")
@@ -215,7 +215,7 @@ func TestBaselineOddReports(t *testing.T) {
 // TestBaselineAligned: a baseline sample at T is drawn in the column of
 // the live run's T.
 func TestBaselineAligned(t *testing.T) {
-	rep := engine.Report{Config: engine.DefaultConfig()}
+	rep := model.Report{Config: model.DefaultConfig()}
 	for tt := 10.25; tt <= 20; tt += 0.25 {
 		rep.Samples = append(rep.Samples, sample("A", tt, true))
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/guptarohit/asciigraph"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/units"
 )
 
@@ -112,7 +112,7 @@ type charts struct {
 	names         [2]string
 	hist          [2]history
 	last          [2]*point // latest active point, for the legends
-	events        []engine.Event
+	events        []model.Event
 	now           float64   // seconds since the start
 	latency       bool      // show the latency chart
 	page          int       // first chart shown when not all fit
@@ -127,7 +127,7 @@ func newCharts(com *common, window float64, names [2]string) charts {
 func (c *charts) SetSize(w, h int) { c.width, c.height = w, h }
 
 // add records an active sample of side i.
-func (c *charts) add(i int, s engine.Sample) {
+func (c *charts) add(i int, s model.Sample) {
 	p := pointOf(s)
 	c.hist[i].add(p, s.T-c.window-5)
 	c.last[i] = &p
@@ -136,7 +136,7 @@ func (c *charts) add(i int, s engine.Sample) {
 	}
 }
 
-func (c *charts) addEvent(ev engine.Event) {
+func (c *charts) addEvent(ev model.Event) {
 	c.events = append(c.events, ev)
 	// Keep what the window can show, and a few for the event strip.
 	keep := 0
@@ -384,7 +384,7 @@ func (c *charts) draw(p chartPlan) string {
 }
 
 // marks places the changes in the window on the plot's columns.
-func (c *charts) marks(p chartPlan) (marks []mark, inWindow []engine.Event) {
+func (c *charts) marks(p chartPlan) (marks []mark, inWindow []model.Event) {
 	t1 := p.t0 + c.window
 	for _, ev := range c.events {
 		if ev.T < p.t0 || ev.T > t1 {
@@ -641,7 +641,7 @@ func (c *charts) axis(labelW, plotW int, t0 float64, marks []mark) []string {
 }
 
 // eventStrip lists the newest changes in the window that fit on a line.
-func (c *charts) eventStrip(evs []engine.Event) string {
+func (c *charts) eventStrip(evs []model.Event) string {
 	st := c.com.styles
 	if len(evs) == 0 {
 		return st.Dim.Render(clip("changes: none in this window — try +/- (send buffer) or g (the macOS/Linux gap)", c.width))

@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"nbdscope/engine/platform"
+	"nbdscope/platform"
 )
 
 // common is what every component shares (the soft-serve way): the

@@ -8,8 +8,8 @@ import (
 
 	"github.com/charmbracelet/x/exp/teatest"
 
-	"nbdscope/engine"
 	"nbdscope/internal/cutcheck"
+	"nbdscope/model"
 	"nbdscope/presets"
 )
 
@@ -68,9 +68,9 @@ func builtinItems() []PresetItem {
 
 // execSample is a sample of a side whose load is a real client: its own
 // socket calls and latency are not ours to count.
-func execSample(side string, t float64) engine.Sample {
+func execSample(side string, t float64) model.Sample {
 	s := sample(side, t, true)
-	u := engine.Unknown
+	u := model.Unknown
 	s.Client.RecvCallsPer2MiB, s.Client.SendCallsPer2MiB, s.Client.RecvEAGAINPer2MiB, s.Client.SendEAGAINPer2MiB = u, u, u, u
 	s.LatencyP50Ms, s.LatencyP99Ms = u, u
 	s.SndBuf.ClientEffective, s.SndBuf.ClientRcvEffective = 0, 0
@@ -80,7 +80,7 @@ func execSample(side string, t float64) engine.Sample {
 const qemuRead = `qemu-img convert -f raw -O raw -W -n {uri} 'json:{"file":{"driver":"null-co","size":{size}}}'`
 
 func cutStates() []cutState {
-	clamp := engine.Update{Warning: &engine.Warning{T: 5, Side: "B", Kind: "clamp",
+	clamp := model.Update{Warning: &model.Warning{T: 5, Side: "B", Kind: "clamp",
 		Text: "B sndbuf: requested 2m should give 4m effective, the kernel gave 416k: clamped by net.core.wmem_max",
 		Fix:  "sudo sysctl -w net.core.wmem_max=2097152  (persist: net.core.wmem_max = 2097152 in /etc/sysctl.d/90-nbdscope.conf)"}}
 	execA := func(h *harness) []string {
@@ -90,28 +90,28 @@ func cutStates() []cutState {
 		h.settle()
 		for i := 1; i <= 40; i++ {
 			tt := float64(i) * 0.25
-			h.m.Update(updateMsg{engine.Update{Sample: ptr(execSample("A", tt))}})
-			h.m.Update(updateMsg{engine.Update{Sample: ptr(sample("B", tt, true))}})
+			h.m.Update(updateMsg{model.Update{Sample: ptr(execSample("A", tt))}})
+			h.m.Update(updateMsg{model.Update{Sample: ptr(sample("B", tt, true))}})
 		}
-		h.send(engine.Update{Event: &engine.Event{T: 9, Side: "A", Setting: "exec", From: "", To: qemuRead}})
+		h.send(model.Update{Event: &model.Event{T: 9, Side: "A", Setting: "exec", From: "", To: qemuRead}})
 		return nil
 	}
-	badName := func(string, engine.Config) error {
+	badName := func(string, model.Config) error {
 		return errors.New(`invalid name "bad name!": want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit`)
 	}
 	return []cutState{
 		{"default", Options{}, func(h *harness) []string { h.feed(120, 30); return nil }},
 		{"waiting-applying", Options{}, func(h *harness) []string {
 			h.feed(40, 10)
-			h.m.Update(updateMsg{engine.Update{Sample: ptr(sample("A", 10.25, false))}})
+			h.m.Update(updateMsg{model.Update{Sample: ptr(sample("A", 10.25, false))}})
 			h.press("+")
 			return nil
 		}},
 		{"clamp-warning", Options{}, func(h *harness) []string {
 			h.feed(120, 30)
 			h.send(clamp)
-			h.send(engine.Update{Event: &engine.Event{T: 20, Side: "A", Setting: "sndbuf", From: "default", To: "64k"}})
-			h.send(engine.Update{Event: &engine.Event{T: 25, Side: "B", Setting: "request-size", From: "2m", To: "256k"}})
+			h.send(model.Update{Event: &model.Event{T: 20, Side: "A", Setting: "sndbuf", From: "default", To: "64k"}})
+			h.send(model.Update{Event: &model.Event{T: 25, Side: "B", Setting: "request-size", From: "2m", To: "256k"}})
 			return nil
 		}},
 		{"k-client-rcvbuf", Options{}, func(h *harness) []string { h.feed(40, 10); h.press("k", "k", "k"); return nil }},
@@ -147,7 +147,7 @@ func cutStates() []cutState {
 		}},
 		{"crashed-side", Options{}, func(h *harness) []string {
 			h.feed(40, 10)
-			h.send(engine.Update{Crash: &engine.Crash{T: 10, Side: "A", Role: "load", Status: "exit status 1",
+			h.send(model.Update{Crash: &model.Crash{T: 10, Side: "A", Role: "load", Status: "exit status 1",
 				Stderr: []string{"qemu-img: output file is smaller than input file"}}})
 			return nil
 		}},
@@ -157,7 +157,7 @@ func cutStates() []cutState {
 			h.settle()
 			return nil
 		}},
-		{"help-pages", Options{SavePreset: func(string, engine.Config) error { return nil },
+		{"help-pages", Options{SavePreset: func(string, model.Config) error { return nil },
 			RunPath: func(n string) string { return "/home/someone/.local/share/nbdscope/runs/" + n + ".json" }}, func(h *harness) []string {
 			h.press("?")
 			var all []string

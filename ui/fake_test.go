@@ -5,8 +5,8 @@ import (
 	"sync"
 	"time"
 
-	"nbdscope/engine"
-	"nbdscope/engine/platform"
+	"nbdscope/model"
+	"nbdscope/platform"
 )
 
 // fakeCtrl is a Controller for tests: it keeps a configuration (changed
@@ -14,11 +14,11 @@ import (
 // push updates.
 type fakeCtrl struct {
 	mu       sync.Mutex
-	cfg      engine.Config
+	cfg      model.Config
 	facts    platform.Facts
-	updates  chan engine.Update
+	updates  chan model.Update
 	elapsed  time.Duration
-	applied  []engine.Change
+	applied  []model.Change
 	modes    []string
 	pauses   []pauseCall
 	restarts []int
@@ -32,10 +32,10 @@ type pauseCall struct {
 }
 
 func newFake() *fakeCtrl {
-	cfg := engine.DefaultConfig()
-	cfg.Mode = engine.ModeAlternate
+	cfg := model.DefaultConfig()
+	cfg.Mode = model.ModeAlternate
 	for i := range cfg.Sides { // the default depends on the machine; screens must not
-		cfg.Sides[i].Placement = engine.PlaceSplit
+		cfg.Sides[i].Placement = model.PlaceSplit
 	}
 	return &fakeCtrl{
 		cfg: cfg,
@@ -45,19 +45,19 @@ func newFake() *fakeCtrl {
 			Limits:  map[string]int{"net.core.wmem_max": 212992},
 			Doubles: true,
 		},
-		updates: make(chan engine.Update, 4096),
+		updates: make(chan model.Update, 4096),
 		elapsed: 42 * time.Second,
 	}
 }
 
-func (f *fakeCtrl) Config() engine.Config {
+func (f *fakeCtrl) Config() model.Config {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.cfg
 }
 
-func (f *fakeCtrl) Facts() platform.Facts         { return f.facts }
-func (f *fakeCtrl) Updates() <-chan engine.Update { return f.updates }
+func (f *fakeCtrl) Facts() platform.Facts        { return f.facts }
+func (f *fakeCtrl) Updates() <-chan model.Update { return f.updates }
 
 func (f *fakeCtrl) Elapsed() time.Duration {
 	f.mu.Lock()
@@ -65,7 +65,7 @@ func (f *fakeCtrl) Elapsed() time.Duration {
 	return f.elapsed
 }
 
-func (f *fakeCtrl) Apply(ch engine.Change) error {
+func (f *fakeCtrl) Apply(ch model.Change) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.applied = append(f.applied, ch)
@@ -76,7 +76,7 @@ func (f *fakeCtrl) Apply(ch engine.Change) error {
 		return errors.New("bad side")
 	}
 	sc := f.cfg.Sides[ch.Side]
-	st, ok := engine.Lookup(ch.Setting)
+	st, ok := model.Lookup(ch.Setting)
 	if !ok {
 		return errors.New("unknown setting " + ch.Setting)
 	}
@@ -91,7 +91,7 @@ func (f *fakeCtrl) SetMode(mode string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.modes = append(f.modes, mode)
-	if mode != engine.ModeAlternate && mode != engine.ModeConcurrent {
+	if mode != model.ModeAlternate && mode != model.ModeConcurrent {
 		return errors.New("bad mode")
 	}
 	f.cfg.Mode = mode
@@ -119,13 +119,13 @@ func (f *fakeCtrl) Stop() error {
 	return nil
 }
 
-func (f *fakeCtrl) push(u engine.Update) { f.updates <- u }
+func (f *fakeCtrl) push(u model.Update) { f.updates <- u }
 
 // Accessors for assertions.
-func (f *fakeCtrl) appliedCopy() []engine.Change {
+func (f *fakeCtrl) appliedCopy() []model.Change {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]engine.Change(nil), f.applied...)
+	return append([]model.Change(nil), f.applied...)
 }
 
 func (f *fakeCtrl) stopCount() int {
@@ -137,26 +137,26 @@ func (f *fakeCtrl) stopCount() int {
 // sample builds a deterministic sample of a side at time t: throughput,
 // calls and CPU shaped like the real effect (A at the default buffer needs
 // ~10 calls per 2 MiB, B at 2m about one).
-func sample(side string, t float64, active bool) engine.Sample {
-	s := engine.Sample{T: t, Side: side, Active: active, Connections: 1}
+func sample(side string, t float64, active bool) model.Sample {
+	s := model.Sample{T: t, Side: side, Active: active, Connections: 1}
 	s.Seconds = 0.25
-	s.Placement = engine.Placement{Setting: engine.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
-	srv := engine.Process{RecvCallsPer2MiB: 0.01, SendCallsPer2MiB: 1, EAGAINPer2MiB: 0, UserS: 0.01, SysS: 0.05}
+	s.Placement = model.Placement{Setting: model.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
+	srv := model.Process{RecvCallsPer2MiB: 0.01, SendCallsPer2MiB: 1, EAGAINPer2MiB: 0, UserS: 0.01, SysS: 0.05}
 	if side == "A" {
-		s.ThroughputBps = engine.Figure(1.5*(1<<30) + 0.1*(1<<30)*float64(int(t*4)%5))
-		s.Client = engine.Process{RecvCallsPer2MiB: 10.2, SendCallsPer2MiB: 0.25, EAGAINPer2MiB: 3.1, RecvEAGAINPer2MiB: 3.1,
+		s.ThroughputBps = model.Figure(1.5*(1<<30) + 0.1*(1<<30)*float64(int(t*4)%5))
+		s.Client = model.Process{RecvCallsPer2MiB: 10.2, SendCallsPer2MiB: 0.25, EAGAINPer2MiB: 3.1, RecvEAGAINPer2MiB: 3.1,
 			VolCSPer2MiB: 12.4, InvolCSPer2MiB: 0.3, CoresBusy: 0.92, CPUSPerGiB: 0.61}
 		srv.SendEAGAINPer2MiB, srv.VolCSPer2MiB = 2.2, 3.6
 		srv.CoresBusy, srv.CPUSPerGiB = 0.58, 0.38
-		s.SndBuf = engine.Buffers{ServerRequested: "default", ServerEffective: 212992, ClientRequested: "default", ClientEffective: 212992, ClientRcvRequested: "default", ClientRcvEffective: 212992}
+		s.SndBuf = model.Buffers{ServerRequested: "default", ServerEffective: 212992, ClientRequested: "default", ClientEffective: 212992, ClientRcvRequested: "default", ClientRcvEffective: 212992}
 		s.LatencyP50Ms, s.LatencyP99Ms = 9.8, 14.2
 	} else {
-		s.ThroughputBps = engine.Figure(4.0*(1<<30) + 0.2*(1<<30)*float64(int(t*4)%3))
-		s.Client = engine.Process{RecvCallsPer2MiB: 1.04, SendCallsPer2MiB: 0.25, EAGAINPer2MiB: 0.2, RecvEAGAINPer2MiB: 0.2,
+		s.ThroughputBps = model.Figure(4.0*(1<<30) + 0.2*(1<<30)*float64(int(t*4)%3))
+		s.Client = model.Process{RecvCallsPer2MiB: 1.04, SendCallsPer2MiB: 0.25, EAGAINPer2MiB: 0.2, RecvEAGAINPer2MiB: 0.2,
 			VolCSPer2MiB: 1.9, InvolCSPer2MiB: 0.1, CoresBusy: 0.71, CPUSPerGiB: 0.18}
 		srv.SendEAGAINPer2MiB, srv.VolCSPer2MiB = 0.1, 1.2
 		srv.CoresBusy, srv.CPUSPerGiB = 0.35, 0.09
-		s.SndBuf = engine.Buffers{ServerRequested: "2m", ServerEffective: 425984, ClientRequested: "default", ClientEffective: 212992, ClientRcvRequested: "default", ClientRcvEffective: 212992, Clamped: true}
+		s.SndBuf = model.Buffers{ServerRequested: "2m", ServerEffective: 425984, ClientRequested: "default", ClientEffective: 212992, ClientRcvRequested: "default", ClientRcvEffective: 212992, Clamped: true}
 		s.LatencyP50Ms, s.LatencyP99Ms = 3.9, 6.1
 	}
 	s.Server = &srv

@@ -7,7 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // shortKeys is the footer for the current state: the full form, then the
@@ -42,19 +42,19 @@ func (m *Model) shortKeys() (full, narrow []key.Binding) {
 	if m.charts.paging() {
 		charts = append(charts, terse(k.Charts, "v", "more charts"))
 	}
-	pause := terse(k.Setting(engine.SetPaused), "space", "pause")
+	pause := terse(k.Setting(model.SetPaused), "space", "pause")
 	gap := terse(k.Gap, "g", "gap")
 	tail := []key.Binding{terse(k.Presets, "p", "presets"), terse(k.Save, "s", "save preset+run"),
 		terse(k.Help, "?", "help"), terse(k.Quit, "q", "quit")}
 	full = append(append(append(lead, bufs, terse(k.NextSide, "tab/1/2", "side"), gap, pause), charts...),
-		terse(k.Setting(engine.SetConnections), "c/C", "conns −/+"),
-		terse(k.Setting(engine.SetRequestSize), "r/R", "req size ½/×2"),
-		terse(k.Setting(engine.SetInFlight), "d/D", "in flight ½/×2"))
+		terse(k.Setting(model.SetConnections), "c/C", "conns −/+"),
+		terse(k.Setting(model.SetRequestSize), "r/R", "req size ½/×2"),
+		terse(k.Setting(model.SetInFlight), "d/D", "in flight ½/×2"))
 	full = append(full, tail...)
 	// Narrow: the three pairs in one (lowercase lowers, capital raises),
 	// before the keys the footer drops first.
 	narrow = append(append([]key.Binding{}, lead...), bufs, terse(k.NextSide, "tab", "side"), pause,
-		terse(k.Setting(engine.SetConnections), "c/C r/R d/D", "−/+"), gap)
+		terse(k.Setting(model.SetConnections), "c/C r/R d/D", "−/+"), gap)
 	narrow = append(append(narrow, charts...), tail...)
 	return full, narrow
 }
@@ -68,7 +68,7 @@ func (m *Model) targetShort(side int) string {
 	switch {
 	case len(sts) > 1:
 		return "both sndbufs"
-	case sts[0] == engine.BufferSettings()[0]:
+	case sts[0] == model.BufferSettings()[0]:
 		return "sndbuf"
 	}
 	return shortLabel.Replace(sts[0].Label)

@@ -4,22 +4,22 @@ import (
 	"strings"
 	"time"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/units"
 )
 
 // na is how every figure that could not be measured is shown: never 0.
-const na = engine.NA
+const na = model.NA
 
 // sig prints a number with about three significant digits.
 func sig(v float64) string { return units.Sig(v) }
 
 // fig prints a figure with sig, or n/a.
-func fig(f engine.Figure) string { return f.Sig() }
+func fig(f model.Figure) string { return f.Sig() }
 
 // rate prints a throughput figure in binary units (GiB/s, MiB/s) with
 // about three significant digits, like every other figure, or n/a.
-func rate(f engine.Figure) string { return f.Rate() }
+func rate(f model.Figure) string { return f.Rate() }
 
 // effSize prints an effective buffer size (from getsockopt); 0 is unknown.
 func effSize(n int) string {
@@ -39,18 +39,18 @@ func clock(sec float64) string { return units.FormatClock(sec) }
 func elapsedClock(d time.Duration) string { return clock(d.Seconds()) }
 
 // eventLabel is how a change is named on the charts: "B sndbuf 2m→64k".
-func eventLabel(ev engine.Event) string {
+func eventLabel(ev model.Event) string {
 	switch ev.Setting {
-	case engine.SetPaused:
+	case model.SetPaused:
 		if ev.To == "true" {
 			return ev.Side + " paused"
 		}
 		return ev.Side + " resumed"
 	case "mode":
 		return "mode " + ev.From + "→" + ev.To
-	case engine.ExecRunEvent:
+	case model.ExecRunEvent:
 		return ev.Side + " client run " + ev.To // a finished run of an exec side
-	case engine.SetExec:
+	case model.SetExec:
 		// The program's name: the whole command is in the side's panel.
 		to := "our load"
 		if f := strings.Fields(ev.To); len(f) > 0 {

@@ -3,12 +3,12 @@ package ui
 import (
 	"testing"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // A finished run of an exec side is marked on the charts with its time.
 func TestEventLabelExecRun(t *testing.T) {
-	ev := engine.Event{Side: "B", Setting: engine.ExecRunEvent, To: "2.314s"}
+	ev := model.Event{Side: "B", Setting: model.ExecRunEvent, To: "2.314s"}
 	if got, want := eventLabel(ev), "B client run 2.314s"; got != want {
 		t.Fatalf("label %q, want %q", got, want)
 	}

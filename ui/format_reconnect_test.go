@@ -3,13 +3,13 @@ package ui
 import (
 	"testing"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // A change that re-opened the side's connections (a TCP buffer back to the
 // OS default) says so on the charts.
 func TestEventLabelReconnected(t *testing.T) {
-	ev := engine.Event{Side: "B", Setting: engine.SetSndBuf, From: "64k", To: "default", Reconnected: true}
+	ev := model.Event{Side: "B", Setting: model.SetSndBuf, From: "64k", To: "default", Reconnected: true}
 	if got, want := eventLabel(ev), "B sndbuf 64k→default (reconnected)"; got != want {
 		t.Fatalf("label %q, want %q", got, want)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/teatest"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // TestGoldenScreens runs the whole program (teatest) against the fake
@@ -31,25 +31,25 @@ func TestGoldenScreens(t *testing.T) {
 			for i := 1; i <= 168; i++ {
 				tt := float64(i) * 0.25
 				a, b := sample("A", tt, true), sample("B", tt, true)
-				b.ThroughputBps = engine.Figure(3.0 * (1 << 30))
+				b.ThroughputBps = model.Figure(3.0 * (1 << 30))
 				b.Client.RecvCallsPer2MiB = 5.1
 				if tt > 20 {
 					a.SndBuf.ServerRequested, a.SndBuf.ServerEffective = "64k", 131072
 					a.Client.RecvCallsPer2MiB = 16.4
-					a.ThroughputBps = engine.Figure(1.1 * (1 << 30))
+					a.ThroughputBps = model.Figure(1.1 * (1 << 30))
 				}
-				f.push(engine.Update{Sample: &a})
-				f.push(engine.Update{Sample: &b})
+				f.push(model.Update{Sample: &a})
+				f.push(model.Update{Sample: &b})
 				if i == 80 {
-					f.push(engine.Update{Event: &engine.Event{T: tt, Side: "A", Setting: "sndbuf", From: "default", To: "64k"}})
+					f.push(model.Update{Event: &model.Event{T: tt, Side: "A", Setting: "sndbuf", From: "default", To: "64k"}})
 				}
 				if i == 8 {
-					f.push(engine.Update{Warning: &engine.Warning{T: tt, Side: "B", Kind: "clamp",
+					f.push(model.Update{Warning: &model.Warning{T: tt, Side: "B", Kind: "clamp",
 						Text: "B sndbuf: requested 2m, effective 416k — the kernel limit net.core.wmem_max is lower",
 						Fix:  "sudo sysctl -w net.core.wmem_max=2097152  (persist: net.core.wmem_max = 2097152 in /etc/sysctl.d/90-nbdscope.conf)"}})
 				}
 			}
-			f.push(engine.Update{Event: &engine.Event{T: 41.9, Side: "A", Setting: "connections", From: "1", To: "2"}})
+			f.push(model.Update{Event: &model.Event{T: 41.9, Side: "A", Setting: "connections", From: "1", To: "2"}})
 
 			tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
 			teatest.WaitFor(t, tm.Output(), func(b []byte) bool {

@@ -3,7 +3,7 @@ package ui
 import (
 	"math"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // The charted metrics of a sample.
@@ -29,7 +29,7 @@ type point struct {
 	write  bool
 }
 
-func num(f engine.Figure) float64 {
+func num(f model.Figure) float64 {
 	if !f.Known() {
 		return math.NaN()
 	}
@@ -37,8 +37,8 @@ func num(f engine.Figure) float64 {
 }
 
 // pointOf reduces a sample; its own stamp picks the receiving process.
-func pointOf(s engine.Sample) point {
-	p := point{t: s.T, dur: s.Seconds, write: engine.IsWrite(s.Settings.Workload)}
+func pointOf(s model.Sample) point {
+	p := point{t: s.T, dur: s.Seconds, write: model.IsWrite(s.Settings.Workload)}
 	p.v[mTput] = num(s.ThroughputBps)
 	p.v[mCalls] = num(s.ReceiverCallsPer2MiB())
 	p.v[mSend] = math.NaN()

@@ -3,14 +3,14 @@ package ui
 import (
 	"github.com/charmbracelet/bubbles/key"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // KeyMap holds the explorer's key bindings. It implements help.KeyMap:
 // ShortHelp is the footer, FullHelp the `?` screen. Pairs of bindings
 // (+/-, c/C, …) are shown once, under the first of the pair. The keys that
 // step a setting (c/C, r/R, w, m, space …) are not listed here: they come
-// from the settings table (engine.Settings), with their labels.
+// from the settings table (model.Settings), with their labels.
 type KeyMap struct {
 	NextSide key.Binding
 	PrevSide key.Binding
@@ -48,7 +48,7 @@ type KeyMap struct {
 // ignores it) when its key is pressed.
 type SettingKey struct {
 	key.Binding
-	Setting *engine.Setting
+	Setting *model.Setting
 	Dir     int
 }
 
@@ -57,7 +57,7 @@ type SettingKey struct {
 // for a setting that cycles.
 func settingKeys() []SettingKey {
 	var out []SettingKey
-	for _, st := range engine.Settings() {
+	for _, st := range model.Settings() {
 		down, up := st.Keys[0], st.Keys[1]
 		if down == "" {
 			continue
@@ -124,7 +124,7 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp is the footer line.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.NextSide, k.BufUp, k.BufExact, k.Gap, k.Setting(engine.SetPaused), k.Setting(engine.SetConnections),
+	return []key.Binding{k.NextSide, k.BufUp, k.BufExact, k.Gap, k.Setting(model.SetPaused), k.Setting(model.SetConnections),
 		k.Charts, k.Presets, k.Baseline, k.Help, k.Quit}
 }
 
@@ -132,9 +132,9 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	s := k.Setting
 	return [][]key.Binding{
-		{k.NextSide, s(engine.SetPaused), k.Restart, s(engine.SetMode), k.Quit},
-		{k.BufUp, k.BufExact, k.BufTarget, k.Gap, s(engine.SetTransport), s(engine.SetWorkload), s(engine.SetPlacement)},
-		{s(engine.SetConnections), s(engine.SetRequestSize), s(engine.SetInFlight), k.Exec},
+		{k.NextSide, s(model.SetPaused), k.Restart, s(model.SetMode), k.Quit},
+		{k.BufUp, k.BufExact, k.BufTarget, k.Gap, s(model.SetTransport), s(model.SetWorkload), s(model.SetPlacement)},
+		{s(model.SetConnections), s(model.SetRequestSize), s(model.SetInFlight), k.Exec},
 		{k.Latency, k.Charts, k.Clear, k.Presets, k.Save, k.Baseline, k.Help},
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // The case convention of the stepping pairs is on screen: in the footer
@@ -70,7 +70,7 @@ func TestSaveSaysRunFile(t *testing.T) {
 	dir := t.TempDir()
 	path := func(name string) string { return filepath.Join(dir, name+".json") }
 	h := newHarness(t, Options{
-		SavePreset: func(name string, _ engine.Config) error {
+		SavePreset: func(name string, _ model.Config) error {
 			return writeFileT(path(name), 2000)
 		},
 		RunPath: path,
@@ -119,7 +119,7 @@ func TestRejectedPromptTextCleared(t *testing.T) {
 	h.wantView("the side refuses it")
 
 	// The exec prompt and the save prompt alike.
-	h = newHarness(t, Options{SavePreset: func(string, engine.Config) error {
+	h = newHarness(t, Options{SavePreset: func(string, model.Config) error {
 		return errors.New(`invalid name "a b": want letters`)
 	}}, 80, 24)
 	h.press("e")
@@ -153,8 +153,8 @@ func TestExecSidePanelShowsCommand(t *testing.T) {
 		h.typeText("nbdcopy {uri} null:")
 		h.press("enter")
 		h.settle()
-		h.m.Update(updateMsg{engine.Update{Sample: ptr(execSample("A", 1))}})
-		h.m.Update(updateMsg{engine.Update{Sample: ptr(sample("B", 1, true))}})
+		h.m.Update(updateMsg{model.Update{Sample: ptr(execSample("A", 1))}})
+		h.m.Update(updateMsg{model.Update{Sample: ptr(sample("B", 1, true))}})
 		h.m.Update(frameMsg{})
 		a := strings.Join(h.m.panels[0].content(), "\n")
 		title := h.m.panels[0].title()

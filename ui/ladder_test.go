@@ -6,8 +6,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"nbdscope/engine"
-	"nbdscope/engine/platform"
+	"nbdscope/model"
+	"nbdscope/platform"
 )
 
 // macOS before 14.4 with the default kern.ipc.maxsockbuf: sbreserve
@@ -16,7 +16,7 @@ var xnuRefusing = platform.Limit{Rules: "xnu", Over: platform.OverRefuses, MaxRe
 	Sysctl: "kern.ipc.maxsockbuf", SysctlValue: 8 << 20, Probed: true}
 
 func TestStepBufStopsAtTheLimit(t *testing.T) {
-	size := func(n int) engine.Buf { return engine.Buf{Kind: engine.BufSize, Bytes: n} }
+	size := func(n int) model.Buf { return model.Buf{Kind: model.BufSize, Bytes: n} }
 	top := xnuRefusing.LadderTop()
 	if v, ok := stepBuf(size(2<<20), 1, 212992, top); v != "4m" || !ok {
 		t.Fatalf("2m + under a 7.1 MiB limit: %q %v", v, ok)
@@ -37,7 +37,7 @@ func TestStepBufStopsAtTheLimit(t *testing.T) {
 func TestBufUpAtXNULimitSaysFix(t *testing.T) {
 	h := newHarness(t, Options{}, 100, 30)
 	h.m.com.facts.SndbufLimit = xnuRefusing
-	h.m.cfg.Sides[1].SndBuf = engine.Buf{Kind: engine.BufSize, Bytes: 4 << 20}
+	h.m.cfg.Sides[1].SndBuf = model.Buf{Kind: model.BufSize, Bytes: 4 << 20}
 	h.m.focus = 1
 	h.press("+")
 	if n := len(h.f.appliedCopy()); n != 0 {

@@ -11,8 +11,8 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"go.uber.org/goleak"
 
-	"nbdscope/engine"
 	"nbdscope/internal/leakcheck"
+	"nbdscope/model"
 )
 
 // closingCtrl keeps the engine's side of the Controller contract that the
@@ -27,7 +27,7 @@ type closingCtrl struct {
 func (c *closingCtrl) Stop() error {
 	err := c.fakeCtrl.Stop()
 	c.once.Do(func() {
-		c.push(engine.Update{Done: &engine.Done{Err: context.Canceled}})
+		c.push(model.Update{Done: &model.Done{Err: context.Canceled}})
 		close(c.updates)
 	})
 	return err
@@ -51,10 +51,10 @@ func TestProgramLeavesNoGoroutines(t *testing.T) {
 			m := newModel(f, Options{})
 			for i := 1; i <= 8; i++ {
 				a, b := sample("A", float64(i)*0.25, true), sample("B", float64(i)*0.25, true)
-				f.push(engine.Update{Sample: &a})
-				f.push(engine.Update{Sample: &b})
+				f.push(model.Update{Sample: &a})
+				f.push(model.Update{Sample: &b})
 			}
-			f.push(engine.Update{Event: &engine.Event{T: 2, Side: "A", Setting: "connections", From: "1", To: "2"}})
+			f.push(model.Update{Event: &model.Event{T: 2, Side: "A", Setting: "connections", From: "1", To: "2"}})
 			tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
 			teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 				return bytes.Contains(b, []byte("A connections 1→2"))

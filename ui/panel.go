@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/units"
 )
 
@@ -21,29 +21,29 @@ type panel struct {
 	focused bool
 	pending bool // a change of this side is on its way
 	paused  bool
-	cfg     engine.SideConfig
+	cfg     model.SideConfig
 	// stepped are the buffers the buffer keys act on (the panel names the
 	// first on its first line); nil: the bulk sender's.
-	stepped []*engine.Setting
+	stepped []*model.Setting
 
-	last       *engine.Sample // the latest sample
-	lastActive *engine.Sample // the latest sample with load running
+	last       *model.Sample // the latest sample
+	lastActive *model.Sample // the latest sample with load running
 	// root is the root digest of the side's latest hashed full pass
 	// (consume hash): what blksum prints for the export.
 	root string
 	// recent are the figures of the latest active samples under the same
 	// settings, for the pace row: one 250 ms sample is too short to say
 	// which process used all of its core.
-	recent []engine.Figures
+	recent []model.Figures
 	// compete: the sides run at once on shared cores (Model.sidesCompete),
 	// so the pace row claims nothing.
 	compete bool
 	// stuckFrom is when the side's load last ran without moving a byte
 	// since (run time, seconds); negative while it makes progress.
 	stuckFrom float64
-	clamp     *engine.Warning
-	warn      *engine.Warning // another warning about this side
-	crash     *engine.Crash
+	clamp     *model.Warning
+	warn      *model.Warning // another warning about this side
+	crash     *model.Crash
 
 	// warnOutside: the warnings are drawn below the panels, the width of
 	// the screen, not in the panel (two narrow panels side by side).
@@ -61,7 +61,7 @@ const recentSamples = 8
 
 // keepRecent keeps an active sample's figures for the pace row, starting
 // over when the settings changed.
-func (p *panel) keepRecent(s engine.Sample) {
+func (p *panel) keepRecent(s model.Sample) {
 	if s.Changed || (len(p.recent) > 0 && p.recent[len(p.recent)-1].Settings != s.Settings) {
 		p.recent = p.recent[:0]
 	}
@@ -76,13 +76,13 @@ func (p *panel) keepRecent(s engine.Sample) {
 
 // paceWords says what set the pace of the recent samples, in the panel's
 // few words: which process used all of the cores it was held to
-// (engine.PaceOf, the sweep's and run's definition), or that both waited.
+// (model.PaceOf, the sweep's and run's definition), or that both waited.
 func (p *panel) paceWords() string {
-	var sum engine.Figures
+	var sum model.Figures
 	for _, f := range p.recent {
 		sum = sum.Add(f)
 	}
-	pc := engine.PaceOf(sum)
+	pc := model.PaceOf(sum)
 	switch {
 	case len(p.recent) == 0 || !pc.Client.Known():
 		return ""
@@ -90,11 +90,11 @@ func (p *panel) paceWords() string {
 		return "sides share cores"
 	case pc.ClientCores == 0:
 		return "not held to cores"
-	case pc.Bound == engine.BoundClient:
+	case pc.Bound == model.BoundClient:
 		return "client (core full)"
-	case pc.Bound == engine.BoundServer:
+	case pc.Bound == model.BoundServer:
 		return "server (core full)"
-	case pc.Bound == engine.BoundCore:
+	case pc.Bound == model.BoundCore:
 		return "shared core full"
 	}
 	return "waiting (none full)"
@@ -107,7 +107,7 @@ const panelWideInner = 66
 func (p *panel) SetSize(w, h int) { p.width, p.height = w, h }
 
 // observe takes a sample of this side.
-func (p *panel) observe(s engine.Sample) {
+func (p *panel) observe(s model.Sample) {
 	p.last = &s
 	if s.RootDigest != "" {
 		p.root = s.RootDigest
@@ -141,8 +141,8 @@ func (p *panel) clamped(req string, eff int) bool {
 	if eff <= 0 {
 		return false
 	}
-	b, err := engine.ParseBuf(req)
-	if err != nil || b.Kind != engine.BufSize || b.Bytes < 4096 {
+	b, err := model.ParseBuf(req)
+	if err != nil || b.Kind != model.BufSize || b.Bytes < 4096 {
 		return false // default, macos (tiny), external: not a request of ours
 	}
 	l := p.com.facts.SndbufLimit
@@ -153,7 +153,7 @@ func (p *panel) clamped(req string, eff int) bool {
 }
 
 // anyClamped reports whether any buffer of a sample is clamped.
-func (p *panel) anyClamped(b engine.Buffers) bool {
+func (p *panel) anyClamped(b model.Buffers) bool {
 	return b.Clamped || p.clamped(b.ServerRequested, b.ServerEffective) ||
 		p.clamped(b.ClientRequested, b.ClientEffective) || p.clamped(b.ClientRcvRequested, b.ClientRcvEffective)
 }
@@ -270,10 +270,10 @@ type panelData struct {
 	errors                string // the latest active sample's; na without one
 	placed                bool   // the CPUs below are known
 	loadCPUs, serverCPUs  string // where the load and server ran
-	warnings              []engine.Warning
+	warnings              []model.Warning
 }
 
-// shownBuf is a buffer with its label (engine.Setting.Label).
+// shownBuf is a buffer with its label (model.Setting.Label).
 type shownBuf struct {
 	label   string
 	stepped bool
@@ -282,9 +282,9 @@ type shownBuf struct {
 
 // orderBufs puts the stepped buffers first, then the others, each in the
 // settings table's order.
-func orderBufs(stepped []*engine.Setting, by map[string]bufData) []shownBuf {
+func orderBufs(stepped []*model.Setting, by map[string]bufData) []shownBuf {
 	var first, rest []shownBuf
-	for _, st := range engine.BufferSettings() {
+	for _, st := range model.BufferSettings() {
 		if slices.Contains(stepped, st) {
 			first = append(first, shownBuf{st.Label, true, by[st.Name]})
 		} else {
@@ -296,11 +296,11 @@ func orderBufs(stepped []*engine.Setting, by map[string]bufData) []shownBuf {
 
 // ordered is the data's buffers with the stepped ones first (nil: the
 // bulk sender's for the workload).
-func (d panelData) ordered(stepped []*engine.Setting) []shownBuf {
+func (d panelData) ordered(stepped []*model.Setting) []shownBuf {
 	if stepped == nil {
-		stepped = engine.SenderBuffers(d.workload)
+		stepped = model.SenderBuffers(d.workload)
 	}
-	return orderBufs(stepped, map[string]bufData{engine.SetSndBuf: d.server, engine.SetClientSndBuf: d.client, engine.SetClientRcvBuf: d.clientRcv})
+	return orderBufs(stepped, map[string]bufData{model.SetSndBuf: d.server, model.SetClientSndBuf: d.client, model.SetClientRcvBuf: d.clientRcv})
 }
 
 // shownBufs are the buffers in the order shown.
@@ -321,7 +321,7 @@ type bufData struct {
 // data computes what the panel shows from its side's state.
 func (p *panel) data() panelData {
 	c := p.cfg
-	var buf engine.Buffers
+	var buf model.Buffers
 	if p.last != nil {
 		buf = p.last.SndBuf
 	}
@@ -331,7 +331,7 @@ func (p *panel) data() panelData {
 		clientRcv:   bufData{c.ClientRcvBuf.String(), buf.ClientRcvEffective, p.clamped(buf.ClientRcvRequested, buf.ClientRcvEffective)},
 		connections: c.Connections, inFlight: c.InFlight, requestSize: c.RequestSize,
 		workload: c.Workload, consume: consumeLine(c),
-		transport: c.Transport, placement: c.Get(engine.SetPlacement),
+		transport: c.Transport, placement: c.Get(model.SetPlacement),
 		fig: p.figures(), errors: na,
 	}
 	if c.Target != "" {
@@ -342,7 +342,7 @@ func (p *panel) data() panelData {
 		d.exec, d.client.req, d.clientRcv.req = c.Exec, na, na
 	}
 	d.bufs = d.ordered(p.stepped)
-	if c.Get(engine.SetConsume) == engine.ConsumeHash {
+	if c.Get(model.SetConsume) == model.ConsumeHash {
 		d.root = p.root
 	}
 	d.pace = p.paceWords()
@@ -352,7 +352,7 @@ func (p *panel) data() panelData {
 	if p.last != nil && p.last.Placement.Setting != "" {
 		d.placed, d.loadCPUs, d.serverCPUs = true, p.last.Placement.LoadCPUs, p.last.Placement.ServerCPUs
 	}
-	for _, w := range []*engine.Warning{p.clamp, p.warn} {
+	for _, w := range []*model.Warning{p.clamp, p.warn} {
 		if w != nil {
 			d.warnings = append(d.warnings, *w)
 		}
@@ -505,7 +505,7 @@ func (p *panel) narrowBufs(bufs []shownBuf, lw int) []string {
 	}
 	label := "srv+cli sndbuf"
 	switch {
-	case len(names) == 1 && names[0] == engine.BufferSettings()[0].Label:
+	case len(names) == 1 && names[0] == model.BufferSettings()[0].Label:
 		return []string{p.row("sndbuf", lw, p.bufPair(bufs[0].bufData))}
 	case len(names) == 1:
 		label = names[0]
@@ -564,7 +564,7 @@ func (p *panel) wideRows(d panelData) []string {
 // warningRows are the warnings at width iw: the text and the fix, each
 // on as many lines as it takes (where the fix persists only when the
 // panel is wide: it is a sentence of its own, left out whole).
-func (p *panel) warningRows(ws []engine.Warning, iw int) []string {
+func (p *panel) warningRows(ws []model.Warning, iw int) []string {
 	st := p.com.styles
 	var rows []string
 	for _, w := range ws {
@@ -613,27 +613,27 @@ func (p *panel) cores(d panelData) string {
 type panelFigures struct {
 	write                       bool
 	recv, send                  string // process names
-	tput, recvCalls, recvEAGAIN engine.Figure
-	sendCalls, sendEAGAIN       engine.Figure
-	cliCores, cliPerGiB         engine.Figure
-	srvCores, srvPerGiB         engine.Figure
-	cliWake, srvWake            engine.Figure
-	cliFaults, srvFaults        engine.Figure
-	cpu                         engine.CPU
-	p50, p99                    engine.Figure
+	tput, recvCalls, recvEAGAIN model.Figure
+	sendCalls, sendEAGAIN       model.Figure
+	cliCores, cliPerGiB         model.Figure
+	srvCores, srvPerGiB         model.Figure
+	cliWake, srvWake            model.Figure
+	cliFaults, srvFaults        model.Figure
+	cpu                         model.CPU
+	p50, p99                    model.Figure
 }
 
 func (p *panel) figures() panelFigures {
-	u := engine.Unknown
+	u := model.Unknown
 	wl := p.cfg.Workload
 	a := p.lastActive
 	if a != nil {
 		wl = a.Settings.Workload
 	}
-	f := panelFigures{write: engine.IsWrite(wl), recv: engine.ReceiverName(wl), send: engine.SenderName(wl),
+	f := panelFigures{write: model.IsWrite(wl), recv: model.ReceiverName(wl), send: model.SenderName(wl),
 		tput: u, recvCalls: u, recvEAGAIN: u, sendCalls: u, sendEAGAIN: u, cliCores: u, cliPerGiB: u,
 		srvCores: u, srvPerGiB: u, cliWake: u, srvWake: u, cliFaults: u, srvFaults: u, p50: u, p99: u,
-		cpu: engine.CPU{UserS: u, SysS: u, CoresBusy: u, SPerGiB: u}}
+		cpu: model.CPU{UserS: u, SysS: u, CoresBusy: u, SPerGiB: u}}
 	if a == nil {
 		return f
 	}
@@ -658,7 +658,7 @@ func (p *panel) figureRows(d panelData, lw int) []string {
 	send := p.val(fig(f.sendCalls))
 	total := f.cpu // client and server (engine's CPU); n/a without a server of ours
 	if total.ClientOnly {
-		total.CoresBusy, total.SPerGiB = engine.Unknown, engine.Unknown
+		total.CoresBusy, total.SPerGiB = model.Unknown, model.Unknown
 	}
 	if f.write {
 		send = st.Strong.Render(send)
@@ -768,10 +768,10 @@ func (p *panel) consumeInTitle() bool {
 
 // consumeLine is the consume mode, with its hash threads setting when it
 // hashes ("hash×auto", "hash×3").
-func consumeLine(c engine.SideConfig) string {
-	m := c.Get(engine.SetConsume)
-	if m == engine.ConsumeHash {
-		m += "×" + c.Get(engine.SetHashThreads)
+func consumeLine(c model.SideConfig) string {
+	m := c.Get(model.SetConsume)
+	if m == model.ConsumeHash {
+		m += "×" + c.Get(model.SetHashThreads)
 	}
 	return m
 }

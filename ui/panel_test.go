@@ -4,13 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // TestPanelData: what a panel shows is computed from its side's state
 // without rendering anything.
 func TestPanelData(t *testing.T) {
-	p := panel{com: &common{styles: DefaultStyles()}, idx: 1, cfg: engine.DefaultConfig().Sides[1]}
+	p := panel{com: &common{styles: DefaultStyles()}, idx: 1, cfg: model.DefaultConfig().Sides[1]}
 	d := p.data()
 	if d.fig.tput.Known() || d.errors != na || d.placed || d.warnings != nil || d.server.eff != 0 {
 		t.Errorf("before any sample: %+v", d)
@@ -18,7 +18,7 @@ func TestPanelData(t *testing.T) {
 	s := sample("B", 1, true)
 	s.Errors = 3
 	p.observe(s)
-	p.clamp = &engine.Warning{Side: "B", Kind: "clamp", Text: "clamped", Fix: "sudo sysctl"}
+	p.clamp = &model.Warning{Side: "B", Kind: "clamp", Text: "clamped", Fix: "sudo sysctl"}
 	d = p.data()
 	if !d.server.clamped || d.server.eff != 425984 || d.client.clamped || d.clientRcv.eff != 212992 {
 		t.Errorf("buffers: %+v %+v %+v", d.server, d.client, d.clientRcv)
@@ -41,18 +41,18 @@ func TestPanelData(t *testing.T) {
 // with n/a for what is not known and the warnings last.
 func TestPanelRowsOf(t *testing.T) {
 	p := panel{com: &common{styles: DefaultStyles()}}
-	u := engine.Unknown
+	u := model.Unknown
 	d := panelData{
 		server:      bufData{req: "2m", eff: 4 << 20},
 		client:      bufData{req: "default", eff: 212992},
 		clientRcv:   bufData{req: "1m", eff: 1 << 20, clamped: true},
 		connections: 2, inFlight: 8, requestSize: 2 << 20,
 		workload: "read", consume: "scan", transport: "unix", placement: "split",
-		fig: panelFigures{recv: "client", send: "server", tput: engine.Figure(1 << 30), recvCalls: 1.5,
+		fig: panelFigures{recv: "client", send: "server", tput: model.Figure(1 << 30), recvCalls: 1.5,
 			recvEAGAIN: u, sendCalls: u, sendEAGAIN: u, cliCores: u, cliPerGiB: u, srvCores: u, srvPerGiB: u,
-			cliWake: u, srvWake: u, p50: u, p99: u, cpu: engine.CPU{UserS: u, SysS: u, CoresBusy: u, SPerGiB: u}},
+			cliWake: u, srvWake: u, p50: u, p99: u, cpu: model.CPU{UserS: u, SysS: u, CoresBusy: u, SPerGiB: u}},
 		errors:   na,
-		warnings: []engine.Warning{{Text: "B sndbuf clamped", Fix: "sudo sysctl -w x=1  (persist: somewhere)"}},
+		warnings: []model.Warning{{Text: "B sndbuf clamped", Fix: "sudo sysctl -w x=1  (persist: somewhere)"}},
 	}
 	p.SetSize(40, 0)
 	narrow := p.rowsOf(d)
@@ -88,8 +88,8 @@ func TestPanelRowsOf(t *testing.T) {
 // without one keeps it, and with another consume mode it is not shown.
 func TestPanelRootDigest(t *testing.T) {
 	const root = "3eb41ead61267f303e361caa2481ac0343422fcf3ce1c3ee7d25baa9a2f538f9"
-	p := panel{com: &common{styles: DefaultStyles()}, idx: 0, cfg: engine.DefaultConfig().Sides[0]}
-	if err := p.cfg.Set(engine.SetConsume, engine.ConsumeHash); err != nil {
+	p := panel{com: &common{styles: DefaultStyles()}, idx: 0, cfg: model.DefaultConfig().Sides[0]}
+	if err := p.cfg.Set(model.SetConsume, model.ConsumeHash); err != nil {
 		t.Fatal(err)
 	}
 	p.SetSize(160, 0)
@@ -104,7 +104,7 @@ func TestPanelRootDigest(t *testing.T) {
 	if !strings.Contains(rows, "consume       hash×auto") || !strings.Contains(rows, "root digest   3eb41ead61267f30") {
 		t.Errorf("hashing with a pass done, the wide rows lack the consume mode or the root:\n%s", rows)
 	}
-	if err := p.cfg.Set(engine.SetConsume, engine.ConsumeScan); err != nil {
+	if err := p.cfg.Set(model.SetConsume, model.ConsumeScan); err != nil {
 		t.Fatal(err)
 	}
 	if rows := strings.Join(p.rowsOf(p.data()), "\n"); strings.Contains(rows, "root digest") {
@@ -116,12 +116,12 @@ func TestPanelRootDigest(t *testing.T) {
 // server's send calls, where the buffer shows, instead of "n/a".
 func TestNarrowPanelExecSideShowsServerSends(t *testing.T) {
 	p := panel{com: &common{styles: DefaultStyles()}}
-	u := engine.Unknown
+	u := model.Unknown
 	d := panelData{server: bufData{req: "2m", eff: 4 << 20}, connections: 1, inFlight: 8, requestSize: 2 << 20,
 		workload: "read", consume: "scan", transport: "unix", placement: "split",
-		fig: panelFigures{recv: "client", send: "server", tput: engine.Figure(1 << 30), recvCalls: u,
+		fig: panelFigures{recv: "client", send: "server", tput: model.Figure(1 << 30), recvCalls: u,
 			recvEAGAIN: u, sendCalls: 0.91, sendEAGAIN: 0.17, cliCores: u, cliPerGiB: u, srvCores: u, srvPerGiB: u,
-			cliWake: u, srvWake: u, cliFaults: u, srvFaults: u, p50: u, p99: u, cpu: engine.CPU{UserS: u, SysS: u, CoresBusy: u, SPerGiB: u}},
+			cliWake: u, srvWake: u, cliFaults: u, srvFaults: u, p50: u, p99: u, cpu: model.CPU{UserS: u, SysS: u, CoresBusy: u, SPerGiB: u}},
 		errors: na}
 	p.SetSize(40, 0)
 	rows := strings.Join(p.rowsOf(d), "\n")
@@ -135,16 +135,16 @@ func TestNarrowPanelExecSideShowsServerSends(t *testing.T) {
 }
 
 // TestPanelPace: the pace row sums the recent active samples under one
-// setting (engine.PaceOf): the client's core full, or waiting; a change of
+// setting (model.PaceOf): the client's core full, or waiting; a change of
 // settings starts over; processes not held to cores get no verdict.
 func TestPanelPace(t *testing.T) {
-	p := panel{com: &common{styles: DefaultStyles()}, cfg: engine.DefaultConfig().Sides[0]}
-	split := engine.Placement{Setting: engine.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
-	smp := func(tm float64, buf string, cli, srv float64, pl engine.Placement) engine.Sample {
-		c := engine.Counters{UserS: cli * 0.25}
-		sv := engine.ProcessFigures(engine.Counters{UserS: srv * 0.25}, 1<<30, 0.25)
-		s := engine.Sample{T: tm, Side: "A", Active: true, Figures: engine.Figures{Bytes: 1 << 30, Seconds: 0.25,
-			Client: engine.ProcessFigures(c, 1<<30, 0.25), Server: &sv, Placement: pl}}
+	p := panel{com: &common{styles: DefaultStyles()}, cfg: model.DefaultConfig().Sides[0]}
+	split := model.Placement{Setting: model.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
+	smp := func(tm float64, buf string, cli, srv float64, pl model.Placement) model.Sample {
+		c := model.Counters{UserS: cli * 0.25}
+		sv := model.ProcessFigures(model.Counters{UserS: srv * 0.25}, 1<<30, 0.25)
+		s := model.Sample{T: tm, Side: "A", Active: true, Figures: model.Figures{Bytes: 1 << 30, Seconds: 0.25,
+			Client: model.ProcessFigures(c, 1<<30, 0.25), Server: &sv, Placement: pl}}
 		s.Settings.SndBuf = buf
 		return s
 	}
@@ -167,7 +167,7 @@ func TestPanelPace(t *testing.T) {
 	if len(p.recent) != recentSamples {
 		t.Errorf("%d recent samples kept, want %d", len(p.recent), recentSamples)
 	}
-	p.observe(smp(30, "2m", 0.99, 0.6, engine.Placement{Setting: engine.PlaceOS, LoadCPUs: "any", ServerCPUs: "any"}))
+	p.observe(smp(30, "2m", 0.99, 0.6, model.Placement{Setting: model.PlaceOS, LoadCPUs: "any", ServerCPUs: "any"}))
 	if got := p.paceWords(); got != "not held to cores" {
 		t.Errorf("placement os: %q", got)
 	}

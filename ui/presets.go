@@ -10,16 +10,17 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // liveSettings are the side settings ApplyConfig changes on a running
 // side, in the table's order but with those that restart the side last.
-func liveSettings() []*engine.Setting {
-	var now, restart []*engine.Setting
-	for _, st := range engine.Settings() {
+func liveSettings() []*model.Setting {
+	var now, restart []*model.Setting
+	for _, st := range model.Settings() {
 		switch {
 		case !st.InSideConfig() || !st.Live():
-		case st.Where == engine.AtRestart:
+		case st.Where == model.AtRestart:
 			restart = append(restart, st)
 		default:
 			now = append(now, st)
@@ -31,7 +32,7 @@ func liveSettings() []*engine.Setting {
 // ApplyConfig changes a running pair to cfg, setting by setting, and its
 // mode. Target, backend and size cannot change while a side runs; they are
 // reported in the error (after everything else was applied).
-func ApplyConfig(ctrl engine.Controller, cfg engine.Config) error {
+func ApplyConfig(ctrl engine.Controller, cfg model.Config) error {
 	cur := ctrl.Config()
 	var errs []error
 	for i := range cfg.Sides {
@@ -44,7 +45,7 @@ func ApplyConfig(ctrl engine.Controller, cfg engine.Config) error {
 				continue
 			}
 			if v := want.Value(st); v != have.Value(st) {
-				if err := ctrl.Apply(engine.Change{Side: i, Setting: st.Name, Value: v}); err != nil {
+				if err := ctrl.Apply(model.Change{Side: i, Setting: st.Name, Value: v}); err != nil {
 					errs = append(errs, err)
 				}
 			}
@@ -59,7 +60,7 @@ func ApplyConfig(ctrl engine.Controller, cfg engine.Config) error {
 }
 
 // applyLocal is ApplyConfig's effect on what the panels show.
-func applyLocal(ps *pairState, cfg engine.Config) {
+func applyLocal(ps *pairState, cfg model.Config) {
 	for i := range cfg.Sides {
 		for _, st := range liveSettings() {
 			sc := ps.Cfg.Sides[i]

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // TestQuitCancelledIsClean: the engine ends the update stream with its
@@ -16,7 +16,7 @@ import (
 func TestQuitCancelledIsClean(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
 	h.press("q")
-	h.m.Update(updateMsg{engine.Update{Done: &engine.Done{Err: context.Canceled}}})
+	h.m.Update(updateMsg{model.Update{Done: &model.Done{Err: context.Canceled}}})
 	if h.m.doneErr != nil {
 		t.Errorf("doneErr = %v after q, want nil", h.m.doneErr)
 	}
@@ -25,7 +25,7 @@ func TestQuitCancelledIsClean(t *testing.T) {
 	// Without q, a failed run is an error.
 	h = newHarness(t, Options{}, 80, 24)
 	boom := errors.New("boom")
-	h.m.Update(updateMsg{engine.Update{Done: &engine.Done{Err: boom}}})
+	h.m.Update(updateMsg{model.Update{Done: &model.Done{Err: boom}}})
 	if !errors.Is(h.m.doneErr, boom) {
 		t.Errorf("doneErr = %v, want boom", h.m.doneErr)
 	}

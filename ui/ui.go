@@ -32,6 +32,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // Options configure the explorer. The preset hooks are plain functions so
@@ -44,7 +45,7 @@ type Options struct {
 	// the preset modified (linux-gap*) when the pair's differs, also at
 	// the start (flags on top of the preset). Nil: the pair's
 	// configuration at the start.
-	PresetConfig *engine.Config
+	PresetConfig *model.Config
 	// Window is the time the charts show (default 60 s).
 	Window time.Duration
 
@@ -56,10 +57,10 @@ type Options struct {
 	// SavePreset saves the configuration in effect under a name (`s`). It
 	// must not replace an existing preset: it returns an error wrapping
 	// ErrPresetExists (or fs.ErrExist) instead, and the UI asks the user.
-	SavePreset func(name string, cfg engine.Config) error
+	SavePreset func(name string, cfg model.Config) error
 	// OverwritePreset replaces a preset after the user confirmed it. When
 	// nil, an existing name cannot be overwritten from the UI.
-	OverwritePreset func(name string, cfg engine.Config) error
+	OverwritePreset func(name string, cfg model.Config) error
 	// RunPath, when set, says that saving a preset (s) also writes the
 	// run so far under the same name, and where: the help, the prompt and
 	// the message after the save name the file.
@@ -70,7 +71,7 @@ type Options struct {
 	LoadRuns func() ([]RunItem, error)
 	// LoadRun reads a saved run, drawn faintly behind the live series as
 	// a baseline. With either hook nil, `b` says runs are not available.
-	LoadRun func(name string) (engine.Report, error)
+	LoadRun func(name string) (model.Report, error)
 }
 
 // PresetItem is one entry of the preset picker.
@@ -78,7 +79,7 @@ type PresetItem struct {
 	Name        string
 	Description string
 	BuiltIn     bool
-	Config      engine.Config
+	Config      model.Config
 }
 
 // ErrPresetExists is what SavePreset wraps when the name is taken.
@@ -120,7 +121,7 @@ const (
 
 // pairState is what the panels show: the configuration and pauses, where
 // every setting of the table is kept.
-type pairState = engine.State
+type pairState = model.State
 
 type opKind int
 
@@ -139,8 +140,8 @@ type op struct {
 	id    int
 	kind  opKind
 	side  int
-	st    *engine.Setting // the setting an opApply or opExact changes
-	v     engine.Value
+	st    *model.Setting // the setting an opApply or opExact changes
+	v     model.Value
 	name  string  // preset
 	note  *string // what run leaves for the message after it (a save's run file)
 	run   func(engine.Controller) error
@@ -164,13 +165,13 @@ type message struct {
 
 // Messages.
 type (
-	updateMsg        struct{ u engine.Update }
+	updateMsg        struct{ u model.Update }
 	updatesClosedMsg struct{}
 	frameMsg         struct{}
 	opDoneMsg        struct {
 		id  int
 		err error
-		cfg engine.Config
+		cfg model.Config
 	}
 	presetsMsg struct {
 		items []PresetItem
@@ -185,7 +186,7 @@ type Model struct {
 	opts    Options
 	keys    KeyMap
 	com     *common
-	updates <-chan engine.Update
+	updates <-chan model.Update
 
 	header header
 	panels [2]panel
@@ -194,11 +195,11 @@ type Model struct {
 	picker picker
 
 	base   pairState // as the engine last told
-	cfg    engine.Config
+	cfg    model.Config
 	paused [2]bool
 	// bufTarget is what each side's buffer keys act on (k cycles it).
 	bufTarget [2]bufTarget
-	baseCfg   engine.Config // of the preset, to mark the header "modified"
+	baseCfg   model.Config // of the preset, to mark the header "modified"
 	preset    string
 	focus     int
 
@@ -427,7 +428,7 @@ func (m *Model) sideIndex(name string) int {
 }
 
 // onUpdate takes an engine update and reports whether to redraw now.
-func (m *Model) onUpdate(u engine.Update) bool {
+func (m *Model) onUpdate(u model.Update) bool {
 	switch {
 	case u.Sample != nil:
 		s := *u.Sample
@@ -501,14 +502,14 @@ func (m *Model) onUpdate(u engine.Update) bool {
 
 // applyEvent brings the engine's configuration up to date with a change
 // that took effect (scripted changes arrive this way too).
-func (m *Model) applyEvent(ev engine.Event) {
-	st, ok := engine.Lookup(ev.Setting)
+func (m *Model) applyEvent(ev model.Event) {
+	st, ok := model.Lookup(ev.Setting)
 	i := m.sideIndex(ev.Side)
 	if !ok || st.PerSide() && i < 0 {
 		return
 	}
 	v := ev.Value
-	if v == (engine.Value{}) {
+	if v == (model.Value{}) {
 		// An event that came without its typed value (a replayed or
 		// hand-made one) is read from its text, and ignored if bad.
 		var err error
@@ -557,7 +558,7 @@ func (m *Model) recompute() {
 // the other side, and no pace is claimed.
 func (m *Model) sidesCompete() bool {
 	f := m.com.facts
-	return f.Cores > 0 && f.Cores < 4 && m.cfg.Mode == engine.ModeConcurrent
+	return f.Cores > 0 && f.Cores < 4 && m.cfg.Mode == model.ModeConcurrent
 }
 
 func (m *Model) setMsg(k msgKind, text string) { m.msg = message{k, text} }
@@ -610,7 +611,7 @@ func (m *Model) onOpDone(msg opDoneMsg) tea.Cmd {
 	m.ops = m.ops[1:]
 	m.opBusy = false
 	m.base.Cfg = msg.cfg
-	if o.st != nil && o.st.Where == engine.AtPair && msg.err == nil {
+	if o.st != nil && o.st.Where == model.AtPair && msg.err == nil {
 		// The controller's Config does not hold a pause.
 		o.st.Put(&m.base, o.side, o.v)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 func TestMain(m *testing.M) {
@@ -94,7 +94,7 @@ func (h *harness) settle() {
 }
 
 // send delivers an engine update and draws a frame.
-func (h *harness) send(u engine.Update) {
+func (h *harness) send(u model.Update) {
 	h.m.Update(updateMsg{u})
 	h.m.Update(frameMsg{})
 }
@@ -103,8 +103,8 @@ func (h *harness) send(u engine.Update) {
 func (h *harness) feed(n int, t float64) {
 	for i := n - 1; i >= 0; i-- {
 		tt := t - float64(i)*0.25
-		h.m.Update(updateMsg{engine.Update{Sample: ptr(sample("A", tt, true))}})
-		h.m.Update(updateMsg{engine.Update{Sample: ptr(sample("B", tt, true))}})
+		h.m.Update(updateMsg{model.Update{Sample: ptr(sample("A", tt, true))}})
+		h.m.Update(updateMsg{model.Update{Sample: ptr(sample("B", tt, true))}})
 	}
 	h.m.Update(frameMsg{})
 }
@@ -121,7 +121,7 @@ func (h *harness) wantView(subs ...string) {
 	}
 }
 
-func (h *harness) wantApplied(want ...engine.Change) {
+func (h *harness) wantApplied(want ...model.Change) {
 	h.t.Helper()
 	got := h.f.appliedCopy()
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -130,8 +130,8 @@ func (h *harness) wantApplied(want ...engine.Change) {
 }
 
 // ch is a change as the explorer sends it, parsed from its text form.
-func ch(side int, setting, value string) engine.Change {
-	c, err := engine.NewChange(side, setting, value)
+func ch(side int, setting, value string) model.Change {
+	c, err := model.NewChange(side, setting, value)
 	if err != nil {
 		panic(err)
 	}
@@ -139,16 +139,16 @@ func ch(side int, setting, value string) engine.Change {
 }
 
 func TestStepBuf(t *testing.T) {
-	size := func(n int) engine.Buf { return engine.Buf{Kind: engine.BufSize, Bytes: n} }
+	size := func(n int) model.Buf { return model.Buf{Kind: model.BufSize, Bytes: n} }
 	cases := []struct {
-		b    engine.Buf
+		b    model.Buf
 		dir  int
 		want string
 		ok   bool
 	}{
 		// At default, from its effective size (208k here).
-		{engine.Buf{}, 1, "256k", true},
-		{engine.Buf{}, -1, "128k", true},
+		{model.Buf{}, 1, "256k", true},
+		{model.Buf{}, -1, "128k", true},
 		{size(4 << 10), -1, "", false},
 		{size(2 << 20), 1, "4m", true},
 		{size(2 << 20), -1, "1m", true},
@@ -156,8 +156,8 @@ func TestStepBuf(t *testing.T) {
 		{size(100000), 1, "128k", true},
 		{size(100000), -1, "64k", true},
 		{size(1024), -1, "", false},
-		{engine.Buf{Kind: engine.BufMacOS}, 1, "16k", true},
-		{engine.Buf{Kind: engine.BufMacOS}, -1, "4k", true},
+		{model.Buf{Kind: model.BufMacOS}, 1, "16k", true},
+		{model.Buf{Kind: model.BufMacOS}, -1, "4k", true},
 	}
 	for _, c := range cases {
 		got, ok := stepBuf(c.b, c.dir, 212992, 0)
@@ -354,7 +354,7 @@ func TestKeyConnectionsRequestInFlight(t *testing.T) {
 
 func TestKeyWorkloadTransport(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
-	for range engine.Workloads {
+	for range model.Workloads {
 		h.press("w")
 		h.settle()
 	}
@@ -372,15 +372,15 @@ func TestKeyWorkloadTransport(t *testing.T) {
 func TestKeyPlacement(t *testing.T) {
 	h := newHarness(t, Options{}, 160, 48)
 	h.press("2")
-	for range engine.Placements {
+	for range model.Placements {
 		h.press("o")
 		h.settle()
 	}
 	h.wantApplied(ch(1, "placement", "shared"), ch(1, "placement", "os"), ch(1, "placement", "split"))
 	h.wantView("placement     split", "cores       n/a") // no sample yet
 	s := sample("B", 1, true)
-	s.Placement = engine.Placement{Setting: engine.PlaceShared, LoadCPUs: "2", ServerCPUs: "2"}
-	h.send(engine.Update{Sample: &s})
+	s.Placement = model.Placement{Setting: model.PlaceShared, LoadCPUs: "2", ServerCPUs: "2"}
+	h.send(model.Update{Sample: &s})
 	h.wantView("load 2 · server 2")
 	h.press("?")
 	h.wantView("cores: split/shared/os", "cross-core wake-up")
@@ -389,7 +389,7 @@ func TestKeyPlacement(t *testing.T) {
 func TestKeyModeAndCoresHint(t *testing.T) {
 	h := newHarness(t, Options{}, 100, 30)
 	h.press("m")
-	if h.m.cfg.Mode != engine.ModeConcurrent {
+	if h.m.cfg.Mode != model.ModeConcurrent {
 		t.Fatal("mode not toggled at once")
 	}
 	h.settle()
@@ -532,11 +532,11 @@ func TestKeyPresetsUnavailable(t *testing.T) {
 }
 
 func testPresets() []PresetItem {
-	mac := engine.DefaultConfig()
-	mac.Mode = engine.ModeAlternate
-	mac.Sides[0].SndBuf = engine.Buf{Kind: engine.BufMacOS}
-	lin := engine.DefaultConfig()
-	lin.Mode = engine.ModeAlternate
+	mac := model.DefaultConfig()
+	mac.Mode = model.ModeAlternate
+	mac.Sides[0].SndBuf = model.Buf{Kind: model.BufMacOS}
+	lin := model.DefaultConfig()
+	lin.Mode = model.ModeAlternate
 	return []PresetItem{
 		{Name: "linux-gap", Description: "OS default vs 2 MiB", BuiltIn: true, Config: lin},
 		{Name: "macos-gap", Description: "macOS 8 KiB vs 2 MiB", BuiltIn: true, Config: mac},
@@ -607,17 +607,17 @@ func TestPresetLoadError(t *testing.T) {
 }
 
 func TestKeySavePreset(t *testing.T) {
-	saved := map[string]engine.Config{"mine": {}}
+	saved := map[string]model.Config{"mine": {}}
 	var overwritten string
 	h := newHarness(t, Options{
-		SavePreset: func(name string, cfg engine.Config) error {
+		SavePreset: func(name string, cfg model.Config) error {
 			if _, ok := saved[name]; ok {
 				return fmt.Errorf("preset %s: %w", name, ErrPresetExists)
 			}
 			saved[name] = cfg
 			return nil
 		},
-		OverwritePreset: func(name string, cfg engine.Config) error {
+		OverwritePreset: func(name string, cfg model.Config) error {
 			overwritten = name
 			saved[name] = cfg
 			return nil
@@ -662,7 +662,7 @@ func TestKeySavePreset(t *testing.T) {
 }
 
 func TestSaveExistsWithoutOverwrite(t *testing.T) {
-	h := newHarness(t, Options{SavePreset: func(string, engine.Config) error { return os.ErrExist }}, 80, 24)
+	h := newHarness(t, Options{SavePreset: func(string, model.Config) error { return os.ErrExist }}, 80, 24)
 	h.press("s")
 	h.typeText("x")
 	h.press("enter")
@@ -685,7 +685,7 @@ func TestKeyRestart(t *testing.T) {
 		t.Fatal("restart without a crash")
 	}
 	h.wantView("no side has crashed")
-	h.send(engine.Update{Crash: &engine.Crash{T: 3, Side: "B", Role: "server", Status: "exit status 2",
+	h.send(model.Update{Crash: &model.Crash{T: 3, Side: "B", Role: "server", Status: "exit status 2",
 		Stderr: []string{"goroutine 1 [running]:", "panic: boom", ""}}})
 	h.wantView("✗ B server crashed (exit status 2)", "panic: boom", "! restart B", "✗ crashed")
 	h.press("!")
@@ -739,13 +739,13 @@ func TestSampleFigures(t *testing.T) {
 
 func TestUnknownFiguresAreNA(t *testing.T) {
 	h := newHarness(t, Options{}, 160, 48)
-	s := engine.Sample{T: 1, Side: "A", Active: true, Figures: engine.Figures{Seconds: 1,
-		ThroughputBps: engine.Unknown, LatencyP50Ms: engine.Unknown, LatencyP99Ms: engine.Unknown,
-		Client: engine.Process{RecvCallsPer2MiB: engine.Unknown, EAGAINPer2MiB: engine.Unknown,
-			SendCallsPer2MiB: engine.Unknown, RecvEAGAINPer2MiB: engine.Unknown, SendEAGAINPer2MiB: engine.Unknown,
-			VolCSPer2MiB: engine.Unknown, InvolCSPer2MiB: engine.Unknown, FaultsPer2MiB: engine.Unknown,
-			CoresBusy: engine.Unknown, CPUSPerGiB: engine.Unknown}}}
-	h.send(engine.Update{Sample: &s}) // Server nil: an external target
+	s := model.Sample{T: 1, Side: "A", Active: true, Figures: model.Figures{Seconds: 1,
+		ThroughputBps: model.Unknown, LatencyP50Ms: model.Unknown, LatencyP99Ms: model.Unknown,
+		Client: model.Process{RecvCallsPer2MiB: model.Unknown, EAGAINPer2MiB: model.Unknown,
+			SendCallsPer2MiB: model.Unknown, RecvEAGAINPer2MiB: model.Unknown, SendEAGAINPer2MiB: model.Unknown,
+			VolCSPer2MiB: model.Unknown, InvolCSPer2MiB: model.Unknown, FaultsPer2MiB: model.Unknown,
+			CoresBusy: model.Unknown, CPUSPerGiB: model.Unknown}}}
+	h.send(model.Update{Sample: &s}) // Server nil: an external target
 	v := h.view()
 	var panelLines []string
 	for _, l := range columnOf(v, 0, 80) {
@@ -787,13 +787,13 @@ func columnOf(v string, from, to int) []string {
 // short beside its consume mode in a narrow one.
 func TestInactiveSample(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
-	h.send(engine.Update{Sample: ptr(sample("B", 1, false))})
+	h.send(model.Update{Sample: ptr(sample("B", 1, false))})
 	h.wantView("B ○ waiting · consume scan")
 	if len(h.m.charts.hist[1].pts) != 0 {
 		t.Error("an off-turn sample was charted")
 	}
 	h = newHarness(t, Options{}, 160, 48)
-	h.send(engine.Update{Sample: ptr(sample("B", 1, false))})
+	h.send(model.Update{Sample: ptr(sample("B", 1, false))})
 	h.wantView("B ○ waiting its turn")
 }
 
@@ -803,10 +803,10 @@ func TestWarmingSample(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
 	s := sample("A", 1, false)
 	s.Warming = true
-	h.send(engine.Update{Sample: &s})
+	h.send(model.Update{Sample: &s})
 	h.wantView("A ◌ warming · consume scan")
 	h = newHarness(t, Options{}, 160, 48)
-	h.send(engine.Update{Sample: &s})
+	h.send(model.Update{Sample: &s})
 	h.wantView("◌ warming its buffers")
 }
 
@@ -814,11 +814,11 @@ func TestWarmingSample(t *testing.T) {
 // title, and stops saying so once bytes move again (issue 11.1).
 func TestNoProgressShown(t *testing.T) {
 	h := newHarness(t, Options{}, 100, 30)
-	h.send(engine.Update{Sample: ptr(sample("A", 1, true))})
+	h.send(model.Update{Sample: ptr(sample("A", 1, true))})
 	stuck := func(tt float64) {
 		s := sample("A", tt, true)
 		s.Bytes, s.ThroughputBps = 0, 0
-		h.send(engine.Update{Sample: &s})
+		h.send(model.Update{Sample: &s})
 	}
 	for tt := 1.25; tt <= 2.5; tt += 0.25 {
 		stuck(tt)
@@ -830,13 +830,13 @@ func TestNoProgressShown(t *testing.T) {
 		stuck(tt)
 	}
 	h.wantView("⚠ no progress for 2s")
-	h.send(engine.Update{Sample: ptr(sample("A", 3.75, true))})
+	h.send(model.Update{Sample: ptr(sample("A", 3.75, true))})
 	if strings.Contains(h.view(), "no progress") {
 		t.Errorf("no progress still shown after bytes moved:\n%s", h.view())
 	}
 	// Off-turn is not stuck.
 	for tt := 4.0; tt <= 7; tt += 0.25 {
-		h.send(engine.Update{Sample: ptr(sample("A", tt, false))})
+		h.send(model.Update{Sample: ptr(sample("A", tt, false))})
 	}
 	if strings.Contains(h.view(), "no progress") {
 		t.Errorf("an off-turn side shown as stuck:\n%s", h.view())
@@ -846,7 +846,7 @@ func TestNoProgressShown(t *testing.T) {
 func TestEventMarker(t *testing.T) {
 	h := newHarness(t, Options{}, 100, 30)
 	h.feed(80, 20)
-	h.send(engine.Update{Event: &engine.Event{T: 10, Side: "B", Setting: "sndbuf", From: "2m", To: "64k"}})
+	h.send(model.Update{Event: &model.Event{T: 10, Side: "B", Setting: "sndbuf", From: "2m", To: "64k"}})
 	h.wantView("▲0:10 B sndbuf 2m→64k", "┊")
 	// The time axis carries the side's letter at the change.
 	var axis string
@@ -864,9 +864,9 @@ func TestEventMarker(t *testing.T) {
 	}
 	h.wantView("preset linux-gap*") // modified
 	// Mode and pause events.
-	h.send(engine.Update{Event: &engine.Event{T: 11, Setting: "mode", From: "alternate", To: "concurrent"}})
-	h.send(engine.Update{Event: &engine.Event{T: 12, Side: "A", Setting: "paused", From: "false", To: "true"}})
-	if h.m.cfg.Mode != engine.ModeConcurrent || !h.m.paused[0] {
+	h.send(model.Update{Event: &model.Event{T: 11, Setting: "mode", From: "alternate", To: "concurrent"}})
+	h.send(model.Update{Event: &model.Event{T: 12, Side: "A", Setting: "paused", From: "false", To: "true"}})
+	if h.m.cfg.Mode != model.ModeConcurrent || !h.m.paused[0] {
 		t.Error("mode/pause events not applied")
 	}
 	h.wantView("mode concurrent", "A paused")
@@ -874,14 +874,14 @@ func TestEventMarker(t *testing.T) {
 
 func TestEventMessageWhenNoStrip(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
-	h.send(engine.Update{Warning: &engine.Warning{T: 1, Side: "B", Kind: "clamp", Text: "clamped", Fix: "sudo sysctl -w net.core.wmem_max=2097152"}})
-	h.send(engine.Update{Event: &engine.Event{T: 5, Side: "A", Setting: "connections", From: "1", To: "2"}})
+	h.send(model.Update{Warning: &model.Warning{T: 1, Side: "B", Kind: "clamp", Text: "clamped", Fix: "sudo sysctl -w net.core.wmem_max=2097152"}})
+	h.send(model.Update{Event: &model.Event{T: 5, Side: "A", Setting: "connections", From: "1", To: "2"}})
 	h.wantView("A connections 1→2")
 }
 
 func TestClampWarning(t *testing.T) {
 	h := newHarness(t, Options{}, 160, 48)
-	h.send(engine.Update{Warning: &engine.Warning{T: 2, Side: "B", Kind: "clamp",
+	h.send(model.Update{Warning: &model.Warning{T: 2, Side: "B", Kind: "clamp",
 		Text: "B sndbuf: requested 2m, effective 416k — the kernel limit net.core.wmem_max is lower",
 		Fix:  "sudo sysctl -w net.core.wmem_max=2097152  (persist: net.core.wmem_max = 2097152 in /etc/sysctl.d/90-nbdscope.conf)"}})
 	h.wantView("▲ B sndbuf: requested 2m, effective 416k", "fix: sudo sysctl -w net.core.wmem_max=2097152")
@@ -894,38 +894,38 @@ func TestClampWarning(t *testing.T) {
 	// Clamped, but 2m gives 416k where the kernel doubles requests.
 	s := sample("B", 3, true)
 	s.SndBuf.Clamped = false
-	h.send(engine.Update{Sample: &s})
+	h.send(model.Update{Sample: &s})
 	h.wantView("fix: sudo sysctl", "2m → 416k eff clamped")
 	// It goes when a later sample is no longer clamped.
 	s = sample("B", 4, true)
 	s.SndBuf.Clamped = false
 	s.SndBuf.ServerRequested, s.SndBuf.ServerEffective = "128k", 262144
-	h.send(engine.Update{Sample: &s})
+	h.send(model.Update{Sample: &s})
 	if strings.Contains(h.view(), "fix: sudo") {
 		t.Error("clamp warning stays after the clamp is gone")
 	}
 	// A pair-level warning goes to the status line.
-	h.send(engine.Update{Warning: &engine.Warning{T: 4, Kind: "other", Text: "2 cores: alternate is fairer", Fix: "press m"}})
+	h.send(model.Update{Warning: &model.Warning{T: 4, Kind: "other", Text: "2 cores: alternate is fairer", Fix: "press m"}})
 	h.wantView("▲ 2 cores: alternate is fairer — press m")
 	// The cores warning in words that fit 80 columns.
-	h.send(engine.Update{Warning: &engine.Warning{T: 4, Kind: "cores",
+	h.send(model.Update{Warning: &model.Warning{T: 4, Kind: "cores",
 		Text: "this machine has 2 cores: in concurrent mode the sides compete for CPU; alternate mode is fairer", Fix: "press m or use --mode alternate"}})
 	h.wantView("▲ 2 cores: in concurrent mode the sides compete for CPU — m for alternate")
 	// Another side warning shows in the panel too.
-	h.send(engine.Update{Warning: &engine.Warning{T: 5, Side: "A", Kind: "errors", Text: "A: 3 requests failed"}})
+	h.send(model.Update{Warning: &model.Warning{T: 5, Side: "A", Kind: "errors", Text: "A: 3 requests failed"}})
 	h.wantView("▲ A: 3 requests failed")
 }
 
 func TestDone(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
-	h.send(engine.Update{Done: &engine.Done{}})
+	h.send(model.Update{Done: &model.Done{}})
 	h.wantView("finished", "the run ended")
 	h.m.Update(updatesClosedMsg{})
 	if cmd := h.m.waitUpdate(); cmd != nil {
 		t.Error("reading updates after the channel closed")
 	}
 	h2 := newHarness(t, Options{}, 80, 24)
-	h2.send(engine.Update{Done: &engine.Done{Err: errors.New("server A exited")}})
+	h2.send(model.Update{Done: &model.Done{Err: errors.New("server A exited")}})
 	h2.wantView("the run failed: server A exited")
 	if h2.m.doneErr == nil {
 		t.Error("done error lost")
@@ -938,7 +938,7 @@ func TestDone(t *testing.T) {
 
 func TestUpdatePump(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
-	h.f.push(engine.Update{Sample: ptr(sample("A", 1, true))})
+	h.f.push(model.Update{Sample: ptr(sample("A", 1, true))})
 	msg := h.m.waitUpdate()()
 	um, ok := msg.(updateMsg)
 	if !ok || um.u.Sample == nil {
@@ -957,7 +957,7 @@ func TestUpdatePump(t *testing.T) {
 func TestSamplesRedrawOnFrameTick(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
 	before := h.view()
-	h.m.Update(updateMsg{engine.Update{Sample: ptr(sample("A", 1, true))}})
+	h.m.Update(updateMsg{model.Update{Sample: ptr(sample("A", 1, true))}})
 	if h.view() != before {
 		t.Error("a sample redrew before the frame tick")
 	}
@@ -979,7 +979,7 @@ func TestSizesNeverPanic(t *testing.T) {
 	for _, sz := range sizes {
 		h := newHarness(t, Options{LoadPresets: func() ([]PresetItem, error) { return testPresets(), nil }}, sz[0], sz[1])
 		h.feed(20, 5)
-		h.send(engine.Update{Crash: &engine.Crash{T: 1, Side: "A", Role: "load", Status: "signal: killed"}})
+		h.send(model.Update{Crash: &model.Crash{T: 1, Side: "A", Role: "load", Status: "signal: killed"}})
 		for _, keys := range [][]string{{"?"}, {"esc", "="}, {"esc", "l"}, {"v"}, {"p"}} {
 			cmd := h.press(keys...)
 			if keys[0] == "p" && cmd != nil {
@@ -993,20 +993,20 @@ func TestSizesNeverPanic(t *testing.T) {
 func TestOddMessagesNeverPanic(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
 	nan := math.NaN()
-	odd := []engine.Update{
+	odd := []model.Update{
 		{}, // no field set
-		{Sample: &engine.Sample{Side: "Z", T: 1, Active: true}},
-		{Sample: &engine.Sample{Side: "", T: 1}},
-		{Sample: &engine.Sample{Side: "A", T: nan, Active: true}},
-		{Sample: &engine.Sample{Side: "a", T: -5, Active: true, Figures: engine.Figures{Seconds: -1, ThroughputBps: -1}}},
-		{Sample: &engine.Sample{Side: "B", T: 1e12, Active: true, Figures: engine.Figures{Seconds: 1e12, ThroughputBps: engine.Figure(math.Inf(1))}}},
-		{Event: &engine.Event{T: nan, Side: "Q", Setting: "bogus", From: "x", To: "y"}},
-		{Event: &engine.Event{T: 1, Side: "A", Setting: "sndbuf", From: "x", To: "not a size"}},
-		{Crash: &engine.Crash{Side: "Z", Role: "load", Status: "killed"}},
-		{Crash: &engine.Crash{Side: "A"}},
-		{Warning: &engine.Warning{Side: "Z", Kind: "clamp"}},
-		{Warning: &engine.Warning{Side: "A", Kind: "clamp", Text: strings.Repeat("x", 500), Fix: strings.Repeat("y ", 300)}},
-		{Done: &engine.Done{}},
+		{Sample: &model.Sample{Side: "Z", T: 1, Active: true}},
+		{Sample: &model.Sample{Side: "", T: 1}},
+		{Sample: &model.Sample{Side: "A", T: nan, Active: true}},
+		{Sample: &model.Sample{Side: "a", T: -5, Active: true, Figures: model.Figures{Seconds: -1, ThroughputBps: -1}}},
+		{Sample: &model.Sample{Side: "B", T: 1e12, Active: true, Figures: model.Figures{Seconds: 1e12, ThroughputBps: model.Figure(math.Inf(1))}}},
+		{Event: &model.Event{T: nan, Side: "Q", Setting: "bogus", From: "x", To: "y"}},
+		{Event: &model.Event{T: 1, Side: "A", Setting: "sndbuf", From: "x", To: "not a size"}},
+		{Crash: &model.Crash{Side: "Z", Role: "load", Status: "killed"}},
+		{Crash: &model.Crash{Side: "A"}},
+		{Warning: &model.Warning{Side: "Z", Kind: "clamp"}},
+		{Warning: &model.Warning{Side: "A", Kind: "clamp", Text: strings.Repeat("x", 500), Fix: strings.Repeat("y ", 300)}},
+		{Done: &model.Done{}},
 	}
 	for _, u := range odd {
 		h.send(u)
@@ -1028,7 +1028,7 @@ func TestConsumeShownAndExplained(t *testing.T) {
 			gap = "       " // the wide panel's label column
 		}
 		f := newFake()
-		f.cfg.Sides[1].Consume = engine.ConsumeHash
+		f.cfg.Sides[1].Consume = model.ConsumeHash
 		f.cfg.Sides[1].HashThreads = 3
 		m := newModel(f, Options{PresetName: "blksum"})
 		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
@@ -1037,7 +1037,7 @@ func TestConsumeShownAndExplained(t *testing.T) {
 	}
 	h := newHarness(t, Options{}, 160, 60)
 	h.press("?")
-	for _, mode := range engine.ConsumeModes {
+	for _, mode := range model.ConsumeModes {
 		h.wantView(mode.Name, mode.Help[:30])
 	}
 }
@@ -1051,10 +1051,10 @@ func TestWriteSamplesShowTheSendersCalls(t *testing.T) {
 		h := newHarness(t, Options{}, size[0], size[1])
 		for k := 1; k <= 8; k++ {
 			s := sample("B", float64(k)*0.25, true)
-			s.Settings.Workload = engine.WorkWrite
+			s.Settings.Workload = model.WorkWrite
 			s.Server.RecvCallsPer2MiB = 22.9
 			s.Client.SendCallsPer2MiB, s.Client.SendEAGAINPer2MiB = 4.1, 3.7
-			h.send(engine.Update{Sample: &s})
+			h.send(model.Update{Sample: &s})
 		}
 		v := h.view()
 		if size[0] == 80 {
@@ -1072,7 +1072,7 @@ func TestWriteSamplesShowTheSendersCalls(t *testing.T) {
 				t.Errorf("160x48: no %q:\n%s", want, v)
 			}
 		}
-		if h.m.cfg.Sides[1].Workload == engine.WorkWrite {
+		if h.m.cfg.Sides[1].Workload == model.WorkWrite {
 			t.Fatal("the test means the panel's own workload to stay read")
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // render lays the screen out for the current size and draws it. Every
@@ -483,7 +483,7 @@ func helpEntries() [][2]string {
 	for _, f := range figureHelp {
 		out = append(out, f)
 		if f[0] == "consume" {
-			for _, m := range engine.ConsumeModes {
+			for _, m := range model.ConsumeModes {
 				out = append(out, [2]string{"  " + m.Name, m.Help})
 			}
 		}

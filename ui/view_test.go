@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // TestLayoutThenDraw: a frame is laid out first and then drawn; drawing
@@ -16,7 +16,7 @@ func TestLayoutThenDraw(t *testing.T) {
 		w, hgt := sz[0], sz[1]
 		h := newHarness(t, Options{}, w, hgt)
 		h.feed(120, 30)
-		h.send(engine.Update{Event: &engine.Event{T: 25, Side: "A", Setting: "connections", From: "1", To: "2"}})
+		h.send(model.Update{Event: &model.Event{T: 25, Side: "A", Setting: "connections", From: "1", To: "2"}})
 		for _, keys := range [][]string{nil, {"l"}, {"?"}, {"down", "down"}, {"esc", "="}} {
 			h.press(keys...)
 			sc := h.m.layout(w, hgt)

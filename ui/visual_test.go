@@ -7,7 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // TestRateFormat: throughput has about three significant digits, and
@@ -31,14 +31,14 @@ func TestRateFormat(t *testing.T) {
 		{99.97 * mib, "100 MiB/s"},
 		{999.7 * mib, "0.98 GiB/s"},
 	} {
-		if got := rate(engine.Figure(c.bps)); got != c.want {
+		if got := rate(model.Figure(c.bps)); got != c.want {
 			t.Errorf("rate(%.0f) = %q, want %q", c.bps, got, c.want)
 		}
 	}
-	if got := rate(engine.Unknown); got != na {
+	if got := rate(model.Unknown); got != na {
 		t.Errorf("rate(unknown) = %q", got)
 	}
-	if got := rate(engine.Figure(math.Inf(1))); got != na {
+	if got := rate(model.Figure(math.Inf(1))); got != na {
 		t.Errorf("rate(+Inf) = %q", got)
 	}
 }
@@ -73,8 +73,8 @@ func TestHelpScrolls(t *testing.T) {
 // TestPresetModifiedAtStart: flags on top of a preset make it modified
 // from the start (the header says linux-gap*).
 func TestPresetModifiedAtStart(t *testing.T) {
-	base := engine.DefaultConfig()
-	base.Mode = engine.ModeAlternate
+	base := model.DefaultConfig()
+	base.Mode = model.ModeAlternate
 	h := newHarness(t, Options{PresetName: "linux-gap", PresetConfig: &base}, 80, 24)
 	h.wantView("preset linux-gap ")
 	if strings.Contains(h.view(), "linux-gap*") {
@@ -121,7 +121,7 @@ func TestClampedFromSamples(t *testing.T) {
 	s.SndBuf.Clamped = false
 	s.SndBuf.ServerRequested, s.SndBuf.ServerEffective = "8m", 8<<20
 	s.SndBuf.ClientRequested, s.SndBuf.ClientEffective = "1m", 2<<20
-	h.send(engine.Update{Sample: &s})
+	h.send(model.Update{Sample: &s})
 	v := strings.Join(columnOf(h.view(), 80, 160), "\n")
 	if !strings.Contains(v, "8m eff clamped") {
 		t.Errorf("server sndbuf 8m → 8m not marked clamped:\n%s", v)

@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // checkFits fails when a line of v is wider than w or v has more than h
@@ -48,7 +48,7 @@ func screensFit(t *testing.T, prof termenv.Profile, w, hgt int) {
 		defer lipgloss.SetColorProfile(termenv.Ascii)
 		h := newHarness(t, Options{
 			LoadPresets: func() ([]PresetItem, error) { return testPresets(), nil },
-			SavePreset:  func(string, engine.Config) error { return nil },
+			SavePreset:  func(string, model.Config) error { return nil },
 		}, w, hgt)
 		check := func(what string) {
 			t.Helper()
@@ -69,12 +69,12 @@ func screensFit(t *testing.T, prof termenv.Profile, w, hgt int) {
 		check("empty")
 		h.feed(240, 70) // longer than the window: it scrolls
 		check("samples")
-		h.send(engine.Update{Event: &engine.Event{T: 40, Side: "B", Setting: "sndbuf", From: "2m", To: "64k"}})
-		h.send(engine.Update{Event: &engine.Event{T: 50, Side: "A", Setting: "request-size", From: "2m", To: "32m"}})
-		h.send(engine.Update{Warning: &engine.Warning{T: 50, Side: "B", Kind: "clamp",
+		h.send(model.Update{Event: &model.Event{T: 40, Side: "B", Setting: "sndbuf", From: "2m", To: "64k"}})
+		h.send(model.Update{Event: &model.Event{T: 50, Side: "A", Setting: "request-size", From: "2m", To: "32m"}})
+		h.send(model.Update{Warning: &model.Warning{T: 50, Side: "B", Kind: "clamp",
 			Text: "B sndbuf: requested 8m, effective 416k — the kernel limit net.core.wmem_max is lower",
 			Fix:  "sudo sysctl -w net.core.wmem_max=8388608  (persist: net.core.wmem_max = 8388608 in /etc/sysctl.d/90-nbdscope.conf)"}})
-		h.send(engine.Update{Crash: &engine.Crash{T: 60, Side: "A", Role: "server", Status: "exit status 2",
+		h.send(model.Update{Crash: &model.Crash{T: 60, Side: "A", Role: "server", Status: "exit status 2",
 			Stderr: []string{strings.Repeat("a very long stderr line ", 20)}}})
 		check("warnings")
 		h.press("l")

@@ -8,7 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/teatest"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // writeStep is a key, what the screen shows once the key has done its
@@ -27,7 +27,7 @@ type writeStep struct {
 // controller runs it; a key sent then could replace it (enqueue replaces a
 // queued change of the same setting), and q could end the program before
 // it runs. So each step waits for its calls too.
-func runWrites(t *testing.T, setup func(*engine.Config), steps []writeStep) *fakeCtrl {
+func runWrites(t *testing.T, setup func(*model.Config), steps []writeStep) *fakeCtrl {
 	t.Helper()
 	f := newFake()
 	setup(&f.cfg)
@@ -65,9 +65,9 @@ func waitApplied(t *testing.T, f *fakeCtrl, n int, key string) {
 // receives client-sndbuf changes; k moves them to the server's send buffer
 // and cycles on through the client's receive buffer back to the sender.
 func TestWriteSideBufferKeys(t *testing.T) {
-	f := runWrites(t, func(c *engine.Config) {
-		c.Sides[1].Workload = engine.WorkWrite
-		c.Sides[1].ClientSndBuf = engine.Buf{Kind: engine.BufSize, Bytes: 2 << 20}
+	f := runWrites(t, func(c *model.Config) {
+		c.Sides[1].Workload = model.WorkWrite
+		c.Sides[1].ClientSndBuf = model.Buf{Kind: model.BufSize, Bytes: 2 << 20}
 	}, []writeStep{
 		{"2", "▸ B", 0},
 		{"-", "client sndbuf 1m → ", 1},
@@ -82,9 +82,9 @@ func TestWriteSideBufferKeys(t *testing.T) {
 		{"esc", "cancelled", 4},
 	})
 	got := fmt.Sprint(f.appliedCopy())
-	want := fmt.Sprint([]engine.Change{
-		ch(1, engine.SetClientSndBuf, "1m"), ch(1, engine.SetClientSndBuf, "512k"), ch(1, engine.SetClientSndBuf, "1m"),
-		ch(1, engine.SetSndBuf, "1m"),
+	want := fmt.Sprint([]model.Change{
+		ch(1, model.SetClientSndBuf, "1m"), ch(1, model.SetClientSndBuf, "512k"), ch(1, model.SetClientSndBuf, "1m"),
+		ch(1, model.SetSndBuf, "1m"),
 	})
 	if got != want {
 		t.Errorf("controller calls\n got %s\nwant %s", got, want)
@@ -95,28 +95,28 @@ func TestWriteSideBufferKeys(t *testing.T) {
 // write sides the gap is the clients' send buffers: A at macos, B at 2m.
 // A read side keeps the server's (the seed's gap).
 func TestWriteSideGap(t *testing.T) {
-	f := runWrites(t, func(c *engine.Config) {
+	f := runWrites(t, func(c *model.Config) {
 		for i := range c.Sides {
-			c.Sides[i].Workload = engine.WorkWrite
+			c.Sides[i].Workload = model.WorkWrite
 		}
 	}, []writeStep{{"g", "gap: A at macOS's 8k, B at 2m", 2}})
-	want := fmt.Sprint([]engine.Change{ch(0, engine.SetClientSndBuf, "macos"), ch(1, engine.SetClientSndBuf, "2m")})
+	want := fmt.Sprint([]model.Change{ch(0, model.SetClientSndBuf, "macos"), ch(1, model.SetClientSndBuf, "2m")})
 	if got := fmt.Sprint(f.appliedCopy()); got != want {
 		t.Errorf("g on write sides: controller calls\n got %s\nwant %s", got, want)
 	}
 	sc := f.Config().Sides
-	if sc[0].ClientSndBuf.Kind != engine.BufMacOS || sc[1].ClientSndBuf.Bytes != 2<<20 || sc[0].SndBuf != (engine.Buf{}) {
+	if sc[0].ClientSndBuf.Kind != model.BufMacOS || sc[1].ClientSndBuf.Bytes != 2<<20 || sc[0].SndBuf != (model.Buf{}) {
 		t.Errorf("after g: A client %v server %v, B client %v", sc[0].ClientSndBuf, sc[0].SndBuf, sc[1].ClientSndBuf)
 	}
 
 	// Mixed: both send buffers move together, named so on the first line
 	// of a narrow panel.
 	h := newHarness(t, Options{}, 80, 24)
-	h.f.cfg.Sides[0].Workload = engine.WorkMixed
+	h.f.cfg.Sides[0].Workload = model.WorkMixed
 	h.m.base.Cfg = h.f.Config()
 	h.m.recompute()
 	h.press("g")
 	h.settle()
-	h.wantApplied(ch(0, engine.SetSndBuf, "macos"), ch(0, engine.SetClientSndBuf, "macos"))
+	h.wantApplied(ch(0, model.SetSndBuf, "macos"), ch(0, model.SetClientSndBuf, "macos"))
 	h.wantView("srv+cli sndbuf")
 }

@@ -42,8 +42,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"nbdscope/engine"
-	"nbdscope/engine/platform"
+	"nbdscope/model"
+	"nbdscope/platform"
 	"nbdscope/units"
 )
 
@@ -121,7 +121,7 @@ func main() {
 		sb = int(n)
 	}
 	if *place == "" {
-		*place = engine.DefaultPlacement()
+		*place = model.DefaultPlacement()
 	}
 	r := runReader(*conns, per, int(chunk), sb, *nbufs, *mode, *place)
 	if *human {
@@ -240,7 +240,7 @@ func runReader(conns int, per uint64, chunk, sndbuf, nbufs int, mode, placement 
 	}
 	// Held to cores exactly as the pair holds its load process (the
 	// reader) and server (the writer).
-	rcpus, wcpus := engine.PlacementCPUs(placement, engine.ModeAlternate, 0, platform.AllowedCPUs())
+	rcpus, wcpus := model.PlacementCPUs(placement, model.ModeAlternate, 0, platform.AllowedCPUs())
 	check(platform.PinProcess(os.Getpid(), rcpus))
 	check(platform.PinProcess(cmd.Process.Pid, wcpus))
 	res.ReaderCPUs, res.WriterCPUs = fmt.Sprint(rcpus), fmt.Sprint(wcpus)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/presets"
 )
 
@@ -70,9 +70,9 @@ func (a *app) preset(name string) (presets.Preset, error) {
 }
 
 // presetConfig is a preset's configuration; "" is the built-in default.
-func (a *app) presetConfig(name string) (engine.Config, error) {
+func (a *app) presetConfig(name string) (model.Config, error) {
 	if name == "" {
-		return engine.DefaultConfig(), nil
+		return model.DefaultConfig(), nil
 	}
 	p, err := a.preset(name)
 	return p.Config, err
@@ -82,20 +82,20 @@ func (a *app) presetConfig(name string) (engine.Config, error) {
 // a preset that sweeps a real client: its configuration is only the
 // sweep's server, so they would quietly run our load instead of the
 // client.
-func (a *app) livePresetConfig(name string) (engine.Config, error) {
+func (a *app) livePresetConfig(name string) (model.Config, error) {
 	if name == "" {
-		return engine.DefaultConfig(), nil
+		return model.DefaultConfig(), nil
 	}
 	p, err := a.preset(name)
 	if err == nil && p.SweepsClient() {
-		return engine.Config{}, usageErrorf("preset %q sweeps a real client (%s): run it with 'nbdscope sweep --preset %s', "+
+		return model.Config{}, usageErrorf("preset %q sweeps a real client (%s): run it with 'nbdscope sweep --preset %s', "+
 			"or make the client a side's live load with --exec-b 'CMD'", name, p.Sweep.Exec.Command, name)
 	}
 	return p.Config, err
 }
 
 // sweepSpec is a preset's sweep definition (nil when it has none).
-func (a *app) sweepSpec(name string) (*engine.SweepSpec, error) {
+func (a *app) sweepSpec(name string) (*model.SweepSpec, error) {
 	if name == "" {
 		return nil, nil
 	}
@@ -128,7 +128,7 @@ func saveOutcome(saveErr, outcome error) error {
 }
 
 // saveRun stores a finished run under name.
-func (a *app) saveRun(name string, rep engine.Report, force bool) error {
+func (a *app) saveRun(name string, rep model.Report, force bool) error {
 	st, err := a.openStore()
 	if err != nil {
 		return err

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/presets"
 )
 
@@ -94,7 +94,7 @@ func completeBufList(_ *cobra.Command, _ []string, toComplete string) ([]cobra.C
 		head, last = toComplete[:i+1], toComplete[i+1:]
 	}
 	var out []string
-	for _, v := range append([]string{"macos"}, engine.BufLadder...) {
+	for _, v := range append([]string{"macos"}, model.BufLadder...) {
 		if strings.HasPrefix(v, last) {
 			out = append(out, head+v)
 		}

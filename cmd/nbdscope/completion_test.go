@@ -4,7 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"nbdscope/engine"
+	"nbdscope/engine/wire"
+	"nbdscope/model"
 	"nbdscope/presets"
 )
 
@@ -79,11 +80,11 @@ func TestCompletion(t *testing.T) {
 		{[]string{"runs", "export", "t"}, []string{"tuned"}, 1},
 		{[]string{"runs", "compare", "base", ""}, []string{"base", "tuned", "baseline-mac"}, 3},
 		{[]string{"runs", "export", "base", "--format", ""}, []string{"md", "csv", "json"}, 0},
-		{[]string{"run", "--workload-b", ""}, engine.Workloads, len(engine.Workloads)},
+		{[]string{"run", "--workload-b", ""}, model.Workloads, len(model.Workloads)},
 		{[]string{"--transport", ""}, []string{"unix", "tcp"}, 2},
-		{[]string{"run", "--placement-a", ""}, engine.Placements, len(engine.Placements)},
+		{[]string{"run", "--placement-a", ""}, model.Placements, len(model.Placements)},
 		{[]string{"run", "--mode", ""}, []string{"alternate", "concurrent"}, 2},
-		{[]string{"run", "--sndbuf", ""}, append([]string{"macos"}, engine.BufLadder...), len(engine.BufLadder) + 1},
+		{[]string{"run", "--sndbuf", ""}, append([]string{"macos"}, model.BufLadder...), len(model.BufLadder) + 1},
 		{[]string{"--sndbuf-b", "1"}, []string{"16k", "128k", "1m"}, 3},
 		{[]string{"sweep", "--sndbuf", "default,64k,1"}, []string{"default,64k,16k", "default,64k,128k", "default,64k,1m"}, 3},
 		{[]string{"serve", "--backend", ""}, []string{"null", "pattern", "memory", "file:"}, 4},
@@ -99,7 +100,7 @@ func TestCompletion(t *testing.T) {
 			t.Errorf("complete %q: no directive line", c.args)
 		}
 	}
-	if got, _ := complete(t, ""); contains(got, engine.ChildCommand) {
+	if got, _ := complete(t, ""); contains(got, wire.ChildCommand) {
 		t.Errorf("the hidden child command is offered: %v", got)
 	}
 	// The shell scripts themselves.

@@ -10,9 +10,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"nbdscope/clientrun"
-	"nbdscope/engine"
-	"nbdscope/engine/platform"
+	"nbdscope/model"
 	"nbdscope/nbd"
+	"nbdscope/platform"
 	"nbdscope/units"
 )
 
@@ -52,7 +52,7 @@ func (a *app) doctor(asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
-		d := doctorJSON{Version: DoctorVersion, Nbdscope: engine.Version, Facts: f, Clients: clientrun.Clients()}
+		d := doctorJSON{Version: DoctorVersion, Nbdscope: model.Version, Facts: f, Clients: clientrun.Clients()}
 		if per, ok := platform.FaultCost(); ok {
 			us := float64(per.Nanoseconds()) / 1e3
 			d.PageFaultUs = &us
@@ -118,7 +118,7 @@ func placementLine(f platform.Facts) (line string, ok bool) {
 	case len(f.AllowedCPUs) < 2:
 		return fmt.Sprintf("✗ cpu placement: this process may use only cpu %s; server and client share it, which hides most of the send-buffer effect", cpus), false
 	}
-	load, server := engine.PlacementCPUs(engine.PlaceSplit, engine.ModeAlternate, 0, f.AllowedCPUs)
+	load, server := model.PlacementCPUs(model.PlaceSplit, model.ModeAlternate, 0, f.AllowedCPUs)
 	return fmt.Sprintf("✓ cpu placement: split by default — load process on cpu %d, server on cpu %d (usable cpus %s; --placement shared|os to change)",
 		load[0], server[0], cpus), true
 }

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"nbdscope/engine"
-	"nbdscope/engine/platform"
+	"nbdscope/model"
+	"nbdscope/platform"
 )
 
 func TestPlacementLine(t *testing.T) {
@@ -41,12 +41,12 @@ func TestRunPlacementFlags(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run: exit %d, stderr %s", code, errOut)
 	}
-	var rep engine.Report
+	var rep model.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("run --json: %v\n%s", err, out)
 	}
 	a, b := rep.Sides[0].Summary.Placement, rep.Sides[1].Summary.Placement
-	if a.Setting != engine.PlaceShared || b.Setting != engine.PlaceOS {
+	if a.Setting != model.PlaceShared || b.Setting != model.PlaceOS {
 		t.Fatalf("placements %+v, %+v", a, b)
 	}
 	if b.LoadCPUs != "any" || b.ServerCPUs != "any" {
@@ -75,7 +75,7 @@ func TestDoctorJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
 		t.Fatalf("doctor --json: %v\n%s", err, out)
 	}
-	if d.Version != DoctorVersion || d.Nbdscope != engine.Version || d.OS == "" || d.Cores < 1 {
+	if d.Version != DoctorVersion || d.Nbdscope != model.Version || d.OS == "" || d.Cores < 1 {
 		t.Errorf("doctor --json: %+v", d)
 	}
 }

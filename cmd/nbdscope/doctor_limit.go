@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 
-	"nbdscope/engine/platform"
 	"nbdscope/nbd"
+	"nbdscope/platform"
 )
 
 // limitLine says how this kernel bounds SO_SNDBUF: the largest request

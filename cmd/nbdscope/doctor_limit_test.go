@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"nbdscope/engine/platform"
+	"nbdscope/platform"
 )
 
 // doctor on a Mac before 14.4 with the default kern.ipc.maxsockbuf: the

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 func TestExitCode(t *testing.T) {
@@ -28,16 +28,16 @@ func TestExitCode(t *testing.T) {
 // TestRunOutcome: a complete run exits 0, one with a crash 1 (even if it
 // was also interrupted), one only interrupted 130; the error says why.
 func TestRunOutcome(t *testing.T) {
-	crash := engine.Report{Partial: true, PartialReason: "side A load died (exit status 1): target X: connection lost",
-		Crashes: []engine.Crash{{Side: "A", Role: engine.RoleLoad}}}
-	stopped := engine.Report{Partial: true, PartialReason: "interrupted after 2.0s of 8s"}
+	crash := model.Report{Partial: true, PartialReason: "side A load died (exit status 1): target X: connection lost",
+		Crashes: []model.Crash{{Side: "A", Role: model.RoleLoad}}}
+	stopped := model.Report{Partial: true, PartialReason: "interrupted after 2.0s of 8s"}
 	for _, c := range []struct {
 		name        string
-		rep         engine.Report
+		rep         model.Report
 		interrupted bool
 		want        int
 	}{
-		{"complete", engine.Report{}, false, exitOK},
+		{"complete", model.Report{}, false, exitOK},
 		{"crash", crash, false, exitFailure},
 		{"crash and ctrl+c", crash, true, exitFailure},
 		{"ctrl+c", stopped, true, exitInterrupted},

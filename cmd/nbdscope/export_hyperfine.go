@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/stats"
 	"nbdscope/units"
 )
@@ -44,13 +44,13 @@ type hyperfineResult struct {
 // writeSweepHyperfine writes the hyperfine file of a sweep. A row whose
 // measurements were not kept (a sweep saved before they were) has its
 // median time alone.
-func writeSweepHyperfine(w io.Writer, rep engine.SweepReport) error {
+func writeSweepHyperfine(w io.Writer, rep model.SweepReport) error {
 	name, value := hyperfineParameter(rep)
 	out := hyperfineFile{Results: []hyperfineResult{}}
 	for _, r := range rep.Rows {
 		ms := r.Measurements
 		if len(ms) == 0 {
-			ms = []engine.SweepMeasurement{{Seconds: r.Seconds, ClientUserS: r.ClientUserS, ClientSysS: r.ClientSysS}}
+			ms = []model.SweepMeasurement{{Seconds: r.Seconds, ClientUserS: r.ClientUserS, ClientSysS: r.ClientSysS}}
 		}
 		res := hyperfineResult{Command: hyperfineCommand(rep, r), Parameters: map[string]string{name: value(r)}}
 		var user, sys float64
@@ -86,24 +86,24 @@ func writeSweepHyperfine(w io.Writer, rep engine.SweepReport) error {
 // axis, and the name says so: "sndbuf_effective_bytes". Where a row's
 // effective size is unknown, the values are the sizes as swept ("2m",
 // "default"), as hyperfine's -L writes them, under the setting's name.
-func hyperfineParameter(rep engine.SweepReport) (string, func(engine.SweepRow) string) {
+func hyperfineParameter(rep model.SweepReport) (string, func(model.SweepRow) string) {
 	setting := rep.Spec.Setting
 	if setting == "" {
-		setting = engine.DefaultSweepSetting
+		setting = model.DefaultSweepSetting
 	}
 	for _, r := range rep.Rows {
 		if r.Effective <= 0 {
-			return setting, func(r engine.SweepRow) string { return r.Buffer }
+			return setting, func(r model.SweepRow) string { return r.Buffer }
 		}
 	}
 	key := strings.ReplaceAll(setting, "-", "_") + "_effective_bytes"
-	return key, func(r engine.SweepRow) string { return strconv.Itoa(r.Effective) }
+	return key, func(r model.SweepRow) string { return strconv.Itoa(r.Effective) }
 }
 
 // hyperfineCommand is a result's command: the client's command line of
 // an exec sweep; for our load, what it is, e.g. "nbdscope load: 1 conn,
 // 8×2m read, unix, sndbuf=2m".
-func hyperfineCommand(rep engine.SweepReport, r engine.SweepRow) string {
+func hyperfineCommand(rep model.SweepReport, r model.SweepRow) string {
 	if x := rep.Spec.Exec; x != nil {
 		return x.Command
 	}
@@ -112,9 +112,9 @@ func hyperfineCommand(rep engine.SweepReport, r engine.SweepRow) string {
 
 // loadDescription describes our load on a side with the swept setting at
 // buf.
-func loadDescription(sd engine.SideConfig, setting, buf string) string {
+func loadDescription(sd model.SideConfig, setting, buf string) string {
 	if setting == "" {
-		setting = engine.DefaultSweepSetting
+		setting = model.DefaultSweepSetting
 	}
 	conns := fmt.Sprintf("%d conns", sd.Connections)
 	if sd.Connections == 1 {

@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/stats"
+	"nbdscope/sweep"
 )
 
 // madeUpSpreadSweep is madeUpSweep with three measurements per row: the
@@ -22,26 +23,26 @@ import (
 // order (less, median, more). The times are exact binary fractions, so
 // their statistics come out the same on every machine (no rounding for a
 // fused multiply-add to change) and a golden file holds them.
-func madeUpSpreadSweep(spread float64) engine.SweepReport {
+func madeUpSpreadSweep(spread float64) model.SweepReport {
 	rep := madeUpSweep()
 	rep.Nbdscope, rep.Time = "test", time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	for i := range rep.Rows {
 		r := &rep.Rows[i]
 		r.Seconds = math.Round(r.Seconds*1024) / 1024
-		r.ThroughputBps = engine.Throughput(uint64(rep.Spec.Bytes), r.Seconds)
+		r.ThroughputBps = model.Throughput(uint64(rep.Spec.Bytes), r.Seconds)
 		r.ClientUserS, r.ClientSysS = 0.125, 0.25
 		var times []float64
 		r.Measurements = nil
 		for _, d := range []float64{-spread, 0, spread} {
 			sec := r.Seconds + d/1024
 			times = append(times, sec)
-			r.Measurements = append(r.Measurements, engine.SweepMeasurement{Seconds: sec, ClientUserS: 0.125, ClientSysS: 0.25,
-				ThroughputBps: engine.Throughput(uint64(rep.Spec.Bytes), sec)})
+			r.Measurements = append(r.Measurements, model.SweepMeasurement{Seconds: sec, ClientUserS: 0.125, ClientSysS: 0.25,
+				ThroughputBps: model.Throughput(uint64(rep.Spec.Bytes), sec)})
 		}
 		s := stats.Of(times)
 		r.TimeS = &s
 	}
-	rep.Optimum = engine.Optimum(rep.Rows)
+	rep.Optimum = sweep.Optimum(rep.Rows)
 	return rep
 }
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // run --intervals prints a line per side per interval as the run goes, as
@@ -31,12 +31,12 @@ type intervalPrinter struct {
 	began    bool
 }
 
-func newIntervalPrinter(w io.Writer, interval engine.Duration) *intervalPrinter {
+func newIntervalPrinter(w io.Writer, interval model.Duration) *intervalPrinter {
 	return &intervalPrinter{w: w, interval: interval.D().Seconds(), prevT: map[string]float64{}}
 }
 
 // update prints the line of a sample or an event.
-func (p *intervalPrinter) update(u engine.Update) {
+func (p *intervalPrinter) update(u model.Update) {
 	if !p.began && (u.Sample != nil || u.Event != nil) {
 		fmt.Fprintln(p.w, intervalLegend)
 		p.began = true
@@ -61,12 +61,12 @@ func intervalSpan(side string, span string) string {
 }
 
 // intervalLine is a sample's line.
-func intervalLine(from float64, s engine.Sample) string {
+func intervalLine(from float64, s model.Sample) string {
 	head := intervalSpan(s.Side, fmt.Sprintf("%5.2f-%.2f s", from, s.T))
 	if !s.Active {
 		return head + "  idle (paused, or not its turn)"
 	}
-	srvCPU := engine.Unknown
+	srvCPU := model.Unknown
 	if s.Server != nil {
 		srvCPU = s.Server.CoresBusy
 	}
@@ -83,19 +83,19 @@ func intervalLine(from float64, s engine.Sample) string {
 
 // senderBuffer is the send buffer of the process that sends the bulk
 // data, as requested (effective): "sndbuf 2m (4m)", "client-sndbuf 1m".
-func senderBuffer(f engine.Figures) string {
-	if engine.IsWrite(f.Settings.Workload) {
-		return engine.SetClientSndBuf + " " + bufText(f.SndBuf.ClientRequested, f.SndBuf.ClientEffective)
+func senderBuffer(f model.Figures) string {
+	if model.IsWrite(f.Settings.Workload) {
+		return model.SetClientSndBuf + " " + bufText(f.SndBuf.ClientRequested, f.SndBuf.ClientEffective)
 	}
 	req := f.SndBuf.ServerRequested
 	if req == "" {
 		req = f.Settings.SndBuf
 	}
-	return engine.SetSndBuf + " " + bufText(req, f.SndBuf.ServerEffective)
+	return model.SetSndBuf + " " + bufText(req, f.SndBuf.ServerEffective)
 }
 
 // eventIntervalLine is the line of a change that took effect.
-func eventIntervalLine(e engine.Event) string {
+func eventIntervalLine(e model.Event) string {
 	side := e.Side
 	if side == "" {
 		side = "pair"

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // run --json-stream writes one JSON object per line as the run goes, as
@@ -27,18 +28,18 @@ type jsonStream struct {
 }
 
 // start writes the stream's first line.
-func (s *jsonStream) start(cfg engine.Config, p engine.Controller) {
+func (s *jsonStream) start(cfg model.Config, p engine.Controller) {
 	s.line("start", struct {
-		Version  int           `json:"version"`
-		Nbdscope string        `json:"nbdscope_version"`
-		Time     time.Time     `json:"time"`
-		Config   engine.Config `json:"config"`
-		Platform any           `json:"platform"`
-	}{jsonStreamVersion, engine.Version, time.Now().UTC().Truncate(time.Second), cfg, p.Facts()})
+		Version  int          `json:"version"`
+		Nbdscope string       `json:"nbdscope_version"`
+		Time     time.Time    `json:"time"`
+		Config   model.Config `json:"config"`
+		Platform any          `json:"platform"`
+	}{jsonStreamVersion, model.Version, time.Now().UTC().Truncate(time.Second), cfg, p.Facts()})
 }
 
 // update writes the line of a sample, event, warning or crash.
-func (s *jsonStream) update(u engine.Update) {
+func (s *jsonStream) update(u model.Update) {
 	switch {
 	case u.Sample != nil:
 		s.line("sample", u.Sample)
@@ -48,14 +49,14 @@ func (s *jsonStream) update(u engine.Update) {
 		s.line("warning", u.Warning)
 	case u.Crash != nil:
 		s.line("crash", struct {
-			*engine.Crash
+			*model.Crash
 			Text string `json:"text"`
 		}{u.Crash, u.Crash.Text()})
 	}
 }
 
 // summary writes the last line: the report without its samples.
-func (s *jsonStream) summary(rep engine.Report) error {
+func (s *jsonStream) summary(rep model.Report) error {
 	data, err := json.Marshal(rep)
 	if err != nil {
 		return err

@@ -9,13 +9,13 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/nbd"
 )
 
 func fixed(v ...string) func() []string { return func() []string { return v } }
 
-// The per-side and pair flags are built from engine.Settings(), the one
+// The per-side and pair flags are built from model.Settings(), the one
 // table of settings: each per-side setting becomes the flag group --NAME
 // (both sides), --NAME-a and --NAME-b (one side, winning over --NAME),
 // which help prints on one line; a pair setting becomes --NAME. Help,
@@ -41,14 +41,14 @@ func addLoadFlags(a *app, cmd *cobra.Command, withDuration bool, skip ...string)
 	fs := cmd.Flags()
 	fs.SortFlags = false // help lists the settings in this list's order
 	lf := &loadFlags{fs: fs, values: map[string]*[3]string{}, pair: map[string]*string{}, forSweep: cmd.Name() == "sweep"}
-	for _, st := range engine.Settings() {
+	for _, st := range model.Settings() {
 		if contains(skip, st.Name) {
 			continue
 		}
 		switch st.Flag {
-		case engine.FlagSide:
+		case model.FlagSide:
 			lf.addSide(cmd, st)
-		case engine.FlagPair:
+		case model.FlagPair:
 			v := new(string)
 			lf.pair[st.Name] = v
 			fs.StringVar(v, st.Name, "", "`"+st.Var+"` "+st.Help)
@@ -67,7 +67,7 @@ func addLoadFlags(a *app, cmd *cobra.Command, withDuration bool, skip ...string)
 }
 
 // addSide adds the flag group of a per-side setting.
-func (lf *loadFlags) addSide(cmd *cobra.Command, st *engine.Setting) {
+func (lf *loadFlags) addSide(cmd *cobra.Command, st *model.Setting) {
 	v := &[3]string{}
 	lf.values[st.Name] = v
 	names := [3]string{st.Name, st.Name + "-a", st.Name + "-b"}
@@ -96,18 +96,18 @@ func contains(list []string, s string) bool {
 
 // apply applies the flags on top of base: each value is parsed once, by
 // its setting, and put in its side (or the pair).
-func (lf *loadFlags) apply(base engine.Config) (engine.Config, error) {
-	state := engine.State{Cfg: base}
+func (lf *loadFlags) apply(base model.Config) (model.Config, error) {
+	state := model.State{Cfg: base}
 	// A value typed is applied even when it is 0, so that Validate (or
 	// run) refuses --interval 0s as it refuses 1ns, instead of the
 	// default silently standing in for it.
 	if lf.intv != 0 || lf.fs.Changed("interval") {
-		state.Cfg.Interval = engine.Duration(lf.intv)
+		state.Cfg.Interval = model.Duration(lf.intv)
 	}
 	if lf.dur != 0 || lf.fs.Lookup("duration") != nil && lf.fs.Changed("duration") {
-		state.Cfg.Duration = engine.Duration(lf.dur)
+		state.Cfg.Duration = model.Duration(lf.dur)
 	}
-	for _, st := range engine.Settings() {
+	for _, st := range model.Settings() {
 		if err := lf.applySetting(&state, st); err != nil {
 			return state.Cfg, usageErrorf("%s: %v", flagName(lf.fs, st.Name), err)
 		}
@@ -115,7 +115,7 @@ func (lf *loadFlags) apply(base engine.Config) (engine.Config, error) {
 	lf.imageSizes(&state.Cfg)
 	cfg := state.Cfg
 	for _, at := range lf.at {
-		ch, err := engine.ParseAt(at)
+		ch, err := model.ParseAt(at)
 		if err != nil {
 			return cfg, usageErrorf("--at: %v", err)
 		}
@@ -130,7 +130,7 @@ func (lf *loadFlags) apply(base engine.Config) (engine.Config, error) {
 // checkImages refuses a spawned server's file: image that does not exist,
 // before anything runs (the server would refuse it too: nbdscope never
 // creates an image).
-func checkImages(cfg engine.Config) error {
+func checkImages(cfg model.Config) error {
 	for _, sc := range cfg.Sides {
 		path, isFile := strings.CutPrefix(sc.Backend, "file:")
 		if !isFile || sc.Target != "" {
@@ -147,8 +147,8 @@ func checkImages(cfg engine.Config) error {
 // whose size was not given: the server never resizes an image, so the
 // default size would refuse every image not that big. A size that is
 // given still has to match (the server says so).
-func (lf *loadFlags) imageSizes(cfg *engine.Config) {
-	sizes := lf.values[engine.SetSize]
+func (lf *loadFlags) imageSizes(cfg *model.Config) {
+	sizes := lf.values[model.SetSize]
 	for side := range cfg.Sides {
 		sc := &cfg.Sides[side]
 		path, isFile := strings.CutPrefix(sc.Backend, "file:")
@@ -164,9 +164,9 @@ func (lf *loadFlags) imageSizes(cfg *engine.Config) {
 // applySetting applies one setting's flags, if given. An empty value
 // typed is refused (it would have been ignored), but for the free-text
 // settings, where it means none: --exec-b "" is our load.
-func (lf *loadFlags) applySetting(state *engine.State, st *engine.Setting) error {
+func (lf *loadFlags) applySetting(state *model.State, st *model.Setting) error {
 	empty := func(text string) error {
-		if text == "" && st.Type != engine.TypeText {
+		if text == "" && st.Type != model.TypeText {
 			return fmt.Errorf("an empty value; want %s", st.Help)
 		}
 		return nil
@@ -208,7 +208,7 @@ func (lf *loadFlags) applySetting(state *engine.State, st *engine.Setting) error
 }
 
 // config resolves the flags on the preset (or the built-in default).
-func (lf *loadFlags) config(a *app) (engine.Config, error) {
+func (lf *loadFlags) config(a *app) (model.Config, error) {
 	preset := a.livePresetConfig
 	if lf.forSweep {
 		preset = a.presetConfig

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // TestNoSilentNoOps: a flag or change that would do nothing is refused
@@ -45,7 +45,7 @@ func TestNoSilentNoOps(t *testing.T) {
 // TestEmptyExecIsOurLoad: an empty --exec-b is a value (our load, as its
 // help says), not ignored: it replaces the client command a preset gave.
 func TestEmptyExecIsOurLoad(t *testing.T) {
-	base := engine.DefaultConfig()
+	base := model.DefaultConfig()
 	base.Sides[1].Exec = "nbdinfo {uri}"
 	cmd := &cobra.Command{Use: "run"}
 	lf := addLoadFlags(testApp(), cmd, true)

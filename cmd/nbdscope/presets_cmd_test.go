@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/presets"
 	"nbdscope/ui"
 )
@@ -80,7 +80,7 @@ func TestPresetsCommands(t *testing.T) {
 	var f struct {
 		Version int
 		Name    string
-		Config  engine.Config
+		Config  model.Config
 	}
 	if err := json.Unmarshal([]byte(out), &f); err != nil || f.Version != 1 || f.Name != "macos-gap" || f.Config.Sides[0].SndBuf.String() != "macos" {
 		t.Errorf("show: %v %+v\n%s", err, f, out)
@@ -165,22 +165,22 @@ func TestPresetsCommands(t *testing.T) {
 }
 
 // storeCmdReport is a small finished run.
-func storeCmdReport(gibps float64, calls engine.Figure) engine.Report {
-	cfg := engine.DefaultConfig()
-	cfg.Duration = engine.Duration(5 * time.Second)
-	srv := engine.Process{RecvCallsPer2MiB: 0.5, UserS: 0.25, SysS: 1, CPUSPerGiB: 0.1}
-	sum := func(tp float64) engine.Summary {
+func storeCmdReport(gibps float64, calls model.Figure) model.Report {
+	cfg := model.DefaultConfig()
+	cfg.Duration = model.Duration(5 * time.Second)
+	srv := model.Process{RecvCallsPer2MiB: 0.5, UserS: 0.25, SysS: 1, CPUSPerGiB: 0.1}
+	sum := func(tp float64) model.Summary {
 		s := srv
-		return engine.Summary{Figures: engine.Figures{Bytes: 1 << 30, Seconds: 5, ThroughputBps: engine.Figure(tp * (1 << 30)),
-			Client: engine.Process{RecvCallsPer2MiB: calls, UserS: 0.5, SysS: 2, CPUSPerGiB: 0.25}, Server: &s,
-			LatencyP50Ms: engine.Unknown, LatencyP99Ms: engine.Unknown}}
+		return model.Summary{Figures: model.Figures{Bytes: 1 << 30, Seconds: 5, ThroughputBps: model.Figure(tp * (1 << 30)),
+			Client: model.Process{RecvCallsPer2MiB: calls, UserS: 0.5, SysS: 2, CPUSPerGiB: 0.25}, Server: &s,
+			LatencyP50Ms: model.Unknown, LatencyP99Ms: model.Unknown}}
 	}
-	return engine.Report{
-		Version: engine.ReportVersion, Nbdscope: engine.Version, Time: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC),
+	return model.Report{
+		Version: model.ReportVersion, Nbdscope: model.Version, Time: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC),
 		Preset: "linux-gap", Config: cfg,
-		Sides:   []engine.SideReport{{Name: "A", Summary: sum(gibps)}, {Name: "B", Summary: sum(2 * gibps)}},
-		Samples: []engine.Sample{{T: 0.25, Side: "A", Active: true, Figures: engine.Figures{ThroughputBps: 1e9, LatencyP50Ms: engine.Unknown, LatencyP99Ms: engine.Unknown}}},
-		Events:  []engine.Event{{T: 1, Side: "B", Setting: "sndbuf", From: "default", To: "2m"}},
+		Sides:   []model.SideReport{{Name: "A", Summary: sum(gibps)}, {Name: "B", Summary: sum(2 * gibps)}},
+		Samples: []model.Sample{{T: 0.25, Side: "A", Active: true, Figures: model.Figures{ThroughputBps: 1e9, LatencyP50Ms: model.Unknown, LatencyP99Ms: model.Unknown}}},
+		Events:  []model.Event{{T: 1, Side: "B", Setting: "sndbuf", From: "default", To: "2m"}},
 	}
 }
 

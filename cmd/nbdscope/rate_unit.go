@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/segtable"
 	"nbdscope/units"
 )
@@ -46,18 +46,18 @@ func rateName() string {
 }
 
 // rateNumber is a rate in the sweep's unit, without the unit ("3.42").
-func rateNumber(f engine.Figure) string {
+func rateNumber(f model.Figure) string {
 	if !f.Known() {
-		return engine.NA
+		return model.NA
 	}
 	if shownRate != nil {
 		return shownRate.Number(float64(f))
 	}
-	return (f / engine.GiB).Fixed(2)
+	return (f / model.GiB).Fixed(2)
 }
 
 // rate is a rate with its unit: "2.31 GiB/s", or in --rate-unit's.
-func rate(f engine.Figure) string {
+func rate(f model.Figure) string {
 	if shownRate != nil && f.Known() {
 		return shownRate.Format(float64(f))
 	}
@@ -67,7 +67,7 @@ func rate(f engine.Figure) string {
 // segmentRates writes the throughput column of a segments table in
 // --rate-unit's unit (segtable prints the unit that fits). Its rows are
 // the sides' segments in order, as segtable.Of lays them out.
-func segmentRates(t *segtable.Table, rep engine.Report) {
+func segmentRates(t *segtable.Table, rep model.Report) {
 	col := -1
 	for i, h := range t.Head {
 		if h == "throughput" {

@@ -5,7 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"nbdscope/engine"
+	"nbdscope/engine/child"
+	"nbdscope/engine/wire"
 	"nbdscope/internal/buildinfo"
 )
 
@@ -58,10 +59,10 @@ func newVersionCmd(a *app, info buildinfo.Info) *cobra.Command {
 // the engine spawns (this same binary).
 func newChildCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:                engine.ChildCommand,
+		Use:                wire.ChildCommand,
 		Hidden:             true,
 		DisableFlagParsing: true,
-		RunE:               func(_ *cobra.Command, args []string) error { return engine.RunChild(args) },
+		RunE:               func(_ *cobra.Command, args []string) error { return child.RunChild(args) },
 	}
 }
 

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"nbdscope/engine"
 	"nbdscope/internal/buildinfo"
+	"nbdscope/model"
 )
 
 // runApp runs a command line on an app with in-memory streams.
@@ -45,8 +45,8 @@ func TestHelpOnStdout(t *testing.T) {
 	}
 	// Every per-side setting is one line, built from the one list.
 	_, out, _ := runApp(t, "--help")
-	for _, s := range engine.Settings() {
-		if s.Flag != engine.FlagSide {
+	for _, s := range model.Settings() {
+		if s.Flag != model.FlagSide {
 			continue
 		}
 		line := "--" + s.Name + ", --" + s.Name + "-a, --" + s.Name + "-b " + s.Var
@@ -94,8 +94,8 @@ func TestVersion(t *testing.T) {
 			t.Errorf("%v: exit %d, %q; want %q", args, code, out, want)
 		}
 	}
-	if !strings.Contains(want, engine.Version) || !strings.Contains(want, "revision ") {
-		t.Errorf("--version %q does not carry the reports' nbdscope_version %q", want, engine.Version)
+	if !strings.Contains(want, model.Version) || !strings.Contains(want, "revision ") {
+		t.Errorf("--version %q does not carry the reports' nbdscope_version %q", want, model.Version)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/segtable"
 	"nbdscope/units"
 )
@@ -75,7 +76,7 @@ func newRunCmd(a *app) *cobra.Command {
 }
 
 // startPair starts the engine; tests replace it.
-var startPair = func(ctx context.Context, cfg engine.Config) (*engine.Pair, error) {
+var startPair = func(ctx context.Context, cfg model.Config) (*engine.Pair, error) {
 	return engine.Start(ctx, cfg)
 }
 
@@ -120,7 +121,7 @@ func (a *app) runRun(lf *loadFlags, f runFlags) error {
 
 // changesInRun refuses a scripted change that would never happen: one at
 // or after the end of the run (it exited 0 without a word).
-func changesInRun(cfg engine.Config) error {
+func changesInRun(cfg model.Config) error {
 	for _, ch := range cfg.Script {
 		switch {
 		case ch.At > cfg.Duration:
@@ -135,7 +136,7 @@ func changesInRun(cfg engine.Config) error {
 // runOutcome is the error (and so the exit status) a finished run stands
 // for: nil when it is complete, exitInterrupted when a signal cut it short,
 // exitFailure when a side crashed.
-func runOutcome(rep engine.Report, interrupted bool) error {
+func runOutcome(rep model.Report, interrupted bool) error {
 	if !rep.Partial {
 		return nil
 	}
@@ -149,21 +150,21 @@ func runOutcome(rep engine.Report, interrupted bool) error {
 // runPair runs cfg to its end, or until a signal interrupts it, and returns
 // the report. On a terminal it shows a progress line on stderr; live, if
 // set, sees every update as it comes (--intervals, --json-stream).
-func runPair(cfg engine.Config, progress bool, live liveOutput) (rep engine.Report, interrupted bool, err error) {
+func runPair(cfg model.Config, progress bool, live liveOutput) (rep model.Report, interrupted bool, err error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	p, err := startPair(ctx, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
-			return engine.Report{}, true, exitError{exitInterrupted, fmt.Errorf("interrupted while starting: %w", err)}
+			return model.Report{}, true, exitError{exitInterrupted, fmt.Errorf("interrupted while starting: %w", err)}
 		}
-		return engine.Report{}, false, err
+		return model.Report{}, false, err
 	}
 	tty := progress && isatty.IsTerminal(os.Stderr.Fd())
 	if s, ok := live.(*jsonStream); ok {
 		s.start(cfg, p)
 	}
-	var last [2]engine.Sample
+	var last [2]model.Sample
 	for u := range p.Updates() {
 		if live != nil {
 			live.update(u)
@@ -199,7 +200,7 @@ func runPair(cfg engine.Config, progress bool, live liveOutput) (rep engine.Repo
 	return rep, interrupted, nil
 }
 
-func ratio(a, b engine.Figure) string { return engine.Ratio(a, b).Ratio() }
+func ratio(a, b model.Figure) string { return model.Ratio(a, b).Ratio() }
 
 func bufText(req string, eff int) string {
 	if eff == 0 {
@@ -209,21 +210,21 @@ func bufText(req string, eff int) string {
 }
 
 // summaryGetter reads one figure of a summary.
-type summaryGetter func(sm engine.Summary) engine.Figure
+type summaryGetter func(sm model.Summary) model.Figure
 
 // srvFig reads a server figure (unknown for an external target).
-func srvFig(f func(p engine.Process) engine.Figure) summaryGetter {
-	return func(sm engine.Summary) engine.Figure {
+func srvFig(f func(p model.Process) model.Figure) summaryGetter {
+	return func(sm model.Summary) model.Figure {
 		if sm.Server == nil {
-			return engine.Unknown
+			return model.Unknown
 		}
 		return f(*sm.Server)
 	}
 }
 
 // cliFig reads a client figure.
-func cliFig(f func(p engine.Process) engine.Figure) summaryGetter {
-	return func(sm engine.Summary) engine.Figure { return f(sm.Client) }
+func cliFig(f func(p model.Process) model.Figure) summaryGetter {
+	return func(sm model.Summary) model.Figure { return f(sm.Client) }
 }
 
 // summaryRows are the run table's figure rows: name, figure, format, and
@@ -231,62 +232,62 @@ func cliFig(f func(p engine.Process) engine.Figure) summaryGetter {
 var summaryRows = []struct {
 	name   string
 	get    summaryGetter
-	format func(engine.Figure) string
+	format func(model.Figure) string
 	ratio  bool
 }{
-	{"throughput", func(sm engine.Summary) engine.Figure { return sm.ThroughputBps }, rate, true},
-	{"client recv calls/2MiB", cliFig(func(p engine.Process) engine.Figure { return p.RecvCallsPer2MiB }), f1, true},
-	{"server recv calls/2MiB", srvFig(func(p engine.Process) engine.Figure { return p.RecvCallsPer2MiB }), f1, true},
-	{"client send calls/2MiB", cliFig(func(p engine.Process) engine.Figure { return p.SendCallsPer2MiB }), f1, true},
-	{"server send calls/2MiB", srvFig(func(p engine.Process) engine.Figure { return p.SendCallsPer2MiB }), f1, true},
-	{"client recv EAGAIN/2MiB", cliFig(func(p engine.Process) engine.Figure { return p.RecvEAGAINPer2MiB }), f1, true},
-	{"client send EAGAIN/2MiB", cliFig(func(p engine.Process) engine.Figure { return p.SendEAGAINPer2MiB }), f1, true},
-	{"server recv EAGAIN/2MiB", srvFig(func(p engine.Process) engine.Figure { return p.RecvEAGAINPer2MiB }), f1, true},
-	{"server send EAGAIN/2MiB", srvFig(func(p engine.Process) engine.Figure { return p.SendEAGAINPer2MiB }), f1, true},
-	{"client wake-ups/2MiB (vol)", cliFig(func(p engine.Process) engine.Figure { return p.VolCSPer2MiB }), f1, true},
-	{"client wake-ups/2MiB (invol)", cliFig(func(p engine.Process) engine.Figure { return p.InvolCSPer2MiB }), f1, true},
-	{"server wake-ups/2MiB (vol)", srvFig(func(p engine.Process) engine.Figure { return p.VolCSPer2MiB }), f1, true},
-	{"server wake-ups/2MiB (invol)", srvFig(func(p engine.Process) engine.Figure { return p.InvolCSPer2MiB }), f1, true},
-	{"client page faults/2MiB", cliFig(func(p engine.Process) engine.Figure { return p.FaultsPer2MiB }), f1, true},
-	{"server page faults/2MiB", srvFig(func(p engine.Process) engine.Figure { return p.FaultsPer2MiB }), f1, true},
-	{"client user s", cliFig(func(p engine.Process) engine.Figure { return p.UserS }), f2, false},
-	{"client sys s", cliFig(func(p engine.Process) engine.Figure { return p.SysS }), f2, false},
-	{"server user s", srvFig(func(p engine.Process) engine.Figure { return p.UserS }), f2, false},
-	{"server sys s", srvFig(func(p engine.Process) engine.Figure { return p.SysS }), f2, false},
-	{"client cores busy", cliFig(func(p engine.Process) engine.Figure { return p.CoresBusy }), f2, true},
-	{"server cores busy", srvFig(func(p engine.Process) engine.Figure { return p.CoresBusy }), f2, true},
-	{"client CPU s/GiB", cliFig(func(p engine.Process) engine.Figure { return p.CPUSPerGiB }), f3, true},
-	{"server CPU s/GiB", srvFig(func(p engine.Process) engine.Figure { return p.CPUSPerGiB }), f3, true},
-	{"latency p50 ms", func(sm engine.Summary) engine.Figure { return sm.LatencyP50Ms }, f2, true},
-	{"latency p99 ms", func(sm engine.Summary) engine.Figure { return sm.LatencyP99Ms }, f2, true},
-	{"latency max ms", func(sm engine.Summary) engine.Figure { return sm.LatencyMaxMs }, f2, true},
+	{"throughput", func(sm model.Summary) model.Figure { return sm.ThroughputBps }, rate, true},
+	{"client recv calls/2MiB", cliFig(func(p model.Process) model.Figure { return p.RecvCallsPer2MiB }), f1, true},
+	{"server recv calls/2MiB", srvFig(func(p model.Process) model.Figure { return p.RecvCallsPer2MiB }), f1, true},
+	{"client send calls/2MiB", cliFig(func(p model.Process) model.Figure { return p.SendCallsPer2MiB }), f1, true},
+	{"server send calls/2MiB", srvFig(func(p model.Process) model.Figure { return p.SendCallsPer2MiB }), f1, true},
+	{"client recv EAGAIN/2MiB", cliFig(func(p model.Process) model.Figure { return p.RecvEAGAINPer2MiB }), f1, true},
+	{"client send EAGAIN/2MiB", cliFig(func(p model.Process) model.Figure { return p.SendEAGAINPer2MiB }), f1, true},
+	{"server recv EAGAIN/2MiB", srvFig(func(p model.Process) model.Figure { return p.RecvEAGAINPer2MiB }), f1, true},
+	{"server send EAGAIN/2MiB", srvFig(func(p model.Process) model.Figure { return p.SendEAGAINPer2MiB }), f1, true},
+	{"client wake-ups/2MiB (vol)", cliFig(func(p model.Process) model.Figure { return p.VolCSPer2MiB }), f1, true},
+	{"client wake-ups/2MiB (invol)", cliFig(func(p model.Process) model.Figure { return p.InvolCSPer2MiB }), f1, true},
+	{"server wake-ups/2MiB (vol)", srvFig(func(p model.Process) model.Figure { return p.VolCSPer2MiB }), f1, true},
+	{"server wake-ups/2MiB (invol)", srvFig(func(p model.Process) model.Figure { return p.InvolCSPer2MiB }), f1, true},
+	{"client page faults/2MiB", cliFig(func(p model.Process) model.Figure { return p.FaultsPer2MiB }), f1, true},
+	{"server page faults/2MiB", srvFig(func(p model.Process) model.Figure { return p.FaultsPer2MiB }), f1, true},
+	{"client user s", cliFig(func(p model.Process) model.Figure { return p.UserS }), f2, false},
+	{"client sys s", cliFig(func(p model.Process) model.Figure { return p.SysS }), f2, false},
+	{"server user s", srvFig(func(p model.Process) model.Figure { return p.UserS }), f2, false},
+	{"server sys s", srvFig(func(p model.Process) model.Figure { return p.SysS }), f2, false},
+	{"client cores busy", cliFig(func(p model.Process) model.Figure { return p.CoresBusy }), f2, true},
+	{"server cores busy", srvFig(func(p model.Process) model.Figure { return p.CoresBusy }), f2, true},
+	{"client CPU s/GiB", cliFig(func(p model.Process) model.Figure { return p.CPUSPerGiB }), f3, true},
+	{"server CPU s/GiB", srvFig(func(p model.Process) model.Figure { return p.CPUSPerGiB }), f3, true},
+	{"latency p50 ms", func(sm model.Summary) model.Figure { return sm.LatencyP50Ms }, f2, true},
+	{"latency p99 ms", func(sm model.Summary) model.Figure { return sm.LatencyP99Ms }, f2, true},
+	{"latency max ms", func(sm model.Summary) model.Figure { return sm.LatencyMaxMs }, f2, true},
 }
 
 // summaryText are the summary's rows of text: the settings in effect and
 // what was moved, a cell per side.
 var summaryText = []struct {
 	name string
-	get  func(sm engine.Summary) string
+	get  func(sm model.Summary) string
 }{
-	{"server SO_SNDBUF (eff.)", func(sm engine.Summary) string { return bufText(sm.SndBuf.ServerRequested, sm.SndBuf.ServerEffective) }},
-	{"client SO_SNDBUF (eff.)", func(sm engine.Summary) string { return bufText(sm.SndBuf.ClientRequested, sm.SndBuf.ClientEffective) }},
-	{"client SO_RCVBUF (eff.)", func(sm engine.Summary) string {
+	{"server SO_SNDBUF (eff.)", func(sm model.Summary) string { return bufText(sm.SndBuf.ServerRequested, sm.SndBuf.ServerEffective) }},
+	{"client SO_SNDBUF (eff.)", func(sm model.Summary) string { return bufText(sm.SndBuf.ClientRequested, sm.SndBuf.ClientEffective) }},
+	{"client SO_RCVBUF (eff.)", func(sm model.Summary) string {
 		return bufText(sm.SndBuf.ClientRcvRequested, sm.SndBuf.ClientRcvEffective)
 	}},
-	{"placement (load/server cpu)", func(sm engine.Summary) string {
+	{"placement (load/server cpu)", func(sm model.Summary) string {
 		return sm.Placement.Setting + " (" + sm.Placement.LoadCPUs + "/" + sm.Placement.ServerCPUs + ")"
 	}},
-	{"payload / time", func(sm engine.Summary) string {
+	{"payload / time", func(sm model.Summary) string {
 		return fmt.Sprintf("%s / %.1fs", units.FormatBytes(float64(sm.Bytes)), sm.Seconds)
 	}},
-	{"errors", func(sm engine.Summary) string { return strconv.FormatUint(sm.Errors, 10) }},
+	{"errors", func(sm model.Summary) string { return strconv.FormatUint(sm.Errors, 10) }},
 	{"consume", consumeText},
 }
 
 // printSummary prints one row per figure, a column per side and the B/A
 // ratio, so it reads at 80 columns; then the segments, digests, events,
 // crashes and warnings.
-func printSummary(w io.Writer, rep engine.Report) {
+func printSummary(w io.Writer, rep model.Report) {
 	if len(rep.Sides) == 0 {
 		return
 	}
@@ -296,7 +297,7 @@ func printSummary(w io.Writer, rep engine.Report) {
 }
 
 // printSummaryTable is the table of figures and settings.
-func printSummaryTable(w io.Writer, rep engine.Report) {
+func printSummaryTable(w io.Writer, rep model.Report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := "figure"
 	for _, s := range rep.Sides {
@@ -308,7 +309,7 @@ func printSummaryTable(w io.Writer, rep engine.Report) {
 	fmt.Fprintln(tw, head+"\t")
 	for _, r := range summaryRows {
 		line := r.name
-		var vals []engine.Figure
+		var vals []model.Figure
 		for _, s := range rep.Sides {
 			v := r.get(s.Summary)
 			vals = append(vals, v)
@@ -338,7 +339,7 @@ func printSummaryTable(w io.Writer, rep engine.Report) {
 
 // printRunNotes are the lines after the table: root digests, events,
 // crashes, warnings and whether the run is partial.
-func printRunNotes(w io.Writer, rep engine.Report) {
+func printRunNotes(w io.Writer, rep model.Report) {
 	printSidesNoise(w, rep)
 	printOtherCPU(w, rep)
 	if sidesSharedCores(rep) {
@@ -348,8 +349,8 @@ func printRunNotes(w io.Writer, rep engine.Report) {
 		// What set each side's pace: with one side waiting on its small
 		// buffer and the other bound by its client's work, the gap
 		// between them reads off these two lines.
-		if p := engine.PaceOf(s.Summary.Figures); p.Client.Known() && !s.Summary.Changed && paceJudged(rep) {
-			fmt.Fprintf(w, "pace %s (%s): %s\n", s.Name, s.Summary.Settings.SndBuf, paceText(p, nil, s.Summary.Client.FaultsPer2MiB))
+		if p := model.PaceOf(s.Summary.Figures); p.Client.Known() && !s.Summary.Changed && paceJudged(rep) {
+			fmt.Fprintf(w, "pace %s (%s): %s\n", s.Name, s.Summary.Settings.SndBuf, model.PaceText(p, nil, s.Summary.Client.FaultsPer2MiB))
 		}
 	}
 	for _, s := range rep.Sides {
@@ -379,17 +380,17 @@ func printRunNotes(w io.Writer, rep engine.Report) {
 	}
 }
 
-func f1(v engine.Figure) string { return v.Fixed(1) }
-func f2(v engine.Figure) string { return v.Fixed(2) }
-func f3(v engine.Figure) string { return v.Fixed(3) }
+func f1(v model.Figure) string { return v.Fixed(1) }
+func f2(v model.Figure) string { return v.Fixed(2) }
+func f3(v model.Figure) string { return v.Fixed(3) }
 
 // consumeText is what a side's consume mode found, in a table cell.
-func consumeText(sm engine.Summary) string {
+func consumeText(sm model.Summary) string {
 	c := sm.Consumed
 	switch sm.Consume {
-	case engine.ConsumeScan:
+	case model.ConsumeScan:
 		return fmt.Sprintf("scan: %d/%d zero", c.ZeroBuffers, c.ScannedBuffers)
-	case engine.ConsumeHash:
+	case model.ConsumeHash:
 		return fmt.Sprintf("hash×%d: %d passes", c.HashThreads, c.HashPasses)
 	}
 	return sm.Consume
@@ -398,7 +399,7 @@ func consumeText(sm engine.Summary) string {
 // printSegments prints, for a run with changes, one row per stretch of
 // unchanged settings of each side: the settings that set it apart and the
 // headline figures, so before and after read from one run.
-func printSegments(w io.Writer, rep engine.Report) {
+func printSegments(w io.Writer, rep model.Report) {
 	if !rep.Changed() {
 		return
 	}
@@ -413,8 +414,8 @@ func printSegments(w io.Writer, rep engine.Report) {
 	// before and work after (or the other way round).
 	for _, s := range rep.Sides {
 		for _, g := range s.Segments {
-			if p := engine.PaceOf(g.Figures); p.Client.Known() && len(s.Segments) > 1 && paceJudged(rep) {
-				fmt.Fprintf(w, "pace %s %.1f–%.1f s (%s): %s\n", s.Name, g.From, g.To, g.Settings.SndBuf, paceText(p, nil, g.Client.FaultsPer2MiB))
+			if p := model.PaceOf(g.Figures); p.Client.Known() && len(s.Segments) > 1 && paceJudged(rep) {
+				fmt.Fprintf(w, "pace %s %.1f–%.1f s (%s): %s\n", s.Name, g.From, g.To, g.Settings.SndBuf, model.PaceText(p, nil, g.Client.FaultsPer2MiB))
 			}
 		}
 	}
@@ -422,7 +423,7 @@ func printSegments(w io.Writer, rep engine.Report) {
 
 // printOtherCPU says how much CPU other processes took during the run,
 // and warns when it was enough to slow the figures.
-func printOtherCPU(w io.Writer, rep engine.Report) {
+func printOtherCPU(w io.Writer, rep model.Report) {
 	o := rep.OtherCoresBusy
 	if o == nil || !o.Known() {
 		return
@@ -437,17 +438,17 @@ func printOtherCPU(w io.Writer, rep engine.Report) {
 
 // paceJudged: a pace can be told from the run (no other load took the
 // cores, and the sides did not share them).
-func paceJudged(rep engine.Report) bool { return !rep.Noisy() && !sidesSharedCores(rep) }
+func paceJudged(rep model.Report) bool { return !rep.Noisy() && !sidesSharedCores(rep) }
 
 // sidesSharedCores reports whether the sides ran at once (concurrent mode)
 // with a CPU in common: then a process short of its core may have waited
 // for the other side, not for its peer, and PaceOf's "neither used all of
 // its CPU" would be wrong.
-func sidesSharedCores(rep engine.Report) bool {
-	if rep.Config.Mode != engine.ModeConcurrent || len(rep.Sides) < 2 {
+func sidesSharedCores(rep model.Report) bool {
+	if rep.Config.Mode != model.ModeConcurrent || len(rep.Sides) < 2 {
 		return false
 	}
-	cpus := func(pl engine.Placement) []string {
+	cpus := func(pl model.Placement) []string {
 		return append(strings.Split(pl.LoadCPUs, ","), strings.Split(pl.ServerCPUs, ",")...)
 	}
 	a, b := cpus(rep.Sides[0].Summary.Placement), cpus(rep.Sides[1].Summary.Placement)

@@ -8,57 +8,57 @@ import (
 	"testing"
 	"time"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // madeUpRun is a 2-second run of two sides, side B changing its send
 // buffer at 1 s, with figures that are exact binary fractions (the same
 // text on every machine).
-func madeUpRun() engine.Report {
-	cfg := engine.DefaultConfig()
-	rep := engine.Report{Version: engine.ReportVersion, Nbdscope: "test", Time: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), Config: cfg}
+func madeUpRun() model.Report {
+	cfg := model.DefaultConfig()
+	rep := model.Report{Version: model.ReportVersion, Nbdscope: "test", Time: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), Config: cfg}
 	rep.Platform.OS, rep.Platform.Arch, rep.Platform.Kernel, rep.Platform.Cores = "linux", "amd64", "6.1.0", 2
-	smp := func(t float64, side, buf string, gib, recv float64) engine.Sample {
-		s := engine.Sample{T: t, Side: side, Active: true, Connections: 1}
-		s.Settings = engine.StampOf(cfg.Sides[0])
+	smp := func(t float64, side, buf string, gib, recv float64) model.Sample {
+		s := model.Sample{T: t, Side: side, Active: true, Connections: 1}
+		s.Settings = model.StampOf(cfg.Sides[0])
 		s.Settings.SndBuf = buf
-		s.Seconds, s.Bytes = 0.5, uint64(gib*0.5*engine.GiB)
-		s.ThroughputBps = engine.Figure(gib * engine.GiB)
-		s.Client = engine.Process{RecvCallsPer2MiB: engine.Figure(recv), RecvEAGAINPer2MiB: 2, CoresBusy: 0.75}
-		s.Server = &engine.Process{SendCallsPer2MiB: 1, CoresBusy: 0.5}
-		s.SndBuf = engine.Buffers{ServerRequested: buf, ServerEffective: map[string]int{"default": 212992, "2m": 4194304}[buf]}
+		s.Seconds, s.Bytes = 0.5, uint64(gib*0.5*model.GiB)
+		s.ThroughputBps = model.Figure(gib * model.GiB)
+		s.Client = model.Process{RecvCallsPer2MiB: model.Figure(recv), RecvEAGAINPer2MiB: 2, CoresBusy: 0.75}
+		s.Server = &model.Process{SendCallsPer2MiB: 1, CoresBusy: 0.5}
+		s.SndBuf = model.Buffers{ServerRequested: buf, ServerEffective: map[string]int{"default": 212992, "2m": 4194304}[buf]}
 		return s
 	}
-	rep.Samples = []engine.Sample{
+	rep.Samples = []model.Sample{
 		smp(0.5, "A", "default", 1.5, 20), smp(0.5, "B", "default", 1.25, 22),
 		smp(1, "A", "default", 1.75, 18), smp(1, "B", "default", 1.5, 21),
 		smp(1.5, "A", "default", 1.5, 19), smp(1.5, "B", "2m", 3, 6),
 		smp(2, "A", "default", 1.25, 20), smp(2, "B", "2m", 3.25, 5),
 	}
 	rep.Samples[5].Changed = true
-	rep.Events = []engine.Event{{T: 1.02, Side: "B", Setting: "sndbuf", From: "default", To: "2m"}}
-	rep.Warnings = []engine.Warning{{T: 0, Kind: "cores", Text: "this machine has 2 cores"}}
-	whole := func(name string, gib float64, segs ...engine.Segment) engine.SideReport {
-		var sm engine.Summary
-		sm.Settings = engine.StampOf(cfg.Sides[0])
-		sm.ThroughputBps, sm.Seconds, sm.Bytes = engine.Figure(gib*engine.GiB), 2, uint64(gib*2*engine.GiB)
+	rep.Events = []model.Event{{T: 1.02, Side: "B", Setting: "sndbuf", From: "default", To: "2m"}}
+	rep.Warnings = []model.Warning{{T: 0, Kind: "cores", Text: "this machine has 2 cores"}}
+	whole := func(name string, gib float64, segs ...model.Segment) model.SideReport {
+		var sm model.Summary
+		sm.Settings = model.StampOf(cfg.Sides[0])
+		sm.ThroughputBps, sm.Seconds, sm.Bytes = model.Figure(gib*model.GiB), 2, uint64(gib*2*model.GiB)
 		sm.Changed = len(segs) > 1
-		sp := engine.SpreadOf(rep.Samples, name, nil)
+		sp := model.SpreadOf(rep.Samples, name, nil)
 		sm.Spread = &sp
 		for i := range segs {
 			g := &segs[i]
-			gsp := engine.SpreadOf(rep.Samples, name, func(s engine.Sample) bool { return s.Settings == g.Settings && s.T > g.From && s.T <= g.To })
+			gsp := model.SpreadOf(rep.Samples, name, func(s model.Sample) bool { return s.Settings == g.Settings && s.T > g.From && s.T <= g.To })
 			g.Spread = &gsp
 		}
-		return engine.SideReport{Name: name, Summary: sm, Segments: segs}
+		return model.SideReport{Name: name, Summary: sm, Segments: segs}
 	}
-	seg := func(from, to float64, buf string, gib float64) engine.Segment {
-		g := engine.Segment{From: from, To: to}
-		g.Settings = engine.StampOf(cfg.Sides[0])
-		g.Settings.SndBuf, g.ThroughputBps = buf, engine.Figure(gib*engine.GiB)
+	seg := func(from, to float64, buf string, gib float64) model.Segment {
+		g := model.Segment{From: from, To: to}
+		g.Settings = model.StampOf(cfg.Sides[0])
+		g.Settings.SndBuf, g.ThroughputBps = buf, model.Figure(gib*model.GiB)
 		return g
 	}
-	rep.Sides = []engine.SideReport{whole("A", 1.5, seg(0, 2, "default", 1.5)), whole("B", 2.25, seg(0, 1, "default", 1.375), seg(1.5, 2, "2m", 3.125))}
+	rep.Sides = []model.SideReport{whole("A", 1.5, seg(0, 2, "default", 1.5)), whole("B", 2.25, seg(0, 1, "default", 1.375), seg(1.5, 2, "2m", 3.125))}
 	return rep
 }
 
@@ -84,13 +84,13 @@ func TestIntervalLinesGolden(t *testing.T) {
 	var b bytes.Buffer
 	p := newIntervalPrinter(&b, rep.Config.Interval)
 	for i := range rep.Samples {
-		p.update(engine.Update{Sample: &rep.Samples[i]})
+		p.update(model.Update{Sample: &rep.Samples[i]})
 		if i == 3 {
-			p.update(engine.Update{Event: &rep.Events[0]})
+			p.update(model.Update{Event: &rep.Events[0]})
 		}
 	}
-	idle := engine.Sample{T: 2.5, Side: "A"}
-	p.update(engine.Update{Sample: &idle})
+	idle := model.Sample{T: 2.5, Side: "A"}
+	p.update(model.Update{Sample: &idle})
 	checkGolden(t, "run.intervals.txt", b.String())
 	if !strings.Contains(b.String(), "[B]  1.50-2.00 s     3.25 GiB/s  recv 5.0/2MiB  EAGAIN 2.0  cpu 0.75/0.50  sndbuf 2m (4m)\n") {
 		t.Errorf("no line in the shape of iperf3's:\n%s", b.String())
@@ -111,16 +111,16 @@ func (w *writeRecorder) Write(p []byte) (int, error) {
 func TestJSONStreamLines(t *testing.T) {
 	rep := madeUpRun()
 	rep.Partial, rep.PartialReason = true, "interrupted after 2.0s of 10s"
-	rep.Crashes = []engine.Crash{{T: 2, Side: "A", Role: "load", Status: "signal: killed"}}
+	rep.Crashes = []model.Crash{{T: 2, Side: "A", Role: "load", Status: "signal: killed"}}
 	var w writeRecorder
 	s := &jsonStream{w: &w}
 	for i := range rep.Samples {
-		s.update(engine.Update{Sample: &rep.Samples[i]})
+		s.update(model.Update{Sample: &rep.Samples[i]})
 	}
-	s.update(engine.Update{Event: &rep.Events[0]})
-	s.update(engine.Update{Warning: &rep.Warnings[0]})
-	s.update(engine.Update{Crash: &rep.Crashes[0]})
-	s.update(engine.Update{Done: &engine.Done{}}) // writes nothing
+	s.update(model.Update{Event: &rep.Events[0]})
+	s.update(model.Update{Warning: &rep.Warnings[0]})
+	s.update(model.Update{Crash: &rep.Crashes[0]})
+	s.update(model.Update{Done: &model.Done{}}) // writes nothing
 	if err := s.summary(rep); err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // TestRunIntervalsAndExports: `run -t 1.5 -P 2 -w 2m --intervals` prints
@@ -36,7 +36,7 @@ func TestRunIntervalsAndExports(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	var rep engine.Report
+	var rep model.Report
 	data, err := os.ReadFile(fj)
 	if err != nil || json.Unmarshal(data, &rep) != nil || len(rep.Samples) == 0 {
 		t.Fatalf("--export-json: %v\n%.300s", err, data)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/presets"
 )
 
@@ -50,7 +50,7 @@ func (o *runOutputFlags) plan(cmd *cobra.Command) error {
 }
 
 // live is what writes to stdout as the run goes (nil: nothing does).
-func (o *runOutputFlags) live(a *app, cfg engine.Config) liveOutput {
+func (o *runOutputFlags) live(a *app, cfg model.Config) liveOutput {
 	switch {
 	case o.jsonStream:
 		return &jsonStream{w: a.stdout}
@@ -61,10 +61,10 @@ func (o *runOutputFlags) live(a *app, cfg engine.Config) liveOutput {
 }
 
 // liveOutput sees every update of a run as it comes.
-type liveOutput interface{ update(engine.Update) }
+type liveOutput interface{ update(model.Update) }
 
 // writeRun writes a finished run to every destination.
-func (a *app) writeRun(rep engine.Report, o *runOutputFlags, live liveOutput, name string) error {
+func (a *app) writeRun(rep model.Report, o *runOutputFlags, live liveOutput, name string) error {
 	return a.writeOutputs(o.outs, func(format string, w io.Writer) error {
 		if js, ok := live.(*jsonStream); ok && format == fmtJSONStream {
 			return js.summary(rep)
@@ -77,14 +77,14 @@ func (a *app) writeRun(rep engine.Report, o *runOutputFlags, live liveOutput, na
 }
 
 // writeRunAs writes a run in one format; name titles the markdown.
-func writeRunAs(format string, w io.Writer, rep engine.Report, name string) error {
+func writeRunAs(format string, w io.Writer, rep model.Report, name string) error {
 	switch format {
 	case fmtJSON:
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	case fmtCSV:
-		return engine.WriteRunCSV(w, rep)
+		return model.WriteRunCSV(w, rep)
 	case fmtMarkdown:
 		return presets.ExportRun(presets.RunFile{Name: name, Report: rep}, presets.FormatMarkdown, w)
 	case fmtText:

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/plot"
 	"nbdscope/presets"
 	"nbdscope/units"
@@ -158,7 +158,7 @@ func (a *app) runsCompare(st *presets.Store, args []string) error {
 	return err
 }
 
-func runsRate(f engine.Figure) string {
+func runsRate(f model.Figure) string {
 	if !f.Known() {
 		return "n/a"
 	}

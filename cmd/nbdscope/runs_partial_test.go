@@ -4,7 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"nbdscope/engine"
+	"nbdscope/model"
+	"nbdscope/sweep"
 	"nbdscope/ui"
 )
 
@@ -45,8 +46,8 @@ func TestRunsListShowsPartial(t *testing.T) {
 // baseline picker (b) leaves it out: it has no series over time to draw.
 func TestRunsListTellsSweeps(t *testing.T) {
 	storeCmdHome(t)
-	rows := []engine.SweepRow{{Buffer: "default", ThroughputBps: engine.GiB}, {Buffer: "2m", ThroughputBps: 2.5 * engine.GiB}}
-	sw := engine.SweepReport{Rows: rows, Optimum: engine.Optimum(rows)}
+	rows := []model.SweepRow{{Buffer: "default", ThroughputBps: model.GiB}, {Buffer: "2m", ThroughputBps: 2.5 * model.GiB}}
+	sw := model.SweepReport{Rows: rows, Optimum: sweep.Optimum(rows)}
 	rep := storeCmdReport(1, 10)
 	rep.Sides, rep.Samples, rep.Sweep = nil, nil, &sw
 	if err := testApp().saveRun("sw", rep, false); err != nil {

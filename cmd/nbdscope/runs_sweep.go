@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/presets"
 )
 
@@ -37,7 +37,7 @@ func compareSweeps(w io.Writer, first, second presets.RunFile) error {
 	}
 	fmt.Fprintf(w, "| buffer size | %s time | %s time | %s GiB/s | %s GiB/s | speed-up |\n", first.Name, second.Name, first.Name, second.Name)
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
-	byBuf := map[string]engine.SweepRow{}
+	byBuf := map[string]model.SweepRow{}
 	for _, r := range b.Rows {
 		byBuf[r.Buffer] = r
 	}

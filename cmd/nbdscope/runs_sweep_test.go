@@ -5,16 +5,17 @@ import (
 	"strings"
 	"testing"
 
-	"nbdscope/engine"
+	"nbdscope/model"
+	"nbdscope/sweep"
 )
 
 // runs export SWEEP --format svg draws the sweep (a bar per size, the
 // fastest marked) instead of refusing it for having no series over time.
 func TestRunsExportSweepSVG(t *testing.T) {
 	storeCmdHome(t)
-	rows := []engine.SweepRow{{Buffer: "default", Seconds: 2, Repeats: 1, ThroughputBps: engine.GiB / 2},
-		{Buffer: "2m", Seconds: 0.8, Repeats: 1, ThroughputBps: 1.25 * engine.GiB}}
-	sw := engine.SweepReport{Spec: engine.SweepSpec{Bytes: 1 << 30, Repeat: 1}, Rows: rows, Optimum: engine.Optimum(rows)}
+	rows := []model.SweepRow{{Buffer: "default", Seconds: 2, Repeats: 1, ThroughputBps: model.GiB / 2},
+		{Buffer: "2m", Seconds: 0.8, Repeats: 1, ThroughputBps: 1.25 * model.GiB}}
+	sw := model.SweepReport{Spec: model.SweepSpec{Bytes: 1 << 30, Repeat: 1}, Rows: rows, Optimum: sweep.Optimum(rows)}
 	rep := storeCmdReport(1, 10)
 	rep.Sides, rep.Samples, rep.Sweep = nil, nil, &sw
 	if err := testApp().saveRun("sw", rep, false); err != nil {

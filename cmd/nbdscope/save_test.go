@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"nbdscope/engine"
+	"nbdscope/model"
+	"nbdscope/sweep"
 )
 
 // unwritableDir is a directory path that cannot be made, even by root: its
@@ -27,11 +29,11 @@ func noMeasuring(t *testing.T) {
 	t.Helper()
 	oldStart, oldSweep := startPair, sweepPair
 	t.Cleanup(func() { startPair, sweepPair = oldStart, oldSweep })
-	startPair = func(context.Context, engine.Config) (*engine.Pair, error) {
+	startPair = func(context.Context, model.Config) (*engine.Pair, error) {
 		t.Error("a run started, though its save could not be kept")
 		return nil, context.Canceled
 	}
-	sweepPair = func(context.Context, engine.Config, engine.SweepSpec, func(engine.SweepProgress)) ([]engine.SweepRow, error) {
+	sweepPair = func(context.Context, model.Config, model.SweepSpec, func(sweep.SweepProgress)) ([]model.SweepRow, error) {
 		t.Error("a sweep started, though its save could not be kept")
 		return nil, context.Canceled
 	}
@@ -78,12 +80,12 @@ func breakStoreAfter(t *testing.T, runDir string) {
 			t.Fatal(err)
 		}
 	}
-	startPair = func(ctx context.Context, cfg engine.Config) (*engine.Pair, error) {
+	startPair = func(ctx context.Context, cfg model.Config) (*engine.Pair, error) {
 		p, err := oldStart(ctx, cfg)
 		breakStore()
 		return p, err
 	}
-	sweepPair = func(ctx context.Context, cfg engine.Config, spec engine.SweepSpec, progress func(engine.SweepProgress)) ([]engine.SweepRow, error) {
+	sweepPair = func(ctx context.Context, cfg model.Config, spec model.SweepSpec, progress func(sweep.SweepProgress)) ([]model.SweepRow, error) {
 		breakStore()
 		return oldSweep(ctx, cfg, spec, progress)
 	}
@@ -100,14 +102,14 @@ func TestSaveFailsAfterMeasuring(t *testing.T) {
 		got  func(out string) bool
 	}{
 		{[]string{"run", "--duration", "1s", "--interval", "100ms", "--request-size", "256k", "--json", "--save", "x"}, func(out string) bool {
-			var rep engine.Report
+			var rep model.Report
 			return json.Unmarshal([]byte(out), &rep) == nil && len(rep.Sides) == 2 && len(rep.Samples) > 0
 		}},
 		{[]string{"run", "--duration", "1s", "--interval", "100ms", "--request-size", "256k", "--save", "x"}, func(out string) bool {
 			return strings.Contains(out, "throughput") && strings.Contains(out, "iB/s")
 		}},
 		{[]string{"sweep", "--bytes", "64m", "--repeat", "1", "--sndbuf", "default,1m", "--request-size", "256k", "--json", "--save", "x"}, func(out string) bool {
-			var rep engine.SweepReport
+			var rep model.SweepReport
 			return json.Unmarshal([]byte(out), &rep) == nil && len(rep.Rows) == 2
 		}},
 	} {

@@ -14,9 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"nbdscope/engine"
-	"nbdscope/engine/platform"
+	"nbdscope/model"
 	"nbdscope/nbd"
+	"nbdscope/platform"
 	"nbdscope/units"
 )
 
@@ -87,7 +87,7 @@ func newServeCmd(a *app) *cobra.Command {
 	fs.StringVar(&f.statsJSON, "stats-json", "", "with --stats: write the summary as JSON to `FILE` (at exit and on SIGUSR1)")
 	addQemuFlags(fs, &f.qemu)
 	cmd.RegisterFlagCompletionFunc("backend", completeFixed(fixed("null", "pattern", "memory", "file:")))
-	cmd.RegisterFlagCompletionFunc("sndbuf", completeFixed(func() []string { return engine.BufLadder }))
+	cmd.RegisterFlagCompletionFunc("sndbuf", completeFixed(func() []string { return model.BufLadder }))
 	return cmd
 }
 

@@ -10,7 +10,8 @@ import (
 	"syscall"
 	"time"
 
-	"nbdscope/engine"
+	"nbdscope/engine/wire"
+	"nbdscope/model"
 	"nbdscope/nbd"
 	"nbdscope/servestats"
 )
@@ -34,7 +35,7 @@ func statsInterval(f serveFlags) (time.Duration, error) {
 // summary on SIGUSR1 and at the end. One goroutine does all reporting,
 // so reports never interleave.
 func serveWithStats(ctx context.Context, srv *nbd.Server, ln net.Listener, interval time.Duration, jsonFile string, stderr io.Writer) error {
-	self := func() engine.Counters { return engine.SelfCounters(nbd.IOStats{}) }
+	self := func() model.Counters { return wire.SelfCounters(nbd.IOStats{}) }
 	rep := servestats.New(srv, self, stderr, time.Now)
 	srv.OnConnClose = rep.ConnClosed
 	usr1 := make(chan os.Signal, 1)

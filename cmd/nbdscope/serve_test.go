@@ -22,7 +22,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/nbd"
 )
 
@@ -466,14 +466,14 @@ func TestRunServesImageAtItsSize(t *testing.T) {
 		if err := cmd.ParseFlags(c.args); err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := lf.apply(engine.DefaultConfig())
+		cfg, err := lf.apply(model.DefaultConfig())
 		if err != nil {
 			t.Fatalf("%q: %v", c.args, err)
 		}
 		if cfg.Sides[1].Size != c.want {
 			t.Errorf("%q: side B size %d, want %d", c.args, cfg.Sides[1].Size, c.want)
 		}
-		if c.args[0] == "--backend-b" && cfg.Sides[0].Size != engine.DefaultConfig().Sides[0].Size {
+		if c.args[0] == "--backend-b" && cfg.Sides[0].Size != model.DefaultConfig().Sides[0].Size {
 			t.Errorf("%q: side A size %d changed", c.args, cfg.Sides[0].Size)
 		}
 	}
@@ -527,7 +527,7 @@ func TestServeStatsJSONVersion(t *testing.T) {
 		Version  int     `json:"version"`
 		Nbdscope *string `json:"nbdscope_version"`
 	}
-	if err := json.Unmarshal(data, &s); err != nil || s.Version != 1 || s.Nbdscope == nil || *s.Nbdscope != engine.Version {
-		t.Errorf("--stats-json: %v, version %d, nbdscope_version %v; want %q:\n%s", err, s.Version, s.Nbdscope, engine.Version, data)
+	if err := json.Unmarshal(data, &s); err != nil || s.Version != 1 || s.Nbdscope == nil || *s.Nbdscope != model.Version {
+		t.Errorf("--stats-json: %v, version %d, nbdscope_version %v; want %q:\n%s", err, s.Version, s.Nbdscope, model.Version, data)
 	}
 }

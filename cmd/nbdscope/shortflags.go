@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // Short flags where users' hands already go: iperf3's on run and the
@@ -23,11 +23,11 @@ import (
 // explorer. A sweep takes none of them: hyperfine's -P (parameter scan)
 // and -i (ignore failure) mean something else to its users.
 var iperfShorthands = map[string]string{
-	engine.SetConnections: "P",
-	engine.SetRequestSize: "l",
-	engine.SetSndBuf:      "w",
-	"interval":            "i",
-	"duration":            "t",
+	model.SetConnections: "P",
+	model.SetRequestSize: "l",
+	model.SetSndBuf:      "w",
+	"interval":           "i",
+	"duration":           "t",
 }
 
 // loadShorthand is the short form of a load flag, "" for none.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // sweepSmall is a sweep of our load small enough for a test: one
@@ -47,7 +47,7 @@ func TestSweepMovesItsBytes(t *testing.T) {
 		s, _ := strconv.ParseFloat(m[2], 64)
 		g, _ := strconv.ParseFloat(m[3], 64)
 		lo, hi := math.Max(s-0.0005, 0)*math.Max(g-0.005, 0), (s+0.0005)*(g+0.005)
-		if gib := float64(want) / engine.GiB; gib < lo-1e-9 || gib > hi+1e-9 {
+		if gib := float64(want) / model.GiB; gib < lo-1e-9 || gib > hi+1e-9 {
 			t.Errorf("row %s: %.3fs at %.2f GiB/s is %.4f–%.4f GiB, want %.4f", m[1], s, g, lo, hi, gib)
 		}
 	}
@@ -79,7 +79,7 @@ func TestSweepMovesItsBytes(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("sweep --json: exit %d\n%s", code, errs)
 	}
-	var rep engine.SweepReport
+	var rep model.SweepReport
 	if err := json.Unmarshal([]byte(jout), &rep); err != nil || len(rep.Rows) != 2 {
 		t.Fatalf("json: %v, %d rows\n%s", err, len(rep.Rows), jout)
 	}
@@ -107,10 +107,10 @@ func TestSweepBytesBelowARound(t *testing.T) {
 	a := testApp()
 	var notes strings.Builder
 	a.stderr = &notes
-	cfg := engine.DefaultConfig()
+	cfg := model.DefaultConfig()
 	sd := cfg.Sides[0]
 	sd.RequestSize, sd.InFlight = 256<<10, 2
-	spec := engine.SweepSpec{Bytes: 1_000_000}
+	spec := model.SweepSpec{Bytes: 1_000_000}
 	if err := a.sweepBytes(&spec, sd); err != nil || spec.Bytes != 1<<20 || !strings.Contains(notes.String(), "rounded up to whole 256k requests: 1048576 (1m)") {
 		t.Errorf("--bytes 1000000: %v, %d bytes, %q; want 1 MiB, rounded up and said", err, spec.Bytes, notes.String())
 	}

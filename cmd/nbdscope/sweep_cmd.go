@@ -13,7 +13,9 @@ import (
 
 	"nbdscope/clientrun"
 	"nbdscope/engine"
-	"nbdscope/engine/platform"
+	"nbdscope/model"
+	"nbdscope/platform"
+	"nbdscope/sweep"
 	"nbdscope/units"
 )
 
@@ -87,16 +89,16 @@ func newSweepCmd(a *app) *cobra.Command {
 	// A buffer's flag here (--sndbuf, --client-sndbuf, --client-rcvbuf) is
 	// the list of sizes to sweep it through, not a per-side setting.
 	var bufs []string
-	for _, st := range engine.BufferSettings() {
+	for _, st := range model.BufferSettings() {
 		bufs = append(bufs, st.Name)
 	}
-	lf := addLoadFlags(a, cmd, false, append(bufs, engine.SetExec)...) // --exec here is the client to sweep
+	lf := addLoadFlags(a, cmd, false, append(bufs, model.SetExec)...) // --exec here is the client to sweep
 	fs := cmd.Flags()
 	f.lists = map[string]*string{}
-	for _, st := range engine.BufferSettings() {
+	for _, st := range model.BufferSettings() {
 		v, def := new(string), ""
-		if st.Name == engine.DefaultSweepSetting {
-			def = strings.Join(engine.DefaultSweepSizes, ",")
+		if st.Name == model.DefaultSweepSetting {
+			def = strings.Join(model.DefaultSweepSizes, ",")
 		}
 		f.lists[st.Name] = v
 		fs.StringVar(v, st.Name, def, "comma-separated "+st.Label+" `SIZES` to sweep (one buffer per sweep)")
@@ -172,11 +174,11 @@ func sideAOnly(fs *pflag.FlagSet) error {
 
 // spec is the sweep to run: the preset's sweep (or the defaults), with
 // every flag the user set winning over it.
-func (f *sweepFlags) spec(fs *pflag.FlagSet, preset *engine.SweepSpec) (engine.SweepSpec, error) {
-	spec := engine.SweepSpec{}
+func (f *sweepFlags) spec(fs *pflag.FlagSet, preset *model.SweepSpec) (model.SweepSpec, error) {
+	spec := model.SweepSpec{}
 	if preset != nil {
 		spec = *preset
-		spec.Sizes = append([]engine.Buf(nil), preset.Sizes...)
+		spec.Sizes = append([]model.Buf(nil), preset.Sizes...)
 	}
 	if fs.Changed("repeat") || spec.Repeat == 0 {
 		spec.Repeat = f.repeat
@@ -202,11 +204,11 @@ func (f *sweepFlags) spec(fs *pflag.FlagSet, preset *engine.SweepSpec) (engine.S
 // least one round of requests, and, on a spawned server read or written
 // in order, an export that holds whole requests, or its last would be cut
 // short. An exec sweep's bytes are its export's size, left alone.
-func (a *app) sweepBytes(spec *engine.SweepSpec, sd engine.SideConfig) error {
+func (a *app) sweepBytes(spec *model.SweepSpec, sd model.SideConfig) error {
 	if spec.Exec != nil {
 		return nil
 	}
-	round := engine.SweepRound(sd)
+	round := sweep.SweepRound(sd)
 	if spec.Bytes < round {
 		conns := "1 connection"
 		if sd.Connections != 1 {
@@ -215,12 +217,12 @@ func (a *app) sweepBytes(spec *engine.SweepSpec, sd engine.SideConfig) error {
 		return usageErrorf("sweep: --bytes %s is less than one round of requests, %s × %d in flight × %s = %s: want at least --bytes %s",
 			units.FormatSize(spec.Bytes), conns, sd.InFlight, units.FormatSize(int64(sd.RequestSize)), units.FormatSize(round), units.FormatSize(round))
 	}
-	sequential := sd.Workload == engine.WorkRead || sd.Workload == engine.WorkWrite
+	sequential := sd.Workload == model.WorkRead || sd.Workload == model.WorkWrite
 	if sd.Target == "" && sequential && sd.Size%int64(sd.RequestSize) != 0 {
 		return usageErrorf("sweep: the export's size %s is not a multiple of the request size %s: the %s workload's requests at its end would be cut short; choose sizes that divide",
 			units.FormatSize(sd.Size), units.FormatSize(int64(sd.RequestSize)), sd.Workload)
 	}
-	if moves := engine.SweepMoves(spec.Bytes, sd); moves != spec.Bytes {
+	if moves := sweep.SweepMoves(spec.Bytes, sd); moves != spec.Bytes {
 		fmt.Fprintf(a.stderr, "nbdscope: --bytes %d rounded up to whole %s requests: %d (%s) per measurement\n",
 			spec.Bytes, units.FormatSize(int64(sd.RequestSize)), moves, units.FormatSize(moves))
 		spec.Bytes = moves
@@ -230,9 +232,9 @@ func (a *app) sweepBytes(spec *engine.SweepSpec, sd engine.SideConfig) error {
 
 // sweptBuffer sets the buffer swept and its sizes from the one buffer
 // flag given; with none, the preset's (or the default: the server's).
-func (f *sweepFlags) sweptBuffer(fs *pflag.FlagSet, spec *engine.SweepSpec) error {
+func (f *sweepFlags) sweptBuffer(fs *pflag.FlagSet, spec *model.SweepSpec) error {
 	name := ""
-	for _, st := range engine.BufferSettings() {
+	for _, st := range model.BufferSettings() {
 		if !fs.Changed(st.Name) {
 			continue
 		}
@@ -245,9 +247,9 @@ func (f *sweepFlags) sweptBuffer(fs *pflag.FlagSet, spec *engine.SweepSpec) erro
 		return nil
 	}
 	if name == "" {
-		name = engine.DefaultSweepSetting
+		name = model.DefaultSweepSetting
 	}
-	st, _ := engine.Lookup(name)
+	st, _ := model.Lookup(name)
 	spec.Setting, spec.Sizes = name, nil
 	for _, s := range strings.Split(*f.lists[name], ",") {
 		if strings.TrimSpace(s) == "" {
@@ -264,27 +266,27 @@ func (f *sweepFlags) sweptBuffer(fs *pflag.FlagSet, spec *engine.SweepSpec) erro
 }
 
 // sweepPair sweeps our load; tests replace it.
-var sweepPair = func(ctx context.Context, cfg engine.Config, spec engine.SweepSpec, progress func(engine.SweepProgress)) ([]engine.SweepRow, error) {
-	return engine.Sweep(ctx, cfg, spec, engine.Options{}, progress)
+var sweepPair = func(ctx context.Context, cfg model.Config, spec model.SweepSpec, progress func(sweep.SweepProgress)) ([]model.SweepRow, error) {
+	return sweep.Sweep(ctx, cfg, spec, engine.Options{}, progress)
 }
 
-func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags, preset string) error {
+func (a *app) sweep(cfg model.Config, spec model.SweepSpec, f sweepFlags, preset string) error {
 	ctx, stop := signalContext()
 	defer stop()
 	prog := newSweepProgress(a.stderr, isTerminal(a.stderr), time.Now)
-	var rows []engine.SweepRow
+	var rows []model.SweepRow
 	var err error
 	if x := spec.Exec; x != nil {
 		if x.Note != "" {
 			fmt.Fprintf(a.stderr, "nbdscope: %s\n", x.Note)
 		}
-		rows, err = engine.ExecSweep(ctx, cfg, spec, clientrun.Command{Line: x.Command, Shell: x.Shell}, engine.Options{}, prog.update)
+		rows, err = sweep.ExecSweep(ctx, cfg, spec, clientrun.Command{Line: x.Command, Shell: x.Shell}, engine.Options{}, prog.update)
 	} else {
 		rows, err = sweepPair(ctx, cfg, spec, prog.update)
 	}
 	prog.finish()
-	rep := engine.SweepReport{Version: engine.SweepVersion, Nbdscope: engine.Version, Time: time.Now().UTC(),
-		Spec: spec, Config: cfg, Rows: rows, Optimum: engine.Optimum(rows)}
+	rep := model.SweepReport{Version: model.SweepVersion, Nbdscope: model.Version, Time: time.Now().UTC(),
+		Spec: spec, Config: cfg, Rows: rows, Optimum: sweep.Optimum(rows)}
 	var outcome error
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -313,7 +315,7 @@ func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags, pres
 	// even when printing fails.
 	werr := a.printSweep(rep, f)
 	if f.save != "" {
-		run := engine.Report{Version: engine.ReportVersion, Nbdscope: rep.Nbdscope, Time: rep.Time, Preset: preset,
+		run := model.Report{Version: model.ReportVersion, Nbdscope: rep.Nbdscope, Time: rep.Time, Preset: preset,
 			Platform: platform.Probe(), Config: cfg, Sweep: &rep, Partial: rep.Partial, PartialReason: rep.PartialReason}
 		if err := a.saveRun(f.save, run, f.force); err != nil {
 			return saveOutcome(err, cmp.Or(werr, outcome))
@@ -324,7 +326,7 @@ func (a *app) sweep(cfg engine.Config, spec engine.SweepSpec, f sweepFlags, pres
 }
 
 // printSweep writes a sweep to every output asked for (sweep_outputs.go).
-func (a *app) printSweep(rep engine.SweepReport, f sweepFlags) error {
+func (a *app) printSweep(rep model.SweepReport, f sweepFlags) error {
 	return a.writeOutputs(f.outs, func(format string, w io.Writer) error {
 		return writeSweepAs(format, w, rep, terminalWidth(a.stdout))
 	})
@@ -333,9 +335,9 @@ func (a *app) printSweep(rep engine.SweepReport, f sweepFlags) error {
 // execSpec makes spec an exec sweep when --exec is given (or the preset
 // has one), with --shell and --warmup winning over the preset's, and
 // falls back when the command's program lacks an option it needs.
-func (f *sweepFlags) execSpec(fs *pflag.FlagSet, spec *engine.SweepSpec, cfg *engine.Config) error {
+func (f *sweepFlags) execSpec(fs *pflag.FlagSet, spec *model.SweepSpec, cfg *model.Config) error {
 	if fs.Changed("exec") {
-		spec.Exec = &engine.ExecSpec{Command: f.exec, Warmup: f.warmup}
+		spec.Exec = &model.ExecSpec{Command: f.exec, Warmup: f.warmup}
 	}
 	x := spec.Exec
 	if x == nil {
@@ -358,7 +360,7 @@ func (f *sweepFlags) execSpec(fs *pflag.FlagSet, spec *engine.SweepSpec, cfg *en
 	if x.Warmup < 0 || x.Warmup > 100 {
 		return usageErrorf("sweep: --warmup %d: want 0…100", x.Warmup)
 	}
-	if spec.Setting != "" && spec.Setting != engine.SetSndBuf {
+	if spec.Setting != "" && spec.Setting != model.SetSndBuf {
 		return usageErrorf("sweep: --exec sweeps the server send buffer only")
 	}
 	if cfg.Sides[0].Target != "" {

@@ -11,21 +11,22 @@ import (
 	"testing"
 	"time"
 
-	"nbdscope/engine"
+	"nbdscope/model"
+	"nbdscope/sweep"
 )
 
 // madeUpSweep is a sweep report with known figures.
-func madeUpSweep() engine.SweepReport {
-	row := func(buf string, eff int, gibps float64) engine.SweepRow {
-		return engine.SweepRow{Buffer: buf, Effective: eff, Seconds: 1 / gibps, ClientUserS: 0.1, ClientSysS: 0.2,
-			ServerUserS: 0.05, ServerSysS: 0.3, ThroughputBps: engine.Figure(gibps * engine.GiB), RecvPer2MiB: 12.5,
+func madeUpSweep() model.SweepReport {
+	row := func(buf string, eff int, gibps float64) model.SweepRow {
+		return model.SweepRow{Buffer: buf, Effective: eff, Seconds: 1 / gibps, ClientUserS: 0.1, ClientSysS: 0.2,
+			ServerUserS: 0.05, ServerSysS: 0.3, ThroughputBps: model.Figure(gibps * model.GiB), RecvPer2MiB: 12.5,
 			EAGAINPer2MiB: 3, Repeats: 3}
 	}
-	rows := []engine.SweepRow{row("default", 212992, 1.425), row("64k", 131072, 0.8), row("1m", 2097152, 3.42),
+	rows := []model.SweepRow{row("default", 212992, 1.425), row("64k", 131072, 0.8), row("1m", 2097152, 3.42),
 		row("2m", 4194304, 3.30), row("4m", 8388608, 3.25), row("8m", 16777216, 3.2)}
-	cfg := engine.DefaultConfig()
-	spec := engine.SweepSpec{Bytes: 1 << 30, Repeat: 3}
-	return engine.SweepReport{Version: engine.SweepVersion, Spec: spec, Config: cfg, Rows: rows, Optimum: engine.Optimum(rows)}
+	cfg := model.DefaultConfig()
+	spec := model.SweepSpec{Bytes: 1 << 30, Repeat: 3}
+	return model.SweepReport{Version: model.SweepVersion, Spec: spec, Config: cfg, Rows: rows, Optimum: sweep.Optimum(rows)}
 }
 
 func TestSweepOutputsMadeUp(t *testing.T) {
@@ -88,17 +89,17 @@ func TestSweepOutputsMadeUp(t *testing.T) {
 
 func TestOptimumLineCases(t *testing.T) {
 	for _, c := range []struct {
-		rows []engine.SweepRow
+		rows []model.SweepRow
 		want string
 	}{
-		{[]engine.SweepRow{{Buffer: "default", ThroughputBps: 0}, {Buffer: "64k", ThroughputBps: 0}}, "optimal: n/a (no size moved any payload)"},
-		{[]engine.SweepRow{{Buffer: "default", ThroughputBps: 2 * engine.GiB}, {Buffer: "64k", ThroughputBps: engine.GiB}},
+		{[]model.SweepRow{{Buffer: "default", ThroughputBps: 0}, {Buffer: "64k", ThroughputBps: 0}}, "optimal: n/a (no size moved any payload)"},
+		{[]model.SweepRow{{Buffer: "default", ThroughputBps: 2 * model.GiB}, {Buffer: "64k", ThroughputBps: model.GiB}},
 			"optimal: default (2.00 GiB/s, the default); within 5%: default"},
-		{[]engine.SweepRow{{Buffer: "64k", ThroughputBps: engine.GiB}, {Buffer: "1m", ThroughputBps: 1.5 * engine.GiB}},
+		{[]model.SweepRow{{Buffer: "64k", ThroughputBps: model.GiB}, {Buffer: "1m", ThroughputBps: 1.5 * model.GiB}},
 			"optimal: 1m (1.50 GiB/s; the default was not swept); within 5%: 1m"},
 		{nil, "optimal: n/a (no size moved any payload)"},
 	} {
-		if got := optimumLine(engine.Optimum(c.rows)); got != c.want {
+		if got := optimumLine(sweep.Optimum(c.rows)); got != c.want {
 			t.Errorf("optimumLine = %q, want %q", got, c.want)
 		}
 	}
@@ -112,14 +113,14 @@ func TestSweepFlagsWinOverPreset(t *testing.T) {
 	if err != nil || preset == nil {
 		t.Fatalf("sweep preset: %v", err)
 	}
-	specErr := func(args ...string) (engine.SweepSpec, error) {
+	specErr := func(args ...string) (model.SweepSpec, error) {
 		t.Helper()
 		cmd := newSweepCmd(testApp())
 		if err := cmd.ParseFlags(args); err != nil {
 			t.Fatal(err)
 		}
 		f := sweepFlags{lists: map[string]*string{}}
-		for _, st := range engine.BufferSettings() {
+		for _, st := range model.BufferSettings() {
 			v, _ := cmd.Flags().GetString(st.Name)
 			f.lists[st.Name] = &v
 		}
@@ -127,7 +128,7 @@ func TestSweepFlagsWinOverPreset(t *testing.T) {
 		f.repeat, _ = cmd.Flags().GetInt("repeat")
 		return f.spec(cmd.Flags(), preset)
 	}
-	spec := func(args ...string) engine.SweepSpec {
+	spec := func(args ...string) model.SweepSpec {
 		t.Helper()
 		s, err := specErr(args...)
 		if err != nil {
@@ -147,7 +148,7 @@ func TestSweepFlagsWinOverPreset(t *testing.T) {
 		t.Errorf("explicit defaults: %+v", s)
 	}
 	// --client-sndbuf sweeps the client's send buffer (issue 17).
-	if s := spec("--client-sndbuf", "default,256k,1m"); s.Setting != engine.SetClientSndBuf || fmt.Sprint(s.Sizes) != "[default 256k 1m]" {
+	if s := spec("--client-sndbuf", "default,256k,1m"); s.Setting != model.SetClientSndBuf || fmt.Sprint(s.Sizes) != "[default 256k 1m]" {
 		t.Errorf("--client-sndbuf: setting %q sizes %v", s.Setting, s.Sizes)
 	}
 	if _, err := specErr("--client-sndbuf", "1m", "--sndbuf", "2m"); err == nil || !strings.Contains(err.Error(), "one buffer at a time") {
@@ -164,14 +165,14 @@ func TestSweepProgressLine(t *testing.T) {
 	var out bytes.Buffer
 	sp := newSweepProgress(&out, false, clock)
 	now = now.Add(60 * time.Second) // 12 of 24 done in 60s: 60s to go
-	sp.update(engine.SweepProgress{Size: "256k", SizeIndex: 3, Sizes: 8, Repeat: 2, Repeats: 3, Done: 12, Total: 24,
-		Last: engine.SweepRow{ThroughputBps: engine.Figure(2.41 * engine.GiB)}})
+	sp.update(sweep.SweepProgress{Size: "256k", SizeIndex: 3, Sizes: 8, Repeat: 2, Repeats: 3, Done: 12, Total: 24,
+		Last: model.SweepRow{ThroughputBps: model.Figure(2.41 * model.GiB)}})
 	if got, want := out.String(), "[3/8] 256k repeat 2/3 · 2.41 GiB/s · ETA 1m0s\n"; got != want {
 		t.Errorf("progress %q, want %q", got, want)
 	}
 	out.Reset()
 	tty := newSweepProgress(&out, true, clock)
-	tty.update(engine.SweepProgress{Size: "1m", SizeIndex: 1, Sizes: 2, Repeat: 1, Repeats: 1, Done: 1, Total: 2})
+	tty.update(sweep.SweepProgress{Size: "1m", SizeIndex: 1, Sizes: 2, Repeat: 1, Repeats: 1, Done: 1, Total: 2})
 	tty.finish()
 	if s := out.String(); !strings.HasPrefix(s, "\r\033[K") || !strings.Contains(s, "[1/2] 1m repeat 1/1") || !strings.HasSuffix(s, "\r\033[K") {
 		t.Errorf("tty progress %q", s)
@@ -236,12 +237,12 @@ func TestSweepReal(t *testing.T) {
 	within := map[string]bool{}
 	for _, b := range strings.Split(line[4], ", ") {
 		within[b] = true
-		if vals[b]+half < (1-engine.OptimumTolerance)*(bestV-half)-slack {
+		if vals[b]+half < (1-sweep.OptimumTolerance)*(bestV-half)-slack {
 			t.Errorf("%s (%.2f) listed within 5%% of %.2f", b, vals[b], bestV)
 		}
 	}
 	for b, v := range vals {
-		if !within[b] && v-half >= (1-engine.OptimumTolerance)*(bestV+half)+slack {
+		if !within[b] && v-half >= (1-sweep.OptimumTolerance)*(bestV+half)+slack {
 			t.Errorf("%s (%.2f) not listed within 5%% of %.2f", b, v, bestV)
 		}
 	}
@@ -256,12 +257,12 @@ func TestSweepReal(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("sweep --json: exit %d\n%s", code, errs)
 	}
-	var rep engine.SweepReport
+	var rep model.SweepReport
 	if err := json.Unmarshal([]byte(jout), &rep); err != nil {
 		t.Fatalf("sweep --json: %v\n%s", err, jout)
 	}
-	o := engine.Optimum(rep.Rows)
-	if rep.Version != engine.SweepVersion || rep.Nbdscope != engine.Version || rep.Optimum == nil ||
+	o := sweep.Optimum(rep.Rows)
+	if rep.Version != model.SweepVersion || rep.Nbdscope != model.Version || rep.Optimum == nil ||
 		rep.Optimum.Buffer != o.Buffer || len(rep.Rows) != 3 || rep.Spec.Bytes != 64<<20 {
 		t.Errorf("json: version %d, optimum %+v (want %+v), %d rows", rep.Version, rep.Optimum, o, len(rep.Rows))
 	}
@@ -271,40 +272,40 @@ func TestSweepReal(t *testing.T) {
 // all of the CPU it was held to, with its figure at the default, or says
 // that neither did, or that nothing is claimed for processes not held.
 func TestPaceLineCases(t *testing.T) {
-	row := func(buf string, gibps, client, server float64, place engine.Placement) engine.SweepRow {
-		r := engine.SweepRow{Buffer: buf, ThroughputBps: engine.Figure(gibps) * engine.GiB}
-		r.Figures.Client.CoresBusy = engine.Figure(client)
-		r.Figures.Server = &engine.Process{CoresBusy: engine.Figure(server)}
+	row := func(buf string, gibps, client, server float64, place model.Placement) model.SweepRow {
+		r := model.SweepRow{Buffer: buf, ThroughputBps: model.Figure(gibps) * model.GiB}
+		r.Figures.Client.CoresBusy = model.Figure(client)
+		r.Figures.Server = &model.Process{CoresBusy: model.Figure(server)}
 		r.Placement = place
 		return r
 	}
-	faulty := func(r engine.SweepRow, faults engine.Figure) engine.SweepRow {
+	faulty := func(r model.SweepRow, faults model.Figure) model.SweepRow {
 		r.Figures.Client.FaultsPer2MiB = faults
 		return r
 	}
-	split := engine.Placement{Setting: engine.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
-	shared := engine.Placement{Setting: engine.PlaceShared, LoadCPUs: "0", ServerCPUs: "0"}
-	os := engine.Placement{Setting: engine.PlaceOS, LoadCPUs: "any", ServerCPUs: "any"}
+	split := model.Placement{Setting: model.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
+	shared := model.Placement{Setting: model.PlaceShared, LoadCPUs: "0", ServerCPUs: "0"}
+	os := model.Placement{Setting: model.PlaceOS, LoadCPUs: "any", ServerCPUs: "any"}
 	for _, c := range []struct {
-		rows []engine.SweepRow
+		rows []model.SweepRow
 		want string
 	}{
-		{[]engine.SweepRow{row("default", 3, 0.86, 0.69, split), row("2m", 4.3, 0.99, 0.56, split)},
+		{[]model.SweepRow{row("default", 3, 0.86, 0.69, split), row("2m", 4.3, 0.99, 0.56, split)},
 			"pace: at 2m the client used all of its 1 core (0.99 cores busy; 0.86 at default): its own work, not waiting, sets the pace here"},
-		{[]engine.SweepRow{row("default", 3, 0.5, 0.7, split), row("2m", 4.3, 0.6, 0.95, split)},
+		{[]model.SweepRow{row("default", 3, 0.5, 0.7, split), row("2m", 4.3, 0.6, 0.95, split)},
 			"pace: at 2m the server used all of its 1 core (0.95 cores busy; 0.70 at default): its own work, not waiting, sets the pace here"},
-		{[]engine.SweepRow{row("default", 3, 0.5, 0.5, shared), row("2m", 4, 0.6, 0.38, shared)},
+		{[]model.SweepRow{row("default", 3, 0.5, 0.5, shared), row("2m", 4, 0.6, 0.38, shared)},
 			"pace: at 2m client and server together used all of the 1 core they share (0.98 cores busy; 1.00 at default): their work, not waiting, sets the pace here"},
-		{[]engine.SweepRow{row("64k", 3, 0.5, 0.4, split), row("2m", 4, 0.6, 0.5, split)},
+		{[]model.SweepRow{row("64k", 3, 0.5, 0.4, split), row("2m", 4, 0.6, 0.5, split)},
 			"pace: at 2m client 0.60, server 0.50 cores busy: neither used all of its CPU; the rest of the time they waited on each other"},
-		{[]engine.SweepRow{row("default", 3, 0.77, 0.56, os), row("2m", 4, 0.93, 0.4, os)},
+		{[]model.SweepRow{row("default", 3, 0.77, 0.56, os), row("2m", 4, 0.93, 0.4, os)},
 			"pace: at 2m client 0.93 (0.77 at default), server 0.40 (0.56 at default) cores busy (not held to cores, so no bound is claimed)"},
-		{[]engine.SweepRow{row("default", 0.3, 0.95, 0.1, split), faulty(row("2m", 0.32, 0.99, 0.1, split), 512)},
+		{[]model.SweepRow{row("default", 0.3, 0.95, 0.1, split), faulty(row("2m", 0.32, 0.99, 0.1, split), 512)},
 			"pace: at 2m the client used all of its 1 core (0.99 cores busy; 0.95 at default): its own work, not waiting, sets the pace here; " +
 				"it took 512 page faults per 2 MiB, faulting its buffers in afresh, and where a fault is dear (a VM) that can be most of its work"},
 		{nil, ""},
 	} {
-		rep := engine.SweepReport{Rows: c.rows, Optimum: engine.Optimum(c.rows)}
+		rep := model.SweepReport{Rows: c.rows, Optimum: sweep.Optimum(c.rows)}
 		if got := paceLine(rep); got != c.want {
 			t.Errorf("paceLine =\n%q, want\n%q", got, c.want)
 		}
@@ -315,16 +316,16 @@ func TestPaceLineCases(t *testing.T) {
 // (the same words as a sweep's), and none for a side whose settings
 // changed during the run (its figures mix two paces).
 func TestRunNotesPace(t *testing.T) {
-	side := func(name, buf string, client, server engine.Figure, changed bool) engine.SideReport {
-		var s engine.Summary
+	side := func(name, buf string, client, server model.Figure, changed bool) model.SideReport {
+		var s model.Summary
 		s.Settings.SndBuf, s.Changed = buf, changed
 		s.Client.CoresBusy, s.Client.FaultsPer2MiB = client, 0.1
-		s.Server = &engine.Process{CoresBusy: server}
-		s.Placement = engine.Placement{Setting: engine.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
-		return engine.SideReport{Name: name, Summary: s}
+		s.Server = &model.Process{CoresBusy: server}
+		s.Placement = model.Placement{Setting: model.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
+		return model.SideReport{Name: name, Summary: s}
 	}
 	var b bytes.Buffer
-	printRunNotes(&b, engine.Report{Sides: []engine.SideReport{side("A", "default", 0.88, 0.78, false), side("B", "2m", 0.98, 0.8, false)}})
+	printRunNotes(&b, model.Report{Sides: []model.SideReport{side("A", "default", 0.88, 0.78, false), side("B", "2m", 0.98, 0.8, false)}})
 	for _, want := range []string{
 		"pace A (default): client 0.88, server 0.78 cores busy: neither used all of its CPU; the rest of the time they waited on each other\n",
 		"pace B (2m): the client used all of its 1 core (0.98 cores busy): its own work, not waiting, sets the pace here\n",
@@ -334,20 +335,20 @@ func TestRunNotesPace(t *testing.T) {
 		}
 	}
 	b.Reset()
-	printRunNotes(&b, engine.Report{Sides: []engine.SideReport{side("A", "default", 0.88, 0.78, true)}})
+	printRunNotes(&b, model.Report{Sides: []model.SideReport{side("A", "default", 0.88, 0.78, true)}})
 	if strings.Contains(b.String(), "pace") {
 		t.Errorf("a side with changes got a pace line:\n%s", b.String())
 	}
 	// Other processes took the cores: said, and no pace is judged; a
 	// quiet machine is said to be quiet.
-	noisy := engine.Report{Sides: []engine.SideReport{side("B", "2m", 0.5, 0.4, false)}, OtherCoresBusy: new(engine.Figure(1.28))}
+	noisy := model.Report{Sides: []model.SideReport{side("B", "2m", 0.5, 0.4, false)}, OtherCoresBusy: new(model.Figure(1.28))}
 	noisy.Platform.Cores = 2
 	b.Reset()
 	printRunNotes(&b, noisy)
 	if !strings.Contains(b.String(), "▲ other processes kept 1.28 cores busy on average during the run (of 2)") || strings.Contains(b.String(), "pace B") {
 		t.Errorf("a noisy run's notes:\n%s", b.String())
 	}
-	noisy.OtherCoresBusy = new(engine.Figure(0.03))
+	noisy.OtherCoresBusy = new(model.Figure(0.03))
 	b.Reset()
 	printRunNotes(&b, noisy)
 	if !strings.Contains(b.String(), "other processes: 0.03 cores busy on average during the run (quiet)") || !strings.Contains(b.String(), "pace B") {
@@ -358,16 +359,16 @@ func TestRunNotesPace(t *testing.T) {
 // TestSegmentsPace: a run with a change prints what set the pace of each
 // stretch of the side that changed: work at 2m, waiting at 64k.
 func TestSegmentsPace(t *testing.T) {
-	seg := func(from, to float64, buf string, client, server engine.Figure) engine.Segment {
-		var g engine.Segment
+	seg := func(from, to float64, buf string, client, server model.Figure) model.Segment {
+		var g model.Segment
 		g.From, g.To = from, to
 		g.Settings.SndBuf = buf
 		g.Client.CoresBusy = client
-		g.Server = &engine.Process{CoresBusy: server}
-		g.Placement = engine.Placement{Setting: engine.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
+		g.Server = &model.Process{CoresBusy: server}
+		g.Placement = model.Placement{Setting: model.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
 		return g
 	}
-	rep := engine.Report{Sides: []engine.SideReport{{Name: "B", Segments: []engine.Segment{
+	rep := model.Report{Sides: []model.SideReport{{Name: "B", Segments: []model.Segment{
 		seg(0, 3.8, "2m", 1.04, 0.6), seg(4, 8, "64k", 0.83, 0.57)}}}}
 	var b bytes.Buffer
 	printSegments(&b, rep)
@@ -385,27 +386,27 @@ func TestSegmentsPace(t *testing.T) {
 // measurements, names the rows they slowed, and judges no pace on a row
 // they slowed; a sweep that did not measure it says nothing.
 func TestSweepOtherCPU(t *testing.T) {
-	split := engine.Placement{Setting: engine.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
-	row := func(buf string, gibps float64, other engine.Figure) engine.SweepRow {
-		r := engine.SweepRow{Buffer: buf, ThroughputBps: engine.Figure(gibps) * engine.GiB, Placement: split}
+	split := model.Placement{Setting: model.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
+	row := func(buf string, gibps float64, other model.Figure) model.SweepRow {
+		r := model.SweepRow{Buffer: buf, ThroughputBps: model.Figure(gibps) * model.GiB, Placement: split}
 		r.Figures.Client.CoresBusy = 0.99
-		r.Figures.Server = &engine.Process{CoresBusy: 0.5}
+		r.Figures.Server = &model.Process{CoresBusy: 0.5}
 		r.OtherCoresBusy = &other
 		return r
 	}
-	quiet := []engine.SweepRow{row("default", 3, 0.02), row("2m", 4, 0.05)}
+	quiet := []model.SweepRow{row("default", 3, 0.02), row("2m", 4, 0.05)}
 	if got := otherCPULine(quiet); got != "other processes: at most 0.05 cores busy during any measurement (quiet)" {
 		t.Errorf("quiet: %q", got)
 	}
-	noisy := []engine.SweepRow{row("default", 3, 0.02), row("2m", 4, 0.46)}
+	noisy := []model.SweepRow{row("default", 3, 0.02), row("2m", 4, 0.46)}
 	if got := otherCPULine(noisy); got != "▲ other processes kept up to 0.46 cores busy during the measurements of 2m: those rows are slowed by them" {
 		t.Errorf("noisy: %q", got)
 	}
-	rep := engine.SweepReport{Rows: noisy, Optimum: engine.Optimum(noisy)}
+	rep := model.SweepReport{Rows: noisy, Optimum: sweep.Optimum(noisy)}
 	if got := paceLine(rep); got != "pace: at 2m not judged — other processes kept 0.46 cores busy during its measurements, slowing them" {
 		t.Errorf("pace of a noisy optimum: %q", got)
 	}
-	old := []engine.SweepRow{{Buffer: "2m", ThroughputBps: engine.GiB}}
+	old := []model.SweepRow{{Buffer: "2m", ThroughputBps: model.GiB}}
 	if got := otherCPULine(old); got != "" {
 		t.Errorf("not measured: %q", got)
 	}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strconv"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/units"
 )
 
@@ -20,7 +20,7 @@ func spread(med, lo, hi float64) string {
 }
 
 // writeExecTable prints the seed's table for an exec sweep.
-func writeExecTable(w io.Writer, rep engine.SweepReport) {
+func writeExecTable(w io.Writer, rep model.SweepReport) {
 	x := rep.Spec.Exec
 	median, perRow := medianOf(rep, "runs")
 	fmt.Fprintf(w, "Running `%s` against nbdscope's server (%s backend, %s export) for each server send buffer, %s (min–max) after %d warm-up.\n",
@@ -41,7 +41,7 @@ func writeExecTable(w io.Writer, rep engine.SweepReport) {
 		if e == nil || srv == nil {
 			continue
 		}
-		cpu := engine.Unknown
+		cpu := model.Unknown
 		if srv.UserS.Known() && srv.SysS.Known() {
 			cpu = srv.UserS + srv.SysS
 		}
@@ -56,15 +56,15 @@ func writeExecTable(w io.Writer, rep engine.SweepReport) {
 
 // execPlacementLine says where the client and the server ran, since on a
 // small machine that decides how much the buffer matters (--placement).
-func execPlacementLine(pl engine.Placement) string {
-	if pl.Setting == engine.PlaceOS || pl.LoadCPUs == "any" {
+func execPlacementLine(pl model.Placement) string {
+	if pl.Setting == model.PlaceOS || pl.LoadCPUs == "any" {
 		return "Placement os: the scheduler placed the client and the server."
 	}
 	return fmt.Sprintf("Placement %s: the client and all it started held to CPU %s, the server to CPU %s.", pl.Setting, pl.LoadCPUs, pl.ServerCPUs)
 }
 
 // wakeups is "voluntary + involuntary" context switches per 2 MiB.
-func wakeups(v, iv engine.Figure) string {
+func wakeups(v, iv model.Figure) string {
 	return v.Fixed(1) + " + " + iv.Fixed(1)
 }
 
@@ -73,7 +73,7 @@ func wakeups(v, iv engine.Figure) string {
 var execCSVHeader = []string{"seconds_min", "seconds_max", "user_s_min", "user_s_max", "sys_s_min", "sys_s_max",
 	"server_sent_bytes", "command"}
 
-func execCSVCells(rep engine.SweepReport, r engine.SweepRow) []string {
+func execCSVCells(rep model.SweepReport, r model.SweepRow) []string {
 	e := r.Exec
 	if e == nil {
 		return make([]string, len(execCSVHeader))

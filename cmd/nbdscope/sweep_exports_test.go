@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"nbdscope/engine"
+	"nbdscope/sweep"
 )
 
 // spreadCellsRE matches the table's last cells after GiB/s: the time's
@@ -37,7 +37,7 @@ func TestSweepOptimumNoise(t *testing.T) {
 	withDefault := madeUpSpreadSweep(8)
 	withDefault.Rows[0].ThroughputBps = withDefault.Rows[2].ThroughputBps // default as fast as 1m
 	withDefault.Rows[0].Measurements = withDefault.Rows[2].Measurements
-	if l := optimumLine(engine.Optimum(withDefault.Rows)); !strings.Contains(l, "the default among them") || strings.Contains(l, "times faster") {
+	if l := optimumLine(sweep.Optimum(withDefault.Rows)); !strings.Contains(l, "the default among them") || strings.Contains(l, "times faster") {
 		t.Errorf("the default tied: %q", l)
 	}
 	clear := optimumLine(madeUpSpreadSweep(1).Optimum)

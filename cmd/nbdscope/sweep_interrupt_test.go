@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // TestSweepHeaderCounts: the header says "median of 3" only when every row
@@ -20,24 +20,24 @@ import (
 // each row's count in a measured column when they differ. The same holds
 // for an exec sweep's table.
 func TestSweepHeaderCounts(t *testing.T) {
-	withCounts := func(rep engine.SweepReport, counts ...int) engine.SweepReport {
-		rep.Rows = append([]engine.SweepRow(nil), rep.Rows[:len(counts)]...)
+	withCounts := func(rep model.SweepReport, counts ...int) model.SweepReport {
+		rep.Rows = append([]model.SweepRow(nil), rep.Rows[:len(counts)]...)
 		for i, n := range counts {
 			rep.Rows[i].Repeats = n
 		}
 		return rep
 	}
-	execRep := func(rep engine.SweepReport) engine.SweepReport {
-		rep.Spec.Exec = &engine.ExecSpec{Command: "qemu-img convert {uri} null", Warmup: 1}
+	execRep := func(rep model.SweepReport) model.SweepReport {
+		rep.Spec.Exec = &model.ExecSpec{Command: "qemu-img convert {uri} null", Warmup: 1}
 		for i := range rep.Rows {
-			rep.Rows[i].Exec = &engine.ExecRow{}
-			rep.Rows[i].Figures.Server = &engine.Process{}
+			rep.Rows[i].Exec = &model.ExecRow{}
+			rep.Rows[i].Figures.Server = &model.Process{}
 		}
 		return rep
 	}
 	for _, c := range []struct {
 		name   string
-		rep    engine.SweepReport
+		rep    model.SweepReport
 		header string
 		cells  []string // each row's measured cell; none: no column
 	}{
@@ -50,7 +50,7 @@ func TestSweepHeaderCounts(t *testing.T) {
 			[]string{"| 2 of 3 |", "| 1 of 3 |"}},
 	} {
 		if c.rep.Spec.Exec == nil && len(c.rep.Rows) > 0 {
-			c.rep.Rows[0].Placement = engine.Placement{Setting: "split", LoadCPUs: "0", ServerCPUs: "1"}
+			c.rep.Rows[0].Placement = model.Placement{Setting: "split", LoadCPUs: "0", ServerCPUs: "1"}
 		}
 		var b bytes.Buffer
 		writeSweepTable(&b, c.rep)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 )
 
 // sweepExports are the formats sweep writes to files (--export-FORMAT).
@@ -24,7 +24,7 @@ func planSweepOutputs(cmd *cobra.Command, ex *exportFlags) ([]destination, error
 
 // writeSweepAs writes a sweep in one format; width is that of stdout's
 // terminal (the bars of the text table).
-func writeSweepAs(format string, w io.Writer, rep engine.SweepReport, width int) error {
+func writeSweepAs(format string, w io.Writer, rep model.SweepReport, width int) error {
 	switch format {
 	case fmtJSON:
 		enc := json.NewEncoder(w)

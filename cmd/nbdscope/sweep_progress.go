@@ -6,8 +6,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/progress"
-
-	"nbdscope/engine"
+	"nbdscope/sweep"
 )
 
 // sweepProgress shows where a sweep is on stderr, after each measurement:
@@ -29,7 +28,7 @@ func newSweepProgress(w io.Writer, tty bool, now func() time.Time) *sweepProgres
 }
 
 // line is the progress text for p.
-func (s *sweepProgress) line(p engine.SweepProgress) string {
+func (s *sweepProgress) line(p sweep.SweepProgress) string {
 	eta := "ETA n/a"
 	if p.Done > 0 {
 		per := s.now().Sub(s.start) / time.Duration(p.Done)
@@ -39,7 +38,7 @@ func (s *sweepProgress) line(p engine.SweepProgress) string {
 		gibps(p.Last.ThroughputBps), rateName(), eta)
 }
 
-func (s *sweepProgress) update(p engine.SweepProgress) {
+func (s *sweepProgress) update(p sweep.SweepProgress) {
 	if !s.tty {
 		fmt.Fprintln(s.w, s.line(p))
 		return

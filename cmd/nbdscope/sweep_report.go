@@ -6,26 +6,27 @@ import (
 	"strconv"
 	"strings"
 
-	"nbdscope/engine"
+	"nbdscope/model"
+	"nbdscope/sweep"
 	"nbdscope/units"
 )
 
-// The sweep's outputs, all from one engine.SweepReport: the seed's table
+// The sweep's outputs, all from one model.SweepReport: the seed's table
 // (markdown), a bar per size, the optimum line, and CSV.
 
 // sweepSetting names what was swept, for captions.
-func sweepSetting(spec engine.SweepSpec) string {
+func sweepSetting(spec model.SweepSpec) string {
 	switch spec.Setting {
-	case engine.SetClientSndBuf:
+	case model.SetClientSndBuf:
 		return "client send buffer"
-	case engine.SetClientRcvBuf:
+	case model.SetClientRcvBuf:
 		return "client receive buffer"
 	}
 	return "server send buffer"
 }
 
 // sweptSizes are the sizes actually swept (the rows), in order.
-func sweptSizes(rows []engine.SweepRow) string {
+func sweptSizes(rows []model.SweepRow) string {
 	names := make([]string, len(rows))
 	for i, r := range rows {
 		names[i] = r.Buffer
@@ -33,7 +34,7 @@ func sweptSizes(rows []engine.SweepRow) string {
 	return strings.Join(names, ", ")
 }
 
-func bufferCell(r engine.SweepRow) string {
+func bufferCell(r model.SweepRow) string {
 	if r.Effective > 0 {
 		return r.Buffer + " (" + units.FormatSize(int64(r.Effective)) + ")"
 	}
@@ -42,18 +43,18 @@ func bufferCell(r engine.SweepRow) string {
 
 // gibps is a rate in the sweep's unit, GiB/s unless --rate-unit says
 // otherwise (rate_unit.go).
-func gibps(f engine.Figure) string { return rateNumber(f) }
+func gibps(f model.Figure) string { return rateNumber(f) }
 
-func secs(f engine.Figure) string {
+func secs(f model.Figure) string {
 	if !f.Known() {
-		return engine.NA
+		return model.NA
 	}
 	return f.Fixed(3) + "s"
 }
 
 // writeSweepMarkdown prints the seed's table shape, one row per size, then
 // the optimum line (sweep --markdown).
-func writeSweepMarkdown(w io.Writer, rep engine.SweepReport) {
+func writeSweepMarkdown(w io.Writer, rep model.SweepReport) {
 	writeSweepTable(w, rep)
 	fmt.Fprintln(w)
 	writeSweepEnd(w, rep)
@@ -61,7 +62,7 @@ func writeSweepMarkdown(w io.Writer, rep engine.SweepReport) {
 
 // writeSweepText is sweep's default output: the table, a bar per size,
 // then the optimum line.
-func writeSweepText(w io.Writer, rep engine.SweepReport, width int) {
+func writeSweepText(w io.Writer, rep model.SweepReport, width int) {
 	writeSweepTable(w, rep)
 	fmt.Fprintln(w)
 	writeSweepBars(w, rep, width)
@@ -71,7 +72,7 @@ func writeSweepText(w io.Writer, rep engine.SweepReport, width int) {
 
 // writeSweepEnd prints the optimum line and what set the pace there, and
 // says when the sweep is partial.
-func writeSweepEnd(w io.Writer, rep engine.SweepReport) {
+func writeSweepEnd(w io.Writer, rep model.SweepReport) {
 	fmt.Fprintln(w, optimumLine(rep.Optimum))
 	if l := paceLine(rep); l != "" {
 		fmt.Fprintln(w, l)
@@ -85,7 +86,7 @@ func writeSweepEnd(w io.Writer, rep engine.SweepReport) {
 }
 
 // writeSweepTable prints the seed's table shape, one row per size.
-func writeSweepTable(w io.Writer, rep engine.SweepReport) {
+func writeSweepTable(w io.Writer, rep model.SweepReport) {
 	if rep.Spec.Exec != nil {
 		writeExecTable(w, rep)
 		return
@@ -115,7 +116,7 @@ func writeSweepTable(w io.Writer, rep engine.SweepReport) {
 // differ no one count is true of them all: the words say so, and perRow
 // asks for a measured column with each row's count ("1 of 3"). what is
 // "measurements" or "runs".
-func medianOf(rep engine.SweepReport, what string) (words string, perRow bool) {
+func medianOf(rep model.SweepReport, what string) (words string, perRow bool) {
 	asked := rep.Spec.Repeat
 	if len(rep.Rows) == 0 {
 		return fmt.Sprintf("median of %d", asked), false
@@ -136,7 +137,7 @@ func medianOf(rep engine.SweepReport, what string) (words string, perRow bool) {
 // a table whose rows differ in their count (medianOf), or nothing.
 func measuredHead(perRow bool) string { return ifPerRow(perRow, " measured |") }
 func measuredRule(perRow bool) string { return ifPerRow(perRow, "---:|") }
-func measuredCell(perRow bool, r engine.SweepRow, of int) string {
+func measuredCell(perRow bool, r model.SweepRow, of int) string {
 	return ifPerRow(perRow, fmt.Sprintf(" %d of %d |", r.Repeats, of))
 }
 
@@ -151,13 +152,13 @@ func ifPerRow(perRow bool, s string) string {
 // default)", with the optimum's GiB/s, for a sweep of our load and of a
 // real client alike: "optimal: 1m (3.42 GiB/s, 2.40 times faster than
 // default); within 5%: 1m, 2m, 4m".
-func optimumLine(o *engine.SweepOptimum) string {
+func optimumLine(o *model.SweepOptimum) string {
 	if o == nil {
 		return "optimal: n/a (no size moved any payload)"
 	}
 	vs := "; the default was not swept"
 	switch {
-	case o.Buffer == engine.BufDefaultName:
+	case o.Buffer == model.BufDefaultName:
 		vs = ", the default"
 	case o.VsDefault.Known():
 		vs = fmt.Sprintf(", %.2f times faster than default", float64(o.VsDefault))
@@ -166,7 +167,7 @@ func optimumLine(o *engine.SweepOptimum) string {
 		return noiseTied(o, vs) // no winner named (sweep_stats_report.go)
 	}
 	return fmt.Sprintf("optimal: %s (%s %s%s); within %d%%: %s%s", o.Buffer, gibps(o.ThroughputBps), rateName(), vs,
-		int(engine.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "), noiseLead(o))
+		int(sweep.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "), noiseLead(o))
 }
 
 // barEighths draws a bar to an eighth of a cell.
@@ -175,7 +176,7 @@ var barEighths = []string{"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"}
 // writeSweepBars draws one horizontal bar per size, scaled so the fastest
 // fills the width, labelled with its GiB/s; the caption names the sizes
 // swept.
-func writeSweepBars(w io.Writer, rep engine.SweepReport, width int) {
+func writeSweepBars(w io.Writer, rep model.SweepReport, width int) {
 	label, value := 0, 0
 	var top float64
 	for _, r := range rep.Rows {
@@ -204,15 +205,15 @@ func writeSweepBars(w io.Writer, rep engine.SweepReport, width int) {
 // sweep's bytes, then engine's figure columns (the same as run --csv) of
 // the median measurement, then the optimum in every row's optimal,
 // within_5pct and x_default columns.
-func writeSweepCSV(w io.Writer, rep engine.SweepReport) error {
+func writeSweepCSV(w io.Writer, rep model.SweepReport) error {
 	o := rep.Optimum
-	var def engine.Figure = engine.Unknown
+	var def model.Figure = model.Unknown
 	for _, r := range rep.Rows {
-		if r.Buffer == engine.BufDefaultName {
+		if r.Buffer == model.BufDefaultName {
 			def = r.ThroughputBps
 		}
 	}
-	rows := make([]engine.CSVRow, len(rep.Rows))
+	rows := make([]model.CSVRow, len(rep.Rows))
 	for i := range rep.Rows {
 		r := &rep.Rows[i]
 		optimal, within := false, false
@@ -224,7 +225,7 @@ func writeSweepCSV(w io.Writer, rep engine.SweepReport) error {
 		if def.Known() && def > 0 && r.ThroughputBps.Known() {
 			xdef = strconv.FormatFloat(float64(r.ThroughputBps/def), 'f', 3, 64)
 		}
-		rows[i] = engine.CSVRow{
+		rows[i] = model.CSVRow{
 			Lead:    []string{r.Buffer, strconv.Itoa(r.Effective), strconv.Itoa(r.Repeats), ff(r.Seconds)},
 			Figures: &r.Figures,
 			Trail:   []string{strconv.FormatBool(optimal), strconv.FormatBool(within), xdef, strconv.FormatBool(rep.Partial)},
@@ -239,7 +240,7 @@ func writeSweepCSV(w io.Writer, rep engine.SweepReport) error {
 		trail = append(trail, execCSVHeader...)
 	}
 	trail = append(trail, timeStatsCSVHeader...)
-	return engine.WriteFiguresCSV(w, []string{"buffer", "effective", "repeats", "time_s"}, trail, rows)
+	return model.WriteFiguresCSV(w, []string{"buffer", "effective", "repeats", "time_s"}, trail, rows)
 }
 
 func ff(v float64) string { return units.Fixed(v, 3) }
@@ -249,17 +250,17 @@ func ff(v float64) string { return units.Fixed(v, 3) }
 // itself: "pace: at 2m the client used all of its 1 core (0.98 cores busy;
 // 0.86 at default): its own work, not waiting, sets the pace here". ""
 // when there is no optimum or no CPU figure.
-func paceLine(rep engine.SweepReport) string {
+func paceLine(rep model.SweepReport) string {
 	o := rep.Optimum
 	if o == nil {
 		return ""
 	}
-	var best, def *engine.SweepRow
+	var best, def *model.SweepRow
 	for i := range rep.Rows {
 		switch rep.Rows[i].Buffer {
 		case o.Buffer:
 			best = &rep.Rows[i]
-		case engine.BufDefaultName:
+		case model.BufDefaultName:
 			def = &rep.Rows[i]
 		}
 	}
@@ -272,70 +273,22 @@ func paceLine(rep engine.SweepReport) string {
 	if !p.Client.Known() {
 		return ""
 	}
-	if o := best.OtherCoresBusy; o != nil && *o >= engine.OtherCoresNoisy {
+	if o := best.OtherCoresBusy; o != nil && *o >= model.OtherCoresNoisy {
 		return fmt.Sprintf("pace: at %s not judged — other processes kept %s cores busy during its measurements, slowing them", best.Buffer, o.Fixed(2))
 	}
-	var atDefault *engine.Pace
+	var atDefault *model.Pace
 	if def != nil {
 		dp := def.Pace()
 		atDefault = &dp
 	}
-	return "pace: at " + o.Buffer + " " + paceText(p, atDefault, best.Figures.Client.FaultsPer2MiB)
-}
-
-// paceText is the words for a pace, shared by a sweep's line and a run's:
-// the process that used all of the cores it was held to, with its cores
-// busy (CPU seconds per second of load: the drain after a turn can put
-// it a little over the cores it had), or that neither did; with the same
-// figure under the default buffer when def is given ("0.86 at default"),
-// and faultNote for the client.
-func paceText(p engine.Pace, def *engine.Pace, clientFaults engine.Figure) string {
-	atDefault := func(pick func(engine.Pace) engine.Figure) string {
-		if def == nil || !pick(*def).Known() {
-			return ""
-		}
-		return pick(*def).Fixed(2) + " at default"
-	}
-	// full is "(0.98 cores busy; 0.86 at default)", part "0.88 (0.77 at
-	// default)": the figure of a process that filled its core, and of one
-	// that did not.
-	full := func(v engine.Figure, pick func(engine.Pace) engine.Figure) string {
-		if d := atDefault(pick); d != "" {
-			return "(" + v.Fixed(2) + " cores busy; " + d + ")"
-		}
-		return "(" + v.Fixed(2) + " cores busy)"
-	}
-	part := func(v engine.Figure, pick func(engine.Pace) engine.Figure) string {
-		if d := atDefault(pick); d != "" {
-			return v.Fixed(2) + " (" + d + ")"
-		}
-		return v.Fixed(2)
-	}
-	client := func(q engine.Pace) engine.Figure { return q.Client }
-	server := func(q engine.Pace) engine.Figure { return q.Server }
-	both := func(q engine.Pace) engine.Figure { return q.Client + q.Server }
-	const notWaiting = ": its own work, not waiting, sets the pace here"
-	switch p.Bound {
-	case engine.BoundClient:
-		return fmt.Sprintf("the client used all of its %s %s%s%s", cores(p.ClientCores), full(p.Client, client), notWaiting, faultNote(clientFaults))
-	case engine.BoundServer:
-		return fmt.Sprintf("the server used all of its %s %s%s", cores(p.ServerCores), full(p.Server, server), notWaiting)
-	case engine.BoundCore:
-		return fmt.Sprintf("client and server together used all of the %s they share %s: their work, not waiting, sets the pace here",
-			cores(p.ClientCores), full(p.Client+p.Server, both))
-	}
-	busy := fmt.Sprintf("client %s, server %s cores busy", part(p.Client, client), part(p.Server, server))
-	if p.ClientCores == 0 {
-		return busy + " (not held to cores, so no bound is claimed)"
-	}
-	return busy + ": neither used all of its CPU; the rest of the time they waited on each other"
+	return "pace: at " + o.Buffer + " " + model.PaceText(p, atDefault, best.Figures.Client.FaultsPer2MiB)
 }
 
 // otherCPULine says how much CPU other processes took during the sweep's
 // measurements: the worst row, and which rows they slowed (from a quarter
 // of a core on average); "" where it was not measured.
-func otherCPULine(rows []engine.SweepRow) string {
-	worst, measured := engine.Figure(0), false
+func otherCPULine(rows []model.SweepRow) string {
+	worst, measured := model.Figure(0), false
 	var noisy []string
 	for _, r := range rows {
 		o := r.OtherCoresBusy
@@ -344,7 +297,7 @@ func otherCPULine(rows []engine.SweepRow) string {
 		}
 		measured = true
 		worst = max(worst, *o)
-		if *o >= engine.OtherCoresNoisy {
+		if *o >= model.OtherCoresNoisy {
 			noisy = append(noisy, r.Buffer)
 		}
 	}
@@ -356,28 +309,4 @@ func otherCPULine(rows []engine.SweepRow) string {
 			worst.Fixed(2), strings.Join(noisy, ", "))
 	}
 	return fmt.Sprintf("other processes: at most %s cores busy during any measurement (quiet)", worst.Fixed(2))
-}
-
-// faultsFresh is the client's page faults per 2 MiB from which it is said
-// to fault its buffers in afresh: an eighth of the 512 pages a 2 MiB
-// payload fills. A client that reuses its buffers takes a handful.
-const faultsFresh = 64
-
-// faultNote adds, for a client that faults its buffers in afresh, that
-// this may be its work: where a fault is dear (a VM that backs memory
-// lazily: 10-16 µs here) it alone can set the pace.
-func faultNote(faults engine.Figure) string {
-	if !faults.Known() || faults < faultsFresh {
-		return ""
-	}
-	return fmt.Sprintf("; it took %s page faults per 2 MiB, faulting its buffers in afresh, and where a fault is dear (a VM) that can be most of its work",
-		faults.Fixed(0))
-}
-
-// cores is "1 core", "2 cores".
-func cores(n int) string {
-	if n == 1 {
-		return "1 core"
-	}
-	return fmt.Sprintf("%d cores", n)
 }

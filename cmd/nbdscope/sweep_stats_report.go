@@ -7,8 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/stats"
+	"nbdscope/sweep"
 )
 
 // The sweep's statistics as hyperfine prints them: each row's time as
@@ -31,31 +32,31 @@ const (
 
 // timeSpread is "0.292s ± 0.004s", the mean ± σ of a row's times ("±
 // n/a" with one measurement; n/a for a sweep saved without them).
-func timeSpread(r engine.SweepRow) string {
+func timeSpread(r model.SweepRow) string {
 	s := r.TimeS
 	if s == nil || s.N == 0 {
-		return engine.NA
+		return model.NA
 	}
 	return seconds(s.Mean) + " ± " + seconds(s.Stddev)
 }
 
 // timeRange is "0.288s … 0.297s".
-func timeRange(r engine.SweepRow) string {
+func timeRange(r model.SweepRow) string {
 	s := r.TimeS
 	if s == nil || s.N == 0 {
-		return engine.NA
+		return model.NA
 	}
 	return seconds(s.Min) + " … " + seconds(s.Max)
 }
 
 // timeSpreadCells are a row's spread cells, for the table.
-func timeSpreadCells(r engine.SweepRow) string {
+func timeSpreadCells(r model.SweepRow) string {
 	return " " + timeSpread(r) + " | " + timeRange(r) + " |"
 }
 
 func seconds(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return engine.NA
+		return model.NA
 	}
 	return strconv.FormatFloat(v, 'f', 3, 64) + "s"
 }
@@ -67,7 +68,7 @@ var timeStatsCSVHeader = []string{"time_mean_s", "time_stddev_s", "time_median_s
 
 // timeStatsCSVCells are a row's statistics cells; unknown figures are
 // empty, as everywhere in the CSV.
-func timeStatsCSVCells(rep engine.SweepReport, r engine.SweepRow) []string {
+func timeStatsCSVCells(rep model.SweepReport, r model.SweepRow) []string {
 	s := stats.Summary{Mean: math.NaN(), Stddev: math.NaN(), Median: math.NaN(), Min: math.NaN(), Max: math.NaN()}
 	if r.TimeS != nil {
 		s = *r.TimeS
@@ -87,19 +88,19 @@ func timeStatsCSVCells(rep engine.SweepReport, r engine.SweepRow) []string {
 
 // noiseTied is the optimum line when the fastest sizes are within noise
 // of each other: no size is named the winner.
-func noiseTied(o *engine.SweepOptimum, vs string) string {
+func noiseTied(o *model.SweepOptimum, vs string) string {
 	n := o.Noise
-	if slices.Contains(n.Tied, engine.BufDefaultName) {
+	if slices.Contains(n.Tied, model.BufDefaultName) {
 		vs = ", the default among them" // not "times faster" than a size it ties with
 	}
 	return fmt.Sprintf("optimal: none clear — %s are within noise (±%s) of each other (up to %s %s%s); within %d%%: %s",
 		strings.Join(n.Tied, ", "), pct(n.Noise), rateNumber(o.ThroughputBps), rateName(), vs,
-		int(engine.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "))
+		int(sweep.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "))
 }
 
 // noiseLead is what the optimum line adds when the optimum's lead is
 // larger than the noise: "; 6.1% ahead of 2m, beyond the noise (±2.3%)".
-func noiseLead(o *engine.SweepOptimum) string {
+func noiseLead(o *model.SweepOptimum) string {
 	n := o.Noise
 	if n == nil || !n.Known || n.Within {
 		return ""
@@ -108,9 +109,9 @@ func noiseLead(o *engine.SweepOptimum) string {
 }
 
 // pct is a share as a percentage: "6.1%".
-func pct(f engine.Figure) string {
+func pct(f model.Figure) string {
 	if !f.Known() {
-		return engine.NA
+		return model.NA
 	}
 	return strconv.FormatFloat(float64(f)*100, 'f', 1, 64) + "%"
 }

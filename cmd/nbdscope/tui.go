@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/ui"
 )
 
@@ -31,7 +32,7 @@ const tuiExample = `  nbdscope --preset macos-gap
   nbdscope sweep --preset sweep --repeat 1 --bytes 1g`
 
 // startEngine starts the pair the explorer drives; tests replace it.
-var startEngine = func(ctx context.Context, cfg engine.Config) (engine.Controller, error) {
+var startEngine = func(ctx context.Context, cfg model.Config) (engine.Controller, error) {
 	p, err := engine.Start(ctx, cfg)
 	if err != nil {
 		return nil, err // not a typed nil *Pair in the interface
@@ -123,15 +124,15 @@ func (a *app) runTUI(lf *loadFlags, window time.Duration) error {
 // again) and the recorded samples, events and summary (a run for 'nbdscope
 // runs list|show|export|compare').
 func (a *app) saveRunsToo(o *ui.Options, ctrl engine.Controller, preset string) {
-	rp, ok := ctrl.(interface{ Report() engine.Report })
+	rp, ok := ctrl.(interface{ Report() model.Report })
 	if !ok {
 		return
 	}
-	wrap := func(save func(string, engine.Config) error, force bool) func(string, engine.Config) error {
+	wrap := func(save func(string, model.Config) error, force bool) func(string, model.Config) error {
 		if save == nil {
 			return nil
 		}
-		return func(name string, cfg engine.Config) error {
+		return func(name string, cfg model.Config) error {
 			if err := a.checkRunName(name, force); err != nil {
 				if errors.Is(err, fs.ErrExist) {
 					return fmt.Errorf("%w: %w", ui.ErrPresetExists, err)

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/presets"
 	"nbdscope/ui"
 )
@@ -28,8 +28,8 @@ func (a *app) tuiPresets(o *ui.Options) {
 		}
 		return items, errors.Join(errs...)
 	}
-	save := func(force bool) func(string, engine.Config) error {
-		return func(name string, cfg engine.Config) error {
+	save := func(force bool) func(string, model.Config) error {
+		return func(name string, cfg model.Config) error {
 			err := st.SavePreset(presets.Preset{Name: name, Description: "saved from the explorer", Config: cfg}, force)
 			if errors.Is(err, presets.ErrExists) {
 				return fmt.Errorf("%w: %w", ui.ErrPresetExists, err)
@@ -47,7 +47,7 @@ func (a *app) tuiPresets(o *ui.Options) {
 				continue // rows per buffer, no series over time to draw
 			}
 			it := ui.RunItem{Name: r.Name, Time: r.Time, Preset: r.Preset,
-				Throughput: [2]engine.Figure{engine.Unknown, engine.Unknown}}
+				Throughput: [2]model.Figure{model.Unknown, model.Unknown}}
 			for k := 0; k < len(r.Sides) && k < 2; k++ {
 				it.Throughput[k] = r.Sides[k].ThroughputBps
 			}
@@ -55,10 +55,10 @@ func (a *app) tuiPresets(o *ui.Options) {
 		}
 		return items, errors.Join(errs...)
 	}
-	o.LoadRun = func(name string) (engine.Report, error) {
+	o.LoadRun = func(name string) (model.Report, error) {
 		rf, err := st.Run(name)
 		if err != nil {
-			return engine.Report{}, err
+			return model.Report{}, err
 		}
 		return rf.Report, nil
 	}

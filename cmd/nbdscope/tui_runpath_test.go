@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"nbdscope/engine"
+	"nbdscope/model"
 	"nbdscope/ui"
 )
 
@@ -13,7 +14,7 @@ import (
 // s key; nothing else of it is called here.
 type reportCtrl struct{ engine.Controller }
 
-func (reportCtrl) Report() engine.Report { return engine.Report{} }
+func (reportCtrl) Report() model.Report { return model.Report{} }
 
 // The explorer's s saves the run too, and is told where: the path it
 // names (help, message) is the file the save writes (issue 21, item 10).
@@ -30,7 +31,7 @@ func TestExplorerSaveNamesRunFile(t *testing.T) {
 	if got := o.RunPath("mine"); got != want {
 		t.Fatalf("RunPath(mine) = %q, want %q", got, want)
 	}
-	if err := o.SavePreset("mine", engine.DefaultConfig()); err != nil {
+	if err := o.SavePreset("mine", model.DefaultConfig()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(want); err != nil {

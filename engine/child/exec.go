@@ -1,0 +1,206 @@
+package child
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"nbdscope/clientrun"
+	"nbdscope/engine/wire"
+	"nbdscope/model"
+	"nbdscope/nbd"
+)
+
+// execRole is a load child whose load is a real client command (a side's
+// exec setting), run in a loop against the side's server. It reports the
+// client's CPU and context switches: finished runs from wait4, the run
+// under way from /proc. Its socket calls and payload are not ours to
+// count; the controller takes the payload from the server.
+type execRole struct {
+	argv []string
+	fail chan error
+	stop chan struct{}
+	wg   sync.WaitGroup
+
+	mu      sync.Mutex
+	paused  bool
+	cur     *clientrun.Process
+	done    clientrun.Result // finished runs, added up
+	seen    clientrun.Result // the highest reading reported, so counters never go back
+	runs    []float64        // seconds of the runs finished since the last poll
+	active  time.Duration    // running (not paused) time, up to since
+	since   time.Time        // when the current running stretch began; zero while paused
+	resumed chan struct{}    // closed and replaced on each resume
+}
+
+func startExecRole(ctx context.Context, spec wire.LoadSpec) (role, wire.Msg, error) {
+	u, err := nbd.ParseURI(spec.URI)
+	if err != nil {
+		return nil, wire.Msg{}, err
+	}
+	vars := clientrun.Vars{"uri": spec.URI, "socket": u.Socket}
+	if strings.Contains(spec.Exec, "{size}") {
+		size, err := exportSize(ctx, u)
+		if err != nil {
+			return nil, wire.Msg{}, fmt.Errorf("{size} in the command: %w", err)
+		}
+		vars["size"] = strconv.FormatUint(size, 10)
+	}
+	argv, err := clientrun.Command{Line: spec.Exec}.Argv(vars)
+	if err != nil {
+		return nil, wire.Msg{}, err
+	}
+	r := &execRole{argv: argv, fail: make(chan error, 1), stop: make(chan struct{}), paused: spec.Paused, resumed: make(chan struct{})}
+	if !spec.Paused {
+		r.since = time.Now()
+	}
+	r.wg.Add(1)
+	go r.loop()
+	return r, wire.Msg{}, nil
+}
+
+// exportSize asks the export for its size, as the client will see it: the
+// command's {size}, as in a sweep's (a null-co image the size of the
+// export). The side's server, or an external target, alike.
+func exportSize(ctx context.Context, u nbd.URI) (uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, nbd.DefaultHandshakeTimeout)
+	defer cancel()
+	c, err := nbd.Dial(ctx, u, nbd.ClientOptions{})
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	return c.Info().Size, nil
+}
+
+func (r *execRole) failed() <-chan error { return r.fail }
+
+// loop runs the command again and again while not paused.
+func (r *execRole) loop() {
+	defer r.wg.Done()
+	for {
+		r.mu.Lock()
+		paused, resumed := r.paused, r.resumed
+		r.mu.Unlock()
+		if paused {
+			select {
+			case <-resumed:
+				continue
+			case <-r.stop:
+				return
+			}
+		}
+		select {
+		case <-r.stop:
+			return
+		default:
+		}
+		p, err := clientrun.Start(r.argv)
+		if err != nil {
+			r.fail <- err
+			return
+		}
+		r.mu.Lock()
+		r.cur = p
+		r.mu.Unlock()
+		res, err := p.Wait()
+		r.mu.Lock()
+		r.cur = nil
+		r.done = addResult(r.done, res)
+		if err == nil {
+			r.runs = append(r.runs, res.Seconds)
+		}
+		r.mu.Unlock()
+		if err != nil {
+			select {
+			case <-r.stop: // killed by close
+			default:
+				r.fail <- err
+			}
+			return
+		}
+	}
+}
+
+func addResult(a, b clientrun.Result) clientrun.Result {
+	return clientrun.Result{Seconds: a.Seconds + b.Seconds, UserS: a.UserS + b.UserS, SysS: a.SysS + b.SysS,
+		Nvcsw: a.Nvcsw + b.Nvcsw, Nivcsw: a.Nivcsw + b.Nivcsw, MinFlt: a.MinFlt + b.MinFlt}
+}
+
+func (r *execRole) handle(c wire.Cmd) wire.Msg {
+	switch c.Op {
+	case "poll":
+		return r.poll()
+	case "get":
+		return wire.Msg{Settings: map[string]string{model.SetExec: fmt.Sprint(r.argv)}}
+	case "set":
+		if c.Setting == model.SetPaused {
+			r.setPaused(c.Int != 0)
+			return wire.Msg{}
+		}
+		return wire.Msg{Type: "error", Err: "an exec side's client has its own " + strconv.Quote(c.Setting) + ": change the command instead"}
+	}
+	return wire.Msg{Type: "error", Err: fmt.Sprintf("exec load: unknown op %q", c.Op)}
+}
+
+// setPaused stops the client's whole process group (SIGSTOP) or lets it
+// go on (SIGCONT); a pause between runs holds the next one back.
+func (r *execRole) setPaused(p bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p == r.paused {
+		return
+	}
+	r.paused = p
+	sig := syscall.SIGCONT
+	if p {
+		sig = syscall.SIGSTOP
+		r.active += time.Since(r.since)
+		r.since = time.Time{}
+	} else {
+		r.since = time.Now()
+		close(r.resumed)
+		r.resumed = make(chan struct{})
+	}
+	if r.cur != nil {
+		r.cur.Signal(sig)
+	}
+}
+
+func (r *execRole) poll() wire.Msg {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	use := r.done
+	if r.cur != nil {
+		if live, ok := clientrun.GroupUsage(r.cur.Pid()); ok {
+			use = addResult(use, live)
+		}
+	}
+	// A process that exits between two readings takes its time out of
+	// /proc until its parent waits for it: keep the counters monotonic.
+	r.seen = clientrun.Result{UserS: max(r.seen.UserS, use.UserS), SysS: max(r.seen.SysS, use.SysS),
+		Nvcsw: max(r.seen.Nvcsw, use.Nvcsw), Nivcsw: max(r.seen.Nivcsw, use.Nivcsw), MinFlt: max(r.seen.MinFlt, use.MinFlt)}
+	active := r.active
+	if !r.since.IsZero() {
+		active += time.Since(r.since)
+	}
+	m := wire.Msg{Counters: wire.ClientCounters(r.seen),
+		ActiveNs: int64(active), Conns: 1, ExecRuns: r.runs}
+	r.runs = nil
+	return m
+}
+
+func (r *execRole) close() {
+	close(r.stop)
+	r.mu.Lock()
+	if r.cur != nil {
+		r.cur.Signal(syscall.SIGCONT)
+		r.cur.Signal(syscall.SIGKILL)
+	}
+	r.mu.Unlock()
+	r.wg.Wait()
+}

@@ -1,0 +1,66 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"nbdscope/model"
+	"nbdscope/platform"
+)
+
+// place holds the side's processes where its placement says (for mode)
+// and records where they are. A process that cannot be held is left to the
+// scheduler, with a warning. The caller holds s.change, so the children
+// cannot change under it.
+func (s *side) place(mode string) {
+	s.mu.Lock()
+	sc := s.cfg
+	ld, srv := s.load, s.server
+	s.mu.Unlock()
+	pl := sc.Placement
+	if pl == "" {
+		pl = model.DefaultPlacement()
+	}
+	loadCPUs, serverCPUs := model.PlacementCPUs(pl, mode, s.idx, s.p.cpus)
+	if pl == model.PlaceSplit && sc.Get(model.SetConsume) == model.ConsumeHash && model.ResolveHashThreads(sc, mode, s.p.cpus) > 1 {
+		loadCPUs = model.HashLoadCPUs(mode, sc.Name, s.p.cpus, serverCPUs) // room for the hash threads
+	}
+	var warning string
+	if pl != model.PlaceOS && !platform.PinSupported {
+		loadCPUs, serverCPUs = nil, nil
+		warning = fmt.Sprintf("placement %s: %v; the scheduler places side %s's processes", pl, platform.ErrPinUnsupported, s.name)
+	} else {
+		var errs []string
+		pin := func(c *child, cpus []int) []int {
+			if c == nil || c.proc.Process() == nil {
+				return nil
+			}
+			if err := platform.PinProcess(c.pid(), cpus); err != nil {
+				errs = append(errs, fmt.Sprintf("%s: %v", c.role, err))
+				return nil
+			}
+			return cpus
+		}
+		loadCPUs, serverCPUs = pin(ld, loadCPUs), pin(srv, serverCPUs)
+		if len(errs) > 0 {
+			warning = fmt.Sprintf("side %s placement %s failed (%s); the scheduler places what could not be held", s.name, pl, strings.Join(errs, "; "))
+		}
+	}
+	s.mu.Lock()
+	s.loadCPUs, s.serverCPUs = loadCPUs, serverCPUs
+	s.mu.Unlock()
+	if warning != "" {
+		s.p.warn(s.name, "placement", warning, "")
+	}
+}
+
+// placement is what a sample reports of where the side ran. The caller
+// holds s.mu.
+func (s *side) placement() model.Placement {
+	sc := s.cfg
+	pl := model.Placement{Setting: sc.Get(model.SetPlacement), LoadCPUs: model.CPUList(s.loadCPUs), ServerCPUs: "n/a"}
+	if sc.Target == "" {
+		pl.ServerCPUs = model.CPUList(s.serverCPUs)
+	}
+	return pl
+}

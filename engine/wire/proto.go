@@ -1,0 +1,143 @@
+// Package wire is the protocol between the controller (engine) and its
+// children (engine/child): the same binary in an internal role, talked to
+// over its stdin and stdout, one JSON object per line: commands down
+// (Cmd), replies and reports up (Msg), each role's start spec (ServerSpec,
+// LoadSpec) and the counters a child reports. Stderr is kept for crash
+// reports. Both ends import it; neither imports the other. The process
+// plumbing under it is engine/childproc.
+package wire
+
+import (
+	"nbdscope/engine/childproc"
+	"nbdscope/model"
+	"nbdscope/nbd"
+)
+
+// ChildCommand is the hidden subcommand a child runs as:
+// `nbdscope __child server|load SPEC` (RoleServer, RoleLoad).
+const ChildCommand = childproc.Command
+
+// Cmd is a command from the controller.
+//
+// A set carries one setting (a name of the settings table, model) and
+// its value as the child applies it, resolved by the controller from the
+// typed Value: never text to parse again. Its one JSON form is
+//
+//	{"op":"set","seq":7,"setting":"client-sndbuf","int":2097152}
+//	{"op":"set","seq":8,"setting":"workload","str":"write"}
+//
+// int: a buffer as its setsockopt request in bytes (0 = the OS default;
+// macos is already the platform's request for an effective 8 KiB), a count
+// or a size in bytes, hash threads resolved from auto, a flag as 1 or 0.
+// str: an enum's name. Absent is 0 or "". The child looks the setting up in
+// the same table, checks the argument against its bounds or choices, and
+// calls the entry's apply function.
+type Cmd struct {
+	Op      string `json:"op"` // "poll", "set", "get", "measure", "stop"
+	Seq     uint64 `json:"seq"`
+	Setting string `json:"setting,omitempty"`
+	Int     int    `json:"int,omitempty"`
+	Str     string `json:"str,omitempty"`
+	// measure (load): send Requests requests, then stop and answer, or
+	// give up after LimitMs (engine/child's budget.go).
+	Requests int64 `json:"requests,omitempty"`
+	LimitMs  int64 `json:"limit_ms,omitempty"`
+}
+
+// OpMeasure is the load's measurement of a fixed number of requests.
+const OpMeasure = "measure"
+
+// SetCmd is the set command for a setting and its child argument.
+func SetCmd(st *model.Setting, a model.ChildArg) Cmd {
+	return Cmd{Op: "set", Setting: st.Name, Int: a.Int, Str: a.Str}
+}
+
+// Msg is a message from a child.
+type Msg struct {
+	Type string `json:"type"` // "ready", "reply", "error", "fatal" (the role failed; the child exits)
+	Seq  uint64 `json:"seq,omitempty"`
+	Err  string `json:"err,omitempty"`
+
+	// ready (server): the URI clients use.
+	URI string `json:"uri,omitempty"`
+
+	// poll replies: cumulative counters.
+	Counters model.Counters       `json:"counters"`
+	Bytes    uint64               `json:"bytes,omitempty"`      // load: payload completed
+	Ops      uint64               `json:"ops,omitempty"`        // load: requests completed
+	ActiveNs int64                `json:"active_ns,omitempty"`  // load: time not paused
+	Warming  bool                 `json:"warming,omitempty"`    // load: resumed, its buffers still warming (slot.warm)
+	Hist     []uint64             `json:"hist,omitempty"`       // load: latency buckets
+	MaxLatNs int64                `json:"max_lat_ns,omitempty"` // load: longest request completed since the last poll
+	Consumed *model.ConsumeCounts `json:"consumed,omitempty"`   // load: what the consume mode found
+	Errors   uint64               `json:"errors,omitempty"`
+	LastErr  string               `json:"last_err,omitempty"`
+	Conns    int                  `json:"conns"`
+	ExecRuns []float64            `json:"exec_runs,omitempty"` // exec load: seconds of the runs finished since the last poll
+	Payload  *nbd.Payload         `json:"payload,omitempty"`   // server: READ/WRITE data moved
+	SndBuf   int                  `json:"sndbuf,omitempty"`    // effective SO_SNDBUF of the data sockets
+	RcvBuf   int                  `json:"rcvbuf,omitempty"`
+	// SndBufLocked: that socket's SO_SNDBUF was set, so on TCP it no
+	// longer autotunes (nbd.Conn.BufferLocked).
+	SndBufLocked bool `json:"sndbuf_locked,omitempty"`
+	// Lost (load): why the connection to the target was lost; the load
+	// is failing and about to exit (engine/child's load_lost.go).
+	Lost string `json:"lost,omitempty"`
+
+	// set replies
+	Effective int `json:"effective,omitempty"`
+	// Reconnect (server): the OS default was asked for, and open TCP
+	// sockets keep a locked buffer until the load re-opens them.
+	Reconnect bool `json:"reconnect,omitempty"`
+	// Reconnected (load): its connections were re-opened, so their
+	// sockets start from the OS default again.
+	Reconnected bool `json:"reconnected,omitempty"`
+
+	// Measured answers a measure: what its requests moved, and when.
+	Measured *MeasuredMsg `json:"measured,omitempty"`
+
+	// get replies: the settings the child is running with, by setting
+	// name, as the child holds them (a buffer as its request in bytes, 0
+	// for the OS default; sizes and counts in decimal).
+	Settings map[string]string `json:"settings,omitempty"`
+}
+
+// MeasuredMsg answers a measure command: what the budget's requests moved
+// and the wall time from the first request sent to the last reply taken.
+type MeasuredMsg struct {
+	Requests int64  `json:"requests"`   // let through (the budget)
+	Ops      uint64 `json:"ops"`        // completed without error
+	Bytes    uint64 `json:"bytes"`      // payload of those
+	Errors   uint64 `json:"errors"`     // failed
+	LastErr  string `json:"last_err"`   // the last failure's text
+	WallNs   int64  `json:"wall_ns"`    // first request let in … last reply taken
+	MaxLatNs int64  `json:"max_lat_ns"` // the longest of the requests
+}
+
+// ServerSpec configures a server child.
+type ServerSpec struct {
+	Backend   string `json:"backend"`
+	Size      int64  `json:"size"`
+	Transport string `json:"transport"`
+	Socket    string `json:"socket,omitempty"` // unix
+	SndBuf    int    `json:"sndbuf"`           // request; 0 = OS default
+}
+
+// LoadSpec configures a load child.
+type LoadSpec struct {
+	URI         string `json:"uri"`
+	Connections int    `json:"connections"`
+	RequestSize int    `json:"request_size"`
+	InFlight    int    `json:"in_flight"`
+	Workload    string `json:"workload"`
+	ReadPercent int    `json:"read_percent"`
+	SndBuf      int    `json:"sndbuf"`
+	RcvBuf      int    `json:"rcvbuf"`
+	Verify      bool   `json:"verify"`
+	Consume     string `json:"consume"`
+	HashThreads int    `json:"hash_threads"` // resolved (ResolveHashThreads)
+	Paused      bool   `json:"paused"`
+	// Exec, when set, makes the load a real client command run in a loop
+	// (engine/child's exec.go); the fields above then do not apply.
+	Exec string `json:"exec,omitempty"`
+}

@@ -1,0 +1,163 @@
+// Package boundaries holds the test that keeps the packages' dependencies
+// going one way (docs/architecture.md): the data model below the runtime,
+// the controller and the child apart, the readers of runs off the runtime.
+// It reads them from `go list -deps -json`, for Linux and for macOS, so an
+// import that only one OS's files make is caught too.
+package boundaries
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const mod = "nbdscope/"
+
+// rule is what one package may, or may not, depend on, directly or
+// through others. Package names are the module's, without "nbdscope/".
+type rule struct {
+	pkg string
+	// only, when set, is all of ours the package may depend on.
+	only []string
+	// never are packages it must not depend on; a name ending in "/..."
+	// covers the package and every one below it.
+	never []string
+	why   string
+}
+
+var rules = []rule{
+	{pkg: "units", only: []string{}, why: "units is the bottom: sizes, rates, ratios"},
+	{pkg: "nbd", only: []string{"units"}, why: "the NBD protocol knows sizes and nothing of nbdscope"},
+	// platform needs nbd for the socket buffers it describes (nbd.SockBuf,
+	// nbd.ProbeSocketBuffer, nbd.RequestForEffective).
+	{pkg: "platform", only: []string{"units", "nbd"}, why: "the OS facts sit under everything that uses them"},
+	{pkg: "clientrun", only: []string{"platform", "units", "nbd"}, why: "running a real client needs only the OS"},
+	// model holds what a run is. Beyond nbd (URIs) and units it reaches
+	// three leaves, none of which imports anything above it: platform (a
+	// Report records the machine's platform.Facts; the default placement
+	// and the macOS buffer request depend on the machine), clientrun (a
+	// sweep's ExecRun embeds a client run's clientrun.Result; Validate
+	// splits an exec command line with clientrun.Split) and buildinfo (the
+	// version a report records).
+	{pkg: "model", only: []string{"nbd", "units", "platform", "clientrun", "internal/buildinfo"},
+		why: "the data model imports no runtime"},
+	{pkg: "engine/wire", never: []string{"engine", "engine/child"}, why: "the protocol lies below both of its ends"},
+	{pkg: "engine", never: []string{"engine/child", "sweep"}, why: "the controller reaches its children only through engine/wire"},
+	{pkg: "engine/child", never: []string{"engine", "sweep"}, why: "a child knows the protocol, not the controller"},
+	{pkg: "sweep", never: []string{"engine/child"}, why: "a sweep runs children through the engine"},
+	{pkg: "plot", never: []string{"engine/...", "sweep"}, why: "charts are drawn from the model, not the runtime"},
+	{pkg: "presets", never: []string{"engine/...", "sweep"}, why: "presets and the runs store read and write the model"},
+	{pkg: "servestats", never: []string{"engine/...", "sweep"}, why: "serve --stats prints the model's figures"},
+}
+
+func TestBoundaries(t *testing.T) {
+	for _, goos := range []string{"linux", "darwin"} {
+		t.Run(goos, func(t *testing.T) {
+			g := listPackages(t, goos)
+			for _, r := range rules {
+				for _, v := range r.check(g) {
+					t.Errorf("%s (GOOS=%s): %s; %s", r.pkg, goos, v, r.why)
+				}
+			}
+		})
+	}
+}
+
+// graph is the module's packages by name (without "nbdscope/"), each with
+// the packages of ours it imports directly.
+type graph map[string][]string
+
+// check returns a line for each dependency the rule forbids, with the
+// chain of imports that brings it in.
+func (r rule) check(g graph) []string {
+	if _, ok := g[r.pkg]; !ok {
+		return []string{"no such package in the module: the rule is out of date"}
+	}
+	var out []string
+	for dep, chain := range reach(g, r.pkg) {
+		if dep == r.pkg {
+			continue
+		}
+		bad := r.only != nil && !slices.Contains(r.only, dep)
+		for _, n := range r.never {
+			bad = bad || dep == n || strings.HasSuffix(n, "/...") && (dep == strings.TrimSuffix(n, "/...") || strings.HasPrefix(dep, strings.TrimSuffix(n, "...")))
+		}
+		if bad {
+			out = append(out, fmt.Sprintf("imports %s%s (%s)", mod, dep, strings.Join(chain, " → ")))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// reach is every package that from depends on, with the shortest chain of
+// imports that leads there.
+func reach(g graph, from string) map[string][]string {
+	chains := map[string][]string{from: {from}}
+	queue := []string{from}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, q := range g[p] {
+			if _, seen := chains[q]; !seen {
+				chains[q] = append(slices.Clone(chains[p]), q)
+				queue = append(queue, q)
+			}
+		}
+	}
+	return chains
+}
+
+// listPackages reads the module's packages and their imports, as built
+// for goos, from `go list -deps -json ./...` run at the module's root.
+func listPackages(t *testing.T, goos string) graph {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to list the packages: %v", err)
+	}
+	root, err := exec.Command(gobin, "env", "GOMOD").Output()
+	if err != nil || strings.TrimSpace(string(root)) == "" {
+		t.Fatalf("finding the module's root (go env GOMOD): %v %s", err, root)
+	}
+	cmd := exec.Command(gobin, "list", "-deps", "-json", "./...")
+	cmd.Dir = filepath.Dir(strings.TrimSpace(string(root)))
+	cmd.Env = append(cmd.Environ(), "GOOS="+goos)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	outb, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps -json ./... (GOOS=%s): %v\n%s", goos, err, stderr.String())
+	}
+	g := graph{}
+	dec := json.NewDecoder(bytes.NewReader(outb))
+	for {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("reading go list's output: %v", err)
+		}
+		name, ours := strings.CutPrefix(p.ImportPath, mod)
+		if !ours {
+			continue
+		}
+		var imps []string
+		for _, i := range p.Imports {
+			if n, ok := strings.CutPrefix(i, mod); ok {
+				imps = append(imps, n)
+			}
+		}
+		g[name] = imps
+	}
+	return g
+}

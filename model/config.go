@@ -1,0 +1,335 @@
+// Package model is what a run is, apart from running one: its
+// configuration (Config, SideConfig, Buf), the settings table's
+// declarations (setting.go) and the changes made through it (Change,
+// ParseAt), the figures with their one definition each (metrics.go,
+// figures.go), the latency histogram, the report of a run or a sweep
+// (Report, SweepReport) and its one CSV layout, and the updates a running
+// pair sends (Update, Crash, Warning). The engine runs pairs and the
+// sweep package sweeps; the explorer, the plots, the presets and the runs
+// store read and write these types without either.
+package model
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"nbdscope/clientrun"
+	"nbdscope/nbd"
+	"nbdscope/platform"
+	"nbdscope/units"
+)
+
+// Buf is a socket buffer setting: "default" (leave the OS default alone),
+// "macos" (an effective 8 KiB, the macOS unix-socket default) or a size in
+// bytes as requested with setsockopt. Its text form is what flags, presets
+// and JSON use.
+type Buf struct {
+	Kind  BufKind
+	Bytes int // for BufSize: the requested size
+}
+
+// BufKind tells how a Buf is meant.
+type BufKind int
+
+const (
+	BufDefault BufKind = iota
+	BufSize
+	BufMacOS
+)
+
+// MacOSSendBuffer is the macOS default SO_SNDBUF of a unix stream socket.
+const MacOSSendBuffer = 8 << 10
+
+// ParseBuf reads "default", "macos" or a size ("65536", "64k", "2m").
+func ParseBuf(s string) (Buf, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "default", "os":
+		return Buf{Kind: BufDefault}, nil
+	case "macos", "mac":
+		return Buf{Kind: BufMacOS}, nil
+	}
+	n, err := units.ParseSize(s)
+	if err != nil {
+		return Buf{}, fmt.Errorf("buffer %q: want default, macos or a size like 64k or 2m", s)
+	}
+	if n < 1024 || n > 1<<30 {
+		return Buf{}, fmt.Errorf("buffer %q: want a size between 1k and 1g", s)
+	}
+	return Buf{Kind: BufSize, Bytes: int(n)}, nil
+}
+
+func (b Buf) String() string {
+	switch b.Kind {
+	case BufMacOS:
+		return "macos"
+	case BufSize:
+		return units.FormatSize(int64(b.Bytes))
+	}
+	return "default"
+}
+
+// MarshalText and UnmarshalText make Buf a plain string in JSON.
+func (b Buf) MarshalText() ([]byte, error) { return []byte(b.String()), nil }
+
+func (b *Buf) UnmarshalText(t []byte) error {
+	v, err := ParseBuf(string(t))
+	if err != nil {
+		return err
+	}
+	*b = v
+	return nil
+}
+
+// BufRequest turns a Buf into a setsockopt request (0 = leave the default).
+func BufRequest(b Buf) int {
+	switch b.Kind {
+	case BufSize:
+		return b.Bytes
+	case BufMacOS:
+		return platform.MacOSRequest()
+	}
+	return 0
+}
+
+// Workloads.
+const (
+	WorkRead      = "read"
+	WorkWrite     = "write"
+	WorkRandRead  = "randread"
+	WorkRandWrite = "randwrite"
+	WorkMixed     = "mixed"
+)
+
+// BufLadder is the ladder of buffer sizes the explorer's + and - step
+// through and the command line completes.
+var BufLadder = []string{"default", "4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m", "2m", "4m", "8m"}
+
+// Workloads lists the valid workloads in the order the UI cycles them.
+var Workloads = []string{WorkRead, WorkWrite, WorkRandRead, WorkRandWrite, WorkMixed}
+
+// Modes.
+const (
+	ModeAlternate  = "alternate"
+	ModeConcurrent = "concurrent"
+)
+
+// Limits of the load settings (the command-line contract).
+const (
+	MinConnections = 1
+	MaxConnections = 64
+	MinRequestSize = 512
+	MaxRequestSize = 32 << 20
+	MinInFlight    = 1
+	MaxInFlight    = 256
+)
+
+// SideConfig is everything that defines one side.
+type SideConfig struct {
+	Name string `json:"name"` // "A" or "B"
+
+	// Target is an NBD URI of an external server (qemu-nbd, nbdkit); empty
+	// means a spawned nbdscope server, configured by the fields below.
+	Target string `json:"target,omitempty"`
+	// Exec is a real client command (qemu-img, nbdcopy …) that is the
+	// side's load instead of our load process, run in a loop against the
+	// side's spawned server; empty for our own load.
+	Exec      string `json:"exec,omitempty"`
+	Backend   string `json:"backend"` // null, pattern, memory, file:PATH
+	Size      int64  `json:"size"`
+	Transport string `json:"transport"` // unix or tcp
+	SndBuf    Buf    `json:"sndbuf"`    // server SO_SNDBUF
+
+	ClientSndBuf Buf    `json:"client_sndbuf"`
+	ClientRcvBuf Buf    `json:"client_rcvbuf"`
+	Connections  int    `json:"connections"`
+	RequestSize  int    `json:"request_size"`
+	InFlight     int    `json:"in_flight"`
+	Workload     string `json:"workload"`
+	ReadPercent  int    `json:"read_percent"` // for mixed
+	Verify       bool   `json:"verify,omitempty"`
+	// Consume is what the load process does with READ data: copy, scan,
+	// hash or none (consume.go).
+	Consume string `json:"consume,omitempty"`
+	// HashThreads is how many threads the hash mode digests with; 0 is
+	// auto (ResolveHashThreads).
+	HashThreads int `json:"hash_threads,omitempty"`
+	// Placement is where the side's server and load process run: split,
+	// shared or os (placement.go). Empty, as in files written before it
+	// existed, means DefaultPlacement().
+	Placement string `json:"placement,omitempty"`
+}
+
+// Config is a pair and how to run it.
+type Config struct {
+	Sides    [2]SideConfig `json:"sides"`
+	Mode     string        `json:"mode"`
+	Duration Duration      `json:"duration"` // 0 = until stopped (TUI)
+	Interval Duration      `json:"interval"`
+	Script   []Change      `json:"script,omitempty"`
+}
+
+// Duration is a time.Duration written as "250ms" in JSON.
+type Duration time.Duration
+
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+func (d *Duration) UnmarshalText(t []byte) error {
+	v, err := time.ParseDuration(string(t))
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// D returns the time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// DefaultSide is the built-in side: a spawned null server on a unix socket,
+// read like qemu-img convert does (1 connection, 2 MiB requests, 8 in
+// flight, each buffer scanned for zeroes).
+func DefaultSide(name string) SideConfig {
+	return SideConfig{
+		Name: name, Backend: "null", Size: 64 << 30, Transport: "unix",
+		Connections: 1, RequestSize: 2 << 20, InFlight: 8,
+		Workload: WorkRead, ReadPercent: 70, Consume: ConsumeScan,
+		Placement: DefaultPlacement(),
+	}
+}
+
+// DefaultMode is alternate on machines with fewer than 4 cores, where two
+// sides running at once would compete for CPU and distort each other.
+func DefaultMode() string {
+	if runtime.NumCPU() < 4 {
+		return ModeAlternate
+	}
+	return ModeConcurrent
+}
+
+// DefaultConfig is the built-in default: A at the OS default send buffer, B
+// at 2 MiB.
+func DefaultConfig() Config {
+	a, b := DefaultSide("A"), DefaultSide("B")
+	b.SndBuf = Buf{Kind: BufSize, Bytes: 2 << 20}
+	return Config{
+		Sides:    [2]SideConfig{a, b},
+		Mode:     DefaultMode(),
+		Interval: Duration(250 * time.Millisecond),
+	}
+}
+
+// Validate checks a configuration and names the first problem.
+func (c *Config) Validate() error {
+	if c.Mode != ModeAlternate && c.Mode != ModeConcurrent {
+		return fmt.Errorf("mode %q: want alternate or concurrent", c.Mode)
+	}
+	if c.Interval.D() < 50*time.Millisecond || c.Interval.D() > time.Minute {
+		return fmt.Errorf("interval %v: want 50ms to 1m", c.Interval.D())
+	}
+	if c.Duration < 0 {
+		return fmt.Errorf("duration %v is negative", c.Duration.D())
+	}
+	for i := range c.Sides {
+		if err := c.Sides[i].Validate(); err != nil {
+			return fmt.Errorf("side %s: %w", c.Sides[i].Name, err)
+		}
+	}
+	for _, ch := range c.Script {
+		if ch.Side < 0 || ch.Side > 1 {
+			return fmt.Errorf("scripted change %v: bad side", ch)
+		}
+		if err := c.checkChange(ch); err != nil {
+			return fmt.Errorf("scripted change at %v: %w", ch.At.D(), err)
+		}
+	}
+	return nil
+}
+
+// Normalize writes out the settings whose empty value means something
+// (consume, placement) as that value, so a side reads the same after a
+// save and a load (an empty field is left out of the JSON, and a loader
+// that starts from DefaultSide would then read the default instead).
+func (s *SideConfig) Normalize() {
+	s.Consume = s.Get(SetConsume)
+	s.Placement = s.Get(SetPlacement)
+}
+
+// errExecNoTarget refuses an exec side with a --target.
+var errExecNoTarget = errors.New("exec: a side with a command runs against its own spawned server, not a --target")
+
+// Validate checks one side.
+func (s *SideConfig) Validate() error {
+	if s.Exec != "" {
+		if s.Target != "" {
+			return errExecNoTarget
+		}
+		if _, err := clientrun.Split(s.Exec); err != nil {
+			return fmt.Errorf("exec: %w", err)
+		}
+	}
+	if s.Target != "" {
+		if _, err := nbd.ParseURI(s.Target); err != nil {
+			return fmt.Errorf("target: %w", err)
+		}
+	} else {
+		if s.Transport != "unix" && s.Transport != "tcp" {
+			return fmt.Errorf("transport %q: want unix or tcp", s.Transport)
+		}
+		if s.Size <= 0 || s.Size%512 != 0 {
+			return fmt.Errorf("size %d: want a positive multiple of 512", s.Size)
+		}
+		switch {
+		case s.Backend == "null", s.Backend == "pattern", s.Backend == "memory", strings.HasPrefix(s.Backend, "file:") && len(s.Backend) > 5:
+		default:
+			return fmt.Errorf("backend %q: want null, pattern, memory or file:PATH", s.Backend)
+		}
+	}
+	if s.Connections < MinConnections || s.Connections > MaxConnections {
+		return fmt.Errorf("connections %d: want %d…%d", s.Connections, MinConnections, MaxConnections)
+	}
+	if s.RequestSize < MinRequestSize || s.RequestSize > MaxRequestSize || s.RequestSize%512 != 0 {
+		return fmt.Errorf("request size %d: want a multiple of 512 from 512 to 32m", s.RequestSize)
+	}
+	if s.InFlight < MinInFlight || s.InFlight > MaxInFlight {
+		return fmt.Errorf("in-flight %d: want %d…%d", s.InFlight, MinInFlight, MaxInFlight)
+	}
+	if !validWorkload(s.Workload) {
+		return fmt.Errorf("workload %q: want one of %s", s.Workload, strings.Join(Workloads, ", "))
+	}
+	if s.Consume != "" && !validConsume(s.Consume) {
+		return fmt.Errorf("consume %q: want %s", s.Consume, consumeNames())
+	}
+	if s.HashThreads < 0 || s.HashThreads > MaxHashThreads {
+		return fmt.Errorf("hash threads %d: want auto or 1…%d", s.HashThreads, MaxHashThreads)
+	}
+	if s.Placement != "" && !slices.Contains(Placements, s.Placement) {
+		return fmt.Errorf("placement %q: want one of %s", s.Placement, strings.Join(Placements, ", "))
+	}
+	if s.ReadPercent < 0 || s.ReadPercent > 100 {
+		return fmt.Errorf("read percent %d: want 0…100", s.ReadPercent)
+	}
+	return nil
+}
+
+func validWorkload(w string) bool { return slices.Contains(Workloads, w) }
+
+// checkChange checks that a change applies to the configuration: a side
+// setting leaves its side valid, a mode is one of the modes.
+func (c *Config) checkChange(ch Change) error {
+	st, err := LookupSetting(ch.Setting)
+	if err != nil {
+		return err
+	}
+	if !st.Live() {
+		return fmt.Errorf("%s is fixed for the run", st.Name)
+	}
+	if !st.InSideConfig() {
+		return nil // parsed, so valid: mode and paused need nothing else
+	}
+	s := c.Sides[ch.Side]
+	return s.SetValue(st, ch.Value)
+}

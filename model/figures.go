@@ -1,0 +1,315 @@
+package model
+
+// This file holds the figures of a side — one interval (Sample), a whole
+// run (Summary) or a stretch of it with unchanged settings (Segment) — as
+// one struct, Figures, with a method for everything derived from it. Like
+// fio's thread_stat: the run table, JSON, CSV, the explorer and the charts
+// all print these fields and call these methods; none derives its own.
+
+// Stamp is the settings a figure was measured under: what the side was
+// set to while the interval ran (not what a user has asked for since).
+// Two stretches with equal stamps are comparable; a change of any field
+// starts a new segment.
+type Stamp struct {
+	Workload     string `json:"workload"`
+	ReadPercent  int    `json:"read_percent,omitempty"` // mixed only
+	Transport    string `json:"transport"`
+	SndBuf       string `json:"sndbuf"` // server SO_SNDBUF as requested; "external"
+	ClientSndBuf string `json:"client_sndbuf"`
+	ClientRcvBuf string `json:"client_rcvbuf"`
+	Connections  int    `json:"connections"`
+	RequestSize  int    `json:"request_size"`
+	InFlight     int    `json:"in_flight"`
+	Placement    string `json:"placement"`
+	Consume      string `json:"consume"`
+	// HashThreads (0: auto) and Exec (empty: our load) change live too, so
+	// a change of them starts a segment like any other; omitted when at
+	// their defaults, as in runs saved before the stamp carried them.
+	HashThreads int    `json:"hash_threads,omitempty"`
+	Exec        string `json:"exec,omitempty"`
+}
+
+// StampOf is the stamp of a side's configuration.
+func StampOf(sc SideConfig) Stamp {
+	st := Stamp{
+		Workload:     sc.Workload,
+		Transport:    sc.Transport,
+		SndBuf:       sc.SndBuf.String(),
+		ClientSndBuf: sc.ClientSndBuf.String(),
+		ClientRcvBuf: sc.ClientRcvBuf.String(),
+		Connections:  sc.Connections,
+		RequestSize:  sc.RequestSize,
+		InFlight:     sc.InFlight,
+		Placement:    sc.Get(SetPlacement),
+		Consume:      sc.Get(SetConsume),
+		HashThreads:  sc.HashThreads,
+		Exec:         sc.Exec,
+	}
+	if sc.Workload == WorkMixed {
+		st.ReadPercent = sc.ReadPercent
+	}
+	if sc.Target != "" {
+		st.SndBuf = "external"
+	}
+	return st
+}
+
+// stampFields read the settings a Stamp carries, by the settings table's
+// names, in the table's text form. The settings fixed for the run (target,
+// backend, size) and the pair's (mode, pause) are not in a stamp.
+var stampFields = map[string]func(st Stamp) string{
+	SetSndBuf:       func(st Stamp) string { return st.SndBuf },
+	SetClientSndBuf: func(st Stamp) string { return st.ClientSndBuf },
+	SetClientRcvBuf: func(st Stamp) string { return st.ClientRcvBuf },
+	SetConnections:  func(st Stamp) string { return stampInt(SetConnections, st.Connections) },
+	SetRequestSize:  func(st Stamp) string { return stampInt(SetRequestSize, st.RequestSize) },
+	SetInFlight:     func(st Stamp) string { return stampInt(SetInFlight, st.InFlight) },
+	SetWorkload:     func(st Stamp) string { return st.Workload },
+	SetReadPercent: func(st Stamp) string {
+		if st.Workload != WorkMixed {
+			return "" // only a mixed workload has a share of reads
+		}
+		return stampInt(SetReadPercent, st.ReadPercent)
+	},
+	SetConsume:     func(st Stamp) string { return st.Consume },
+	SetHashThreads: func(st Stamp) string { return stampInt(SetHashThreads, st.HashThreads) },
+	SetPlacement:   func(st Stamp) string { return st.Placement },
+	SetTransport:   func(st Stamp) string { return st.Transport },
+	SetExec:        func(st Stamp) string { return st.Exec },
+}
+
+func stampInt(setting string, n int) string {
+	st, _ := Lookup(setting)
+	return st.Format(Value{Int: n})
+}
+
+// Text is the stamp's value of a setting in its text form ("" where the
+// setting does not apply: the read share of a workload that is not mixed,
+// the command of a side running our load), and whether the stamp carries
+// the setting at all.
+func (st Stamp) Text(setting string) (string, bool) {
+	f, ok := stampFields[setting]
+	if !ok {
+		return "", false
+	}
+	return f(st), true
+}
+
+// Figures are what a side measured over a span of time: the fields a
+// Sample and a Summary share.
+type Figures struct {
+	// Settings are those in force while the figures were measured.
+	// Changed is set when they changed within the span (a sample during
+	// which a change took effect, a whole run with changes): then
+	// Settings are those at its end, and the figures mix before and after.
+	Settings      Stamp     `json:"settings"`
+	Changed       bool      `json:"settings_changed,omitempty"`
+	Seconds       float64   `json:"seconds"` // load running (active) seconds
+	Bytes         uint64    `json:"bytes"`
+	ThroughputBps Figure    `json:"throughput_bps"`
+	Client        Process   `json:"client"`
+	Server        *Process  `json:"server"` // nil for an external target
+	SndBuf        Buffers   `json:"sndbuf"`
+	Placement     Placement `json:"placement"`
+	LatencyP50Ms  Figure    `json:"latency_p50_ms"`
+	LatencyP99Ms  Figure    `json:"latency_p99_ms"`
+	LatencyMaxMs  Figure    `json:"latency_max_ms"` // the longest request completed in the span
+	Errors        uint64    `json:"errors"`
+}
+
+// IsWrite reports whether the bulk data flows from the client to the
+// server (write workloads).
+func IsWrite(workload string) bool { return workload == WorkWrite || workload == WorkRandWrite }
+
+// ReceiverName names the process that receives the bulk data under
+// workload: the server for writes, the client otherwise (for mixed too:
+// the headline stays the client's receive calls). The one place this is
+// decided.
+func ReceiverName(workload string) string {
+	if IsWrite(workload) {
+		return "server"
+	}
+	return "client"
+}
+
+// SenderName names the process that sends the bulk data under workload.
+func SenderName(workload string) string {
+	if IsWrite(workload) {
+		return "client"
+	}
+	return "server"
+}
+
+// process returns the named process's figures (nil: not measured).
+func (f *Figures) process(name string) *Process {
+	if name == "server" {
+		return f.Server
+	}
+	return &f.Client
+}
+
+// Receiver is the figures of the process that received the bulk data
+// (by the stamp's workload); nil when it was not measured (the server of
+// an external target).
+func (f *Figures) Receiver() *Process { return f.process(ReceiverName(f.Settings.Workload)) }
+
+// Sender is the figures of the process that sent the bulk data.
+func (f *Figures) Sender() *Process { return f.process(SenderName(f.Settings.Workload)) }
+
+// ReceiverCallsPer2MiB is the headline figure: receive calls per 2 MiB of
+// the process receiving the bulk data.
+func (f *Figures) ReceiverCallsPer2MiB() Figure {
+	if p := f.Receiver(); p != nil {
+		return p.RecvCallsPer2MiB
+	}
+	return Unknown
+}
+
+// ReceiverEAGAINPer2MiB is the receiver's receive calls that found no data.
+func (f *Figures) ReceiverEAGAINPer2MiB() Figure {
+	if p := f.Receiver(); p != nil {
+		return p.RecvEAGAINPer2MiB
+	}
+	return Unknown
+}
+
+// SenderCallsPer2MiB is the send calls per 2 MiB of the process sending
+// the bulk data. For writes this is the figure the client's send buffer
+// moves (the server drains each chunk as it arrives, so its receive calls
+// show the reader's pace, not the buffer).
+func (f *Figures) SenderCallsPer2MiB() Figure {
+	if p := f.Sender(); p != nil {
+		return p.SendCallsPer2MiB
+	}
+	return Unknown
+}
+
+// SenderEAGAINPer2MiB is the sender's send calls that found the socket
+// buffer full, per 2 MiB.
+func (f *Figures) SenderEAGAINPer2MiB() Figure {
+	if p := f.Sender(); p != nil {
+		return p.SendEAGAINPer2MiB
+	}
+	return Unknown
+}
+
+// CPU is the CPU of a side's processes together.
+type CPU struct {
+	UserS, SysS Figure
+	CoresBusy   Figure // CPU seconds per second of load
+	SPerGiB     Figure // CPU seconds per GiB of payload
+	// ClientOnly is set when the server is not measured (an external
+	// target): the figures are the client's alone.
+	ClientOnly bool
+}
+
+// CPU adds up the client's and the server's CPU.
+func (f *Figures) CPU() CPU {
+	c := f.Client
+	if f.Server == nil {
+		return CPU{c.UserS, c.SysS, c.CoresBusy, c.CPUSPerGiB, true}
+	}
+	s := f.Server
+	return CPU{SumFigures(c.UserS, s.UserS), SumFigures(c.SysS, s.SysS),
+		SumFigures(c.CoresBusy, s.CoresBusy), SumFigures(c.CPUSPerGiB, s.CPUSPerGiB), false}
+}
+
+// SumFigures is a + b, unknown when either is.
+func SumFigures(a, b Figure) Figure {
+	if !a.Known() || !b.Known() {
+		return Unknown
+	}
+	return a + b
+}
+
+// Add returns the figures of f and o together, as if measured over both
+// spans: counts and seconds add up, the per-2-MiB figures, throughput and
+// CPU are derived again. Latency percentiles cannot be added: they are
+// unknown unless one span is empty. The settings are f's (o's if f is
+// empty); Changed is set when the two differ.
+func (f Figures) Add(o Figures) Figures {
+	if f.Bytes == 0 && f.Seconds == 0 {
+		return o
+	}
+	if o.Bytes == 0 && o.Seconds == 0 {
+		return f
+	}
+	sum := f
+	sum.Changed = f.Changed || o.Changed || f.Settings != o.Settings
+	sum.Settings = o.Settings
+	sum.SndBuf, sum.Placement = o.SndBuf, o.Placement
+	sum.Bytes += o.Bytes
+	sum.Seconds += o.Seconds
+	sum.Errors += o.Errors
+	sum.ThroughputBps = Throughput(sum.Bytes, sum.Seconds)
+	sum.Client = ProcessFigures(f.Client.Counters().Add(o.Client.Counters()), sum.Bytes, sum.Seconds)
+	sum.Server = nil
+	if f.Server != nil && o.Server != nil {
+		sp := ProcessFigures(f.Server.Counters().Add(o.Server.Counters()), sum.Bytes, sum.Seconds)
+		sum.Server = &sp
+	}
+	sum.LatencyP50Ms, sum.LatencyP99Ms = Unknown, Unknown
+	// A longest request adds exactly: the larger, or the one measured.
+	if !sum.LatencyMaxMs.Known() || o.LatencyMaxMs.Known() && o.LatencyMaxMs > sum.LatencyMaxMs {
+		sum.LatencyMaxMs = o.LatencyMaxMs
+	}
+	return sum
+}
+
+// Sample is one interval of one side.
+type Sample struct {
+	T      float64 `json:"t"` // seconds since the run started
+	Side   string  `json:"side"`
+	Active bool    `json:"active"` // the load ran for ≥ 1/4 of the interval (not paused or off-turn)
+	// Warming: the side's turn has come and its load is still faulting
+	// in its buffers (its first resume waits up to 5 s for that).
+	Warming bool `json:"warming,omitempty"`
+	Figures
+	Connections int `json:"connections"` // connections open at the end
+	// RootDigest is set on the sample in which a hashed pass over the
+	// export completed: that pass's root digest (consume hash).
+	RootDigest string `json:"root_digest,omitempty"`
+}
+
+// Event is a change of a setting, recorded at the time it took effect.
+type Event struct {
+	T       float64 `json:"t"`
+	Side    string  `json:"side"`
+	Setting string  `json:"setting"`
+	From    string  `json:"from"`
+	To      string  `json:"to"`
+	// Reconnected: the side's connections were re-opened to apply the
+	// change (a TCP buffer back to the OS default: Linux keeps a buffer
+	// that was set locked, without autotuning, until the socket closes).
+	Reconnected bool `json:"reconnected,omitempty"`
+	// Value is To as the setting's typed value (in process only).
+	Value Value `json:"-"`
+}
+
+// ExecRunEvent is the Event.Setting of a finished client run of an exec
+// side; To is its time ("2.314s").
+const ExecRunEvent = "exec.run"
+
+// Summary is a side over a whole run, or over one segment of it (active
+// time only).
+type Summary struct {
+	Figures
+	// Consume is the side's consume mode at the end of the span; Consumed
+	// what the modes found over it (zero buffers, hashed blocks, the root
+	// digest of the last full pass).
+	Consume  string        `json:"consume"`
+	Consumed ConsumeCounts `json:"consumed"`
+	// Spread is how steady the samples were (spread.go); nil in a run
+	// saved before it was kept.
+	Spread *Spread `json:"spread,omitempty"`
+}
+
+// Segment is a stretch of a run with unchanged settings: the summary of
+// the samples stamped alike, from the start of the first to the end of the
+// last. A sample during which a setting changed belongs to no segment (its
+// figures mix before and after); the whole run's summary includes it.
+type Segment struct {
+	From float64 `json:"from"`
+	To   float64 `json:"to"`
+	Summary
+}

@@ -1,0 +1,44 @@
+package model
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// Figures.Add: counts add up and the per-2-MiB figures are derived again.
+func TestFiguresAdd(t *testing.T) {
+	mk := func(bytes uint64, recv, vcs uint64, wl string) Figures {
+		c := Counters{VolCS: vcs, MinFlt: 2 * vcs, UserS: 0.5}
+		c.IO.RecvCalls, c.IO.RecvEAGAIN, c.IO.SendEAGAIN = recv, recv/2, 1
+		sp := ProcessFigures(Counters{}, bytes, 1)
+		return Figures{Settings: Stamp{Workload: wl}, Bytes: bytes, Seconds: 1, Client: ProcessFigures(c, bytes, 1), Server: &sp}
+	}
+	sum := mk(PayloadUnit, 10, 4, WorkRead).Add(mk(3*PayloadUnit, 2, 0, WorkRead))
+	if sum.Bytes != 4*PayloadUnit || sum.Client.RecvCalls != 12 || sum.Client.RecvCallsPer2MiB != 3 ||
+		sum.Client.VolCSPer2MiB != 1 || sum.Client.FaultsPer2MiB != 2 || sum.Client.Faults != 8 || sum.Client.RecvEAGAINPer2MiB != 1.5 || sum.Client.SendEAGAINPer2MiB != 0.5 ||
+		sum.Client.EAGAINPer2MiB != 2 || sum.Client.UserS != 1 || sum.ThroughputBps != Figure(2*PayloadUnit) || sum.Changed {
+		t.Errorf("sum %+v", sum)
+	}
+	if mixed := mk(PayloadUnit, 1, 0, WorkRead).Add(mk(PayloadUnit, 1, 0, WorkWrite)); !mixed.Changed || mixed.LatencyP50Ms.Known() {
+		t.Errorf("adding a read and a write span: changed %v, p50 %v", mixed.Changed, mixed.LatencyP50Ms)
+	}
+}
+
+// A run saved before figures had these fields reads them as unknown, and
+// its samples get the stamp of the run's configuration.
+func TestOldReportFiguresUnknown(t *testing.T) {
+	var p Process
+	if err := json.Unmarshal([]byte(`{"recv_calls_per_2mib": 2, "eagain_per_2mib": 1, "eagain": 5}`), &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.RecvCallsPer2MiB != 2 || p.EAGAINPer2MiB != 1 || p.RecvEAGAINPer2MiB.Known() || p.SendEAGAINPer2MiB.Known() || p.VolCSPer2MiB.Known() || p.FaultsPer2MiB.Known() {
+		t.Errorf("old process read as %+v", p)
+	}
+	rep := Report{Config: DefaultConfig(), Samples: []Sample{{Side: "B"}}, Sides: []SideReport{{Name: "A"}}}
+	rep.Config.Sides[1].Workload = WorkWrite
+	st := rep.WithStamps()
+	if st.Samples[0].Settings.Workload != WorkWrite || ReceiverName(st.Samples[0].Settings.Workload) != "server" ||
+		st.Sides[0].Summary.Settings.Workload != rep.Config.Sides[0].Workload || rep.Samples[0].Settings.Workload != "" {
+		t.Errorf("stamps %+v / %+v; the original changed: %q", st.Samples[0].Settings, st.Sides[0].Summary.Settings, rep.Samples[0].Settings.Workload)
+	}
+}

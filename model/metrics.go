@@ -1,0 +1,258 @@
+package model
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+
+	"nbdscope/nbd"
+	"nbdscope/units"
+)
+
+// This file holds the one definition of every figure nbdscope reports. The
+// TUI, the JSON and CSV output, the tables and saved runs all use these.
+
+// PayloadUnit is the payload amount per-unit figures refer to: syscalls
+// "per 2 MiB" of payload, the request size of qemu-img's reads.
+const PayloadUnit = 2 << 20
+
+// GiB is 2^30 bytes; throughput and CPU per GiB use binary units.
+const GiB = 1 << 30
+
+// Figure is a measured number, or unknown (NaN) when it could not be
+// measured. Unknown figures are written as null in JSON, never as a made-up
+// value.
+type Figure float64
+
+// Unknown is the figure that could not be measured.
+var Unknown = Figure(math.NaN())
+
+// Known reports whether the figure was measured.
+func (f Figure) Known() bool { return !math.IsNaN(float64(f)) && !math.IsInf(float64(f), 0) }
+
+// MarshalJSON writes null for an unknown figure.
+func (f Figure) MarshalJSON() ([]byte, error) {
+	if !f.Known() {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, float64(f), 'g', -1, 64), nil
+}
+
+// NA is how a figure that could not be measured is printed: never 0.
+const NA = "n/a"
+
+// Sig prints the figure with about three significant digits, or n/a.
+func (f Figure) Sig() string { return f.text(units.Sig) }
+
+// Rate prints a throughput figure ("2.31 GiB/s"), or n/a.
+func (f Figure) Rate() string { return f.text(units.FormatRate) }
+
+// Fixed prints the figure with prec decimals, or n/a.
+func (f Figure) Fixed(prec int) string {
+	return f.text(func(v float64) string { return units.Fixed(v, prec) })
+}
+
+// Ratio prints the figure as a ratio ("2.40x"), or n/a.
+func (f Figure) Ratio() string { return f.text(units.FormatRatio) }
+
+func (f Figure) text(format func(float64) string) string {
+	if !f.Known() {
+		return NA
+	}
+	return format(float64(f))
+}
+
+// Ratio returns b/a, unknown when either is unknown or a is zero.
+func Ratio(a, b Figure) Figure {
+	if !a.Known() || !b.Known() || a == 0 {
+		return Unknown
+	}
+	return b / a
+}
+
+// UnmarshalJSON reads null as unknown.
+func (f *Figure) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*f = Unknown
+		return nil
+	}
+	var v float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*f = Figure(v)
+	return nil
+}
+
+// Throughput is payload bytes completed per second: READ data received, WRITE
+// data acknowledged.
+func Throughput(payloadBytes uint64, seconds float64) Figure {
+	if seconds <= 0 {
+		return Unknown
+	}
+	return Figure(float64(payloadBytes) / seconds)
+}
+
+// CallsPer2MiB is system calls divided by (payload bytes / 2 MiB).
+func CallsPer2MiB(calls, payloadBytes uint64) Figure {
+	if payloadBytes == 0 {
+		return Unknown
+	}
+	return Figure(float64(calls) / (float64(payloadBytes) / PayloadUnit))
+}
+
+// CPUPerGiB is CPU seconds (user+system) per GiB of payload.
+func CPUPerGiB(cpuSeconds float64, payloadBytes uint64) Figure {
+	if payloadBytes == 0 {
+		return Unknown
+	}
+	return Figure(cpuSeconds / (float64(payloadBytes) / GiB))
+}
+
+// CoresBusy is CPU seconds per second of load (1.0 = one core busy). In
+// alternate mode the seconds are those the side's load ran.
+func CoresBusy(cpuSeconds, wallSeconds float64) Figure {
+	if wallSeconds <= 0 {
+		return Unknown
+	}
+	return Figure(cpuSeconds / wallSeconds)
+}
+
+// Counters are the cumulative raw counters one process reports.
+type Counters struct {
+	IO    nbd.IOStats `json:"io"`
+	UserS float64     `json:"user_s"` // getrusage(RUSAGE_SELF)
+	SysS  float64     `json:"sys_s"`
+	// VolCS and InvolCS are the process's voluntary and involuntary
+	// context switches (getrusage ru_nvcsw, ru_nivcsw): a sleep that
+	// waited for the socket, and a preemption.
+	VolCS   uint64 `json:"nvcsw"`
+	InvolCS uint64 `json:"nivcsw"`
+	// MinFlt is the process's minor page faults (ru_minflt): a page
+	// first touched. One per 4 KiB of a buffer that is faulted in afresh
+	// for each request; where a fault costs 10 µs or more (a VM), that
+	// sets the process's pace whatever the socket does.
+	MinFlt uint64 `json:"minflt"`
+}
+
+// Sub returns the counters accumulated between o and c.
+func (c Counters) Sub(o Counters) Counters {
+	return Counters{IO: c.IO.Sub(o.IO), UserS: c.UserS - o.UserS, SysS: c.SysS - o.SysS,
+		VolCS: c.VolCS - o.VolCS, InvolCS: c.InvolCS - o.InvolCS, MinFlt: c.MinFlt - o.MinFlt}
+}
+
+// Add returns the field-wise sum.
+func (c Counters) Add(o Counters) Counters {
+	return Counters{IO: c.IO.Add(o.IO), UserS: c.UserS + o.UserS, SysS: c.SysS + o.SysS,
+		VolCS: c.VolCS + o.VolCS, InvolCS: c.InvolCS + o.InvolCS, MinFlt: c.MinFlt + o.MinFlt}
+}
+
+// Process holds the figures of one process (a server or a load process)
+// over an interval or a whole run. The counts are kept next to the
+// per-2-MiB figures so that figures can be added (Figures.Add).
+type Process struct {
+	RecvCallsPer2MiB  Figure `json:"recv_calls_per_2mib"`
+	SendCallsPer2MiB  Figure `json:"send_calls_per_2mib"`
+	RecvEAGAINPer2MiB Figure `json:"recv_eagain_per_2mib"`
+	SendEAGAINPer2MiB Figure `json:"send_eagain_per_2mib"`
+	// EAGAINPer2MiB and EAGAIN are the sum of both directions, kept for
+	// readers of report version 1; they go in the next version.
+	EAGAINPer2MiB Figure `json:"eagain_per_2mib"`
+	// Wake-ups: voluntary and involuntary context switches per 2 MiB.
+	VolCSPer2MiB   Figure `json:"voluntary_cs_per_2mib"`
+	InvolCSPer2MiB Figure `json:"involuntary_cs_per_2mib"`
+	// FaultsPer2MiB is minor page faults per 2 MiB: 512 when every 4 KiB
+	// of the payload lands in a page touched for the first time.
+	FaultsPer2MiB Figure `json:"minor_faults_per_2mib"`
+	RecvCalls     uint64 `json:"recv_calls"`
+	SendCalls     uint64 `json:"send_calls"`
+	RecvEAGAIN    uint64 `json:"recv_eagain"`
+	SendEAGAIN    uint64 `json:"send_eagain"`
+	EAGAIN        uint64 `json:"eagain"`
+	VolCS         uint64 `json:"voluntary_cs"`
+	InvolCS       uint64 `json:"involuntary_cs"`
+	Faults        uint64 `json:"minor_faults"`
+	UserS         Figure `json:"user_s"`
+	SysS          Figure `json:"sys_s"`
+	CoresBusy     Figure `json:"cores_busy"`
+	CPUSPerGiB    Figure `json:"cpu_s_per_gib"`
+}
+
+// UnmarshalJSON reads a process; a figure missing from the input (a run
+// saved before it was measured) is unknown, never 0.
+func (p *Process) UnmarshalJSON(b []byte) error {
+	type plain Process
+	v := plain{
+		RecvCallsPer2MiB: Unknown, SendCallsPer2MiB: Unknown, RecvEAGAINPer2MiB: Unknown,
+		SendEAGAINPer2MiB: Unknown, EAGAINPer2MiB: Unknown, VolCSPer2MiB: Unknown,
+		InvolCSPer2MiB: Unknown, FaultsPer2MiB: Unknown, UserS: Unknown, SysS: Unknown, CoresBusy: Unknown, CPUSPerGiB: Unknown,
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*p = Process(v)
+	return nil
+}
+
+// ProcessFigures derives a process's figures from its counter delta, the
+// payload moved in that time and the wall-clock seconds.
+func ProcessFigures(d Counters, payload uint64, wall float64) Process {
+	cpu := d.UserS + d.SysS
+	eagain := d.IO.RecvEAGAIN + d.IO.SendEAGAIN
+	return Process{
+		RecvCallsPer2MiB:  CallsPer2MiB(d.IO.RecvCalls, payload),
+		SendCallsPer2MiB:  CallsPer2MiB(d.IO.SendCalls, payload),
+		RecvEAGAINPer2MiB: CallsPer2MiB(d.IO.RecvEAGAIN, payload),
+		SendEAGAINPer2MiB: CallsPer2MiB(d.IO.SendEAGAIN, payload),
+		EAGAINPer2MiB:     CallsPer2MiB(eagain, payload),
+		VolCSPer2MiB:      CallsPer2MiB(d.VolCS, payload),
+		InvolCSPer2MiB:    CallsPer2MiB(d.InvolCS, payload),
+		FaultsPer2MiB:     CallsPer2MiB(d.MinFlt, payload),
+		RecvCalls:         d.IO.RecvCalls,
+		SendCalls:         d.IO.SendCalls,
+		RecvEAGAIN:        d.IO.RecvEAGAIN,
+		SendEAGAIN:        d.IO.SendEAGAIN,
+		EAGAIN:            eagain,
+		VolCS:             d.VolCS,
+		InvolCS:           d.InvolCS,
+		Faults:            d.MinFlt,
+		UserS:             Figure(d.UserS),
+		SysS:              Figure(d.SysS),
+		CoresBusy:         CoresBusy(cpu, wall),
+		CPUSPerGiB:        CPUPerGiB(cpu, payload),
+	}
+}
+
+// Counters are the raw counts a process's figures were derived from (no
+// byte counts: the figures do not keep them).
+func (p Process) Counters() Counters {
+	return Counters{
+		IO:    nbd.IOStats{RecvCalls: p.RecvCalls, SendCalls: p.SendCalls, RecvEAGAIN: p.RecvEAGAIN, SendEAGAIN: p.SendEAGAIN},
+		UserS: float64(p.UserS), SysS: float64(p.SysS), VolCS: p.VolCS, InvolCS: p.InvolCS, MinFlt: p.Faults,
+	}
+}
+
+// Buffers are the requested and effective socket buffers of a side's data
+// sockets. Requested is the setting's text ("default", "2m", "macos");
+// effective is what getsockopt reports (0 when unknown, e.g. for the server
+// of an external target).
+type Buffers struct {
+	ServerRequested    string `json:"server_requested"`
+	ServerEffective    int    `json:"server_effective"`
+	ClientRequested    string `json:"client_requested"`
+	ClientEffective    int    `json:"client_effective"`
+	ClientRcvRequested string `json:"client_rcv_requested"`
+	ClientRcvEffective int    `json:"client_rcv_effective"`
+	// Clamped is set when the kernel gave the server's send buffer less
+	// than the request should give (platform.CheckClamp).
+	Clamped bool `json:"clamped,omitempty"`
+}
+
+// Placement is where a side's processes ran: the setting and the CPUs
+// each was held to ("any" when not held; the server's is "n/a" for an
+// external target).
+type Placement struct {
+	Setting    string `json:"setting"`
+	LoadCPUs   string `json:"load_cpus"`
+	ServerCPUs string `json:"server_cpus"`
+}

@@ -1,0 +1,125 @@
+package model
+
+import (
+	"strings"
+	"time"
+
+	"nbdscope/internal/buildinfo"
+	"nbdscope/platform"
+)
+
+// ReportVersion is the schema version of Report (run --json, saved runs).
+const ReportVersion = 1
+
+// Version is nbdscope's version, recorded in reports: the module version
+// and revision stamped into the binary (the same text as --version).
+var Version = buildinfo.Read().Short()
+
+// Report is a whole run: what `run --json` prints and what a saved run
+// stores. The layout follows the command-line contract in design.md.
+type Report struct {
+	Version  int            `json:"version"`
+	Nbdscope string         `json:"nbdscope_version"`
+	Time     time.Time      `json:"time"`
+	Preset   string         `json:"preset,omitempty"`
+	Platform platform.Facts `json:"platform"`
+	Config   Config         `json:"config"`
+	Sides    []SideReport   `json:"sides"`
+	Samples  []Sample       `json:"samples"`
+	Events   []Event        `json:"events"`
+	Crashes  []Crash        `json:"crashes,omitempty"`
+	Warnings []Warning      `json:"warnings,omitempty"`
+	// Sweep is set when the run saved is a sweep (sweep --save): its
+	// report, rows and optimum; Sides and Samples are then empty.
+	Sweep *SweepReport `json:"sweep,omitempty"`
+	// Partial marks a run whose figures do not cover what was asked for:
+	// a process died, or the run was interrupted before its duration.
+	// PartialReason says why (each cause, "; " between them).
+	Partial       bool   `json:"partial"`
+	PartialReason string `json:"partial_reason,omitempty"`
+	// OtherCoresBusy is how many cores other processes kept busy on
+	// average while the run ran (the engine's machine meter); nil where
+	// not measured. Above OtherCoresNoisy the figures are slowed by them.
+	OtherCoresBusy *Figure `json:"other_cores_busy,omitempty"`
+}
+
+// OtherCoresNoisy is the other processes' CPU, in cores busy on average,
+// from which a run says its figures are slowed by them and judges no pace:
+// a quarter of a core, well above what a quiet machine's daemons take.
+const OtherCoresNoisy = 0.25
+
+// Noisy reports whether other processes took enough CPU during the run to
+// slow its figures.
+func (r Report) Noisy() bool {
+	return r.OtherCoresBusy != nil && r.OtherCoresBusy.Known() && *r.OtherCoresBusy >= OtherCoresNoisy
+}
+
+// PartialCause is the first cause of a partial run in a few words ("side A
+// load died", "interrupted after 3.0s of 10s"), for lists; "" when the run
+// is complete.
+func (r Report) PartialCause() string {
+	if !r.Partial {
+		return ""
+	}
+	first, _, _ := strings.Cut(r.PartialReason, "; ")
+	if c, _, ok := strings.Cut(first, " ("); ok {
+		first = c
+	}
+	first, _, _ = strings.Cut(first, ": ")
+	if first == "" {
+		return "partial"
+	}
+	return first
+}
+
+// SideReport is one side's summary.
+type SideReport struct {
+	Name    string  `json:"name"`
+	Summary Summary `json:"summary"`
+	// Segments are the summaries of each stretch of unchanged settings,
+	// in time order (one for a run without changes).
+	Segments []Segment `json:"segments,omitempty"`
+}
+
+// Changed tells whether any side's settings changed during the run, so
+// its summaries split into more than one segment.
+func (r Report) Changed() bool {
+	for _, s := range r.Sides {
+		if len(s.Segments) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// WithStamps returns the report with every sample and summary stamped
+// with the settings it was measured under. Runs saved before figures
+// carried their settings get the stamp of the run's starting
+// configuration: the best that is known of them. The report itself is not
+// changed (its slices are copied).
+func (r Report) WithStamps() Report {
+	stampOf := func(name string, idx int) Stamp {
+		for _, sc := range r.Config.Sides {
+			if sc.Name == name {
+				return StampOf(sc)
+			}
+		}
+		if idx >= 0 && idx < len(r.Config.Sides) {
+			return StampOf(r.Config.Sides[idx])
+		}
+		return Stamp{}
+	}
+	r.Samples = append([]Sample(nil), r.Samples...)
+	for i := range r.Samples {
+		if s := &r.Samples[i]; s.Settings == (Stamp{}) {
+			s.Settings = stampOf(s.Side, -1)
+		}
+	}
+	r.Sides = append([]SideReport(nil), r.Sides...)
+	for i := range r.Sides {
+		if s := &r.Sides[i]; s.Summary.Settings == (Stamp{}) {
+			s.Summary.Settings = stampOf(s.Name, i)
+		}
+	}
+	return r
+}

@@ -1,0 +1,336 @@
+package syscount
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// maxAttachAttempts bounds the retries of an attach that raced with the
+// creation of a thread (see attach).
+const maxAttachAttempts = 50
+
+// Counter counts one process's calls. It is not safe for concurrent use.
+type Counter struct {
+	pid      int
+	tp       *tracepoints
+	present  []Syscall
+	allFDs   bool
+	children bool
+	// base holds, per thread present at Open, the entry and the EAGAIN
+	// exit counter of each present call, on any fd.
+	base []group
+	// perFD holds, per counted fd and per thread, the entry counter of
+	// each present call filtered to that fd. One set per fd, so that
+	// dropping a closed connection's fd leaves the others' counters
+	// running untouched.
+	perFD map[int][]group
+	// retired is what the fds no longer counted had counted.
+	retired Counts
+	pidfd   int
+	vals    []uint64
+	scratch []uint64
+}
+
+// Open starts counting process pid's calls. The counts start at zero.
+// An error is an *Unavailable when the system does not allow counting.
+func Open(pid int, opt Options) (*Counter, error) {
+	if pid <= 0 {
+		return nil, fmt.Errorf("counting system calls: bad process id %d", pid)
+	}
+	tp, err := loadTracepoints()
+	if err != nil {
+		return nil, err
+	}
+	c := &Counter{pid: pid, tp: tp, present: tp.present(), allFDs: opt.AllFDs, children: opt.Children,
+		perFD: map[int][]group{}, pidfd: -1}
+	if len(c.present) == 0 {
+		return nil, &Unavailable{Reason: ReasonNoSyscallTracepoints,
+			Why: "the kernel has none of the read/write/recv*/send* syscall tracepoints under " + tp.dir}
+	}
+	n := 2 * len(c.present)
+	c.vals, c.scratch = make([]uint64, n), make([]uint64, n+1)
+	if fd, err := unix.PidfdOpen(pid, 0); err == nil {
+		c.pidfd = fd
+	}
+	if c.base, err = c.attach(c.baseEvents()); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if !c.allFDs {
+		if err := c.SetFDs(opt.FDs); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (c *Counter) baseEvents() []event {
+	var evs []event
+	for _, s := range c.present {
+		evs = append(evs, event{id: c.tp.enter[s]}, event{id: c.tp.exit[s], filter: "ret == -11"})
+	}
+	return evs
+}
+
+func (c *Counter) fdEvents(fd int) []event {
+	var evs []event
+	for _, s := range c.present {
+		evs = append(evs, event{id: c.tp.enter[s], filter: "fd == " + strconv.Itoa(fd)})
+	}
+	return evs
+}
+
+// attach opens evs on every thread of the process, with inherit, so that
+// threads started later count too.
+//
+// A thread created while the counters are being opened may have been
+// cloned from a thread not yet counted: it then has no counter, and
+// nothing tells it apart from one that inherited its creator's (opening a
+// counter for it as well would count its calls twice; measured). So the
+// threads are listed again after opening: if a new one appeared, the
+// attempt is closed and made again, until one finishes with the same
+// threads it started with. From then on every new thread descends from a
+// counted one and inherits, which is why Read never opens counters for
+// threads it has not seen.
+func (c *Counter) attach(evs []event) ([]group, error) {
+	for range maxAttachAttempts {
+		before, err := tasks(c.pid)
+		if err != nil {
+			return nil, err
+		}
+		groups, err := c.openOn(before, evs)
+		if err != nil {
+			return nil, err
+		}
+		after, err := tasks(c.pid)
+		if err == nil && isSubset(after, before) {
+			return groups, nil
+		}
+		closeAll(groups)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("counting system calls of process %d: it started new threads during each of %d attempts to attach", c.pid, maxAttachAttempts)
+}
+
+// openOn opens evs on each thread of tids; a thread that has exited
+// meanwhile is skipped (it makes no more calls), but not all of them.
+func (c *Counter) openOn(tids []int, evs []event) ([]group, error) {
+	var groups []group
+	for _, tid := range tids {
+		g, err := openGroup(tid, evs, c.children)
+		if errors.Is(err, unix.EINVAL) && !c.children {
+			// No inherit_thread before Linux 5.13: children are counted too.
+			c.children = true
+			g, err = openGroup(tid, evs, c.children)
+		}
+		if errors.Is(err, unix.ESRCH) {
+			continue
+		}
+		if err != nil {
+			closeAll(groups)
+			return nil, classifyOpen(err, c.pid)
+		}
+		groups = append(groups, g)
+	}
+	if len(groups) == 0 {
+		return nil, gone(c.pid)
+	}
+	return groups, nil
+}
+
+// Read returns the counts since Open. A process that has exited keeps its
+// last counts: the kernel keeps an exited thread's counter readable, and
+// an inherited counter adds its counts to its parent's when its thread
+// exits.
+func (c *Counter) Read() (Counts, error) {
+	counts := c.retired
+	for _, g := range c.base {
+		vals := c.vals[:len(g.fds)]
+		clear(vals)
+		if err := g.read(vals, c.scratch); err != nil {
+			return Counts{}, fmt.Errorf("counting system calls of process %d: %w", c.pid, err)
+		}
+		for i, s := range c.present {
+			counts.Of[s].Any += vals[2*i]
+			counts.Of[s].EAGAINAny += vals[2*i+1]
+		}
+	}
+	if c.allFDs {
+		for s := range NumSyscalls {
+			counts.Of[s].Calls = counts.Of[s].Any
+		}
+		return counts, nil
+	}
+	for _, groups := range c.perFD {
+		d, err := c.readFD(groups)
+		if err != nil {
+			return Counts{}, err
+		}
+		counts = counts.add(d)
+	}
+	return counts, nil
+}
+
+// readFD reads the entry counters of one fd.
+func (c *Counter) readFD(groups []group) (Counts, error) {
+	var counts Counts
+	for _, g := range groups {
+		vals := c.vals[:len(g.fds)]
+		clear(vals)
+		if err := g.read(vals, c.scratch); err != nil {
+			return Counts{}, fmt.Errorf("counting system calls of process %d: %w", c.pid, err)
+		}
+		for i, s := range c.present {
+			counts.Of[s].Calls += vals[i]
+		}
+	}
+	return counts, nil
+}
+
+// SetFDs changes the fds whose calls are counted, from now on: a new fd's
+// earlier calls are not counted, and a dropped fd's counts are kept. (A
+// caller that polls for new connections misses the calls a connection
+// makes between its accept and the poll that adds it.)
+func (c *Counter) SetFDs(fds []int) error {
+	if c.allFDs {
+		return errors.New("counting system calls: the counter counts every fd; open another to count some")
+	}
+	want := map[int]bool{}
+	for _, fd := range fds {
+		if fd < 0 {
+			return fmt.Errorf("counting system calls: bad fd %d", fd)
+		}
+		want[fd] = true
+	}
+	for fd, groups := range c.perFD {
+		if !want[fd] {
+			if err := c.retire(fd, groups); err != nil {
+				return err
+			}
+		}
+	}
+	for fd := range want {
+		if _, ok := c.perFD[fd]; ok {
+			continue
+		}
+		groups, err := c.attach(c.fdEvents(fd))
+		if err != nil {
+			return err
+		}
+		c.perFD[fd] = groups
+	}
+	return nil
+}
+
+func (c *Counter) retire(fd int, groups []group) error {
+	d, err := c.readFD(groups)
+	if err != nil {
+		return err
+	}
+	c.retired = c.retired.add(d)
+	closeAll(groups)
+	delete(c.perFD, fd)
+	return nil
+}
+
+// FDs are the fds counted, in order; nil when every fd is.
+func (c *Counter) FDs() []int {
+	if c.allFDs {
+		return nil
+	}
+	fds := make([]int, 0, len(c.perFD))
+	for fd := range c.perFD {
+		fds = append(fds, fd)
+	}
+	sort.Ints(fds)
+	return fds
+}
+
+// Missing lists the calls this kernel has no tracepoints for (they stay
+// zero in Counts).
+func (c *Counter) Missing() []Syscall {
+	var m []Syscall
+	for s := range NumSyscalls {
+		if !slices.Contains(c.present, s) {
+			m = append(m, s)
+		}
+	}
+	return m
+}
+
+// Children tells whether processes the target starts are counted too:
+// asked for in Options, or forced by a kernel older than 5.13.
+func (c *Counter) Children() bool { return c.children }
+
+// Exited tells whether the process has exited (its counts are final).
+func (c *Counter) Exited() bool {
+	if c.pidfd >= 0 {
+		fds := []unix.PollFd{{Fd: int32(c.pidfd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, 0)
+		return err == nil && n > 0
+	}
+	return errors.Is(unix.Kill(c.pid, 0), unix.ESRCH)
+}
+
+// Close releases every counter. The counts are gone with them.
+func (c *Counter) Close() error {
+	closeAll(c.base)
+	c.base = nil
+	for fd, groups := range c.perFD {
+		closeAll(groups)
+		delete(c.perFD, fd)
+	}
+	if c.pidfd >= 0 {
+		unix.Close(c.pidfd)
+		c.pidfd = -1
+	}
+	return nil
+}
+
+func closeAll(groups []group) {
+	for _, g := range groups {
+		g.close()
+	}
+}
+
+// tasks lists the threads of process pid, in order.
+func tasks(pid int) ([]int, error) {
+	entries, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, gone(pid)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing the threads of process %d: %w", pid, err)
+	}
+	tids := make([]int, 0, len(entries))
+	for _, e := range entries {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			tids = append(tids, tid)
+		}
+	}
+	sort.Ints(tids)
+	return tids, nil
+}
+
+// isSubset tells whether every element of a (sorted) is in b (sorted).
+func isSubset(a, b []int) bool {
+	for _, x := range a {
+		if _, ok := slices.BinarySearch(b, x); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func gone(pid int) error {
+	return &Unavailable{Reason: ReasonGone, Why: fmt.Sprintf("process %d has exited", pid), Err: unix.ESRCH}
+}

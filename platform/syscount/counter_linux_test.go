@@ -1,0 +1,255 @@
+package syscount
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// needCounting skips a test when this machine does not allow counting,
+// with the reason, or fails it under NBDSCOPE_INTEROP=1 (CI, where
+// .ci/run mounts tracefs and runs as root).
+func needCounting(t testing.TB) {
+	t.Helper()
+	if err := Probe(); err != nil {
+		if os.Getenv("NBDSCOPE_INTEROP") == "1" {
+			t.Fatalf("%v; NBDSCOPE_INTEROP=1 requires counting", err)
+		}
+		t.Skip(err)
+	}
+}
+
+// helperProc is a running ioHelper.
+type helperProc struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *bufio.Reader
+	pid   int
+	fds   []int // pair i is fds[2i] (the sending end), fds[2i+1]
+}
+
+// startHelper starts ioHelper with workers pairs of rounds each, through
+// wrap (a command such as strace to run it under) if any, and waits for
+// its first line. It is killed at the end of the test.
+func startHelper(t *testing.T, workers, rounds int) *helperProc {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"=io",
+		"HELPER_WORKERS="+strconv.Itoa(workers), "HELPER_ROUNDS="+strconv.Itoa(rounds))
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	h := &helperProc{cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout), pid: cmd.Process.Pid}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	f := strings.Fields(h.line(t))
+	if len(f) != 2 || f[0] != strconv.Itoa(h.pid) {
+		t.Fatalf("helper said %q", f)
+	}
+	for _, s := range strings.Split(f[1], ",") {
+		fd, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatalf("helper's fds %q: %v", f[1], err)
+		}
+		h.fds = append(h.fds, fd)
+	}
+	return h
+}
+
+// line reads the helper's next line, within a bound.
+func (h *helperProc) line(t *testing.T) string {
+	t.Helper()
+	type result struct {
+		s   string
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		s, err := h.out.ReadString('\n')
+		ch <- result{s, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			t.Fatalf("helper: %v (read %q)", r.err, r.s)
+		}
+		return strings.TrimSpace(r.s)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("helper said nothing for 2 minutes")
+	}
+	return ""
+}
+
+// run says "go" and returns the helper's own count of each pair's calls.
+func (h *helperProc) run(t *testing.T) []selfCount {
+	t.Helper()
+	if _, err := io.WriteString(h.stdin, "go\n"); err != nil {
+		t.Fatal(err)
+	}
+	js, ok := strings.CutPrefix(h.line(t), "done ")
+	if !ok {
+		t.Fatalf("helper said %q, not done", js)
+	}
+	var byPair []selfCount
+	if err := json.Unmarshal([]byte(js), &byPair); err != nil {
+		t.Fatal(err)
+	}
+	return byPair
+}
+
+// exit closes the helper's stdin and waits for it to exit.
+func (h *helperProc) exit(t *testing.T) {
+	t.Helper()
+	h.stdin.Close()
+	if err := h.cmd.Wait(); err != nil {
+		t.Fatalf("helper: %v", err)
+	}
+}
+
+func mustOpen(t *testing.T, pid int, opt Options) *Counter {
+	t.Helper()
+	c, err := Open(pid, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func mustRead(t *testing.T, c *Counter) Counts {
+	t.Helper()
+	n, err := c.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// checkAgainstSelf compares counts on some pairs' fds with the helper's
+// own count of those pairs: the calls exactly, the EAGAIN as a range that
+// holds the true figure. When every pair is counted (allPairs), the range
+// is exact for every call the helper makes on its data fds only (all but
+// read and write); pairs left out are calls elsewhere.
+func checkAgainstSelf(t *testing.T, got Counts, want selfCount, allPairs bool) {
+	t.Helper()
+	for s := range NumSyscalls {
+		c := got.Of[s]
+		if c.Calls != want.Calls[s] {
+			t.Errorf("%s: counted %d calls on the data fds, the process made %d", s, c.Calls, want.Calls[s])
+		}
+		e := c.EAGAIN()
+		if e.Min > want.EAGAIN[s] || e.Max < want.EAGAIN[s] {
+			t.Errorf("%s: EAGAIN %v does not hold the process's own %d", s, e, want.EAGAIN[s])
+		}
+		if allPairs && s != Read && s != Write && !e.Exact() {
+			t.Errorf("%s: EAGAIN %v is not exact, though the call is made on the data fds only", s, e)
+		}
+	}
+}
+
+// TestCountsMatchTheProcessOwnCount counts a multi-threaded process whose
+// threads come and go, on its data fds and on all fds, and compares with
+// what it counted itself. Inherited counters on new threads, exited
+// threads' counts, the fd filters and the EAGAIN range are all in it: a
+// counter opened again for a thread that had inherited one counts its
+// calls twice, and one without inherit misses the new threads.
+func TestCountsMatchTheProcessOwnCount(t *testing.T) {
+	needCounting(t)
+	h := startHelper(t, 4, 300)
+	data := mustOpen(t, h.pid, Options{FDs: h.fds})
+	all := mustOpen(t, h.pid, Options{AllFDs: true})
+	byPair := h.run(t)
+	var want selfCount
+	for _, c := range byPair {
+		want.add(c)
+	}
+	got, gotAll := mustRead(t, data), mustRead(t, all)
+	checkAgainstSelf(t, got, want, true)
+	for s := range NumSyscalls {
+		if gotAll.Of[s].Calls < got.Of[s].Calls || gotAll.Of[s].Calls != gotAll.Of[s].Any {
+			t.Errorf("%s: on all fds %+v, on the data fds %+v", s, gotAll.Of[s], got.Of[s])
+		}
+	}
+	// Every round read the empty pipe: the all-fd count has those.
+	if r := gotAll.Of[Read].EAGAIN(); r.Min < want.EAGAIN[Read]+4*300 {
+		t.Errorf("read EAGAIN on all fds %v, want at least %d", r, want.EAGAIN[Read]+4*300)
+	}
+	if data.Exited() {
+		t.Error("Exited before the process exited")
+	}
+	h.exit(t)
+	// The data fds saw no more calls; the helper's last read of stdin
+	// (off the data fds) may have come after the reading above.
+	after := mustRead(t, data)
+	if d := after.Sub(got); d.Calls(Recv)+d.Calls(Send) != 0 || after.Calls(Recv) == 0 {
+		t.Errorf("the data fds' counts after the process exited: %+v, before %+v", after, got)
+	}
+	if !data.Exited() {
+		t.Error("Exited is false after the process exited")
+	}
+	t.Logf("receive %d calls, EAGAIN %v; send %d calls, EAGAIN %v (all fds: receive %d, send %d)",
+		got.Calls(Recv), got.EAGAIN(Recv), got.Calls(Send), got.EAGAIN(Send), gotAll.Calls(Recv), gotAll.Calls(Send))
+}
+
+// TestSetFDs moves the counted fds from pairs 0 and 1 to pairs 1 and 2
+// before the I/O, then drops them all after it: the counts are those of
+// pairs 1 and 2, kept after the drop.
+func TestSetFDs(t *testing.T) {
+	needCounting(t)
+	h := startHelper(t, 4, 50)
+	c := mustOpen(t, h.pid, Options{FDs: h.fds[0:4]})
+	if err := c.SetFDs(h.fds[2:6]); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(c.FDs()); got != fmt.Sprint(h.fds[2:6]) {
+		t.Errorf("FDs() = %s, want %v", got, h.fds[2:6])
+	}
+	byPair := h.run(t)
+	want := byPair[1]
+	want.add(byPair[2])
+	checkAgainstSelf(t, mustRead(t, c), want, false)
+	if err := c.SetFDs(nil); err != nil {
+		t.Fatal(err)
+	}
+	checkAgainstSelf(t, mustRead(t, c), want, false)
+	if err := c.SetFDs([]int{-1}); err == nil {
+		t.Error("SetFDs took fd -1")
+	}
+}
+
+// TestOpenGone: a process that has exited is ReasonGone, not a panic or
+// a zero count.
+func TestOpenGone(t *testing.T) {
+	needCounting(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(cmd.Process.Pid, Options{AllFDs: true})
+	var u *Unavailable
+	if !errors.As(err, &u) || u.Reason != ReasonGone {
+		t.Fatalf("Open on an exited process: %v, want ReasonGone", err)
+	}
+	if _, err := Open(0, Options{}); err == nil {
+		t.Error("Open took pid 0")
+	}
+}

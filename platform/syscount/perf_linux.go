@@ -1,0 +1,153 @@
+package syscount
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// perfBitInheritThread is perf_event_attr.inherit_thread (bit 35 of the
+// flags, Linux 5.13): inherit to new threads only, not to new processes.
+// x/sys/unix does not name it.
+const perfBitInheritThread = 1 << 35
+
+// event is one tracepoint counter: its id and, if any, its filter.
+type event struct {
+	id     uint64
+	filter string
+}
+
+// useGroups reads a thread's counters with one read(2) of an event group
+// instead of one read per counter; the benchmarks compare both.
+var useGroups = true
+
+// group is the counters of one thread: fds[0] leads when grouped.
+type group struct {
+	fds     []int
+	grouped bool
+}
+
+// openGroup opens evs on thread tid, inherited by the threads (and, with
+// children, processes) it starts. The filters are set before the events
+// count anything: the group is opened disabled and enabled at the end, so
+// a call is never counted without its filter.
+func openGroup(tid int, evs []event, children bool) (group, error) {
+	g := group{grouped: useGroups}
+	for i, ev := range evs {
+		attr := unix.PerfEventAttr{
+			Type:   unix.PERF_TYPE_TRACEPOINT,
+			Config: ev.id,
+			Sample: 1, // counting only: no ring buffer is mapped, so nothing is ever sampled
+			Bits:   unix.PerfBitInherit,
+		}
+		attr.Size = uint32(unsafe.Sizeof(attr))
+		if !children {
+			attr.Bits |= perfBitInheritThread
+		}
+		leader := -1
+		if g.grouped {
+			attr.Read_format = unix.PERF_FORMAT_GROUP
+			if i == 0 {
+				attr.Bits |= unix.PerfBitDisabled
+			} else {
+				leader = g.fds[0]
+			}
+		} else {
+			attr.Bits |= unix.PerfBitDisabled
+		}
+		fd, err := unix.PerfEventOpen(&attr, tid, -1, leader, unix.PERF_FLAG_FD_CLOEXEC)
+		if err != nil {
+			g.close()
+			return group{}, &openError{tid: tid, err: err}
+		}
+		g.fds = append(g.fds, fd)
+		if ev.filter == "" {
+			continue
+		}
+		if err := unix.IoctlSetString(fd, unix.PERF_EVENT_IOC_SET_FILTER, ev.filter); err != nil {
+			g.close()
+			return group{}, fmt.Errorf("setting tracepoint filter %q: %w", ev.filter, err)
+		}
+	}
+	return g, g.enable()
+}
+
+func (g group) enable() error {
+	for i, fd := range g.fds {
+		if g.grouped && i > 0 {
+			break // enabling the leader enables the group
+		}
+		if err := unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_ENABLE, 0); err != nil {
+			g.close()
+			return fmt.Errorf("enabling a counter: %w", err)
+		}
+	}
+	return nil
+}
+
+// openError is a failed perf_event_open, classified later with what the
+// caller knows (whose thread, which process).
+type openError struct {
+	tid int
+	err error
+}
+
+func (e *openError) Error() string {
+	return fmt.Sprintf("perf_event_open on thread %d: %v", e.tid, e.err)
+}
+
+func (e *openError) Unwrap() error { return e.err }
+
+// read adds the group's values, in event order, to vals (len(g.fds)).
+// scratch holds at least 1+len(g.fds) values, so that a reading allocates
+// nothing.
+func (g group) read(vals, scratch []uint64) error {
+	if g.grouped {
+		// PERF_FORMAT_GROUP: u64 nr, then nr values, leader first.
+		buf := scratch[:1+len(g.fds)]
+		if err := readU64s(g.fds[0], buf); err != nil {
+			return err
+		}
+		if buf[0] != uint64(len(g.fds)) {
+			return fmt.Errorf("counter group read %d values, want %d", buf[0], len(g.fds))
+		}
+		for i := range g.fds {
+			vals[i] += buf[1+i]
+		}
+		return nil
+	}
+	var one [1]uint64
+	for i, fd := range g.fds {
+		if err := readU64s(fd, one[:]); err != nil {
+			return err
+		}
+		vals[i] += one[0]
+	}
+	return nil
+}
+
+func readU64s(fd int, buf []uint64) error {
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&buf[0])), len(buf)*8)
+	for {
+		n, err := unix.Read(fd, b)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("reading a counter: %w", err)
+		}
+		if n != len(b) {
+			return fmt.Errorf("reading a counter: %d bytes, want %d", n, len(b))
+		}
+		return nil
+	}
+}
+
+func (g group) close() {
+	// Siblings first, leader last.
+	for i := len(g.fds) - 1; i >= 0; i-- {
+		unix.Close(g.fds[i])
+	}
+}

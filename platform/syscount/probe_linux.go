@@ -1,0 +1,140 @@
+package syscount
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Probe tells whether this process may count system calls: nil, or an
+// *Unavailable naming the first obstacle and the command that lifts it.
+// It finds tracefs, reads the tracepoint ids and opens one counter on
+// itself, which is what decides it. Counting another user's process needs
+// more (CAP_PERFMON); Open says so when it comes to that.
+func Probe() error {
+	tp, err := loadTracepoints()
+	if err != nil {
+		return err
+	}
+	g, err := openGroup(0, []event{{id: tp.enter[Read]}}, false)
+	if errors.Is(err, unix.EINVAL) {
+		g, err = openGroup(0, []event{{id: tp.enter[Read]}}, true) // Linux < 5.13
+	}
+	if err != nil {
+		return classifyOpen(err, os.Getpid())
+	}
+	g.close()
+	return nil
+}
+
+// classifyOpen turns a failed perf_event_open on process pid into an
+// *Unavailable where the reason is known.
+func classifyOpen(err error, pid int) error {
+	switch {
+	case errors.Is(err, unix.ESRCH):
+		return gone(pid)
+	case errors.Is(err, unix.ENOSYS):
+		return &Unavailable{Reason: ReasonNoPerfEvents, Err: err,
+			Why: "the kernel has no perf_event_open (built without CONFIG_PERF_EVENTS)"}
+	case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
+		return permissionError(err, pid, readPerms(pid))
+	}
+	return fmt.Errorf("counting system calls of process %d: %w", pid, err)
+}
+
+// perms are the facts a refused perf_event_open is explained by.
+type perms struct {
+	paranoid    int  // kernel.perf_event_paranoid
+	hasParanoid bool // the sysctl exists
+	perfmon     bool // CAP_PERFMON or CAP_SYS_ADMIN in effect
+	self        bool // the target is this process
+	uid         int  // this process's real uid
+	// ownerUID owns /proc/PID: the target's uid, or 0 when the target is
+	// not dumpable; statusUID is its real uid from /proc/PID/status.
+	ownerUID, statusUID int
+	exe                 string
+}
+
+func readPerms(pid int) perms {
+	p := perms{perfmon: perfmonCapable(), self: pid == os.Getpid(), uid: os.Getuid(),
+		ownerUID: -1, statusUID: -1, exe: executable()}
+	if b, err := os.ReadFile("/proc/sys/kernel/perf_event_paranoid"); err == nil {
+		p.paranoid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+		p.hasParanoid = err == nil
+	}
+	var st unix.Stat_t
+	if unix.Stat("/proc/"+strconv.Itoa(pid), &st) == nil {
+		p.ownerUID = int(st.Uid)
+	}
+	p.statusUID = statusUID(pid)
+	return p
+}
+
+// permissionError explains a refusal from the facts (pure, for tests).
+func permissionError(err error, pid int, p perms) error {
+	switch {
+	case !p.perfmon && p.hasParanoid && p.paranoid > 1:
+		return &Unavailable{Reason: ReasonParanoid, Err: err,
+			Why: fmt.Sprintf("kernel.perf_event_paranoid is %d and this process has neither root nor CAP_PERFMON: counting syscall tracepoints (they fire in the kernel) needs paranoid 1 or lower", p.paranoid),
+			Fix: "sudo sysctl -w kernel.perf_event_paranoid=1"}
+	case !p.perfmon && !p.self && p.ownerUID >= 0 && p.ownerUID != p.uid:
+		why := fmt.Sprintf("process %d runs as uid %d and this one as uid %d: counting another user's process needs CAP_PERFMON (or root)", pid, p.ownerUID, p.uid)
+		if p.statusUID == p.uid {
+			why = fmt.Sprintf("process %d is not dumpable (it changed credentials, or called prctl(PR_SET_DUMPABLE, 0)): counting it needs CAP_PERFMON (or root)", pid)
+		}
+		return &Unavailable{Reason: ReasonOtherUser, Err: err, Why: why,
+			Fix: "sudo setcap cap_perfmon+ep " + p.exe}
+	}
+	return &Unavailable{Reason: ReasonBlocked, Err: err,
+		Why: fmt.Sprintf("perf_event_open was refused (%v) although kernel.perf_event_paranoid (%d) and this process's capabilities allow it: a seccomp filter (a container's default profile) or a security module blocks it", err, p.paranoid),
+		Fix: "docker run --cap-add PERFMON … (or allow perf_event_open in the seccomp profile)"}
+}
+
+// perfmonCapable tells whether CAP_PERFMON or CAP_SYS_ADMIN is in this
+// process's effective set (either lets perf ignore the paranoid level and
+// the target's owner).
+func perfmonCapable() bool {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return false
+	}
+	eff, ok := statusField(string(b), "CapEff:")
+	if !ok {
+		return false
+	}
+	caps, err := strconv.ParseUint(eff, 16, 64)
+	return err == nil && caps&(1<<unix.CAP_PERFMON|1<<unix.CAP_SYS_ADMIN) != 0
+}
+
+// statusUID is the real uid in /proc/PID/status, or -1.
+func statusUID(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return -1
+	}
+	v, ok := statusField(string(b), "Uid:")
+	if !ok {
+		return -1
+	}
+	uid, err := strconv.Atoi(v)
+	if err != nil {
+		return -1
+	}
+	return uid
+}
+
+// statusField is the first word after key in /proc/…/status text.
+func statusField(status, key string) (string, bool) {
+	for line := range strings.Lines(status) {
+		if rest, ok := strings.CutPrefix(line, key); ok {
+			if f := strings.Fields(rest); len(f) > 0 {
+				return f[0], true
+			}
+		}
+	}
+	return "", false
+}

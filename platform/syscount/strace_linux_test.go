@@ -1,0 +1,157 @@
+package syscount
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"nbdscope/internal/testbin"
+)
+
+// TestAgreesWithStrace counts one run of the helper with a Counter on all
+// fds and with `strace -f -c` attached to it at the same time, and wants
+// the two to agree within 1% per direction, EAGAIN included. (The helper's
+// only failures on these calls are EAGAIN, so strace's error column is
+// its EAGAIN count.) The two windows differ by the helper's blocking read
+// of stdin at either end: a call or two in thousands.
+func TestAgreesWithStrace(t *testing.T) {
+	testbin.Need(t, "apt-get install strace", "strace")
+	needCounting(t)
+	h := startHelper(t, 4, 300)
+	all := mustOpen(t, h.pid, Options{AllFDs: true})
+	summary := filepath.Join(t.TempDir(), "strace.txt")
+	strace := startStrace(t, h.pid, summary)
+	byPair := h.run(t)
+	got := mustRead(t, all)
+	// SIGINT makes strace detach, write its summary and die of the signal.
+	strace.Process.Signal(syscall.SIGINT)
+	if err := strace.Wait(); err != nil && !killedBy(err, syscall.SIGINT) {
+		t.Fatalf("strace: %v", err)
+	}
+	h.exit(t)
+	st, err := parseStraceSummary(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want selfCount
+	for _, c := range byPair {
+		want.add(c)
+	}
+	for _, d := range []Dir{Recv, Send} {
+		var calls, errs uint64
+		for s := range NumSyscalls {
+			if s.Dir() == d {
+				calls += st[s.String()].calls
+				errs += st[s.String()].errors
+			}
+		}
+		e := got.EAGAIN(d)
+		t.Logf("%s: syscount %d calls, %v EAGAIN; strace -f -c %d calls, %d errors", d, got.Calls(d), e, calls, errs)
+		if !e.Exact() {
+			t.Errorf("%s: EAGAIN %v on all fds is not exact", d, e)
+		}
+		if !within1pc(got.Calls(d), calls) || !within1pc(e.Min, errs) {
+			t.Errorf("%s: syscount (%d calls, %v EAGAIN) and strace (%d calls, %d errors) differ by more than 1%%", d, got.Calls(d), e, calls, errs)
+		}
+	}
+	for s := range NumSyscalls {
+		t.Logf("  %-9s syscount %6d calls %6d EAGAIN; strace %6d calls %6d errors; the helper on its data fds %6d calls %6d EAGAIN",
+			s, got.Of[s].Calls, got.Of[s].EAGAINAny, st[s.String()].calls, st[s.String()].errors, want.Calls[s], want.EAGAIN[s])
+	}
+}
+
+func killedBy(err error, sig syscall.Signal) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == sig
+}
+
+func within1pc(a, b uint64) bool {
+	hi, lo := max(a, b), min(a, b)
+	return float64(hi-lo) <= 0.01*float64(hi)
+}
+
+// startStrace attaches `strace -f -c` to pid, tracing the counted calls,
+// and returns once it says it has attached to every thread.
+func startStrace(t *testing.T, pid int, summary string) *exec.Cmd {
+	t.Helper()
+	var names []string
+	for s := range NumSyscalls {
+		names = append(names, s.String())
+	}
+	cmd := exec.Command("strace", "-f", "-c", "-U", "name,calls,errors", "-o", summary,
+		"-e", "trace="+strings.Join(names, ","), "-p", strconv.Itoa(pid))
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	attached := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "attached") {
+				attached <- sc.Text()
+				break
+			}
+		}
+		for sc.Scan() {
+		}
+	}()
+	select {
+	case line := <-attached:
+		t.Logf("strace: %s", line)
+	case <-time.After(30 * time.Second):
+		t.Fatal("strace did not attach within 30s")
+	}
+	return cmd
+}
+
+type straceLine struct{ calls, errors uint64 }
+
+// parseStraceSummary reads the table `strace -c -U name,calls,errors`
+// writes: a header, dashes, "NAME CALLS [ERRORS]" lines, dashes, total.
+func parseStraceSummary(path string) (map[string]straceLine, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]straceLine{}
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] == "syscall" || strings.HasPrefix(f[0], "-") || f[0] == "total" {
+			continue
+		}
+		var l straceLine
+		if l.calls, err = strconv.ParseUint(f[1], 10, 64); err != nil {
+			return nil, fmt.Errorf("strace summary line %q: %w", line, err)
+		}
+		if len(f) > 2 {
+			if l.errors, err = strconv.ParseUint(f[2], 10, 64); err != nil {
+				return nil, fmt.Errorf("strace summary line %q: %w", line, err)
+			}
+		}
+		out[f[0]] = l
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("strace summary %s has no calls:\n%s", path, b)
+	}
+	return out, nil
+}

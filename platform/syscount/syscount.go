@@ -1,0 +1,222 @@
+// Package syscount counts another process's system calls exactly: the
+// calls that receive and send data, and the ones among them that failed
+// with EAGAIN, on chosen file descriptors or on all of them.
+//
+// On Linux it opens perf_event_open counters in counting mode on the
+// kernel's syscall tracepoints (syscalls:sys_enter_recvmsg and so on).
+// Nothing is sampled or traced: the kernel adds one to a counter each time
+// a counted thread enters or leaves one of the calls, so the figures are
+// exact and the target pays a few tens of nanoseconds per call (see
+// BenchmarkOverhead). Elsewhere, or where the kernel or the permissions do
+// not allow it, Probe and Open return an *Unavailable that names the reason
+// and the one command that lifts it: a caller shows the figure as n/a with
+// that reason, never as 0.
+//
+// What is counted, and what is not:
+//   - every thread of the process, those alive when the Counter is opened
+//     and every thread started later (perf's inherit: a new thread takes a
+//     copy of its creator's counters, and an exited thread's counts are
+//     kept);
+//   - with Options.Children, also every process it starts after Open, like
+//     `strace -f`;
+//   - calls made by 32-bit (compat) programs on a 64-bit kernel are not
+//     seen by the syscall tracepoints at all.
+package syscount
+
+import "fmt"
+
+// Syscall is one of the system calls counted.
+type Syscall int
+
+// The calls that move data through a socket (or any fd), per direction.
+const (
+	Read Syscall = iota
+	Readv
+	Recvfrom
+	Recvmsg
+	Recvmmsg
+	Write
+	Writev
+	Sendto
+	Sendmsg
+	Sendmmsg
+	// NumSyscalls is the number of calls counted; Counts.Of is indexed by
+	// Syscall.
+	NumSyscalls
+)
+
+var syscallNames = [NumSyscalls]string{
+	"read", "readv", "recvfrom", "recvmsg", "recvmmsg",
+	"write", "writev", "sendto", "sendmsg", "sendmmsg",
+}
+
+// String is the call's name as strace and tracefs spell it ("recvmsg").
+func (s Syscall) String() string {
+	if s < 0 || s >= NumSyscalls {
+		return fmt.Sprintf("Syscall(%d)", int(s))
+	}
+	return syscallNames[s]
+}
+
+// Dir is the direction of a call: data in (receive) or out (send).
+type Dir int
+
+// The two directions.
+const (
+	Recv Dir = iota
+	Send
+)
+
+func (d Dir) String() string {
+	if d == Recv {
+		return "receive"
+	}
+	return "send"
+}
+
+// Dir tells which way the call moves data.
+func (s Syscall) Dir() Dir {
+	if s >= Write {
+		return Send
+	}
+	return Recv
+}
+
+// Options choose what a Counter counts.
+type Options struct {
+	// AllFDs counts the calls on every fd; FDs is then ignored.
+	AllFDs bool
+	// FDs are the file descriptors whose calls are counted (a process's
+	// data sockets); Counter.SetFDs changes them as connections come and
+	// go. Calls on other fds still count in Count.Any.
+	FDs []int
+	// Children also counts the processes the target starts after Open
+	// (and theirs), as `strace -f` does. Without it only the target's own
+	// threads are counted (Linux 5.13+; an older kernel cannot tell
+	// threads from children and counts both, which Counter.Children
+	// reports).
+	Children bool
+}
+
+// Count is what one system call did, as three raw counters that only
+// grow. They are kept raw, not as the EAGAIN range they give, so that the
+// difference of two readings (Counts.Sub) still gives a true range.
+type Count struct {
+	// Calls is how many calls were entered on the counted fds (on any fd
+	// when Options.FDs is empty).
+	Calls uint64
+	// Any is how many calls were entered on any fd.
+	Any uint64
+	// EAGAINAny is how many calls, on any fd, failed with EAGAIN.
+	EAGAINAny uint64
+}
+
+// EAGAIN is how many of the calls on the counted fds failed with EAGAIN.
+//
+// The kernel's sys_exit_* tracepoints have the return value but not the
+// fd, so a filter can pick out the calls that failed with EAGAIN but not
+// which fd they were on. Two facts bound the answer exactly from the
+// counters a Counter has anyway: no more calls on the counted fds can
+// fail than were made on them (Calls), and no more can have failed
+// elsewhere than were made elsewhere (Any - Calls). So the range is exact
+// (Min == Max) whenever a process makes this call only on the counted
+// fds, or never on them (qemu-nbd and qemu-img use recvmsg/sendmsg only on
+// their sockets and read/write only on eventfds and files), and it is
+// wide only by the calls made elsewhere when they share a call.
+//
+// Pairing each exit with its entry would be exact in every case, but in
+// counting mode the kernel keeps no per-call state to pair with; doing it
+// would mean sampling every call into a ring buffer or loading a BPF
+// program, both far costlier and needing more privilege than counting.
+func (c Count) EAGAIN() Range {
+	elsewhere := uint64(0)
+	if c.Any > c.Calls {
+		elsewhere = c.Any - c.Calls
+	}
+	r := Range{Max: min(c.EAGAINAny, c.Calls)}
+	if c.EAGAINAny > elsewhere {
+		r.Min = c.EAGAINAny - elsewhere
+	}
+	// Counters are read one after another: a call can be counted as
+	// failed before its entry is read. Never report Min above Max.
+	r.Min = min(r.Min, r.Max)
+	return r
+}
+
+func (c Count) add(d Count) Count {
+	return Count{Calls: c.Calls + d.Calls, Any: c.Any + d.Any, EAGAINAny: c.EAGAINAny + d.EAGAINAny}
+}
+
+// sub is c - d, each field floored at 0 (d is an earlier reading).
+func (c Count) sub(d Count) Count {
+	return Count{Calls: floorSub(c.Calls, d.Calls), Any: floorSub(c.Any, d.Any), EAGAINAny: floorSub(c.EAGAINAny, d.EAGAINAny)}
+}
+
+func floorSub(a, b uint64) uint64 {
+	if a < b {
+		return 0
+	}
+	return a - b
+}
+
+// Range is a count known to lie between Min and Max, both included.
+type Range struct{ Min, Max uint64 }
+
+// Exact tells whether the range is a single number.
+func (r Range) Exact() bool { return r.Min == r.Max }
+
+func (r Range) String() string {
+	if r.Exact() {
+		return fmt.Sprint(r.Min)
+	}
+	return fmt.Sprintf("%d..%d", r.Min, r.Max)
+}
+
+// Counts are the totals of every counted call since the Counter opened.
+type Counts struct {
+	// Of holds each call's counters. A call whose tracepoint this kernel
+	// lacks stays zero: Counter.Missing lists those.
+	Of [NumSyscalls]Count
+}
+
+// Calls is how many calls of direction d were made on the counted fds.
+func (c Counts) Calls(d Dir) uint64 {
+	var n uint64
+	for s := range NumSyscalls {
+		if s.Dir() == d {
+			n += c.Of[s].Calls
+		}
+	}
+	return n
+}
+
+// EAGAIN is how many calls of direction d on the counted fds failed with
+// EAGAIN: the sum of each call's range (summing per call keeps the range
+// as narrow as each call allows).
+func (c Counts) EAGAIN(d Dir) Range {
+	var r Range
+	for s := range NumSyscalls {
+		if s.Dir() == d {
+			e := c.Of[s].EAGAIN()
+			r.Min += e.Min
+			r.Max += e.Max
+		}
+	}
+	return r
+}
+
+// Sub is what happened between an earlier reading and this one.
+func (c Counts) Sub(earlier Counts) Counts {
+	var d Counts
+	for s := range NumSyscalls {
+		d.Of[s] = c.Of[s].sub(earlier.Of[s])
+	}
+	return d
+}
+
+func (c Counts) add(d Counts) Counts {
+	for s := range NumSyscalls {
+		c.Of[s] = c.Of[s].add(d.Of[s])
+	}
+	return c
+}

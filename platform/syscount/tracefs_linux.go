@@ -1,0 +1,153 @@
+package syscount
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// The standard places of tracefs, in the order tried: its own mount
+// point, then the one debugfs mounts on first access.
+const (
+	tracefsDir      = "/sys/kernel/tracing"
+	debugTracefsDir = "/sys/kernel/debug/tracing"
+)
+
+// tracepoints are the perf ids of the syscall tracepoints on this kernel,
+// read from tracefs. An id of 0 means the kernel has no such tracepoint.
+type tracepoints struct {
+	dir   string
+	enter [NumSyscalls]uint64
+	exit  [NumSyscalls]uint64
+}
+
+// present lists the calls whose entry and exit tracepoints both exist.
+func (t *tracepoints) present() []Syscall {
+	var p []Syscall
+	for s := range NumSyscalls {
+		if t.enter[s] != 0 && t.exit[s] != 0 {
+			p = append(p, s)
+		}
+	}
+	return p
+}
+
+// loadTracepoints finds tracefs and reads every id, or says why it
+// cannot (not mounted, not readable, no syscall tracepoints).
+func loadTracepoints() (*tracepoints, error) {
+	mounts, _ := os.ReadFile("/proc/self/mounts")
+	var unreadable, noSyscalls string
+	for _, dir := range tracefsCandidates(string(mounts)) {
+		_, err := readID(dir, "sys_enter_read")
+		switch {
+		case err == nil:
+			return readAll(dir)
+		case errors.Is(err, fs.ErrPermission):
+			unreadable = dir
+		case dirExists(filepath.Join(dir, "events")):
+			noSyscalls = dir
+		}
+	}
+	switch {
+	case unreadable != "":
+		return nil, &Unavailable{Reason: ReasonTracefsUnreadable,
+			Why: fmt.Sprintf("tracefs (%s) is readable only by root, and the tracepoint ids are read there; run as root, or give the program CAP_PERFMON and CAP_DAC_READ_SEARCH", unreadable),
+			Fix: "sudo setcap cap_perfmon,cap_dac_read_search+ep " + executable()}
+	case noSyscalls != "":
+		return nil, &Unavailable{Reason: ReasonNoSyscallTracepoints,
+			Why: fmt.Sprintf("the kernel has no syscall tracepoints (%s/events/syscalls is missing: built without CONFIG_FTRACE_SYSCALLS)", noSyscalls)}
+	}
+	return nil, &Unavailable{Reason: ReasonTracefsNotMounted,
+		Why: "tracefs is not mounted (neither " + tracefsDir + " nor " + debugTracefsDir + "), and the tracepoint ids are read there",
+		Fix: asRoot("mount -t tracefs nodev " + tracefsDir)}
+}
+
+// tracefsCandidates are the directories where tracefs may be, given the
+// text of /proc/self/mounts: the two standard places first, then any other
+// mount point of a tracefs.
+func tracefsCandidates(mounts string) []string {
+	dirs := []string{tracefsDir, debugTracefsDir}
+	for line := range strings.Lines(mounts) {
+		f := strings.Fields(line)
+		if len(f) >= 3 && f[2] == "tracefs" && f[1] != tracefsDir && f[1] != debugTracefsDir {
+			dirs = append(dirs, unescapeMount(f[1]))
+		}
+	}
+	return dirs
+}
+
+// unescapeMount undoes the octal escapes (\040 for a space) of a mount
+// point in /proc/self/mounts.
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+4 <= len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func readAll(dir string) (*tracepoints, error) {
+	t := &tracepoints{dir: dir}
+	for s := range NumSyscalls {
+		var err error
+		if t.enter[s], err = readID(dir, "sys_enter_"+s.String()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("reading the tracepoint id of %s: %w", s, err)
+		}
+		if t.exit[s], err = readID(dir, "sys_exit_"+s.String()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("reading the tracepoint id of %s: %w", s, err)
+		}
+	}
+	return t, nil
+}
+
+// readID reads events/syscalls/NAME/id under a tracefs directory.
+func readID(dir, name string) (uint64, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "events", "syscalls", name, "id"))
+	if err != nil {
+		return 0, err
+	}
+	id, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("tracepoint %s: id %q: %w", name, strings.TrimSpace(string(b)), err)
+	}
+	return id, nil
+}
+
+func dirExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// executable names this program for a setcap command.
+func executable() string {
+	p, err := os.Executable()
+	if err != nil {
+		return "/path/to/nbdscope"
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
+// asRoot prefixes a command with sudo unless this process is root.
+func asRoot(cmd string) string {
+	if os.Geteuid() == 0 {
+		return cmd
+	}
+	return "sudo " + cmd
+}

@@ -1,0 +1,251 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"time"
+
+	"nbdscope/clientrun"
+	"nbdscope/engine"
+	"nbdscope/engine/wire"
+	"nbdscope/model"
+	"nbdscope/nbd"
+	"nbdscope/platform"
+)
+
+// An exec sweep measures a real client (qemu-img, nbdcopy, blksum) instead
+// of our load process: for each send buffer it starts a server child like
+// a side's (null backend filled with 0xff, or the side's backend) on a
+// fresh unix socket, runs the command against it Warmup times unmeasured
+// and Repeat times measured, and takes the client's figures from wait4 and
+// the server's from its own counted I/O and getrusage.
+
+// ExecSweep runs an exec sweep: the server of base's side A (backend; the
+// export's size is spec.Bytes), one fresh server per size. argv turns the
+// placeholders into the command to run. progress, if set, is called
+// after each measured run.
+//
+// The runs go in rounds: every size's warm-ups first, then one measured
+// run of each size in turn, Repeat times. On a shared machine (a VM
+// above all) the speed of the same run drifts over tens of seconds; run
+// size after size, a slow stretch lands on one size's repeats and makes a
+// ratio nobody can reproduce. In rounds each size meets the same
+// stretches. On an error (a failing command stops the sweep) the rows
+// hold the runs made so far (Repeats says how many).
+func ExecSweep(ctx context.Context, base model.Config, spec model.SweepSpec, cmd clientrun.Command, opts engine.Options, progress func(SweepProgress)) ([]model.SweepRow, error) {
+	if spec.Exec == nil || len(spec.Sizes) == 0 || spec.Bytes <= 0 || spec.Repeat < 1 || spec.Exec.Warmup < 0 {
+		return nil, errors.New("exec sweep: need a command, sizes, a positive export size and at least one repeat")
+	}
+	opts, err := opts.WithDefaults()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "nbdscope-exec-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	servers, err := startExecServers(base.Sides[0], spec, cmd, opts, dir)
+	defer func() {
+		for _, s := range servers {
+			s.srv.Stop(2 * time.Second)
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	pr := SweepProgress{Sizes: len(spec.Sizes), Repeats: spec.Repeat, Total: len(spec.Sizes) * spec.Repeat}
+	for round := -spec.Exec.Warmup; round < spec.Repeat; round++ {
+		for i, s := range servers {
+			if err := ctx.Err(); err != nil {
+				return execRows(servers), err
+			}
+			run, err := execOnce(ctx, s.srv, s.argv, s.place.clientCPUs)
+			if err != nil {
+				return execRows(servers), fmt.Errorf("sweep %s=%s: %w", model.SetSndBuf, s.row.Buffer, err)
+			}
+			if round < 0 {
+				continue // a warm-up
+			}
+			s.runs = append(s.runs, run)
+			if progress != nil {
+				pr.Size, pr.SizeIndex, pr.Repeat, pr.Last = s.row.Buffer, i+1, len(s.runs), execRow(s.row, s.runs)
+				pr.Done++
+				progress(pr)
+			}
+		}
+	}
+	return execRows(servers), nil
+}
+
+// execServer is one size's server in an exec sweep and its runs so far.
+type execServer struct {
+	srv   *engine.Server
+	argv  []string // the command, placeholders replaced
+	place execPlacement
+	row   model.SweepRow // the size, its effective value and placement
+	runs  []model.ExecRun
+}
+
+// startExecServers starts a server for each size, on a socket in a
+// directory of its own under dir (a server removes its socket's directory
+// when it stops), held where the placement says. The servers started are
+// returned even with an error, for the caller to stop.
+func startExecServers(sd model.SideConfig, spec model.SweepSpec, cmd clientrun.Command, opts engine.Options, dir string) ([]*execServer, error) {
+	var servers []*execServer
+	for i, size := range spec.Sizes {
+		sdir := filepath.Join(dir, strconv.Itoa(i))
+		if err := os.Mkdir(sdir, 0o700); err != nil {
+			return servers, err
+		}
+		sock := filepath.Join(sdir, "nbd.sock")
+		req := model.BufRequest(size)
+		sspec := wire.ServerSpec{Backend: sd.Backend, Size: spec.Bytes, Transport: "unix", Socket: sock, SndBuf: req}
+		srv, ready, err := engine.StartServer(opts, "exec", sspec)
+		if err != nil {
+			return servers, fmt.Errorf("sweep %s=%s: %w", model.SetSndBuf, size, err)
+		}
+		s := &execServer{srv: srv, row: model.SweepRow{Buffer: size.String()}}
+		servers = append(servers, s)
+		if s.place, err = placeExec(sd, srv); err != nil {
+			return servers, err
+		}
+		s.argv, err = cmd.Argv(clientrun.Vars{"uri": ready.URI, "socket": sock, "size": strconv.FormatInt(spec.Bytes, 10)})
+		if err != nil {
+			return servers, err
+		}
+		s.row.Figures.Placement = s.place.Placement
+		_, s.row.Effective, _ = nbd.ProbeSocketBuffer("unix", nbd.SendBuf, req)
+	}
+	return servers, nil
+}
+
+// execRows are the rows of the sizes with a measured run so far.
+func execRows(servers []*execServer) []model.SweepRow {
+	var rows []model.SweepRow
+	for _, s := range servers {
+		if len(s.runs) > 0 {
+			rows = append(rows, execRow(s.row, s.runs))
+		}
+	}
+	return rows
+}
+
+// execPlacement is where an exec sweep's server and client run.
+type execPlacement struct {
+	model.Placement
+	clientCPUs []int // nil: not held
+}
+
+// placeExec holds the server where the side's placement puts a server
+// and records where the client is to run: in a sweep, as in a live side,
+// a 2-core machine left to the scheduler flips between one core and two
+// from run to run, and the buffer's effect with it (model's placement.go). Where
+// processes cannot be held (macOS), both run where the scheduler puts
+// them and the figures say os. A server that cannot be held stops the
+// sweep: its figures would not be what the placement claims.
+func placeExec(sd model.SideConfig, srv *engine.Server) (execPlacement, error) {
+	pl := sd.Get(model.SetPlacement)
+	if !platform.PinSupported {
+		pl = model.PlaceOS
+	}
+	clientCPUs, serverCPUs := model.PlacementCPUs(pl, model.ModeAlternate, 0, platform.AllowedCPUs())
+	if err := platform.PinProcess(srv.Pid(), serverCPUs); err != nil {
+		return execPlacement{}, fmt.Errorf("placement %s: %w (--placement os leaves it to the scheduler)", pl, err)
+	}
+	return execPlacement{
+		Placement:  model.Placement{Setting: pl, LoadCPUs: model.CPUList(clientCPUs), ServerCPUs: model.CPUList(serverCPUs)},
+		clientCPUs: clientCPUs,
+	}, nil
+}
+
+// execOnce runs the client once, between two polls of the server.
+func execOnce(ctx context.Context, srv *engine.Server, argv []string, cpus []int) (model.ExecRun, error) {
+	before, err := srv.Poll(5 * time.Second)
+	if err != nil {
+		return model.ExecRun{}, fmt.Errorf("server: %w", err)
+	}
+	m0, measured := engine.ReadMachine()
+	res, err := clientrun.Run(ctx, argv, cpus)
+	if err != nil {
+		return model.ExecRun{}, err
+	}
+	// The client has exited, so every reply it read was sent; the server
+	// may still be closing the connection, which moves no payload.
+	after, err := srv.Poll(5 * time.Second)
+	if err != nil {
+		return model.ExecRun{}, fmt.Errorf("server: %w (%s)", err, srv.LastStderr())
+	}
+	run := model.ExecRun{Result: res, Server: after.Counters.Sub(before.Counters)}
+	if after.Payload != nil && before.Payload != nil {
+		run.Payload = after.Payload.Sub(*before.Payload)
+	}
+	if m1, ok := engine.ReadMachine(); measured && ok {
+		run.OtherCoresBusy = engine.OthersBetween(m0, m1, res.UserS+res.SysS+run.Server.UserS+run.Server.SysS)
+	}
+	return run, nil
+}
+
+// execRow folds the runs so far into row: the seed's columns (time, user,
+// system) each as its median with min–max, the figures of the median run.
+func execRow(row model.SweepRow, runs []model.ExecRun) model.SweepRow {
+	x := &model.ExecRow{Runs: append([]model.ExecRun(nil), runs...)}
+	pick := func(f func(model.ExecRun) float64) (med, lo, hi float64) {
+		v := make([]float64, len(runs))
+		for i, r := range runs {
+			v[i] = f(r)
+		}
+		sort.Float64s(v)
+		n := len(v)
+		return (v[(n-1)/2] + v[n/2]) / 2, v[0], v[n-1] // an even count: the middle two's mean
+	}
+	row.Seconds, x.SecondsMin, x.SecondsMax = pick(func(r model.ExecRun) float64 { return r.Seconds })
+	row.ClientUserS, x.UserMin, x.UserMax = pick(func(r model.ExecRun) float64 { return r.UserS })
+	row.ClientSysS, x.SysMin, x.SysMax = pick(func(r model.ExecRun) float64 { return r.SysS })
+	med := medianRun(runs, func(r model.ExecRun) float64 { return r.Seconds })
+	x.ServerSentB = med.Server.IO.SendBytes
+	row.Figures = execFigures(row, med)
+	f := &row.Figures
+	row.ThroughputBps = model.Throughput(f.Bytes, row.Seconds)
+	row.ServerUserS, row.ServerSysS = f.Server.UserS, f.Server.SysS
+	row.RecvPer2MiB = f.ReceiverCallsPer2MiB()
+	row.EAGAINPer2MiB = model.Unknown
+	if model.IsWrite(f.Settings.Workload) {
+		row.EAGAINPer2MiB = f.Server.RecvEAGAINPer2MiB
+	}
+	row.Repeats = len(runs)
+	row.Exec = x
+	ms := make([]model.SweepMeasurement, len(runs))
+	for i, r := range runs {
+		ms[i] = execMeasurement(r)
+	}
+	row.SetSpread(ms)
+	row.OtherCoresBusy = worstOther(runs, func(r model.ExecRun) *model.Figure { return r.OtherCoresBusy })
+	return row
+}
+
+// execFigures are one run's figures in the one Figures layout. The
+// workload is what the server saw: write when it received more payload
+// than it sent.
+func execFigures(row model.SweepRow, run model.ExecRun) model.Figures {
+	// The client's shape (connections, request size) is its own: not stamped.
+	st := model.Stamp{Workload: model.WorkRead, Transport: "unix", SndBuf: row.Buffer, Placement: row.Figures.Placement.Setting}
+	if run.Payload.WriteBytes > run.Payload.ReadBytes {
+		st.Workload = model.WorkWrite
+	}
+	pl := run.Payload.Total()
+	client := model.ProcessFigures(wire.ClientCounters(run.Result), pl, run.Seconds)
+	// Not counted: the client's socket calls are its own business.
+	client.RecvCallsPer2MiB, client.SendCallsPer2MiB = model.Unknown, model.Unknown
+	client.RecvEAGAINPer2MiB, client.SendEAGAINPer2MiB, client.EAGAINPer2MiB = model.Unknown, model.Unknown, model.Unknown
+	server := model.ProcessFigures(run.Server, pl, run.Seconds)
+	return model.Figures{Settings: st, Seconds: run.Seconds, Bytes: pl, ThroughputBps: model.Throughput(pl, run.Seconds),
+		Client: client, Server: &server, LatencyP50Ms: model.Unknown, LatencyP99Ms: model.Unknown,
+		SndBuf:    model.Buffers{ServerRequested: row.Buffer, ServerEffective: row.Effective, ClientRequested: model.BufDefaultName, ClientRcvRequested: model.BufDefaultName},
+		Placement: row.Figures.Placement}
+}
