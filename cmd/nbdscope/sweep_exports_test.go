@@ -45,3 +45,28 @@ func TestSweepOptimumNoise(t *testing.T) {
 		t.Errorf("a lead beyond noise: %q", clear)
 	}
 }
+
+// TestRateUnit: --rate-unit shows every rate of the sweep's and the run's
+// text in its unit; the JSON keeps bytes per second.
+func TestRateUnit(t *testing.T) {
+	defer setRateUnit("", false)
+	if err := setRateUnit("gbit", true); err != nil {
+		t.Fatal(err)
+	}
+	var sw, run, js bytes.Buffer
+	if err := writeSweepAs(fmtText, &sw, madeUpSpreadSweep(8), 80); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeRunAs(fmtText, &run, madeUpRun(), "x"); err != nil {
+		t.Fatal(err)
+	}
+	writeSweepAs(fmtJSON, &js, madeUpSpreadSweep(8), 80)
+	for name, text := range map[string]string{"sweep": sw.String(), "run": run.String()} {
+		if strings.Contains(text, "GiB/s") || !strings.Contains(text, "Gbit/s") {
+			t.Errorf("%s with --rate-unit gbit:\n%s", name, text)
+		}
+	}
+	if !strings.Contains(sw.String(), "| 1m (2m) | 0.292s |") || !strings.Contains(sw.String(), "| 29.4") || !strings.Contains(js.String(), `"throughput_bps": 3.677296413966555e+09`) {
+		t.Errorf("1m's 3.42 GiB/s is 29.4 Gbit/s in the table, bytes per second in JSON:\n%s", sw.String())
+	}
+}
