@@ -108,7 +108,7 @@ func (a *app) runRun(lf *loadFlags, f runFlags) error {
 	// measured is not thrown away; the exit status tells it was partial.
 	// It is printed first, so that a save that fails loses nothing, and
 	// saved even when printing fails.
-	perr := a.writeRun(rep, &f.out, live, cmp.Or(f.save, "run"))
+	perr := a.writeRun(rep, &f.out, live, f.save) // an unsaved run titles its markdown "(unsaved)"
 	outcome := runOutcome(rep, interrupted)
 	if f.save != "" {
 		if err := a.saveRun(f.save, rep, f.force); err != nil {
