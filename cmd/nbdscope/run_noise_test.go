@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"nbdscope/model"
+)
+
+// noiseReport is a run of two sides whose steady samples' throughput is
+// a's and b's values.
+func noiseReport(a, b []float64) model.Report {
+	rep := model.Report{Sides: []model.SideReport{{Name: "A"}, {Name: "B"}}}
+	add := func(side string, vs []float64) {
+		var sum model.Figures
+		for i, v := range vs {
+			f := model.Figures{Seconds: 1, Bytes: uint64(v), ThroughputBps: model.Figure(v)}
+			rep.Samples = append(rep.Samples, model.Sample{T: float64(i), Side: side, Active: true, Figures: f})
+			sum = sum.Add(f)
+		}
+		rep.Sides[sideIndexOf(side)].Summary.Figures = sum
+	}
+	add("A", a)
+	add("B", b)
+	return rep
+}
+
+func sideIndexOf(name string) int {
+	if name == "B" {
+		return 1
+	}
+	return 0
+}
+
+// TestNoiseSaysWithinAndNamesNoWinner: sides whose difference is smaller
+// than their samples' spread are within noise, and no side is named
+// faster; a difference far beyond it names the winner.
+func TestNoiseSaysWithinAndNamesNoWinner(t *testing.T) {
+	var b bytes.Buffer
+	printNoise(&b, noiseReport([]float64{100e6, 110e6, 90e6, 105e6}, []float64{104e6, 96e6, 112e6, 99e6}))
+	if out := b.String(); !strings.Contains(out, "within noise (±") || strings.Contains(out, "faster") {
+		t.Errorf("identical settings, overlapping samples:\n%s", out)
+	}
+	b.Reset()
+	printNoise(&b, noiseReport([]float64{100e6, 101e6, 99e6}, []float64{200e6, 202e6, 198e6}))
+	if out := b.String(); strings.Contains(out, "within noise") || !strings.Contains(out, "B is faster") {
+		t.Errorf("B twice A with 1%% spread:\n%s", out)
+	}
+	b.Reset()
+	printNoise(&b, noiseReport([]float64{100e6}, []float64{200e6}))
+	if out := b.String(); strings.Contains(out, "faster") || strings.Contains(out, "within noise") {
+		t.Errorf("one sample a side gives no verdict:\n%s", out)
+	}
+}
+
+// TestIdenticalSidesWithinNoise (issue 24): a run whose sides have the
+// same settings says their difference is within noise and names no
+// winner.
+func TestIdenticalSidesWithinNoise(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a pair for 6 s")
+	}
+	code, out, errs := runBin(t, "run", "--sndbuf", "default", "--duration", "6s", "--size", "1g")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "within noise") || strings.Contains(out, "is faster") {
+		t.Errorf("identical sides:\n%s", out)
+	}
+}
