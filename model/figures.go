@@ -110,19 +110,19 @@ type Figures struct {
 	// The bulk sender's send-buffer fill (fill.go; read it with Fill()):
 	// the share of samples it was full and empty, the mean bytes in
 	// flight; null when not measured (a warning of kind "fill" says why).
-	SndBufFullPct     Figure    `json:"sndbuf_full_pct"`
-	SndBufEmptyPct    Figure    `json:"sndbuf_empty_pct"`
-	SndBufFillBytes   Figure    `json:"sndbuf_fill_bytes"`
-	SndBufFillSamples int       `json:"sndbuf_fill_samples,omitempty"`
-	SndBufFillLimit   int64     `json:"sndbuf_fill_limit,omitempty"`
-	Client            Process   `json:"client"`
-	Server            *Process  `json:"server"` // nil for an external target
-	SndBuf            Buffers   `json:"sndbuf"`
-	Placement         Placement `json:"placement"`
-	LatencyP50Ms      Figure    `json:"latency_p50_ms"`
-	LatencyP99Ms      Figure    `json:"latency_p99_ms"`
-	LatencyMaxMs      Figure    `json:"latency_max_ms"` // the longest request completed in the span
-	Errors            uint64    `json:"errors"`
+	SndBufFullPct     MaybeFigure `json:"sndbuf_full_pct"`
+	SndBufEmptyPct    MaybeFigure `json:"sndbuf_empty_pct"`
+	SndBufFillBytes   MaybeFigure `json:"sndbuf_fill_bytes"`
+	SndBufFillSamples int         `json:"sndbuf_fill_samples,omitempty"`
+	SndBufFillLimit   int64       `json:"sndbuf_fill_limit,omitempty"`
+	Client            Process     `json:"client"`
+	Server            *Process    `json:"server"` // nil for an external target
+	SndBuf            Buffers     `json:"sndbuf"`
+	Placement         Placement   `json:"placement"`
+	LatencyP50Ms      Figure      `json:"latency_p50_ms"`
+	LatencyP99Ms      Figure      `json:"latency_p99_ms"`
+	LatencyMaxMs      Figure      `json:"latency_max_ms"` // the longest request completed in the span
+	Errors            uint64      `json:"errors"`
 }
 
 // IsWrite reports whether the bulk data flows from the client to the

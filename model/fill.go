@@ -1,6 +1,9 @@
 package model
 
-import "math"
+import (
+	"encoding/json"
+	"math"
+)
 
 // This file holds the send-buffer fill of a span: how full the bulk
 // sender's data sockets were, sampled from outside by the controller
@@ -65,8 +68,48 @@ func (f *Figures) Fill() Fill {
 	if f.SndBufFillSamples <= 0 || !f.SndBufFullPct.Known() {
 		return NoFill
 	}
-	return Fill{Samples: f.SndBufFillSamples, FullPct: f.SndBufFullPct, EmptyPct: f.SndBufEmptyPct,
-		Bytes: f.SndBufFillBytes, Limit: f.SndBufFillLimit, Current: Unknown}
+	return Fill{Samples: f.SndBufFillSamples, FullPct: f.SndBufFullPct.Figure(), EmptyPct: f.SndBufEmptyPct.Figure(),
+		Bytes: f.SndBufFillBytes.Figure(), Limit: f.SndBufFillLimit, Current: Unknown}
+}
+
+// MaybeFigure is a figure whose zero value is unknown, for figures added
+// to Figures after runs were saved without them and for spans built
+// without them: null in JSON, never a 0 nobody measured.
+type MaybeFigure struct {
+	V  Figure
+	OK bool // V was measured
+}
+
+// Measured is a known figure (the zero MaybeFigure when f is unknown).
+func Measured(f Figure) MaybeFigure {
+	if !f.Known() {
+		return MaybeFigure{}
+	}
+	return MaybeFigure{V: f, OK: true}
+}
+
+// Figure is the figure, Unknown when not measured.
+func (m MaybeFigure) Figure() Figure {
+	if !m.OK {
+		return Unknown
+	}
+	return m.V
+}
+
+// Known says the figure was measured.
+func (m MaybeFigure) Known() bool { return m.OK && m.V.Known() }
+
+// MarshalJSON writes the figure, or null.
+func (m MaybeFigure) MarshalJSON() ([]byte, error) { return m.Figure().MarshalJSON() }
+
+// UnmarshalJSON reads a figure; null is unknown.
+func (m *MaybeFigure) UnmarshalJSON(b []byte) error {
+	var f Figure
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*m = Measured(f)
+	return nil
 }
 
 // SetFill records a span's fill in its figures (unknown when not measured).
@@ -74,7 +117,7 @@ func (f *Figures) SetFill(fl Fill) {
 	if !fl.Known() {
 		fl = NoFill
 	}
-	f.SndBufFullPct, f.SndBufEmptyPct, f.SndBufFillBytes = fl.FullPct, fl.EmptyPct, fl.Bytes
+	f.SndBufFullPct, f.SndBufEmptyPct, f.SndBufFillBytes = Measured(fl.FullPct), Measured(fl.EmptyPct), Measured(fl.Bytes)
 	f.SndBufFillSamples, f.SndBufFillLimit = fl.Samples, fl.Limit
 }
 

@@ -28,7 +28,7 @@ func size(v model.Figure) string {
 
 // steadyOf summarises one table row's figure over side i's steady samples.
 func steadyOf(rep model.Report, i int, get summaryGetter) stats.Summary {
-	return stats.Steady(rep.Samples, rep.Sides[i].Name, func(f *model.Figures) model.Figure {
+	return model.SteadyOf(rep.Samples, rep.Sides[i].Name, func(f *model.Figures) model.Figure {
 		return get(model.Summary{Figures: *f})
 	})
 }
@@ -59,8 +59,8 @@ func spreadCell(rep model.Report, get summaryGetter) string {
 	return " " + sp
 }
 
-// printNoise says whether the headline differences between the sides lie
-// within the noise; only then is no winner named.
+// printNoise says who waited on whom when no pace line does, and whether
+// the headline calls differ by less than their noise.
 func printNoise(w io.Writer, rep model.Report) {
 	if !paceJudged(rep) {
 		// The pace lines (which carry the fill) are not printed; who
@@ -74,28 +74,10 @@ func printNoise(w io.Writer, rep model.Report) {
 	if len(rep.Sides) != 2 {
 		return
 	}
-	thr := func(sm model.Summary) model.Figure { return sm.ThroughputBps }
-	v := verdictOf(rep, thr)
-	if !v.Known {
-		fmt.Fprintln(w, "noise: not judged — fewer than two steady samples on a side")
-		return
-	}
-	a, b := rep.Sides[0], rep.Sides[1]
-	ratio := model.Ratio(a.Summary.ThroughputBps, b.Summary.ThroughputBps).Ratio()
-	if sp := stats.RatioSpread(steadyOf(rep, 0, thr), steadyOf(rep, 1, thr)); sp != "" {
-		ratio += " " + sp
-	}
-	if v.Within {
-		fmt.Fprintf(w, "noise: throughput %s/%s %s is within noise (%s, σ over each side's steady samples): no winner\n", b.Name, a.Name, ratio, v.Spread())
-	} else {
-		winner := b.Name
-		if v.Diff < 0 {
-			winner = a.Name
-		}
-		fmt.Fprintf(w, "noise: throughput %s/%s %s, beyond the noise: %s is faster\n", b.Name, a.Name, ratio, winner)
-	}
+	// Throughput's verdict is printSidesNoise's; the headline calls' here.
+	a := rep.Sides[0]
 	calls := func(sm model.Summary) model.Figure { return sm.ReceiverCallsPer2MiB() }
 	if cv := verdictOf(rep, calls); cv.Known && cv.Within {
-		fmt.Fprintf(w, "noise: %s recv calls/2MiB %s/%s is within noise (%s)\n", model.ReceiverName(a.Summary.Settings.Workload), b.Name, a.Name, cv.Spread())
+		fmt.Fprintf(w, "A vs B %s recv calls/2MiB: within noise (%s): neither side makes fewer\n", model.ReceiverName(a.Summary.Settings.Workload), cv.Spread())
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -33,24 +32,20 @@ func sideIndexOf(name string) int {
 	return 0
 }
 
-// TestNoiseSaysWithinAndNamesNoWinner: sides whose difference is smaller
-// than their samples' spread are within noise, and no side is named
-// faster; a difference far beyond it names the winner.
-func TestNoiseSaysWithinAndNamesNoWinner(t *testing.T) {
-	var b bytes.Buffer
-	printNoise(&b, noiseReport([]float64{100e6, 110e6, 90e6, 105e6}, []float64{104e6, 96e6, 112e6, 99e6}))
-	if out := b.String(); !strings.Contains(out, "within noise (±") || strings.Contains(out, "faster") {
-		t.Errorf("identical settings, overlapping samples:\n%s", out)
+// TestRatioCellCarriesSpread: a ratio cell carries the spread of the
+// two sides' steady samples, marked ≈ when the difference is within it.
+func TestRatioCellCarriesSpread(t *testing.T) {
+	thr := func(sm model.Summary) model.Figure { return sm.ThroughputBps }
+	within := noiseReport([]float64{100e6, 110e6, 90e6, 105e6}, []float64{104e6, 96e6, 112e6, 99e6})
+	if c := spreadCell(within, thr); !strings.HasPrefix(c, " ≈ ±") {
+		t.Errorf("overlapping samples: cell %q, want ≈ and the spread", c)
 	}
-	b.Reset()
-	printNoise(&b, noiseReport([]float64{100e6, 101e6, 99e6}, []float64{200e6, 202e6, 198e6}))
-	if out := b.String(); strings.Contains(out, "within noise") || !strings.Contains(out, "B is faster") {
-		t.Errorf("B twice A with 1%% spread:\n%s", out)
+	beyond := noiseReport([]float64{100e6, 101e6, 99e6}, []float64{200e6, 202e6, 198e6})
+	if c := spreadCell(beyond, thr); c != " ±2.0%" {
+		t.Errorf("B twice A with 1%% spread each: cell %q, want \" ±2.0%%\"", c)
 	}
-	b.Reset()
-	printNoise(&b, noiseReport([]float64{100e6}, []float64{200e6}))
-	if out := b.String(); strings.Contains(out, "faster") || strings.Contains(out, "within noise") {
-		t.Errorf("one sample a side gives no verdict:\n%s", out)
+	if c := spreadCell(noiseReport([]float64{100e6}, []float64{200e6}), thr); c != "" {
+		t.Errorf("one sample a side: cell %q, want none", c)
 	}
 }
 
@@ -65,7 +60,7 @@ func TestIdenticalSidesWithinNoise(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(out, "within noise") || strings.Contains(out, "is faster") {
+	if !strings.Contains(out, "within noise") || strings.Contains(out, "beyond the noise") {
 		t.Errorf("identical sides:\n%s", out)
 	}
 }

@@ -3,37 +3,7 @@ package stats
 import (
 	"fmt"
 	"math"
-
-	"nbdscope/model"
 )
-
-// Steady summarises a figure over the samples of a side's steady stretch:
-// the active samples (not warming, not straddling a change) stamped like
-// the side's last such sample, so the spread is that of unchanged
-// settings, not of a change. This is the σ "within noise" uses in run and
-// the explorer, where there are no repeats.
-func Steady(samples []model.Sample, side string, pick func(f *model.Figures) model.Figure) Summary {
-	var last *model.Stamp
-	for i := len(samples) - 1; i >= 0; i-- {
-		if s := &samples[i]; s.Side == side && steady(s) {
-			last = &s.Settings
-			break
-		}
-	}
-	if last == nil {
-		return Of(nil)
-	}
-	var xs []float64
-	for i := range samples {
-		s := &samples[i]
-		if s.Side == side && steady(s) && s.Settings == *last {
-			xs = append(xs, float64(pick(&s.Figures)))
-		}
-	}
-	return Of(xs)
-}
-
-func steady(s *model.Sample) bool { return s.Active && !s.Warming && !s.Changed && s.Bytes > 0 }
 
 // Spread is a ratio's spread as text: "±6%", "" when unknown.
 func (v Verdict) Spread() string {
