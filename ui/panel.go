@@ -255,7 +255,7 @@ func (p *panel) content() []string {
 // side's settings and its latest samples first (data), then rendered
 // (rowsOf). Neither step reads what the other decides.
 type panelData struct {
-	fillWords string // who waited on whom, from the send-buffer fill
+	fillWords                 string  // who waited on whom, from the send-buffer fill
 	server, client, clientRcv bufData // the buffers: requested → effective
 	// bufs are the same buffers in the order shown: first those the
 	// buffer keys step (stepped), then the others.
