@@ -26,15 +26,18 @@ func TestTracefsCandidates(t *testing.T) {
 // TestPermissionReasons: each refusal of perf_event_open is explained by
 // the facts, with its fix.
 func TestPermissionReasons(t *testing.T) {
-	base := perms{paranoid: 1, hasParanoid: true, uid: 1000, ownerUID: 1000, statusUID: 1000, exe: "/bin/nbdscope"}
+	base := perms{paranoid: 1, hasParanoid: true, uid: 1000, ownerUID: 1000, statusUID: 1000, exe: "/bin/nbdscope", userOnly: true}
 	for _, c := range []struct {
 		name string
 		p    func(p *perms)
 		want Reason
 		fix  string
 	}{
-		{"paranoid 2", func(p *perms) { p.paranoid = 2 }, ReasonParanoid, "sudo sysctl -w kernel.perf_event_paranoid=1"},
-		{"paranoid 3 (Debian)", func(p *perms) { p.paranoid = 3 }, ReasonParanoid, "sudo sysctl -w kernel.perf_event_paranoid=1"},
+		{"paranoid 3 (Debian)", func(p *perms) { p.paranoid = 3 }, ReasonParanoid, "sudo sysctl -w kernel.perf_event_paranoid=2"},
+		{"paranoid 2, counters that need the kernel", func(p *perms) { p.paranoid, p.userOnly = 2, false }, ReasonParanoid, "sudo sysctl -w kernel.perf_event_paranoid=1"},
+		{"paranoid 2 allows user-only counters: seccomp", func(p *perms) { p.paranoid = 2 }, ReasonBlocked, ""},
+		{"paranoid 3 but counting oneself works: the owner", func(p *perms) { p.paranoid, p.selfAllowed, p.ownerUID, p.statusUID = 3, true, 0, 0 }, ReasonOtherUser, "sudo setcap cap_perfmon+ep /bin/nbdscope"},
+		{"paranoid 3 and another user's process: the level first", func(p *perms) { p.paranoid, p.ownerUID, p.statusUID = 3, 0, 0 }, ReasonParanoid, "sudo sysctl -w kernel.perf_event_paranoid=2"},
 		{"another user's process", func(p *perms) { p.ownerUID, p.statusUID = 0, 0 }, ReasonOtherUser, "sudo setcap cap_perfmon+ep /bin/nbdscope"},
 		{"not dumpable", func(p *perms) { p.ownerUID = 0 }, ReasonOtherUser, "sudo setcap cap_perfmon+ep /bin/nbdscope"},
 		{"allowed on paper: seccomp", func(p *perms) {}, ReasonBlocked, "docker run --cap-add PERFMON …"},

@@ -55,8 +55,8 @@ func loadTracepoints() (*tracepoints, error) {
 	switch {
 	case unreadable != "":
 		return nil, &Unavailable{Reason: ReasonTracefsUnreadable,
-			Why: fmt.Sprintf("tracefs (%s) is readable only by root, and the tracepoint ids are read there; run as root, or give the program CAP_PERFMON and CAP_DAC_READ_SEARCH", unreadable),
-			Fix: "sudo setcap cap_perfmon,cap_dac_read_search+ep " + executable()}
+			Why: fmt.Sprintf("tracefs (%s) is readable only by root, and the tracepoint ids are read there; run as root, or let this user's group read it", unreadable),
+			Fix: groupReadableFix(unreadable, os.Getgid())}
 	case noSyscalls != "":
 		return nil, &Unavailable{Reason: ReasonNoSyscallTracepoints,
 			Why: fmt.Sprintf("the kernel has no syscall tracepoints (%s/events/syscalls is missing: built without CONFIG_FTRACE_SYSCALLS)", noSyscalls)}
@@ -64,6 +64,17 @@ func loadTracepoints() (*tracepoints, error) {
 	return nil, &Unavailable{Reason: ReasonTracefsNotMounted,
 		Why: "tracefs is not mounted (neither " + tracefsDir + " nor " + debugTracefsDir + "), and the tracepoint ids are read there",
 		Fix: asRoot("mount -t tracefs nodev " + tracefsDir)}
+}
+
+// groupReadableFix is the command that lets group gid read tracefs (mode
+// 750 on its root; its files are 0440, so group-readable once the mount
+// gives them that group). Where only debugfs's copy is there (under the
+// root-only /sys/kernel/debug), tracefs is mounted at its own place.
+func groupReadableFix(dir string, gid int) string {
+	if dir == debugTracefsDir {
+		return fmt.Sprintf("sudo mount -t tracefs -o mode=750,gid=%d nodev %s", gid, tracefsDir)
+	}
+	return fmt.Sprintf("sudo mount -o remount,mode=750,gid=%d %s", gid, dir)
 }
 
 // tracefsCandidates are the directories where tracefs may be, given the
