@@ -26,12 +26,12 @@ const maxAttachAttempts = 50
 // hence one filter for all the counted fds rather than counters per fd,
 // and Options.Calls to count fewer calls.
 type Counter struct {
-	pid      int
-	tp       *tracepoints
-	present  []Syscall
-	missing  []Syscall
-	allFDs   bool
-	mode     mode
+	pid     int
+	tp      *tracepoints
+	present []Syscall
+	missing []Syscall
+	allFDs  bool
+	mode    mode
 	// base holds, per thread present at Open, the entry and the EAGAIN
 	// exit counter of each present call, on any fd.
 	base []group
