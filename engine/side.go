@@ -55,6 +55,10 @@ type side struct {
 	segs      []segTotals
 
 	loadCPUs, serverCPUs []int // where place held the processes (nil: not held)
+	// execCounted: the exec client's socket calls are counted (its last
+	// poll reply said so); callsWarned: the warning that they are not was
+	// given.
+	execCounted, callsWarned bool
 	tot                  totals
 }
 

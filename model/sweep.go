@@ -128,6 +128,11 @@ type ExecRun struct {
 	// WRITE data it moved.
 	Server  Counters    `json:"server"`
 	Payload nbd.Payload `json:"payload"`
+	// ClientCalls are the client's socket calls over the run, counted
+	// from its exec (realproc); nil where they cannot be counted, and
+	// then CallsNA says why.
+	ClientCalls *nbd.IOStats `json:"client_calls,omitempty"`
+	CallsNA     string       `json:"client_calls_na,omitempty"`
 	// OtherCoresBusy is what other processes kept busy during the run,
 	// in cores on average: the machine's busy CPU less the client's, the
 	// server's and this process's; nil where not measured.

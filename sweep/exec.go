@@ -16,6 +16,7 @@ import (
 	"nbdscope/model"
 	"nbdscope/nbd"
 	"nbdscope/platform"
+	"nbdscope/realproc"
 )
 
 // An exec sweep measures a real client (qemu-img, nbdcopy, blksum) instead
@@ -171,7 +172,16 @@ func execOnce(ctx context.Context, srv *engine.Server, argv []string, cpus []int
 		return model.ExecRun{}, fmt.Errorf("server: %w", err)
 	}
 	m0, measured := engine.ReadMachine()
-	res, err := clientrun.Run(ctx, argv, cpus)
+	var calls *realproc.Calls
+	var callsErr error
+	if callsErr = realproc.Probe(); callsErr == nil {
+		defer func() { calls.Close() }()
+	}
+	res, err := clientrun.RunHeld(ctx, argv, cpus, func(pid int) {
+		if callsErr == nil {
+			calls, callsErr = realproc.OpenCalls(pid)
+		}
+	})
 	if err != nil {
 		return model.ExecRun{}, err
 	}
@@ -182,6 +192,13 @@ func execOnce(ctx context.Context, srv *engine.Server, argv []string, cpus []int
 		return model.ExecRun{}, fmt.Errorf("server: %w (%s)", err, srv.LastStderr())
 	}
 	run := model.ExecRun{Result: res, Server: after.Counters.Sub(before.Counters)}
+	if calls != nil {
+		io := calls.Close()
+		calls = nil
+		run.ClientCalls = &io
+	} else if callsErr != nil {
+		run.CallsNA, _ = realproc.NA(callsErr)
+	}
 	if after.Payload != nil && before.Payload != nil {
 		run.Payload = after.Payload.Sub(*before.Payload)
 	}
@@ -234,10 +251,16 @@ func execFigures(row model.SweepRow, run model.ExecRun) model.Figures {
 		st.Workload = model.WorkWrite
 	}
 	pl := run.Payload.Total()
-	client := model.ProcessFigures(wire.ClientCounters(run.Result), pl, run.Seconds)
-	// Not counted: the client's socket calls are its own business.
-	client.RecvCallsPer2MiB, client.SendCallsPer2MiB = model.Unknown, model.Unknown
-	client.RecvEAGAINPer2MiB, client.SendEAGAINPer2MiB, client.EAGAINPer2MiB = model.Unknown, model.Unknown, model.Unknown
+	cc := wire.ClientCounters(run.Result)
+	if run.ClientCalls != nil {
+		cc.IO = *run.ClientCalls
+	}
+	client := model.ProcessFigures(cc, pl, run.Seconds)
+	if run.ClientCalls == nil {
+		// Not counted here (ExecRun.CallsNA says why): unknown, never 0.
+		client.RecvCallsPer2MiB, client.SendCallsPer2MiB = model.Unknown, model.Unknown
+		client.RecvEAGAINPer2MiB, client.SendEAGAINPer2MiB, client.EAGAINPer2MiB = model.Unknown, model.Unknown, model.Unknown
+	}
 	server := model.ProcessFigures(run.Server, pl, run.Seconds)
 	return model.Figures{Settings: st, Seconds: run.Seconds, Bytes: pl, ThroughputBps: model.Throughput(pl, run.Seconds),
 		Client: client, Server: &server, LatencyP50Ms: model.Unknown, LatencyP99Ms: model.Unknown,

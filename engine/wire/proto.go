@@ -80,6 +80,13 @@ type Msg struct {
 	// SndBufLocked: that socket's SO_SNDBUF was set, so on TCP it no
 	// longer autotunes (nbd.Conn.BufferLocked).
 	SndBufLocked bool `json:"sndbuf_locked,omitempty"`
+	// CallsCounted (an exec load, a real server): Counters.IO holds the
+	// real process's socket calls, counted exactly (platform/syscount).
+	// When it is false for a real process, CallsNA says why they cannot be
+	// counted and CallsFix the command that lifts it ("" when none does).
+	CallsCounted bool   `json:"calls_counted,omitempty"`
+	CallsNA      string `json:"calls_na,omitempty"`
+	CallsFix     string `json:"calls_fix,omitempty"`
 	// Lost (load): why the connection to the target was lost; the load
 	// is failing and about to exit (engine/child's load_lost.go).
 	Lost string `json:"lost,omitempty"`
