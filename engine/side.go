@@ -59,7 +59,7 @@ type side struct {
 	// poll reply said so); callsWarned: the warning that they are not was
 	// given.
 	execCounted, callsWarned bool
-	tot                  totals
+	tot                      totals
 }
 
 // totals accumulate a side over the whole run, across restarts.
