@@ -31,15 +31,18 @@ type group struct {
 
 // openGroup opens evs on thread tid, inherited by the threads (and, with
 // children, processes) it starts. The filters are set before the events
-// count anything: the group is opened disabled and enabled at the end, so
-// a call is never counted without its filter.
-func openGroup(tid int, evs []event, children bool) (group, error) {
+// count anything: the group is opened disabled, and enabled at the end
+// if enable is set (else by the caller, with enable).
+func openGroup(tid int, evs []event, children, enable bool) (group, error) {
 	g := group{grouped: useGroups}
 	for i, ev := range evs {
 		attr := unix.PerfEventAttr{
 			Type:   unix.PERF_TYPE_TRACEPOINT,
 			Config: ev.id,
-			Sample: 1, // counting only: no ring buffer is mapped, so nothing is ever sampled
+			// Sample (the period) 0: counting only. With a period the kernel
+			// would prepare a sample at every call for a ring buffer nobody
+			// maps (measured: +0.8 µs per call on the development VM).
+			Sample: 0,
 			Bits:   unix.PerfBitInherit,
 		}
 		attr.Size = uint32(unsafe.Sizeof(attr))
@@ -71,17 +74,29 @@ func openGroup(tid int, evs []event, children bool) (group, error) {
 			return group{}, fmt.Errorf("setting tracepoint filter %q: %w", ev.filter, err)
 		}
 	}
-	return g, g.enable()
+	if !enable {
+		return g, nil
+	}
+	if err := g.enable(true); err != nil {
+		g.close()
+		return group{}, err
+	}
+	return g, nil
 }
 
-func (g group) enable() error {
+// enable starts (or stops) the group's counting, and that of the copies
+// its thread's descendants inherited.
+func (g group) enable(on bool) error {
+	req := uint(unix.PERF_EVENT_IOC_DISABLE)
+	if on {
+		req = unix.PERF_EVENT_IOC_ENABLE
+	}
 	for i, fd := range g.fds {
 		if g.grouped && i > 0 {
-			break // enabling the leader enables the group
+			break // the leader switches the group
 		}
-		if err := unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_ENABLE, 0); err != nil {
-			g.close()
-			return fmt.Errorf("enabling a counter: %w", err)
+		if err := unix.IoctlSetInt(fd, req, 0); err != nil {
+			return fmt.Errorf("switching a counter on or off: %w", err)
 		}
 	}
 	return nil

@@ -20,9 +20,9 @@ func Probe() error {
 	if err != nil {
 		return err
 	}
-	g, err := openGroup(0, []event{{id: tp.enter[Read]}}, false)
+	g, err := openGroup(0, []event{{id: tp.enter[Read]}}, false, true)
 	if errors.Is(err, unix.EINVAL) {
-		g, err = openGroup(0, []event{{id: tp.enter[Read]}}, true) // Linux < 5.13
+		g, err = openGroup(0, []event{{id: tp.enter[Read]}}, true, true) // Linux < 5.13
 	}
 	if err != nil {
 		return classifyOpen(err, os.Getpid())

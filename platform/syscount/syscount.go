@@ -90,6 +90,11 @@ type Options struct {
 	// data sockets); Counter.SetFDs changes them as connections come and
 	// go. Calls on other fds still count in Count.Any.
 	FDs []int
+	// Calls are the calls counted; nil: all ten. Each call counted costs
+	// the process 2 or 3 counters per thread, switched at each of its
+	// context switches (see Counter), so a caller that knows which calls
+	// a program uses can count only those.
+	Calls []Syscall
 	// Children also counts the processes the target starts after Open
 	// (and theirs), as `strace -f` does. Without it only the target's own
 	// threads are counted (Linux 5.13+; an older kernel cannot tell
