@@ -282,6 +282,10 @@ type Event struct {
 	// change (a TCP buffer back to the OS default: Linux keeps a buffer
 	// that was set locked, without autotuning, until the socket closes).
 	Reconnected bool `json:"reconnected,omitempty"`
+	// Effective and Reached (a real server's buffer): the value read back
+	// from its socket, and how many of its sockets the change reached.
+	Effective int  `json:"effective,omitempty"`
+	Reached   *int `json:"sockets_reached,omitempty"`
 	// Value is To as the setting's typed value (in process only).
 	Value Value `json:"-"`
 }

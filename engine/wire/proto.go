@@ -60,6 +60,15 @@ type Msg struct {
 
 	// ready (server): the URI clients use.
 	URI string `json:"uri,omitempty"`
+	// RealPID (a real server's ready): the real server's process id, so
+	// the controller holds it where the placement says, as it holds the
+	// child.
+	RealPID int `json:"real_pid,omitempty"`
+	// Reached (a real server's set reply): how many of its sockets the
+	// change reached. OwnSndBuf (its poll replies): the SO_SNDBUF the
+	// process had set itself when its first socket was seen (0: unknown).
+	Reached   int `json:"reached,omitempty"`
+	OwnSndBuf int `json:"own_sndbuf,omitempty"`
 
 	// poll replies: cumulative counters.
 	Counters model.Counters       `json:"counters"`
@@ -128,6 +137,9 @@ type ServerSpec struct {
 	Transport string `json:"transport"`
 	Socket    string `json:"socket,omitempty"` // unix
 	SndBuf    int    `json:"sndbuf"`           // request; 0 = OS default
+	// Command, when set, makes the server a real server program run by
+	// the child (engine/child's realserver.go); Backend does not apply.
+	Command string `json:"command,omitempty"`
 }
 
 // LoadSpec configures a load child.
