@@ -18,7 +18,7 @@ import (
 type Buffers struct {
 	proc    *sockctl.Process
 	openErr error
-	want    [2]int                // per option: the setsockopt request; 0 = the process's own
+	want    [2]int                 // per option: the setsockopt request; 0 = the process's own
 	own     map[sockdiag.Inode]own // first seen, per socket
 }
 
