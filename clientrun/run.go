@@ -209,7 +209,7 @@ func StartHeld(argv []string, attach func(pid int)) (*Process, error) {
 	}
 	defer h.w.Close()
 	cmd := exec.Command("/bin/sh", append([]string{"-c", holdScript}, argv...)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = heldAttrs()
 	cmd.ExtraFiles = []*os.File{h.r}
 	tail := &tailBuffer{max: stderrKeep}
 	cmd.Stderr = tail

@@ -143,14 +143,14 @@ func (r *realServerRole) wait() {
 // not listen there within listenTimeout, saying where it listens instead.
 func (r *realServerRole) waitListening(ctx context.Context, addr string) error {
 	deadline := time.Now().Add(listenTimeout)
-	where := "nowhere"
+	where := "it listens nowhere"
 	for {
 		ok, at := r.listening(addr)
 		if ok {
 			return nil
 		}
-		if at != "" {
-			where = at
+		if at != "" && at != "nowhere" {
+			where = "it listens on " + at
 		}
 		select {
 		case err := <-r.fail:
@@ -160,7 +160,7 @@ func (r *realServerRole) waitListening(ctx context.Context, addr string) error {
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("real server %s did not listen on %s within %v (it listens on %s)", cmdText(r.argv), addr, listenTimeout, where)
+			return fmt.Errorf("real server %s did not listen on %s within %v (%s)", cmdText(r.argv), addr, listenTimeout, where)
 		}
 	}
 }
