@@ -41,7 +41,9 @@ func bufferCell(r model.SweepRow) string {
 	return r.Buffer
 }
 
-func gibps(f model.Figure) string { return (f / model.GiB).Fixed(2) }
+// gibps is a rate in the sweep's unit, GiB/s unless --rate-unit says
+// otherwise (rate_unit.go).
+func gibps(f model.Figure) string { return rateNumber(f) }
 
 func secs(f model.Figure) string {
 	if !f.Known() {
@@ -98,13 +100,13 @@ func writeSweepTable(w io.Writer, rep model.SweepReport) {
 	median, perRow := medianOf(rep, "measurements")
 	fmt.Fprintf(w, "Moving %s per measurement (%s workload) for each %s, %s%s.\n\n",
 		units.FormatBytes(float64(rep.Spec.Bytes)), sd.Workload, sweepSetting(rep.Spec), median, where)
-	fmt.Fprintln(w, "| buffer size | time | client user | client system | server user | server system | calls per 2 MiB | EAGAIN per 2 MiB | GiB/s |"+
-		measuredHead(perRow))
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|"+measuredRule(perRow))
+	fmt.Fprintln(w, "| buffer size | time | client user | client system | server user | server system | calls per 2 MiB | EAGAIN per 2 MiB | "+rateName()+" |"+
+		timeSpreadHead+measuredHead(perRow))
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|"+timeSpreadRule+measuredRule(perRow))
 	for _, r := range rep.Rows {
-		fmt.Fprintf(w, "| %s | %.3fs | %.3fs | %.3fs | %s | %s | %s | %s | %s |%s\n", bufferCell(r), r.Seconds, r.ClientUserS, r.ClientSysS,
+		fmt.Fprintf(w, "| %s | %.3fs | %.3fs | %.3fs | %s | %s | %s | %s | %s |%s%s\n", bufferCell(r), r.Seconds, r.ClientUserS, r.ClientSysS,
 			secs(r.ServerUserS), secs(r.ServerSysS), r.RecvPer2MiB.Fixed(1), r.EAGAINPer2MiB.Fixed(1), gibps(r.ThroughputBps),
-			measuredCell(perRow, r, rep.Spec.Repeat))
+			timeSpreadCells(r), measuredCell(perRow, r, rep.Spec.Repeat))
 	}
 }
 
@@ -161,8 +163,11 @@ func optimumLine(o *model.SweepOptimum) string {
 	case o.VsDefault.Known():
 		vs = fmt.Sprintf(", %.2f times faster than default", float64(o.VsDefault))
 	}
-	return fmt.Sprintf("optimal: %s (%s GiB/s%s); within %d%%: %s", o.Buffer, gibps(o.ThroughputBps), vs,
-		int(sweep.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "))
+	if n := o.Noise; n != nil && n.Known && n.Within {
+		return noiseTied(o, vs) // no winner named (sweep_stats_report.go)
+	}
+	return fmt.Sprintf("optimal: %s (%s %s%s); within %d%%: %s%s", o.Buffer, gibps(o.ThroughputBps), rateName(), vs,
+		int(sweep.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "), noiseLead(o))
 }
 
 // barEighths draws a bar to an eighth of a cell.
@@ -182,7 +187,7 @@ func writeSweepBars(w io.Writer, rep model.SweepReport, width int) {
 		}
 	}
 	room := max(width-label-value-4, 10)
-	fmt.Fprintf(w, "GiB/s by %s (swept: %s)\n", sweepSetting(rep.Spec), sweptSizes(rep.Rows))
+	fmt.Fprintf(w, rateName()+" by %s (swept: %s)\n", sweepSetting(rep.Spec), sweptSizes(rep.Rows))
 	for _, r := range rep.Rows {
 		bar := ""
 		if r.ThroughputBps.Known() && top > 0 {
@@ -228,11 +233,13 @@ func writeSweepCSV(w io.Writer, rep model.SweepReport) error {
 		if rep.Spec.Exec != nil {
 			rows[i].Trail = append(rows[i].Trail, execCSVCells(rep, *r)...)
 		}
+		rows[i].Trail = append(rows[i].Trail, timeStatsCSVCells(rep, *r)...)
 	}
 	trail := []string{"optimal", "within_5pct", "x_default", "partial"}
 	if rep.Spec.Exec != nil {
 		trail = append(trail, execCSVHeader...)
 	}
+	trail = append(trail, timeStatsCSVHeader...)
 	return model.WriteFiguresCSV(w, []string{"buffer", "effective", "repeats", "time_s"}, trail, rows)
 }
 

@@ -21,7 +21,7 @@ var badValues = map[string][]string{
 	"sweep sndbuf": {"huge", "", "64k,,2m"}, "sweep client-sndbuf": {"huge", ","}, "sweep client-rcvbuf": {"64k,1t"},
 	"connections": {"0", "65", "many", ""}, "request-size": {"1000", "64m"}, "in-flight": {"0", "257"},
 	"workload": {"sideways"}, "read-percent": {"101", "-1"}, "consume": {"eat"}, "hash-threads": {"0", "65"},
-	"placement": {"everywhere"}, "transport": {"pigeon"}, "target": {"http://example.com/"}, "exec": {"'unclosed"},
+	"placement": {"everywhere"}, "transport": {"pigeon"}, "target": {"http://example.com/"}, "exec": {"'unclosed"}, "server": {"'unclosed", "qemu-nbd -k /tmp/no-placeholder"},
 	"sweep exec": {"'unclosed", ""},
 	"backend":    {"bogus", "file:", "file:/nonexistent-dir/x.img"}, "size": {"1000", "huge", "0"},
 	"mode": {"sideways", ""}, "interval": {"0s", "1ns", "2m", "soon"}, "duration": {"0s", "-1s", "soon"},
@@ -32,6 +32,9 @@ var badValues = map[string][]string{
 	"serve size": {"1000", "huge"}, "serve sndbuf": {"huge", "0"}, "fill": {"256", "x"}, "max-connections": {"0"},
 	"stats": {"1ns", "2h", "soon", ""}, "stats-json": {"stats.json"}, // --stats-json without --stats
 	"presets import name": {"../x", "linux-gap"}, "runs export format": {"xml"},
+	"export-json": {"", "/nonexistent-dir/x.json"}, "export-csv": {"/nonexistent-dir/x.csv"}, "export-markdown": {"", "/"},
+	"export-hyperfine": {"/nonexistent-dir/h.json"}, "rate-unit": {"gb", ""},
+	"port": {"-1", "65536", "x"}, "bind": {"", "example.com"}, "format": {"qcow2", ""},
 }
 
 // anyValue are the flags whose every value is taken, and why.
