@@ -206,20 +206,21 @@ func tableRow(t *testing.T, md, header, first string) []string {
 
 func TestExportMarkdown(t *testing.T) {
 	rf := RunFile{Name: "demo", Report: testReport()}
+	rf.Report.Sides[0].Summary.SetFill(model.Fill{Samples: 100, FullPct: 61, EmptyPct: 37, Bytes: 5000, Limit: 8192})
 	var b bytes.Buffer
 	if err := ExportRun(rf, "md", &b); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()
 	t.Log("\n" + md)
-	hdr := regexp.MustCompile(`(?m)^\| side +\| buffer size +\| +time \| +user \| +system \| +GiB/s \| syscalls per 2 MiB \|$`)
+	hdr := regexp.MustCompile(`(?m)^\| side +\| buffer size +\| +time \| +user \| +system \| +GiB/s \| syscalls per 2 MiB \| sndbuf full/empty % \|$`)
 	if !hdr.MatchString(md) {
 		t.Error("no summary header")
 	}
 	// time = seconds; user/system = client + server; GiB/s; receiver (client) calls.
 	want := map[string][]string{
-		"A": {"A", "default (eff. 208k)", "10.00", "0.75", "4.75", "1.40", "10.00"},
-		"B": {"B", "2m (eff. 4m)", "10.00", "0.38", "2.00", "2.79", "1.25"},
+		"A": {"A", "default (eff. 208k)", "10.00", "0.75", "4.75", "1.40", "10.00", "61/37"},
+		"B": {"B", "2m (eff. 4m)", "10.00", "0.38", "2.00", "2.79", "1.25", "n/a"},
 	}
 	for side, w := range want {
 		if got := tableRow(t, md, "side", side); strings.Join(got, "|") != strings.Join(w, "|") {
@@ -257,7 +258,7 @@ func TestExportMarkdown(t *testing.T) {
 	if got := tableRow(t, md, "side", "A"); got[1] != "2m (eff. 4m)" || got[6] != "3.00" {
 		t.Errorf("write row %q", got)
 	}
-	if got := tableRow(t, md, "side", "B"); strings.Join(got, "|") != "B|2m (eff. 4m)|n/a|0.25*|n/a*|n/a|1.25" {
+	if got := tableRow(t, md, "side", "B"); strings.Join(got, "|") != "B|2m (eff. 4m)|n/a|0.25*|n/a*|n/a|1.25|n/a" {
 		t.Errorf("external row %q", got)
 	}
 	if !strings.Contains(md, "client only") {

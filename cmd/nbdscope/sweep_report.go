@@ -74,6 +74,9 @@ func writeSweepText(w io.Writer, rep model.SweepReport, width int) {
 // says when the sweep is partial.
 func writeSweepEnd(w io.Writer, rep model.SweepReport) {
 	fmt.Fprintln(w, optimumLine(rep.Optimum))
+	if l := sweepFillLine(rep.Rows); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	if l := paceLine(rep); l != "" {
 		fmt.Fprintln(w, l)
 	}
