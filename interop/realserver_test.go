@@ -150,3 +150,33 @@ func procsWith(s string) []string {
 	}
 	return out
 }
+
+// TestSweepRealServerQemuImg: sweep --server qemu-nbd --preset
+// qemu-img-read sweeps the real server's send buffer, set on each
+// connection as it is accepted: both processes' calls are counted, and
+// qemu-nbd's send calls plus EAGAIN per 2 MiB fall at 2m (a ratio of
+// counts).
+func TestSweepRealServerQemuImg(t *testing.T) {
+	need(t, "qemu-nbd", "qemu-img")
+	if err := syscount.Probe(); err != nil {
+		t.Skipf("system calls cannot be counted here: %v", err)
+	}
+	rep := sweepExec(t, t.TempDir(), "--server", qemuNbdNull, "--preset", "qemu-img-read")
+	if len(rep.Rows) != 2 {
+		t.Fatalf("want 2 rows, got %d", len(rep.Rows))
+	}
+	per := func(r model.SweepRow) float64 {
+		return float64(r.Figures.Server.SendCallsPer2MiB + r.Figures.Server.SendEAGAINPer2MiB)
+	}
+	for _, r := range rep.Rows {
+		run := r.Exec.Runs[0]
+		if !run.PayloadAssumed || run.ClientCalls == nil || run.Server.IO.SendCalls == 0 || !r.Figures.Client.RecvCallsPer2MiB.Known() {
+			t.Fatalf("%s: want both processes' calls counted: %+v", r.Buffer, run)
+		}
+	}
+	def, big := rep.Rows[0], rep.Rows[1]
+	if big.Effective != 4<<20 || !(per(big) < per(def)) {
+		t.Errorf("qemu-nbd send calls+EAGAIN per 2 MiB %.2f at %s (effective %d), %.2f at default: want fewer at 4m effective",
+			per(big), big.Buffer, big.Effective, per(def))
+	}
+}
