@@ -64,6 +64,9 @@ func (s *Store) Preset(name string) (Preset, error) {
 	if err := missingClient(name); err != nil {
 		return Preset{}, err
 	}
+	if err := missingServer(name); err != nil {
+		return Preset{}, err
+	}
 	if err := ValidName(name); err != nil {
 		return Preset{}, err
 	}
