@@ -26,12 +26,12 @@ const maxAttachAttempts = 50
 // hence one filter for all the counted fds rather than counters per fd,
 // and Options.Calls to count fewer calls.
 type Counter struct {
-	pid      int
-	tp       *tracepoints
-	present  []Syscall
-	missing  []Syscall
-	allFDs   bool
-	children bool
+	pid     int
+	tp      *tracepoints
+	present []Syscall
+	missing []Syscall
+	allFDs  bool
+	mode    mode
 	// base holds, per thread present at Open, the entry and the EAGAIN
 	// exit counter of each present call, on any fd.
 	base []group
@@ -56,7 +56,7 @@ func Open(pid int, opt Options) (*Counter, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Counter{pid: pid, tp: tp, allFDs: opt.AllFDs, children: opt.Children, pidfd: -1}
+	c := &Counter{pid: pid, tp: tp, allFDs: opt.AllFDs, mode: mode{children: opt.Children, userOnly: userOnlyWorks(tp)}, pidfd: -1}
 	c.present, c.missing = chooseCalls(tp, opt.Calls)
 	if len(c.present) == 0 {
 		return nil, &Unavailable{Reason: ReasonNoSyscallTracepoints,
@@ -158,18 +158,18 @@ func (c *Counter) attach(evs []event, enable bool) ([]group, error) {
 func (c *Counter) openOn(tids []int, evs []event, enable bool) ([]group, error) {
 	var groups []group
 	for _, tid := range tids {
-		g, err := openGroup(tid, evs, c.children, enable)
-		if errors.Is(err, unix.EINVAL) && !c.children {
+		g, err := openGroup(tid, evs, c.mode, enable)
+		if errors.Is(err, unix.EINVAL) && !c.mode.children {
 			// No inherit_thread before Linux 5.13: children are counted too.
-			c.children = true
-			g, err = openGroup(tid, evs, c.children, enable)
+			c.mode.children = true
+			g, err = openGroup(tid, evs, c.mode, enable)
 		}
 		if errors.Is(err, unix.ESRCH) {
 			continue
 		}
 		if err != nil {
 			closeAll(groups)
-			return nil, classifyOpen(err, c.pid)
+			return nil, classifyOpen(err, c.pid, c.mode, c.tp)
 		}
 		groups = append(groups, g)
 	}
@@ -296,7 +296,7 @@ func (c *Counter) Missing() []Syscall { return slices.Clone(c.missing) }
 
 // Children tells whether processes the target starts are counted too:
 // asked for in Options, or forced by a kernel older than 5.13.
-func (c *Counter) Children() bool { return c.children }
+func (c *Counter) Children() bool { return c.mode.children }
 
 // Exited tells whether the process has exited (its counts are final).
 func (c *Counter) Exited() bool {
