@@ -11,7 +11,10 @@ import (
 // programs: qemu-nbd (or nbdkit) serves both sides, nbdscope changes its
 // send buffer from outside (pidfd_getfd + setsockopt, Linux 5.6+), and our
 // load or qemu-img reads. They are offered only where their programs are
-// installed; asked for by name elsewhere, the error names what is missing.
+// installed: listed everywhere (the explorer's picker is the same on
+// every machine), asked for by name where a program is missing the error
+// names it (Store.Preset), and a pair started from one without it fails
+// to start its server, naming the program.
 
 // qemuNbdServer serves a read-only null-co export of the side's size on
 // its socket; -t keeps it serving client after client.
@@ -39,7 +42,7 @@ func missingPrograms(name string) []string {
 	return miss
 }
 
-// missingServer says why a real-server preset is not offered here.
+// missingServer says why a real-server preset cannot run here.
 func missingServer(name string) error {
 	miss := missingPrograms(name)
 	if len(miss) == 0 {
@@ -83,13 +86,7 @@ func realBuiltins() []Preset {
 		Config: realSweepConfig(),
 		Sweep:  execSweep("qemu-img convert -f raw -O raw -W -n {uri} " + qemuNullCo),
 	}}
-	var ps []Preset
-	for _, p := range all {
-		if len(missingPrograms(p.Name)) == 0 {
-			ps = append(ps, p)
-		}
-	}
-	return ps
+	return all
 }
 
 // realSweepConfig is the default pair whose side A (the one a sweep runs)

@@ -24,11 +24,7 @@ func TestBuiltinsValidate(t *testing.T) {
 	if _, err := lookPath("blksum"); err == nil {
 		want = append(want, "blksum-exec")
 	}
-	for _, name := range []string{"qemu-nbd-gap", "nbdkit-gap", "qemu-nbd-read"} {
-		if len(missingPrograms(name)) == 0 {
-			want = append(want, name)
-		}
-	}
+	want = append(want, "qemu-nbd-gap", "nbdkit-gap", "qemu-nbd-read") // listed everywhere
 	ps := Builtins()
 	if len(ps) != len(want) {
 		t.Fatalf("%d built-ins, want %d", len(ps), len(want))
