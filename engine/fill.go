@@ -129,6 +129,9 @@ func fillEnds(sc model.SideConfig, srv, ld *child) (sender, receiver FillProc, w
 		return sender, receiver, "the server is external (" + sc.Target + "): its process is not known here"
 	}
 	server := FillProc{PID: srv.pid()}
+	if srv.realPID > 0 {
+		server = FillProc{PID: srv.realPID, Tree: true} // a real server (the side's server command) and what it starts
+	}
 	if model.IsWrite(sc.Workload) {
 		return load, server, ""
 	}

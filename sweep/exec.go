@@ -16,6 +16,7 @@ import (
 	"nbdscope/model"
 	"nbdscope/nbd"
 	"nbdscope/platform"
+	"nbdscope/realproc"
 )
 
 // An exec sweep measures a real client (qemu-img, nbdcopy, blksum) instead
@@ -65,9 +66,12 @@ func ExecSweep(ctx context.Context, base model.Config, spec model.SweepSpec, cmd
 			if err := ctx.Err(); err != nil {
 				return execRows(servers), err
 			}
-			run, err := execOnce(ctx, s.srv, s.argv, s.place.clientCPUs)
+			run, err := execOnce(ctx, s.srv, s.argv, s.place.clientCPUs, spec.Bytes)
 			if err != nil {
 				return execRows(servers), fmt.Errorf("sweep %s=%s: %w", model.SetSndBuf, s.row.Buffer, err)
+			}
+			if s.srv.RealPid() > 0 {
+				s.row.Effective = realEffective(s.srv, s.row.Effective)
 			}
 			if round < 0 {
 				continue // a warm-up
@@ -105,7 +109,7 @@ func startExecServers(sd model.SideConfig, spec model.SweepSpec, cmd clientrun.C
 		}
 		sock := filepath.Join(sdir, "nbd.sock")
 		req := model.BufRequest(size)
-		sspec := wire.ServerSpec{Backend: sd.Backend, Size: spec.Bytes, Transport: "unix", Socket: sock, SndBuf: req}
+		sspec := wire.ServerSpec{Backend: sd.Backend, Size: spec.Bytes, Transport: "unix", Socket: sock, SndBuf: req, Command: sd.Server}
 		srv, ready, err := engine.StartServer(opts, "exec", sspec)
 		if err != nil {
 			return servers, fmt.Errorf("sweep %s=%s: %w", model.SetSndBuf, size, err)
@@ -155,8 +159,13 @@ func placeExec(sd model.SideConfig, srv *engine.Server) (execPlacement, error) {
 		pl = model.PlaceOS
 	}
 	clientCPUs, serverCPUs := model.PlacementCPUs(pl, model.ModeAlternate, 0, platform.AllowedCPUs())
-	if err := platform.PinProcess(srv.Pid(), serverCPUs); err != nil {
-		return execPlacement{}, fmt.Errorf("placement %s: %w (--placement os leaves it to the scheduler)", pl, err)
+	for _, pid := range []int{srv.Pid(), srv.RealPid()} {
+		if pid <= 0 {
+			continue // no real server
+		}
+		if err := platform.PinProcess(pid, serverCPUs); err != nil {
+			return execPlacement{}, fmt.Errorf("placement %s: %w (--placement os leaves it to the scheduler)", pl, err)
+		}
 	}
 	return execPlacement{
 		Placement:  model.Placement{Setting: pl, LoadCPUs: model.CPUList(clientCPUs), ServerCPUs: model.CPUList(serverCPUs)},
@@ -165,13 +174,22 @@ func placeExec(sd model.SideConfig, srv *engine.Server) (execPlacement, error) {
 }
 
 // execOnce runs the client once, between two polls of the server.
-func execOnce(ctx context.Context, srv *engine.Server, argv []string, cpus []int) (model.ExecRun, error) {
+func execOnce(ctx context.Context, srv *engine.Server, argv []string, cpus []int, export int64) (model.ExecRun, error) {
 	before, err := srv.Poll(5 * time.Second)
 	if err != nil {
 		return model.ExecRun{}, fmt.Errorf("server: %w", err)
 	}
 	m0, measured := engine.ReadMachine()
-	res, err := clientrun.Run(ctx, argv, cpus)
+	var calls *realproc.Calls
+	var callsErr error
+	if callsErr = realproc.Probe(); callsErr == nil {
+		defer func() { calls.Close() }()
+	}
+	res, err := clientrun.RunHeld(ctx, argv, cpus, func(pid int) {
+		if callsErr == nil {
+			calls, callsErr = realproc.OpenCalls(pid)
+		}
+	})
 	if err != nil {
 		return model.ExecRun{}, err
 	}
@@ -182,8 +200,17 @@ func execOnce(ctx context.Context, srv *engine.Server, argv []string, cpus []int
 		return model.ExecRun{}, fmt.Errorf("server: %w (%s)", err, srv.LastStderr())
 	}
 	run := model.ExecRun{Result: res, Server: after.Counters.Sub(before.Counters)}
+	if calls != nil {
+		io := calls.Close()
+		calls = nil
+		run.ClientCalls = &io
+	} else if callsErr != nil {
+		run.CallsNA, _ = realproc.NA(callsErr)
+	}
 	if after.Payload != nil && before.Payload != nil {
 		run.Payload = after.Payload.Sub(*before.Payload)
+	} else if srv.RealPid() > 0 {
+		run.Payload, run.PayloadAssumed = assumedPayload(run.Server, export), true
 	}
 	if m1, ok := engine.ReadMachine(); measured && ok {
 		run.OtherCoresBusy = engine.OthersBetween(m0, m1, res.UserS+res.SysS+run.Server.UserS+run.Server.SysS)
@@ -239,10 +266,16 @@ func execFigures(row model.SweepRow, run model.ExecRun) model.Figures {
 		st.Workload = model.WorkWrite
 	}
 	pl := run.Payload.Total()
-	client := model.ProcessFigures(wire.ClientCounters(run.Result), pl, run.Seconds)
-	// Not counted: the client's socket calls are its own business.
-	client.RecvCallsPer2MiB, client.SendCallsPer2MiB = model.Unknown, model.Unknown
-	client.RecvEAGAINPer2MiB, client.SendEAGAINPer2MiB, client.EAGAINPer2MiB = model.Unknown, model.Unknown, model.Unknown
+	cc := wire.ClientCounters(run.Result)
+	if run.ClientCalls != nil {
+		cc.IO = *run.ClientCalls
+	}
+	client := model.ProcessFigures(cc, pl, run.Seconds)
+	if run.ClientCalls == nil {
+		// Not counted here (ExecRun.CallsNA says why): unknown, never 0.
+		client.RecvCallsPer2MiB, client.SendCallsPer2MiB = model.Unknown, model.Unknown
+		client.RecvEAGAINPer2MiB, client.SendEAGAINPer2MiB, client.EAGAINPer2MiB = model.Unknown, model.Unknown, model.Unknown
+	}
 	server := model.ProcessFigures(run.Server, pl, run.Seconds)
 	f := model.Figures{Settings: st, Seconds: run.Seconds, Bytes: pl, ThroughputBps: model.Throughput(pl, run.Seconds),
 		Client: client, Server: &server, LatencyP50Ms: model.Unknown, LatencyP99Ms: model.Unknown,
@@ -252,4 +285,28 @@ func execFigures(row model.SweepRow, run model.ExecRun) model.Figures {
 	// its fill is n/a (null), never 0.
 	f.SetFill(model.NoFill)
 	return f
+}
+
+// realEffective is a real server's send buffer as its data socket had it
+// (sock_diag, at its last look): at default that is the server's own
+// (qemu-nbd 10.1+ sets 2 MiB), not a fresh socket's. prev when it did not
+// see one.
+func realEffective(srv *engine.Server, prev int) int {
+	if m, err := srv.Poll(5 * time.Second); err == nil && m.SndBuf > 0 {
+		return m.SndBuf
+	}
+	return prev
+}
+
+// assumedPayload is a run's payload against a real server, whose bytes
+// cannot be counted on a unix socket (sock_diag has no byte counters for
+// it, and /proc/PID/io leaves sendmsg and recvmsg out): the export moved
+// once, read when the server made more send calls than receive calls
+// (it sent the data), else written. Real clients that read or write the
+// whole export (qemu-img convert, nbdcopy, blksum) do that.
+func assumedPayload(server model.Counters, export int64) nbd.Payload {
+	if server.IO.SendCalls+server.IO.SendEAGAIN >= server.IO.RecvCalls+server.IO.RecvEAGAIN {
+		return nbd.Payload{ReadBytes: uint64(export)}
+	}
+	return nbd.Payload{WriteBytes: uint64(export)}
 }

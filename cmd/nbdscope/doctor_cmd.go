@@ -30,6 +30,9 @@ type doctorJSON struct {
 	// PageFaultUs is what a minor page fault costs here (platform.FaultCost),
 	// null where it is not measured.
 	PageFaultUs *float64 `json:"page_fault_us"`
+	// SyscallCounts: whether a real process's socket calls can be
+	// counted here, and if not why and the fix (doctor_real.go).
+	SyscallCounts doctorCalls `json:"syscall_counts"`
 }
 
 func newDoctorCmd(a *app) *cobra.Command {
@@ -52,7 +55,7 @@ func (a *app) doctor(asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
-		d := doctorJSON{Version: DoctorVersion, Nbdscope: model.Version, Facts: f, Clients: clientrun.Clients()}
+		d := doctorJSON{Version: DoctorVersion, Nbdscope: model.Version, Facts: f, Clients: clientrun.Clients(), SyscallCounts: probeCalls()}
 		if per, ok := platform.FaultCost(); ok {
 			us := float64(per.Nanoseconds()) / 1e3
 			d.PageFaultUs = &us
@@ -98,6 +101,7 @@ func (a *app) doctor(asJSON bool) error {
 	_, mac, _ := nbd.ProbeSocketBuffer("unix", nbd.SendBuf, platform.MacOSRequest())
 	fmt.Fprintf(out, "✓ macOS emulation: requesting %s gives an effective %s (macOS default 8k)\n", sz(platform.MacOSRequest()), sz(mac))
 	fmt.Fprintln(out, clientrun.ClientsLine(clientrun.Clients()))
+	fmt.Fprintln(out, callsLine(probeCalls()))
 	if per, measured := platform.FaultCost(); measured {
 		fmt.Fprintln(out, faultLine(per))
 	}
