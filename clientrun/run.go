@@ -67,6 +67,13 @@ const stderrKeep = 4 << 10
 // in its group is killed when it exits. With cpus, the client and all it
 // starts run held to those CPUs from the first instruction (a placement).
 func Run(ctx context.Context, argv []string, cpus []int) (Result, error) {
+	return RunNotify(ctx, argv, cpus, nil)
+}
+
+// RunNotify is Run that calls started, if set, with the client's pid as
+// soon as it runs: for readings taken from outside while it runs (the
+// fill of its sockets).
+func RunNotify(ctx context.Context, argv []string, cpus []int, started func(pid int)) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
@@ -78,6 +85,9 @@ func Run(ctx context.Context, argv []string, cpus []int) (Result, error) {
 	start := time.Now()
 	if err := platform.StartOn(cpus, cmd.Start); err != nil {
 		return Result{}, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
+	}
+	if started != nil {
+		started(cmd.Process.Pid)
 	}
 	err := cmd.Wait()
 	wall := time.Since(start)

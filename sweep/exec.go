@@ -59,13 +59,15 @@ func ExecSweep(ctx context.Context, base model.Config, spec model.SweepSpec, cmd
 	if err != nil {
 		return nil, err
 	}
+	fill := startExecFill(ctx)
+	defer fill.stop()
 	pr := SweepProgress{Sizes: len(spec.Sizes), Repeats: spec.Repeat, Total: len(spec.Sizes) * spec.Repeat}
 	for round := -spec.Exec.Warmup; round < spec.Repeat; round++ {
 		for i, s := range servers {
 			if err := ctx.Err(); err != nil {
 				return execRows(servers), err
 			}
-			run, err := execOnce(ctx, s.srv, s.argv, s.place.clientCPUs)
+			run, err := execOnce(ctx, s.srv, s.argv, s.place.clientCPUs, fill)
 			if err != nil {
 				return execRows(servers), fmt.Errorf("sweep %s=%s: %w", model.SetSndBuf, s.row.Buffer, err)
 			}
@@ -165,14 +167,16 @@ func placeExec(sd model.SideConfig, srv *engine.Server) (execPlacement, error) {
 }
 
 // execOnce runs the client once, between two polls of the server.
-func execOnce(ctx context.Context, srv *engine.Server, argv []string, cpus []int) (model.ExecRun, error) {
+func execOnce(ctx context.Context, srv *engine.Server, argv []string, cpus []int, fill *execFill) (model.ExecRun, error) {
 	before, err := srv.Poll(5 * time.Second)
 	if err != nil {
 		return model.ExecRun{}, fmt.Errorf("server: %w", err)
 	}
 	m0, measured := engine.ReadMachine()
-	res, err := clientrun.Run(ctx, argv, cpus)
+	fw := fill.watch(srv.Pid())
+	res, err := clientrun.RunNotify(ctx, argv, cpus, fw.started)
 	if err != nil {
+		fw.finish(false)
 		return model.ExecRun{}, err
 	}
 	// The client has exited, so every reply it read was sent; the server
@@ -185,6 +189,7 @@ func execOnce(ctx context.Context, srv *engine.Server, argv []string, cpus []int
 	if after.Payload != nil && before.Payload != nil {
 		run.Payload = after.Payload.Sub(*before.Payload)
 	}
+	run.Fill, run.FillNA = fw.finish(execWrites(run.Payload))
 	if m1, ok := engine.ReadMachine(); measured && ok {
 		run.OtherCoresBusy = engine.OthersBetween(m0, m1, res.UserS+res.SysS+run.Server.UserS+run.Server.SysS)
 	}
@@ -235,7 +240,7 @@ func execRow(row model.SweepRow, runs []model.ExecRun) model.SweepRow {
 func execFigures(row model.SweepRow, run model.ExecRun) model.Figures {
 	// The client's shape (connections, request size) is its own: not stamped.
 	st := model.Stamp{Workload: model.WorkRead, Transport: "unix", SndBuf: row.Buffer, Placement: row.Figures.Placement.Setting}
-	if run.Payload.WriteBytes > run.Payload.ReadBytes {
+	if execWrites(run.Payload) {
 		st.Workload = model.WorkWrite
 	}
 	pl := run.Payload.Total()
@@ -248,8 +253,12 @@ func execFigures(row model.SweepRow, run model.ExecRun) model.Figures {
 		Client: client, Server: &server, LatencyP50Ms: model.Unknown, LatencyP99Ms: model.Unknown,
 		SndBuf:    model.Buffers{ServerRequested: row.Buffer, ServerEffective: row.Effective, ClientRequested: model.BufDefaultName, ClientRcvRequested: model.BufDefaultName},
 		Placement: row.Figures.Placement}
-	// The client's sockets are the real client's, sampled by no one here:
-	// its fill is n/a (null), never 0.
-	f.SetFill(model.NoFill)
+	// Sampled from outside while the client ran (execfill.go); n/a (null)
+	// with the run's FillNA saying why, never 0.
+	f.SetFill(run.Fill)
 	return f
 }
+
+// execWrites says a run's bulk data went to the server (the client was
+// the sender): it received more payload than it sent.
+func execWrites(p nbd.Payload) bool { return p.WriteBytes > p.ReadBytes }
