@@ -32,6 +32,10 @@ type doctorFill struct {
 	Seconds float64          `json:"seconds"` // the probe's run, under load
 	Mode    string           `json:"mode"`
 	Sides   []doctorFillSide `json:"sides"`
+	// OtherCoresBusy is what other processes kept busy meanwhile, in
+	// cores on average (null where not measured): from a quarter of a core
+	// the figures are slowed by them.
+	OtherCoresBusy *model.Figure `json:"other_cores_busy"`
 }
 
 // doctorFillSide is one buffer of the probe: the fill figures as a run's
@@ -90,7 +94,7 @@ func probeFill(ctx context.Context) (*doctorFill, error) {
 	if len(rep.Crashes) > 0 {
 		return nil, fmt.Errorf("the probe's pair: %s", rep.Crashes[0].Text())
 	}
-	df := &doctorFill{Seconds: cfg.Duration.D().Seconds(), Mode: cfg.Mode}
+	df := &doctorFill{Seconds: cfg.Duration.D().Seconds(), Mode: cfg.Mode, OtherCoresBusy: rep.OtherCoresBusy}
 	for i, s := range rep.Sides {
 		df.Sides = append(df.Sides, fillSideOf(rep, s, cfg.Sides[i].SndBuf.String()))
 	}
@@ -150,5 +154,8 @@ func printFill(out io.Writer, df *doctorFill, err error) {
 			words = "fill n/a: " + s.FillNA
 		}
 		fmt.Fprintf(out, "  %s at %s: %s; %s recv calls/2MiB %s\n", s.Side, at, words, s.Receiver, s.RecvCalls.Fixed(1))
+	}
+	if o := df.OtherCoresBusy; o != nil && o.Known() && *o >= model.OtherCoresNoisy {
+		fmt.Fprintf(out, "  ▲ other processes kept %s cores busy meanwhile: these figures are slowed by them; run doctor again when the machine is quiet\n", o.Fixed(2))
 	}
 }

@@ -92,6 +92,8 @@ func TestDoctorFillNA(t *testing.T) {
 			rep.Warnings = append(rep.Warnings, model.Warning{Side: sc.Name, Kind: model.WarnFill,
 				Text: "side " + sc.Name + ": send-buffer fill n/a: socket diagnostics not available on darwin", Fix: "measured on Linux only"})
 		}
+		busy := model.Figure(1.25)
+		rep.OtherCoresBusy = &busy
 		return rep, nil
 	}
 	d, _ := doctorJSONOf(t)
@@ -115,6 +117,9 @@ func TestDoctorFillNA(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "  A at the OS default (effective ") ||
 		!strings.Contains(out, "fill n/a: socket diagnostics not available on darwin (measured on Linux only); client recv calls/2MiB 10.0") {
 		t.Errorf("doctor: exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out, "▲ other processes kept 1.25 cores busy meanwhile: these figures are slowed by them") {
+		t.Errorf("doctor does not say the probe was slowed:\n%s", out)
 	}
 }
 
