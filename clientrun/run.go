@@ -67,13 +67,26 @@ const stderrKeep = 4 << 10
 // in its group is killed when it exits. With cpus, the client and all it
 // starts run held to those CPUs from the first instruction (a placement).
 func Run(ctx context.Context, argv []string, cpus []int) (Result, error) {
-	return RunHeld(ctx, argv, cpus, nil)
+	return runWith(ctx, argv, cpus, nil, nil)
 }
 
 // RunHeld is Run with the client held before its exec until attach(pid)
 // has returned, as StartHeld does; a nil attach holds nothing. The time
 // is measured from the release.
 func RunHeld(ctx context.Context, argv []string, cpus []int, attach func(pid int)) (Result, error) {
+	return runWith(ctx, argv, cpus, attach, nil)
+}
+
+// RunNotify is Run that calls started, if set, with the client's pid as
+// soon as it runs: for readings taken from outside while it runs (the
+// fill of its sockets).
+func RunNotify(ctx context.Context, argv []string, cpus []int, started func(pid int)) (Result, error) {
+	return runWith(ctx, argv, cpus, nil, started)
+}
+
+// runWith runs argv, held for attach (when set) before its exec, and
+// tells started (when set) its pid once it runs.
+func runWith(ctx context.Context, argv []string, cpus []int, attach, started func(pid int)) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	var h *hold
@@ -109,6 +122,9 @@ func RunHeld(ctx context.Context, argv []string, cpus []int, attach func(pid int
 			cmd.Wait()
 			return Result{}, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
 		}
+	}
+	if started != nil {
+		started(cmd.Process.Pid)
 	}
 	start := time.Now()
 	err = cmd.Wait()

@@ -181,11 +181,12 @@ func (p *Pair) takeFill(s *side) model.Fill {
 	if p.fill.smp == nil {
 		return model.NoFill
 	}
-	return modelFill(p.fill.smp.Take(s.name))
+	return FillOf(p.fill.smp.Take(s.name))
 }
 
-// modelFill is a sampler window as the model's figures.
-func modelFill(f sockdiag.Fill) model.Fill {
+// FillOf is a sampler window as the model's figures (an exec sweep's
+// sampler shares it).
+func FillOf(f sockdiag.Fill) model.Fill {
 	if !f.OK() {
 		return model.NoFill
 	}

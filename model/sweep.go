@@ -147,6 +147,11 @@ type ExecRun struct {
 	// in cores on average: the machine's busy CPU less the client's, the
 	// server's and this process's; nil where not measured.
 	OtherCoresBusy *Figure `json:"other_cores_busy,omitempty"`
+	// Fill is the bulk sender's send-buffer fill while the client ran
+	// (sampled from outside; in the row's figures); FillNA says why it is
+	// not known.
+	Fill   Fill   `json:"-"`
+	FillNA string `json:"fill_na,omitempty"`
 }
 
 // ExecRow is what an exec sweep adds to a size's row: the runs and the

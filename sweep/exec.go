@@ -60,13 +60,15 @@ func ExecSweep(ctx context.Context, base model.Config, spec model.SweepSpec, cmd
 	if err != nil {
 		return nil, err
 	}
+	fill := startExecFill(ctx)
+	defer fill.stop()
 	pr := SweepProgress{Sizes: len(spec.Sizes), Repeats: spec.Repeat, Total: len(spec.Sizes) * spec.Repeat}
 	for round := -spec.Exec.Warmup; round < spec.Repeat; round++ {
 		for i, s := range servers {
 			if err := ctx.Err(); err != nil {
 				return execRows(servers), err
 			}
-			run, err := execOnce(ctx, s.srv, s.argv, s.place.clientCPUs, spec.Bytes)
+			run, err := execOnce(ctx, s.srv, s.argv, s.place.clientCPUs, spec.Bytes, fill)
 			if err != nil {
 				return execRows(servers), fmt.Errorf("sweep %s=%s: %w", model.SetSndBuf, s.row.Buffer, err)
 			}
@@ -174,7 +176,7 @@ func placeExec(sd model.SideConfig, srv *engine.Server) (execPlacement, error) {
 }
 
 // execOnce runs the client once, between two polls of the server.
-func execOnce(ctx context.Context, srv *engine.Server, argv []string, cpus []int, export int64) (model.ExecRun, error) {
+func execOnce(ctx context.Context, srv *engine.Server, argv []string, cpus []int, export int64, fill *execFill) (model.ExecRun, error) {
 	before, err := srv.Poll(5 * time.Second)
 	if err != nil {
 		return model.ExecRun{}, fmt.Errorf("server: %w", err)
@@ -185,12 +187,21 @@ func execOnce(ctx context.Context, srv *engine.Server, argv []string, cpus []int
 	if callsErr = realproc.Probe(); callsErr == nil {
 		defer func() { calls.Close() }()
 	}
+	// The bulk sender for reads is the server: a real one's own process
+	// when the side has one, else our server child.
+	sender := srv.Pid()
+	if srv.RealPid() > 0 {
+		sender = srv.RealPid()
+	}
+	fw := fill.watch(sender)
 	res, err := clientrun.RunHeld(ctx, argv, cpus, func(pid int) {
 		if callsErr == nil {
 			calls, callsErr = realproc.OpenCalls(pid)
 		}
+		fw.started(pid)
 	})
 	if err != nil {
+		fw.finish(false)
 		return model.ExecRun{}, err
 	}
 	// The client has exited, so every reply it read was sent; the server
@@ -212,6 +223,7 @@ func execOnce(ctx context.Context, srv *engine.Server, argv []string, cpus []int
 	} else if srv.RealPid() > 0 {
 		run.Payload, run.PayloadAssumed = assumedPayload(run.Server, export), true
 	}
+	run.Fill, run.FillNA = fw.finish(execWrites(run.Payload))
 	if m1, ok := engine.ReadMachine(); measured && ok {
 		run.OtherCoresBusy = engine.OthersBetween(m0, m1, res.UserS+res.SysS+run.Server.UserS+run.Server.SysS)
 	}
@@ -262,7 +274,7 @@ func execRow(row model.SweepRow, runs []model.ExecRun) model.SweepRow {
 func execFigures(row model.SweepRow, run model.ExecRun) model.Figures {
 	// The client's shape (connections, request size) is its own: not stamped.
 	st := model.Stamp{Workload: model.WorkRead, Transport: "unix", SndBuf: row.Buffer, Placement: row.Figures.Placement.Setting}
-	if run.Payload.WriteBytes > run.Payload.ReadBytes {
+	if execWrites(run.Payload) {
 		st.Workload = model.WorkWrite
 	}
 	pl := run.Payload.Total()
@@ -281,9 +293,9 @@ func execFigures(row model.SweepRow, run model.ExecRun) model.Figures {
 		Client: client, Server: &server, LatencyP50Ms: model.Unknown, LatencyP99Ms: model.Unknown,
 		SndBuf:    model.Buffers{ServerRequested: row.Buffer, ServerEffective: row.Effective, ClientRequested: model.BufDefaultName, ClientRcvRequested: model.BufDefaultName},
 		Placement: row.Figures.Placement}
-	// The client's sockets are the real client's, sampled by no one here:
-	// its fill is n/a (null), never 0.
-	f.SetFill(model.NoFill)
+	// Sampled from outside while the client ran (execfill.go); n/a (null)
+	// with the run's FillNA saying why, never 0.
+	f.SetFill(run.Fill)
 	return f
 }
 
@@ -310,3 +322,7 @@ func assumedPayload(server model.Counters, export int64) nbd.Payload {
 	}
 	return nbd.Payload{WriteBytes: uint64(export)}
 }
+
+// execWrites says a run's bulk data went to the server (the client was
+// the sender): it received more payload than it sent.
+func execWrites(p nbd.Payload) bool { return p.WriteBytes > p.ReadBytes }
