@@ -27,6 +27,7 @@ type Stamp struct {
 	// their defaults, as in runs saved before the stamp carried them.
 	HashThreads int    `json:"hash_threads,omitempty"`
 	Exec        string `json:"exec,omitempty"`
+	Server      string `json:"server,omitempty"` // a real server command; empty: ours
 }
 
 // StampOf is the stamp of a side's configuration.
@@ -44,6 +45,7 @@ func StampOf(sc SideConfig) Stamp {
 		Consume:      sc.Get(SetConsume),
 		HashThreads:  sc.HashThreads,
 		Exec:         sc.Exec,
+		Server:       sc.Server,
 	}
 	if sc.Workload == WorkMixed {
 		st.ReadPercent = sc.ReadPercent
@@ -76,6 +78,7 @@ var stampFields = map[string]func(st Stamp) string{
 	SetPlacement:   func(st Stamp) string { return st.Placement },
 	SetTransport:   func(st Stamp) string { return st.Transport },
 	SetExec:        func(st Stamp) string { return st.Exec },
+	SetServer:      func(st Stamp) string { return st.Server },
 }
 
 func stampInt(setting string, n int) string {
@@ -291,6 +294,10 @@ type Event struct {
 	// change (a TCP buffer back to the OS default: Linux keeps a buffer
 	// that was set locked, without autotuning, until the socket closes).
 	Reconnected bool `json:"reconnected,omitempty"`
+	// Effective and Reached (a real server's buffer): the value read back
+	// from its socket, and how many of its sockets the change reached.
+	Effective int  `json:"effective,omitempty"`
+	Reached   *int `json:"sockets_reached,omitempty"`
 	// Value is To as the setting's typed value (in process only).
 	Value Value `json:"-"`
 }

@@ -62,6 +62,7 @@ const (
 	SetPaused       = "paused"
 	SetTarget       = "target"
 	SetExec         = "exec"
+	SetServer       = "server"
 	SetBackend      = "backend"
 	SetSize         = "size"
 )
@@ -236,6 +237,9 @@ func newSettingTable() []*Setting {
 		{Name: SetExec, Var: "CMD", Type: TypeText, Where: AtRestart, Spawned: true,
 			Help:  "a real client command run in a loop as the side's load ({uri}, {socket}, {size} replaced; no shell); empty for our load",
 			field: strField(func(s *SideConfig) *string { return &s.Exec }, nil)},
+		{Name: SetServer, Var: "CMD", Type: TypeText, Where: AtRestart, Spawned: true,
+			Help:  "a real server command that serves the side instead of ours ({socket}, {port}, {size} replaced; no shell); empty for ours",
+			field: strField(func(s *SideConfig) *string { return &s.Server }, nil)},
 		{Name: SetBackend, Var: "BACKEND", Type: TypeText, Where: AtStart,
 			Help: "spawned server backend: null, pattern, memory or file:PATH", values: fixedList("null", "pattern", "memory", "file:"),
 			field: strField(func(s *SideConfig) *string { return &s.Backend }, nil)},

@@ -57,6 +57,12 @@ func eventLabel(ev model.Event) string {
 			to = f[0]
 		}
 		return ev.Side + " exec → " + to
+	case model.SetServer:
+		to := "our server"
+		if f := strings.Fields(ev.To); len(f) > 0 {
+			to = f[0]
+		}
+		return ev.Side + " server → " + to
 	}
 	s := ev.Setting + " " + ev.From + "→" + ev.To
 	if ev.Reconnected {

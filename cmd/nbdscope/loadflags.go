@@ -59,8 +59,8 @@ func addLoadFlags(a *app, cmd *cobra.Command, withDuration bool, skip ...string)
 	fs.VarP(secondsValue{&lf.intv}, "interval", lf.shorthand("interval"), "sample `INTERVAL` (seconds, or a duration: 0.5, 250ms)")
 	if withDuration {
 		// Only a command with --duration has its default: the explorer
-		// and a sweep run until stopped or measured, so a 10 s default
-		// there ended the explorer's run at 0:10.
+		// (and a sweep) runs until stopped, and a 10 s default here ended
+		// the explorer's run at 0:10.
 		lf.dur = 10 * time.Second
 		fs.VarP(secondsValue{&lf.dur}, "duration", lf.shorthand("duration"), "run `LENGTH` (seconds, or a duration: 10, 1m30s)")
 		fs.StringArrayVar(&lf.at, "at", nil, "scripted change `TIME:SIDE.SETTING=VALUE`, repeatable (5s:b.sndbuf=64k)")

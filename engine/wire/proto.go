@@ -60,6 +60,15 @@ type Msg struct {
 
 	// ready (server): the URI clients use.
 	URI string `json:"uri,omitempty"`
+	// RealPID (a real server's ready): the real server's process id, so
+	// the controller holds it where the placement says, as it holds the
+	// child.
+	RealPID int `json:"real_pid,omitempty"`
+	// Reached (a real server's set reply): how many of its sockets the
+	// change reached. OwnSndBuf (its poll replies): the SO_SNDBUF the
+	// process had set itself when its first socket was seen (0: unknown).
+	Reached   int `json:"reached,omitempty"`
+	OwnSndBuf int `json:"own_sndbuf,omitempty"`
 
 	// poll replies: cumulative counters.
 	Counters model.Counters       `json:"counters"`
@@ -80,6 +89,13 @@ type Msg struct {
 	// SndBufLocked: that socket's SO_SNDBUF was set, so on TCP it no
 	// longer autotunes (nbd.Conn.BufferLocked).
 	SndBufLocked bool `json:"sndbuf_locked,omitempty"`
+	// CallsCounted (an exec load, a real server): Counters.IO holds the
+	// real process's socket calls, counted exactly (platform/syscount).
+	// When it is false for a real process, CallsNA says why they cannot be
+	// counted and CallsFix the command that lifts it ("" when none does).
+	CallsCounted bool   `json:"calls_counted,omitempty"`
+	CallsNA      string `json:"calls_na,omitempty"`
+	CallsFix     string `json:"calls_fix,omitempty"`
 	// Lost (load): why the connection to the target was lost; the load
 	// is failing and about to exit (engine/child's load_lost.go).
 	Lost string `json:"lost,omitempty"`
@@ -121,6 +137,9 @@ type ServerSpec struct {
 	Transport string `json:"transport"`
 	Socket    string `json:"socket,omitempty"` // unix
 	SndBuf    int    `json:"sndbuf"`           // request; 0 = OS default
+	// Command, when set, makes the server a real server program run by
+	// the child (engine/child's realserver.go); Backend does not apply.
+	Command string `json:"command,omitempty"`
 }
 
 // LoadSpec configures a load child.
