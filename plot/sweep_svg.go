@@ -63,6 +63,10 @@ func sweepBars(sw *model.SweepReport) []sweepBar {
 		}
 		if e := r.Exec; e != nil && len(e.Runs) > 1 && e.SecondsMin > 0 && e.SecondsMax >= e.SecondsMin {
 			b.lo, b.hi = e.SecondsMin, e.SecondsMax
+		} else if ts := r.TimeS; ts != nil && ts.N > 1 && ts.Min > 0 && ts.Max >= ts.Min {
+			// Our load's rows keep every measurement now (hyperfine's
+			// summary): their min–max are whiskers too.
+			b.lo, b.hi = ts.Min, ts.Max
 		}
 		if c := r.Figures.SenderCallsPer2MiB(); c.Known() && c >= 0 {
 			b.calls = float64(c)

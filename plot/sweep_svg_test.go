@@ -155,3 +155,24 @@ func TestSweepSVGSaysWhatItLacks(t *testing.T) {
 		t.Error("an empty sweep does not say it has no data")
 	}
 }
+
+// A sweep of our own load keeps every measurement now: its rows' min–max
+// (hyperfine's summary, TimeS) are whiskers as an exec sweep's are.
+func TestSweepSVGWhiskersOfOurLoad(t *testing.T) {
+	rep := execSweep()
+	sw := rep.Sweep
+	sw.Spec.Exec = nil
+	for i := range sw.Rows {
+		r := &sw.Rows[i]
+		r.Exec = nil
+		s := r.Seconds
+		r.SetSpread([]model.SweepMeasurement{{Seconds: s * 0.9}, {Seconds: s}, {Seconds: s * 1.2}})
+	}
+	root := parseSVG(t, SweepSVG("load", rep))
+	if n := len(root.all("g", "whisker")); n != len(sw.Rows) {
+		t.Fatalf("%d whiskers for %d rows of 3 measurements each", n, len(sw.Rows))
+	}
+	if strings.Contains(root.text(), "no min–max") {
+		t.Error("the legend says there is no min–max")
+	}
+}
