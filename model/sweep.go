@@ -148,3 +148,7 @@ type ExecRow struct {
 	SysMax      float64   `json:"sys_s_max"`
 	ServerSentB uint64    `json:"server_sent_bytes"` // median run: all bytes on the server's data socket
 }
+
+// OptimumTolerance is how close to the best throughput a size counts as
+// just as good: the 5% of SweepOptimum.Within5Pct.
+const OptimumTolerance = 0.05

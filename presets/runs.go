@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -236,4 +237,18 @@ func (s *Store) RemoveRun(name string) error {
 		return fmt.Errorf("removing run %q: %w", name, err)
 	}
 	return nil
+}
+
+// WriteRunFile writes a run file as the store keeps it (runs export
+// --format json): indented JSON of the current version.
+func WriteRunFile(w io.Writer, rf RunFile) error {
+	if rf.Version == 0 {
+		rf.Version = FileVersion
+	}
+	data, err := marshalIndent(rf)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
 }

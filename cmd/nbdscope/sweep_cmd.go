@@ -15,6 +15,7 @@ import (
 	"nbdscope/engine"
 	"nbdscope/model"
 	"nbdscope/platform"
+	"nbdscope/report"
 	"nbdscope/sweep"
 	"nbdscope/units"
 )
@@ -316,11 +317,11 @@ func (a *app) printSweep(rep model.SweepReport, f sweepFlags) (werr error) {
 		enc.SetIndent("", "  ")
 		werr = enc.Encode(rep)
 	case f.asCSV:
-		werr = writeSweepCSV(a.stdout, rep)
+		werr = report.SweepCSV(a.stdout, rep)
 	case f.asMD:
-		writeSweepMarkdown(a.stdout, rep)
+		report.SweepMarkdown(a.stdout, rep)
 	default:
-		writeSweepText(a.stdout, rep, terminalWidth(a.stdout))
+		report.SweepText(a.stdout, rep, terminalWidth(a.stdout))
 	}
 	return werr
 }
