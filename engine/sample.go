@@ -344,5 +344,6 @@ func (r *recorder) report() model.Report {
 	if why := r.partial(); len(why) > 0 {
 		rep.Partial, rep.PartialReason = true, strings.Join(why, "; ")
 	}
+	addSpreads(&rep)
 	return rep
 }

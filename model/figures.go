@@ -299,6 +299,9 @@ type Summary struct {
 	// digest of the last full pass).
 	Consume  string        `json:"consume"`
 	Consumed ConsumeCounts `json:"consumed"`
+	// Spread is how steady the samples were (spread.go); nil in a run
+	// saved before it was kept.
+	Spread *Spread `json:"spread,omitempty"`
 }
 
 // Segment is a stretch of a run with unchanged settings: the summary of

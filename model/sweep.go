@@ -66,6 +66,9 @@ type SweepRow struct {
 	// Exec is set in an exec sweep: the client's runs, min–max, and the
 	// server's own figures (sweep.ExecSweep).
 	Exec *ExecRow `json:"exec,omitempty"`
+	// SweepSpread is every measurement, and the summary of their times
+	// (sweep_stats.go).
+	SweepSpread
 }
 
 // SweepReport is a whole sweep: what sweep prints as a table, JSON, CSV or
@@ -97,6 +100,9 @@ type SweepOptimum struct {
 	// Pace is what set the pace of the optimum's measurement (PaceOf);
 	// nil in a sweep saved before it was kept.
 	Pace *Pace `json:"pace,omitempty"`
+	// Noise says whether the optimum's lead over the runner-up exceeds
+	// the spread of their measurements (sweep_stats.go).
+	Noise *OptimumNoise `json:"noise,omitempty"`
 }
 
 // BufDefaultName is the text of the OS-default buffer (Buf.String).

@@ -11,8 +11,6 @@ import (
 	"nbdscope/units"
 )
 
-func rate(f model.Figure) string { return f.Rate() }
-
 func bufText(req string, eff int) string { return withEffective(req, eff, "") }
 
 // summaryGetter reads one figure of a summary.
@@ -129,7 +127,7 @@ func SummaryTable(rep model.Report) Table {
 		}
 		t.Add(cells...)
 	}
-	for _, r := range summaryText {
+	for _, r := range append(spreadRows, summaryText...) {
 		cells := []string{r.name}
 		for _, s := range rep.Sides {
 			cells = append(cells, r.get(s.Summary))
@@ -149,6 +147,7 @@ func SummaryTable(rep model.Report) Table {
 // printRunNotes are the lines after the table: root digests, events,
 // crashes, warnings and whether the run is partial.
 func printRunNotes(w io.Writer, rep model.Report) {
+	printSidesNoise(w, rep)
 	printOtherCPU(w, rep)
 	if sidesSharedCores(rep) {
 		fmt.Fprintln(w, "pace: not judged — the sides ran at once on shared cores, so a process short of its core may have waited for the other side")
@@ -214,8 +213,10 @@ func printSegments(w io.Writer, rep model.Report) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "segments (one row per stretch of unchanged settings):")
 	if t, ok := Segments(rep); ok {
+		segmentRates(&t, rep)
 		t.WriteText(w)
 	}
+	printSegmentSpreads(w, rep)
 	// What set each stretch's pace: a change of buffer shows as waiting
 	// before and work after (or the other way round).
 	for _, s := range rep.Sides {

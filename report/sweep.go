@@ -37,9 +37,6 @@ func sweptSizes(rows []model.SweepRow) string {
 // rowBuffer is a row's buffer and its effective size: "2m (4m)".
 func rowBuffer(r model.SweepRow) string { return withEffective(r.Buffer, r.Effective, "") }
 
-// GiBps is a throughput in GiB/s with two decimals, "n/a" when unknown.
-func GiBps(f model.Figure) string { return gibps(f).Fixed(2) }
-
 func secs(f model.Figure) string {
 	if !f.Known() {
 		return model.NA
@@ -68,7 +65,7 @@ func SweepText(w io.Writer, rep model.SweepReport, width int) {
 // sweepEnd prints the optimum line and what set the pace there, and
 // says when the sweep is partial.
 func sweepEnd(w io.Writer, rep model.SweepReport) {
-	fmt.Fprintln(w, optimumLine(rep.Optimum))
+	fmt.Fprintln(w, OptimumLine(rep.Optimum))
 	if l := paceLine(rep); l != "" {
 		fmt.Fprintln(w, l)
 	}
@@ -95,13 +92,13 @@ func sweepTable(w io.Writer, rep model.SweepReport) {
 	median, perRow := medianOf(rep, "measurements")
 	fmt.Fprintf(w, "Moving %s per measurement (%s workload) for each %s, %s%s.\n\n",
 		units.FormatBytes(float64(rep.Spec.Bytes)), sd.Workload, sweepSetting(rep.Spec), median, where)
-	fmt.Fprintln(w, "| buffer size | time | client user | client system | server user | server system | calls per 2 MiB | EAGAIN per 2 MiB | GiB/s |"+
-		measuredHead(perRow))
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|"+measuredRule(perRow))
+	fmt.Fprintln(w, "| buffer size | time | client user | client system | server user | server system | calls per 2 MiB | EAGAIN per 2 MiB | "+rateName()+" |"+
+		timeSpreadHead+measuredHead(perRow))
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|"+timeSpreadRule+measuredRule(perRow))
 	for _, r := range rep.Rows {
-		fmt.Fprintf(w, "| %s | %.3fs | %.3fs | %.3fs | %s | %s | %s | %s | %s |%s\n", rowBuffer(r), r.Seconds, r.ClientUserS, r.ClientSysS,
-			secs(r.ServerUserS), secs(r.ServerSysS), r.RecvPer2MiB.Fixed(1), r.EAGAINPer2MiB.Fixed(1), GiBps(r.ThroughputBps),
-			measuredCell(perRow, r, rep.Spec.Repeat))
+		fmt.Fprintf(w, "| %s | %.3fs | %.3fs | %.3fs | %s | %s | %s | %s | %s |%s%s\n", rowBuffer(r), r.Seconds, r.ClientUserS, r.ClientSysS,
+			secs(r.ServerUserS), secs(r.ServerSysS), r.RecvPer2MiB.Fixed(1), r.EAGAINPer2MiB.Fixed(1), rateNumber(r.ThroughputBps),
+			timeSpreadCells(r), measuredCell(perRow, r, rep.Spec.Repeat))
 	}
 }
 
@@ -143,11 +140,11 @@ func ifPerRow(perRow bool, s string) string {
 	return ""
 }
 
-// optimumLine is the seed's "optimal: 2m (12.6 times faster than
+// OptimumLine is the seed's "optimal: 2m (12.6 times faster than
 // default)", with the optimum's GiB/s, for a sweep of our load and of a
 // real client alike: "optimal: 1m (3.42 GiB/s, 2.40 times faster than
 // default); within 5%: 1m, 2m, 4m".
-func optimumLine(o *model.SweepOptimum) string {
+func OptimumLine(o *model.SweepOptimum) string {
 	if o == nil {
 		return "optimal: n/a (no size moved any payload)"
 	}
@@ -158,8 +155,11 @@ func optimumLine(o *model.SweepOptimum) string {
 	case o.VsDefault.Known():
 		vs = fmt.Sprintf(", %.2f times faster than default", float64(o.VsDefault))
 	}
-	return fmt.Sprintf("optimal: %s (%s GiB/s%s); within %d%%: %s", o.Buffer, GiBps(o.ThroughputBps), vs,
-		int(model.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "))
+	if n := o.Noise; n != nil && n.Known && n.Within {
+		return noiseTied(o, vs) // no winner named (sweep_stats_report.go)
+	}
+	return fmt.Sprintf("optimal: %s (%s %s%s); within %d%%: %s%s", o.Buffer, rateNumber(o.ThroughputBps), rateName(), vs,
+		int(model.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "), noiseLead(o))
 }
 
 // barEighths draws a bar to an eighth of a cell.
@@ -173,13 +173,13 @@ func sweepBars(w io.Writer, rep model.SweepReport, width int) {
 	var top float64
 	for _, r := range rep.Rows {
 		label = max(label, len([]rune(rowBuffer(r))))
-		value = max(value, len(GiBps(r.ThroughputBps)))
+		value = max(value, len(rateNumber(r.ThroughputBps)))
 		if r.ThroughputBps.Known() {
 			top = max(top, float64(r.ThroughputBps))
 		}
 	}
 	room := max(width-label-value-4, 10)
-	fmt.Fprintf(w, "GiB/s by %s (swept: %s)\n", sweepSetting(rep.Spec), sweptSizes(rep.Rows))
+	fmt.Fprintf(w, rateName()+" by %s (swept: %s)\n", sweepSetting(rep.Spec), sweptSizes(rep.Rows))
 	for _, r := range rep.Rows {
 		bar := ""
 		if r.ThroughputBps.Known() && top > 0 {
@@ -189,7 +189,7 @@ func sweepBars(w io.Writer, rep model.SweepReport, width int) {
 		cell := rowBuffer(r)
 		pad := label - len([]rune(cell))
 		fmt.Fprintf(w, "  %s%s %s%s %s\n", cell, strings.Repeat(" ", pad), bar,
-			strings.Repeat(" ", room-len([]rune(bar))), GiBps(r.ThroughputBps))
+			strings.Repeat(" ", room-len([]rune(bar))), rateNumber(r.ThroughputBps))
 	}
 }
 
@@ -225,11 +225,13 @@ func SweepCSV(w io.Writer, rep model.SweepReport) error {
 		if rep.Spec.Exec != nil {
 			rows[i].Trail = append(rows[i].Trail, execCSVCells(rep, *r)...)
 		}
+		rows[i].Trail = append(rows[i].Trail, timeStatsCSVCells(rep, *r)...)
 	}
 	trail := []string{"optimal", "within_5pct", "x_default", "partial"}
 	if rep.Spec.Exec != nil {
 		trail = append(trail, execCSVHeader...)
 	}
+	trail = append(trail, timeStatsCSVHeader...)
 	return model.WriteFiguresCSV(w, []string{"buffer", "effective", "repeats", "time_s"}, trail, rows)
 }
 
@@ -315,11 +317,11 @@ func CompareSweeps(w io.Writer, first, second Run) {
 	for _, r := range a.Rows {
 		o, ok := byBuf[r.Buffer]
 		if !ok {
-			fmt.Fprintf(w, "| %s | %.3fs | n/a | %s | n/a | n/a |\n", r.Buffer, r.Seconds, GiBps(r.ThroughputBps))
+			fmt.Fprintf(w, "| %s | %.3fs | n/a | %s | n/a | n/a |\n", r.Buffer, r.Seconds, rateNumber(r.ThroughputBps))
 			continue
 		}
 		fmt.Fprintf(w, "| %s | %.3fs | %.3fs | %s | %s | %s |\n", r.Buffer, r.Seconds, o.Seconds,
-			GiBps(r.ThroughputBps), GiBps(o.ThroughputBps), ratio(r.ThroughputBps, o.ThroughputBps))
+			rateNumber(r.ThroughputBps), rateNumber(o.ThroughputBps), ratio(r.ThroughputBps, o.ThroughputBps))
 	}
-	fmt.Fprintf(w, "\n%s: %s\n%s: %s\n", first.Name, optimumLine(a.Optimum), second.Name, optimumLine(b.Optimum))
+	fmt.Fprintf(w, "\n%s: %s\n%s: %s\n", first.Name, OptimumLine(a.Optimum), second.Name, OptimumLine(b.Optimum))
 }

@@ -33,9 +33,9 @@ func execTable(w io.Writer, rep model.SweepReport) {
 		fmt.Fprintln(w, execPlacementLine(rep.Rows[0].Figures.Placement))
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| buffer size | time | user | system | server send calls per 2 MiB | server EAGAIN per 2 MiB | server recv calls per 2 MiB | server CPU | server sent | client wake-ups per 2 MiB | client page faults per 2 MiB | GiB/s |"+
-		measuredHead(perRow))
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"+measuredRule(perRow))
+	fmt.Fprintln(w, "| buffer size | time | user | system | server send calls per 2 MiB | server EAGAIN per 2 MiB | server recv calls per 2 MiB | server CPU | server sent | client wake-ups per 2 MiB | client page faults per 2 MiB | "+rateName()+" |"+
+		execSpreadHead+measuredHead(perRow))
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"+execSpreadRule+measuredRule(perRow))
 	for _, r := range rep.Rows {
 		e, srv := r.Exec, r.Figures.Server
 		if e == nil || srv == nil {
@@ -45,12 +45,12 @@ func execTable(w io.Writer, rep model.SweepReport) {
 		if srv.UserS.Known() && srv.SysS.Known() {
 			cpu = srv.UserS + srv.SysS
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n", rowBuffer(r),
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s%s\n", rowBuffer(r),
 			spread(r.Seconds, e.SecondsMin, e.SecondsMax), spread(r.ClientUserS, e.UserMin, e.UserMax),
 			spread(r.ClientSysS, e.SysMin, e.SysMax), srv.SendCallsPer2MiB.Fixed(2), srv.SendEAGAINPer2MiB.Fixed(2),
 			srv.RecvCallsPer2MiB.Fixed(2), secs(cpu), units.FormatBytes(float64(e.ServerSentB)),
 			wakeups(r.Figures.Client.VolCSPer2MiB, r.Figures.Client.InvolCSPer2MiB), r.Figures.Client.FaultsPer2MiB.Fixed(1),
-			GiBps(r.ThroughputBps), measuredCell(perRow, r, rep.Spec.Repeat))
+			rateNumber(r.ThroughputBps), " "+timeSpread(r)+" |", measuredCell(perRow, r, rep.Spec.Repeat))
 	}
 }
 

@@ -6,26 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"nbdscope/internal/reporttest"
 	"nbdscope/model"
 	"nbdscope/sweep"
 )
 
-// madeUpSweep is a sweep report with known figures.
-func madeUpSweep() model.SweepReport {
-	row := func(buf string, eff int, gibps float64) model.SweepRow {
-		return model.SweepRow{Buffer: buf, Effective: eff, Seconds: 1 / gibps, ClientUserS: 0.1, ClientSysS: 0.2,
-			ServerUserS: 0.05, ServerSysS: 0.3, ThroughputBps: model.Figure(gibps * model.GiB), RecvPer2MiB: 12.5,
-			EAGAINPer2MiB: 3, Repeats: 3}
-	}
-	rows := []model.SweepRow{row("default", 212992, 1.425), row("64k", 131072, 0.8), row("1m", 2097152, 3.42),
-		row("2m", 4194304, 3.30), row("4m", 8388608, 3.25), row("8m", 16777216, 3.2)}
-	cfg := model.DefaultConfig()
-	spec := model.SweepSpec{Bytes: 1 << 30, Repeat: 3}
-	return model.SweepReport{Version: model.SweepVersion, Spec: spec, Config: cfg, Rows: rows, Optimum: sweep.Optimum(rows)}
-}
-
 func TestSweepOutputsMadeUp(t *testing.T) {
-	rep := madeUpSweep()
+	rep := reporttest.Sweep()
 	var md bytes.Buffer
 	SweepMarkdown(&md, rep)
 	const want = "optimal: 1m (3.42 GiB/s, 2.40 times faster than default); within 5%: 1m, 2m, 4m"
@@ -48,7 +35,7 @@ func TestSweepOutputsMadeUp(t *testing.T) {
 		if w := len([]rune(l)); w != 60 {
 			t.Errorf("bar line %d is %d wide, want the width 60: %q", i, w, l)
 		}
-		if !strings.HasSuffix(l, GiBps(rep.Rows[i].ThroughputBps)) {
+		if !strings.HasSuffix(l, rateNumber(rep.Rows[i].ThroughputBps)) {
 			t.Errorf("bar %q not labelled with its GiB/s", l)
 		}
 	}
@@ -94,8 +81,8 @@ func TestOptimumLineCases(t *testing.T) {
 			"optimal: 1m (1.50 GiB/s; the default was not swept); within 5%: 1m"},
 		{nil, "optimal: n/a (no size moved any payload)"},
 	} {
-		if got := optimumLine(sweep.Optimum(c.rows)); got != c.want {
-			t.Errorf("optimumLine = %q, want %q", got, c.want)
+		if got := OptimumLine(sweep.Optimum(c.rows)); got != c.want {
+			t.Errorf("OptimumLine = %q, want %q", got, c.want)
 		}
 	}
 }
@@ -270,12 +257,12 @@ func TestSweepHeaderCounts(t *testing.T) {
 		header string
 		cells  []string // each row's measured cell; none: no column
 	}{
-		{"complete", withCounts(madeUpSweep(), 3, 3, 3), "median of 3;", nil},
-		{"cut short alike", withCounts(madeUpSweep(), 1, 1), "median of 1 (3 asked);", nil},
-		{"cut short unlike", withCounts(madeUpSweep(), 2, 1, 1), "median of the measurements each row had, of 3 asked (the measured column)",
+		{"complete", withCounts(reporttest.Sweep(), 3, 3, 3), "median of 3;", nil},
+		{"cut short alike", withCounts(reporttest.Sweep(), 1, 1), "median of 1 (3 asked);", nil},
+		{"cut short unlike", withCounts(reporttest.Sweep(), 2, 1, 1), "median of the measurements each row had, of 3 asked (the measured column)",
 			[]string{"| 2 of 3 |", "| 1 of 3 |", "| 1 of 3 |"}},
-		{"exec complete", execRep(withCounts(madeUpSweep(), 3, 3)), "median of 3 (min–max) after 1 warm-up", nil},
-		{"exec cut short", execRep(withCounts(madeUpSweep(), 2, 1)), "median of the runs each row had, of 3 asked (the measured column) (min–max)",
+		{"exec complete", execRep(withCounts(reporttest.Sweep(), 3, 3)), "median of 3 (min–max) after 1 warm-up", nil},
+		{"exec cut short", execRep(withCounts(reporttest.Sweep(), 2, 1)), "median of the runs each row had, of 3 asked (the measured column) (min–max)",
 			[]string{"| 2 of 3 |", "| 1 of 3 |"}},
 	} {
 		if c.rep.Spec.Exec == nil && len(c.rep.Rows) > 0 {

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
 )
@@ -36,5 +37,22 @@ func TestCompare(t *testing.T) {
 	}
 	if v := Compare(a, Of([]float64{5})); v.Known || v.Within {
 		t.Fatalf("one measurement gives no verdict: %+v", v)
+	}
+}
+
+func TestSummaryJSON(t *testing.T) {
+	data, err := json.Marshal(Of([]float64{2}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data) != `{"n":1,"mean":2,"stddev":null,"median":2,"min":2,"max":2}` {
+		t.Fatalf("one measurement: %s", data)
+	}
+	var back Summary
+	if err := json.Unmarshal(data, &back); err != nil || back.N != 1 || back.Mean != 2 || !math.IsNaN(back.Stddev) {
+		t.Fatalf("read back %+v (%v)", back, err)
+	}
+	if data, err := json.Marshal(Of(nil)); err != nil || string(data) != `{"n":0,"mean":null,"stddev":null,"median":null,"min":null,"max":null}` {
+		t.Fatalf("none: %s %v", data, err)
 	}
 }

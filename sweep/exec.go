@@ -220,6 +220,11 @@ func execRow(row model.SweepRow, runs []model.ExecRun) model.SweepRow {
 	}
 	row.Repeats = len(runs)
 	row.Exec = x
+	ms := make([]model.SweepMeasurement, len(runs))
+	for i, r := range runs {
+		ms[i] = execMeasurement(r)
+	}
+	row.SetSpread(ms)
 	row.OtherCoresBusy = worstOther(runs, func(r model.ExecRun) *model.Figure { return r.OtherCoresBusy })
 	return row
 }

@@ -37,7 +37,7 @@ func Optimum(rows []model.SweepRow) *model.SweepOptimum {
 	}
 	top := rows[best].ThroughputBps
 	pace := rows[best].Pace()
-	o := &model.SweepOptimum{Buffer: rows[best].Buffer, ThroughputBps: top, VsDefault: model.Unknown, Pace: &pace}
+	o := &model.SweepOptimum{Buffer: rows[best].Buffer, ThroughputBps: top, VsDefault: model.Unknown, Pace: &pace, Noise: optimumNoise(rows, best)}
 	for _, r := range rows {
 		if r.Buffer == model.BufDefaultName && r.ThroughputBps.Known() && r.ThroughputBps > 0 {
 			o.VsDefault = top / r.ThroughputBps
@@ -121,6 +121,11 @@ func sweepMedians(runs [][]model.SweepRow) []model.SweepRow {
 		med := medianRun(rs, func(r model.SweepRow) float64 { return r.Seconds })
 		med.Repeats = len(rs)
 		med.OtherCoresBusy = worstOther(rs, func(r model.SweepRow) *model.Figure { return r.OtherCoresBusy })
+		ms := make([]model.SweepMeasurement, len(rs))
+		for i, r := range rs {
+			ms[i] = sweepMeasurement(r)
+		}
+		med.SetSpread(ms)
 		rows = append(rows, med)
 	}
 	return rows

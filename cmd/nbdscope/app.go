@@ -10,6 +10,7 @@ import (
 
 	"nbdscope/model"
 	"nbdscope/presets"
+	"nbdscope/report"
 )
 
 // app is what every command works with: the standard streams and the
@@ -22,6 +23,9 @@ type app struct {
 	// openStore opens the presets and runs store (presets.DefaultStore);
 	// it is called when a command needs it, after NBDSCOPE_HOME is read.
 	openStore func() (*presets.Store, error)
+	// args is the command line being run (execute), for the check of a
+	// short flag given twice (shortflags.go).
+	args []string
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
@@ -31,6 +35,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 // execute runs one command line and returns the exit status; errors are
 // printed on stderr, prefixed "nbdscope:".
 func (a *app) execute(args []string) int {
+	report.SetRateUnit(nil) // --rate-unit is one command line's (report/rate_unit.go)
+	a.args = args
 	root := newRootCmd(a)
 	root.SetArgs(args)
 	err := root.Execute()

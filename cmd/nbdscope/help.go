@@ -66,7 +66,11 @@ func groupedFlags(fs *pflag.FlagSet) string {
 			sides = true
 		}
 		varname, usage := flagText(f)
-		fmt.Fprintf(&b, "  --%s, --%s-a, --%s-b %s\n        %s\n", f.Name, f.Name, f.Name, varname, usage)
+		short := ""
+		if f.Shorthand != "" {
+			short = "-" + f.Shorthand + ", "
+		}
+		fmt.Fprintf(&b, "  %s--%s, --%s-a, --%s-b %s\n        %s\n", short, f.Name, f.Name, f.Name, varname, usage)
 	})
 	if sides {
 		b.WriteByte('\n')

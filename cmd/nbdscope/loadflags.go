@@ -55,9 +55,10 @@ func addLoadFlags(a *app, cmd *cobra.Command, withDuration bool, skip ...string)
 			cmd.RegisterFlagCompletionFunc(st.Name, completeFixed(st.Values))
 		}
 	}
-	fs.DurationVar(&lf.intv, "interval", 250*time.Millisecond, "sample `INTERVAL`")
+	lf.intv, lf.dur = 250*time.Millisecond, 10*time.Second
+	fs.VarP(secondsValue{&lf.intv}, "interval", lf.shorthand("interval"), "sample `INTERVAL` (seconds, or a duration: 0.5, 250ms)")
 	if withDuration {
-		fs.DurationVar(&lf.dur, "duration", 10*time.Second, "run `LENGTH`")
+		fs.VarP(secondsValue{&lf.dur}, "duration", lf.shorthand("duration"), "run `LENGTH` (seconds, or a duration: 10, 1m30s)")
 		fs.StringArrayVar(&lf.at, "at", nil, "scripted change `TIME:SIDE.SETTING=VALUE`, repeatable (5s:b.sndbuf=64k)")
 	}
 	fs.StringVar(&lf.preset, "preset", "", "start from preset `NAME` (see 'nbdscope presets list')")
@@ -72,7 +73,11 @@ func (lf *loadFlags) addSide(cmd *cobra.Command, st *model.Setting) {
 	names := [3]string{st.Name, st.Name + "-a", st.Name + "-b"}
 	helps := [3]string{st.Help, "side A: " + st.Help, "side B: " + st.Help}
 	for i, n := range names {
-		lf.fs.StringVar(&v[i], n, "", "`"+st.Var+"` "+helps[i])
+		short := ""
+		if i == 0 {
+			short = lf.shorthand(n) // -w is --sndbuf, both sides
+		}
+		lf.fs.StringVarP(&v[i], n, short, "", "`"+st.Var+"` "+helps[i])
 		lf.fs.SetAnnotation(n, sideGroupAnnotation, []string{st.Name})
 		if st.Values() != nil {
 			cmd.RegisterFlagCompletionFunc(n, completeFixed(st.Values))
@@ -104,7 +109,7 @@ func (lf *loadFlags) apply(base model.Config) (model.Config, error) {
 	}
 	for _, st := range model.Settings() {
 		if err := lf.applySetting(&state, st); err != nil {
-			return state.Cfg, usageErrorf("--%s: %v", st.Name, err)
+			return state.Cfg, usageErrorf("%s: %v", flagName(lf.fs, st.Name), err)
 		}
 	}
 	lf.imageSizes(&state.Cfg)

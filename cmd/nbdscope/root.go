@@ -22,7 +22,7 @@ func newRootCmd(a *app) *cobra.Command {
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	setHelp(root)
 	root.SetHelpCommand(newHelpCmd(root))
 	root.AddCommand(
@@ -35,6 +35,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newVersionCmd(a, info),
 		newChildCmd(),
 	)
+	refuseRepeats(root, &a.args) // a short flag given twice is bad usage (shortflags.go)
 	root.CompletionOptions.HiddenDefaultCmd = false
 	root.CompletionOptions.DisableDescriptions = false
 	setupCompletionCmd(root)

@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/signal"
@@ -14,20 +13,33 @@ import (
 
 	"nbdscope/engine"
 	"nbdscope/model"
-	"nbdscope/report"
 )
 
 const runLong = `A headless run of the pair: a summary table per side, or with --json/--csv
 every sample and event too. A run cut short by a crashed process or ctrl+c
 is still printed (and saved), marked partial with the reason; the exit
-status says so (1 a side crashed, 130 interrupted).`
+status says so (1 a side crashed, 130 interrupted).
+
+One output goes to stdout (the table, -J/--json, --csv, --markdown,
+--intervals or --json-stream) and any number to files (--export-json,
+--export-csv, --export-markdown FILE; - is stdout), checked before the
+load starts. --intervals prints iperf3's line per side per interval as the
+run goes, then the table; it is not the default on a pipe, because what
+run prints to stdout is the same wherever stdout goes, so scripts reading
+the table keep working and a command tried on a terminal prints the same
+in a log. --json-stream writes a JSON object per line as it happens, the
+summary last (partial on ctrl+c). The short flags are iperf3's: -t
+seconds, -P connections, -l request size, -w send buffer, -i interval,
+-J JSON.`
 
 const runExample = `  nbdscope run --sndbuf-b 2m --at 5s:b.sndbuf=64k --duration 10s --json
+  nbdscope run -t 3 -P 2 -w 2m --intervals --export-json run.json
   nbdscope run --preset macos-gap --save mac-vs-linux`
 
 type runFlags struct {
 	asJSON, asCSV, force bool
 	save                 string
+	out                  runOutputFlags // the other outputs (run_outputs.go)
 }
 
 func newRunCmd(a *app) *cobra.Command {
@@ -42,12 +54,13 @@ func newRunCmd(a *app) *cobra.Command {
 	setExits(cmd, exitsMeasure)
 	lf := addLoadFlags(a, cmd, true)
 	fs := cmd.Flags()
-	fs.BoolVar(&f.asJSON, "json", false, "print the whole run as one JSON object (version 1, see the README)")
+	fs.BoolVarP(&f.asJSON, "json", "J", false, "print the whole run as one JSON object (version 1, see the README)")
 	fs.BoolVar(&f.asCSV, "csv", false, "print the samples as CSV")
 	fs.StringVar(&f.save, "save", "", "save the run under `NAME` (see 'nbdscope runs')")
 	fs.BoolVar(&f.force, "force", false, "with --save: replace an existing run of that name")
+	addRunOutputFlags(cmd, &f.out)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := exclusive(cmd, "json", "csv"); err != nil {
+		if err := f.out.plan(cmd); err != nil {
 			return err
 		}
 		return a.runRun(lf, f)
@@ -78,7 +91,8 @@ func (a *app) runRun(lf *loadFlags, f runFlags) error {
 			return fmt.Errorf("--save: %w", err)
 		}
 	}
-	rep, interrupted, err := runPair(cfg, !f.asJSON && !f.asCSV)
+	live := f.out.live(a, cfg)
+	rep, interrupted, err := runPair(cfg, stdoutFormat(f.out.outs) == fmtText && live == nil, live)
 	if err != nil {
 		return err
 	}
@@ -87,7 +101,7 @@ func (a *app) runRun(lf *loadFlags, f runFlags) error {
 	// measured is not thrown away; the exit status tells it was partial.
 	// It is printed first, so that a save that fails loses nothing, and
 	// saved even when printing fails.
-	perr := a.printRun(rep, f)
+	perr := a.writeRun(rep, &f.out, live, f.save) // an unsaved run titles its markdown "(unsaved)"
 	outcome := runOutcome(rep, interrupted)
 	if f.save != "" {
 		if err := a.saveRun(f.save, rep, f.force); err != nil {
@@ -112,21 +126,6 @@ func changesInRun(cfg model.Config) error {
 	return nil
 }
 
-// printRun prints a finished run on stdout: JSON, CSV or the summary.
-func (a *app) printRun(rep model.Report, f runFlags) (err error) {
-	switch {
-	case f.asJSON:
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(rep)
-	case f.asCSV:
-		err = model.WriteRunCSV(a.stdout, rep)
-	default:
-		report.Summary(a.stdout, rep)
-	}
-	return err
-}
-
 // runOutcome is the error (and so the exit status) a finished run stands
 // for: nil when it is complete, exitInterrupted when a signal cut it short,
 // exitFailure when a side crashed.
@@ -142,8 +141,9 @@ func runOutcome(rep model.Report, interrupted bool) error {
 }
 
 // runPair runs cfg to its end, or until a signal interrupts it, and returns
-// the report. On a terminal it shows a progress line on stderr.
-func runPair(cfg model.Config, progress bool) (rep model.Report, interrupted bool, err error) {
+// the report. On a terminal it shows a progress line on stderr; live, if
+// set, sees every update as it comes (--intervals, --json-stream).
+func runPair(cfg model.Config, progress bool, live liveOutput) (rep model.Report, interrupted bool, err error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	p, err := startPair(ctx, cfg)
@@ -154,8 +154,14 @@ func runPair(cfg model.Config, progress bool) (rep model.Report, interrupted boo
 		return model.Report{}, false, err
 	}
 	tty := progress && isatty.IsTerminal(os.Stderr.Fd())
+	if s, ok := live.(*jsonStream); ok {
+		s.start(cfg, p)
+	}
 	var last [2]model.Sample
 	for u := range p.Updates() {
+		if live != nil {
+			live.update(u)
+		}
 		switch {
 		case u.Sample != nil:
 			for i, s := range cfg.Sides {

@@ -23,8 +23,10 @@ import (
 const serveLong = `A standalone NBD server, in the spirit of qemu-nbd, that real clients
 (qemu-img, qemu-io, nbdinfo, nbdcopy, fio) can use. The short flags are
 qemu-nbd's: -k socket, -x export name, -r read-only, -e shared connections,
--v verbose. SIGINT or SIGTERM is the normal way to stop it and, as with
-qemu-nbd and nbdkit, exits 0.`
+-v verbose, -p port and -b address (TCP; loopback unless -b says
+otherwise), -t persistent (accepted: serve always is), -f raw. SIGINT or
+SIGTERM is the normal way to stop it and, as with qemu-nbd and nbdkit,
+exits 0.`
 
 const serveExample = `  nbdscope serve -k /tmp/nbd.sock --backend memory --size 1g
   nbdscope serve --listen 127.0.0.1:10809 --backend null --size 4g --sndbuf 2m
@@ -36,7 +38,8 @@ type serveFlags struct {
 	readOnly, verbose                                         bool
 	maxConns                                                  int
 	stats, statsJSON                                          string
-	statsSet                                                  bool // --stats given (perhaps as --stats=)
+	qemu                                                      qemuFlags // -p, -b, -t, -f (serve_qemu.go)
+	statsSet                                                  bool      // --stats given (perhaps as --stats=)
 }
 
 // serveArgs refuses arguments; one after --stats is its interval typed
@@ -60,6 +63,9 @@ func newServeCmd(a *app) *cobra.Command {
 		Args:    serveArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.statsSet = cmd.Flags().Changed("stats")
+			if err := f.qemu.apply(cmd.Flags(), &f); err != nil {
+				return err
+			}
 			return a.serve(f)
 		},
 	}
@@ -79,6 +85,7 @@ func newServeCmd(a *app) *cobra.Command {
 	fs.StringVar(&f.stats, "stats", "", "every `INTERVAL` (--stats alone: 1s; --stats=500ms) a line per connection and in total on stderr; a summary table at exit and on SIGUSR1")
 	fs.Lookup("stats").NoOptDefVal = "1s"
 	fs.StringVar(&f.statsJSON, "stats-json", "", "with --stats: write the summary as JSON to `FILE` (at exit and on SIGUSR1)")
+	addQemuFlags(fs, &f.qemu)
 	cmd.RegisterFlagCompletionFunc("backend", completeFixed(fixed("null", "pattern", "memory", "file:")))
 	cmd.RegisterFlagCompletionFunc("sndbuf", completeFixed(func() []string { return model.BufLadder }))
 	return cmd

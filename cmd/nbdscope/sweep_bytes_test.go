@@ -37,9 +37,9 @@ func TestSweepMovesItsBytes(t *testing.T) {
 	if !strings.Contains(out, "Moving 64 MiB per measurement") {
 		t.Errorf("table header does not say 64 MiB:\n%s", out)
 	}
-	// | default (208k) | 0.035s | … | 1.79 |: time × GiB/s is 1/16 GiB,
-	// within the rounding of the two printed figures.
-	rows := regexp.MustCompile(`(?m)^\| (\S+)(?: \([^)]*\))? \| ([\d.]+)s \|.*\| ([\d.]+) \|$`).FindAllStringSubmatch(out, -1)
+	// | default (208k) | 0.035s | … | 1.79 | mean ± σ | min … max |: time
+	// × GiB/s is 1/16 GiB, within the rounding of the two printed figures.
+	rows := regexp.MustCompile(`(?m)^\| (\S+)(?: \([^)]*\))? \| ([\d.]+)s \|.*\| ([\d.]+) \|`+spreadCellsRE).FindAllStringSubmatch(out, -1)
 	if len(rows) != 2 {
 		t.Fatalf("table rows %v:\n%s", rows, out)
 	}

@@ -3,8 +3,8 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -15,7 +15,6 @@ import (
 	"nbdscope/engine"
 	"nbdscope/model"
 	"nbdscope/platform"
-	"nbdscope/report"
 	"nbdscope/sweep"
 	"nbdscope/units"
 )
@@ -48,7 +47,15 @@ status and the end of its stderr. The client (with all it starts) and the
 server are held to cores as --placement says: by default one core each.
 Every size's warm-ups come before the first round.
 Presets: qemu-img-read, qemu-img-write, nbdcopy-blkhash, and blksum-exec
-when blksum is installed.`
+when blksum is installed.
+
+The short flags are hyperfine's: -r repeat, -w warm-up. (run's -w, after
+iperf3, is the send buffer; a sweep's buffers are --sndbuf's list.) Each
+row's time is also given as hyperfine gives it, mean ± σ and min … max
+over its measurements, and the optimum line names no size when the
+fastest ones are within noise of each other (their means differ by no
+more than the sum of their σ). --export-hyperfine FILE writes hyperfine's
+--export-json layout, for its scripts.`
 
 const sweepExample = `  nbdscope sweep --sndbuf default,64k,128k,256k,512k,1m,2m,4m --bytes 4g --repeat 3
   nbdscope sweep --workload write --client-sndbuf default,256k,1m,2m,4m --bytes 4g --repeat 3
@@ -65,6 +72,8 @@ type sweepFlags struct {
 	shell               bool
 	save                string
 	force               bool
+	exports             *exportFlags
+	outs                []destination // where the sweep is written (planSweepOutputs)
 }
 
 func newSweepCmd(a *app) *cobra.Command {
@@ -96,19 +105,26 @@ func newSweepCmd(a *app) *cobra.Command {
 		cmd.RegisterFlagCompletionFunc(st.Name, completeBufList)
 	}
 	fs.StringVar(&f.bytes, "bytes", "4g", "payload `SIZE` to move per measurement, in whole requests (rounded up; at least connections × in flight × request size)")
-	fs.IntVar(&f.repeat, "repeat", 3, "measurements per size, `N` (the median is shown)")
+	fs.IntVarP(&f.repeat, "repeat", "r", 3, "measurements per size, `N` (the median is shown, with mean ± σ and min … max); hyperfine's -r")
 	fs.BoolVar(&f.asJSON, "json", false, "print JSON (version 2, see the README)")
 	fs.BoolVar(&f.asCSV, "csv", false, "print CSV")
 	fs.BoolVar(&f.asMD, "markdown", false, "print a markdown table")
 	fs.StringVar(&f.exec, "exec", "", "sweep the real client `CMD` ({uri}, {socket}, {size} replaced) instead of our load")
 	fs.BoolVar(&f.shell, "shell", false, "with --exec: run CMD through /bin/sh -c")
-	fs.IntVar(&f.warmup, "warmup", 1, "with --exec: unmeasured runs before each size's repeats, `N`")
+	fs.IntVarP(&f.warmup, "warmup", "w", 1, "with --exec: unmeasured runs before each size's repeats, `N`; -w is hyperfine's warm-up here, not iperf3's buffer (that is --sndbuf)")
 	fs.StringVar(&f.save, "save", "", "save the sweep under `NAME` (see 'nbdscope runs')")
 	fs.BoolVar(&f.force, "force", false, "with --save: replace an existing run of that name")
+	f.exports = addExportFlags(cmd, sweepExports...)
+	rateUnit := addRateUnitFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := exclusive(cmd, "json", "csv", "markdown"); err != nil {
+		outs, err := planSweepOutputs(cmd, f.exports)
+		if err != nil {
 			return err
 		}
+		if err := setRateUnit(*rateUnit, cmd.Flags().Changed("rate-unit")); err != nil {
+			return err
+		}
+		f.outs = outs
 		if err := sideAOnly(cmd.Flags()); err != nil {
 			return err
 		}
@@ -309,21 +325,11 @@ func (a *app) sweep(cfg model.Config, spec model.SweepSpec, f sweepFlags, preset
 	return cmp.Or(werr, outcome)
 }
 
-// printSweep prints a sweep on stdout: JSON, CSV, markdown or the table.
-func (a *app) printSweep(rep model.SweepReport, f sweepFlags) (werr error) {
-	switch {
-	case f.asJSON:
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		werr = enc.Encode(rep)
-	case f.asCSV:
-		werr = report.SweepCSV(a.stdout, rep)
-	case f.asMD:
-		report.SweepMarkdown(a.stdout, rep)
-	default:
-		report.SweepText(a.stdout, rep, terminalWidth(a.stdout))
-	}
-	return werr
+// printSweep writes a sweep to every output asked for (sweep_outputs.go).
+func (a *app) printSweep(rep model.SweepReport, f sweepFlags) error {
+	return a.writeOutputs(f.outs, func(format string, w io.Writer) error {
+		return writeSweepAs(format, w, rep, terminalWidth(a.stdout))
+	})
 }
 
 // execSpec makes spec an exec sweep when --exec is given (or the preset

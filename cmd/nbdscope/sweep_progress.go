@@ -35,8 +35,8 @@ func (s *sweepProgress) line(p sweep.SweepProgress) string {
 		per := s.now().Sub(s.start) / time.Duration(p.Done)
 		eta = "ETA " + (per * time.Duration(p.Total-p.Done)).Round(time.Second).String()
 	}
-	return fmt.Sprintf("[%d/%d] %s repeat %d/%d · %s GiB/s · %s", p.SizeIndex, p.Sizes, p.Size, p.Repeat, p.Repeats,
-		report.GiBps(p.Last.ThroughputBps), eta)
+	return fmt.Sprintf("[%d/%d] %s repeat %d/%d · %s %s · %s", p.SizeIndex, p.Sizes, p.Size, p.Repeat, p.Repeats,
+		report.RateNumber(p.Last.ThroughputBps), report.RateName(), eta)
 }
 
 func (s *sweepProgress) update(p sweep.SweepProgress) {

@@ -32,6 +32,9 @@ var badValues = map[string][]string{
 	"serve size": {"1000", "huge"}, "serve sndbuf": {"huge", "0"}, "fill": {"256", "x"}, "max-connections": {"0"},
 	"stats": {"1ns", "2h", "soon", ""}, "stats-json": {"stats.json"}, // --stats-json without --stats
 	"presets import name": {"../x", "linux-gap"}, "runs export format": {"xml"},
+	"export-json": {"", "/nonexistent-dir/x.json"}, "export-csv": {"/nonexistent-dir/x.csv"}, "export-markdown": {"", "/"},
+	"export-hyperfine": {"/nonexistent-dir/h.json"}, "rate-unit": {"gb", ""},
+	"port": {"-1", "65536", "x"}, "bind": {"", "example.com"}, "format": {"qcow2", ""},
 }
 
 // anyValue are the flags whose every value is taken, and why.

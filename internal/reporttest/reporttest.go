@@ -12,6 +12,7 @@ import (
 
 	"nbdscope/model"
 	"nbdscope/platform"
+	"nbdscope/sweep"
 )
 
 // Proc builds process figures; values have at most 6 significant digits,
@@ -144,4 +145,18 @@ func TableRow(t *testing.T, md, header, first string) []string {
 	}
 	t.Fatalf("no row %q in the table %q:\n%s", first, header, md)
 	return nil
+}
+
+// Sweep is a sweep report with known figures.
+func Sweep() model.SweepReport {
+	row := func(buf string, eff int, gibps float64) model.SweepRow {
+		return model.SweepRow{Buffer: buf, Effective: eff, Seconds: 1 / gibps, ClientUserS: 0.1, ClientSysS: 0.2,
+			ServerUserS: 0.05, ServerSysS: 0.3, ThroughputBps: model.Figure(gibps * model.GiB), RecvPer2MiB: 12.5,
+			EAGAINPer2MiB: 3, Repeats: 3}
+	}
+	rows := []model.SweepRow{row("default", 212992, 1.425), row("64k", 131072, 0.8), row("1m", 2097152, 3.42),
+		row("2m", 4194304, 3.30), row("4m", 8388608, 3.25), row("8m", 16777216, 3.2)}
+	cfg := model.DefaultConfig()
+	spec := model.SweepSpec{Bytes: 1 << 30, Repeat: 3}
+	return model.SweepReport{Version: model.SweepVersion, Spec: spec, Config: cfg, Rows: rows, Optimum: sweep.Optimum(rows)}
 }

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"nbdscope/model"
+	"nbdscope/report"
+)
+
+// sweepExports are the formats sweep writes to files (--export-FORMAT).
+var sweepExports = []string{fmtJSON, fmtCSV, fmtMarkdown, fmtHyperfine}
+
+// sweepStdout are the flags that send one of them to stdout instead of the
+// table.
+var sweepStdout = []stdoutChoice{{"json", fmtJSON}, {"csv", fmtCSV}, {"markdown", fmtMarkdown}}
+
+// planSweepOutputs checks the outputs asked for before the sweep runs.
+func planSweepOutputs(cmd *cobra.Command, ex *exportFlags) ([]destination, error) {
+	return ex.plan(cmd, sweepStdout...)
+}
+
+// writeSweepAs writes a sweep in one format; width is that of stdout's
+// terminal (the bars of the text table).
+func writeSweepAs(format string, w io.Writer, rep model.SweepReport, width int) error {
+	switch format {
+	case fmtJSON:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	case fmtCSV:
+		return report.SweepCSV(w, rep)
+	case fmtMarkdown:
+		return writeErr(w, func(w io.Writer) { report.SweepMarkdown(w, rep) })
+	case fmtHyperfine:
+		return writeSweepHyperfine(w, rep)
+	case fmtText:
+		return writeErr(w, func(w io.Writer) { report.SweepText(w, rep, width) })
+	}
+	return fmt.Errorf("sweep: no output format %q", format)
+}
+
+// writeErr runs a writer that ignores errors (fmt.Fprintf all along) and
+// returns the first error the underlying writer returned, so a full disk
+// is not reported as written.
+func writeErr(w io.Writer, write func(io.Writer)) error {
+	ew := &errWriter{w: w}
+	write(ew)
+	return ew.err
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}

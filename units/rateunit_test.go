@@ -1,0 +1,27 @@
+package units
+
+import "testing"
+
+func TestRateScales(t *testing.T) {
+	const r = 3.42 * (1 << 30) // 3.42 GiB/s
+	for _, c := range []struct{ flag, format, number string }{
+		{"gib", "3.42 GiB/s", "3.42"},
+		{"gbit", "29.4 Gbit/s", "29.38"}, // 3.42 × 2³⁰ × 8 / 10⁹
+		{"mib", "3502 MiB/s", "3502.1"},
+		{"mbit", "29378 Mbit/s", "29378"},
+	} {
+		u, err := ParseRateScale(c.flag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := u.Format(r); got != c.format {
+			t.Errorf("%s: Format = %q, want %q", c.flag, got, c.format)
+		}
+		if got := u.Number(r); got != c.number {
+			t.Errorf("%s: Number = %q, want %q", c.flag, got, c.number)
+		}
+	}
+	if _, err := ParseRateScale("gb"); err == nil {
+		t.Error("gb accepted")
+	}
+}
