@@ -108,8 +108,10 @@ type Value struct {
 	Bool bool
 }
 
-// State is what settings are kept in: the configuration, and each side's
-// pause, which is the run's state rather than configuration.
+// State is what the explorer keeps settings in: the configuration, and
+// each side's pause, which is the run's state rather than configuration.
+// A side's settings are read and written in its SideConfig; only the
+// pair's (mode, pause) need the State.
 type State struct {
 	Cfg    Config
 	Paused [2]bool
@@ -152,7 +154,8 @@ type Setting struct {
 	format func(v Value) string          // nil: by Type
 	values func() []string               // completion values; nil: Choices
 
-	field // where the value is kept
+	field           // where a side's value is kept in its SideConfig
+	pair  pairField // where a pair setting (AtPair) is kept in a State
 
 	// arg is the value as the child applies it (nil: by Type).
 	arg func(v Value, sc SideConfig, env ArgEnv) ChildArg
@@ -241,44 +244,49 @@ func newSettingTable() []*Setting {
 			field: strField(func(s *SideConfig) *string { return &s.Backend }, nil)},
 		{Name: SetSize, Var: "SIZE", Type: TypeSize, Min: 512, Max: math.MaxInt, Align: 512, Where: AtStart,
 			Help:  "spawned server export size (e.g. 64g)",
-			field: field{func(s *State, i int) Value { return Value{Int: int(s.Cfg.Sides[i].Size)} }, func(s *State, i int, v Value) { s.Cfg.Sides[i].Size = int64(v.Int) }}},
+			field: field{func(s *SideConfig) Value { return Value{Int: int(s.Size)} }, func(s *SideConfig, v Value) { s.Size = int64(v.Int) }}},
 		{Name: SetMode, Var: "MODE", Type: TypeEnum, Choices: fixedList(ModeAlternate, ModeConcurrent), Where: AtPair, Flag: FlagPair, PairWide: true,
 			Help: "run mode: alternate or concurrent (default: alternate below 4 cores)",
 			Keys: [2]string{"m"}, KeyHelp: "alternate/concurrent", step: stepCycle,
-			field: field{func(s *State, _ int) Value { return Value{Str: s.Cfg.Mode} }, func(s *State, _ int, v Value) { s.Cfg.Mode = v.Str }}},
+			pair: pairField{func(s *State, _ int) Value { return Value{Str: s.Cfg.Mode} }, func(s *State, _ int, v Value) { s.Cfg.Mode = v.Str }}},
 		{Name: SetPaused, Type: TypeBool, Where: AtPair, Flag: FlagNone,
 			Help: "pause or resume a side's load", Keys: [2]string{" "}, KeyHelp: "pause/resume side", step: stepToggle,
-			field: field{func(s *State, i int) Value { return Value{Bool: s.Paused[i]} }, func(s *State, i int, v Value) { s.Paused[i] = v.Bool }}},
+			pair: pairField{func(s *State, i int) Value { return Value{Bool: s.Paused[i]} }, func(s *State, i int, v Value) { s.Paused[i] = v.Bool }}},
 	}
 	return t
 }
 
-// field is where a setting's value is kept in a State.
+// field is where a side setting's value is kept in its SideConfig.
 type field struct {
+	get func(s *SideConfig) Value
+	put func(s *SideConfig, v Value)
+}
+
+// pairField is where a pair setting's value is kept: the configuration's
+// mode, a side's pause.
+type pairField struct {
 	get func(s *State, side int) Value
 	put func(s *State, side int, v Value)
 }
 
 // Fields of a side's configuration, by type.
 func bufField(f func(*SideConfig) *Buf) field {
-	return field{func(s *State, i int) Value { return Value{Buf: *f(&s.Cfg.Sides[i])} },
-		func(s *State, i int, v Value) { *f(&s.Cfg.Sides[i]) = v.Buf }}
+	return field{func(s *SideConfig) Value { return Value{Buf: *f(s)} }, func(s *SideConfig, v Value) { *f(s) = v.Buf }}
 }
 
 func intField(f func(*SideConfig) *int) field {
-	return field{func(s *State, i int) Value { return Value{Int: *f(&s.Cfg.Sides[i])} },
-		func(s *State, i int, v Value) { *f(&s.Cfg.Sides[i]) = v.Int }}
+	return field{func(s *SideConfig) Value { return Value{Int: *f(s)} }, func(s *SideConfig, v Value) { *f(s) = v.Int }}
 }
 
 // strField reads an empty field as def() when def is set (consume,
 // placement: files written before they existed).
 func strField(f func(*SideConfig) *string, def func() string) field {
-	return field{func(s *State, i int) Value {
-		if v := *f(&s.Cfg.Sides[i]); v != "" || def == nil {
+	return field{func(s *SideConfig) Value {
+		if v := *f(s); v != "" || def == nil {
 			return Value{Str: v}
 		}
 		return Value{Str: def()}
-	}, func(s *State, i int, v Value) { *f(&s.Cfg.Sides[i]) = v.Str }}
+	}, func(s *SideConfig, v Value) { *f(s) = v.Str }}
 }
 
 // Settings returns the table, in the order help lists it. The entries are
@@ -405,11 +413,22 @@ func (st *Setting) Format(v Value) string {
 	return v.Str
 }
 
-// Get is the setting's value in s for side (ignored by pair settings).
-func (st *Setting) Get(s *State, side int) Value { return st.get(s, side) }
+// Get is the setting's value in s for side (ignored by the mode).
+func (st *Setting) Get(s *State, side int) Value {
+	if st.pair.get != nil {
+		return st.pair.get(s, side)
+	}
+	return st.get(&s.Cfg.Sides[side])
+}
 
 // Put sets the setting's value in s. It checks nothing: Check does.
-func (st *Setting) Put(s *State, side int, v Value) { st.put(s, side, v) }
+func (st *Setting) Put(s *State, side int, v Value) {
+	if st.pair.put != nil {
+		st.pair.put(s, side, v)
+		return
+	}
+	st.put(&s.Cfg.Sides[side], v)
+}
 
 // Effective is a buffer setting's effective size in a sample's buffers
 // (0: unknown, or not a buffer).
@@ -642,11 +661,12 @@ func (s *SideConfig) Get(setting string) string {
 	return st.Format(s.Value(st))
 }
 
-// Value is a side setting's value.
+// Value is a side setting's value (the zero Value for a pair setting).
 func (s *SideConfig) Value(st *Setting) Value {
-	var state State
-	state.Cfg.Sides[0] = *s
-	return st.get(&state, 0)
+	if st.get == nil {
+		return Value{}
+	}
+	return st.get(s)
 }
 
 // Set changes a side setting from its text form, validating it. The side
@@ -669,10 +689,8 @@ func (s *SideConfig) SetValue(st *Setting, v Value) error {
 	if !st.InSideConfig() {
 		return fmt.Errorf("%s is not a side's setting", st.Name)
 	}
-	var state State
-	state.Cfg.Sides[0] = *s
-	st.put(&state, 0, v)
-	n := state.Cfg.Sides[0]
+	n := *s
+	st.put(&n, v)
 	if err := n.Validate(); err != nil {
 		return fmt.Errorf("%s=%s: %w", st.Name, st.Format(v), err)
 	}
