@@ -19,7 +19,7 @@ import (
 func startTargetProcess(t *testing.T) (*os.Process, string) {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "t.sock")
-	p := childtest.StartServer(t, wire.ServerSpec{Backend: "null", Size: 1 << 30, Transport: "unix", Socket: sock})
+	p := childtest.StartServer(t, wire.ServerSpec{Socket: sock, Settings: wire.Start{model.SetBackend: {Str: "null"}, model.SetSize: {Int: 1 << 30}, model.SetTransport: {Str: "unix"}}})
 	var m wire.Msg
 	if err := json.Unmarshal([]byte(p.Ready), &m); err != nil || m.Type != "ready" || m.URI == "" {
 		t.Fatalf("target: ready line %q (%v)", p.Ready, err)

@@ -258,11 +258,11 @@ func (p *Pair) Apply(ch model.Change) error {
 	if err := checkSide(ch.Side); err != nil {
 		return err
 	}
-	st, err := model.LookupSetting(ch.Setting)
-	if err != nil {
-		return err
+	st := ch.Setting
+	if st == nil {
+		return fmt.Errorf("a change of no setting")
 	}
-	if set, ok := pairSetters[st.Name]; ok {
+	if set, ok := pairSetter(ch); ok {
 		return set(p, ch.Side, ch.Value) // mode, paused: the turns own them
 	}
 	live, err := p.sides[ch.Side].apply(st, ch.Value)

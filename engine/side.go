@@ -116,10 +116,8 @@ func (s *side) start() error {
 	if err != nil {
 		return s.startFailed(err)
 	}
-	lspec := wire.LoadSpec{URI: uri, Connections: sc.Connections, RequestSize: sc.RequestSize, InFlight: sc.InFlight,
-		Workload: sc.Workload, ReadPercent: sc.ReadPercent, SndBuf: model.BufRequest(sc.ClientSndBuf), RcvBuf: model.BufRequest(sc.ClientRcvBuf),
-		Verify: sc.Verify, Consume: sc.Consume, HashThreads: model.ResolveHashThreads(sc, s.p.turns.Mode(), s.p.cpus), Paused: true,
-		Exec: sc.Exec}
+	lspec := wire.NewLoadSpec(sc, uri, model.ArgEnv{Mode: s.p.turns.Mode(), Allowed: s.p.cpus})
+	lspec.Paused = true // the turns start it
 	ld, _, err := spawn(s.p.opts.Exe, model.RoleLoad, sc.Name, lspec, s.p.opts.StartTimeout)
 	if err != nil {
 		stopChildren(srv)
@@ -156,10 +154,11 @@ func (s *side) spawnServer(sc model.SideConfig) (*child, string, error) {
 	if sc.Target != "" {
 		return nil, sc.Target, nil
 	}
-	spec := wire.ServerSpec{Backend: sc.Backend, Size: sc.Size, Transport: sc.Transport, SndBuf: model.BufRequest(sc.SndBuf)}
+	sock := ""
 	if sc.Transport == "unix" {
-		spec.Socket = filepath.Join(s.p.dir, fmt.Sprintf("%s.sock", sc.Name))
+		sock = filepath.Join(s.p.dir, fmt.Sprintf("%s.sock", sc.Name))
 	}
+	spec := wire.NewServerSpec(sc, sock)
 	c, ready, err := spawn(s.p.opts.Exe, model.RoleServer, sc.Name, spec, s.p.opts.StartTimeout)
 	if err != nil {
 		return nil, "", err

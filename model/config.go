@@ -320,9 +320,9 @@ func validWorkload(w string) bool { return slices.Contains(Workloads, w) }
 // checkChange checks that a change applies to the configuration: a side
 // setting leaves its side valid, a mode is one of the modes.
 func (c *Config) checkChange(ch Change) error {
-	st, err := LookupSetting(ch.Setting)
-	if err != nil {
-		return err
+	st := ch.Setting
+	if st == nil {
+		return fmt.Errorf("a change of no setting")
 	}
 	if !st.Live() {
 		return fmt.Errorf("%s is fixed for the run", st.Name)

@@ -38,8 +38,12 @@ import (
 //     needs none: the engine's side.apply routes it on Where. A test fails
 //     when an entry routed to a child or the pair has no apply function
 //     there.
-//  4. Load the child's start value in wire.LoadSpec/ServerSpec (the
-//     engine's side.start), if the child needs it before its first set.
+//  4. A setting applied in a child starts there too: the child's start
+//     spec carries every entry that starts in its role (StartsIn: by
+//     Where, or start for one that is not live in a child), built from
+//     the table (wire.StartOf); the role reads it by name where it
+//     starts (engine/child's startLoadRole, startServerRole). A test
+//     fails when the load does not start with one of its settings.
 //
 // Nothing else changes: the flags, their help and completion, --at, preset
 // files, the explorer's keys, ? help and the routing follow the entry.
@@ -159,6 +163,24 @@ type Setting struct {
 
 	// arg is the value as the child applies it (nil: by Type).
 	arg func(v Value, sc SideConfig, env ArgEnv) ChildArg
+	// start is the child role whose start spec carries the setting, for
+	// one that does not apply live in a child (by Where: StartsIn).
+	start string
+}
+
+// StartsIn is the child role (RoleServer, RoleLoad) whose start spec
+// carries the setting's value, as ChildArg resolves it; "" for none. A
+// setting applied live in a child starts in that child; others say where.
+func (st *Setting) StartsIn() string {
+	switch {
+	case st.start != "":
+		return st.start
+	case st.Where == AtLoad:
+		return RoleLoad
+	case st.Where == AtServer:
+		return RoleServer
+	}
+	return ""
 }
 
 // ArgEnv is what a child argument may be resolved against.
@@ -170,8 +192,8 @@ type ArgEnv struct {
 // ChildArg is a setting's value as a child applies it (the Int and Str
 // of a set command, engine/wire's Cmd).
 type ChildArg struct {
-	Int int
-	Str string
+	Int int    `json:"int,omitempty"`
+	Str string `json:"str,omitempty"`
 }
 
 func fixedList(v ...string) func() []string { return func() []string { return v } }
@@ -231,18 +253,18 @@ func newSettingTable() []*Setting {
 			Help: "where server and load process run: split (own cores), shared (one core) or os",
 			Keys: [2]string{"o"}, KeyHelp: "cores: split/shared/os", step: stepCycle,
 			field: strField(func(s *SideConfig) *string { return &s.Placement }, DefaultPlacement)},
-		{Name: SetTransport, Var: "unix|tcp", Type: TypeEnum, Choices: fixedList("unix", "tcp"), Where: AtRestart, Spawned: true,
+		{Name: SetTransport, Var: "unix|tcp", Type: TypeEnum, Choices: fixedList("unix", "tcp"), Where: AtRestart, Spawned: true, start: RoleServer,
 			Help: "unix or tcp", Keys: [2]string{"t"}, KeyHelp: "unix/tcp", step: stepCycle,
 			field: strField(func(s *SideConfig) *string { return &s.Transport }, nil)},
 		{Name: SetTarget, Var: "URI", Type: TypeText, Where: AtStart,
 			Help: "an NBD URI to load instead of a spawned server", field: strField(func(s *SideConfig) *string { return &s.Target }, nil)},
-		{Name: SetExec, Var: "CMD", Type: TypeText, Where: AtRestart, Spawned: true,
+		{Name: SetExec, Var: "CMD", Type: TypeText, Where: AtRestart, Spawned: true, start: RoleLoad,
 			Help:  "a real client command run in a loop as the side's load ({uri}, {socket}, {size} replaced; no shell); empty for our load",
 			field: strField(func(s *SideConfig) *string { return &s.Exec }, nil)},
-		{Name: SetBackend, Var: "BACKEND", Type: TypeText, Where: AtStart,
+		{Name: SetBackend, Var: "BACKEND", Type: TypeText, Where: AtStart, start: RoleServer,
 			Help: "spawned server backend: null, pattern, memory or file:PATH", values: fixedList("null", "pattern", "memory", "file:"),
 			field: strField(func(s *SideConfig) *string { return &s.Backend }, nil)},
-		{Name: SetSize, Var: "SIZE", Type: TypeSize, Min: 512, Max: math.MaxInt, Align: 512, Where: AtStart,
+		{Name: SetSize, Var: "SIZE", Type: TypeSize, Min: 512, Max: math.MaxInt, Align: 512, Where: AtStart, start: RoleServer,
 			Help:  "spawned server export size (e.g. 64g)",
 			field: field{func(s *SideConfig) Value { return Value{Int: int(s.Size)} }, func(s *SideConfig, v Value) { s.Size = int64(v.Int) }}},
 		{Name: SetMode, Var: "MODE", Type: TypeEnum, Choices: fixedList(ModeAlternate, ModeConcurrent), Where: AtPair, Flag: FlagPair, PairWide: true,
@@ -563,9 +585,12 @@ func stepBuf(_ *Setting, v Value, dir, def int) (Value, bool) {
 // Change is one live (or scripted) change of a setting: of a side, or of
 // the pair (mode; Side is then ignored).
 type Change struct {
-	At      Duration // for scripted changes
-	Side    int      // 0 = A, 1 = B
-	Setting string
+	At   Duration // for scripted changes
+	Side int      // 0 = A, 1 = B
+	// Setting is the table's entry, looked up once where the change is
+	// made (NewChange, the explorer's keys); nothing after the edge looks
+	// a change's setting up by name again.
+	Setting *Setting
 	Value   Value
 }
 
@@ -580,15 +605,23 @@ func NewChange(side int, setting, value string) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
-	return Change{Side: side, Setting: setting, Value: v}, nil
+	return Change{Side: side, Setting: st, Value: v}, nil
 }
 
 // Text is the change's value in its text form.
 func (c Change) Text() string {
-	if st, ok := Lookup(c.Setting); ok {
-		return st.Format(c.Value)
+	if c.Setting == nil {
+		return ""
 	}
-	return ""
+	return c.Setting.Format(c.Value)
+}
+
+// Name is the change's setting's name ("" for none).
+func (c Change) Name() string {
+	if c.Setting == nil {
+		return ""
+	}
+	return c.Setting.Name
 }
 
 // changeJSON is a Change in preset files and reports: the value in its
@@ -601,7 +634,7 @@ type changeJSON struct {
 }
 
 func (c Change) MarshalJSON() ([]byte, error) {
-	return json.Marshal(changeJSON{c.At, c.Side, c.Setting, c.Text()})
+	return json.Marshal(changeJSON{c.At, c.Side, c.Name(), c.Text()})
 }
 
 func (c *Change) UnmarshalJSON(b []byte) error {
@@ -641,7 +674,7 @@ func ParseAt(s string) (Change, error) {
 	if err != nil {
 		return Change{}, fmt.Errorf("--at %q: %w", s, err)
 	}
-	if st, _ := Lookup(setting); !st.Live() {
+	if !c.Setting.Live() {
 		return Change{}, fmt.Errorf("--at %q: %s is fixed for the run", s, setting)
 	}
 	c.At = Duration(d)
@@ -649,7 +682,7 @@ func ParseAt(s string) (Change, error) {
 }
 
 func (c Change) String() string {
-	return fmt.Sprintf("%v:%s.%s=%s", c.At.D(), string(rune('a'+c.Side)), c.Setting, c.Text())
+	return fmt.Sprintf("%v:%s.%s=%s", c.At.D(), string(rune('a'+c.Side)), c.Name(), c.Text())
 }
 
 // Get returns a side setting's value in its text form.

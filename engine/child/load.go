@@ -82,16 +82,18 @@ func startLoadRole(ctx context.Context, spec wire.LoadSpec) (role, wire.Msg, err
 	if err != nil {
 		return nil, wire.Msg{}, err
 	}
-	r := &loadRole{ctx: ctx, uri: u, inflight: spec.InFlight, sndReq: spec.SndBuf, rcvReq: spec.RcvBuf, verify: spec.Verify, lost: make(chan error, 1)}
-	r.reqSize.Store(int64(spec.RequestSize))
-	r.workload.Store(workloadIndex(spec.Workload))
-	r.readPct.Store(int32(spec.ReadPercent))
-	r.initConsume(spec.Consume, spec.HashThreads)
+	set := spec.Settings // the start values of the table's load settings
+	r := &loadRole{ctx: ctx, uri: u, inflight: set.Int(model.SetInFlight), sndReq: set.Int(model.SetClientSndBuf),
+		rcvReq: set.Int(model.SetClientRcvBuf), verify: spec.Verify, lost: make(chan error, 1)}
+	r.reqSize.Store(int64(set.Int(model.SetRequestSize)))
+	r.workload.Store(workloadIndex(set.Str(model.SetWorkload)))
+	r.readPct.Store(int32(set.Int(model.SetReadPercent)))
+	r.initConsume(set.Str(model.SetConsume), set.Int(model.SetHashThreads))
 	r.gate.init(spec.Paused)
 	r.defSnd, _, _ = nbd.ProbeSocketBuffer(u.Network(), nbd.SendBuf, 0)
 	r.defRcv, _, _ = nbd.ProbeSocketBuffer(u.Network(), nbd.RecvBuf, 0)
 	r.mu.Lock()
-	err = r.setConns(spec.Connections)
+	err = r.setConns(set.Int(model.SetConnections))
 	r.mu.Unlock()
 	if err != nil {
 		r.close()
