@@ -84,12 +84,18 @@ func startTerm(t *testing.T, w, h int, args ...string) *term {
 	if len(out) != 2 || out[0] != strconv.Itoa(w) || out[1] != strconv.Itoa(h) {
 		t.Fatalf("pane is %q, want %dx%d", out, w, h)
 	}
-	// The explorer: the process of the binary that is not a child role.
+	// The explorer: the process of the binary that is not a child role,
+	// this terminal's own (its TMPDIR is unique to it: an explorer a test
+	// before this one stopped may still be on its way out), and not
+	// started by the binary: a child between its fork and its exec still
+	// shows the explorer's command line and environment, and signalling
+	// that one instead killed a side's server (TestHangup, a loaded CI).
 	if haveProc() {
 		deadline := time.Now().Add(waitTimeout)
 		for tm.pid == 0 {
 			for _, p := range binProcs() {
-				if p.nbdscope && !strings.Contains(p.cmdline, " __child ") {
+				if p.nbdscope && !strings.Contains(p.cmdline, " __child ") && hasEnv(p.pid, "TMPDIR="+tm.tmpDir) &&
+					!startedByBin(p.pid) {
 					tm.pid = p.pid
 				}
 			}
@@ -288,6 +294,42 @@ func binProcs() []proc {
 		ps = append(ps, proc{pid: pid, cmdline: cl, nbdscope: argv0 == nbdscopeBin})
 	}
 	return ps
+}
+
+// startedByBin reports whether process pid's parent is the binary this
+// test built (a child of the explorer), or pid is gone.
+func startedByBin(pid int) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return true
+	}
+	// pid (comm) state ppid …: comm may hold spaces and parentheses.
+	rest := string(b[strings.LastIndexByte(string(b), ')')+1:])
+	f := strings.Fields(rest)
+	if len(f) < 2 {
+		return true
+	}
+	cl, err := os.ReadFile(filepath.Join("/proc", f[1], "cmdline"))
+	if err != nil {
+		return false
+	}
+	argv0, _, _ := strings.Cut(string(cl), "\x00")
+	return argv0 == nbdscopeBin
+}
+
+// hasEnv reports whether process pid was started with the environment
+// entry kv ("NAME=value").
+func hasEnv(pid int, kv string) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
+	if err != nil {
+		return false
+	}
+	for _, e := range strings.Split(string(b), "\x00") {
+		if e == kv {
+			return true
+		}
+	}
+	return false
 }
 
 func haveProc() bool {

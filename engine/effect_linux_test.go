@@ -18,11 +18,13 @@ type tally struct {
 	bytes          uint64
 	samples        int
 	client, server nbd.IOStats
+	fill           model.Fill // the send-buffer fill, weighted by samples
 }
 
 func (t *tally) add(s *model.Sample) {
 	t.bytes += s.Bytes
 	t.samples++
+	t.fill = t.fill.Add(s.Fill())
 	t.client = t.client.Add(s.Client.Counters().IO)
 	if s.Server != nil {
 		t.server = t.server.Add(s.Server.Counters().IO)

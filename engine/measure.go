@@ -31,7 +31,9 @@ func (p *Pair) MeasureRequests(i int, requests int64, limit time.Duration) (f mo
 		return f, nil, fmt.Errorf("side %s is down", s.name)
 	}
 	const pollWait = 10 * time.Second
+	p.refreshFill(s)
 	lm0, sm0, err := pollBoth(ld, srv, pollWait)
+	p.takeFill(s) // from here on the window is the measurement's
 	if err != nil {
 		return f, nil, err
 	}
@@ -53,7 +55,7 @@ func (p *Pair) MeasureRequests(i int, requests int64, limit time.Duration) (f mo
 		return f, nil, fmt.Errorf("%d of the measurement's %d requests failed: %s", m.Errors, requests, m.LastErr)
 	}
 	secs := float64(m.WallNs) / 1e9
-	d := delta{bytes: m.Bytes, active: secs, client: lm1.Counters.Sub(lm0.Counters), hist: model.HistDiff(lm1.Hist, lm0.Hist), maxLat: m.MaxLatNs}
+	d := delta{fill: p.takeFill(s), bytes: m.Bytes, active: secs, client: lm1.Counters.Sub(lm0.Counters), hist: model.HistDiff(lm1.Hist, lm0.Hist), maxLat: m.MaxLatNs}
 	if srv != nil {
 		d.server = sm1.Counters.Sub(sm0.Counters)
 	}

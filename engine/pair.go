@@ -71,6 +71,7 @@ type Pair struct {
 	turns *turns
 	rec   *recorder
 	mach  machineMeter // what other processes took meanwhile
+	fill  fillMeter    // the sides' send-buffer fill (fill.go)
 
 	stopped  atomic.Bool    // Stop began: no more changes, no more children
 	watchers sync.WaitGroup // the sides' watch goroutines
@@ -116,6 +117,7 @@ func StartWith(ctx context.Context, cfg model.Config, opts Options) (*Pair, erro
 	p.warnCores(cfg.Mode)
 	lctx, cancel := context.WithCancel(ctx)
 	p.cancel = cancel
+	p.fill.start(lctx)
 	go p.loop(lctx)
 	// The first resume waits for the side's buffers to warm (up to 5 s),
 	// so it is not waited for here: the explorer draws and the samples go
@@ -355,6 +357,7 @@ func (p *Pair) shutdown() {
 		kids = append(kids, ld, srv)
 	}
 	stopChildren(kids...)
+	p.fill.stop()
 	// A change in progress (a restart spawning, a child call) ends soon
 	// now that the children are gone; wait for it, so nothing it started
 	// outlives Stop.

@@ -24,6 +24,7 @@ func (p *Pair) pollSide(s *side, emit bool) {
 	sc := s.cfg
 	s.mu.Unlock()
 
+	p.refreshFill(s)
 	lm, sm, err := pollBoth(ld, srv, max(4*interval, 2*time.Second))
 	now := time.Now()
 	if err != nil {
@@ -36,6 +37,7 @@ func (p *Pair) pollSide(s *side, emit bool) {
 		s.prevT, s.prevLoad, s.prevServer, s.havePrev = now, lm, sm, true
 		s.prevStamp = model.StampOf(s.cfg)
 		s.mu.Unlock()
+		p.takeFill(s) // the window starts with the first sample's interval
 		if srv != nil && sc.SndBuf.Kind != model.BufDefault {
 			s.checkClamp(model.SetSndBuf, nbd.SendBuf, model.BufRequest(sc.SndBuf), sm.SndBuf)
 		}
@@ -50,10 +52,11 @@ func (p *Pair) pollSide(s *side, emit bool) {
 		s.mu.Unlock()
 		return
 	}
-	smp := s.measure(p.clock(now).Seconds(), wall, lm, sm, srv != nil)
+	smp := s.measure(p.clock(now).Seconds(), wall, lm, sm, srv != nil, p.takeFill(s))
 	s.prevT, s.prevLoad, s.prevServer = now, lm, sm
 	s.mu.Unlock()
 	if emit {
+		p.warnFill(s, &smp)
 		p.emit(model.Update{Sample: &smp})
 	}
 }
@@ -79,9 +82,9 @@ func pollBoth(ld, srv *child, timeout time.Duration) (lm, sm wire.Msg, err error
 // measure turns the counters since the last poll into a Sample, stamped
 // with the settings in force now, and adds it to the run's and the
 // segment's totals. s.mu is held.
-func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer bool) model.Sample {
+func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer bool, fill model.Fill) model.Sample {
 	stamp := model.StampOf(s.cfg)
-	var d delta
+	d := delta{fill: fill}
 	d.bytes = lm.Bytes - s.prevLoad.Bytes
 	if s.cfg.Exec != "" {
 		d.bytes = execPayload(sm, s.prevServer) // the client's own count is not ours: the server's
@@ -112,6 +115,12 @@ func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer bool) model.S
 		d.server = sm.Counters.Sub(s.prevServer.Counters)
 		sp := model.ProcessFigures(d.server, d.bytes, busyBase)
 		smp.Server = &sp
+	}
+	if d.active < fillSteady*wall {
+		// A paused or off-turn stretch's buffer is empty because nothing
+		// ran: the sample says so, the run's and segment's shares count
+		// only intervals the load ran throughout.
+		d.fill = model.Fill{}
 	}
 	s.tot.add(d)
 	s.tot.consumed.AddBetween(lm.Consumed, s.prevLoad.Consumed)
@@ -152,6 +161,7 @@ type delta struct {
 	hist           []uint64
 	errors         uint64
 	maxLat         int64 // ns: the longest request completed
+	fill           model.Fill
 }
 
 // figures are the figures of an interval, with CPU per second of busy.
@@ -166,6 +176,7 @@ func (d delta) figures(busy float64, hasServer bool) model.Figures {
 		LatencyMaxMs:  latencyMs(d.maxLat),
 		Errors:        d.errors,
 	}
+	f.SetFill(d.fill)
 	if hasServer {
 		sp := model.ProcessFigures(d.server, d.bytes, busy)
 		f.Server = &sp
@@ -184,12 +195,13 @@ func (t *totals) add(d delta) {
 	t.hist = histAdd(t.hist, d.hist)
 	t.errors += d.errors
 	t.maxLat = max(t.maxLat, d.maxLat)
+	t.fill = t.fill.Add(d.fill)
 }
 
 // figures are the figures of a span's totals.
 func (t totals) figures(hasServer bool) model.Figures {
 	return delta{bytes: t.bytes, active: t.active, client: t.client, server: t.server,
-		hist: t.hist, errors: t.errors, maxLat: t.maxLat}.figures(t.wall, hasServer)
+		hist: t.hist, errors: t.errors, maxLat: t.maxLat, fill: t.fill}.figures(t.wall, hasServer)
 }
 
 // segTotals accumulate one stretch of unchanged settings.

@@ -56,6 +56,11 @@ type side struct {
 
 	loadCPUs, serverCPUs []int // where place held the processes (nil: not held)
 	tot                  totals
+
+	// fillWhy is why the side's data sockets were not found at the last
+	// poll (""; found); fillWarned: that was said once (fill.go).
+	fillWhy    string
+	fillWarned bool
 }
 
 // totals accumulate a side over the whole run, across restarts.
@@ -71,6 +76,7 @@ type totals struct {
 	consumed model.ConsumeCounts
 	maxLat   int64 // ns: the longest request of the run; pendLat: of polls folded into the next sample
 	pendLat  int64
+	fill     model.Fill // the send-buffer fill, weighted by samples
 }
 
 func newSide(p *Pair, i int, cfg model.SideConfig) *side {

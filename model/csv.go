@@ -78,6 +78,9 @@ var figureColumns = func() []csvColumn {
 		csvColumn{"latency_p99_ms", func(f *Figures) string { return csvFigure(f.LatencyP99Ms) }},
 		csvColumn{"latency_max_ms", func(f *Figures) string { return csvFigure(f.LatencyMaxMs) }},
 		csvColumn{"errors", func(f *Figures) string { return strconv.FormatUint(f.Errors, 10) }},
+		csvColumn{"sndbuf_full_pct", func(f *Figures) string { return csvFigure(f.Fill().FullPct) }},
+		csvColumn{"sndbuf_empty_pct", func(f *Figures) string { return csvFigure(f.Fill().EmptyPct) }},
+		csvColumn{"sndbuf_fill_bytes", func(f *Figures) string { return csvFigure(f.Fill().Bytes) }},
 	)
 }()
 

@@ -102,19 +102,27 @@ type Figures struct {
 	// Changed is set when they changed within the span (a sample during
 	// which a change took effect, a whole run with changes): then
 	// Settings are those at its end, and the figures mix before and after.
-	Settings      Stamp     `json:"settings"`
-	Changed       bool      `json:"settings_changed,omitempty"`
-	Seconds       float64   `json:"seconds"` // load running (active) seconds
-	Bytes         uint64    `json:"bytes"`
-	ThroughputBps Figure    `json:"throughput_bps"`
-	Client        Process   `json:"client"`
-	Server        *Process  `json:"server"` // nil for an external target
-	SndBuf        Buffers   `json:"sndbuf"`
-	Placement     Placement `json:"placement"`
-	LatencyP50Ms  Figure    `json:"latency_p50_ms"`
-	LatencyP99Ms  Figure    `json:"latency_p99_ms"`
-	LatencyMaxMs  Figure    `json:"latency_max_ms"` // the longest request completed in the span
-	Errors        uint64    `json:"errors"`
+	Settings      Stamp   `json:"settings"`
+	Changed       bool    `json:"settings_changed,omitempty"`
+	Seconds       float64 `json:"seconds"` // load running (active) seconds
+	Bytes         uint64  `json:"bytes"`
+	ThroughputBps Figure  `json:"throughput_bps"`
+	// The bulk sender's send-buffer fill (fill.go; read it with Fill()):
+	// the share of samples it was full and empty, the mean bytes in
+	// flight; null when not measured (a warning of kind "fill" says why).
+	SndBufFullPct     MaybeFigure `json:"sndbuf_full_pct"`
+	SndBufEmptyPct    MaybeFigure `json:"sndbuf_empty_pct"`
+	SndBufFillBytes   MaybeFigure `json:"sndbuf_fill_bytes"`
+	SndBufFillSamples int         `json:"sndbuf_fill_samples,omitempty"`
+	SndBufFillLimit   int64       `json:"sndbuf_fill_limit,omitempty"`
+	Client            Process     `json:"client"`
+	Server            *Process    `json:"server"` // nil for an external target
+	SndBuf            Buffers     `json:"sndbuf"`
+	Placement         Placement   `json:"placement"`
+	LatencyP50Ms      Figure      `json:"latency_p50_ms"`
+	LatencyP99Ms      Figure      `json:"latency_p99_ms"`
+	LatencyMaxMs      Figure      `json:"latency_max_ms"` // the longest request completed in the span
+	Errors            uint64      `json:"errors"`
 }
 
 // IsWrite reports whether the bulk data flows from the client to the
@@ -242,6 +250,7 @@ func (f Figures) Add(o Figures) Figures {
 	sum.Seconds += o.Seconds
 	sum.Errors += o.Errors
 	sum.ThroughputBps = Throughput(sum.Bytes, sum.Seconds)
+	sum.SetFill(f.Fill().Add(o.Fill()))
 	sum.Client = ProcessFigures(f.Client.Counters().Add(o.Client.Counters()), sum.Bytes, sum.Seconds)
 	sum.Server = nil
 	if f.Server != nil && o.Server != nil {

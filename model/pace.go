@@ -39,12 +39,16 @@ type Pace struct {
 	// Bound is what used all of its CPU: client, server, core (placed
 	// shared: the two together) or "" (neither, or not claimed).
 	Bound string `json:"bound"`
+	// Fill and Workload are the span's send-buffer fill and what it ran:
+	// who waited on whom (fillwords.go); not kept in JSON.
+	Fill     Fill   `json:"-"`
+	Workload string `json:"-"`
 }
 
 // PaceOf is the pace of one measurement, from its figures and where its
 // processes ran.
 func PaceOf(f Figures) Pace {
-	p := Pace{Client: f.Client.CoresBusy, Server: Unknown}
+	p := Pace{Client: f.Client.CoresBusy, Server: Unknown, Fill: f.Fill(), Workload: f.Settings.Workload}
 	if f.Server != nil {
 		p.Server = f.Server.CoresBusy
 	}
@@ -103,6 +107,15 @@ func (p *Pace) UnmarshalJSON(b []byte) error {
 // figure under the default buffer when def is given ("0.86 at default"),
 // and faultNote for the client.
 func PaceText(p Pace, def *Pace, clientFaults Figure) string {
+	text := coresText(p, def, clientFaults)
+	if ft := FillText(p.Fill, p.Workload, p); ft != "" {
+		return ft + "; " + text
+	}
+	return text
+}
+
+// coresText is PaceText's words for the cores busy.
+func coresText(p Pace, def *Pace, clientFaults Figure) string {
 	atDefault := func(pick func(Pace) Figure) string {
 		if def == nil || !pick(*def).Known() {
 			return ""

@@ -17,11 +17,34 @@ type Spread struct {
 func SpreadOf(samples []Sample, side string, keep func(Sample) bool) Spread {
 	var tput, recv []float64
 	for _, s := range samples {
-		if s.Side != side || !s.Active || s.Warming || s.Changed || (keep != nil && !keep(s)) {
+		if s.Side != side || !s.Steady() || (keep != nil && !keep(s)) {
 			continue
 		}
 		tput = append(tput, float64(s.ThroughputBps))
 		recv = append(recv, float64(s.ReceiverCallsPer2MiB()))
 	}
 	return Spread{ThroughputBps: stats.Of(tput), RecvCallsPer2MiB: stats.Of(recv)}
+}
+
+// Steady says a sample is one of a steady stretch: the load ran (active),
+// not warming up, no setting changed during it. Spreads are over these.
+func (s Sample) Steady() bool { return s.Active && !s.Warming && !s.Changed }
+
+// SteadyOf summarises any figure over side's steady samples stamped like
+// its last steady one (the stretch at the run's end), for the spread of a
+// ratio that Spread does not keep.
+func SteadyOf(samples []Sample, side string, pick func(f *Figures) Figure) stats.Summary {
+	var last *Stamp
+	for i := len(samples) - 1; i >= 0 && last == nil; i-- {
+		if samples[i].Side == side && samples[i].Steady() {
+			last = &samples[i].Settings
+		}
+	}
+	var xs []float64
+	for i := range samples {
+		if s := &samples[i]; last != nil && s.Side == side && s.Steady() && s.Settings == *last {
+			xs = append(xs, float64(pick(&s.Figures)))
+		}
+	}
+	return stats.Of(xs)
 }

@@ -29,6 +29,8 @@ func unitOf(m metric, mx float64) (float64, string) {
 		return rateUnit(mx)
 	case mCalls:
 		return 1, "calls/2MiB"
+	case mFillFull, mFillEmpty:
+		return 1, "%"
 	}
 	return 1, "cores"
 }

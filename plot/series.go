@@ -20,6 +20,8 @@ const (
 	mCalls                    // receiver's receive calls per 2 MiB
 	mCPUClient                // cores busy, load process
 	mCPUServer                // cores busy, server process
+	mFillFull                 // send buffer full, % of fill samples
+	mFillEmpty                // send buffer empty, % of fill samples
 )
 
 // value reads metric m of a sample; the sample's own stamp picks the
@@ -40,6 +42,10 @@ func value(s model.Sample, m metric, _ string) float64 {
 		if s.Server != nil {
 			f = s.Server.CoresBusy
 		}
+	case mFillFull:
+		f = s.Fill().FullPct
+	case mFillEmpty:
+		f = s.Fill().EmptyPct
 	}
 	if !f.Known() || f < 0 {
 		return math.NaN()

@@ -47,6 +47,18 @@ var svgRows = []row{
 	{"throughput", "throughput (%s)", []metric{mThroughput}, []string{""}},
 	{"calls", "receive calls per 2 MiB of payload (receiving process)", []metric{mCalls}, []string{""}},
 	{"cpu", "CPU (%s busy, user+sys)", []metric{mCPUClient, mCPUServer}, []string{"client", "server"}},
+	{"fill", "send buffer of the bulk sender: share of samples full (≥ 90%%) and empty (< 10%%), %s", []metric{mFillFull, mFillEmpty}, []string{"full", "empty"}},
+}
+
+// rowsOf are the charts of a report: the fill's only when a sample has
+// one (runs saved before it was sampled, or off Linux, have none).
+func rowsOf(rep *model.Report) []row {
+	for i := range rep.Samples {
+		if rep.Samples[i].Fill().Known() {
+			return svgRows
+		}
+	}
+	return svgRows[:len(svgRows)-1]
 }
 
 // svgDoc accumulates the document.
@@ -73,6 +85,7 @@ func SVG(name string, rep model.Report) string {
 	caption := captionOf(&rep, sides)
 	changeCols := changeColumns(caption.changes)
 	captionRows := len(caption.head) + (len(caption.changes)+changeCols-1)/changeCols + len(caption.tail)
+	svgRows := rowsOf(&rep)
 	height := topH + len(svgRows)*rowH + 24 + 18*captionRows + 16
 	var d svgDoc
 	d.f(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
@@ -231,7 +244,7 @@ func chartTitle(rw row, ax axis) string {
 }
 
 func metricID(m metric) string {
-	return [...]string{"throughput", "calls", "cpu-client", "cpu-server"}[m]
+	return [...]string{"throughput", "calls", "cpu-client", "cpu-server", "fill-full", "fill-empty"}[m]
 }
 
 // segment draws a run of samples as a line; a lone sample as a dot.

@@ -119,8 +119,8 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 	r := &stamped
 	writeMarkdownHead(w, name, r)
 	sum := Table{
-		Head:  []string{"side", "buffer size", "time", "user", "system", "GiB/s", "syscalls per 2 MiB"},
-		Right: []bool{false, false, true, true, true, true, true},
+		Head:  []string{"side", "buffer size", "time", "user", "system", "GiB/s", "syscalls per 2 MiB", "sndbuf full/empty %"},
+		Right: []bool{false, false, true, true, true, true, true, true},
 	}
 	setup := Table{
 		Head:  []string{"side", "workload", "transport", "connections", "request size", "in flight", "server sndbuf", "client sndbuf", "client rcvbuf"},
@@ -140,7 +140,8 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 			seconds = strconv.FormatFloat(s.Seconds, 'f', 2, 64)
 		}
 		sum.Add(mdEscape(sr.Name), mdEscape(Across(*r, sr, func(f model.Figures) string { return bufferCell(f, sc) })), seconds,
-			num(cpu.UserS, 2)+mark, num(cpu.SysS, 2)+mark, num(gibps(s.ThroughputBps), 2), num(s.ReceiverCallsPer2MiB(), 2))
+			num(cpu.UserS, 2)+mark, num(cpu.SysS, 2)+mark, num(gibps(s.ThroughputBps), 2), num(s.ReceiverCallsPer2MiB(), 2),
+			FillCell(s.Fill()))
 		transport := sc.Transport
 		if sc.Target != "" {
 			transport = sc.Target
@@ -154,6 +155,7 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 	fmt.Fprintln(w, "- buffer size: SO_SNDBUF requested by the sender of the bulk data (the server for reads, the client for writes) and its effective size.")
 	fmt.Fprintln(w, "- time: active seconds. user, system: CPU seconds of client and server together.")
 	fmt.Fprintln(w, "- syscalls per 2 MiB: receive calls per 2 MiB of payload of the receiver of the bulk data (the client for reads, the server for writes).")
+	fmt.Fprintln(w, "- sndbuf full/empty %: the share of 200 Hz samples in which the bulk sender's send buffer held ≥ 90% of its limit (it waited on the reader) and < 10% (the reader waited on it).")
 	fmt.Fprintln(w, "- n/a: not measured.")
 	if anyClientOnly {
 		fmt.Fprintln(w, "- \\*: client only; the server is external and not measured.")

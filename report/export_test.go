@@ -13,20 +13,22 @@ import (
 )
 
 func TestExportMarkdown(t *testing.T) {
+	rep := reporttest.Report()
+	rep.Sides[0].Summary.SetFill(model.Fill{Samples: 100, FullPct: 61, EmptyPct: 37, Bytes: 5000, Limit: 8192})
 	var b bytes.Buffer
-	if err := RunMarkdown(&b, "demo", reporttest.Report()); err != nil {
+	if err := RunMarkdown(&b, "demo", rep); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()
 	t.Log("\n" + md)
-	hdr := regexp.MustCompile(`(?m)^\| side +\| buffer size +\| +time \| +user \| +system \| +GiB/s \| syscalls per 2 MiB \|$`)
+	hdr := regexp.MustCompile(`(?m)^\| side +\| buffer size +\| +time \| +user \| +system \| +GiB/s \| syscalls per 2 MiB \| sndbuf full/empty % \|$`)
 	if !hdr.MatchString(md) {
 		t.Error("no summary header")
 	}
 	// time = seconds; user/system = client + server; GiB/s; receiver (client) calls.
 	want := map[string][]string{
-		"A": {"A", "default (eff. 208k)", "10.00", "0.75", "4.75", "1.40", "10.00"},
-		"B": {"B", "2m (eff. 4m)", "10.00", "0.38", "2.00", "2.79", "1.25"},
+		"A": {"A", "default (eff. 208k)", "10.00", "0.75", "4.75", "1.40", "10.00", "61/37"},
+		"B": {"B", "2m (eff. 4m)", "10.00", "0.38", "2.00", "2.79", "1.25", "n/a"},
 	}
 	for side, w := range want {
 		if got := reporttest.TableRow(t, md, "side", side); strings.Join(got, "|") != strings.Join(w, "|") {
@@ -64,7 +66,7 @@ func TestExportMarkdown(t *testing.T) {
 	if got := reporttest.TableRow(t, md, "side", "A"); got[1] != "2m (eff. 4m)" || got[6] != "3.00" {
 		t.Errorf("write row %q", got)
 	}
-	if got := reporttest.TableRow(t, md, "side", "B"); strings.Join(got, "|") != "B|2m (eff. 4m)|n/a|0.25*|n/a*|n/a|1.25" {
+	if got := reporttest.TableRow(t, md, "side", "B"); strings.Join(got, "|") != "B|2m (eff. 4m)|n/a|0.25*|n/a*|n/a|1.25|n/a" {
 		t.Errorf("external row %q", got)
 	}
 	if !strings.Contains(md, "client only") {

@@ -40,6 +40,9 @@ var summaryRows = []struct {
 	ratio  bool
 }{
 	{"throughput", func(sm model.Summary) model.Figure { return sm.ThroughputBps }, rate, true},
+	{"send buffer full %", fillFig(func(f model.Fill) model.Figure { return f.FullPct }), f1, false},
+	{"send buffer empty %", fillFig(func(f model.Fill) model.Figure { return f.EmptyPct }), f1, false},
+	{"send buffer fill bytes", fillFig(func(f model.Fill) model.Figure { return f.Bytes }), size, false},
 	{"client recv calls/2MiB", cliFig(func(p model.Process) model.Figure { return p.RecvCallsPer2MiB }), f1, true},
 	{"server recv calls/2MiB", srvFig(func(p model.Process) model.Figure { return p.RecvCallsPer2MiB }), f1, true},
 	{"client send calls/2MiB", cliFig(func(p model.Process) model.Figure { return p.SendCallsPer2MiB }), f1, true},
@@ -121,7 +124,7 @@ func SummaryTable(rep model.Report) Table {
 		}
 		switch {
 		case two && r.ratio:
-			cells = append(cells, ratio(vals[0], vals[1]))
+			cells = append(cells, ratio(vals[0], vals[1])+spreadCell(rep, r.get))
 		case two:
 			cells = append(cells, "")
 		}
@@ -149,6 +152,7 @@ func SummaryTable(rep model.Report) Table {
 func printRunNotes(w io.Writer, rep model.Report) {
 	printSidesNoise(w, rep)
 	printOtherCPU(w, rep)
+	printNoise(w, rep)
 	if sidesSharedCores(rep) {
 		fmt.Fprintln(w, "pace: not judged — the sides ran at once on shared cores, so a process short of its core may have waited for the other side")
 	}

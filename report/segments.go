@@ -47,6 +47,16 @@ var figures = []figure{
 	{"send EAGAIN per 2 MiB", func(g model.Segment) string { return g.SenderEAGAINPer2MiB().Fixed(2) }},
 	{"client wake-ups per 2 MiB", func(g model.Segment) string { return g.Client.VolCSPer2MiB.Fixed(2) }},
 	{"CPU s/GiB", func(g model.Segment) string { return g.CPU().SPerGiB.Fixed(3) }},
+	{"sndbuf full/empty %", func(g model.Segment) string { return FillCell(g.Fill()) }},
+}
+
+// FillCell is a fill's full and empty shares in one cell ("61/37"), n/a
+// when not measured.
+func FillCell(fl model.Fill) string {
+	if !fl.Known() {
+		return "n/a"
+	}
+	return fl.FullPct.Fixed(0) + "/" + fl.EmptyPct.Fixed(0)
 }
 
 // SegmentNote is what a segment is, for the line under the table.

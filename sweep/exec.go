@@ -245,8 +245,12 @@ func execFigures(row model.SweepRow, run model.ExecRun) model.Figures {
 	client.RecvCallsPer2MiB, client.SendCallsPer2MiB = model.Unknown, model.Unknown
 	client.RecvEAGAINPer2MiB, client.SendEAGAINPer2MiB, client.EAGAINPer2MiB = model.Unknown, model.Unknown, model.Unknown
 	server := model.ProcessFigures(run.Server, pl, run.Seconds)
-	return model.Figures{Settings: st, Seconds: run.Seconds, Bytes: pl, ThroughputBps: model.Throughput(pl, run.Seconds),
+	f := model.Figures{Settings: st, Seconds: run.Seconds, Bytes: pl, ThroughputBps: model.Throughput(pl, run.Seconds),
 		Client: client, Server: &server, LatencyP50Ms: model.Unknown, LatencyP99Ms: model.Unknown,
 		SndBuf:    model.Buffers{ServerRequested: row.Buffer, ServerEffective: row.Effective, ClientRequested: model.BufDefaultName, ClientRcvRequested: model.BufDefaultName},
 		Placement: row.Figures.Placement}
+	// The client's sockets are the real client's, sampled by no one here:
+	// its fill is n/a (null), never 0.
+	f.SetFill(model.NoFill)
+	return f
 }

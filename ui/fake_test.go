@@ -150,6 +150,7 @@ func sample(side string, t float64, active bool) model.Sample {
 		srv.CoresBusy, srv.CPUSPerGiB = 0.58, 0.38
 		s.SndBuf = model.Buffers{ServerRequested: "default", ServerEffective: 212992, ClientRequested: "default", ClientEffective: 212992, ClientRcvRequested: "default", ClientRcvEffective: 212992}
 		s.LatencyP50Ms, s.LatencyP99Ms = 9.8, 14.2
+		s.SetFill(model.Fill{Samples: 50, FullPct: 97, EmptyPct: 1, Bytes: 200000, Limit: 212992})
 	} else {
 		s.ThroughputBps = model.Figure(4.0*(1<<30) + 0.2*(1<<30)*float64(int(t*4)%3))
 		s.Client = model.Process{RecvCallsPer2MiB: 1.04, SendCallsPer2MiB: 0.25, EAGAINPer2MiB: 0.2, RecvEAGAINPer2MiB: 0.2,
@@ -158,6 +159,7 @@ func sample(side string, t float64, active bool) model.Sample {
 		srv.CoresBusy, srv.CPUSPerGiB = 0.35, 0.09
 		s.SndBuf = model.Buffers{ServerRequested: "2m", ServerEffective: 425984, ClientRequested: "default", ClientEffective: 212992, ClientRcvRequested: "default", ClientRcvEffective: 212992, Clamped: true}
 		s.LatencyP50Ms, s.LatencyP99Ms = 3.9, 6.1
+		s.SetFill(model.Fill{Samples: 50, FullPct: 2, EmptyPct: 81, Bytes: 30000, Limit: 425984})
 	}
 	s.Server = &srv
 	s.Bytes = uint64(float64(s.ThroughputBps) * s.Seconds)

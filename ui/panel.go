@@ -255,6 +255,7 @@ func (p *panel) content() []string {
 // side's settings and its latest samples first (data), then rendered
 // (rowsOf). Neither step reads what the other decides.
 type panelData struct {
+	fillWords                 string  // who waited on whom, from the send-buffer fill
 	server, client, clientRcv bufData // the buffers: requested → effective
 	// bufs are the same buffers in the order shown: first those the
 	// buffer keys step (stepped), then the others.
@@ -346,6 +347,7 @@ func (p *panel) data() panelData {
 		d.root = p.root
 	}
 	d.pace = p.paceWords()
+	d.fillWords = p.fillWords()
 	if a := p.lastActive; a != nil {
 		d.errors = fmt.Sprint(a.Errors)
 	}
@@ -481,7 +483,7 @@ func (p *panel) narrowRows(d panelData) []string {
 	}
 	return append(rows,
 		p.row("cores", lw, p.val(fig(f.cliCores))+st.Dim.Render(" cli + ")+p.val(fig(f.srvCores))+st.Dim.Render(" srv · ")+d.placement),
-		p.row("lat", lw, p.latency(f)))
+		p.row("fill", lw, p.fillShort()+st.Dim.Render(" · p99 ")+p.val(fig(f.p99))+st.Dim.Render(" ms")))
 }
 
 // shortBuf abbreviates a buffer's label for a narrow panel.
@@ -544,7 +546,7 @@ func (p *panel) wideRows(d panelData) []string {
 	left = append(left, p.rowLines("transport", lw, colW, d.transport)...)
 	left = append(left, p.row("placement", lw, d.placement))
 	if d.pace != "" {
-		left = append(left, p.row("pace", lw, d.pace))
+		left = append(left, p.rowLines("pace", lw, colW, d.pace, d.fillWords)...)
 	}
 	right := p.figureRows(d, 12)
 	var rows []string
@@ -676,6 +678,7 @@ func (p *panel) figureRows(d panelData, lw int) []string {
 		p.row("cpu server", lw, p.val(fig(f.srvCores))+st.Dim.Render(" cores · ")+p.val(fig(f.srvPerGiB))+st.Dim.Render(" s/GiB")),
 		p.row("cpu total", lw, p.val(fig(total.CoresBusy))+st.Dim.Render(" cores · ")+
 			p.val(fig(total.SPerGiB))+st.Dim.Render(" s/GiB")),
+		p.row("sndbuf fill", lw, p.fillGauge((p.inner()-3)/2-lw)),
 		p.row("latency", lw, p.latency(f)),
 		p.row("errors", lw, p.val(d.errors)),
 		p.row("cores", lw, p.cores(d)),

@@ -62,7 +62,7 @@ func TestPanelRowsOf(t *testing.T) {
 		"rate    1.00 GiB/s · n/a cpu s/GiB",
 		"calls   1.50 per 2MiB (client recv)",
 		"cores   n/a cli + n/a srv · split",
-		"lat     p50 n/a ms · p99 n/a ms",
+		"fill    buf n/a · p99 n/a ms",
 		"▲ B sndbuf clamped",
 		"fix: sudo sysctl -w x=1",
 	}

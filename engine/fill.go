@@ -1,0 +1,213 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"nbdscope/model"
+	"nbdscope/platform/sockdiag"
+)
+
+// The send-buffer fill of each side's data sockets, sampled from outside
+// by the controller (platform/sockdiag), so that the measured processes do
+// nothing for it. One sampler serves the pair, 200 times a second; each
+// side is a group of it, whose senders are the bulk sender's sockets
+// connected to the receiver, found again at every poll (connections come
+// and go with reconnects and restarts), and whose window is taken at every
+// sample, so each Sample carries the fill of its own interval.
+
+// fillRate is the sampler's rate: 200 Hz, sockdiag's measured ~2% of a
+// core with 16 unix sockets (bench/README).
+const fillRate = sockdiag.DefaultRate
+
+// fillRecvEvery looks the receivers up at 20 Hz only: their queue is not
+// one of the figures, and each costs a lookup.
+const fillRecvEvery = 10
+
+// fillSteady is the share of an interval the load must have run for its
+// fill to count in the run's and the segments' figures: the interval at
+// the start or end of an alternate-mode turn holds an idle buffer too.
+const fillSteady = 0.9
+
+// FillProc is a process at one end of a side's data connections, named by
+// its PID alone so that any process can be one: our server or load child,
+// or a real server or client we did not start. Tree includes everything
+// it started (an exec side's client command runs under the load child).
+type FillProc struct {
+	PID  int
+	Tree bool
+}
+
+// fillMeter is the pair's sampler and the sock_diag socket used to find
+// the sides' connections.
+type fillMeter struct {
+	smp *sockdiag.Sampler // nil when fill cannot be sampled here; err says why
+	err error
+
+	mu   sync.Mutex // conn: the two sides' polls look up at once
+	conn *sockdiag.Conn
+}
+
+// start starts sampling until ctx ends or stop; a failure leaves the
+// meter without a sampler and the reason in err.
+func (m *fillMeter) start(ctx context.Context) {
+	conn, err := sockdiag.Dial()
+	if err != nil {
+		m.err = err
+		return
+	}
+	smp, err := sockdiag.StartSampler(ctx, sockdiag.SamplerConfig{Rate: fillRate, RecvEvery: fillRecvEvery})
+	if err != nil {
+		conn.Close()
+		m.err = err
+		return
+	}
+	m.smp, m.conn = smp, conn
+}
+
+// stop ends the sampling and closes the lookup socket.
+func (m *fillMeter) stop() {
+	if m.smp == nil {
+		return
+	}
+	m.smp.Stop()
+	m.mu.Lock()
+	m.conn.Close()
+	m.conn = nil // a poll still running finds nothing rather than a reused fd
+	m.mu.Unlock()
+}
+
+// DataSenders lists the sockets of sender that are connected to a socket
+// of receiver: the data connections between the two, seen from the
+// sender's end. Every other socket either holds (a listener, the control
+// pipe to the controller, a connection elsewhere) is left out.
+func DataSenders(conn *sockdiag.Conn, sender, receiver FillProc) ([]sockdiag.Inode, error) {
+	sfds, err := procSockets(sender)
+	if err != nil {
+		return nil, fmt.Errorf("the sender's sockets (PID %d): %w", sender.PID, err)
+	}
+	rfds, err := procSockets(receiver)
+	if err != nil {
+		return nil, fmt.Errorf("the receiver's sockets (PID %d): %w", receiver.PID, err)
+	}
+	ss, err := conn.Describe(sfds)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := conn.Describe(rfds)
+	if err != nil {
+		return nil, err
+	}
+	var out []sockdiag.Inode
+	for _, l := range sockdiag.Links(ss, rs) {
+		out = append(out, l.A.Inode)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no connection between PID %d and PID %d found", sender.PID, receiver.PID)
+	}
+	return out, nil
+}
+
+func procSockets(p FillProc) ([]sockdiag.FD, error) {
+	if p.Tree {
+		return sockdiag.TreeSockets(p.PID)
+	}
+	return sockdiag.ProcessSockets(p.PID)
+}
+
+// fillEnds are the processes at the two ends of a side's bulk data: the
+// server sends for reads, the load (and, for an exec side, the command it
+// runs) for writes. why says why there are none.
+func fillEnds(sc model.SideConfig, srv, ld *child) (sender, receiver FillProc, why string) {
+	if ld == nil {
+		return sender, receiver, "the side is not running"
+	}
+	load := FillProc{PID: ld.pid(), Tree: sc.Exec != ""}
+	if srv == nil {
+		return sender, receiver, "the server is external (" + sc.Target + "): its process is not known here"
+	}
+	server := FillProc{PID: srv.pid()}
+	if model.IsWrite(sc.Workload) {
+		return load, server, ""
+	}
+	return server, load, ""
+}
+
+// refreshFill points the side's group of the sampler at its current data
+// connections; it is called before every poll, outside s.mu (it reads
+// /proc). A side whose connections cannot be found keeps none, and the
+// reason waits in fillWhy for the next sample that finds no fill.
+func (p *Pair) refreshFill(s *side) {
+	m := &p.fill
+	if m.smp == nil {
+		s.setFillWhy(m.err.Error())
+		return
+	}
+	s.mu.Lock()
+	sc, srv, ld := s.cfg, s.server, s.load
+	s.mu.Unlock()
+	snd, rcv, why := fillEnds(sc, srv, ld)
+	var inodes []sockdiag.Inode
+	if why == "" {
+		var err error
+		m.mu.Lock()
+		if m.conn != nil {
+			inodes, err = DataSenders(m.conn, snd, rcv)
+		} else {
+			err = errRunEnded
+		}
+		m.mu.Unlock()
+		if err != nil {
+			why = err.Error()
+		}
+	}
+	m.smp.Set(s.name, inodes)
+	s.setFillWhy(why)
+}
+
+func (s *side) setFillWhy(why string) {
+	s.mu.Lock()
+	s.fillWhy = why
+	s.mu.Unlock()
+}
+
+// takeFill is the fill of the side's data sockets since the last take.
+func (p *Pair) takeFill(s *side) model.Fill {
+	if p.fill.smp == nil {
+		return model.NoFill
+	}
+	return modelFill(p.fill.smp.Take(s.name))
+}
+
+// modelFill is a sampler window as the model's figures.
+func modelFill(f sockdiag.Fill) model.Fill {
+	if !f.OK() {
+		return model.NoFill
+	}
+	return model.Fill{Samples: f.Samples, FullPct: model.Figure(f.FullPct), EmptyPct: model.Figure(f.EmptyPct),
+		Bytes: model.Figure(f.MeanBytes), Limit: f.Limit, Current: model.Figure(f.LastBytes)}
+}
+
+// warnFill says, once per side, why an active sample has no fill.
+func (p *Pair) warnFill(s *side, smp *model.Sample) {
+	if !smp.Active || smp.Fill().Known() {
+		return
+	}
+	s.mu.Lock()
+	warned, why := s.fillWarned, s.fillWhy
+	s.fillWarned = true
+	s.mu.Unlock()
+	if warned {
+		return
+	}
+	if why == "" {
+		why = "no sample of the data sockets in the interval"
+	}
+	fix := ""
+	if errors.Is(p.fill.err, sockdiag.ErrNotAvailable) {
+		fix = "measured on Linux only"
+	}
+	p.warn(s.name, model.WarnFill, fmt.Sprintf("side %s: send-buffer fill n/a: %s", s.name, why), fix)
+}

@@ -1,0 +1,36 @@
+package plot
+
+import (
+	"testing"
+
+	"nbdscope/model"
+)
+
+// TestSVGFillChart: a run whose samples carry a send-buffer fill gets a
+// fourth chart per side, full and empty, a point per active sample.
+func TestSVGFillChart(t *testing.T) {
+	rep := fixture()
+	active := map[string]int{}
+	for i := range rep.Samples {
+		s := &rep.Samples[i]
+		s.SetFill(model.Fill{Samples: 40, FullPct: model.Figure(i % 100), EmptyPct: model.Figure(100 - i%100), Bytes: 1000, Limit: 4096})
+		if s.Active {
+			active[s.Side]++
+		}
+	}
+	root := parseSVG(t, SVG("r", rep))
+	charts := root.all("g", "chart")
+	if len(charts) != 8 {
+		t.Fatalf("%d charts, want 8 (2 sides × 4 figures)", len(charts))
+	}
+	for _, c := range charts[6:] {
+		if c.attr("data-figure") != "fill" {
+			t.Fatalf("chart %s/%s, want the fill", c.attr("data-side"), c.attr("data-figure"))
+		}
+		for _, ser := range c.all("g", "series") {
+			if got, want := num(t, ser.attr("data-points")), float64(active[c.attr("data-side")]); got != want {
+				t.Errorf("%s %s: %v points, want %v", c.attr("data-side"), ser.attr("data-metric"), got, want)
+			}
+		}
+	}
+}
