@@ -44,6 +44,9 @@ import (
 //     the table (wire.StartOf); the role reads it by name where it
 //     starts (engine/child's startLoadRole, startServerRole). A test
 //     fails when the load does not start with one of its settings.
+//  5. A setting a sample is measured under (one that starts a new
+//     segment when it changes) gets a field in Stamp (figures.go), tagged
+//     with its name: StampOf and Stamp.Text walk the tags.
 //
 // Nothing else changes: the flags, their help and completion, --at, preset
 // files, the explorer's keys, ? help and the routing follow the entry.
@@ -163,6 +166,8 @@ type Setting struct {
 
 	// arg is the value as the child applies it (nil: by Type).
 	arg func(v Value, sc SideConfig, env ArgEnv) ChildArg
+	// onlyFor are the workloads the setting applies to (nil: all).
+	onlyFor []string
 	// start is the child role whose start spec carries the setting, for
 	// one that does not apply live in a child (by Where: StartsIn).
 	start string
@@ -234,7 +239,7 @@ func newSettingTable() []*Setting {
 			Help: "read, write, randread, randwrite or mixed",
 			Keys: [2]string{"w"}, KeyHelp: "cycle workload", step: stepCycle,
 			field: strField(func(s *SideConfig) *string { return &s.Workload }, nil)},
-		{Name: SetReadPercent, Var: "PCT", Type: TypeInt, Min: 0, Max: 100, Where: AtLoad,
+		{Name: SetReadPercent, Var: "PCT", Type: TypeInt, Min: 0, Max: 100, Where: AtLoad, onlyFor: []string{WorkMixed},
 			Help:  "share of reads in the mixed workload (0…100)",
 			field: intField(func(s *SideConfig) *int { return &s.ReadPercent })},
 		{Name: SetConsume, Var: "HOW", Type: TypeEnum, Choices: consumeList, Where: AtLoad,
