@@ -283,19 +283,7 @@ func paceLine(rep model.SweepReport) string {
 // measurements: the worst row, and which rows they slowed (from a quarter
 // of a core on average); "" where it was not measured.
 func otherCPULine(rows []model.SweepRow) string {
-	worst, measured := model.Figure(0), false
-	var noisy []string
-	for _, r := range rows {
-		o := r.OtherCoresBusy
-		if o == nil || !o.Known() {
-			continue
-		}
-		measured = true
-		worst = max(worst, *o)
-		if *o >= model.OtherCoresNoisy {
-			noisy = append(noisy, r.Buffer)
-		}
-	}
+	worst, noisy, measured := model.OtherCPU(rows)
 	switch {
 	case !measured:
 		return ""

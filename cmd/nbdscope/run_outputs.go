@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -80,9 +79,7 @@ func (a *app) writeRun(rep model.Report, o *runOutputFlags, live liveOutput, nam
 func writeRunAs(format string, w io.Writer, rep model.Report, name string) error {
 	switch format {
 	case fmtJSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(w, rep)
 	case fmtCSV:
 		return model.WriteRunCSV(w, rep)
 	case fmtMarkdown:

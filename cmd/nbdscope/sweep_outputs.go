@@ -28,9 +28,7 @@ func planSweepOutputs(cmd *cobra.Command, ex *exportFlags) ([]destination, error
 func writeSweepAs(format string, w io.Writer, rep model.SweepReport, width int) error {
 	switch format {
 	case fmtJSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(w, rep)
 	case fmtCSV:
 		return report.SweepCSV(w, rep)
 	case fmtMarkdown:
@@ -64,4 +62,11 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	n, err := e.w.Write(p)
 	e.err = err
 	return n, err
+}
+
+// writeJSON writes v as indented JSON (a run's or a sweep's --json).
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
