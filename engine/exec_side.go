@@ -36,7 +36,7 @@ func execClient(sc model.SideConfig, f *model.Figures) {
 // time, at the poll that saw it.
 func (p *Pair) emitExecRuns(sc model.SideConfig, now time.Time, runs []float64) {
 	for _, secs := range runs {
-		p.emit(model.Update{Event: &model.Event{T: p.clock(now).Seconds(), Side: sc.Name, Setting: model.ExecRunEvent,
+		p.emit(model.Update{Event: &model.Event{T: p.clock(now).Seconds(), Side: sc.ID(), Setting: model.ExecRunEvent,
 			To: strconv.FormatFloat(secs, 'f', 3, 64) + "s"}})
 	}
 }

@@ -67,7 +67,7 @@ func waitFor(t *testing.T, p *Pair, d time.Duration, what string, cond func(mode
 	}
 }
 
-func activeSample(side string) func(model.Update) bool {
+func activeSample(side model.SideID) func(model.Update) bool {
 	return func(u model.Update) bool {
 		return u.Sample != nil && u.Sample.Side == side && u.Sample.Active && u.Sample.Bytes > 0
 	}
@@ -147,7 +147,7 @@ func TestAlternateModeTakesTurns(t *testing.T) {
 	cfg := testConfig()
 	cfg.Mode = model.ModeAlternate
 	p := startPair(t, cfg)
-	seen := map[string]bool{}
+	seen := map[model.SideID]bool{}
 	waitFor(t, p, 10*time.Second, "both sides active", func(u model.Update) bool {
 		if u.Sample != nil && u.Sample.Active && u.Sample.Bytes > 0 {
 			seen[u.Sample.Side] = true

@@ -27,7 +27,8 @@ import (
 type side struct {
 	idx  int
 	name string
-	p    *Pair // spawning (binary, socket directory), updates, the mode
+	id   model.SideID // the side on what it reports (SideAt(idx))
+	p    *Pair        // spawning (binary, socket directory), updates, the mode
 
 	// change is held for the whole of a change — validation, the child
 	// call or spawn, the commit — so changes to this side apply one at a
@@ -80,7 +81,7 @@ type totals struct {
 }
 
 func newSide(p *Pair, i int, cfg model.SideConfig) *side {
-	return &side{idx: i, name: cfg.Name, p: p, cfg: cfg}
+	return &side{idx: i, name: cfg.Name, id: model.SideAt(i), p: p, cfg: cfg}
 }
 
 // config is the side's configuration in effect.
@@ -229,7 +230,7 @@ func (s *side) watch(c *child) {
 		other = s.server
 	}
 	s.mu.Unlock()
-	s.p.emit(model.Update{Crash: s.p.crashOf(s.name, uri, c, other)})
+	s.p.emit(model.Update{Crash: s.p.crashOf(s.id, uri, c, other)})
 	close(c.reported)
 	if other != nil {
 		// A side is a server and its load together: without one the
@@ -275,7 +276,7 @@ func (s *side) apply(st *model.Setting, v model.Value) (live bool, err error) {
 		return false, err
 	}
 	from, to := cur.Value(st), next.Value(st)
-	s.p.emit(model.Update{Event: &model.Event{T: s.p.elapsed(), Side: s.name, Setting: st.Name, From: st.Format(from), To: st.Format(to), Value: to, Reconnected: reconnected}})
+	s.p.emit(model.Update{Event: &model.Event{T: s.p.elapsed(), Side: s.id, Setting: st.Name, From: st.Format(from), To: st.Format(to), Value: to, Reconnected: reconnected}})
 	return live, nil
 }
 
@@ -321,7 +322,7 @@ func (s *side) reseat(mode string) {
 	st, _ := model.Lookup(model.SetHashThreads)
 	cmd := s.p.childSet(st, sc, mode)
 	if _, err := ld.call(cmd, 30*time.Second); err != nil && !errors.Is(err, ErrChildGone) {
-		s.p.warn(s.name, "consume", fmt.Sprintf("side %s: hash threads not changed to %d: %v", s.name, cmd.Int, err), "")
+		s.p.warn(s.id, model.WarnConsume, fmt.Sprintf("side %s: hash threads not changed to %d: %v", s.name, cmd.Int, err), "")
 	}
 }
 
@@ -375,6 +376,6 @@ func (s *side) checkClamp(setting string, which nbd.SockBuf, req, eff int) {
 	if !clamped {
 		return
 	}
-	s.p.warn(s.name, "clamp", fmt.Sprintf("%s %s: requested %s should give %s effective, the kernel gave %s: clamped by %s",
+	s.p.warn(s.id, model.WarnClamp, fmt.Sprintf("%s %s: requested %s should give %s effective, the kernel gave %s: clamped by %s",
 		s.name, setting, units.FormatSize(int64(req)), units.FormatSize(int64(s.p.limit().Expected(req))), units.FormatSize(int64(eff)), c.Limit), c.Fix+"  (persist: "+c.Persist+" in "+c.Where+")")
 }

@@ -149,7 +149,7 @@ func WriteRunCSV(w io.Writer, rep Report) error {
 	for i := range rep.Samples {
 		s := &rep.Samples[i]
 		rows[i] = CSVRow{
-			Lead:    []string{strconv.FormatFloat(s.T, 'f', -1, 64), s.Side, strconv.FormatBool(s.Active), strconv.Itoa(s.Connections)},
+			Lead:    []string{strconv.FormatFloat(s.T, 'f', -1, 64), string(s.Side), strconv.FormatBool(s.Active), strconv.Itoa(s.Connections)},
 			Figures: &s.Figures,
 			Trail:   []string{strconv.FormatBool(rep.Partial), rep.PartialReason},
 		}

@@ -202,7 +202,7 @@ func (f Figures) Add(o Figures) Figures {
 // Sample is one interval of one side.
 type Sample struct {
 	T      float64 `json:"t"` // seconds since the run started
-	Side   string  `json:"side"`
+	Side   SideID  `json:"side"`
 	Active bool    `json:"active"` // the load ran for ≥ 1/4 of the interval (not paused or off-turn)
 	// Warming: the side's turn has come and its load is still faulting
 	// in its buffers (its first resume waits up to 5 s for that).
@@ -217,7 +217,7 @@ type Sample struct {
 // Event is a change of a setting, recorded at the time it took effect.
 type Event struct {
 	T       float64 `json:"t"`
-	Side    string  `json:"side"`
+	Side    SideID  `json:"side"` // WholePair for the mode
 	Setting string  `json:"setting"`
 	From    string  `json:"from"`
 	To      string  `json:"to"`

@@ -50,7 +50,7 @@ func fixture() model.Report {
 // recv calls per 2 MiB, server 1; B's: 1 GiB/s (2 GiB/s after 4 s),
 // server 3 recv calls (the receiver of writes), client 50.
 func sample(i int, t float64, active bool, k int) model.Sample {
-	s := model.Sample{T: t, Side: string(rune('A' + i)), Active: active}
+	s := model.Sample{T: t, Side: model.SideAt(i), Active: active}
 	s.Seconds = 0.25
 	srv := &model.Process{RecvCallsPer2MiB: 1, CoresBusy: 0.5}
 	s.Server = srv

@@ -183,7 +183,7 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 			if e.Reconnected {
 				to += " (reconnected)"
 			}
-			ev.Add(strconv.FormatFloat(e.T, 'f', 2, 64), mdEscape(e.Side), mdEscape(e.Setting), mdEscape(e.From), mdEscape(to))
+			ev.Add(strconv.FormatFloat(e.T, 'f', 2, 64), mdEscape(string(e.Side)), mdEscape(e.Setting), mdEscape(e.From), mdEscape(to))
 		}
 		ev.WriteMarkdown(w)
 	}
@@ -241,7 +241,7 @@ func writeWarningsAndCrashes(w io.Writer, r *model.Report) {
 		for _, x := range r.Warnings {
 			side := ""
 			if x.Side != "" {
-				side = " side " + x.Side
+				side = " side " + string(x.Side)
 			}
 			fmt.Fprintf(w, "- %.2fs%s: %s", x.T, side, mdEscape(x.Text))
 			if x.Fix != "" {

@@ -32,7 +32,7 @@ func intervalSpan(side string, span string) string {
 
 // IntervalLine is a sample's line.
 func IntervalLine(from float64, s model.Sample) string {
-	head := intervalSpan(s.Side, fmt.Sprintf("%5.2f-%.2f s", from, s.T))
+	head := intervalSpan(string(s.Side), fmt.Sprintf("%5.2f-%.2f s", from, s.T))
 	if !s.Active {
 		return head + "  idle (paused, or not its turn)"
 	}
@@ -66,8 +66,8 @@ func senderBuffer(f model.Figures) string {
 
 // EventIntervalLine is the line of a change that took effect.
 func EventIntervalLine(e model.Event) string {
-	side := e.Side
-	if side == "" {
+	side := string(e.Side)
+	if e.Side == model.WholePair {
 		side = "pair"
 	}
 	line := fmt.Sprintf("%s  %s %s → %s", intervalSpan(side, fmt.Sprintf("%5.2f s", e.T)), e.Setting, e.From, e.To)

@@ -11,25 +11,18 @@ import (
 // a's and b's values.
 func noiseReport(a, b []float64) model.Report {
 	rep := model.Report{Sides: []model.SideReport{{Name: "A"}, {Name: "B"}}}
-	add := func(side string, vs []float64) {
+	add := func(side model.SideID, vs []float64) {
 		var sum model.Figures
 		for i, v := range vs {
 			f := model.Figures{Seconds: 1, Bytes: uint64(v), ThroughputBps: model.Figure(v)}
 			rep.Samples = append(rep.Samples, model.Sample{T: float64(i), Side: side, Active: true, Figures: f})
 			sum = sum.Add(f)
 		}
-		rep.Sides[sideIndexOf(side)].Summary.Figures = sum
+		rep.Sides[side.Index()].Summary.Figures = sum
 	}
 	add("A", a)
 	add("B", b)
 	return rep
-}
-
-func sideIndexOf(name string) int {
-	if name == "B" {
-		return 1
-	}
-	return 0
 }
 
 // TestRatioCellCarriesSpread: a ratio cell carries the spread of the

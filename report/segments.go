@@ -172,7 +172,7 @@ type stretch struct {
 func measuredUnder(rep model.Report, sr model.SideReport) []stretch {
 	var out []stretch
 	for _, s := range rep.Samples {
-		if !strings.EqualFold(s.Side, sr.Name) || s.Bytes == 0 {
+		if s.Side != sr.ID() || s.Bytes == 0 {
 			continue
 		}
 		if n := len(out); n > 0 && out[n-1].stamp == s.Settings {

@@ -30,7 +30,7 @@ func sideOf(rep *model.Report, name string, specs ...stretchSpec) {
 		g.ThroughputBps = model.GiB
 		for k := 0; k < 2; k++ {
 			t++
-			s := model.Sample{T: t, Side: name, Active: true}
+			s := model.Sample{T: t, Side: model.SideID(name), Active: true}
 			s.Settings, s.Bytes, s.Seconds = st, 1<<30, 1
 			s.SndBuf = g.SndBuf
 			rep.Samples = append(rep.Samples, s)

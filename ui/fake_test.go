@@ -137,7 +137,7 @@ func (f *fakeCtrl) stopCount() int {
 // sample builds a deterministic sample of a side at time t: throughput,
 // calls and CPU shaped like the real effect (A at the default buffer needs
 // ~10 calls per 2 MiB, B at 2m about one).
-func sample(side string, t float64, active bool) model.Sample {
+func sample(side model.SideID, t float64, active bool) model.Sample {
 	s := model.Sample{T: t, Side: side, Active: active, Connections: 1}
 	s.Seconds = 0.25
 	s.Placement = model.Placement{Setting: model.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}

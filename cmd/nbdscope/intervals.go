@@ -11,13 +11,13 @@ import (
 // intervalPrinter writes the interval lines of a run.
 type intervalPrinter struct {
 	w        io.Writer
-	interval float64            // seconds: the span of a side's first sample
-	prevT    map[string]float64 // side → end of its last sample
+	interval float64                  // seconds: the span of a side's first sample
+	prevT    map[model.SideID]float64 // side → end of its last sample
 	began    bool
 }
 
 func newIntervalPrinter(w io.Writer, interval model.Duration) *intervalPrinter {
-	return &intervalPrinter{w: w, interval: interval.D().Seconds(), prevT: map[string]float64{}}
+	return &intervalPrinter{w: w, interval: interval.D().Seconds(), prevT: map[model.SideID]float64{}}
 }
 
 // update prints the line of a sample or an event.

@@ -164,10 +164,8 @@ func runPair(cfg model.Config, progress bool, live liveOutput) (rep model.Report
 		}
 		switch {
 		case u.Sample != nil:
-			for i, s := range cfg.Sides {
-				if s.Name == u.Sample.Side && u.Sample.Active {
-					last[i] = *u.Sample
-				}
+			if i := u.Sample.Side.Index(); i >= 0 && u.Sample.Active {
+				last[i] = *u.Sample
 			}
 			if tty {
 				fmt.Fprintf(os.Stderr, "\r\033[K%5.1fs/%v  A %s  B %s", u.Sample.T, cfg.Duration.D(),
