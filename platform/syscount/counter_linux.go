@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -16,21 +17,29 @@ import (
 const maxAttachAttempts = 50
 
 // Counter counts one process's calls. It is not safe for concurrent use.
+//
+// Each thread carries 2 counters per call counted (its entries, its
+// EAGAIN exits), plus 1 per call when counting some fds (its entries on
+// them): 20 or 30 for the ten calls. The kernel moves every one of them on
+// and off the CPU at each of the thread's context switches, which is most
+// of what counting costs a process that blocks often (BenchmarkPingPong);
+// hence one filter for all the counted fds rather than counters per fd,
+// and Options.Calls to count fewer calls.
 type Counter struct {
-	pid      int
-	tp       *tracepoints
-	present  []Syscall
-	allFDs   bool
-	children bool
+	pid     int
+	tp      *tracepoints
+	present []Syscall
+	missing []Syscall
+	allFDs  bool
+	mode    mode
 	// base holds, per thread present at Open, the entry and the EAGAIN
 	// exit counter of each present call, on any fd.
 	base []group
-	// perFD holds, per counted fd and per thread, the entry counter of
-	// each present call filtered to that fd. One set per fd, so that
-	// dropping a closed connection's fd leaves the others' counters
-	// running untouched.
-	perFD map[int][]group
-	// retired is what the fds no longer counted had counted.
+	// fds are the counted fds, in order; onFDs holds per thread the entry
+	// counter of each present call filtered to them (nil without fds).
+	fds   []int
+	onFDs []group
+	// retired is what earlier sets of fds counted.
 	retired Counts
 	pidfd   int
 	vals    []uint64
@@ -47,18 +56,18 @@ func Open(pid int, opt Options) (*Counter, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Counter{pid: pid, tp: tp, present: tp.present(), allFDs: opt.AllFDs, children: opt.Children,
-		perFD: map[int][]group{}, pidfd: -1}
+	c := &Counter{pid: pid, tp: tp, allFDs: opt.AllFDs, mode: mode{children: opt.Children, userOnly: userOnlyWorks(tp)}, pidfd: -1}
+	c.present, c.missing = chooseCalls(tp, opt.Calls)
 	if len(c.present) == 0 {
 		return nil, &Unavailable{Reason: ReasonNoSyscallTracepoints,
-			Why: "the kernel has none of the read/write/recv*/send* syscall tracepoints under " + tp.dir}
+			Why: "the kernel has no tracepoints for the calls asked for under " + tp.dir + "/events/syscalls"}
 	}
 	n := 2 * len(c.present)
 	c.vals, c.scratch = make([]uint64, n), make([]uint64, n+1)
 	if fd, err := unix.PidfdOpen(pid, 0); err == nil {
 		c.pidfd = fd
 	}
-	if c.base, err = c.attach(c.baseEvents()); err != nil {
+	if c.base, err = c.attach(c.baseEvents(), true); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -71,6 +80,22 @@ func Open(pid int, opt Options) (*Counter, error) {
 	return c, nil
 }
 
+// chooseCalls splits the calls asked for (all when none) into those the
+// kernel has tracepoints for and those it lacks.
+func chooseCalls(tp *tracepoints, asked []Syscall) (present, missing []Syscall) {
+	for s := range NumSyscalls {
+		if asked != nil && !slices.Contains(asked, s) {
+			continue
+		}
+		if tp.enter[s] != 0 && tp.exit[s] != 0 {
+			present = append(present, s)
+		} else {
+			missing = append(missing, s)
+		}
+	}
+	return present, missing
+}
+
 func (c *Counter) baseEvents() []event {
 	var evs []event
 	for _, s := range c.present {
@@ -79,16 +104,23 @@ func (c *Counter) baseEvents() []event {
 	return evs
 }
 
-func (c *Counter) fdEvents(fd int) []event {
+// fdEvents are the entry counters of each call, filtered to fds.
+func (c *Counter) fdEvents(fds []int) []event {
+	var f []string
+	for _, fd := range fds {
+		f = append(f, "fd == "+strconv.Itoa(fd))
+	}
+	filter := strings.Join(f, " || ")
 	var evs []event
 	for _, s := range c.present {
-		evs = append(evs, event{id: c.tp.enter[s], filter: "fd == " + strconv.Itoa(fd)})
+		evs = append(evs, event{id: c.tp.enter[s], filter: filter})
 	}
 	return evs
 }
 
 // attach opens evs on every thread of the process, with inherit, so that
-// threads started later count too.
+// threads started later count too; enabled, or not for the caller to
+// switch on.
 //
 // A thread created while the counters are being opened may have been
 // cloned from a thread not yet counted: it then has no counter, and
@@ -99,13 +131,13 @@ func (c *Counter) fdEvents(fd int) []event {
 // threads it started with. From then on every new thread descends from a
 // counted one and inherits, which is why Read never opens counters for
 // threads it has not seen.
-func (c *Counter) attach(evs []event) ([]group, error) {
+func (c *Counter) attach(evs []event, enable bool) ([]group, error) {
 	for range maxAttachAttempts {
 		before, err := tasks(c.pid)
 		if err != nil {
 			return nil, err
 		}
-		groups, err := c.openOn(before, evs)
+		groups, err := c.openOn(before, evs, enable)
 		if err != nil {
 			return nil, err
 		}
@@ -123,21 +155,21 @@ func (c *Counter) attach(evs []event) ([]group, error) {
 
 // openOn opens evs on each thread of tids; a thread that has exited
 // meanwhile is skipped (it makes no more calls), but not all of them.
-func (c *Counter) openOn(tids []int, evs []event) ([]group, error) {
+func (c *Counter) openOn(tids []int, evs []event, enable bool) ([]group, error) {
 	var groups []group
 	for _, tid := range tids {
-		g, err := openGroup(tid, evs, c.children)
-		if errors.Is(err, unix.EINVAL) && !c.children {
+		g, err := openGroup(tid, evs, c.mode, enable)
+		if errors.Is(err, unix.EINVAL) && !c.mode.children {
 			// No inherit_thread before Linux 5.13: children are counted too.
-			c.children = true
-			g, err = openGroup(tid, evs, c.children)
+			c.mode.children = true
+			g, err = openGroup(tid, evs, c.mode, enable)
 		}
 		if errors.Is(err, unix.ESRCH) {
 			continue
 		}
 		if err != nil {
 			closeAll(groups)
-			return nil, classifyOpen(err, c.pid)
+			return nil, classifyOpen(err, c.pid, c.mode, c.tp)
 		}
 		groups = append(groups, g)
 	}
@@ -170,18 +202,15 @@ func (c *Counter) Read() (Counts, error) {
 		}
 		return counts, nil
 	}
-	for _, groups := range c.perFD {
-		d, err := c.readFD(groups)
-		if err != nil {
-			return Counts{}, err
-		}
-		counts = counts.add(d)
+	d, err := c.readFDs(c.onFDs)
+	if err != nil {
+		return Counts{}, err
 	}
-	return counts, nil
+	return counts.add(d), nil
 }
 
-// readFD reads the entry counters of one fd.
-func (c *Counter) readFD(groups []group) (Counts, error) {
+// readFDs reads the entry counters filtered to the fds.
+func (c *Counter) readFDs(groups []group) (Counts, error) {
 	var counts Counts
 	for _, g := range groups {
 		vals := c.vals[:len(g.fds)]
@@ -197,49 +226,60 @@ func (c *Counter) readFD(groups []group) (Counts, error) {
 }
 
 // SetFDs changes the fds whose calls are counted, from now on: a new fd's
-// earlier calls are not counted, and a dropped fd's counts are kept. (A
-// caller that polls for new connections misses the calls a connection
-// makes between its accept and the poll that adds it.)
+// earlier calls are not counted, and what the old set counted is kept.
+// The counters for the new set are opened first, stopped; then, thread by
+// thread, the old ones are stopped and the new ones started: the calls
+// the process makes in those microseconds on fds of both sets are missed.
+// (A caller that polls for new connections also misses the calls a
+// connection makes between its accept and the poll that adds it.)
 func (c *Counter) SetFDs(fds []int) error {
 	if c.allFDs {
 		return errors.New("counting system calls: the counter counts every fd; open another to count some")
 	}
-	want := map[int]bool{}
-	for _, fd := range fds {
-		if fd < 0 {
-			return fmt.Errorf("counting system calls: bad fd %d", fd)
-		}
-		want[fd] = true
-	}
-	for fd, groups := range c.perFD {
-		if !want[fd] {
-			if err := c.retire(fd, groups); err != nil {
-				return err
-			}
-		}
-	}
-	for fd := range want {
-		if _, ok := c.perFD[fd]; ok {
-			continue
-		}
-		groups, err := c.attach(c.fdEvents(fd))
-		if err != nil {
-			return err
-		}
-		c.perFD[fd] = groups
-	}
-	return nil
-}
-
-func (c *Counter) retire(fd int, groups []group) error {
-	d, err := c.readFD(groups)
+	want, err := normalFDs(fds)
 	if err != nil {
 		return err
 	}
+	if slices.Equal(want, c.fds) {
+		return nil
+	}
+	var next []group
+	if len(want) > 0 {
+		if next, err = c.attach(c.fdEvents(want), false); err != nil {
+			return err
+		}
+	}
+	for _, g := range c.onFDs {
+		g.enable(false)
+	}
+	for _, g := range next {
+		if err := g.enable(true); err != nil {
+			closeAll(next)
+			return err
+		}
+	}
+	d, err := c.readFDs(c.onFDs)
+	if err != nil {
+		closeAll(next)
+		return err
+	}
 	c.retired = c.retired.add(d)
-	closeAll(groups)
-	delete(c.perFD, fd)
+	closeAll(c.onFDs)
+	c.fds, c.onFDs = want, next
 	return nil
+}
+
+// normalFDs sorts fds and drops repeats; a negative fd is an error.
+func normalFDs(fds []int) ([]int, error) {
+	var out []int
+	for _, fd := range fds {
+		if fd < 0 {
+			return nil, fmt.Errorf("counting system calls: bad fd %d", fd)
+		}
+		out = append(out, fd)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // FDs are the fds counted, in order; nil when every fd is.
@@ -247,29 +287,16 @@ func (c *Counter) FDs() []int {
 	if c.allFDs {
 		return nil
 	}
-	fds := make([]int, 0, len(c.perFD))
-	for fd := range c.perFD {
-		fds = append(fds, fd)
-	}
-	sort.Ints(fds)
-	return fds
+	return slices.Clone(c.fds)
 }
 
-// Missing lists the calls this kernel has no tracepoints for (they stay
-// zero in Counts).
-func (c *Counter) Missing() []Syscall {
-	var m []Syscall
-	for s := range NumSyscalls {
-		if !slices.Contains(c.present, s) {
-			m = append(m, s)
-		}
-	}
-	return m
-}
+// Missing lists the calls asked for that this kernel has no tracepoints
+// for (they stay zero in Counts).
+func (c *Counter) Missing() []Syscall { return slices.Clone(c.missing) }
 
 // Children tells whether processes the target starts are counted too:
 // asked for in Options, or forced by a kernel older than 5.13.
-func (c *Counter) Children() bool { return c.children }
+func (c *Counter) Children() bool { return c.mode.children }
 
 // Exited tells whether the process has exited (its counts are final).
 func (c *Counter) Exited() bool {
@@ -284,11 +311,8 @@ func (c *Counter) Exited() bool {
 // Close releases every counter. The counts are gone with them.
 func (c *Counter) Close() error {
 	closeAll(c.base)
-	c.base = nil
-	for fd, groups := range c.perFD {
-		closeAll(groups)
-		delete(c.perFD, fd)
-	}
+	closeAll(c.onFDs)
+	c.base, c.onFDs, c.fds = nil, nil, nil
 	if c.pidfd >= 0 {
 		unix.Close(c.pidfd)
 		c.pidfd = -1

@@ -253,3 +253,30 @@ func TestOpenGone(t *testing.T) {
 		t.Error("Open took pid 0")
 	}
 }
+
+// TestCallsSubset counts only recvmsg and sendmsg: those exactly, the
+// others not at all.
+func TestCallsSubset(t *testing.T) {
+	needCounting(t)
+	h := startHelper(t, 2, 50)
+	c := mustOpen(t, h.pid, Options{FDs: h.fds, Calls: []Syscall{Recvmsg, Sendmsg}})
+	byPair := h.run(t)
+	want := byPair[0]
+	want.add(byPair[1])
+	got := mustRead(t, c)
+	for s := range NumSyscalls {
+		w := uint64(0)
+		if s == Recvmsg || s == Sendmsg {
+			w = want.Calls[s]
+		}
+		if got.Of[s].Calls != w {
+			t.Errorf("%s: %d calls, want %d", s, got.Of[s].Calls, w)
+		}
+	}
+	if e := got.Of[Recvmsg].EAGAIN(); !e.Exact() || e.Min != want.EAGAIN[Recvmsg] {
+		t.Errorf("recvmsg EAGAIN %v, want %d", e, want.EAGAIN[Recvmsg])
+	}
+	if len(c.Missing()) != 0 {
+		t.Errorf("Missing() = %v", c.Missing())
+	}
+}

@@ -239,7 +239,7 @@ func reasonOf(err error) string {
 	case err == nil:
 		return "ok"
 	case errors.As(err, &u):
-		return u.Reason.String() + "\t" + u.Error()
+		return u.Reason.String() + "\t" + u.Fix + "\t" + u.Error()
 	}
-	return "error\t" + err.Error()
+	return "error\t\t" + err.Error()
 }

@@ -3,6 +3,8 @@ package syscount
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -29,22 +31,40 @@ type group struct {
 	grouped bool
 }
 
+// mode is how counters are opened.
+type mode struct {
+	// children: inherit to new processes too, not only to new threads.
+	children bool
+	// userOnly sets exclude_kernel (and exclude_hv). A syscall tracepoint
+	// hands perf the caller's user registers, so the kernel still counts
+	// every call, and a counter that excludes the kernel needs only
+	// kernel.perf_event_paranoid ≤ 2 (the usual default) instead of ≤ 1.
+	// userOnlyWorks checks that on this kernel before it is relied on.
+	userOnly bool
+}
+
 // openGroup opens evs on thread tid, inherited by the threads (and, with
-// children, processes) it starts. The filters are set before the events
-// count anything: the group is opened disabled and enabled at the end, so
-// a call is never counted without its filter.
-func openGroup(tid int, evs []event, children bool) (group, error) {
+// m.children, processes) it starts. The filters are set before the events
+// count anything: the group is opened disabled, and enabled at the end
+// if enable is set (else by the caller, with enable).
+func openGroup(tid int, evs []event, m mode, enable bool) (group, error) {
 	g := group{grouped: useGroups}
 	for i, ev := range evs {
 		attr := unix.PerfEventAttr{
 			Type:   unix.PERF_TYPE_TRACEPOINT,
 			Config: ev.id,
-			Sample: 1, // counting only: no ring buffer is mapped, so nothing is ever sampled
+			// Sample (the period) 0: counting only. With a period the kernel
+			// would prepare a sample at every call for a ring buffer nobody
+			// maps (measured: +0.8 µs per call on the development VM).
+			Sample: 0,
 			Bits:   unix.PerfBitInherit,
 		}
 		attr.Size = uint32(unsafe.Sizeof(attr))
-		if !children {
+		if !m.children {
 			attr.Bits |= perfBitInheritThread
+		}
+		if m.userOnly {
+			attr.Bits |= unix.PerfBitExcludeKernel | unix.PerfBitExcludeHv
 		}
 		leader := -1
 		if g.grouped {
@@ -71,17 +91,29 @@ func openGroup(tid int, evs []event, children bool) (group, error) {
 			return group{}, fmt.Errorf("setting tracepoint filter %q: %w", ev.filter, err)
 		}
 	}
-	return g, g.enable()
+	if !enable {
+		return g, nil
+	}
+	if err := g.enable(true); err != nil {
+		g.close()
+		return group{}, err
+	}
+	return g, nil
 }
 
-func (g group) enable() error {
+// enable starts (or stops) the group's counting, and that of the copies
+// its thread's descendants inherited.
+func (g group) enable(on bool) error {
+	req := uint(unix.PERF_EVENT_IOC_DISABLE)
+	if on {
+		req = unix.PERF_EVENT_IOC_ENABLE
+	}
 	for i, fd := range g.fds {
 		if g.grouped && i > 0 {
-			break // enabling the leader enables the group
+			break // the leader switches the group
 		}
-		if err := unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_ENABLE, 0); err != nil {
-			g.close()
-			return fmt.Errorf("enabling a counter: %w", err)
+		if err := unix.IoctlSetInt(fd, req, 0); err != nil {
+			return fmt.Errorf("switching a counter on or off: %w", err)
 		}
 	}
 	return nil
@@ -150,4 +182,37 @@ func (g group) close() {
 	for i := len(g.fds) - 1; i >= 0; i-- {
 		unix.Close(g.fds[i])
 	}
+}
+
+// userOnlyState remembers what userOnlyWorks found.
+var userOnlyState struct {
+	sync.Mutex
+	known, works bool
+}
+
+// userOnlyWorks tells whether this kernel counts syscall tracepoints in a
+// counter that excludes the kernel, by counting three write calls of this
+// thread; an answer is kept once a counter could be opened at all.
+func userOnlyWorks(tp *tracepoints) bool {
+	userOnlyState.Lock()
+	defer userOnlyState.Unlock()
+	if userOnlyState.known {
+		return userOnlyState.works
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	g, err := openGroup(unix.Gettid(), []event{{id: tp.enter[Write]}}, mode{children: true, userOnly: true}, true)
+	if err != nil {
+		return false // not known: perhaps not permitted yet
+	}
+	defer g.close()
+	for range 3 {
+		unix.Write(-1, nil) // EBADF, but entered
+	}
+	var vals, scratch [2]uint64
+	if err := g.read(vals[:1], scratch[:]); err != nil {
+		return false
+	}
+	userOnlyState.known, userOnlyState.works = true, vals[0] == 3
+	return userOnlyState.works
 }

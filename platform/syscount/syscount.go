@@ -3,14 +3,21 @@
 // with EAGAIN, on chosen file descriptors or on all of them.
 //
 // On Linux it opens perf_event_open counters in counting mode on the
-// kernel's syscall tracepoints (syscalls:sys_enter_recvmsg and so on).
-// Nothing is sampled or traced: the kernel adds one to a counter each time
-// a counted thread enters or leaves one of the calls, so the figures are
-// exact and the target pays a few tens of nanoseconds per call (see
-// BenchmarkOverhead). Elsewhere, or where the kernel or the permissions do
-// not allow it, Probe and Open return an *Unavailable that names the reason
-// and the one command that lifts it: a caller shows the figure as n/a with
-// that reason, never as 0.
+// kernel's syscall tracepoints (syscalls:sys_enter_recvmsg and so on):
+// one group per thread, inherited by the threads it starts. Nothing is
+// sampled or traced: the kernel adds one to a counter each time a counted
+// thread enters or leaves one of the calls, so the figures are exact (they
+// match `strace -f -c` and `perf stat -e syscalls:…` call for call). The
+// cost to the target is a fraction of a microsecond per call counted, and
+// more per context switch, growing with the counters per thread (see
+// Counter and the benchmarks).
+//
+// It needs tracefs mounted and readable (for the tracepoint ids), and
+// root, CAP_PERFMON, or, for one's own processes, kernel.
+// perf_event_paranoid ≤ 2. Elsewhere, or where the kernel or the
+// permissions do not allow it, Probe and Open return an *Unavailable that
+// names the reason and the one command that lifts it: a caller shows the
+// figure as n/a with that reason, never as 0.
 //
 // What is counted, and what is not:
 //   - every thread of the process, those alive when the Counter is opened
@@ -18,7 +25,7 @@
 //     copy of its creator's counters, and an exited thread's counts are
 //     kept);
 //   - with Options.Children, also every process it starts after Open, like
-//     `strace -f`;
+//     `strace -f`; processes it had started before are not;
 //   - calls made by 32-bit (compat) programs on a 64-bit kernel are not
 //     seen by the syscall tracepoints at all.
 package syscount
@@ -90,9 +97,15 @@ type Options struct {
 	// data sockets); Counter.SetFDs changes them as connections come and
 	// go. Calls on other fds still count in Count.Any.
 	FDs []int
+	// Calls are the calls counted; nil: all ten. Each call counted costs
+	// the process 2 or 3 counters per thread, switched at each of its
+	// context switches (see Counter), so a caller that knows which calls
+	// a program uses can count only those.
+	Calls []Syscall
 	// Children also counts the processes the target starts after Open
-	// (and theirs), as `strace -f` does. Without it only the target's own
-	// threads are counted (Linux 5.13+; an older kernel cannot tell
+	// (and theirs), as `strace -f` does; with FDs, their calls on the same
+	// fd numbers, whatever those are in them. Without it only the target's
+	// own threads are counted (Linux 5.13+; an older kernel cannot tell
 	// threads from children and counts both, which Counter.Children
 	// reports).
 	Children bool

@@ -1,11 +1,13 @@
 package syscount
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -39,45 +41,86 @@ func (t *tracepoints) present() []Syscall {
 // loadTracepoints finds tracefs and reads every id, or says why it
 // cannot (not mounted, not readable, no syscall tracepoints).
 func loadTracepoints() (*tracepoints, error) {
-	mounts, _ := os.ReadFile("/proc/self/mounts")
+	dirs := []string{tracefsDir, debugTracefsDir}
+	if mounts, err := os.ReadFile("/proc/self/mounts"); err == nil {
+		dirs = tracefsCandidates(string(mounts))
+	}
+	return loadTracepointsIn(dirs)
+}
+
+// loadTracepointsIn reads the ids from the first of dirs (tracefs mount
+// points) that has them.
+func loadTracepointsIn(dirs []string) (*tracepoints, error) {
 	var unreadable, noSyscalls string
-	for _, dir := range tracefsCandidates(string(mounts)) {
+	for _, dir := range dirs {
 		_, err := readID(dir, "sys_enter_read")
 		switch {
 		case err == nil:
 			return readAll(dir)
 		case errors.Is(err, fs.ErrPermission):
-			unreadable = dir
+			unreadable = cmp.Or(unreadable, dir)
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("reading tracepoint ids under %s: %w", dir, err)
 		case dirExists(filepath.Join(dir, "events")):
-			noSyscalls = dir
+			noSyscalls = cmp.Or(noSyscalls, dir)
 		}
 	}
 	switch {
 	case unreadable != "":
 		return nil, &Unavailable{Reason: ReasonTracefsUnreadable,
-			Why: fmt.Sprintf("tracefs (%s) is readable only by root, and the tracepoint ids are read there; run as root, or give the program CAP_PERFMON and CAP_DAC_READ_SEARCH", unreadable),
-			Fix: "sudo setcap cap_perfmon,cap_dac_read_search+ep " + executable()}
+			Why: fmt.Sprintf("tracefs (%s) is readable only by root, and the tracepoint ids are read there; run as root, or let this user's group read it", unreadable),
+			Fix: groupReadableFix(unreadable, os.Getgid())}
 	case noSyscalls != "":
 		return nil, &Unavailable{Reason: ReasonNoSyscallTracepoints,
 			Why: fmt.Sprintf("the kernel has no syscall tracepoints (%s/events/syscalls is missing: built without CONFIG_FTRACE_SYSCALLS)", noSyscalls)}
 	}
 	return nil, &Unavailable{Reason: ReasonTracefsNotMounted,
-		Why: "tracefs is not mounted (neither " + tracefsDir + " nor " + debugTracefsDir + "), and the tracepoint ids are read there",
+		Why: "tracefs is not mounted (not at " + tracefsDir + ", nor debugfs at /sys/kernel/debug), and the tracepoint ids are read there",
 		Fix: asRoot("mount -t tracefs nodev " + tracefsDir)}
 }
 
-// tracefsCandidates are the directories where tracefs may be, given the
-// text of /proc/self/mounts: the two standard places first, then any other
-// mount point of a tracefs.
+// groupReadableFix is the command that lets group gid read tracefs (mode
+// 750 on its root; its files are 0440, so group-readable once the mount
+// gives them that group). Where only debugfs's copy is there (under the
+// root-only /sys/kernel/debug), tracefs is mounted at its own place.
+func groupReadableFix(dir string, gid int) string {
+	if dir == debugTracefsDir {
+		return fmt.Sprintf("sudo mount -t tracefs -o mode=750,gid=%d nodev %s", gid, tracefsDir)
+	}
+	return fmt.Sprintf("sudo mount -o remount,mode=750,gid=%d %s", gid, dir)
+}
+
+// tracefsCandidates are the directories where a tracefs is mounted, given
+// the text of /proc/self/mounts: the two standard places first, then any
+// other. debugfs mounts one at its tracing directory on first access, so a
+// mounted debugfs counts for it. (Only mount points are tried: a user
+// cannot look into /sys/kernel/debug, mounted or not, and would be told
+// tracefs is unreadable when it is not there at all.)
 func tracefsCandidates(mounts string) []string {
-	dirs := []string{tracefsDir, debugTracefsDir}
+	var std [2]bool
+	var others []string
 	for line := range strings.Lines(mounts) {
 		f := strings.Fields(line)
-		if len(f) >= 3 && f[2] == "tracefs" && f[1] != tracefsDir && f[1] != debugTracefsDir {
-			dirs = append(dirs, unescapeMount(f[1]))
+		if len(f) < 3 {
+			continue
+		}
+		dir, fstype := unescapeMount(f[1]), f[2]
+		switch {
+		case fstype == "tracefs" && dir == tracefsDir:
+			std[0] = true
+		case fstype == "tracefs" && dir == debugTracefsDir, fstype == "debugfs" && dir == "/sys/kernel/debug":
+			std[1] = true
+		case fstype == "tracefs" && !slices.Contains(others, dir):
+			others = append(others, dir)
 		}
 	}
-	return dirs
+	var dirs []string
+	for i, dir := range []string{tracefsDir, debugTracefsDir} {
+		if std[i] {
+			dirs = append(dirs, dir)
+		}
+	}
+	return append(dirs, others...)
 }
 
 // unescapeMount undoes the octal escapes (\040 for a space) of a mount

@@ -16,15 +16,18 @@ const (
 	// perf_event_open for.
 	ReasonTracefsNotMounted
 	// ReasonTracefsUnreadable: tracefs is mounted but only root may read
-	// it (the default, mode 0700).
+	// it (the default, mode 0700): the tracepoint ids cannot be read.
 	ReasonTracefsUnreadable
 	// ReasonNoSyscallTracepoints: the kernel was built without
 	// CONFIG_FTRACE_SYSCALLS.
 	ReasonNoSyscallTracepoints
-	// ReasonParanoid: kernel.perf_event_paranoid is above 1 and the
-	// process has neither root nor CAP_PERFMON. Syscall tracepoints fire
-	// in the kernel, so counting them needs paranoid ≤ 1 (measured: 1 is
-	// enough for one's own processes; -1 is not needed).
+	// ReasonParanoid: kernel.perf_event_paranoid is too high and the
+	// process has neither root nor CAP_PERFMON. Counters that exclude the
+	// kernel (which still count syscall tracepoints: they carry the
+	// caller's user registers) need paranoid ≤ 2, the usual default;
+	// Debian's 3 forbids them. On a kernel where they would count
+	// nothing, counters need paranoid ≤ 1. (Measured as uid 65534 on
+	// Linux 6.18; -1 is never needed.)
 	ReasonParanoid
 	// ReasonOtherUser: the target runs as another user; perf allows that
 	// only with CAP_PERFMON (root has it), whatever perf_event_paranoid

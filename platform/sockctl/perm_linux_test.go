@@ -1,0 +1,144 @@
+package sockctl
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// nobody is the unprivileged user the permission tests run as.
+const nobody = 65534
+
+// TestAnotherUserIsRefused: as nobody, changing a buffer of this (root)
+// process is refused with ReasonOtherUser and a fix; as root, changing
+// nobody's is allowed.
+func TestAnotherUserIsRefused(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to run a process as another user")
+	}
+	bin := worldExecutableCopy(t)
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(pair[0])
+	defer unix.Close(pair[1])
+	before, _ := unix.GetsockoptInt(pair[0], unix.SOL_SOCKET, unix.SO_SNDBUF)
+	cmd := exec.Command(bin, "-test.run=^$")
+	cmd.Dir = filepath.Dir(bin)
+	cmd.Env = append(os.Environ(), helperEnv+"=tryset", "HELPER_TARGET="+strconv.Itoa(os.Getpid()), "HELPER_FD="+strconv.Itoa(pair[0]))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	t.Logf("as nobody: %s", out)
+	if !strings.HasPrefix(string(out), "other-user\t") || !strings.Contains(string(out), "fix: sudo ") {
+		t.Errorf("as nobody, on root's process: %q, want other-user with a fix", out)
+	}
+	if after, _ := unix.GetsockoptInt(pair[0], unix.SOL_SOCKET, unix.SO_SNDBUF); after != before {
+		t.Errorf("the refused change changed the buffer: %d -> %d", before, after)
+	}
+	h := startHolder(t, bin, &syscall.Credential{Uid: nobody, Gid: nobody})
+	p, err := Open(h.pid)
+	if err != nil {
+		t.Fatalf("root on nobody's process: %v", err)
+	}
+	defer p.Close()
+	if _, err := p.Set(h.fd, SendBuf, 1<<20); err != nil {
+		t.Errorf("root on nobody's process: %v", err)
+	}
+}
+
+// TestExplainRefusal: each rule that refuses pidfd_getfd, from the facts.
+func TestExplainRefusal(t *testing.T) {
+	base := facts{uid: 1000, gid: 1000, targetUIDs: []int{1000, 1000, 1000}, targetGIDs: []int{1000, 1000, 1000}, ownerUID: 1000, yama: 0, prog: "nbdscope"}
+	for _, c := range []struct {
+		name string
+		f    func(f *facts)
+		want Reason
+		fix  string
+		why  string
+	}{
+		{"another user", func(f *facts) { f.targetUIDs, f.ownerUID = []int{0, 0, 0}, 0 }, ReasonOtherUser, "sudo nbdscope …", "runs as uid 0"},
+		{"a setgid process", func(f *facts) { f.targetGIDs = []int{1000, 5, 5} }, ReasonOtherUser, "sudo nbdscope …", "gid 1000/5/5"},
+		{"not dumpable", func(f *facts) { f.ownerUID = 0 }, ReasonNotDumpable, "sudo nbdscope …", "not dumpable"},
+		{"yama 1, not an ancestor", func(f *facts) { f.yama = 1 }, ReasonYama, "sudo sysctl -w kernel.yama.ptrace_scope=0", "ptrace_scope is 1"},
+		{"yama 1, an ancestor: something else", func(f *facts) { f.yama, f.ancestor = 1, true }, ReasonDenied, "", "security module"},
+		{"yama 1, CAP_SYS_PTRACE: something else", func(f *facts) { f.yama, f.capSysPtrace = 1, true }, ReasonDenied, "", "security module"},
+		{"yama 2", func(f *facts) { f.yama, f.ancestor = 2, true }, ReasonYama, "sudo nbdscope …", "ptrace_scope is 2"},
+		{"yama 3, even as root", func(f *facts) { f.yama, f.capSysPtrace, f.uid = 3, true, 0 }, ReasonYama, "", "until the next boot"},
+		{"root on another user: something else", func(f *facts) { f.capSysPtrace, f.targetUIDs = true, []int{5, 5, 5} }, ReasonDenied, "", "security module"},
+		{"no Yama, same user: something else", func(f *facts) { f.yama = -1 }, ReasonDenied, "", "security module"},
+	} {
+		f := base
+		c.f(&f)
+		err := explainRefusal(unix.EPERM, 42, 7, f)
+		var e *Error
+		if !errors.As(err, &e) || e.Reason != c.want {
+			t.Errorf("%s: %v, want %v", c.name, err, c.want)
+			continue
+		}
+		if e.Fix != c.fix || !strings.Contains(e.Why, c.why) {
+			t.Errorf("%s: why %q, fix %q; want %q in why, fix %q", c.name, e.Why, e.Fix, c.why, c.fix)
+		}
+		if !errors.Is(err, unix.EPERM) || e.PID != 42 || e.FD != 7 {
+			t.Errorf("%s: %+v lost the system's error, the PID or the fd", c.name, e)
+		}
+	}
+}
+
+func TestIsAncestor(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	if !isAncestor(os.Getpid(), cmd.Process.Pid) {
+		t.Error("this process is not an ancestor of its child")
+	}
+	if isAncestor(cmd.Process.Pid, os.Getpid()) {
+		t.Error("a child is an ancestor of its parent")
+	}
+	if !isAncestor(1, os.Getpid()) && os.Getpid() != 1 {
+		t.Error("init is not an ancestor")
+	}
+}
+
+// worldExecutableCopy copies the test binary where nobody may run it.
+func worldExecutableCopy(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "sockctl-perm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.Open(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	bin := filepath.Join(dir, "sockctl.test")
+	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}

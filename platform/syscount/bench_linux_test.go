@@ -1,0 +1,281 @@
+package syscount
+
+import (
+	"os"
+	"os/exec"
+	"runtime"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// BenchmarkOverhead measures what counting costs a tight loop of one
+// 1-byte write and one 1-byte read on a unix socketpair (two system calls
+// per op), against the same loop uncounted, alternating the two so that
+// a busy machine's drift falls on both. Time is the loop thread's own CPU
+// time (CLOCK_THREAD_CPUTIME_ID: the calls are the work, and on a shared
+// machine wall time mostly measures the other tenants). It reports the
+// counted loop's "cpu-ns/op" and "ratio", counted over uncounted:
+//   - fd: this process counted, filtered to the pair's fds (what nbdscope
+//     does to a server or client);
+//   - all: this process counted on every fd;
+//   - bystander: another process counted; this loop is not, but every
+//     task on the machine takes the kernel's slower syscall path while
+//     any syscall tracepoint is in use.
+//
+// BenchmarkPingPong adds what a tight loop lacks: a context switch at
+// every call, as in a server blocking in recvmsg.
+func BenchmarkOverhead(b *testing.B) {
+	needCounting(b)
+	for _, mode := range []string{"fd", "all", "bystander"} {
+		b.Run(mode, func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer unix.Close(pair[0])
+			defer unix.Close(pair[1])
+			c := openFor(b, mode, pair)
+			defer c.Close()
+			var on, off time.Duration
+			const rounds = 5
+			for r := range rounds {
+				n := b.N / rounds
+				if r == rounds-1 {
+					n = b.N - r*(b.N/rounds)
+				}
+				off += timeLoop(b, pair, n, nil)
+				on += timeLoop(b, pair, n, c)
+			}
+			b.ReportMetric(float64(on.Nanoseconds())/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(on)/float64(off), "ratio")
+			n, err := c.Read()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if mode != "bystander" && n.Calls(Send) < uint64(b.N) {
+				b.Fatalf("counted %d writes, made at least %d", n.Calls(Send), b.N)
+			}
+		})
+	}
+}
+
+// openFor opens the counter a mode measures, disabled: timeLoop enables
+// it for the counted half only.
+func openFor(b *testing.B, mode string, pair [2]int) *Counter {
+	pid := os.Getpid()
+	opt := Options{FDs: pair[:]}
+	switch mode {
+	case "all":
+		opt = Options{AllFDs: true}
+	case "bystander":
+		cmd := exec.Command("sleep", "600")
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		pid, opt = cmd.Process.Pid, Options{AllFDs: true}
+	}
+	c, err := Open(pid, opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.setEnabled(false)
+	return c
+}
+
+// timeLoop runs n ops, with c's counters enabled if c is not nil.
+func timeLoop(b *testing.B, pair [2]int, n int, c *Counter) time.Duration {
+	b.StopTimer()
+	if c != nil {
+		c.setEnabled(true)
+		defer c.setEnabled(false)
+	}
+	buf := []byte{0}
+	b.StartTimer()
+	t0 := threadCPU(b)
+	for range n {
+		if _, err := unix.Write(pair[0], buf); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := unix.Read(pair[1], buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+	d := threadCPU(b) - t0
+	b.StopTimer()
+	return d
+}
+
+// threadCPU is the CPU time the calling thread has used.
+func threadCPU(b *testing.B) time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ts.Nano())
+}
+
+// setEnabled turns every counter of c on or off (the benchmark's switch;
+// a disabled syscall tracepoint costs nothing).
+func (c *Counter) setEnabled(on bool) {
+	for _, g := range append(append([]group{}, c.base...), c.onFDs...) {
+		g.enable(on)
+	}
+}
+
+// BenchmarkRead measures one Counter.Read of this process (two counter
+// groups per thread), with event groups (one read(2) per group) and
+// without (one per counter). It reports the threads and read(2) calls a
+// Read makes.
+func BenchmarkRead(b *testing.B) {
+	needCounting(b)
+	for _, v := range []struct {
+		name   string
+		groups bool
+		fds    int
+	}{{"groups/1fd", true, 1}, {"groups/8fds", true, 8}, {"single/1fd", false, 1}, {"single/8fds", false, 8}} {
+		b.Run(v.name, func(b *testing.B) {
+			old := useGroups
+			useGroups = v.groups
+			defer func() { useGroups = old }()
+			fds := make([]int, v.fds)
+			for i := range fds {
+				fds[i] = 100 + i // need not be open: a filter is a number
+			}
+			c, err := Open(os.Getpid(), Options{FDs: fds})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			reads := 0
+			for _, g := range append(append([]group{}, c.base...), c.onFDs...) {
+				reads += readsOf(g)
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := c.Read(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(c.base)), "threads")
+			b.ReportMetric(float64(reads), "reads/op")
+		})
+	}
+}
+
+func readsOf(g group) int {
+	if g.grouped {
+		return 1
+	}
+	return len(g.fds)
+}
+
+// BenchmarkPingPong: two threads of this process, each counted from Open,
+// pass one byte back and forth on a blocking socketpair, so that every
+// read blocks and every op switches context twice; perf moves a thread's
+// counters on and off the CPU at each switch. Time is the process's CPU
+// time; "ratio" as in BenchmarkOverhead; "counters" is per thread:
+//   - fd: the pair's fds, all ten calls (30 counters);
+//   - all: every fd, all ten calls (20);
+//   - fd/4calls: the pair's fds, read, recvmsg, write and sendmsg (12).
+func BenchmarkPingPong(b *testing.B) {
+	needCounting(b)
+	for _, v := range []struct {
+		name string
+		opt  func(pair [2]int) Options
+	}{
+		{"fd", func(pair [2]int) Options { return Options{FDs: pair[:]} }},
+		{"all", func(pair [2]int) Options { return Options{AllFDs: true} }},
+		{"fd/4calls", func(pair [2]int) Options {
+			return Options{FDs: pair[:], Calls: []Syscall{Read, Recvmsg, Write, Sendmsg}}
+		}},
+	} {
+		b.Run(v.name, func(b *testing.B) { pingPong(b, v.opt) })
+	}
+}
+
+func pingPong(b *testing.B, opt func(pair [2]int) Options) {
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer unix.Close(pair[0])
+	defer unix.Close(pair[1])
+	echo := startEcho(pair[1])
+	defer close(echo)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c, err := Open(os.Getpid(), opt(pair))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	c.setEnabled(false)
+	var on, off time.Duration
+	const rounds = 5
+	for r := range rounds {
+		n := b.N / rounds
+		if r == rounds-1 {
+			n = b.N - r*(b.N/rounds)
+		}
+		off += pingPongRound(b, pair[0], echo, n, nil)
+		on += pingPongRound(b, pair[0], echo, n, c)
+	}
+	b.ReportMetric(float64(on.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(on)/float64(off), "ratio")
+	counters := len(c.base[0].fds)
+	if len(c.onFDs) > 0 {
+		counters += len(c.onFDs[0].fds)
+	}
+	b.ReportMetric(float64(counters), "counters")
+}
+
+// startEcho starts a thread that, told n, echoes n bytes on fd; it exists
+// before startEcho returns.
+func startEcho(fd int) chan int {
+	echo := make(chan int)
+	go func() {
+		runtime.LockOSThread()
+		buf := []byte{0}
+		for n := range echo {
+			for range n {
+				unix.Read(fd, buf)
+				unix.Write(fd, buf)
+			}
+			echo <- 0
+		}
+	}()
+	echo <- 0
+	<-echo
+	return echo
+}
+
+// pingPongRound passes n bytes there and back, counted by c if not nil,
+// and returns the process CPU time it took.
+func pingPongRound(b *testing.B, fd int, echo chan int, n int, c *Counter) time.Duration {
+	if c != nil {
+		c.setEnabled(true)
+		defer c.setEnabled(false)
+	}
+	t0 := processCPU(b)
+	echo <- n
+	buf := []byte{0}
+	for range n {
+		unix.Write(fd, buf)
+		unix.Read(fd, buf)
+	}
+	<-echo
+	return processCPU(b) - t0
+}
+
+func processCPU(b *testing.B) time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &ts); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ts.Nano())
+}
