@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -94,3 +95,15 @@ func noTempFiles(t *testing.T, dir string) {
 }
 
 func testReport() model.Report { return reporttest.Report() }
+
+// concurrently runs write(i) for i in 0…n-1 at once and returns each one's
+// error, once all have returned.
+func concurrently(n int, write func(i int) error) []error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { errs[i] = write(i) })
+	}
+	wg.Wait()
+	return errs
+}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -138,19 +137,11 @@ func TestRunsListAndRemove(t *testing.T) {
 
 func TestConcurrentRunSaves(t *testing.T) {
 	s := testStore(t)
-	const n = 20
-	var wg sync.WaitGroup
-	errs := make([]error, n)
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			r := testReport()
-			r.Preset = fmt.Sprint(i)
-			errs[i] = s.SaveRun("run", r, false)
-		}(i)
-	}
-	wg.Wait()
+	errs := concurrently(20, func(i int) error {
+		r := testReport()
+		r.Preset = fmt.Sprint(i)
+		return s.SaveRun("run", r, false)
+	})
 	won := 0
 	for _, err := range errs {
 		if err == nil {
