@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -239,16 +238,11 @@ func (s *Store) RemoveRun(name string) error {
 	return nil
 }
 
-// WriteRunFile writes a run file as the store keeps it (runs export
-// --format json): indented JSON of the current version.
-func WriteRunFile(w io.Writer, rf RunFile) error {
+// JSON is the run file as the store keeps it (runs export --format
+// json): indented JSON of the current version.
+func (rf RunFile) JSON() ([]byte, error) {
 	if rf.Version == 0 {
 		rf.Version = FileVersion
 	}
-	data, err := marshalIndent(rf)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(data)
-	return err
+	return marshalIndent(rf)
 }

@@ -163,9 +163,11 @@ func TestExportJSON(t *testing.T) {
 	s.SaveRun("j", testReport(), false)
 	rf, _ := s.Run("j")
 	var b bytes.Buffer
-	if err := WriteRunFile(&b, rf); err != nil {
+	data, err := rf.JSON()
+	if err != nil {
 		t.Fatal(err)
 	}
+	b.Write(data)
 	stored, _ := os.ReadFile(rf.File)
 	if !bytes.Equal(b.Bytes(), stored) {
 		t.Error("json export differs from the stored run")

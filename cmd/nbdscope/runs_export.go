@@ -49,7 +49,12 @@ func exportRun(rf presets.RunFile, format string, w io.Writer) error {
 		}
 		return model.WriteRunCSV(w, rf.Report.WithStamps())
 	case formatJSON:
-		return presets.WriteRunFile(w, rf)
+		data, err := rf.JSON()
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
 	case formatSVG:
 		doc := plot.SVG(rf.Name, rf.Report)
 		if sw != nil {
