@@ -35,8 +35,8 @@ func startTargetProcess(t *testing.T) (*os.Process, string) {
 // load with status 0 and no word (SIGPIPE was taken for a stop request),
 // and a read left it running on dead connections.
 func TestTargetKilledMidRun(t *testing.T) {
-	for _, wl := range []string{model.WorkWrite, model.WorkRead} {
-		t.Run(wl, func(t *testing.T) {
+	for _, wl := range []model.Workload{model.WorkWrite, model.WorkRead} {
+		t.Run(string(wl), func(t *testing.T) {
 			victim, uri := startTargetProcess(t)
 			cfg := testConfig()
 			cfg.Duration = model.Duration(30 * time.Second)

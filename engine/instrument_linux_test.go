@@ -118,7 +118,7 @@ func (c *procChild) stop() {
 func loadUnder(t *testing.T, prefix []string, uri string, d time.Duration) wire.Msg {
 	t.Helper()
 	ld := startUnder(t, prefix, model.RoleLoad, wire.LoadSpec{URI: uri, Settings: wire.Start{model.SetConnections: {Int: 1}, model.SetRequestSize: {Int: 2 << 20}, model.SetInFlight: {Int: 8},
-		model.SetWorkload: {Str: model.WorkRead}, model.SetReadPercent: {Int: 100}}})
+		model.SetWorkload: {Str: string(model.WorkRead)}, model.SetReadPercent: {Int: 100}}})
 	time.Sleep(d)
 	ld.call(pauseCmd(true))
 	m := ld.settledPoll()
@@ -288,7 +288,7 @@ func TestSyscallCountsAgreeWithStrace(t *testing.T) {
 			srv := startUnder(t, trace("server.txt"), model.RoleServer, wire.ServerSpec{Socket: filepath.Join(dir, "s.sock"), Settings: wire.Start{
 				model.SetBackend: {Str: "null"}, model.SetSize: {Int: 64 << 30}, model.SetTransport: {Str: "unix"}, model.SetSndBuf: {Int: sndbuf}}})
 			ld := startUnder(t, trace("load.txt"), model.RoleLoad, wire.LoadSpec{URI: srv.ready.URI, Settings: wire.Start{
-				model.SetConnections: {Int: 1}, model.SetRequestSize: {Int: 2 << 20}, model.SetInFlight: {Int: 8}, model.SetWorkload: {Str: model.WorkRead}, model.SetReadPercent: {Int: 100}}})
+				model.SetConnections: {Int: 1}, model.SetRequestSize: {Int: 2 << 20}, model.SetInFlight: {Int: 8}, model.SetWorkload: {Str: string(model.WorkRead)}, model.SetReadPercent: {Int: 100}}})
 			time.Sleep(2 * time.Second)
 			if m := srv.call(wire.Cmd{Op: "poll"}); sndbuf > 0 && m.SndBuf != 2*sndbuf {
 				t.Fatalf("server SO_SNDBUF %d effective, want %d for a %d request: clamped", m.SndBuf, 2*sndbuf, sndbuf)

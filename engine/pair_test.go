@@ -109,9 +109,9 @@ func TestPairSamplesAndLiveChanges(t *testing.T) {
 	for _, ch := range []textChange{
 		{0, model.SetRequestSize, "64k"},
 		{0, model.SetInFlight, "4"},
-		{0, model.SetWorkload, model.WorkRandRead},
+		{0, model.SetWorkload, string(model.WorkRandRead)},
 		{1, model.SetClientRcvBuf, "1m"},
-		{1, model.SetWorkload, model.WorkWrite},
+		{1, model.SetWorkload, string(model.WorkWrite)},
 	} {
 		if err := applyText(p, ch.side, ch.setting, ch.value); err != nil {
 			t.Fatalf("%v: %v", ch, err)

@@ -112,7 +112,7 @@ func checkNoStall(t *testing.T, cfg model.Config) {
 	}
 	t0 := time.Now()
 	collect(2*slice+interval, func() bool { return moved("A", 0, 2) && moved("B", 0, 2) })
-	if err := applyText(p, 0, model.SetWorkload, model.WorkMixed); err != nil {
+	if err := applyText(p, 0, model.SetWorkload, string(model.WorkMixed)); err != nil {
 		t.Fatal(err)
 	}
 	changed := time.Since(t0).Seconds()

@@ -46,7 +46,7 @@ func processColumns(who string) []csvColumn {
 // figureColumns are the columns every CSV of figures has, in order.
 var figureColumns = func() []csvColumn {
 	cols := []csvColumn{
-		{"workload", func(f *Figures) string { return f.Settings.Workload }},
+		{"workload", func(f *Figures) string { return string(f.Settings.Workload) }},
 		{"sndbuf", func(f *Figures) string { return f.Settings.SndBuf }},
 		{"client_sndbuf", func(f *Figures) string { return f.Settings.ClientSndBuf }},
 		{"client_rcvbuf", func(f *Figures) string { return f.Settings.ClientRcvBuf }},

@@ -11,17 +11,17 @@ package model
 // Two stretches with equal stamps are comparable; a change of any field
 // starts a new segment.
 type Stamp struct {
-	Workload     string `json:"workload" setting:"workload"`
-	ReadPercent  int    `json:"read_percent,omitempty" setting:"read-percent"` // mixed only
-	Transport    string `json:"transport" setting:"transport"`
-	SndBuf       string `json:"sndbuf" setting:"sndbuf"` // server SO_SNDBUF as requested; "external"
-	ClientSndBuf string `json:"client_sndbuf" setting:"client-sndbuf"`
-	ClientRcvBuf string `json:"client_rcvbuf" setting:"client-rcvbuf"`
-	Connections  int    `json:"connections" setting:"connections"`
-	RequestSize  int    `json:"request_size" setting:"request-size"`
-	InFlight     int    `json:"in_flight" setting:"in-flight"`
-	Placement    string `json:"placement" setting:"placement"`
-	Consume      string `json:"consume" setting:"consume"`
+	Workload     Workload `json:"workload" setting:"workload"`
+	ReadPercent  int      `json:"read_percent,omitempty" setting:"read-percent"` // mixed only
+	Transport    string   `json:"transport" setting:"transport"`
+	SndBuf       string   `json:"sndbuf" setting:"sndbuf"` // server SO_SNDBUF as requested; "external"
+	ClientSndBuf string   `json:"client_sndbuf" setting:"client-sndbuf"`
+	ClientRcvBuf string   `json:"client_rcvbuf" setting:"client-rcvbuf"`
+	Connections  int      `json:"connections" setting:"connections"`
+	RequestSize  int      `json:"request_size" setting:"request-size"`
+	InFlight     int      `json:"in_flight" setting:"in-flight"`
+	Placement    string   `json:"placement" setting:"placement"`
+	Consume      string   `json:"consume" setting:"consume"`
 	// HashThreads (0: auto) and Exec (empty: our load) change live too, so
 	// a change of them starts a segment like any other; omitted when at
 	// their defaults, as in runs saved before the stamp carried them.
@@ -61,13 +61,13 @@ type Figures struct {
 
 // IsWrite reports whether the bulk data flows from the client to the
 // server (write workloads).
-func IsWrite(workload string) bool { return workload == WorkWrite || workload == WorkRandWrite }
+func IsWrite(workload Workload) bool { return workload == WorkWrite || workload == WorkRandWrite }
 
 // ReceiverName names the process that receives the bulk data under
 // workload: the server for writes, the client otherwise (for mixed too:
 // the headline stays the client's receive calls). The one place this is
 // decided.
-func ReceiverName(workload string) string {
+func ReceiverName(workload Workload) string {
 	if IsWrite(workload) {
 		return "server"
 	}
@@ -75,7 +75,7 @@ func ReceiverName(workload string) string {
 }
 
 // SenderName names the process that sends the bulk data under workload.
-func SenderName(workload string) string {
+func SenderName(workload Workload) string {
 	if IsWrite(workload) {
 		return "client"
 	}

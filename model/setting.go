@@ -144,7 +144,7 @@ type Setting struct {
 	effective func(b Buffers) int
 	// SendsFor are the workloads whose bulk data a send buffer sends (the
 	// buffer keys act on it there: SenderBuffers).
-	SendsFor []string
+	SendsFor []Workload
 	// PairWide settings are the pair's, not a side's (mode).
 	PairWide bool
 	// Spawned settings concern the spawned server: a side that targets an
@@ -167,7 +167,7 @@ type Setting struct {
 	// arg is the value as the child applies it (nil: by Type).
 	arg func(v Value, sc SideConfig, env ArgEnv) ChildArg
 	// onlyFor are the workloads the setting applies to (nil: all).
-	onlyFor []string
+	onlyFor []Workload
 	// start is the child role whose start spec carries the setting, for
 	// one that does not apply live in a child (by Where: StartsIn).
 	start string
@@ -212,12 +212,12 @@ func init() { settingTable = newSettingTable() }
 func newSettingTable() []*Setting {
 	t := []*Setting{
 		{Name: SetSndBuf, Var: "SIZE", Type: TypeBuf, Where: AtServer, Spawned: true, step: stepBuf, Socket: nbd.SendBuf,
-			Label: "server sndbuf", SendsFor: []string{WorkRead, WorkRandRead, WorkMixed},
+			Label: "server sndbuf", SendsFor: []Workload{WorkRead, WorkRandRead, WorkMixed},
 			effective: func(b Buffers) int { return b.ServerEffective },
 			Help:      "server SO_SNDBUF: default, macos (8 KiB effective) or a size (64k, 2m)",
 			field:     bufField(func(s *SideConfig) *Buf { return &s.SndBuf })},
 		{Name: SetClientSndBuf, Var: "SIZE", Type: TypeBuf, Where: AtLoad, step: stepBuf, Socket: nbd.SendBuf,
-			Label: "client sndbuf", SendsFor: []string{WorkWrite, WorkRandWrite, WorkMixed},
+			Label: "client sndbuf", SendsFor: []Workload{WorkWrite, WorkRandWrite, WorkMixed},
 			effective: func(b Buffers) int { return b.ClientEffective },
 			Help:      "client SO_SNDBUF: default, macos or a size", field: bufField(func(s *SideConfig) *Buf { return &s.ClientSndBuf })},
 		{Name: SetClientRcvBuf, Var: "SIZE", Type: TypeBuf, Where: AtLoad, step: stepBuf, Socket: nbd.RecvBuf, Label: "client rcvbuf",
@@ -235,11 +235,11 @@ func newSettingTable() []*Setting {
 			Help: "requests in flight per connection (1…256)", values: fixedList("1", "4", "16", "64"),
 			Keys: [2]string{"d", "D"}, KeyHelp: "in flight ½/×2", step: stepDouble,
 			field: intField(func(s *SideConfig) *int { return &s.InFlight })},
-		{Name: SetWorkload, Var: "WORKLOAD", Type: TypeEnum, Choices: func() []string { return Workloads }, Where: AtLoad,
+		{Name: SetWorkload, Var: "WORKLOAD", Type: TypeEnum, Choices: WorkloadNames, Where: AtLoad,
 			Help: "read, write, randread, randwrite or mixed",
 			Keys: [2]string{"w"}, KeyHelp: "cycle workload", step: stepCycle,
-			field: strField(func(s *SideConfig) *string { return &s.Workload }, nil)},
-		{Name: SetReadPercent, Var: "PCT", Type: TypeInt, Min: 0, Max: 100, Where: AtLoad, onlyFor: []string{WorkMixed},
+			field: strField(func(s *SideConfig) *Workload { return &s.Workload }, nil)},
+		{Name: SetReadPercent, Var: "PCT", Type: TypeInt, Min: 0, Max: 100, Where: AtLoad, onlyFor: []Workload{WorkMixed},
 			Help:  "share of reads in the mixed workload (0…100)",
 			field: intField(func(s *SideConfig) *int { return &s.ReadPercent })},
 		{Name: SetConsume, Var: "HOW", Type: TypeEnum, Choices: consumeList, Where: AtLoad,
@@ -307,13 +307,13 @@ func intField(f func(*SideConfig) *int) field {
 
 // strField reads an empty field as def() when def is set (consume,
 // placement: files written before they existed).
-func strField(f func(*SideConfig) *string, def func() string) field {
+func strField[T ~string](f func(*SideConfig) *T, def func() string) field {
 	return field{func(s *SideConfig) Value {
 		if v := *f(s); v != "" || def == nil {
-			return Value{Str: v}
+			return Value{Str: string(v)}
 		}
 		return Value{Str: def()}
-	}, func(s *SideConfig, v Value) { *f(s) = v.Str }}
+	}, func(s *SideConfig, v Value) { *f(s) = T(v.Str) }}
 }
 
 // Settings returns the table, in the order help lists it. The entries are
@@ -752,7 +752,7 @@ func parseHashThreads(s string) (Value, error) {
 // SenderBuffers are the send buffers of a workload's bulk sender, the ones
 // that decide how many calls its data costs: the server's for reads, the
 // client's for writes, both for a mixed workload (Setting.SendsFor).
-func SenderBuffers(workload string) []*Setting {
+func SenderBuffers(workload Workload) []*Setting {
 	var out []*Setting
 	for _, st := range settingTable {
 		if slices.Contains(st.SendsFor, workload) {

@@ -95,6 +95,6 @@ func (st Stamp) Text(setting string) (string, bool) {
 
 // AppliesTo reports whether the setting means something for a workload
 // (the read share: only for the mixed one).
-func (st *Setting) AppliesTo(workload string) bool {
+func (st *Setting) AppliesTo(workload Workload) bool {
 	return st.onlyFor == nil || slices.Contains(st.onlyFor, workload)
 }

@@ -23,7 +23,7 @@ func fixture() model.Report {
 			UnixSndbufDefault: 212992, UnixSndbufMax: 212992},
 	}
 	rep.Config.Mode, rep.Config.Interval = model.ModeAlternate, model.Duration(250*time.Millisecond)
-	for i, w := range []string{model.WorkRead, model.WorkWrite} {
+	for i, w := range []model.Workload{model.WorkRead, model.WorkWrite} {
 		sc := &rep.Config.Sides[i]
 		sc.Name, sc.Workload, sc.Transport = string(rune('A'+i)), w, "unix"
 		sc.Connections, sc.RequestSize, sc.InFlight = 1, 2<<20, 8

@@ -27,7 +27,7 @@ const (
 // receiving process (the side's workload is no longer needed for it).
 // Unknown (NaN) when not measured, and for negative values (a counter
 // glitch is not a figure).
-func value(s model.Sample, m metric, _ string) float64 {
+func value(s model.Sample, m metric, _ model.Workload) float64 {
 	var f model.Figure
 	switch m {
 	case mThroughput:
@@ -64,7 +64,7 @@ type segment []point
 type side struct {
 	name     string
 	id       model.SideID // SideAt its position: what its samples and events carry
-	workload string
+	workload model.Workload
 	samples  []model.Sample // this side's samples, in time order
 	events   []change       // changes of this side or of the pair
 }

@@ -141,11 +141,11 @@ func TestSVGSeriesAreTheSamplesFigures(t *testing.T) {
 	rep := fixture()
 	root := parseSVG(t, SVG("r", rep))
 	end := span(&rep)
-	figure := map[string]func(s model.Sample, workload string) model.Figure{
-		"throughput": func(s model.Sample, _ string) model.Figure { return s.ThroughputBps / model.GiB },
-		"calls":      func(s model.Sample, _ string) model.Figure { return s.ReceiverCallsPer2MiB() },
-		"cpu-client": func(s model.Sample, _ string) model.Figure { return s.Client.CoresBusy },
-		"cpu-server": func(s model.Sample, _ string) model.Figure {
+	figure := map[string]func(s model.Sample, workload model.Workload) model.Figure{
+		"throughput": func(s model.Sample, _ model.Workload) model.Figure { return s.ThroughputBps / model.GiB },
+		"calls":      func(s model.Sample, _ model.Workload) model.Figure { return s.ReceiverCallsPer2MiB() },
+		"cpu-client": func(s model.Sample, _ model.Workload) model.Figure { return s.Client.CoresBusy },
+		"cpu-server": func(s model.Sample, _ model.Workload) model.Figure {
 			if s.Server == nil {
 				return model.Unknown
 			}

@@ -72,7 +72,8 @@ func TestBuiltinSettings(t *testing.T) {
 		conns, req, inflight int
 		a, b                 string // server sndbuf
 		ca, cb               string // client sndbuf
-		work, ta, tb         string
+		work                 model.Workload
+		ta, tb               string
 	}
 	for name, w := range map[string]want{
 		"linux-gap":   {1, 2 << 20, 8, "default", "2m", "default", "default", "read", "unix", "unix"},

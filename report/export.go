@@ -146,7 +146,7 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 		if sc.Target != "" {
 			transport = sc.Target
 		}
-		setup.Add(mdEscape(sr.Name), sc.Workload, mdEscape(transport), strconv.Itoa(sc.Connections),
+		setup.Add(mdEscape(sr.Name), string(sc.Workload), mdEscape(transport), strconv.Itoa(sc.Connections),
 			units.FormatSize(int64(sc.RequestSize)), strconv.Itoa(sc.InFlight),
 			sc.SndBuf.String(), sc.ClientSndBuf.String(), sc.ClientRcvBuf.String())
 	}

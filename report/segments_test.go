@@ -149,7 +149,7 @@ func TestEveryCarriedSettingGetsItsColumn(t *testing.T) {
 func changed(sc model.SideConfig, st *model.Setting) (model.SideConfig, bool) {
 	cands := append(st.Values(), "3", "qemu-img info {uri}")
 	if st.Name == model.SetWorkload {
-		cands = []string{model.WorkRead}
+		cands = []string{string(model.WorkRead)}
 	}
 	for _, v := range cands {
 		o := sc
