@@ -67,19 +67,67 @@ const stderrKeep = 4 << 10
 // in its group is killed when it exits. With cpus, the client and all it
 // starts run held to those CPUs from the first instruction (a placement).
 func Run(ctx context.Context, argv []string, cpus []int) (Result, error) {
+	return runWith(ctx, argv, cpus, nil, nil)
+}
+
+// RunHeld is Run with the client held before its exec until attach(pid)
+// has returned, as StartHeld does; a nil attach holds nothing. The time
+// is measured from the release.
+func RunHeld(ctx context.Context, argv []string, cpus []int, attach func(pid int)) (Result, error) {
+	return runWith(ctx, argv, cpus, attach, nil)
+}
+
+// RunNotify is Run that calls started, if set, with the client's pid as
+// soon as it runs: for readings taken from outside while it runs (the
+// fill of its sockets).
+func RunNotify(ctx context.Context, argv []string, cpus []int, started func(pid int)) (Result, error) {
+	return runWith(ctx, argv, cpus, nil, started)
+}
+
+// runWith runs argv, held for attach (when set) before its exec, and
+// tells started (when set) its pid once it runs.
+func runWith(ctx context.Context, argv []string, cpus []int, attach, started func(pid int)) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	var h *hold
+	name, args := argv[0], argv[1:]
+	if attach != nil {
+		var err error
+		if h, err = newHold(argv); err != nil {
+			return Result{}, err
+		}
+		defer h.w.Close()
+		name, args = "/bin/sh", append([]string{"-c", holdScript}, argv...)
+	}
+	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	tail := &tailBuffer{max: stderrKeep}
 	cmd.Stderr = tail
-	start := time.Now()
-	if err := platform.StartOn(cpus, cmd.Start); err != nil {
+	if h != nil {
+		cmd.ExtraFiles = []*os.File{h.r}
+	}
+	err := platform.StartOn(cpus, cmd.Start)
+	if h != nil {
+		h.r.Close()
+	}
+	if err != nil {
 		return Result{}, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
 	}
-	err := cmd.Wait()
+	if h != nil {
+		attach(cmd.Process.Pid)
+		if err := h.release(); err != nil {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			cmd.Wait()
+			return Result{}, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
+		}
+	}
+	if started != nil {
+		started(cmd.Process.Pid)
+	}
+	start := time.Now()
+	err = cmd.Wait()
 	wall := time.Since(start)
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // stragglers; ESRCH when none
 	if err != nil {
@@ -155,6 +203,70 @@ func Start(argv []string) (*Process, error) {
 		return nil, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
 	}
 	return p, nil
+}
+
+// holdScript holds a started client before its exec: the shell waits for
+// one line on fd 3, closes fd 3 and execs the client in its own place (same
+// pid, same process group). If fd 3 closes without a line, it exits 1.
+const holdScript = `read x <&3 && exec 3<&- "$0" "$@"`
+
+// StartHeld starts argv like Start, but holds the process before it execs
+// argv until attach(pid) has returned. Whatever attach opens on that pid
+// and is inherited across exec (perf counters with inherit, as
+// platform/syscount opens them) then sees the client from its first
+// instruction, with nothing missed between the exec and the attach. The
+// hold is a /bin/sh in the client's place that reads one line from a pipe
+// and execs; it makes no socket calls, so counts of those are the client's
+// alone.
+func StartHeld(argv []string, attach func(pid int)) (*Process, error) {
+	h, err := newHold(argv)
+	if err != nil {
+		return nil, err
+	}
+	defer h.w.Close()
+	cmd := exec.Command("/bin/sh", append([]string{"-c", holdScript}, argv...)...)
+	cmd.SysProcAttr = heldAttrs()
+	cmd.ExtraFiles = []*os.File{h.r}
+	tail := &tailBuffer{max: stderrKeep}
+	cmd.Stderr = tail
+	p := &Process{argv: argv, cmd: cmd, tail: tail}
+	err = cmd.Start()
+	h.r.Close()
+	if err != nil {
+		return nil, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
+	}
+	attach(cmd.Process.Pid)
+	p.start = time.Now()
+	if err := h.release(); err != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+		return nil, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
+	}
+	return p, nil
+}
+
+// hold is the pipe a held client waits on (holdScript reads fd 3).
+type hold struct{ r, w *os.File }
+
+// newHold checks that the client can be found (so a missing program
+// fails at the start, as without a hold) and makes the pipe.
+func newHold(argv []string) (*hold, error) {
+	if _, err := exec.LookPath(argv[0]); err != nil {
+		return nil, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
+	}
+	return &hold{r: r, w: w}, nil
+}
+
+// release lets the held client exec.
+func (h *hold) release() error {
+	if _, err := h.w.Write([]byte("go\n")); err != nil {
+		return fmt.Errorf("releasing the held process: %w", err)
+	}
+	return nil
 }
 
 // Pid is the client's process id, also its process group's.

@@ -19,7 +19,14 @@ type child struct {
 	// reported is closed once the side's watch has handled the exit:
 	// reported it as a crash, or found it expected.
 	reported chan struct{}
+	// realPID is the real server a server child runs (a side's server
+	// command), 0 for ours: placed with the child.
+	realPID int
 }
+
+// realServerStart bounds a real server child's start: the child waits up
+// to 10 s for the server to listen (engine/child's listenTimeout).
+const realServerStart = 15 * time.Second
 
 // ErrChildGone is a call's error once the child has exited.
 var ErrChildGone = childproc.ErrGone

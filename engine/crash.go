@@ -13,11 +13,20 @@ import (
 // death, not the load's lost connection, is then the cause to report.
 const crashGrace = 250 * time.Millisecond
 
+// realCrashGrace is crashGrace for a side served by a real server.
+const realCrashGrace = 2 * time.Second
+
 // crashOf describes child c of side sideName, which died while it should
 // have run; uri is the side's target and other the side's other child.
 func (p *Pair) crashOf(side model.SideID, uri string, c, other *child) *model.Crash {
 	if c.role == model.RoleLoad && other != nil {
-		t := time.NewTimer(crashGrace)
+		grace := crashGrace
+		if other.realPID > 0 {
+			// A real server's end reaches the load (EOF) well before its
+			// child has reaped it, read its stderr and said so.
+			grace = realCrashGrace
+		}
+		t := time.NewTimer(grace)
 		select {
 		case <-other.exited:
 			c = other

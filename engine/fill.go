@@ -129,6 +129,9 @@ func fillEnds(sc model.SideConfig, srv, ld *child) (sender, receiver FillProc, w
 		return sender, receiver, "the server is external (" + sc.Target + "): its process is not known here"
 	}
 	server := FillProc{PID: srv.pid()}
+	if srv.realPID > 0 {
+		server = FillProc{PID: srv.realPID, Tree: true} // a real server (the side's server command) and what it starts
+	}
 	if model.IsWrite(sc.Workload) {
 		return load, server, ""
 	}
@@ -178,11 +181,12 @@ func (p *Pair) takeFill(s *side) model.Fill {
 	if p.fill.smp == nil {
 		return model.NoFill
 	}
-	return modelFill(p.fill.smp.Take(s.name))
+	return FillOf(p.fill.smp.Take(s.name))
 }
 
-// modelFill is a sampler window as the model's figures.
-func modelFill(f sockdiag.Fill) model.Fill {
+// FillOf is a sampler window as the model's figures (an exec sweep's
+// sampler shares it).
+func FillOf(f sockdiag.Fill) model.Fill {
 	if !f.OK() {
 		return model.NoFill
 	}

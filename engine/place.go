@@ -39,6 +39,12 @@ func (s *side) place(mode string) {
 				errs = append(errs, fmt.Sprintf("%s: %v", c.role, err))
 				return nil
 			}
+			if c.realPID > 0 {
+				if err := platform.PinProcess(c.realPID, cpus); err != nil {
+					errs = append(errs, fmt.Sprintf("real server: %v", err))
+					return nil
+				}
+			}
 			return cpus
 		}
 		loadCPUs, serverCPUs = pin(ld, loadCPUs), pin(srv, serverCPUs)

@@ -31,6 +31,9 @@ func (p *Pair) pollSide(s *side, emit bool) {
 		return // a crash is reported by watch; a slow child skips a sample
 	}
 	defer p.emitExecRuns(sc, now, lm.ExecRuns)
+	if sc.Exec != "" {
+		s.noteCalls(lm)
+	}
 
 	s.mu.Lock()
 	if !s.havePrev || s.load != ld {
@@ -106,7 +109,7 @@ func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer bool, fill mo
 	}
 	smp := model.Sample{T: t, Side: s.id, Active: isActive, Warming: lm.Warming, Connections: lm.Conns}
 	smp.Figures = d.figures(busyBase, hasServer)
-	execClient(s.cfg, &smp.Figures)
+	execClient(s.cfg, s.execCounted, &smp.Figures)
 	smp.Settings = stamp
 	smp.Changed = stamp != s.prevStamp
 	smp.Placement = s.placement()
@@ -254,7 +257,7 @@ func (p *Pair) summary(i int) model.Summary {
 	sc := s.cfg
 	t := s.tot
 	sum := model.Summary{Figures: t.figures(sc.Target == ""), Consume: sc.Get(model.SetConsume), Consumed: t.consumed}
-	execClient(sc, &sum.Figures)
+	execClient(sc, s.execCounted, &sum.Figures)
 	sum.Settings = model.StampOf(sc)
 	sum.Changed = len(s.segs) > 1
 	sum.Placement = s.placement()
@@ -278,7 +281,7 @@ func (p *Pair) segments(i int) []model.Segment {
 	var out []model.Segment
 	for _, g := range s.segs {
 		sum := model.Summary{Figures: g.tot.figures(g.hasServer), Consume: g.stamp.Consume, Consumed: g.tot.consumed}
-		execClient(s.cfg, &sum.Figures)
+		execClient(s.cfg, s.execCounted, &sum.Figures)
 		sum.Settings, sum.SndBuf, sum.Placement = g.stamp, g.buf, g.placement
 		out = append(out, model.Segment{From: g.from, To: g.to, Summary: sum})
 	}

@@ -18,10 +18,15 @@ func StartServer(opts Options, name string, spec wire.ServerSpec) (*Server, wire
 	if err != nil {
 		return nil, wire.Msg{}, err
 	}
-	c, ready, err := spawn(opts.Exe, model.RoleServer, name, spec, opts.StartTimeout)
+	timeout := opts.StartTimeout
+	if spec.Command() != "" {
+		timeout = max(timeout, realServerStart)
+	}
+	c, ready, err := spawn(opts.Exe, model.RoleServer, name, spec, timeout)
 	if err != nil {
 		return nil, wire.Msg{}, err
 	}
+	c.realPID = ready.RealPID
 	return &Server{c}, ready, nil
 }
 
@@ -32,6 +37,10 @@ func (s *Server) Poll(timeout time.Duration) (wire.Msg, error) {
 
 // Pid is the server's process id (to hold it to cores).
 func (s *Server) Pid() int { return s.c.pid() }
+
+// RealPid is the real server the child runs (a server command), 0 for
+// ours: held with it.
+func (s *Server) RealPid() int { return s.c.realPID }
 
 // LastStderr is the last line the server wrote on stderr.
 func (s *Server) LastStderr() string { return s.c.lastStderr() }

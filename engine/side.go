@@ -56,7 +56,11 @@ type side struct {
 	segs      []segTotals
 
 	loadCPUs, serverCPUs []int // where place held the processes (nil: not held)
-	tot                  totals
+	// execCounted: the exec client's socket calls are counted (its last
+	// poll reply said so); callsWarned: the warning that they are not was
+	// given.
+	execCounted, callsWarned bool
+	tot                      totals
 
 	// fillWhy is why the side's data sockets were not found at the last
 	// poll (""; found); fillWarned: that was said once (fill.go).
@@ -166,10 +170,15 @@ func (s *side) spawnServer(sc model.SideConfig) (*child, string, error) {
 		sock = filepath.Join(s.p.dir, fmt.Sprintf("%s.sock", sc.Name))
 	}
 	spec := wire.NewServerSpec(sc, sock)
-	c, ready, err := spawn(s.p.opts.Exe, model.RoleServer, sc.Name, spec, s.p.opts.StartTimeout)
+	timeout := s.p.opts.StartTimeout
+	if sc.Server != "" {
+		timeout = max(timeout, realServerStart) // the real server's own start, bounded in the child
+	}
+	c, ready, err := spawn(s.p.opts.Exe, model.RoleServer, sc.Name, spec, timeout)
 	if err != nil {
 		return nil, "", err
 	}
+	c.realPID = ready.RealPID
 	return c, ready.URI, nil
 }
 
@@ -261,14 +270,14 @@ func (s *side) apply(st *model.Setting, v model.Value) (live bool, err error) {
 	if err := s.p.refusedChange(next, st); err != nil {
 		return false, err
 	}
-	reconnected := false
+	var reply wire.Msg
 	switch st.Where {
 	case model.AtRestart:
 		err = s.applyRestart(next)
 	case model.AtPlacement:
 		live = s.applyPlacement(next)
 	case model.AtLoad, model.AtServer:
-		live, reconnected, err = s.applyToChild(st, next, st.Where == model.AtServer)
+		live, reply, err = s.applyToChild(st, next, st.Where == model.AtServer)
 	default:
 		err = fmt.Errorf("%s cannot change while the load runs", st.Name)
 	}
@@ -276,7 +285,11 @@ func (s *side) apply(st *model.Setting, v model.Value) (live bool, err error) {
 		return false, err
 	}
 	from, to := cur.Value(st), next.Value(st)
-	s.p.emit(model.Update{Event: &model.Event{T: s.p.elapsed(), Side: s.id, Setting: st.Name, From: st.Format(from), To: st.Format(to), Value: to, Reconnected: reconnected}})
+	ev := &model.Event{T: s.p.elapsed(), Side: s.id, Setting: st.Name, From: st.Format(from), To: st.Format(to), Value: to, Reconnected: reply.Reconnected}
+	if next.Server != "" && st.Where == model.AtServer {
+		ev.Effective, ev.Reached = reply.Effective, &reply.Reached // a real server's sockets, read back
+	}
+	s.p.emit(model.Update{Event: ev})
 	return live, nil
 }
 
@@ -329,7 +342,7 @@ func (s *side) reseat(mode string) {
 // applyToChild sends a setting to the child that owns it. A side that is
 // not running takes it at its next (re)start. reconnected says the load's
 // connections were re-opened for it (a TCP buffer back to the OS default).
-func (s *side) applyToChild(st *model.Setting, next model.SideConfig, toServer bool) (live, reconnected bool, err error) {
+func (s *side) applyToChild(st *model.Setting, next model.SideConfig, toServer bool) (live bool, reply wire.Msg, err error) {
 	cmd := s.p.childSet(st, next, s.p.turns.Mode())
 	s.mu.Lock()
 	target, ld, down := s.load, s.load, s.down
@@ -339,11 +352,11 @@ func (s *side) applyToChild(st *model.Setting, next model.SideConfig, toServer b
 	s.mu.Unlock()
 	if down || target == nil {
 		s.commit(next)
-		return false, false, nil
+		return false, wire.Msg{}, nil
 	}
 	m, err := target.call(cmd, 30*time.Second)
 	if err != nil {
-		return false, false, fmt.Errorf("side %s %s: %w", s.name, st.Name, err)
+		return false, wire.Msg{}, fmt.Errorf("side %s %s: %w", s.name, st.Name, err)
 	}
 	s.commit(next)
 	if st.Type == model.TypeBuf {
@@ -353,11 +366,11 @@ func (s *side) applyToChild(st *model.Setting, next model.SideConfig, toServer b
 		// The server's open TCP sockets keep the buffer that was set
 		// (locked, not autotuned): only new connections get the default.
 		if _, err := ld.call(wire.Cmd{Op: "reconnect"}, 30*time.Second); err != nil {
-			return true, false, fmt.Errorf("side %s %s: the default applies to new connections, but re-opening the open ones failed: %w", s.name, st.Name, err)
+			return true, m, fmt.Errorf("side %s %s: the default applies to new connections, but re-opening the open ones failed: %w", s.name, st.Name, err)
 		}
 		m.Reconnected = true
 	}
-	return true, m.Reconnected, nil
+	return true, m, nil
 }
 
 // childSet is the command that applies a setting, at its value in sc, to

@@ -141,7 +141,11 @@ type SideConfig struct {
 	// Exec is a real client command (qemu-img, nbdcopy …) that is the
 	// side's load instead of our load process, run in a loop against the
 	// side's spawned server; empty for our own load.
-	Exec      string `json:"exec,omitempty"`
+	Exec string `json:"exec,omitempty"`
+	// Server is a real server command (qemu-nbd, nbdkit …) that serves
+	// the side instead of our server child ({socket}, {port}, {size}
+	// replaced; engine/child's realserver.go); empty for ours.
+	Server    string `json:"server,omitempty"`
 	Backend   string `json:"backend"` // null, pattern, memory, file:PATH
 	Size      int64  `json:"size"`
 	Transport string `json:"transport"` // unix or tcp
@@ -274,6 +278,9 @@ func (s *SideConfig) Validate() error {
 		if _, err := clientrun.Split(s.Exec); err != nil {
 			return fmt.Errorf("exec: %w", err)
 		}
+	}
+	if err := s.validateServer(); err != nil {
+		return err
 	}
 	if s.Target != "" {
 		if _, err := nbd.ParseURI(s.Target); err != nil {

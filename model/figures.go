@@ -27,6 +27,7 @@ type Stamp struct {
 	// their defaults, as in runs saved before the stamp carried them.
 	HashThreads int    `json:"hash_threads,omitempty" setting:"hash-threads"`
 	Exec        string `json:"exec,omitempty" setting:"exec"`
+	Server      string `json:"server,omitempty" setting:"server"` // a real server command; empty: ours
 }
 
 // Figures are what a side measured over a span of time: the fields a
@@ -225,6 +226,10 @@ type Event struct {
 	// change (a TCP buffer back to the OS default: Linux keeps a buffer
 	// that was set locked, without autotuning, until the socket closes).
 	Reconnected bool `json:"reconnected,omitempty"`
+	// Effective and Reached (a real server's buffer): the value read back
+	// from its socket, and how many of its sockets the change reached.
+	Effective int  `json:"effective,omitempty"`
+	Reached   *int `json:"sockets_reached,omitempty"`
 	// Value is To as the setting's typed value (in process only).
 	Value Value `json:"-"`
 }

@@ -69,6 +69,7 @@ const (
 	SetPaused       = "paused"
 	SetTarget       = "target"
 	SetExec         = "exec"
+	SetServer       = "server"
 	SetBackend      = "backend"
 	SetSize         = "size"
 )
@@ -266,6 +267,9 @@ func newSettingTable() []*Setting {
 		{Name: SetExec, Var: "CMD", Type: TypeText, Where: AtRestart, Spawned: true, start: RoleLoad,
 			Help:  "a real client command run in a loop as the side's load ({uri}, {socket}, {size} replaced; no shell); empty for our load",
 			field: strField(func(s *SideConfig) *string { return &s.Exec }, nil)},
+		{Name: SetServer, Var: "CMD", Type: TypeText, Where: AtRestart, Spawned: true, start: RoleServer,
+			Help:  "a real server command that serves the side instead of ours ({socket}, {port}, {size} replaced; no shell); empty for ours",
+			field: strField(func(s *SideConfig) *string { return &s.Server }, nil)},
 		{Name: SetBackend, Var: "BACKEND", Type: TypeText, Where: AtStart, start: RoleServer,
 			Help: "spawned server backend: null, pattern, memory or file:PATH", values: fixedList("null", "pattern", "memory", "file:"),
 			field: strField(func(s *SideConfig) *string { return &s.Backend }, nil)},

@@ -134,10 +134,24 @@ type ExecRun struct {
 	// WRITE data it moved.
 	Server  Counters    `json:"server"`
 	Payload nbd.Payload `json:"payload"`
+	// ClientCalls are the client's socket calls over the run, counted
+	// from its exec (realproc); nil where they cannot be counted, and
+	// then CallsNA says why.
+	ClientCalls *nbd.IOStats `json:"client_calls,omitempty"`
+	CallsNA     string       `json:"client_calls_na,omitempty"`
+	// PayloadAssumed: the server is a real one whose bytes cannot be
+	// counted, so Payload is the export moved once (sweep's
+	// assumedPayload).
+	PayloadAssumed bool `json:"payload_assumed,omitempty"`
 	// OtherCoresBusy is what other processes kept busy during the run,
 	// in cores on average: the machine's busy CPU less the client's, the
 	// server's and this process's; nil where not measured.
 	OtherCoresBusy *Figure `json:"other_cores_busy,omitempty"`
+	// Fill is the bulk sender's send-buffer fill while the client ran
+	// (sampled from outside; in the row's figures); FillNA says why it is
+	// not known.
+	Fill   Fill   `json:"-"`
+	FillNA string `json:"fill_na,omitempty"`
 }
 
 // ExecRow is what an exec sweep adds to a size's row: the runs and the

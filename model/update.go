@@ -68,4 +68,5 @@ const (
 	WarnScript    = "script"    // a scripted change failed
 	WarnPlacement = "placement" // the processes could not be held where asked
 	WarnConsume   = "consume"   // a consume mode's change did not take
+	WarnCalls     = "calls"     // a real client's or server's socket calls cannot be counted
 )

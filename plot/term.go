@@ -14,8 +14,8 @@ import (
 )
 
 // The terminal comparison of two runs (runs compare): for each side, its
-// throughput and receive calls per 2 MiB in run a and run b drawn one over
-// the other, on one time axis (seconds since each run's start), with the
+// throughput, receive calls per 2 MiB and (when sampled) how often its
+// send buffer was full, in run a and run b drawn one over the other, on one time axis (seconds since each run's start), with the
 // changes of both runs marked. Run a is drawn with light lines, run b with
 // heavy ones, so the chart reads without colour and survives a pipe.
 
@@ -36,12 +36,16 @@ const (
 	chartLines = 8  // plot rows of a chart
 )
 
-var termRows = []struct {
+// termRow is one chart of a side in the comparison.
+type termRow struct {
 	m     metric
 	title string
-}{
+}
+
+var termRows = []termRow{
 	{mThroughput, "throughput (%s)"},
 	{mCalls, "receive calls per 2 MiB of the receiving process"},
+	{mFillFull, fillTermTitle},
 }
 
 // termMark is a change of run a or b in the comparison, numbered in time
@@ -117,9 +121,10 @@ func sideMarks(sds [2]*side) []termMark {
 // compareSide draws one side's charts, their shared time axis and the
 // list of changes.
 func compareSide(name string, sds [2]*side, marks []termMark, end float64, width int) []string {
-	axes := make([]axis, len(termRows))
+	rows := termRowsOf(sds)
+	axes := make([]axis, len(rows))
 	labelW, measured := 1, false
-	for r, tr := range termRows {
+	for r, tr := range rows {
 		var segs [][]segment
 		for _, sd := range sds {
 			if sd != nil {
@@ -140,7 +145,7 @@ func compareSide(name string, sds [2]*side, marks []termMark, end float64, width
 	plotW := width - prefix - 1
 	col := func(t float64) int { return min(max(int(math.Floor(t/end*float64(plotW))), 0), plotW-1) }
 	var out []string
-	for r, tr := range termRows {
+	for r, tr := range rows {
 		title := tr.title
 		if strings.Contains(title, "%s") {
 			title = fmt.Sprintf(title, axes[r].unit)

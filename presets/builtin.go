@@ -110,6 +110,7 @@ func builtins() []Preset {
 		Sweep:  &SweepSpec{Sizes: sweepSizes(), Bytes: 4 << 30, Repeat: 3, Setting: model.SetSndBuf},
 	}}
 	ps = append(ps, execBuiltins()...) // builtin_exec.go: real clients
+	ps = append(ps, realBuiltins()...) // builtin_real.go: real servers
 	for i := range ps {
 		ps[i].BuiltIn = true
 	}

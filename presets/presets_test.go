@@ -23,6 +23,7 @@ func TestBuiltinsValidate(t *testing.T) {
 	if _, err := lookPath("blksum"); err == nil {
 		want = append(want, "blksum-exec")
 	}
+	want = append(want, "qemu-nbd-gap", "nbdkit-gap", "qemu-nbd-read") // listed everywhere
 	ps := Builtins()
 	if len(ps) != len(want) {
 		t.Fatalf("%d built-ins, want %d", len(ps), len(want))
@@ -693,5 +694,25 @@ func TestBlksumExecNeedsBlksum(t *testing.T) {
 	p, err := s.Preset("blksum-exec")
 	if err != nil || p.Sweep == nil || p.Sweep.Exec == nil || p.Sweep.Exec.Command != "blksum {uri}" {
 		t.Fatalf("with blksum: %+v, %v", p, err)
+	}
+}
+
+// The real-server presets are offered only where their programs are
+// installed; asked for by name elsewhere, the error names the program.
+func TestRealServerPresetsNeedTheirPrograms(t *testing.T) {
+	s := testStore(t)
+	defer func(f func(string) (string, error)) { lookPath = f }(lookPath)
+	lookPath = func(prog string) (string, error) {
+		if prog == "qemu-nbd" {
+			return "", exec.ErrNotFound
+		}
+		return "/usr/bin/" + prog, nil
+	}
+	_, err := s.Preset("qemu-nbd-read")
+	if err == nil || !strings.Contains(err.Error(), "runs qemu-nbd, not on PATH") {
+		t.Fatalf("without qemu-nbd: %v", err)
+	}
+	if p, err := s.Preset("nbdkit-gap"); err != nil || p.Config.Sides[1].Server != nbdkitServer || p.Config.Sides[1].SndBuf != buf2M {
+		t.Fatalf("nbdkit-gap with nbdkit: %+v, %v", p, err)
 	}
 }

@@ -58,6 +58,9 @@ func (s *Store) loadPreset(file string) (Preset, error) {
 // Preset returns the preset of that name: a built-in (matched without
 // regard to case) or a user preset.
 func (s *Store) Preset(name string) (Preset, error) {
+	if err := missingServer(strings.ToLower(name)); err != nil {
+		return Preset{}, err
+	}
 	if p, ok := Builtin(name); ok {
 		return p, nil
 	}

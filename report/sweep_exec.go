@@ -23,19 +23,25 @@ func spread(med, lo, hi float64) string {
 func execTable(w io.Writer, rep model.SweepReport) {
 	x := rep.Spec.Exec
 	median, perRow := medianOf(rep, "runs")
-	fmt.Fprintf(w, "Running `%s` against nbdscope's server (%s backend, %s export) for each server send buffer, %s (min–max) after %d warm-up.\n",
-		x.Command, rep.Config.Sides[0].Backend, units.FormatSize(rep.Spec.Bytes), median, x.Warmup)
+	fmt.Fprintf(w, "Running `%s` against %s (%s export) for each server send buffer, %s (min–max) after %d warm-up.\n",
+		x.Command, execServerName(rep.Config.Sides[0]), units.FormatSize(rep.Spec.Bytes), median, x.Warmup)
 	if x.Note != "" {
 		fmt.Fprintf(w, "Note: %s.\n", x.Note)
 	}
-	fmt.Fprintln(w, "Time is wall time; user and system are the client's whole process tree (wait4); server figures are its own counts.")
+	fmt.Fprintln(w, "Time is wall time; user and system are the client's whole process tree (wait4); server figures are its own counts; the client's socket calls are counted from its exec (perf syscall tracepoints).")
+	if payloadAssumed(rep) {
+		fmt.Fprintln(w, "The server is a real one: its calls are counted, its bytes cannot be on a unix socket, so each run is taken to move the whole export once (per 2 MiB figures and GiB/s use that).")
+	}
+	if why := callsNAOf(rep); why != "" {
+		fmt.Fprintf(w, "The client's socket calls are n/a: %s.\n", why)
+	}
 	if len(rep.Rows) > 0 {
 		fmt.Fprintln(w, execPlacementLine(rep.Rows[0].Figures.Placement))
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| buffer size | time | user | system | server send calls per 2 MiB | server EAGAIN per 2 MiB | server recv calls per 2 MiB | server CPU | server sent | client wake-ups per 2 MiB | client page faults per 2 MiB | "+rateName()+" |"+
+	fmt.Fprintln(w, "| buffer size | time | user | system | server send calls per 2 MiB | server EAGAIN per 2 MiB | server recv calls per 2 MiB | server CPU | server sent | client recv calls per 2 MiB | client EAGAIN per 2 MiB | client wake-ups per 2 MiB | client page faults per 2 MiB | "+rateName()+" |"+
 		execSpreadHead+measuredHead(perRow))
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"+execSpreadRule+measuredRule(perRow))
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"+execSpreadRule+measuredRule(perRow))
 	for _, r := range rep.Rows {
 		e, srv := r.Exec, r.Figures.Server
 		if e == nil || srv == nil {
@@ -45,13 +51,64 @@ func execTable(w io.Writer, rep model.SweepReport) {
 		if srv.UserS.Known() && srv.SysS.Known() {
 			cpu = srv.UserS + srv.SysS
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s%s\n", rowBuffer(r),
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s%s\n", rowBuffer(r),
 			spread(r.Seconds, e.SecondsMin, e.SecondsMax), spread(r.ClientUserS, e.UserMin, e.UserMax),
 			spread(r.ClientSysS, e.SysMin, e.SysMax), srv.SendCallsPer2MiB.Fixed(2), srv.SendEAGAINPer2MiB.Fixed(2),
-			srv.RecvCallsPer2MiB.Fixed(2), secs(cpu), units.FormatBytes(float64(e.ServerSentB)),
+			srv.RecvCallsPer2MiB.Fixed(2), secs(cpu), sentCell(e),
+			r.Figures.Client.RecvCallsPer2MiB.Fixed(2), r.Figures.Client.EAGAINPer2MiB.Fixed(2),
 			wakeups(r.Figures.Client.VolCSPer2MiB, r.Figures.Client.InvolCSPer2MiB), r.Figures.Client.FaultsPer2MiB.Fixed(1),
 			rateNumber(r.ThroughputBps), " "+timeSpread(r)+" |", measuredCell(perRow, r, rep.Spec.Repeat))
 	}
+}
+
+// execServerName is the server an exec sweep ran against.
+func execServerName(sd model.SideConfig) string {
+	if sd.Server != "" {
+		return "`" + sd.Server + "`"
+	}
+	return "nbdscope's server (" + sd.Backend + " backend)"
+}
+
+// sentCell is the bytes the server sent, n/a for a real server (not
+// counted: payloadAssumed).
+func sentCell(e *model.ExecRow) string {
+	for _, run := range e.Runs {
+		if run.PayloadAssumed {
+			return "n/a"
+		}
+	}
+	return units.FormatBytes(float64(e.ServerSentB))
+}
+
+// payloadAssumed tells whether the sweep's payloads are the export's size
+// (a real server), not counted.
+func payloadAssumed(rep model.SweepReport) bool {
+	for _, r := range rep.Rows {
+		if r.Exec != nil {
+			for _, run := range r.Exec.Runs {
+				if run.PayloadAssumed {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// callsNAOf is why an exec sweep's client calls were not counted, from
+// its first run that says so; "" when they were.
+func callsNAOf(rep model.SweepReport) string {
+	for _, r := range rep.Rows {
+		if r.Exec == nil {
+			continue
+		}
+		for _, run := range r.Exec.Runs {
+			if run.CallsNA != "" {
+				return run.CallsNA
+			}
+		}
+	}
+	return ""
 }
 
 // execPlacementLine says where the client and the server ran, since on a

@@ -7,8 +7,9 @@ import (
 )
 
 // sweepFillLine is the send-buffer fill at each size of a sweep, full/empty
-// percent of the samples ("fill (full/empty %): 8k 61/37, 2m 0/87"); ""
-// when no row measured it (an exec sweep: the client is not sampled).
+// percent of the samples ("fill (full/empty %): 8k 61/37, 2m 0/87"). When
+// no row measured it, an exec sweep says why (its runs' reason); "" for a
+// sweep of ours saved before fill was sampled.
 func sweepFillLine(rows []model.SweepRow) string {
 	var parts []string
 	any := false
@@ -18,7 +19,26 @@ func sweepFillLine(rows []model.SweepRow) string {
 		parts = append(parts, r.Buffer+" "+FillCell(fl))
 	}
 	if !any {
+		if why := execFillNA(rows); why != "" {
+			return "send-buffer fill n/a: " + why
+		}
 		return ""
 	}
 	return "send-buffer fill (full/empty % of samples): " + strings.Join(parts, ", ")
+}
+
+// execFillNA is why an exec sweep's runs have no fill: the first reason
+// its runs give, "" when none does.
+func execFillNA(rows []model.SweepRow) string {
+	for _, r := range rows {
+		if r.Exec == nil {
+			continue
+		}
+		for _, run := range r.Exec.Runs {
+			if run.FillNA != "" {
+				return run.FillNA
+			}
+		}
+	}
+	return ""
 }

@@ -16,6 +16,7 @@ import (
 	"nbdscope/model"
 	"nbdscope/nbd"
 	"nbdscope/platform"
+	"nbdscope/realproc"
 )
 
 // An exec sweep measures a real client (qemu-img, nbdcopy, blksum) instead
@@ -59,15 +60,20 @@ func ExecSweep(ctx context.Context, base model.Config, spec model.SweepSpec, cmd
 	if err != nil {
 		return nil, err
 	}
+	fill := startExecFill(ctx)
+	defer fill.stop()
 	pr := SweepProgress{Sizes: len(spec.Sizes), Repeats: spec.Repeat, Total: len(spec.Sizes) * spec.Repeat}
 	for round := -spec.Exec.Warmup; round < spec.Repeat; round++ {
 		for i, s := range servers {
 			if err := ctx.Err(); err != nil {
 				return execRows(servers), err
 			}
-			run, err := execOnce(ctx, s.srv, s.argv, s.place.clientCPUs)
+			run, err := execOnce(ctx, s.srv, s.argv, s.place.clientCPUs, spec.Bytes, fill)
 			if err != nil {
 				return execRows(servers), fmt.Errorf("sweep %s=%s: %w", model.SetSndBuf, s.row.Buffer, err)
+			}
+			if s.srv.RealPid() > 0 {
+				s.row.Effective = realEffective(s.srv, s.row.Effective)
 			}
 			if round < 0 {
 				continue // a warm-up
@@ -156,8 +162,13 @@ func placeExec(sd model.SideConfig, srv *engine.Server) (execPlacement, error) {
 		pl = model.PlaceOS
 	}
 	clientCPUs, serverCPUs := model.PlacementCPUs(pl, model.ModeAlternate, 0, platform.AllowedCPUs())
-	if err := platform.PinProcess(srv.Pid(), serverCPUs); err != nil {
-		return execPlacement{}, fmt.Errorf("placement %s: %w (--placement os leaves it to the scheduler)", pl, err)
+	for _, pid := range []int{srv.Pid(), srv.RealPid()} {
+		if pid <= 0 {
+			continue // no real server
+		}
+		if err := platform.PinProcess(pid, serverCPUs); err != nil {
+			return execPlacement{}, fmt.Errorf("placement %s: %w (--placement os leaves it to the scheduler)", pl, err)
+		}
 	}
 	return execPlacement{
 		Placement:  model.Placement{Setting: pl, LoadCPUs: model.CPUList(clientCPUs), ServerCPUs: model.CPUList(serverCPUs)},
@@ -166,14 +177,32 @@ func placeExec(sd model.SideConfig, srv *engine.Server) (execPlacement, error) {
 }
 
 // execOnce runs the client once, between two polls of the server.
-func execOnce(ctx context.Context, srv *engine.Server, argv []string, cpus []int) (model.ExecRun, error) {
+func execOnce(ctx context.Context, srv *engine.Server, argv []string, cpus []int, export int64, fill *execFill) (model.ExecRun, error) {
 	before, err := srv.Poll(5 * time.Second)
 	if err != nil {
 		return model.ExecRun{}, fmt.Errorf("server: %w", err)
 	}
 	m0, measured := engine.ReadMachine()
-	res, err := clientrun.Run(ctx, argv, cpus)
+	var calls *realproc.Calls
+	var callsErr error
+	if callsErr = realproc.Probe(); callsErr == nil {
+		defer func() { calls.Close() }()
+	}
+	// The bulk sender for reads is the server: a real one's own process
+	// when the side has one, else our server child.
+	sender := srv.Pid()
+	if srv.RealPid() > 0 {
+		sender = srv.RealPid()
+	}
+	fw := fill.watch(sender)
+	res, err := clientrun.RunHeld(ctx, argv, cpus, func(pid int) {
+		if callsErr == nil {
+			calls, callsErr = realproc.OpenCalls(pid)
+		}
+		fw.started(pid)
+	})
 	if err != nil {
+		fw.finish(false)
 		return model.ExecRun{}, err
 	}
 	// The client has exited, so every reply it read was sent; the server
@@ -183,9 +212,19 @@ func execOnce(ctx context.Context, srv *engine.Server, argv []string, cpus []int
 		return model.ExecRun{}, fmt.Errorf("server: %w (%s)", err, srv.LastStderr())
 	}
 	run := model.ExecRun{Result: res, Server: after.Counters.Sub(before.Counters)}
+	if calls != nil {
+		io := calls.Close()
+		calls = nil
+		run.ClientCalls = &io
+	} else if callsErr != nil {
+		run.CallsNA, _ = realproc.NA(callsErr)
+	}
 	if after.Payload != nil && before.Payload != nil {
 		run.Payload = after.Payload.Sub(*before.Payload)
+	} else if srv.RealPid() > 0 {
+		run.Payload, run.PayloadAssumed = assumedPayload(run.Server, export), true
 	}
+	run.Fill, run.FillNA = fw.finish(execWrites(run.Payload))
 	if m1, ok := engine.ReadMachine(); measured && ok {
 		run.OtherCoresBusy = engine.OthersBetween(m0, m1, res.UserS+res.SysS+run.Server.UserS+run.Server.SysS)
 	}
@@ -236,21 +275,55 @@ func execRow(row model.SweepRow, runs []model.ExecRun) model.SweepRow {
 func execFigures(row model.SweepRow, run model.ExecRun) model.Figures {
 	// The client's shape (connections, request size) is its own: not stamped.
 	st := model.Stamp{Workload: model.WorkRead, Transport: "unix", SndBuf: row.Buffer, Placement: row.Figures.Placement.Setting}
-	if run.Payload.WriteBytes > run.Payload.ReadBytes {
+	if execWrites(run.Payload) {
 		st.Workload = model.WorkWrite
 	}
 	pl := run.Payload.Total()
-	client := model.ProcessFigures(wire.ClientCounters(run.Result), pl, run.Seconds)
-	// Not counted: the client's socket calls are its own business.
-	client.RecvCallsPer2MiB, client.SendCallsPer2MiB = model.Unknown, model.Unknown
-	client.RecvEAGAINPer2MiB, client.SendEAGAINPer2MiB, client.EAGAINPer2MiB = model.Unknown, model.Unknown, model.Unknown
+	cc := wire.ClientCounters(run.Result)
+	if run.ClientCalls != nil {
+		cc.IO = *run.ClientCalls
+	}
+	client := model.ProcessFigures(cc, pl, run.Seconds)
+	if run.ClientCalls == nil {
+		// Not counted here (ExecRun.CallsNA says why): unknown, never 0.
+		client.RecvCallsPer2MiB, client.SendCallsPer2MiB = model.Unknown, model.Unknown
+		client.RecvEAGAINPer2MiB, client.SendEAGAINPer2MiB, client.EAGAINPer2MiB = model.Unknown, model.Unknown, model.Unknown
+	}
 	server := model.ProcessFigures(run.Server, pl, run.Seconds)
 	f := model.Figures{Settings: st, Seconds: run.Seconds, Bytes: pl, ThroughputBps: model.Throughput(pl, run.Seconds),
 		Client: client, Server: &server, LatencyP50Ms: model.Unknown, LatencyP99Ms: model.Unknown,
 		SndBuf:    model.Buffers{ServerRequested: row.Buffer, ServerEffective: row.Effective, ClientRequested: model.BufDefaultName, ClientRcvRequested: model.BufDefaultName},
 		Placement: row.Figures.Placement}
-	// The client's sockets are the real client's, sampled by no one here:
-	// its fill is n/a (null), never 0.
-	f.SetFill(model.NoFill)
+	// Sampled from outside while the client ran (execfill.go); n/a (null)
+	// with the run's FillNA saying why, never 0.
+	f.SetFill(run.Fill)
 	return f
 }
+
+// realEffective is a real server's send buffer as its data socket had it
+// (sock_diag, at its last look): at default that is the server's own
+// (qemu-nbd 10.1+ sets 2 MiB), not a fresh socket's. prev when it did not
+// see one.
+func realEffective(srv *engine.Server, prev int) int {
+	if m, err := srv.Poll(5 * time.Second); err == nil && m.SndBuf > 0 {
+		return m.SndBuf
+	}
+	return prev
+}
+
+// assumedPayload is a run's payload against a real server, whose bytes
+// cannot be counted on a unix socket (sock_diag has no byte counters for
+// it, and /proc/PID/io leaves sendmsg and recvmsg out): the export moved
+// once, read when the server made more send calls than receive calls
+// (it sent the data), else written. Real clients that read or write the
+// whole export (qemu-img convert, nbdcopy, blksum) do that.
+func assumedPayload(server model.Counters, export int64) nbd.Payload {
+	if server.IO.SendCalls+server.IO.SendEAGAIN >= server.IO.RecvCalls+server.IO.RecvEAGAIN {
+		return nbd.Payload{ReadBytes: uint64(export)}
+	}
+	return nbd.Payload{WriteBytes: uint64(export)}
+}
+
+// execWrites says a run's bulk data went to the server (the client was
+// the sender): it received more payload than it sent.
+func execWrites(p nbd.Payload) bool { return p.WriteBytes > p.ReadBytes }

@@ -172,6 +172,7 @@ func (m *Model) actions() []keyAction {
 		{km.BufDown, func() tea.Cmd { return m.stepBuffers(-1) }},
 		{km.BufExact, do(func() { m.openInput(inputSndBuf) })},
 		{km.Exec, do(func() { m.openInput(inputExec) })},
+		{km.Server, do(func() { m.openInput(inputServer) })},
 		{km.BufTarget, m.cycleTarget},
 		{km.Gap, m.gap},
 		{km.Restart, m.restart},
@@ -381,6 +382,10 @@ func (m *Model) openInput(kind inputKind) {
 		m.input.Prompt = m.cfg.Sides[m.focus].Name + " exec = "
 		m.input.CharLimit = 4096 // a client's command line, as long as it is
 		m.input.Placeholder = "a command with {uri}, {socket}, {size}; - for our load"
+	case inputServer:
+		m.input.Prompt = m.cfg.Sides[m.focus].Name + " server = "
+		m.input.CharLimit = 4096
+		m.input.Placeholder = "a command with {socket} (tcp: {port}), {size}; - for ours"
 	case inputPresetName:
 		m.input.Prompt = "save preset as: "
 		if m.runPath("x") != "" {
@@ -411,7 +416,10 @@ func (m *Model) inputKey(k tea.KeyMsg) tea.Cmd {
 			return m.exactBuffers(v)
 		}
 		if m.inputKind == inputExec {
-			return m.setExec(v)
+			return m.setCommand(model.SetExec, v)
+		}
+		if m.inputKind == inputServer {
+			return m.setCommand(model.SetServer, v)
 		}
 		// The prompt stays open until the name is saved: a name the
 		// store refuses is cleared, with the reason.
@@ -502,10 +510,10 @@ func (m *Model) save(name string, overwrite bool) tea.Cmd {
 	})
 }
 
-// setExec makes the focused side's load the typed client command ("-":
-// our own load again); the side restarts with it.
-func (m *Model) setExec(text string) tea.Cmd {
-	st, _ := model.Lookup(model.SetExec)
+// setCommand makes the focused side's load (exec) or server (server) the
+// typed command ("-": our own again); the side restarts with it.
+func (m *Model) setCommand(name, text string) tea.Cmd {
+	st, _ := model.Lookup(name)
 	if text == "-" {
 		text = ""
 	}

@@ -27,6 +27,7 @@ const (
 	unitCores
 	unitMs
 	unitWakeups
+	unitPct // a share of samples, 0–100 (fillchart.go)
 )
 
 type seriesDef struct {
@@ -161,7 +162,7 @@ func (c *charts) defs() []chartDef {
 	if c.latency {
 		d = append(d, chartLatency)
 	}
-	return append(d, chartWakeups)
+	return append(d, chartWakeups, chartFill)
 }
 
 // span returns the window [t0, t0+window] shown: it starts at 0 and
@@ -260,12 +261,18 @@ func makeScale(u unitKind, mx float64, rows int) scale {
 		sc.unit = "ms"
 	case unitWakeups:
 		sc.unit = "switches/2MiB"
+	case unitPct:
+		sc.unit = "%"
+		mx = 100 // a share: the same scale whatever the figures
 	}
 	v := mx / sc.div
 	if math.IsNaN(v) || v <= 0 {
 		v = 1
 	}
 	rows = max(rows, 1)
+	if u == unitPct {
+		return pctScale(sc, rows)
+	}
 	sc.step = niceStep(v / float64(rows))
 	sc.maxY = sc.step * float64(rows)
 	sc.dec = decimals(sc.step)
@@ -309,6 +316,8 @@ func chartTitle(d chartDef, unit string, short bool) string {
 		return "wake-ups per 2 MiB"
 	case d.unit == unitWakeups:
 		return "wake-ups: voluntary context switches per 2 MiB"
+	case d.unit == unitPct:
+		return fillChartTitle(short)
 	}
 	return d.name + " (" + unit + ")"
 }
@@ -417,7 +426,7 @@ func (c *charts) titleLine(d chartDef, sc scale, pageHint bool, total, shown int
 			}
 			v := na
 			if p := c.last[side]; p != nil && !math.IsNaN(p.v[s.metric]) {
-				v = sig(p.v[s.metric] / sc.div)
+				v = legendValue(d.unit, p.v[s.metric]/sc.div)
 			}
 			if v == na {
 				b.WriteString(" " + st.NA.Render(v))
@@ -440,7 +449,7 @@ func (c *charts) titleLine(d chartDef, sc scale, pageHint bool, total, shown int
 			bl.WriteString(st.SideFaint[s.side].Render(c.names[s.side] + "'"))
 			bl.WriteString(" " + st.SideFaint[s.side].Render(baseGlyph(s.side)))
 			if p := c.base.at(s.side, c.now); p != nil && !math.IsNaN(p.v[s.metric]) {
-				bl.WriteString(" " + sig(p.v[s.metric]/sc.div))
+				bl.WriteString(" " + legendValue(d.unit, p.v[s.metric]/sc.div))
 			} else {
 				bl.WriteString(" " + st.NA.Render(na))
 			}

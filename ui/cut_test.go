@@ -114,6 +114,7 @@ func cutStates() []cutState {
 			h.send(model.Update{Event: &model.Event{T: 25, Side: "B", Setting: "request-size", From: "2m", To: "256k"}})
 			return nil
 		}},
+		{"fill-chart", Options{}, fillChartState},
 		{"k-client-rcvbuf", Options{}, func(h *harness) []string { h.feed(40, 10); h.press("k", "k", "k"); return nil }},
 		{"exec-side", Options{}, execA},
 		{"exec-prompt", Options{}, func(h *harness) []string { h.press("e"); return nil }},

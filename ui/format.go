@@ -58,6 +58,12 @@ func eventLabel(ev model.Event) string {
 			to = f[0]
 		}
 		return side + " exec → " + to
+	case model.SetServer:
+		to := "our server"
+		if f := strings.Fields(ev.To); len(f) > 0 {
+			to = f[0]
+		}
+		return side + " server → " + to
 	}
 	s := ev.Setting + " " + ev.From + "→" + ev.To
 	if ev.Reconnected {

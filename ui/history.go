@@ -17,6 +17,8 @@ const (
 	mSend              // sender's send calls per 2 MiB (writes only)
 	mWakeClient        // client's voluntary context switches per 2 MiB
 	mWakeServer        // server's
+	mFullPct           // share of fill samples the send buffer was full, %
+	mEmptyPct          // share it was empty, %
 	nMetrics
 )
 
@@ -52,6 +54,8 @@ func pointOf(s model.Sample) point {
 		p.v[mCPUServer] = num(s.Server.CoresBusy)
 		p.v[mWakeServer] = num(s.Server.VolCSPer2MiB)
 	}
+	fl := s.Fill() // unknown when not sampled: a gap, not 0
+	p.v[mFullPct], p.v[mEmptyPct] = num(fl.FullPct), num(fl.EmptyPct)
 	p.v[mP50] = num(s.LatencyP50Ms)
 	p.v[mP99] = num(s.LatencyP99Ms)
 	for i, v := range p.v {

@@ -24,8 +24,10 @@ type KeyMap struct {
 	BufExact  key.Binding
 	BufTarget key.Binding
 	Gap       key.Binding
-	// Exec prompts for a real client command as the side's load.
-	Exec key.Binding
+	// Exec prompts for a real client command as the side's load; Server
+	// for a real server command as the side's server.
+	Exec   key.Binding
+	Server key.Binding
 
 	// Settings step a setting each, built from the settings table.
 	Settings []SettingKey
@@ -104,6 +106,7 @@ func DefaultKeyMap() KeyMap {
 		BufTarget: b([]string{"k"}, "k", "+/- = act on: sender/srv/cli snd/rcv"),
 		Gap:       b([]string{"g"}, "g", "gap: A macos, B 2m"),
 		Exec:      b([]string{"e"}, "e", "real client as load"),
+		Server:    b([]string{"S"}, "S", "real server as server"),
 
 		Settings: settingKeys(),
 
@@ -134,7 +137,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.NextSide, s(model.SetPaused), k.Restart, s(model.SetMode), k.Quit},
 		{k.BufUp, k.BufExact, k.BufTarget, k.Gap, s(model.SetTransport), s(model.SetWorkload), s(model.SetPlacement)},
-		{s(model.SetConnections), s(model.SetRequestSize), s(model.SetInFlight), k.Exec},
+		{s(model.SetConnections), s(model.SetRequestSize), s(model.SetInFlight), k.Exec, k.Server},
 		{k.Latency, k.Charts, k.Clear, k.Presets, k.Save, k.Baseline, k.Help},
 	}
 }

@@ -116,6 +116,7 @@ const (
 	inputSndBuf inputKind = iota
 	inputPresetName
 	inputExec
+	inputServer
 )
 
 // pairState is what the panels show: the configuration and pauses, where

@@ -475,7 +475,7 @@ func TestKeyClearLatencyCharts(t *testing.T) {
 		t.Error("x did not clear the charts")
 	}
 	h.press("l")
-	if len(h.m.charts.defs()) != 5 { // throughput, calls, CPU, latency, wake-ups
+	if len(h.m.charts.defs()) != 6 { // throughput, calls, CPU, latency, wake-ups, fill
 		t.Error("l did not add the latency chart")
 	}
 	// 80x24 shows two charts at a time: v pages.
@@ -486,10 +486,10 @@ func TestKeyClearLatencyCharts(t *testing.T) {
 	if h.m.charts.page != 1 {
 		t.Errorf("page = %d", h.m.charts.page)
 	}
-	h.press("v", "v", "v")
+	h.press("v", "v", "v", "v")
 	h.wantView("throughput (")
 	h.press("l")
-	if len(h.m.charts.defs()) != 4 {
+	if len(h.m.charts.defs()) != 5 {
 		t.Error("l did not remove the latency chart")
 	}
 	h.m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})

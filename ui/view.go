@@ -342,7 +342,7 @@ var figureHelp = [][2]string{
 	{"throughput", "payload bytes completed per second (READ data received, WRITE data acknowledged), GiB/s or MiB/s"},
 	{"calls/2MiB", "receive syscalls (read/recvmsg) of the process that receives the bulk data — the client for reads, the server for writes — per 2 MiB of payload, counted on this machine as the side runs. Each sample uses the workload it was measured under, so after w the receiver switches when the change takes effect"},
 	{"  series", seriesCalls},
-	{"  here", hereCalls},
+	{hereLabel, hereCalls},
 	{"send calls", "send syscalls (write/writev) of the process that sends the bulk data, per 2 MiB — the server for reads, the client for writes. For writes this is the figure the client's send buffer moves (shown bold, and dashed \"snd\" in the syscalls chart): the server drains each chunk as it arrives, so its receive calls show the reader's pace, not the buffer"},
 	{"EAGAIN", "by direction, per 2 MiB: recv = the receiver's receive calls that found no data yet, send = the sender's send calls that found the buffer full. Counted apart from the calls; strace -c counts both as read or write"},
 	{"wake/2MiB", "voluntary context switches (ru_nvcsw) of client and server per 2 MiB: a sleep and a wake-up each time a buffer fills or empties (v: chart)"},
@@ -354,7 +354,7 @@ var figureHelp = [][2]string{
 	{"latency", "per request, p50 and p99 (l shows its chart)"},
 	{"consume", "what the client does with each read (--consume, --at a.consume=…), which sets how fast it drains the socket:"},
 	{"n/a", "not measured (e.g. the server of an external target) — never shown as 0"},
-	{"full %", "sndbuf_full_pct: share of the 200 Hz samples of the bulk sender's data sockets at ≥ 90% of the send buffer: the sender waited on its reader, and a bigger buffer removes that wait"},
+	{"full %", "sndbuf_full_pct: share of the 200 Hz samples of the bulk sender's data sockets at ≥ 90% of the send buffer: the sender waited on its reader, and a bigger buffer removes that wait (v: chart, with empty % dashed)"},
 	{"empty %", "sndbuf_empty_pct: share of samples under 10%: the reader waited on the sender, so the buffer's size does not matter (unless it is also often full: too small to bridge a wake-up)"},
 	{"fill bytes", "sndbuf_fill_bytes: mean bytes in flight (unix: wmem_alloc, what ss -xm shows as t), against the limit; the fill bar is the last sample's, the percentages the last 2 s (narrow: full/empty%)"},
 	{"baseline", "A' ┈┈ and B' ┉┉: a saved run (b), drawn faintly behind the live series at the same time since its start; the legend shows its figure at the live run's elapsed time"},
@@ -366,9 +366,12 @@ var figureHelp = [][2]string{
 // a machine's figures may differ from them.
 const seriesCalls = `the qemu-devel series "io: Increase unix stream socket buffer size" measured ~1 receive call per 2 MiB with a 2 MiB send buffer, ~10 at Linux's 208k default, ~256 at macOS's 8k: the series' figures, not this machine's`
 
+// hereLabel labels the line with this machine's own figures.
+const hereLabel = "  here"
+
 // hereCalls says where this machine's own figures for the same buffers
-// are. This is the place for the figures measured here at 2m, default and
-// macos, beside the series' (the buffer-fill issue adds them).
+// are, until the run has measured them (herecalls.go: then the line gives
+// them).
 const hereCalls = `this machine's own: the panels' calls rows (g puts A at macOS's 8k and B at 2m); 'nbdscope sweep' measures each size in turn`
 
 // helpLines is the full help: the keys (bubbles/help) and the figures.
@@ -391,7 +394,7 @@ func (m *Model) helpLines(w int) []string {
 	lines = append(lines, "")
 	lines = append(lines, strings.Split(keys, "\n")...)
 	lines = append(lines, "", st.Title.Render("figures"))
-	for _, f := range helpEntries() {
+	for _, f := range m.figureEntries() {
 		wrapped := wrap(f[1], max(w-13, 10), 0) // the help scrolls: all of it
 		for j, l := range wrapped {
 			lab := ""

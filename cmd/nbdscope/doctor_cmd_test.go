@@ -62,6 +62,7 @@ func TestRunPlacementFlags(t *testing.T) {
 // TestDoctorJSON: doctor --json carries its schema version and the build,
 // with the platform facts at the top level.
 func TestDoctorJSON(t *testing.T) {
+	t.Setenv(asBinaryEnv, "1") // the fill probe's children are this test binary
 	code, out, errs := runApp(t, "doctor", "--json")
 	if code != 0 {
 		t.Fatalf("doctor --json: exit %d: %s", code, errs)

@@ -55,9 +55,13 @@ func addLoadFlags(a *app, cmd *cobra.Command, withDuration bool, skip ...string)
 			cmd.RegisterFlagCompletionFunc(st.Name, completeFixed(st.Values))
 		}
 	}
-	lf.intv, lf.dur = 250*time.Millisecond, 10*time.Second
+	lf.intv = 250 * time.Millisecond
 	fs.VarP(secondsValue{&lf.intv}, "interval", lf.shorthand("interval"), "sample `INTERVAL` (seconds, or a duration: 0.5, 250ms)")
 	if withDuration {
+		// Only a command with --duration has its default: the explorer
+		// (and a sweep) runs until stopped, and a 10 s default here ended
+		// the explorer's run at 0:10.
+		lf.dur = 10 * time.Second
 		fs.VarP(secondsValue{&lf.dur}, "duration", lf.shorthand("duration"), "run `LENGTH` (seconds, or a duration: 10, 1m30s)")
 		fs.StringArrayVar(&lf.at, "at", nil, "scripted change `TIME:SIDE.SETTING=VALUE`, repeatable (5s:b.sndbuf=64k)")
 	}

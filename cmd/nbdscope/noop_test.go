@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -55,5 +56,28 @@ func TestEmptyExecIsOurLoad(t *testing.T) {
 	cfg, err := lf.apply(base)
 	if err != nil || cfg.Sides[1].Exec != "" {
 		t.Errorf("--exec-b '' over a preset's client: exec %q, %v; want our load", cfg.Sides[1].Exec, err)
+	}
+}
+
+// TestExplorerRunsUntilStopped: the explorer's flags (no --duration) leave
+// the preset's duration alone, 0 = until stopped; run's default 10 s once
+// leaked into it and ended every explorer session at 0:10.
+func TestExplorerRunsUntilStopped(t *testing.T) {
+	cmd := &cobra.Command{Use: "nbdscope"}
+	lf := addLoadFlags(testApp(), cmd, false)
+	if err := cmd.ParseFlags([]string{"-P", "2"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := lf.apply(model.DefaultConfig())
+	if err != nil || cfg.Duration != 0 {
+		t.Fatalf("explorer config: duration %v, %v; want 0 (until stopped)", cfg.Duration.D(), err)
+	}
+	run := &cobra.Command{Use: "run"}
+	lr := addLoadFlags(testApp(), run, true)
+	if err := run.ParseFlags(nil); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := lr.apply(model.DefaultConfig()); err != nil || cfg.Duration.D() != 10*time.Second {
+		t.Fatalf("run config: duration %v, %v; want the 10 s default", cfg.Duration.D(), err)
 	}
 }

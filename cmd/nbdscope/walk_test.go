@@ -21,7 +21,7 @@ var badValues = map[string][]string{
 	"sweep sndbuf": {"huge", "", "64k,,2m"}, "sweep client-sndbuf": {"huge", ","}, "sweep client-rcvbuf": {"64k,1t"},
 	"connections": {"0", "65", "many", ""}, "request-size": {"1000", "64m"}, "in-flight": {"0", "257"},
 	"workload": {"sideways"}, "read-percent": {"101", "-1"}, "consume": {"eat"}, "hash-threads": {"0", "65"},
-	"placement": {"everywhere"}, "transport": {"pigeon"}, "target": {"http://example.com/"}, "exec": {"'unclosed"},
+	"placement": {"everywhere"}, "transport": {"pigeon"}, "target": {"http://example.com/"}, "exec": {"'unclosed"}, "server": {"'unclosed", "qemu-nbd -k /tmp/no-placeholder"},
 	"sweep exec": {"'unclosed", ""},
 	"backend":    {"bogus", "file:", "file:/nonexistent-dir/x.img"}, "size": {"1000", "huge", "0"},
 	"mode": {"sideways", ""}, "interval": {"0s", "1ns", "2m", "soon"}, "duration": {"0s", "-1s", "soon"},

@@ -76,7 +76,11 @@ func RunChild(args []string) error {
 		if err := json.Unmarshal([]byte(args[1]), &spec); err != nil {
 			return fmt.Errorf("server spec: %w", err)
 		}
-		r, ready, err = startServerRole(ctx, spec)
+		if spec.Command() != "" {
+			r, ready, err = startRealServerRole(ctx, spec)
+		} else {
+			r, ready, err = startServerRole(ctx, spec)
+		}
 	case model.RoleLoad:
 		var spec wire.LoadSpec
 		if err := json.Unmarshal([]byte(args[1]), &spec); err != nil {

@@ -13,28 +13,36 @@ import (
 	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
+	"nbdscope/realproc"
 )
 
 // execRole is a load child whose load is a real client command (a side's
 // exec setting), run in a loop against the side's server. It reports the
 // client's CPU and context switches: finished runs from wait4, the run
-// under way from /proc. Its socket calls and payload are not ours to
-// count; the controller takes the payload from the server.
+// under way from /proc; and its socket calls, counted from its exec with
+// platform/syscount where the system allows (realproc), else why not.
+// Its payload is not ours to count: the controller takes it from the
+// server.
 type execRole struct {
 	argv []string
 	fail chan error
 	stop chan struct{}
 	wg   sync.WaitGroup
 
-	mu      sync.Mutex
-	paused  bool
-	cur     *clientrun.Process
-	done    clientrun.Result // finished runs, added up
-	seen    clientrun.Result // the highest reading reported, so counters never go back
-	runs    []float64        // seconds of the runs finished since the last poll
-	active  time.Duration    // running (not paused) time, up to since
-	since   time.Time        // when the current running stretch began; zero while paused
-	resumed chan struct{}    // closed and replaced on each resume
+	mu     sync.Mutex
+	paused bool
+	cur    *clientrun.Process
+	cnt    *realproc.Calls // the run under way's, nil when not counted
+	doneIO nbd.IOStats     // finished runs' socket calls, added up
+	seenIO nbd.IOStats     // the highest reported
+	// callsErr is why the client's calls are not counted (nil: they are).
+	callsErr error
+	done     clientrun.Result // finished runs, added up
+	seen     clientrun.Result // the highest reading reported, so counters never go back
+	runs     []float64        // seconds of the runs finished since the last poll
+	active   time.Duration    // running (not paused) time, up to since
+	since    time.Time        // when the current running stretch began; zero while paused
+	resumed  chan struct{}    // closed and replaced on each resume
 }
 
 func startExecRole(ctx context.Context, spec wire.LoadSpec) (role, wire.Msg, error) {
@@ -55,6 +63,7 @@ func startExecRole(ctx context.Context, spec wire.LoadSpec) (role, wire.Msg, err
 		return nil, wire.Msg{}, err
 	}
 	r := &execRole{argv: argv, fail: make(chan error, 1), stop: make(chan struct{}), paused: spec.Paused, resumed: make(chan struct{})}
+	r.callsErr = realproc.Probe()
 	if !spec.Paused {
 		r.since = time.Now()
 	}
@@ -99,18 +108,20 @@ func (r *execRole) loop() {
 			return
 		default:
 		}
-		p, err := clientrun.Start(r.argv)
+		p, cnt, err := r.start()
 		if err != nil {
 			r.fail <- err
 			return
 		}
-		r.mu.Lock()
-		r.cur = p
-		r.mu.Unlock()
 		res, err := p.Wait()
+		var io nbd.IOStats
+		if cnt != nil {
+			io = cnt.Close()
+		}
 		r.mu.Lock()
-		r.cur = nil
+		r.cur, r.cnt = nil, nil
 		r.done = addResult(r.done, res)
+		r.doneIO = r.doneIO.Add(io)
 		if err == nil {
 			r.runs = append(r.runs, res.Seconds)
 		}
@@ -124,6 +135,35 @@ func (r *execRole) loop() {
 			return
 		}
 	}
+}
+
+// start starts one run of the client, held before its exec until its
+// socket calls are being counted (when they can be), so that none is
+// missed.
+func (r *execRole) start() (*clientrun.Process, *realproc.Calls, error) {
+	r.mu.Lock()
+	count := r.callsErr == nil
+	r.mu.Unlock()
+	var cnt *realproc.Calls
+	var cerr error
+	p, err := clientrun.StartHeld(r.argv, func(pid int) {
+		if count {
+			cnt, cerr = realproc.OpenCalls(pid)
+		}
+	})
+	if err != nil {
+		if cnt != nil {
+			cnt.Close()
+		}
+		return nil, nil, err
+	}
+	r.mu.Lock()
+	r.cur, r.cnt = p, cnt
+	if cerr != nil {
+		r.callsErr = cerr
+	}
+	r.mu.Unlock()
+	return p, cnt, nil
 }
 
 func addResult(a, b clientrun.Result) clientrun.Result {
@@ -188,8 +228,18 @@ func (r *execRole) poll() wire.Msg {
 	if !r.since.IsZero() {
 		active += time.Since(r.since)
 	}
+	io := r.doneIO
+	if r.cnt != nil {
+		io = io.Add(r.cnt.Read())
+	}
+	r.seenIO = realproc.MaxIO(r.seenIO, io)
 	m := wire.Msg{Counters: wire.ClientCounters(r.seen),
 		ActiveNs: int64(active), Conns: 1, ExecRuns: r.runs}
+	m.Counters.IO = r.seenIO
+	m.CallsCounted = r.callsErr == nil
+	if r.callsErr != nil {
+		m.CallsNA, m.CallsFix = realproc.NA(r.callsErr)
+	}
 	r.runs = nil
 	return m
 }

@@ -60,6 +60,15 @@ type Msg struct {
 
 	// ready (server): the URI clients use.
 	URI string `json:"uri,omitempty"`
+	// RealPID (a real server's ready): the real server's process id, so
+	// the controller holds it where the placement says, as it holds the
+	// child.
+	RealPID int `json:"real_pid,omitempty"`
+	// Reached (a real server's set reply): how many of its sockets the
+	// change reached. OwnSndBuf (its poll replies): the SO_SNDBUF the
+	// process had set itself when its first socket was seen (0: unknown).
+	Reached   int `json:"reached,omitempty"`
+	OwnSndBuf int `json:"own_sndbuf,omitempty"`
 
 	// poll replies: cumulative counters.
 	Counters model.Counters       `json:"counters"`
@@ -80,6 +89,13 @@ type Msg struct {
 	// SndBufLocked: that socket's SO_SNDBUF was set, so on TCP it no
 	// longer autotunes (nbd.Conn.BufferLocked).
 	SndBufLocked bool `json:"sndbuf_locked,omitempty"`
+	// CallsCounted (an exec load, a real server): Counters.IO holds the
+	// real process's socket calls, counted exactly (platform/syscount).
+	// When it is false for a real process, CallsNA says why they cannot be
+	// counted and CallsFix the command that lifts it ("" when none does).
+	CallsCounted bool   `json:"calls_counted,omitempty"`
+	CallsNA      string `json:"calls_na,omitempty"`
+	CallsFix     string `json:"calls_fix,omitempty"`
 	// Lost (load): why the connection to the target was lost; the load
 	// is failing and about to exit (engine/child's load_lost.go).
 	Lost string `json:"lost,omitempty"`
@@ -141,7 +157,7 @@ func (s Start) Str(setting string) string { return s[setting].Str }
 
 // ServerSpec configures a server child: its socket (for the unix
 // transport) and the start values of the server's settings (backend,
-// size, transport, sndbuf).
+// size, transport, sndbuf, and the real server command, if any).
 type ServerSpec struct {
 	Socket   string `json:"socket,omitempty"` // unix
 	Settings Start  `json:"settings"`
@@ -151,6 +167,10 @@ type ServerSpec struct {
 func NewServerSpec(sc model.SideConfig, socket string) ServerSpec {
 	return ServerSpec{Socket: socket, Settings: StartOf(model.RoleServer, sc, model.ArgEnv{})}
 }
+
+// Command is the real server program the child runs instead of ours
+// (engine/child's realserver.go); "" for ours, whose backend applies.
+func (s ServerSpec) Command() string { return s.Settings.Str(model.SetServer) }
 
 // LoadSpec configures a load child: the target, whether it starts paused
 // and verifies data, and the start values of the load's settings. With

@@ -37,6 +37,8 @@ var rules = []rule{
 	// platform needs nbd for the socket buffers it describes (nbd.SockBuf,
 	// nbd.ProbeSocketBuffer, nbd.RequestForEffective).
 	{pkg: "platform", only: []string{"units", "nbd"}, why: "the OS facts sit under everything that uses them"},
+	{pkg: "realproc", only: []string{"platform", "platform/syscount", "platform/sockdiag", "platform/sockctl", "units", "nbd"},
+		why: "measuring a real process needs only the OS's mechanisms"},
 	{pkg: "clientrun", only: []string{"platform", "units", "nbd"}, why: "running a real client needs only the OS"},
 	// model holds what a run is. Beyond nbd (URIs) and units it reaches
 	// three leaves, none of which imports anything above it: platform (a

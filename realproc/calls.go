@@ -1,0 +1,173 @@
+// Package realproc measures and tunes a real process nbdscope did not
+// write (an exec side's client, a real server): its socket calls counted
+// exactly (platform/syscount) on the sockets it holds (platform/sockdiag).
+// engine/child's roles and the exec sweep use it alike.
+package realproc
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"nbdscope/nbd"
+	"nbdscope/platform/sockdiag"
+	"nbdscope/platform/syscount"
+)
+
+// Calls counts a real process's socket calls, the figures our own
+// processes count at the call (nbd.IOStats), for a process we did not
+// write: an exec side's client, a real server. It counts with
+// platform/syscount over the process and everything it starts.
+//
+// What it counts as a socket call:
+//   - recvfrom, recvmsg, recvmmsg, sendto, sendmsg, sendmmsg on any fd:
+//     they work on sockets only (qemu-img, qemu-nbd, nbdkit and libnbd
+//     clients move NBD data with them);
+//   - read, readv, write, writev only on the process's sockets
+//     (sockdiag.ProcessSockets), rescanned every rescanEvery, so the
+//     eventfd and file reads of an event loop are not taken for socket
+//     calls. A connection's read/write calls between its accept or connect
+//     and the next rescan are missed; the msg calls never are.
+//
+// A call counts as a call when it did not fail with EAGAIN, as our own
+// counters count; EAGAIN is the range's lower bound, exact for the socket
+// calls above (syscount.Count.EAGAIN).
+type Calls struct {
+	pid  int
+	mu   sync.Mutex
+	c    *syscount.Counter
+	last nbd.IOStats
+	stop chan struct{}
+	done chan struct{}
+}
+
+// rescanEvery is how often the process's sockets are looked up again: a
+// role's own loop, at most 50 ms (issue 23).
+const rescanEvery = 50 * time.Millisecond
+
+// OpenCalls starts counting pid's socket calls from now (from its
+// exec when pid is held, clientrun.StartHeld). The error is a
+// *syscount.Unavailable when the system does not allow counting.
+func OpenCalls(pid int) (*Calls, error) {
+	c, err := syscount.Open(pid, syscount.Options{Children: true})
+	if err != nil {
+		return nil, err
+	}
+	k := &Calls{pid: pid, c: c, stop: make(chan struct{}), done: make(chan struct{})}
+	go k.watch()
+	return k, nil
+}
+
+// watch follows the process's sockets until close.
+func (k *Calls) watch() {
+	defer close(k.done)
+	t := time.NewTicker(rescanEvery)
+	defer t.Stop()
+	for {
+		k.rescan()
+		select {
+		case <-k.stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// rescan points the fd-filtered counters at the process's sockets now. A
+// process that has gone keeps its counts.
+func (k *Calls) rescan() {
+	socks, err := sockdiag.ProcessSockets(k.pid)
+	if err != nil {
+		return
+	}
+	fds := make([]int, 0, len(socks))
+	for _, s := range socks {
+		fds = append(fds, s.FD)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.c != nil {
+		k.c.SetFDs(fds)
+	}
+}
+
+// Read is the socket calls counted since the open. A failed read (the
+// process gone in a way the kernel no longer answers for) keeps the last
+// reading, so counters never go back.
+func (k *Calls) Read() nbd.IOStats {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.c == nil {
+		return k.last
+	}
+	c, err := k.c.Read()
+	if err == nil {
+		k.last = MaxIO(k.last, ioStatsOf(c))
+	}
+	return k.last
+}
+
+// Close stops counting and returns the last counts; Read then gives the last counts.
+func (k *Calls) Close() nbd.IOStats {
+	if k == nil {
+		return nbd.IOStats{}
+	}
+	io := k.Read()
+	close(k.stop)
+	<-k.done
+	k.mu.Lock()
+	k.c.Close()
+	k.c = nil
+	k.mu.Unlock()
+	return io
+}
+
+// socketOnly are the calls that work on sockets only.
+func socketOnly(s syscount.Syscall) bool {
+	switch s {
+	case syscount.Recvfrom, syscount.Recvmsg, syscount.Recvmmsg, syscount.Sendto, syscount.Sendmsg, syscount.Sendmmsg:
+		return true
+	}
+	return false
+}
+
+// ioStatsOf turns counts into the socket-call counters of nbd.IOStats (no
+// byte counts: the payload is the controller's to know).
+func ioStatsOf(c syscount.Counts) nbd.IOStats {
+	var io nbd.IOStats
+	for s := range syscount.NumSyscalls {
+		n := c.Of[s]
+		if socketOnly(s) {
+			n.Calls = n.Any
+		}
+		eagain := min(n.EAGAIN().Min, n.Calls)
+		if s.Dir() == syscount.Recv {
+			io.RecvCalls += n.Calls - eagain
+			io.RecvEAGAIN += eagain
+		} else {
+			io.SendCalls += n.Calls - eagain
+			io.SendEAGAIN += eagain
+		}
+	}
+	return io
+}
+
+// MaxIO is the field-wise maximum: a reading that never goes back.
+func MaxIO(a, b nbd.IOStats) nbd.IOStats {
+	return nbd.IOStats{RecvCalls: max(a.RecvCalls, b.RecvCalls), RecvEAGAIN: max(a.RecvEAGAIN, b.RecvEAGAIN),
+		SendCalls: max(a.SendCalls, b.SendCalls), SendEAGAIN: max(a.SendEAGAIN, b.SendEAGAIN)}
+}
+
+// NA is why a real process's calls are not counted, and the fix, from
+// the error of OpenCalls or Probe (a *syscount.Unavailable names both).
+func NA(err error) (why, fix string) {
+	var u *syscount.Unavailable
+	if errors.As(err, &u) {
+		return u.Why, u.Fix
+	}
+	return err.Error(), ""
+}
+
+// Probe tells whether this process may count system calls here: nil, or
+// a *syscount.Unavailable with the reason and the fix.
+func Probe() error { return syscount.Probe() }

@@ -1,0 +1,28 @@
+package sweep
+
+import (
+	"strings"
+	"testing"
+
+	"nbdscope/platform/sockdiag"
+)
+
+// TestExecFillNA: without a sampler (sock_diag not available: macOS) every
+// run's fill is n/a with the reason and the fix; a client that never
+// started says so instead of a lookup's failure.
+func TestExecFillNA(t *testing.T) {
+	f := &execFill{err: &sockdiag.NotAvailableError{What: "socket diagnostics", Reason: "not available on darwin"}}
+	fl, why := f.watch(1).finish(false)
+	if fl.Known() || !strings.Contains(why, "socket diagnostics") || !strings.HasSuffix(why, "(measured on Linux only)") {
+		t.Errorf("no sampler: %+v, %q", fl, why)
+	}
+	f = startExecFill(t.Context())
+	defer f.stop()
+	if f.smp == nil {
+		t.Skipf("no sampler here: %v", f.err)
+	}
+	fl, why = f.watch(1).finish(true)
+	if fl.Known() || why != "the client did not start" {
+		t.Errorf("not started: %+v, %q", fl, why)
+	}
+}
