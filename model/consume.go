@@ -23,7 +23,7 @@ const (
 )
 
 // ConsumeModes lists the modes in the order the UI cycles them, each with
-// its one-line help (flags, `?` help and the README say the same).
+// its one-line help (flags, `?` help and docs/cli.md say the same).
 var ConsumeModes = []struct{ Name, Help string }{
 	{ConsumeCopy, "copy each read once, as a client that uses its data"},
 	{ConsumeScan, "look for zeroes like qemu-img convert (buffer_is_zero: stops at the first non-zero byte); counts zero buffers"},

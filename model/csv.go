@@ -9,7 +9,7 @@ import (
 // This file is nbdscope's one CSV layout: `run --csv`, `runs export
 // --format csv` and `sweep --csv` all write the figure columns below from
 // the same Figures, so the same data has the same columns everywhere.
-// Unknown figures are empty cells, never 0. The README lists the columns.
+// Unknown figures are empty cells, never 0. docs/cli.md lists the columns.
 
 // csvColumn is one figure column: its header and its cell of a span.
 type csvColumn struct {

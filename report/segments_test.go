@@ -147,7 +147,7 @@ func TestEveryCarriedSettingGetsItsColumn(t *testing.T) {
 
 // changed returns sc with setting st at another value it accepts.
 func changed(sc model.SideConfig, st *model.Setting) (model.SideConfig, bool) {
-	cands := append(st.Values(), "3", "qemu-img info {uri}", "nbdkit -U {socket} memory 1G")
+	cands := append(st.Values(), "3", "qemu-img info {uri}", "nbdkit -U {socket} -f null {size}")
 	if st.Name == model.SetWorkload {
 		cands = []string{string(model.WorkRead)}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/list"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/guptarohit/asciigraph"
@@ -167,29 +168,43 @@ func (i runPickItem) FilterValue() string {
 	return i.r.Name
 }
 
+// runKind is the picker of saved runs to draw as the baseline (the `b`
+// key).
+var runKind = pickerKind{
+	runs:  true,
+	title: "saved runs — enter draws one as the baseline",
+	one:   "run", many: "runs",
+	loading: "loading saved runs…",
+	toggle:  key.NewBinding(key.WithKeys("b")),
+}
+
 func (m *Model) openBaselinePicker() tea.Cmd {
-	if m.opts.LoadRuns == nil || m.opts.LoadRun == nil {
-		m.setMsg(msgWarn, "saved runs not available")
-		return nil
+	var load func() tea.Msg
+	if l := m.opts.LoadRuns; l != nil && m.opts.LoadRun != nil {
+		load = func() tea.Msg {
+			items, err := l()
+			return runsMsg{items, err}
+		}
 	}
-	m.state = stPicker
-	m.picker.setRuns(true)
-	m.picker.loading = true
-	load := m.opts.LoadRuns
-	return func() tea.Msg {
-		items, err := load()
-		return runsMsg{items, err}
-	}
+	return m.openPickerOf(runKind, m.pickRun, load, "saved runs not available")
 }
 
 func (m *Model) onRuns(msg runsMsg) {
 	if m.state != stPicker || !m.picker.runs {
 		return
 	}
-	m.picker.loading = false
 	if msg.err != nil {
 		// One broken run file does not hide the others.
 		m.setMsg(msgWarn, "▲ runs: "+msg.err.Error())
+	}
+	if len(msg.items) == 0 && m.charts.base == nil {
+		m.closePicker()
+		if msg.err != nil {
+			m.setErr(fmt.Errorf("runs: %w", msg.err))
+		} else {
+			m.setMsg(msgInfo, "no saved runs yet: s saves the configuration and the run")
+		}
+		return
 	}
 	var items []list.Item
 	sel := 0
@@ -202,20 +217,16 @@ func (m *Model) onRuns(msg runsMsg) {
 		}
 		items = append(items, runPickItem{r: it})
 	}
-	if len(msg.items) == 0 {
-		if m.charts.base == nil {
-			m.state = stNormal
-			if msg.err != nil {
-				m.setErr(fmt.Errorf("runs: %w", msg.err))
-			} else {
-				m.setMsg(msgInfo, "no saved runs yet: s saves the configuration and the run")
-			}
-			return
-		}
+	m.picker.show(items, sel)
+}
+
+// pickRun is enter on a saved run (or on "clear baseline").
+func (m *Model) pickRun(sel list.Item) tea.Cmd {
+	it, ok := sel.(runPickItem)
+	if !ok {
+		return nil
 	}
-	m.picker.list.ResetFilter()
-	m.picker.list.SetItems(items)
-	m.picker.list.Select(sel)
+	return m.chooseRun(it)
 }
 
 // chooseRun loads the picked run (or clears the baseline).

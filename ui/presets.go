@@ -3,9 +3,8 @@ package ui
 import (
 	"errors"
 	"fmt"
-	"io"
-	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/list"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -86,129 +85,41 @@ func (i pickItem) Title() string {
 func (i pickItem) Description() string { return i.p.Description }
 func (i pickItem) FilterValue() string { return i.p.Name }
 
-// picker is the preset list shown in the chart area; with runs set, the
-// list of saved runs to draw as a baseline (the `b` key).
-type picker struct {
-	com     *common
-	list    list.Model
-	loading bool
-	runs    bool
-	// descLines is the lines each entry's description takes now.
-	descLines int
-}
-
-func newPicker(com *common) picker {
-	d := wrapDelegate{list.NewDefaultDelegate(), 1}
-	l := list.New(nil, d, 0, 0)
-	l.SetShowHelp(false)
-	l.DisableQuitKeybindings()
-	p := picker{com: com, list: l, descLines: 1}
-	p.setRuns(false)
-	return p
-}
-
-// setRuns switches the picker between presets and saved runs.
-func (p *picker) setRuns(runs bool) {
-	p.runs = runs
-	if runs {
-		p.list.Title = "saved runs — enter draws one as the baseline"
-		p.list.SetStatusBarItemName("run", "runs")
-		return
-	}
-	p.list.Title = "presets — enter applies to the running pair"
-	p.list.SetStatusBarItemName("preset", "presets")
-}
-
-// SetSize sizes the list, and its entries to their descriptions'
-// lines at that width.
-func (p *picker) SetSize(w, h int) {
-	p.list.SetSize(max(w, 0), max(h, 0))
-	lines := 1
-	for _, it := range p.list.Items() {
-		if di, ok := it.(list.DefaultItem); ok {
-			lines = max(lines, len(wrap(di.Description(), descWidth(w), 0)))
-		}
-	}
-	lines = min(lines, maxDescLines)
-	if lines != p.descLines {
-		d := wrapDelegate{list.NewDefaultDelegate(), lines}
-		d.SetHeight(1 + lines)
-		p.list.SetDelegate(d)
-		p.descLines = lines
-	}
-}
-
-// maxDescLines is how many lines a picker entry's description may take.
-const maxDescLines = 3
-
-// descWidth is the width of a description in a list w cells wide (the
-// default delegate's two cells of padding or border taken off).
-func descWidth(w int) int { return max(w-2, 10) }
-
-// wrapDelegate is the list's default delegate with each description
-// word-wrapped onto the entry's lines rather than cut to one.
-type wrapDelegate struct {
-	list.DefaultDelegate
-	lines int
-}
-
-func (d wrapDelegate) Render(w io.Writer, m list.Model, index int, item list.Item) {
-	if it, ok := item.(list.DefaultItem); ok {
-		item = wrappedItem{it, strings.Join(wrap(it.Description(), descWidth(m.Width()), d.lines), "\n")}
-	}
-	d.DefaultDelegate.Render(w, m, index, item)
-}
-
-// wrappedItem is an entry with its description wrapped.
-type wrappedItem struct {
-	list.DefaultItem
-	desc string
-}
-
-func (i wrappedItem) Description() string { return i.desc }
-
-func (p *picker) View() string {
-	if p.loading && p.runs {
-		return p.com.styles.Dim.Render("loading saved runs…")
-	}
-	if p.loading {
-		return p.com.styles.Dim.Render("loading presets…")
-	}
-	return p.list.View()
+// presetKind is the picker of presets (the `p` key).
+var presetKind = pickerKind{
+	title: "presets — enter applies to the running pair",
+	one:   "preset", many: "presets",
+	loading: "loading presets…",
+	toggle:  key.NewBinding(key.WithKeys("p")),
 }
 
 func (m *Model) openPicker() tea.Cmd {
-	if m.opts.LoadPresets == nil {
-		m.setMsg(msgWarn, "presets not available")
-		return nil
+	var load func() tea.Msg
+	if l := m.opts.LoadPresets; l != nil {
+		load = func() tea.Msg {
+			items, err := l()
+			return presetsMsg{items, err}
+		}
 	}
-	m.state = stPicker
-	m.picker.setRuns(false)
-	m.picker.loading = true
-	load := m.opts.LoadPresets
-	return func() tea.Msg {
-		items, err := load()
-		return presetsMsg{items, err}
-	}
+	return m.openPickerOf(presetKind, m.choosePreset, load, "presets not available")
 }
 
 func (m *Model) onPresets(msg presetsMsg) {
 	if m.state != stPicker || m.picker.runs {
 		return
 	}
-	m.picker.loading = false
 	if msg.err != nil {
 		// Some presets may still have loaded (one bad file does not hide
 		// the others): show them, and the error.
 		m.setMsg(msgWarn, "▲ presets: "+msg.err.Error())
 		if len(msg.items) == 0 {
-			m.state = stNormal
+			m.closePicker()
 			m.setErr(fmt.Errorf("presets: %w", msg.err))
 			return
 		}
 	}
 	if len(msg.items) == 0 && msg.err == nil {
-		m.state = stNormal
+		m.closePicker()
 		m.setMsg(msgInfo, "no presets yet: s saves the current configuration")
 		return
 	}
@@ -220,49 +131,16 @@ func (m *Model) onPresets(msg presetsMsg) {
 			sel = i
 		}
 	}
-	m.picker.list.ResetFilter()
-	m.picker.list.SetItems(items)
-	m.picker.list.Select(sel)
+	m.picker.show(items, sel)
 }
 
-func (m *Model) pickerKey(k tea.KeyMsg) tea.Cmd {
-	if m.picker.loading {
-		if k.String() == "esc" || k.String() == "q" || (m.picker.runs && k.String() == "b") {
-			m.state = stNormal
-		}
+// choosePreset is enter on a preset: it applies it.
+func (m *Model) choosePreset(sel list.Item) tea.Cmd {
+	it, ok := sel.(pickItem)
+	if !ok {
 		return nil
 	}
-	if m.picker.list.SettingFilter() {
-		var cmd tea.Cmd
-		m.picker.list, cmd = m.picker.list.Update(k)
-		return cmd
-	}
-	toggle := "p"
-	if m.picker.runs {
-		toggle = "b"
-	}
-	switch k.String() {
-	case "esc", "q", toggle:
-		if m.picker.list.IsFiltered() && k.String() == "esc" {
-			break // esc clears the filter first
-		}
-		m.state = stNormal
-		return nil
-	case "enter":
-		sel := m.picker.list.SelectedItem()
-		m.state = stNormal
-		if it, ok := sel.(runPickItem); ok {
-			return m.chooseRun(it)
-		}
-		it, ok := sel.(pickItem)
-		if !ok {
-			return nil
-		}
-		return m.applyPreset(it.p)
-	}
-	var cmd tea.Cmd
-	m.picker.list, cmd = m.picker.list.Update(k)
-	return cmd
+	return m.applyPreset(it.p)
 }
 
 func (m *Model) applyPreset(p PresetItem) tea.Cmd {

@@ -57,7 +57,7 @@ per 2 MiB at each.`,
 		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error { return a.doctor(asJSON) },
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the facts as JSON (version 1, see the README)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the facts as JSON (version 1, see docs/cli.md)")
 	return cmd
 }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit statuses, the same for every command (design.md, the README's
+// Exit statuses, the same for every command (design.md, docs/cli.md's
 // "Exit status" and --help say so too).
 const (
 	exitOK          = 0
@@ -65,7 +65,7 @@ const (
 const usageMeaning = "bad usage: a bad flag, value or name; nothing was run"
 
 // exitTables are the statuses each kind of command returns; its --help
-// prints its own (exitStatusLine), and the README's table is their union.
+// prints its own (exitStatusLine), and docs/cli.md's table is their union.
 var exitTables = map[string][]exitMeaning{
 	exitsCommon: {{exitOK, "ok"}, {exitFailure, "failure"}, {exitUsage, usageMeaning}},
 	exitsMeasure: {{exitOK, "ok"}, {exitFailure, "failure, or a side crashed (the partial result is printed)"}, {exitUsage, usageMeaning},

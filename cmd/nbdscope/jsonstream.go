@@ -18,7 +18,7 @@ import (
 // short. Each line is written with one write call, so a reader never sees
 // half of one.
 
-// jsonStreamVersion is the stream's shape (the README's table).
+// jsonStreamVersion is the stream's shape (docs/cli.md's table).
 const jsonStreamVersion = 1
 
 // jsonStream writes the lines of a run's stream.

@@ -54,7 +54,7 @@ func newRunCmd(a *app) *cobra.Command {
 	setExits(cmd, exitsMeasure)
 	lf := addLoadFlags(a, cmd, true)
 	fs := cmd.Flags()
-	fs.BoolVarP(&f.asJSON, "json", "J", false, "print the whole run as one JSON object (version 1, see the README)")
+	fs.BoolVarP(&f.asJSON, "json", "J", false, "print the whole run as one JSON object (version 1, see docs/cli.md)")
 	fs.BoolVar(&f.asCSV, "csv", false, "print the samples as CSV")
 	fs.StringVar(&f.save, "save", "", "save the run under `NAME` (see 'nbdscope runs')")
 	fs.BoolVar(&f.force, "force", false, "with --save: replace an existing run of that name")

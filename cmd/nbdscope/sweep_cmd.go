@@ -106,7 +106,7 @@ func newSweepCmd(a *app) *cobra.Command {
 	}
 	fs.StringVar(&f.bytes, "bytes", "4g", "payload `SIZE` to move per measurement, in whole requests (rounded up; at least connections × in flight × request size)")
 	fs.IntVarP(&f.repeat, "repeat", "r", 3, "measurements per size, `N` (the median is shown, with mean ± σ and min … max); hyperfine's -r")
-	fs.BoolVar(&f.asJSON, "json", false, "print JSON (version 2, see the README)")
+	fs.BoolVar(&f.asJSON, "json", false, "print JSON (version 2, see docs/cli.md)")
 	fs.BoolVar(&f.asCSV, "csv", false, "print CSV")
 	fs.BoolVar(&f.asMD, "markdown", false, "print a markdown table")
 	fs.StringVar(&f.exec, "exec", "", "sweep the real client `CMD` ({uri}, {socket}, {size} replaced) instead of our load")

@@ -73,7 +73,7 @@ var badArgs = map[string][][]string{
 // TestEveryCommandRefusesBadInput walks every command and subcommand and
 // runs each, as a process, with an unknown flag, with each flag's bad
 // values and with bad arguments: each must exit 2 with a message on
-// stderr, before anything runs (issue 21: the README's exit-status table
+// stderr, before anything runs (issue 21: the exit-status table, now in docs/cli.md,
 // held for some commands only). Every value flag must have bad values or
 // a reason it takes any; a command with no entry in badArgs must refuse
 // an extra argument.
