@@ -45,12 +45,18 @@ var pairSetters = map[string]func(c Controller, side int, v model.Value) error{
 // ApplyTo makes the change through a Controller: a pair setting through
 // its own call (SetMode, SetPaused), any other through Apply.
 func ApplyTo(c Controller, ch model.Change) error {
-	st, err := model.LookupSetting(ch.Setting)
-	if err != nil {
-		return err
-	}
-	if set, ok := pairSetters[st.Name]; ok {
+	if set, ok := pairSetter(ch); ok {
 		return set(c, ch.Side, ch.Value)
 	}
 	return c.Apply(ch)
+}
+
+// pairSetter is the Controller call of a change of a pair setting (the
+// table's AtPair), and false for any other.
+func pairSetter(ch model.Change) (func(c Controller, side int, v model.Value) error, bool) {
+	if ch.Setting == nil {
+		return nil, false
+	}
+	set, ok := pairSetters[ch.Setting.Name]
+	return set, ok
 }

@@ -18,7 +18,7 @@ const realCrashGrace = 2 * time.Second
 
 // crashOf describes child c of side sideName, which died while it should
 // have run; uri is the side's target and other the side's other child.
-func (p *Pair) crashOf(sideName, uri string, c, other *child) *model.Crash {
+func (p *Pair) crashOf(side model.SideID, uri string, c, other *child) *model.Crash {
 	if c.role == model.RoleLoad && other != nil {
 		grace := crashGrace
 		if other.realPID > 0 {
@@ -34,7 +34,7 @@ func (p *Pair) crashOf(sideName, uri string, c, other *child) *model.Crash {
 		}
 		t.Stop()
 	}
-	return &model.Crash{T: p.elapsed(), Side: sideName, Role: c.role, Target: uri,
+	return &model.Crash{T: p.elapsed(), Side: side, Role: c.role, Target: uri,
 		Status: c.status(), Reason: c.reason(), Stderr: c.stderrLines()}
 }
 

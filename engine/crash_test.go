@@ -19,7 +19,7 @@ import (
 func startTargetProcess(t *testing.T) (*os.Process, string) {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "t.sock")
-	p := childtest.StartServer(t, wire.ServerSpec{Backend: "null", Size: 1 << 30, Transport: "unix", Socket: sock})
+	p := childtest.StartServer(t, wire.ServerSpec{Socket: sock, Settings: wire.Start{model.SetBackend: {Str: "null"}, model.SetSize: {Int: 1 << 30}, model.SetTransport: {Str: "unix"}}})
 	var m wire.Msg
 	if err := json.Unmarshal([]byte(p.Ready), &m); err != nil || m.Type != "ready" || m.URI == "" {
 		t.Fatalf("target: ready line %q (%v)", p.Ready, err)
@@ -35,8 +35,8 @@ func startTargetProcess(t *testing.T) (*os.Process, string) {
 // load with status 0 and no word (SIGPIPE was taken for a stop request),
 // and a read left it running on dead connections.
 func TestTargetKilledMidRun(t *testing.T) {
-	for _, wl := range []string{model.WorkWrite, model.WorkRead} {
-		t.Run(wl, func(t *testing.T) {
+	for _, wl := range []model.Workload{model.WorkWrite, model.WorkRead} {
+		t.Run(string(wl), func(t *testing.T) {
 			victim, uri := startTargetProcess(t)
 			cfg := testConfig()
 			cfg.Duration = model.Duration(30 * time.Second)

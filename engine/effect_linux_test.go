@@ -59,7 +59,7 @@ func bigBuf(t *testing.T) model.Buf {
 // collect reads samples until want says every side it names has enough,
 // giving each active sample whose settings did not change during it and
 // match the side's stamp to its tally. Bounded by d.
-func collect(t *testing.T, p *Pair, d time.Duration, tallies map[string]*tally, stamp func(side string, st model.Stamp) bool) {
+func collect(t *testing.T, p *Pair, d time.Duration, tallies map[model.SideID]*tally, stamp func(side model.SideID, st model.Stamp) bool) {
 	t.Helper()
 	deadline := time.After(d)
 	for {
@@ -111,8 +111,8 @@ func TestSmallBufferMoreCalls(t *testing.T) {
 	cfg.Sides[1].SndBuf = bigBuf(t)
 	p := startPair(t, cfg)
 	a, b := &tally{}, &tally{}
-	collect(t, p, 60*time.Second, map[string]*tally{"A": a, "B": b}, func(side string, st model.Stamp) bool {
-		return st.SndBuf == cfg.Sides[sideIndex(side)].SndBuf.String()
+	collect(t, p, 60*time.Second, map[model.SideID]*tally{"A": a, "B": b}, func(side model.SideID, st model.Stamp) bool {
+		return st.SndBuf == cfg.Sides[side.Index()].SndBuf.String()
 	})
 	aRecv, bRecv := a.per2MiB(a.client.RecvCalls), b.per2MiB(b.client.RecvCalls)
 	aEAG, bEAG := a.per2MiB(a.server.SendEAGAIN), b.per2MiB(b.server.SendEAGAIN)
@@ -124,13 +124,6 @@ func TestSmallBufferMoreCalls(t *testing.T) {
 	if aEAG <= bEAG {
 		t.Errorf("server send EAGAIN per 2 MiB: A %.2f, B %.2f: want A > B", aEAG, bEAG)
 	}
-}
-
-func sideIndex(name string) int {
-	if name == "B" {
-		return 1
-	}
-	return 0
 }
 
 // TestLiveShrinkMoreCalls: B's server goes from 2 MiB to 8 KiB while the
@@ -146,11 +139,11 @@ func TestLiveShrinkMoreCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, after := &tally{}, &tally{}
-	collect(t, p, 30*time.Second, map[string]*tally{"B": before}, func(_ string, st model.Stamp) bool { return st.SndBuf == big.String() })
+	collect(t, p, 30*time.Second, map[model.SideID]*tally{"B": before}, func(_ model.SideID, st model.Stamp) bool { return st.SndBuf == big.String() })
 	if err := applyText(p, 1, model.SetSndBuf, "macos"); err != nil {
 		t.Fatal(err)
 	}
-	collect(t, p, 30*time.Second, map[string]*tally{"B": after}, func(_ string, st model.Stamp) bool { return st.SndBuf == "macos" })
+	collect(t, p, 30*time.Second, map[model.SideID]*tally{"B": after}, func(_ model.SideID, st model.Stamp) bool { return st.SndBuf == "macos" })
 	bRecv, aRecv := before.per2MiB(before.client.RecvCalls), after.per2MiB(after.client.RecvCalls)
 	t.Logf("B's client receive calls per 2 MiB: %.2f at %s (%d samples), %.2f at macos (%d samples): %.1fx", bRecv, big, before.samples, aRecv, after.samples, aRecv/bRecv)
 	if aRecv < 8*bRecv {
@@ -172,8 +165,8 @@ func TestSmallClientBufferMoreSends(t *testing.T) {
 	cfg.Sides[1].ClientSndBuf = bigBuf(t)
 	p := startPair(t, cfg)
 	a, b := &tally{}, &tally{}
-	collect(t, p, 60*time.Second, map[string]*tally{"A": a, "B": b}, func(side string, st model.Stamp) bool {
-		return st.Workload == model.WorkWrite && st.ClientSndBuf == cfg.Sides[sideIndex(side)].ClientSndBuf.String()
+	collect(t, p, 60*time.Second, map[model.SideID]*tally{"A": a, "B": b}, func(side model.SideID, st model.Stamp) bool {
+		return st.Workload == model.WorkWrite && st.ClientSndBuf == cfg.Sides[side.Index()].ClientSndBuf.String()
 	})
 	aSend := a.per2MiB(a.client.SendCalls + a.client.SendEAGAIN)
 	bSend := b.per2MiB(b.client.SendCalls + b.client.SendEAGAIN)

@@ -49,7 +49,7 @@ func (s *side) noteCalls(m wire.Msg) {
 	}
 	s.mu.Unlock()
 	if warn {
-		s.p.warn(s.name, "calls", "the client's socket calls are n/a: "+m.CallsNA, m.CallsFix)
+		s.p.warn(s.id, model.WarnCalls, "the client's socket calls are n/a: "+m.CallsNA, m.CallsFix)
 	}
 }
 
@@ -57,7 +57,7 @@ func (s *side) noteCalls(m wire.Msg) {
 // time, at the poll that saw it.
 func (p *Pair) emitExecRuns(sc model.SideConfig, now time.Time, runs []float64) {
 	for _, secs := range runs {
-		p.emit(model.Update{Event: &model.Event{T: p.clock(now).Seconds(), Side: sc.Name, Setting: model.ExecRunEvent,
+		p.emit(model.Update{Event: &model.Event{T: p.clock(now).Seconds(), Side: sc.ID(), Setting: model.ExecRunEvent,
 			To: strconv.FormatFloat(secs, 'f', 3, 64) + "s"}})
 	}
 }

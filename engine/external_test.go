@@ -59,7 +59,7 @@ func TestExternalTargets(t *testing.T) {
 	cfg.Sides[1].Connections = 2
 	p := startPair(t, cfg)
 	for _, side := range []string{"A", "B"} {
-		u := waitFor(t, p, 10*time.Second, side+" sample", activeSample(side))
+		u := waitFor(t, p, 10*time.Second, side+" sample", activeSample(model.SideID(side)))
 		s := u.Sample
 		if s.Server != nil || s.SndBuf.ServerRequested != "external" || s.SndBuf.ServerEffective != 0 {
 			t.Fatalf("%s: server figures for an external target: %+v", side, s)

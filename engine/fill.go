@@ -213,5 +213,5 @@ func (p *Pair) warnFill(s *side, smp *model.Sample) {
 	if errors.Is(p.fill.err, sockdiag.ErrNotAvailable) {
 		fix = "measured on Linux only"
 	}
-	p.warn(s.name, model.WarnFill, fmt.Sprintf("side %s: send-buffer fill n/a: %s", s.name, why), fix)
+	p.warn(s.id, model.WarnFill, fmt.Sprintf("side %s: send-buffer fill n/a: %s", s.name, why), fix)
 }

@@ -19,8 +19,8 @@ func TestSmallBufferFullMoreOften(t *testing.T) {
 	cfg.Sides[1].SndBuf = bigBuf(t)
 	p := startPair(t, cfg)
 	a, b := &tally{}, &tally{}
-	collect(t, p, 60*time.Second, map[string]*tally{"A": a, "B": b}, func(side string, st model.Stamp) bool {
-		return st.SndBuf == cfg.Sides[sideIndex(side)].SndBuf.String()
+	collect(t, p, 60*time.Second, map[model.SideID]*tally{"A": a, "B": b}, func(side model.SideID, st model.Stamp) bool {
+		return st.SndBuf == cfg.Sides[side.Index()].SndBuf.String()
 	})
 	t.Logf("A (%s): full %.1f%%, empty %.1f%%, %.0f bytes in flight of %d, %d fill samples; B (%s): full %.1f%%, empty %.1f%%, %.0f of %d, %d",
 		cfg.Sides[0].SndBuf, a.fill.FullPct, a.fill.EmptyPct, a.fill.Bytes, a.fill.Limit, a.fill.Samples,

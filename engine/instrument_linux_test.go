@@ -117,7 +117,8 @@ func (c *procChild) stop() {
 // pauses it (draining every request), polls its counters and stops it.
 func loadUnder(t *testing.T, prefix []string, uri string, d time.Duration) wire.Msg {
 	t.Helper()
-	ld := startUnder(t, prefix, model.RoleLoad, wire.LoadSpec{URI: uri, Connections: 1, RequestSize: 2 << 20, InFlight: 8, Workload: model.WorkRead, ReadPercent: 100})
+	ld := startUnder(t, prefix, model.RoleLoad, wire.LoadSpec{URI: uri, Settings: wire.Start{model.SetConnections: {Int: 1}, model.SetRequestSize: {Int: 2 << 20}, model.SetInFlight: {Int: 8},
+		model.SetWorkload: {Str: string(model.WorkRead)}, model.SetReadPercent: {Int: 100}}})
 	time.Sleep(d)
 	ld.call(pauseCmd(true))
 	m := ld.settledPoll()
@@ -284,8 +285,10 @@ func TestSyscallCountsAgreeWithStrace(t *testing.T) {
 				return []string{"strace", "-f", "-yy", "-s", "0", "-e", "signal=none", "-o", filepath.Join(dir, name),
 					"-e", "trace=read,readv,recvfrom,recvmsg,write,writev,sendto,sendmsg"}
 			}
-			srv := startUnder(t, trace("server.txt"), model.RoleServer, wire.ServerSpec{Backend: "null", Size: 64 << 30, Transport: "unix", Socket: filepath.Join(dir, "s.sock"), SndBuf: sndbuf})
-			ld := startUnder(t, trace("load.txt"), model.RoleLoad, wire.LoadSpec{URI: srv.ready.URI, Connections: 1, RequestSize: 2 << 20, InFlight: 8, Workload: model.WorkRead, ReadPercent: 100})
+			srv := startUnder(t, trace("server.txt"), model.RoleServer, wire.ServerSpec{Socket: filepath.Join(dir, "s.sock"), Settings: wire.Start{
+				model.SetBackend: {Str: "null"}, model.SetSize: {Int: 64 << 30}, model.SetTransport: {Str: "unix"}, model.SetSndBuf: {Int: sndbuf}}})
+			ld := startUnder(t, trace("load.txt"), model.RoleLoad, wire.LoadSpec{URI: srv.ready.URI, Settings: wire.Start{
+				model.SetConnections: {Int: 1}, model.SetRequestSize: {Int: 2 << 20}, model.SetInFlight: {Int: 8}, model.SetWorkload: {Str: string(model.WorkRead)}, model.SetReadPercent: {Int: 100}}})
 			time.Sleep(2 * time.Second)
 			if m := srv.call(wire.Cmd{Op: "poll"}); sndbuf > 0 && m.SndBuf != 2*sndbuf {
 				t.Fatalf("server SO_SNDBUF %d effective, want %d for a %d request: clamped", m.SndBuf, 2*sndbuf, sndbuf)

@@ -156,7 +156,7 @@ func newPair(cfg model.Config, opts Options) (*Pair, error) {
 	for i := range p.sides {
 		p.sides[i] = newSide(p, i, cfg.Sides[i])
 	}
-	p.turns = newTurns(cfg.Mode, cfg.Interval.D(), p.sides, func(s *side, text string) { p.warn(s.name, "turns", text, "") })
+	p.turns = newTurns(cfg.Mode, cfg.Interval.D(), p.sides, func(s *side, text string) { p.warn(s.id, model.WarnTurns, text, "") })
 	p.turns.paused = [2]bool{opts.StartPaused, opts.StartPaused}
 	p.rec = newRecorder(p)
 	return p, nil
@@ -214,14 +214,14 @@ func (p *Pair) closeUpdates() {
 	p.sendMu.Unlock()
 }
 
-func (p *Pair) warn(sideName, kind, text, fix string) {
-	p.emit(model.Update{Warning: &model.Warning{T: p.elapsed(), Side: sideName, Kind: kind, Text: text, Fix: fix}})
+func (p *Pair) warn(side model.SideID, kind, text, fix string) {
+	p.emit(model.Update{Warning: &model.Warning{T: p.elapsed(), Side: side, Kind: kind, Text: text, Fix: fix}})
 }
 
 // warnCores says when concurrent sides will compete for too few cores.
 func (p *Pair) warnCores(mode string) {
 	if mode == model.ModeConcurrent && p.facts.Cores > 0 && p.facts.Cores < 4 {
-		p.warn("", "cores", fmt.Sprintf("this machine has %d cores: in concurrent mode the sides compete for CPU; alternate mode is fairer", p.facts.Cores), "press m or use --mode alternate")
+		p.warn(model.WholePair, model.WarnCores, fmt.Sprintf("this machine has %d cores: in concurrent mode the sides compete for CPU; alternate mode is fairer", p.facts.Cores), "press m or use --mode alternate")
 	}
 }
 
@@ -260,11 +260,11 @@ func (p *Pair) Apply(ch model.Change) error {
 	if err := checkSide(ch.Side); err != nil {
 		return err
 	}
-	st, err := model.LookupSetting(ch.Setting)
-	if err != nil {
-		return err
+	st := ch.Setting
+	if st == nil {
+		return fmt.Errorf("a change of no setting")
 	}
-	if set, ok := pairSetters[st.Name]; ok {
+	if set, ok := pairSetter(ch); ok {
 		return set(p, ch.Side, ch.Value) // mode, paused: the turns own them
 	}
 	live, err := p.sides[ch.Side].apply(st, ch.Value)
@@ -291,7 +291,7 @@ func (p *Pair) SetMode(mode string) error {
 		}
 		s.change.Unlock()
 	}
-	p.emit(model.Update{Event: &model.Event{T: p.elapsed(), Side: "", Setting: model.SetMode, From: from, To: mode, Value: model.Value{Str: mode}}})
+	p.emit(model.Update{Event: &model.Event{T: p.elapsed(), Side: model.WholePair, Setting: model.SetMode, From: from, To: mode, Value: model.Value{Str: mode}}})
 	p.warnCores(mode)
 	return nil
 }
@@ -305,7 +305,7 @@ func (p *Pair) SetPaused(i int, paused bool) error {
 	if from == paused {
 		return nil
 	}
-	p.emit(model.Update{Event: &model.Event{T: p.elapsed(), Side: p.sides[i].name, Setting: model.SetPaused, From: strconv.FormatBool(from), To: strconv.FormatBool(paused), Value: model.Value{Bool: paused}}})
+	p.emit(model.Update{Event: &model.Event{T: p.elapsed(), Side: p.sides[i].id, Setting: model.SetPaused, From: strconv.FormatBool(from), To: strconv.FormatBool(paused), Value: model.Value{Bool: paused}}})
 	return nil
 }
 
@@ -402,7 +402,7 @@ func (p *Pair) loop(ctx context.Context) {
 			ch := script[0]
 			script = script[1:]
 			if err := p.Apply(ch); err != nil {
-				p.warn(p.sides[ch.Side].name, "script", fmt.Sprintf("scripted change %v failed: %v", ch, err), "")
+				p.warn(p.sides[ch.Side].id, model.WarnScript, fmt.Sprintf("scripted change %v failed: %v", ch, err), "")
 			}
 		}
 		var wg sync.WaitGroup

@@ -67,7 +67,7 @@ func waitFor(t *testing.T, p *Pair, d time.Duration, what string, cond func(mode
 	}
 }
 
-func activeSample(side string) func(model.Update) bool {
+func activeSample(side model.SideID) func(model.Update) bool {
 	return func(u model.Update) bool {
 		return u.Sample != nil && u.Sample.Side == side && u.Sample.Active && u.Sample.Bytes > 0
 	}
@@ -109,9 +109,9 @@ func TestPairSamplesAndLiveChanges(t *testing.T) {
 	for _, ch := range []textChange{
 		{0, model.SetRequestSize, "64k"},
 		{0, model.SetInFlight, "4"},
-		{0, model.SetWorkload, model.WorkRandRead},
+		{0, model.SetWorkload, string(model.WorkRandRead)},
 		{1, model.SetClientRcvBuf, "1m"},
-		{1, model.SetWorkload, model.WorkWrite},
+		{1, model.SetWorkload, string(model.WorkWrite)},
 	} {
 		if err := applyText(p, ch.side, ch.setting, ch.value); err != nil {
 			t.Fatalf("%v: %v", ch, err)
@@ -147,7 +147,7 @@ func TestAlternateModeTakesTurns(t *testing.T) {
 	cfg := testConfig()
 	cfg.Mode = model.ModeAlternate
 	p := startPair(t, cfg)
-	seen := map[string]bool{}
+	seen := map[model.SideID]bool{}
 	waitFor(t, p, 10*time.Second, "both sides active", func(u model.Update) bool {
 		if u.Sample != nil && u.Sample.Active && u.Sample.Bytes > 0 {
 			seen[u.Sample.Side] = true

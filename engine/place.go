@@ -56,7 +56,7 @@ func (s *side) place(mode string) {
 	s.loadCPUs, s.serverCPUs = loadCPUs, serverCPUs
 	s.mu.Unlock()
 	if warning != "" {
-		s.p.warn(s.name, "placement", warning, "")
+		s.p.warn(s.id, model.WarnPlacement, warning, "")
 	}
 }
 

@@ -107,7 +107,7 @@ func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer bool, fill mo
 	if isActive {
 		busyBase = d.active
 	}
-	smp := model.Sample{T: t, Side: s.name, Active: isActive, Warming: lm.Warming, Connections: lm.Conns}
+	smp := model.Sample{T: t, Side: s.id, Active: isActive, Warming: lm.Warming, Connections: lm.Conns}
 	smp.Figures = d.figures(busyBase, hasServer)
 	execClient(s.cfg, s.execCounted, &smp.Figures)
 	smp.Settings = stamp

@@ -19,7 +19,7 @@ func StartServer(opts Options, name string, spec wire.ServerSpec) (*Server, wire
 		return nil, wire.Msg{}, err
 	}
 	timeout := opts.StartTimeout
-	if spec.Command != "" {
+	if spec.Command() != "" {
 		timeout = max(timeout, realServerStart)
 	}
 	c, ready, err := spawn(opts.Exe, model.RoleServer, name, spec, timeout)

@@ -27,7 +27,8 @@ import (
 type side struct {
 	idx  int
 	name string
-	p    *Pair // spawning (binary, socket directory), updates, the mode
+	id   model.SideID // the side on what it reports (SideAt(idx))
+	p    *Pair        // spawning (binary, socket directory), updates, the mode
 
 	// change is held for the whole of a change — validation, the child
 	// call or spawn, the commit — so changes to this side apply one at a
@@ -84,7 +85,7 @@ type totals struct {
 }
 
 func newSide(p *Pair, i int, cfg model.SideConfig) *side {
-	return &side{idx: i, name: cfg.Name, p: p, cfg: cfg}
+	return &side{idx: i, name: cfg.Name, id: model.SideAt(i), p: p, cfg: cfg}
 }
 
 // config is the side's configuration in effect.
@@ -126,10 +127,8 @@ func (s *side) start() error {
 	if err != nil {
 		return s.startFailed(err)
 	}
-	lspec := wire.LoadSpec{URI: uri, Connections: sc.Connections, RequestSize: sc.RequestSize, InFlight: sc.InFlight,
-		Workload: sc.Workload, ReadPercent: sc.ReadPercent, SndBuf: model.BufRequest(sc.ClientSndBuf), RcvBuf: model.BufRequest(sc.ClientRcvBuf),
-		Verify: sc.Verify, Consume: sc.Consume, HashThreads: model.ResolveHashThreads(sc, s.p.turns.Mode(), s.p.cpus), Paused: true,
-		Exec: sc.Exec}
+	lspec := wire.NewLoadSpec(sc, uri, model.ArgEnv{Mode: s.p.turns.Mode(), Allowed: s.p.cpus})
+	lspec.Paused = true // the turns start it
 	ld, _, err := spawn(s.p.opts.Exe, model.RoleLoad, sc.Name, lspec, s.p.opts.StartTimeout)
 	if err != nil {
 		stopChildren(srv)
@@ -166,10 +165,11 @@ func (s *side) spawnServer(sc model.SideConfig) (*child, string, error) {
 	if sc.Target != "" {
 		return nil, sc.Target, nil
 	}
-	spec := wire.ServerSpec{Backend: sc.Backend, Size: sc.Size, Transport: sc.Transport, SndBuf: model.BufRequest(sc.SndBuf), Command: sc.Server}
+	sock := ""
 	if sc.Transport == "unix" {
-		spec.Socket = filepath.Join(s.p.dir, fmt.Sprintf("%s.sock", sc.Name))
+		sock = filepath.Join(s.p.dir, fmt.Sprintf("%s.sock", sc.Name))
 	}
+	spec := wire.NewServerSpec(sc, sock)
 	timeout := s.p.opts.StartTimeout
 	if sc.Server != "" {
 		timeout = max(timeout, realServerStart) // the real server's own start, bounded in the child
@@ -239,7 +239,7 @@ func (s *side) watch(c *child) {
 		other = s.server
 	}
 	s.mu.Unlock()
-	s.p.emit(model.Update{Crash: s.p.crashOf(s.name, uri, c, other)})
+	s.p.emit(model.Update{Crash: s.p.crashOf(s.id, uri, c, other)})
 	close(c.reported)
 	if other != nil {
 		// A side is a server and its load together: without one the
@@ -285,7 +285,7 @@ func (s *side) apply(st *model.Setting, v model.Value) (live bool, err error) {
 		return false, err
 	}
 	from, to := cur.Value(st), next.Value(st)
-	ev := &model.Event{T: s.p.elapsed(), Side: s.name, Setting: st.Name, From: st.Format(from), To: st.Format(to), Value: to, Reconnected: reply.Reconnected}
+	ev := &model.Event{T: s.p.elapsed(), Side: s.id, Setting: st.Name, From: st.Format(from), To: st.Format(to), Value: to, Reconnected: reply.Reconnected}
 	if next.Server != "" && st.Where == model.AtServer {
 		ev.Effective, ev.Reached = reply.Effective, &reply.Reached // a real server's sockets, read back
 	}
@@ -335,7 +335,7 @@ func (s *side) reseat(mode string) {
 	st, _ := model.Lookup(model.SetHashThreads)
 	cmd := s.p.childSet(st, sc, mode)
 	if _, err := ld.call(cmd, 30*time.Second); err != nil && !errors.Is(err, ErrChildGone) {
-		s.p.warn(s.name, "consume", fmt.Sprintf("side %s: hash threads not changed to %d: %v", s.name, cmd.Int, err), "")
+		s.p.warn(s.id, model.WarnConsume, fmt.Sprintf("side %s: hash threads not changed to %d: %v", s.name, cmd.Int, err), "")
 	}
 }
 
@@ -389,6 +389,6 @@ func (s *side) checkClamp(setting string, which nbd.SockBuf, req, eff int) {
 	if !clamped {
 		return
 	}
-	s.p.warn(s.name, "clamp", fmt.Sprintf("%s %s: requested %s should give %s effective, the kernel gave %s: clamped by %s",
+	s.p.warn(s.id, model.WarnClamp, fmt.Sprintf("%s %s: requested %s should give %s effective, the kernel gave %s: clamped by %s",
 		s.name, setting, units.FormatSize(int64(req)), units.FormatSize(int64(s.p.limit().Expected(req))), units.FormatSize(int64(eff)), c.Limit), c.Fix+"  (persist: "+c.Persist+" in "+c.Where+")")
 }

@@ -9,11 +9,11 @@ import "nbdscope/model"
 func addSpreads(rep *model.Report) {
 	for i := range rep.Sides {
 		sd := &rep.Sides[i]
-		whole := model.SpreadOf(rep.Samples, sd.Name, nil)
+		whole := model.SpreadOf(rep.Samples, sd.ID(), nil)
 		sd.Summary.Spread = &whole
 		for j := range sd.Segments {
 			g := &sd.Segments[j]
-			sp := model.SpreadOf(rep.Samples, sd.Name, func(s model.Sample) bool {
+			sp := model.SpreadOf(rep.Samples, sd.ID(), func(s model.Sample) bool {
 				return s.Settings == g.Settings && s.T > g.From && s.T <= g.To+1e-9
 			})
 			g.Spread = &sp

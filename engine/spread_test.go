@@ -11,7 +11,7 @@ import (
 // not warming, not mixing a change), and each segment's over its own.
 func TestSpreads(t *testing.T) {
 	small, big := model.Stamp{SndBuf: "default"}, model.Stamp{SndBuf: "2m"}
-	smp := func(tt float64, side string, st model.Stamp, gib float64, recv model.Figure) model.Sample {
+	smp := func(tt float64, side model.SideID, st model.Stamp, gib float64, recv model.Figure) model.Sample {
 		s := model.Sample{T: tt, Side: side, Active: true}
 		s.Settings, s.ThroughputBps = st, model.Figure(gib*model.GiB)
 		s.Client.RecvCallsPer2MiB = recv

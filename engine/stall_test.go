@@ -102,7 +102,7 @@ func checkNoStall(t *testing.T, cfg model.Config) {
 	// given time. A side's first turn starts once its buffers are warm,
 	// which can take seconds (slot.warm), so the first phase waits for two
 	// samples of each side rather than for a number of turns.
-	moved := func(side string, after float64, n int) bool {
+	moved := func(side model.SideID, after float64, n int) bool {
 		for _, s := range samples {
 			if s.Side == side && s.Bytes > 0 && s.T > after {
 				n--
@@ -112,7 +112,7 @@ func checkNoStall(t *testing.T, cfg model.Config) {
 	}
 	t0 := time.Now()
 	collect(2*slice+interval, func() bool { return moved("A", 0, 2) && moved("B", 0, 2) })
-	if err := applyText(p, 0, model.SetWorkload, model.WorkMixed); err != nil {
+	if err := applyText(p, 0, model.SetWorkload, string(model.WorkMixed)); err != nil {
 		t.Fatal(err)
 	}
 	changed := time.Since(t0).Seconds()
@@ -124,7 +124,7 @@ func checkNoStall(t *testing.T, cfg model.Config) {
 	// guards against left 1 to 3 samples in 30 intervals.
 	want := int(elapsed/interval) / 4
 	rep := p.Report()
-	for i, side := range []string{"A", "B"} {
+	for i, side := range []model.SideID{model.SideA, model.SideB} {
 		sum := rep.Sides[i].Summary
 		sc := cfg.Sides[i]
 		if sum.Bytes == 0 || !sum.ThroughputBps.Known() || sum.ThroughputBps <= 0 {
@@ -207,7 +207,7 @@ func stallGap(sc model.SideConfig, bps float64, interval time.Duration) time.Dur
 // wait however fair the server is). One that waited while more than that
 // went past it was starved, which is the defect this guards against, and
 // fails at any throughput.
-func checkWaits(t *testing.T, side string, samples []model.Sample, sc model.SideConfig) {
+func checkWaits(t *testing.T, side model.SideID, samples []model.Sample, sc model.SideConfig) {
 	t.Helper()
 	queue := uint64(sc.Connections * sc.InFlight * sc.RequestSize)
 	for _, s := range samples {

@@ -89,7 +89,7 @@ func pollOneConn(t *testing.T, srv *child) wire.Msg {
 func waitEvent(t *testing.T, p *Pair, side, setting, to string) *model.Event {
 	t.Helper()
 	return waitFor(t, p, 20*time.Second, side+" "+setting+"="+to+" event", func(u model.Update) bool {
-		return u.Event != nil && u.Event.Side == side && u.Event.Setting == setting && u.Event.To == to
+		return u.Event != nil && string(u.Event.Side) == side && u.Event.Setting == setting && u.Event.To == to
 	}).Event
 }
 

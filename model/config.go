@@ -95,13 +95,17 @@ func BufRequest(b Buf) int {
 	return 0
 }
 
+// Workload is what a side's load does: its requests' direction and
+// order. JSON and the command line write its name.
+type Workload string
+
 // Workloads.
 const (
-	WorkRead      = "read"
-	WorkWrite     = "write"
-	WorkRandRead  = "randread"
-	WorkRandWrite = "randwrite"
-	WorkMixed     = "mixed"
+	WorkRead      Workload = "read"
+	WorkWrite     Workload = "write"
+	WorkRandRead  Workload = "randread"
+	WorkRandWrite Workload = "randwrite"
+	WorkMixed     Workload = "mixed"
 )
 
 // BufLadder is the ladder of buffer sizes the explorer's + and - step
@@ -109,7 +113,7 @@ const (
 var BufLadder = []string{"default", "4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m", "2m", "4m", "8m"}
 
 // Workloads lists the valid workloads in the order the UI cycles them.
-var Workloads = []string{WorkRead, WorkWrite, WorkRandRead, WorkRandWrite, WorkMixed}
+var Workloads = []Workload{WorkRead, WorkWrite, WorkRandRead, WorkRandWrite, WorkMixed}
 
 // Modes.
 const (
@@ -147,14 +151,14 @@ type SideConfig struct {
 	Transport string `json:"transport"` // unix or tcp
 	SndBuf    Buf    `json:"sndbuf"`    // server SO_SNDBUF
 
-	ClientSndBuf Buf    `json:"client_sndbuf"`
-	ClientRcvBuf Buf    `json:"client_rcvbuf"`
-	Connections  int    `json:"connections"`
-	RequestSize  int    `json:"request_size"`
-	InFlight     int    `json:"in_flight"`
-	Workload     string `json:"workload"`
-	ReadPercent  int    `json:"read_percent"` // for mixed
-	Verify       bool   `json:"verify,omitempty"`
+	ClientSndBuf Buf      `json:"client_sndbuf"`
+	ClientRcvBuf Buf      `json:"client_rcvbuf"`
+	Connections  int      `json:"connections"`
+	RequestSize  int      `json:"request_size"`
+	InFlight     int      `json:"in_flight"`
+	Workload     Workload `json:"workload"`
+	ReadPercent  int      `json:"read_percent"` // for mixed
+	Verify       bool     `json:"verify,omitempty"`
 	// Consume is what the load process does with READ data: copy, scan,
 	// hash or none (consume.go).
 	Consume string `json:"consume,omitempty"`
@@ -305,7 +309,7 @@ func (s *SideConfig) Validate() error {
 		return fmt.Errorf("in-flight %d: want %d…%d", s.InFlight, MinInFlight, MaxInFlight)
 	}
 	if !validWorkload(s.Workload) {
-		return fmt.Errorf("workload %q: want one of %s", s.Workload, strings.Join(Workloads, ", "))
+		return fmt.Errorf("workload %q: want one of %s", s.Workload, strings.Join(WorkloadNames(), ", "))
 	}
 	if s.Consume != "" && !validConsume(s.Consume) {
 		return fmt.Errorf("consume %q: want %s", s.Consume, consumeNames())
@@ -322,14 +326,26 @@ func (s *SideConfig) Validate() error {
 	return nil
 }
 
-func validWorkload(w string) bool { return slices.Contains(Workloads, w) }
+func validWorkload(w Workload) bool { return slices.Contains(Workloads, w) }
+
+// WorkloadNames are the workloads' names, in Workloads' order.
+func WorkloadNames() []string { return names(Workloads) }
+
+// names are typed names as text (an enum's choices).
+func names[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
 
 // checkChange checks that a change applies to the configuration: a side
 // setting leaves its side valid, a mode is one of the modes.
 func (c *Config) checkChange(ch Change) error {
-	st, err := LookupSetting(ch.Setting)
-	if err != nil {
-		return err
+	st := ch.Setting
+	if st == nil {
+		return fmt.Errorf("a change of no setting")
 	}
 	if !st.Live() {
 		return fmt.Errorf("%s is fixed for the run", st.Name)

@@ -46,7 +46,7 @@ func processColumns(who string) []csvColumn {
 // figureColumns are the columns every CSV of figures has, in order.
 var figureColumns = func() []csvColumn {
 	cols := []csvColumn{
-		{"workload", func(f *Figures) string { return f.Settings.Workload }},
+		{"workload", func(f *Figures) string { return string(f.Settings.Workload) }},
 		{"sndbuf", func(f *Figures) string { return f.Settings.SndBuf }},
 		{"client_sndbuf", func(f *Figures) string { return f.Settings.ClientSndBuf }},
 		{"client_rcvbuf", func(f *Figures) string { return f.Settings.ClientRcvBuf }},
@@ -149,7 +149,7 @@ func WriteRunCSV(w io.Writer, rep Report) error {
 	for i := range rep.Samples {
 		s := &rep.Samples[i]
 		rows[i] = CSVRow{
-			Lead:    []string{strconv.FormatFloat(s.T, 'f', -1, 64), s.Side, strconv.FormatBool(s.Active), strconv.Itoa(s.Connections)},
+			Lead:    []string{strconv.FormatFloat(s.T, 'f', -1, 64), string(s.Side), strconv.FormatBool(s.Active), strconv.Itoa(s.Connections)},
 			Figures: &s.Figures,
 			Trail:   []string{strconv.FormatBool(rep.Partial), rep.PartialReason},
 		}

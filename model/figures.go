@@ -11,91 +11,23 @@ package model
 // Two stretches with equal stamps are comparable; a change of any field
 // starts a new segment.
 type Stamp struct {
-	Workload     string `json:"workload"`
-	ReadPercent  int    `json:"read_percent,omitempty"` // mixed only
-	Transport    string `json:"transport"`
-	SndBuf       string `json:"sndbuf"` // server SO_SNDBUF as requested; "external"
-	ClientSndBuf string `json:"client_sndbuf"`
-	ClientRcvBuf string `json:"client_rcvbuf"`
-	Connections  int    `json:"connections"`
-	RequestSize  int    `json:"request_size"`
-	InFlight     int    `json:"in_flight"`
-	Placement    string `json:"placement"`
-	Consume      string `json:"consume"`
+	Workload     Workload `json:"workload" setting:"workload"`
+	ReadPercent  int      `json:"read_percent,omitempty" setting:"read-percent"` // mixed only
+	Transport    string   `json:"transport" setting:"transport"`
+	SndBuf       string   `json:"sndbuf" setting:"sndbuf"` // server SO_SNDBUF as requested; "external"
+	ClientSndBuf string   `json:"client_sndbuf" setting:"client-sndbuf"`
+	ClientRcvBuf string   `json:"client_rcvbuf" setting:"client-rcvbuf"`
+	Connections  int      `json:"connections" setting:"connections"`
+	RequestSize  int      `json:"request_size" setting:"request-size"`
+	InFlight     int      `json:"in_flight" setting:"in-flight"`
+	Placement    string   `json:"placement" setting:"placement"`
+	Consume      string   `json:"consume" setting:"consume"`
 	// HashThreads (0: auto) and Exec (empty: our load) change live too, so
 	// a change of them starts a segment like any other; omitted when at
 	// their defaults, as in runs saved before the stamp carried them.
-	HashThreads int    `json:"hash_threads,omitempty"`
-	Exec        string `json:"exec,omitempty"`
-	Server      string `json:"server,omitempty"` // a real server command; empty: ours
-}
-
-// StampOf is the stamp of a side's configuration.
-func StampOf(sc SideConfig) Stamp {
-	st := Stamp{
-		Workload:     sc.Workload,
-		Transport:    sc.Transport,
-		SndBuf:       sc.SndBuf.String(),
-		ClientSndBuf: sc.ClientSndBuf.String(),
-		ClientRcvBuf: sc.ClientRcvBuf.String(),
-		Connections:  sc.Connections,
-		RequestSize:  sc.RequestSize,
-		InFlight:     sc.InFlight,
-		Placement:    sc.Get(SetPlacement),
-		Consume:      sc.Get(SetConsume),
-		HashThreads:  sc.HashThreads,
-		Exec:         sc.Exec,
-		Server:       sc.Server,
-	}
-	if sc.Workload == WorkMixed {
-		st.ReadPercent = sc.ReadPercent
-	}
-	if sc.Target != "" {
-		st.SndBuf = "external"
-	}
-	return st
-}
-
-// stampFields read the settings a Stamp carries, by the settings table's
-// names, in the table's text form. The settings fixed for the run (target,
-// backend, size) and the pair's (mode, pause) are not in a stamp.
-var stampFields = map[string]func(st Stamp) string{
-	SetSndBuf:       func(st Stamp) string { return st.SndBuf },
-	SetClientSndBuf: func(st Stamp) string { return st.ClientSndBuf },
-	SetClientRcvBuf: func(st Stamp) string { return st.ClientRcvBuf },
-	SetConnections:  func(st Stamp) string { return stampInt(SetConnections, st.Connections) },
-	SetRequestSize:  func(st Stamp) string { return stampInt(SetRequestSize, st.RequestSize) },
-	SetInFlight:     func(st Stamp) string { return stampInt(SetInFlight, st.InFlight) },
-	SetWorkload:     func(st Stamp) string { return st.Workload },
-	SetReadPercent: func(st Stamp) string {
-		if st.Workload != WorkMixed {
-			return "" // only a mixed workload has a share of reads
-		}
-		return stampInt(SetReadPercent, st.ReadPercent)
-	},
-	SetConsume:     func(st Stamp) string { return st.Consume },
-	SetHashThreads: func(st Stamp) string { return stampInt(SetHashThreads, st.HashThreads) },
-	SetPlacement:   func(st Stamp) string { return st.Placement },
-	SetTransport:   func(st Stamp) string { return st.Transport },
-	SetExec:        func(st Stamp) string { return st.Exec },
-	SetServer:      func(st Stamp) string { return st.Server },
-}
-
-func stampInt(setting string, n int) string {
-	st, _ := Lookup(setting)
-	return st.Format(Value{Int: n})
-}
-
-// Text is the stamp's value of a setting in its text form ("" where the
-// setting does not apply: the read share of a workload that is not mixed,
-// the command of a side running our load), and whether the stamp carries
-// the setting at all.
-func (st Stamp) Text(setting string) (string, bool) {
-	f, ok := stampFields[setting]
-	if !ok {
-		return "", false
-	}
-	return f(st), true
+	HashThreads int    `json:"hash_threads,omitempty" setting:"hash-threads"`
+	Exec        string `json:"exec,omitempty" setting:"exec"`
+	Server      string `json:"server,omitempty" setting:"server"` // a real server command; empty: ours
 }
 
 // Figures are what a side measured over a span of time: the fields a
@@ -130,13 +62,13 @@ type Figures struct {
 
 // IsWrite reports whether the bulk data flows from the client to the
 // server (write workloads).
-func IsWrite(workload string) bool { return workload == WorkWrite || workload == WorkRandWrite }
+func IsWrite(workload Workload) bool { return workload == WorkWrite || workload == WorkRandWrite }
 
 // ReceiverName names the process that receives the bulk data under
 // workload: the server for writes, the client otherwise (for mixed too:
 // the headline stays the client's receive calls). The one place this is
 // decided.
-func ReceiverName(workload string) string {
+func ReceiverName(workload Workload) string {
 	if IsWrite(workload) {
 		return "server"
 	}
@@ -144,7 +76,7 @@ func ReceiverName(workload string) string {
 }
 
 // SenderName names the process that sends the bulk data under workload.
-func SenderName(workload string) string {
+func SenderName(workload Workload) string {
 	if IsWrite(workload) {
 		return "client"
 	}
@@ -271,7 +203,7 @@ func (f Figures) Add(o Figures) Figures {
 // Sample is one interval of one side.
 type Sample struct {
 	T      float64 `json:"t"` // seconds since the run started
-	Side   string  `json:"side"`
+	Side   SideID  `json:"side"`
 	Active bool    `json:"active"` // the load ran for ≥ 1/4 of the interval (not paused or off-turn)
 	// Warming: the side's turn has come and its load is still faulting
 	// in its buffers (its first resume waits up to 5 s for that).
@@ -286,7 +218,7 @@ type Sample struct {
 // Event is a change of a setting, recorded at the time it took effect.
 type Event struct {
 	T       float64 `json:"t"`
-	Side    string  `json:"side"`
+	Side    SideID  `json:"side"` // WholePair for the mode
 	Setting string  `json:"setting"`
 	From    string  `json:"from"`
 	To      string  `json:"to"`

@@ -7,7 +7,7 @@ import (
 
 // Figures.Add: counts add up and the per-2-MiB figures are derived again.
 func TestFiguresAdd(t *testing.T) {
-	mk := func(bytes uint64, recv, vcs uint64, wl string) Figures {
+	mk := func(bytes uint64, recv, vcs uint64, wl Workload) Figures {
 		c := Counters{VolCS: vcs, MinFlt: 2 * vcs, UserS: 0.5}
 		c.IO.RecvCalls, c.IO.RecvEAGAIN, c.IO.SendEAGAIN = recv, recv/2, 1
 		sp := ProcessFigures(Counters{}, bytes, 1)

@@ -49,7 +49,7 @@ func FillVerdictOf(fl Fill) string {
 // FillText is the words for a span's fill under workload, with what the
 // pace adds (a reader that used all of its core cannot go faster with a
 // bigger buffer); "" when the fill was not measured.
-func FillText(fl Fill, workload string, p Pace) string {
+func FillText(fl Fill, workload Workload, p Pace) string {
 	snd, rcv := SenderName(workload), ReceiverName(workload)
 	readerFull := p.Bound == rcv
 	switch FillVerdictOf(fl) {
@@ -72,7 +72,7 @@ func FillText(fl Fill, workload string, p Pace) string {
 
 // FillShort is the explorer's few words for a fill ("full 97%: server
 // waits", "empty 81%: client waits").
-func FillShort(fl Fill, workload string) string {
+func FillShort(fl Fill, workload Workload) string {
 	snd, rcv := SenderName(workload), ReceiverName(workload)
 	switch FillVerdictOf(fl) {
 	case FillWaitReader:

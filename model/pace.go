@@ -41,8 +41,8 @@ type Pace struct {
 	Bound string `json:"bound"`
 	// Fill and Workload are the span's send-buffer fill and what it ran:
 	// who waited on whom (fillwords.go); not kept in JSON.
-	Fill     Fill   `json:"-"`
-	Workload string `json:"-"`
+	Fill     Fill     `json:"-"`
+	Workload Workload `json:"-"`
 }
 
 // PaceOf is the pace of one measurement, from its figures and where its

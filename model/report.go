@@ -98,9 +98,9 @@ func (r Report) Changed() bool {
 // configuration: the best that is known of them. The report itself is not
 // changed (its slices are copied).
 func (r Report) WithStamps() Report {
-	stampOf := func(name string, idx int) Stamp {
+	stampOf := func(side SideID, idx int) Stamp {
 		for _, sc := range r.Config.Sides {
-			if sc.Name == name {
+			if sc.ID() == side {
 				return StampOf(sc)
 			}
 		}
@@ -118,7 +118,7 @@ func (r Report) WithStamps() Report {
 	r.Sides = append([]SideReport(nil), r.Sides...)
 	for i := range r.Sides {
 		if s := &r.Sides[i]; s.Summary.Settings == (Stamp{}) {
-			s.Summary.Settings = stampOf(s.Name, i)
+			s.Summary.Settings = stampOf(s.ID(), i)
 		}
 	}
 	return r

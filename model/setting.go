@@ -38,8 +38,15 @@ import (
 //     needs none: the engine's side.apply routes it on Where. A test fails
 //     when an entry routed to a child or the pair has no apply function
 //     there.
-//  4. Load the child's start value in wire.LoadSpec/ServerSpec (the
-//     engine's side.start), if the child needs it before its first set.
+//  4. A setting applied in a child starts there too: the child's start
+//     spec carries every entry that starts in its role (StartsIn: by
+//     Where, or start for one that is not live in a child), built from
+//     the table (wire.StartOf); the role reads it by name where it
+//     starts (engine/child's startLoadRole, startServerRole). A test
+//     fails when the load does not start with one of its settings.
+//  5. A setting a sample is measured under (one that starts a new
+//     segment when it changes) gets a field in Stamp (figures.go), tagged
+//     with its name: StampOf and Stamp.Text walk the tags.
 //
 // Nothing else changes: the flags, their help and completion, --at, preset
 // files, the explorer's keys, ? help and the routing follow the entry.
@@ -109,8 +116,10 @@ type Value struct {
 	Bool bool
 }
 
-// State is what settings are kept in: the configuration, and each side's
-// pause, which is the run's state rather than configuration.
+// State is what the explorer keeps settings in: the configuration, and
+// each side's pause, which is the run's state rather than configuration.
+// A side's settings are read and written in its SideConfig; only the
+// pair's (mode, pause) need the State.
 type State struct {
 	Cfg    Config
 	Paused [2]bool
@@ -136,7 +145,7 @@ type Setting struct {
 	effective func(b Buffers) int
 	// SendsFor are the workloads whose bulk data a send buffer sends (the
 	// buffer keys act on it there: SenderBuffers).
-	SendsFor []string
+	SendsFor []Workload
 	// PairWide settings are the pair's, not a side's (mode).
 	PairWide bool
 	// Spawned settings concern the spawned server: a side that targets an
@@ -153,10 +162,31 @@ type Setting struct {
 	format func(v Value) string          // nil: by Type
 	values func() []string               // completion values; nil: Choices
 
-	field // where the value is kept
+	field           // where a side's value is kept in its SideConfig
+	pair  pairField // where a pair setting (AtPair) is kept in a State
 
 	// arg is the value as the child applies it (nil: by Type).
 	arg func(v Value, sc SideConfig, env ArgEnv) ChildArg
+	// onlyFor are the workloads the setting applies to (nil: all).
+	onlyFor []Workload
+	// start is the child role whose start spec carries the setting, for
+	// one that does not apply live in a child (by Where: StartsIn).
+	start string
+}
+
+// StartsIn is the child role (RoleServer, RoleLoad) whose start spec
+// carries the setting's value, as ChildArg resolves it; "" for none. A
+// setting applied live in a child starts in that child; others say where.
+func (st *Setting) StartsIn() string {
+	switch {
+	case st.start != "":
+		return st.start
+	case st.Where == AtLoad:
+		return RoleLoad
+	case st.Where == AtServer:
+		return RoleServer
+	}
+	return ""
 }
 
 // ArgEnv is what a child argument may be resolved against.
@@ -168,8 +198,8 @@ type ArgEnv struct {
 // ChildArg is a setting's value as a child applies it (the Int and Str
 // of a set command, engine/wire's Cmd).
 type ChildArg struct {
-	Int int
-	Str string
+	Int int    `json:"int,omitempty"`
+	Str string `json:"str,omitempty"`
 }
 
 func fixedList(v ...string) func() []string { return func() []string { return v } }
@@ -183,12 +213,12 @@ func init() { settingTable = newSettingTable() }
 func newSettingTable() []*Setting {
 	t := []*Setting{
 		{Name: SetSndBuf, Var: "SIZE", Type: TypeBuf, Where: AtServer, Spawned: true, step: stepBuf, Socket: nbd.SendBuf,
-			Label: "server sndbuf", SendsFor: []string{WorkRead, WorkRandRead, WorkMixed},
+			Label: "server sndbuf", SendsFor: []Workload{WorkRead, WorkRandRead, WorkMixed},
 			effective: func(b Buffers) int { return b.ServerEffective },
 			Help:      "server SO_SNDBUF: default, macos (8 KiB effective) or a size (64k, 2m)",
 			field:     bufField(func(s *SideConfig) *Buf { return &s.SndBuf })},
 		{Name: SetClientSndBuf, Var: "SIZE", Type: TypeBuf, Where: AtLoad, step: stepBuf, Socket: nbd.SendBuf,
-			Label: "client sndbuf", SendsFor: []string{WorkWrite, WorkRandWrite, WorkMixed},
+			Label: "client sndbuf", SendsFor: []Workload{WorkWrite, WorkRandWrite, WorkMixed},
 			effective: func(b Buffers) int { return b.ClientEffective },
 			Help:      "client SO_SNDBUF: default, macos or a size", field: bufField(func(s *SideConfig) *Buf { return &s.ClientSndBuf })},
 		{Name: SetClientRcvBuf, Var: "SIZE", Type: TypeBuf, Where: AtLoad, step: stepBuf, Socket: nbd.RecvBuf, Label: "client rcvbuf",
@@ -206,11 +236,11 @@ func newSettingTable() []*Setting {
 			Help: "requests in flight per connection (1…256)", values: fixedList("1", "4", "16", "64"),
 			Keys: [2]string{"d", "D"}, KeyHelp: "in flight ½/×2", step: stepDouble,
 			field: intField(func(s *SideConfig) *int { return &s.InFlight })},
-		{Name: SetWorkload, Var: "WORKLOAD", Type: TypeEnum, Choices: func() []string { return Workloads }, Where: AtLoad,
+		{Name: SetWorkload, Var: "WORKLOAD", Type: TypeEnum, Choices: WorkloadNames, Where: AtLoad,
 			Help: "read, write, randread, randwrite or mixed",
 			Keys: [2]string{"w"}, KeyHelp: "cycle workload", step: stepCycle,
-			field: strField(func(s *SideConfig) *string { return &s.Workload }, nil)},
-		{Name: SetReadPercent, Var: "PCT", Type: TypeInt, Min: 0, Max: 100, Where: AtLoad,
+			field: strField(func(s *SideConfig) *Workload { return &s.Workload }, nil)},
+		{Name: SetReadPercent, Var: "PCT", Type: TypeInt, Min: 0, Max: 100, Where: AtLoad, onlyFor: []Workload{WorkMixed},
 			Help:  "share of reads in the mixed workload (0…100)",
 			field: intField(func(s *SideConfig) *int { return &s.ReadPercent })},
 		{Name: SetConsume, Var: "HOW", Type: TypeEnum, Choices: consumeList, Where: AtLoad,
@@ -229,60 +259,65 @@ func newSettingTable() []*Setting {
 			Help: "where server and load process run: split (own cores), shared (one core) or os",
 			Keys: [2]string{"o"}, KeyHelp: "cores: split/shared/os", step: stepCycle,
 			field: strField(func(s *SideConfig) *string { return &s.Placement }, DefaultPlacement)},
-		{Name: SetTransport, Var: "unix|tcp", Type: TypeEnum, Choices: fixedList("unix", "tcp"), Where: AtRestart, Spawned: true,
+		{Name: SetTransport, Var: "unix|tcp", Type: TypeEnum, Choices: fixedList("unix", "tcp"), Where: AtRestart, Spawned: true, start: RoleServer,
 			Help: "unix or tcp", Keys: [2]string{"t"}, KeyHelp: "unix/tcp", step: stepCycle,
 			field: strField(func(s *SideConfig) *string { return &s.Transport }, nil)},
 		{Name: SetTarget, Var: "URI", Type: TypeText, Where: AtStart,
 			Help: "an NBD URI to load instead of a spawned server", field: strField(func(s *SideConfig) *string { return &s.Target }, nil)},
-		{Name: SetExec, Var: "CMD", Type: TypeText, Where: AtRestart, Spawned: true,
+		{Name: SetExec, Var: "CMD", Type: TypeText, Where: AtRestart, Spawned: true, start: RoleLoad,
 			Help:  "a real client command run in a loop as the side's load ({uri}, {socket}, {size} replaced; no shell); empty for our load",
 			field: strField(func(s *SideConfig) *string { return &s.Exec }, nil)},
-		{Name: SetServer, Var: "CMD", Type: TypeText, Where: AtRestart, Spawned: true,
+		{Name: SetServer, Var: "CMD", Type: TypeText, Where: AtRestart, Spawned: true, start: RoleServer,
 			Help:  "a real server command that serves the side instead of ours ({socket}, {port}, {size} replaced; no shell); empty for ours",
 			field: strField(func(s *SideConfig) *string { return &s.Server }, nil)},
-		{Name: SetBackend, Var: "BACKEND", Type: TypeText, Where: AtStart,
+		{Name: SetBackend, Var: "BACKEND", Type: TypeText, Where: AtStart, start: RoleServer,
 			Help: "spawned server backend: null, pattern, memory or file:PATH", values: fixedList("null", "pattern", "memory", "file:"),
 			field: strField(func(s *SideConfig) *string { return &s.Backend }, nil)},
-		{Name: SetSize, Var: "SIZE", Type: TypeSize, Min: 512, Max: math.MaxInt, Align: 512, Where: AtStart,
+		{Name: SetSize, Var: "SIZE", Type: TypeSize, Min: 512, Max: math.MaxInt, Align: 512, Where: AtStart, start: RoleServer,
 			Help:  "spawned server export size (e.g. 64g)",
-			field: field{func(s *State, i int) Value { return Value{Int: int(s.Cfg.Sides[i].Size)} }, func(s *State, i int, v Value) { s.Cfg.Sides[i].Size = int64(v.Int) }}},
+			field: field{func(s *SideConfig) Value { return Value{Int: int(s.Size)} }, func(s *SideConfig, v Value) { s.Size = int64(v.Int) }}},
 		{Name: SetMode, Var: "MODE", Type: TypeEnum, Choices: fixedList(ModeAlternate, ModeConcurrent), Where: AtPair, Flag: FlagPair, PairWide: true,
 			Help: "run mode: alternate or concurrent (default: alternate below 4 cores)",
 			Keys: [2]string{"m"}, KeyHelp: "alternate/concurrent", step: stepCycle,
-			field: field{func(s *State, _ int) Value { return Value{Str: s.Cfg.Mode} }, func(s *State, _ int, v Value) { s.Cfg.Mode = v.Str }}},
+			pair: pairField{func(s *State, _ int) Value { return Value{Str: s.Cfg.Mode} }, func(s *State, _ int, v Value) { s.Cfg.Mode = v.Str }}},
 		{Name: SetPaused, Type: TypeBool, Where: AtPair, Flag: FlagNone,
 			Help: "pause or resume a side's load", Keys: [2]string{" "}, KeyHelp: "pause/resume side", step: stepToggle,
-			field: field{func(s *State, i int) Value { return Value{Bool: s.Paused[i]} }, func(s *State, i int, v Value) { s.Paused[i] = v.Bool }}},
+			pair: pairField{func(s *State, i int) Value { return Value{Bool: s.Paused[i]} }, func(s *State, i int, v Value) { s.Paused[i] = v.Bool }}},
 	}
 	return t
 }
 
-// field is where a setting's value is kept in a State.
+// field is where a side setting's value is kept in its SideConfig.
 type field struct {
+	get func(s *SideConfig) Value
+	put func(s *SideConfig, v Value)
+}
+
+// pairField is where a pair setting's value is kept: the configuration's
+// mode, a side's pause.
+type pairField struct {
 	get func(s *State, side int) Value
 	put func(s *State, side int, v Value)
 }
 
 // Fields of a side's configuration, by type.
 func bufField(f func(*SideConfig) *Buf) field {
-	return field{func(s *State, i int) Value { return Value{Buf: *f(&s.Cfg.Sides[i])} },
-		func(s *State, i int, v Value) { *f(&s.Cfg.Sides[i]) = v.Buf }}
+	return field{func(s *SideConfig) Value { return Value{Buf: *f(s)} }, func(s *SideConfig, v Value) { *f(s) = v.Buf }}
 }
 
 func intField(f func(*SideConfig) *int) field {
-	return field{func(s *State, i int) Value { return Value{Int: *f(&s.Cfg.Sides[i])} },
-		func(s *State, i int, v Value) { *f(&s.Cfg.Sides[i]) = v.Int }}
+	return field{func(s *SideConfig) Value { return Value{Int: *f(s)} }, func(s *SideConfig, v Value) { *f(s) = v.Int }}
 }
 
 // strField reads an empty field as def() when def is set (consume,
 // placement: files written before they existed).
-func strField(f func(*SideConfig) *string, def func() string) field {
-	return field{func(s *State, i int) Value {
-		if v := *f(&s.Cfg.Sides[i]); v != "" || def == nil {
-			return Value{Str: v}
+func strField[T ~string](f func(*SideConfig) *T, def func() string) field {
+	return field{func(s *SideConfig) Value {
+		if v := *f(s); v != "" || def == nil {
+			return Value{Str: string(v)}
 		}
 		return Value{Str: def()}
-	}, func(s *State, i int, v Value) { *f(&s.Cfg.Sides[i]) = v.Str }}
+	}, func(s *SideConfig, v Value) { *f(s) = T(v.Str) }}
 }
 
 // Settings returns the table, in the order help lists it. The entries are
@@ -409,11 +444,22 @@ func (st *Setting) Format(v Value) string {
 	return v.Str
 }
 
-// Get is the setting's value in s for side (ignored by pair settings).
-func (st *Setting) Get(s *State, side int) Value { return st.get(s, side) }
+// Get is the setting's value in s for side (ignored by the mode).
+func (st *Setting) Get(s *State, side int) Value {
+	if st.pair.get != nil {
+		return st.pair.get(s, side)
+	}
+	return st.get(&s.Cfg.Sides[side])
+}
 
 // Put sets the setting's value in s. It checks nothing: Check does.
-func (st *Setting) Put(s *State, side int, v Value) { st.put(s, side, v) }
+func (st *Setting) Put(s *State, side int, v Value) {
+	if st.pair.put != nil {
+		st.pair.put(s, side, v)
+		return
+	}
+	st.put(&s.Cfg.Sides[side], v)
+}
 
 // Effective is a buffer setting's effective size in a sample's buffers
 // (0: unknown, or not a buffer).
@@ -548,9 +594,12 @@ func stepBuf(_ *Setting, v Value, dir, def int) (Value, bool) {
 // Change is one live (or scripted) change of a setting: of a side, or of
 // the pair (mode; Side is then ignored).
 type Change struct {
-	At      Duration // for scripted changes
-	Side    int      // 0 = A, 1 = B
-	Setting string
+	At   Duration // for scripted changes
+	Side int      // 0 = A, 1 = B
+	// Setting is the table's entry, looked up once where the change is
+	// made (NewChange, the explorer's keys); nothing after the edge looks
+	// a change's setting up by name again.
+	Setting *Setting
 	Value   Value
 }
 
@@ -565,15 +614,23 @@ func NewChange(side int, setting, value string) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
-	return Change{Side: side, Setting: setting, Value: v}, nil
+	return Change{Side: side, Setting: st, Value: v}, nil
 }
 
 // Text is the change's value in its text form.
 func (c Change) Text() string {
-	if st, ok := Lookup(c.Setting); ok {
-		return st.Format(c.Value)
+	if c.Setting == nil {
+		return ""
 	}
-	return ""
+	return c.Setting.Format(c.Value)
+}
+
+// Name is the change's setting's name ("" for none).
+func (c Change) Name() string {
+	if c.Setting == nil {
+		return ""
+	}
+	return c.Setting.Name
 }
 
 // changeJSON is a Change in preset files and reports: the value in its
@@ -586,7 +643,7 @@ type changeJSON struct {
 }
 
 func (c Change) MarshalJSON() ([]byte, error) {
-	return json.Marshal(changeJSON{c.At, c.Side, c.Setting, c.Text()})
+	return json.Marshal(changeJSON{c.At, c.Side, c.Name(), c.Text()})
 }
 
 func (c *Change) UnmarshalJSON(b []byte) error {
@@ -626,7 +683,7 @@ func ParseAt(s string) (Change, error) {
 	if err != nil {
 		return Change{}, fmt.Errorf("--at %q: %w", s, err)
 	}
-	if st, _ := Lookup(setting); !st.Live() {
+	if !c.Setting.Live() {
 		return Change{}, fmt.Errorf("--at %q: %s is fixed for the run", s, setting)
 	}
 	c.At = Duration(d)
@@ -634,7 +691,7 @@ func ParseAt(s string) (Change, error) {
 }
 
 func (c Change) String() string {
-	return fmt.Sprintf("%v:%s.%s=%s", c.At.D(), string(rune('a'+c.Side)), c.Setting, c.Text())
+	return fmt.Sprintf("%v:%s.%s=%s", c.At.D(), string(rune('a'+c.Side)), c.Name(), c.Text())
 }
 
 // Get returns a side setting's value in its text form.
@@ -646,11 +703,12 @@ func (s *SideConfig) Get(setting string) string {
 	return st.Format(s.Value(st))
 }
 
-// Value is a side setting's value.
+// Value is a side setting's value (the zero Value for a pair setting).
 func (s *SideConfig) Value(st *Setting) Value {
-	var state State
-	state.Cfg.Sides[0] = *s
-	return st.get(&state, 0)
+	if st.get == nil {
+		return Value{}
+	}
+	return st.get(s)
 }
 
 // Set changes a side setting from its text form, validating it. The side
@@ -673,10 +731,8 @@ func (s *SideConfig) SetValue(st *Setting, v Value) error {
 	if !st.InSideConfig() {
 		return fmt.Errorf("%s is not a side's setting", st.Name)
 	}
-	var state State
-	state.Cfg.Sides[0] = *s
-	st.put(&state, 0, v)
-	n := state.Cfg.Sides[0]
+	n := *s
+	st.put(&n, v)
 	if err := n.Validate(); err != nil {
 		return fmt.Errorf("%s=%s: %w", st.Name, st.Format(v), err)
 	}
@@ -700,7 +756,7 @@ func parseHashThreads(s string) (Value, error) {
 // SenderBuffers are the send buffers of a workload's bulk sender, the ones
 // that decide how many calls its data costs: the server's for reads, the
 // client's for writes, both for a mixed workload (Setting.SendsFor).
-func SenderBuffers(workload string) []*Setting {
+func SenderBuffers(workload Workload) []*Setting {
 	var out []*Setting
 	for _, st := range settingTable {
 		if slices.Contains(st.SendsFor, workload) {

@@ -14,7 +14,7 @@ type Spread struct {
 
 // SpreadOf is the spread of the samples of side that keep (nil: every
 // steady sample of the side).
-func SpreadOf(samples []Sample, side string, keep func(Sample) bool) Spread {
+func SpreadOf(samples []Sample, side SideID, keep func(Sample) bool) Spread {
 	var tput, recv []float64
 	for _, s := range samples {
 		if s.Side != side || !s.Steady() || (keep != nil && !keep(s)) {
@@ -33,7 +33,7 @@ func (s Sample) Steady() bool { return s.Active && !s.Warming && !s.Changed }
 // SteadyOf summarises any figure over side's steady samples stamped like
 // its last steady one (the stretch at the run's end), for the spread of a
 // ratio that Spread does not keep.
-func SteadyOf(samples []Sample, side string, pick func(f *Figures) Figure) stats.Summary {
+func SteadyOf(samples []Sample, side SideID, pick func(f *Figures) Figure) stats.Summary {
 	var last *Stamp
 	for i := len(samples) - 1; i >= 0 && last == nil; i-- {
 		if samples[i].Side == side && samples[i].Steady() {

@@ -168,3 +168,23 @@ type ExecRow struct {
 	SysMax      float64   `json:"sys_s_max"`
 	ServerSentB uint64    `json:"server_sent_bytes"` // median run: all bytes on the server's data socket
 }
+
+// OptimumTolerance is how close to the best throughput a size counts as
+// just as good: the 5% of SweepOptimum.Within5Pct.
+const OptimumTolerance = 0.05
+
+// OtherCPU is how busy other processes kept the machine during a sweep's
+// measurements: the most of any row, and the rows they slowed (from
+// OtherCoresNoisy); measured is false when no row measured it.
+func OtherCPU(rows []SweepRow) (worst Figure, noisy []string, measured bool) {
+	for _, r := range rows {
+		if o := r.OtherCoresBusy; o != nil && o.Known() {
+			measured = true
+			worst = max(worst, *o)
+			if *o >= OtherCoresNoisy {
+				noisy = append(noisy, r.Buffer)
+			}
+		}
+	}
+	return worst, noisy, measured
+}

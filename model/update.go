@@ -25,7 +25,7 @@ const (
 // Crash reports a child process that died. Text says it in one line.
 type Crash struct {
 	T      float64  `json:"t"`
-	Side   string   `json:"side"`
+	Side   SideID   `json:"side"`
 	Role   string   `json:"role"`             // "server" or "load"
 	Target string   `json:"target,omitempty"` // the NBD URI the side served or loaded
 	Status string   `json:"status"`           // "exit status 2", "signal: killed"
@@ -49,8 +49,8 @@ func (c Crash) Text() string {
 // Warning is a condition worth showing, with the fix where there is one.
 type Warning struct {
 	T    float64 `json:"t"`
-	Side string  `json:"side"` // "" for the whole pair
-	Kind string  `json:"kind"` // "clamp", "cores", …
+	Side SideID  `json:"side"` // WholePair: the whole pair
+	Kind string  `json:"kind"` // one of the Warn… kinds
 	Text string  `json:"text"`
 	Fix  string  `json:"fix,omitempty"`
 }
@@ -59,3 +59,14 @@ type Warning struct {
 type Done struct {
 	Err error
 }
+
+// The kinds of a Warning (WarnFill is fill.go's).
+const (
+	WarnClamp     = "clamp"     // the kernel gave a buffer less than asked
+	WarnCores     = "cores"     // too few cores for the sides to run at once fairly
+	WarnTurns     = "turns"     // a load could not be paused or resumed for its turn
+	WarnScript    = "script"    // a scripted change failed
+	WarnPlacement = "placement" // the processes could not be held where asked
+	WarnConsume   = "consume"   // a consume mode's change did not take
+	WarnCalls     = "calls"     // a real client's or server's socket calls cannot be counted
+)

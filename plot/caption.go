@@ -30,7 +30,7 @@ func captionOf(rep *model.Report, sides []side) caption {
 		}
 		who := "both sides"
 		if e.Side != "" {
-			who = "side " + e.Side
+			who = "side " + string(e.Side)
 		}
 		c.changes = append(c.changes, fmt.Sprintf("change %d at %.2fs, %s: %s %s → %s", i+1, e.T, who, e.Setting, e.From, e.To))
 	}
@@ -137,7 +137,7 @@ func bufText(req string, eff int) string {
 // placementText is where a side's processes ran, from its summary.
 func placementText(rep *model.Report, sd side) string {
 	for _, s := range rep.Sides {
-		if strings.EqualFold(s.Name, sd.name) {
+		if s.ID() == sd.id {
 			p := s.Summary.Placement
 			if p.Setting == "" {
 				break

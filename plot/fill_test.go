@@ -10,7 +10,7 @@ import (
 // fourth chart per side, full and empty, a point per active sample.
 func TestSVGFillChart(t *testing.T) {
 	rep := fixture()
-	active := map[string]int{}
+	active := map[model.SideID]int{}
 	for i := range rep.Samples {
 		s := &rep.Samples[i]
 		s.SetFill(model.Fill{Samples: 40, FullPct: model.Figure(i % 100), EmptyPct: model.Figure(100 - i%100), Bytes: 1000, Limit: 4096})
@@ -28,7 +28,7 @@ func TestSVGFillChart(t *testing.T) {
 			t.Fatalf("chart %s/%s, want the fill", c.attr("data-side"), c.attr("data-figure"))
 		}
 		for _, ser := range c.all("g", "series") {
-			if got, want := num(t, ser.attr("data-points")), float64(active[c.attr("data-side")]); got != want {
+			if got, want := num(t, ser.attr("data-points")), float64(active[model.SideID(c.attr("data-side"))]); got != want {
 				t.Errorf("%s %s: %v points, want %v", c.attr("data-side"), ser.attr("data-metric"), got, want)
 			}
 		}

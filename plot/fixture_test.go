@@ -23,7 +23,7 @@ func fixture() model.Report {
 			UnixSndbufDefault: 212992, UnixSndbufMax: 212992},
 	}
 	rep.Config.Mode, rep.Config.Interval = model.ModeAlternate, model.Duration(250*time.Millisecond)
-	for i, w := range []string{model.WorkRead, model.WorkWrite} {
+	for i, w := range []model.Workload{model.WorkRead, model.WorkWrite} {
 		sc := &rep.Config.Sides[i]
 		sc.Name, sc.Workload, sc.Transport = string(rune('A'+i)), w, "unix"
 		sc.Connections, sc.RequestSize, sc.InFlight = 1, 2<<20, 8
@@ -50,7 +50,7 @@ func fixture() model.Report {
 // recv calls per 2 MiB, server 1; B's: 1 GiB/s (2 GiB/s after 4 s),
 // server 3 recv calls (the receiver of writes), client 50.
 func sample(i int, t float64, active bool, k int) model.Sample {
-	s := model.Sample{T: t, Side: string(rune('A' + i)), Active: active}
+	s := model.Sample{T: t, Side: model.SideAt(i), Active: active}
 	s.Seconds = 0.25
 	srv := &model.Process{RecvCallsPer2MiB: 1, CoresBusy: 0.5}
 	s.Server = srv

@@ -7,7 +7,6 @@ package plot
 
 import (
 	"math"
-	"strings"
 
 	"nbdscope/model"
 )
@@ -28,7 +27,7 @@ const (
 // receiving process (the side's workload is no longer needed for it).
 // Unknown (NaN) when not measured, and for negative values (a counter
 // glitch is not a figure).
-func value(s model.Sample, m metric, _ string) float64 {
+func value(s model.Sample, m metric, _ model.Workload) float64 {
 	var f model.Figure
 	switch m {
 	case mThroughput:
@@ -64,7 +63,8 @@ type segment []point
 // side is one side of a report, as the charts need it.
 type side struct {
 	name     string
-	workload string
+	id       model.SideID // SideAt its position: what its samples and events carry
+	workload model.Workload
 	samples  []model.Sample // this side's samples, in time order
 	events   []change       // changes of this side or of the pair
 }
@@ -90,17 +90,17 @@ func sidesOf(rep *model.Report) []side {
 		if name == "" {
 			name = string(rune('A' + i))
 		}
-		out = append(out, side{name: name, workload: rep.Config.Sides[i].Workload})
+		out = append(out, side{name: name, id: model.SideAt(i), workload: rep.Config.Sides[i].Workload})
 	}
 	for k := range out {
 		sd := &out[k]
 		for _, s := range rep.Samples {
-			if strings.EqualFold(s.Side, sd.name) && finite(s.T) {
+			if s.Side == sd.id && finite(s.T) {
 				sd.samples = append(sd.samples, s)
 			}
 		}
 		for i, e := range rep.Events {
-			if (e.Side == "" || strings.EqualFold(e.Side, sd.name)) && finite(e.T) {
+			if (e.Side == model.WholePair || e.Side == sd.id) && finite(e.T) {
 				sd.events = append(sd.events, change{i + 1, e})
 			}
 		}

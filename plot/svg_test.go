@@ -141,11 +141,11 @@ func TestSVGSeriesAreTheSamplesFigures(t *testing.T) {
 	rep := fixture()
 	root := parseSVG(t, SVG("r", rep))
 	end := span(&rep)
-	figure := map[string]func(s model.Sample, workload string) model.Figure{
-		"throughput": func(s model.Sample, _ string) model.Figure { return s.ThroughputBps / model.GiB },
-		"calls":      func(s model.Sample, _ string) model.Figure { return s.ReceiverCallsPer2MiB() },
-		"cpu-client": func(s model.Sample, _ string) model.Figure { return s.Client.CoresBusy },
-		"cpu-server": func(s model.Sample, _ string) model.Figure {
+	figure := map[string]func(s model.Sample, workload model.Workload) model.Figure{
+		"throughput": func(s model.Sample, _ model.Workload) model.Figure { return s.ThroughputBps / model.GiB },
+		"calls":      func(s model.Sample, _ model.Workload) model.Figure { return s.ReceiverCallsPer2MiB() },
+		"cpu-client": func(s model.Sample, _ model.Workload) model.Figure { return s.Client.CoresBusy },
+		"cpu-server": func(s model.Sample, _ model.Workload) model.Figure {
 			if s.Server == nil {
 				return model.Unknown
 			}
@@ -160,7 +160,7 @@ func TestSVGSeriesAreTheSamplesFigures(t *testing.T) {
 			fig := figure[ser.attr("data-metric")]
 			var want [][2]float64
 			for _, s := range rep.Samples {
-				if s.Side == side && s.Active && fig(s, sc.Workload).Known() {
+				if string(s.Side) == side && s.Active && fig(s, sc.Workload).Known() {
 					want = append(want, [2]float64{s.T, float64(fig(s, sc.Workload))})
 				}
 			}
@@ -195,7 +195,7 @@ func TestSVGMarksAndLabelsTheChanges(t *testing.T) {
 		side := c.attr("data-side")
 		var want []model.Event // the side's changes and the pair's
 		for _, e := range rep.Events {
-			if e.Side == side || e.Side == "" {
+			if string(e.Side) == side || e.Side == "" {
 				want = append(want, e)
 			}
 		}

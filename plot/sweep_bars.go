@@ -248,17 +248,7 @@ func sweepNotes(sw *model.SweepReport, bars []sweepBar) []string {
 // otherCPUNote says how busy other processes kept the machine during the
 // measurements, and which sizes they slowed (▲ on the chart).
 func otherCPUNote(rows []model.SweepRow) []string {
-	worst, measured := model.Figure(0), false
-	var noisy []string
-	for _, r := range rows {
-		if o := r.OtherCoresBusy; o != nil && o.Known() {
-			measured = true
-			worst = max(worst, *o)
-			if *o >= model.OtherCoresNoisy {
-				noisy = append(noisy, r.Buffer)
-			}
-		}
-	}
+	worst, noisy, measured := model.OtherCPU(rows)
 	switch {
 	case !measured:
 		return nil

@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"sort"
@@ -63,15 +64,20 @@ func Compare(a, b Run, width int) string {
 	var out []string
 	out = append(out, fmt.Sprintf("%s a: %s   %s b: %s   (time since each run's start)",
 		legendGlyph(charsRunA), runName(a), legendGlyph(charsRunB), runName(b)))
-	for _, name := range sideNames(a, b) {
+	for _, id := range []model.SideID{model.SideA, model.SideB} {
 		var sds [2]*side
+		name := ""
 		for i := range runs {
 			for _, sd := range sidesOf(&runs[i].Report) {
-				if strings.EqualFold(sd.name, name) {
+				if sd.id == id {
 					sd := sd
 					sds[i] = &sd
+					name = cmp.Or(name, sd.name)
 				}
 			}
+		}
+		if name == "" {
+			continue
 		}
 		marks := sideMarks(sds)
 		out = append(out, "")
@@ -92,21 +98,6 @@ func runName(r Run) string {
 		s += " (partial: " + r.Report.PartialCause() + ")"
 	}
 	return s
-}
-
-// sideNames are the side names of both runs, a's first.
-func sideNames(a, b Run) []string {
-	var names []string
-	seen := map[string]bool{}
-	for _, r := range []Run{a, b} {
-		for _, sd := range sidesOf(&r.Report) {
-			if k := strings.ToUpper(sd.name); !seen[k] {
-				seen[k] = true
-				names = append(names, sd.name)
-			}
-		}
-	}
-	return names
 }
 
 // sideMarks numbers the changes of a side in both runs by time.

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -74,7 +73,8 @@ func TestBuiltinSettings(t *testing.T) {
 		conns, req, inflight int
 		a, b                 string // server sndbuf
 		ca, cb               string // client sndbuf
-		work, ta, tb         string
+		work                 model.Workload
+		ta, tb               string
 	}
 	for name, w := range map[string]want{
 		"linux-gap":   {1, 2 << 20, 8, "default", "2m", "default", "default", "read", "unix", "unix"},
@@ -602,18 +602,9 @@ func TestExportImport(t *testing.T) {
 func TestConcurrentSaves(t *testing.T) {
 	s := testStore(t)
 	const n = 20
-	var wg sync.WaitGroup
 
 	// Different names: all land.
-	errs := make([]error, n)
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			errs[i] = s.SavePreset(customPreset(fmt.Sprintf("p%02d", i)), false)
-		}(i)
-	}
-	wg.Wait()
+	errs := concurrently(n, func(i int) error { return s.SavePreset(customPreset(fmt.Sprintf("p%02d", i)), false) })
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("save p%02d: %v", i, err)
@@ -625,16 +616,11 @@ func TestConcurrentSaves(t *testing.T) {
 	}
 
 	// One name without force: exactly one wins.
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			p := customPreset("same")
-			p.Description = fmt.Sprintf("writer %d", i)
-			errs[i] = s.SavePreset(p, false)
-		}(i)
-	}
-	wg.Wait()
+	errs = concurrently(n, func(i int) error {
+		p := customPreset("same")
+		p.Description = fmt.Sprintf("writer %d", i)
+		return s.SavePreset(p, false)
+	})
 	winner := -1
 	for i, err := range errs {
 		switch {
@@ -656,16 +642,11 @@ func TestConcurrentSaves(t *testing.T) {
 	}
 
 	// One name with force: all succeed, the file is one whole preset.
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			p := customPreset("forced")
-			p.Description = fmt.Sprintf("writer %d", i)
-			errs[i] = s.SavePreset(p, true)
-		}(i)
-	}
-	wg.Wait()
+	errs = concurrently(n, func(i int) error {
+		p := customPreset("forced")
+		p.Description = fmt.Sprintf("writer %d", i)
+		return s.SavePreset(p, true)
+	})
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("forced writer %d: %v", i, err)

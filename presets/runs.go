@@ -237,3 +237,12 @@ func (s *Store) RemoveRun(name string) error {
 	}
 	return nil
 }
+
+// JSON is the run file as the store keeps it (runs export --format
+// json): indented JSON of the current version.
+func (rf RunFile) JSON() ([]byte, error) {
+	if rf.Version == 0 {
+		rf.Version = FileVersion
+	}
+	return marshalIndent(rf)
+}

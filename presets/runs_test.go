@@ -2,16 +2,12 @@ package presets
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -141,19 +137,11 @@ func TestRunsListAndRemove(t *testing.T) {
 
 func TestConcurrentRunSaves(t *testing.T) {
 	s := testStore(t)
-	const n = 20
-	var wg sync.WaitGroup
-	errs := make([]error, n)
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			r := testReport()
-			r.Preset = fmt.Sprint(i)
-			errs[i] = s.SaveRun("run", r, false)
-		}(i)
-	}
-	wg.Wait()
+	errs := concurrently(20, func(i int) error {
+		r := testReport()
+		r.Preset = fmt.Sprint(i)
+		return s.SaveRun("run", r, false)
+	})
 	won := 0
 	for _, err := range errs {
 		if err == nil {
@@ -170,149 +158,16 @@ func TestConcurrentRunSaves(t *testing.T) {
 	}
 }
 
-// cells splits a markdown table row into trimmed cells.
-func cells(row string) []string {
-	row = strings.TrimSpace(row)
-	row = strings.TrimPrefix(strings.TrimSuffix(row, "|"), "|")
-	var out []string
-	for _, c := range strings.Split(row, "|") {
-		out = append(out, strings.TrimSpace(c))
-	}
-	return out
-}
-
-// tableRow finds the row of a markdown table whose first cell is first,
-// after the header that starts with header.
-func tableRow(t *testing.T, md, header, first string) []string {
-	t.Helper()
-	in := false
-	for _, l := range strings.Split(md, "\n") {
-		if !strings.HasPrefix(l, "|") {
-			in = false
-			continue
-		}
-		c := cells(l)
-		if c[0] == header {
-			in = true
-			continue
-		}
-		if in && c[0] == first {
-			return c
-		}
-	}
-	t.Fatalf("no row %q in the table %q:\n%s", first, header, md)
-	return nil
-}
-
-func TestExportMarkdown(t *testing.T) {
-	rf := RunFile{Name: "demo", Report: testReport()}
-	rf.Report.Sides[0].Summary.SetFill(model.Fill{Samples: 100, FullPct: 61, EmptyPct: 37, Bytes: 5000, Limit: 8192})
-	var b bytes.Buffer
-	if err := ExportRun(rf, "md", &b); err != nil {
-		t.Fatal(err)
-	}
-	md := b.String()
-	t.Log("\n" + md)
-	hdr := regexp.MustCompile(`(?m)^\| side +\| buffer size +\| +time \| +user \| +system \| +GiB/s \| syscalls per 2 MiB \| sndbuf full/empty % \|$`)
-	if !hdr.MatchString(md) {
-		t.Error("no summary header")
-	}
-	// time = seconds; user/system = client + server; GiB/s; receiver (client) calls.
-	want := map[string][]string{
-		"A": {"A", "default (eff. 208k)", "10.00", "0.75", "4.75", "1.40", "10.00", "61/37"},
-		"B": {"B", "2m (eff. 4m)", "10.00", "0.38", "2.00", "2.79", "1.25", "n/a"},
-	}
-	for side, w := range want {
-		if got := tableRow(t, md, "side", side); strings.Join(got, "|") != strings.Join(w, "|") {
-			t.Errorf("row %s: %q, want %q", side, got, w)
-		}
-	}
-	for _, s := range []string{
-		"# nbdscope run demo", "- preset: linux-gap", "- platform: linux/amd64, Linux 6.8.0, Test CPU @ 3.00GHz, 2 cores",
-		"default 208k, max 416k", "net.core.wmem_max=212992", "## Events", "## Warnings", "sudo sysctl -w net.core.wmem_max=2097152",
-	} {
-		if !strings.Contains(md, s) {
-			t.Errorf("markdown lacks %q", s)
-		}
-	}
-	if ev := tableRow(t, md, "t (s)", "5.25"); strings.Join(ev, "|") != "5.25|A|connections|1|4" {
-		t.Errorf("event row %q", ev)
-	}
-
-	// Writes: the buffer is the client's, the receiver the server;
-	// unknown and external figures.
-	r := testReport()
-	r.Config.Sides[0].Workload = model.WorkWrite
-	r.Sides[0].Summary.SndBuf.ClientRequested = "2m"
-	r.Sides[0].Summary.SndBuf.ClientEffective = 4 << 20
-	r.Sides[0].Summary.Server.RecvCallsPer2MiB = 3
-	r.Sides[1].Summary.Server = nil
-	r.Sides[1].Summary.ThroughputBps = model.Unknown
-	r.Sides[1].Summary.Client.SysS = model.Unknown
-	r.Sides[1].Summary.Seconds = 0
-	b.Reset()
-	if err := ExportRun(RunFile{Name: "w", Report: r}, "markdown", &b); err != nil {
-		t.Fatal(err)
-	}
-	md = b.String()
-	if got := tableRow(t, md, "side", "A"); got[1] != "2m (eff. 4m)" || got[6] != "3.00" {
-		t.Errorf("write row %q", got)
-	}
-	if got := tableRow(t, md, "side", "B"); strings.Join(got, "|") != "B|2m (eff. 4m)|n/a|0.25*|n/a*|n/a|1.25|n/a" {
-		t.Errorf("external row %q", got)
-	}
-	if !strings.Contains(md, "client only") {
-		t.Error("no note on client-only figures")
-	}
-}
-
-func TestExportCSV(t *testing.T) {
-	rf := RunFile{Name: "demo", Report: testReport()}
-	var b bytes.Buffer
-	if err := ExportRun(rf, "csv", &b); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(&b).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(recs) != 1+len(rf.Report.Samples) {
-		t.Fatalf("%d records for %d samples", len(recs), len(rf.Report.Samples))
-	}
-	if strings.Join(recs[0], ",") != strings.Join(CSVHeader, ",") {
-		t.Errorf("header %q", recs[0])
-	}
-	col := map[string]int{}
-	for i, h := range recs[0] {
-		col[h] = i
-	}
-	a := recs[1]
-	for k, v := range map[string]string{
-		"t": "0", "side": "A", "active": "true", "bytes": "268435456", "throughput_bps": "1500000000",
-		"client_recv_calls_per_2mib": "10", "server_recv_calls_per_2mib": "0.5",
-		"client_user_s": "0.125", "client_sys_s": "0.75", "server_user_s": "0.25", "server_sys_s": "1.5",
-		"server_sndbuf_effective": "212992", "client_sndbuf_effective": "", "latency_p50_ms": "1.5", "latency_p99_ms": "",
-	} {
-		if a[col[k]] != v {
-			t.Errorf("A sample %s = %q, want %q", k, a[col[k]], v)
-		}
-	}
-	if bs := recs[2]; bs[col["throughput_bps"]] != "" || bs[col["side"]] != "B" || bs[col["active"]] != "true" {
-		t.Errorf("B sample %q", bs)
-	}
-	if ext := recs[len(recs)-1]; ext[col["server_recv_calls_per_2mib"]] != "" || ext[col["server_user_s"]] != "" || ext[col["throughput_bps"]] != "500000000" {
-		t.Errorf("external sample %q", ext)
-	}
-}
-
 func TestExportJSON(t *testing.T) {
 	s := testStore(t)
 	s.SaveRun("j", testReport(), false)
 	rf, _ := s.Run("j")
 	var b bytes.Buffer
-	if err := ExportRun(rf, "json", &b); err != nil {
+	data, err := rf.JSON()
+	if err != nil {
 		t.Fatal(err)
 	}
+	b.Write(data)
 	stored, _ := os.ReadFile(rf.File)
 	if !bytes.Equal(b.Bytes(), stored) {
 		t.Error("json export differs from the stored run")
@@ -320,65 +175,5 @@ func TestExportJSON(t *testing.T) {
 	back, err := parseRun(b.Bytes())
 	if err != nil || !deepEqualNaN(back.Report, rf.Report) {
 		t.Errorf("json export does not read back: %v", err)
-	}
-	if err := ExportRun(rf, "xml", &b); err == nil {
-		t.Error("unknown format accepted")
-	}
-}
-
-func TestCompare(t *testing.T) {
-	a := RunFile{Name: "base", Report: testReport()}
-	b := RunFile{Name: "tuned", Report: testReport()}
-	// b's A: 4.5e9 B/s (a: 1.5e9), 2.5 calls (a: 10), CPU 0.25+0.05 s/GiB (a: 0.375+0.2).
-	sa := &b.Report.Sides[0].Summary
-	sa.ThroughputBps = 4.5e9
-	sa.Client.RecvCallsPer2MiB = 2.5
-	sa.Client.CPUSPerGiB = 0.25
-	srv := *sa.Server
-	srv.CPUSPerGiB = 0.05
-	sa.Server = &srv
-	// b's B is unknown; b has a side C that a lacks.
-	b.Report.Sides[1].Summary.ThroughputBps = model.Unknown
-	b.Report.Sides = append(b.Report.Sides, model.SideReport{Name: "C", Summary: b.Report.Sides[0].Summary})
-
-	var out bytes.Buffer
-	if err := Compare(a, b, &out); err != nil {
-		t.Fatal(err)
-	}
-	txt := out.String()
-	t.Log("\n" + txt)
-	rows := map[string][]string{}
-	for _, l := range strings.Split(txt, "\n") {
-		if strings.HasPrefix(l, "|") {
-			c := cells(l)
-			rows[c[0]+"/"+c[1]] = c
-		}
-	}
-	for key, want := range map[string]string{
-		"A/GiB/s":              "1.40|4.19|3.00x",
-		"A/syscalls per 2 MiB": "10.00|2.50|0.25x",
-		"A/CPU s/GiB":          "0.57|0.30|0.52x",
-		"B/GiB/s":              "2.79|n/a|n/a",
-		"B/syscalls per 2 MiB": "1.25|1.25|1.00x",
-		"C/GiB/s":              "n/a|4.19|n/a",
-	} {
-		c := rows[key]
-		if c == nil {
-			t.Errorf("no row %s", key)
-			continue
-		}
-		if got := strings.Join(c[2:], "|"); got != want {
-			t.Errorf("%s: %s, want %s", key, got, want)
-		}
-	}
-	if !strings.Contains(txt, "a: base (2025-03-04 05:06:07, preset linux-gap)") || !strings.Contains(txt, "b: tuned") {
-		t.Error("no run names")
-	}
-	// Ratio itself.
-	if r := Ratio(4, 1); r != 0.25 {
-		t.Errorf("Ratio(4, 1) = %v", r)
-	}
-	if Ratio(0, 1).Known() || Ratio(model.Unknown, 1).Known() || Ratio(1, model.Figure(math.Inf(1))).Known() {
-		t.Error("Ratio of unknowns is known")
 	}
 }

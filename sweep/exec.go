@@ -110,8 +110,9 @@ func startExecServers(sd model.SideConfig, spec model.SweepSpec, cmd clientrun.C
 			return servers, err
 		}
 		sock := filepath.Join(sdir, "nbd.sock")
-		req := model.BufRequest(size)
-		sspec := wire.ServerSpec{Backend: sd.Backend, Size: spec.Bytes, Transport: "unix", Socket: sock, SndBuf: req, Command: sd.Server}
+		at := sd // the side's server at this size, on its own unix socket
+		at.Size, at.Transport, at.SndBuf = spec.Bytes, "unix", size
+		sspec := wire.NewServerSpec(at, sock)
 		srv, ready, err := engine.StartServer(opts, "exec", sspec)
 		if err != nil {
 			return servers, fmt.Errorf("sweep %s=%s: %w", model.SetSndBuf, size, err)
@@ -126,7 +127,7 @@ func startExecServers(sd model.SideConfig, spec model.SweepSpec, cmd clientrun.C
 			return servers, err
 		}
 		s.row.Figures.Placement = s.place.Placement
-		_, s.row.Effective, _ = nbd.ProbeSocketBuffer("unix", nbd.SendBuf, req)
+		_, s.row.Effective, _ = nbd.ProbeSocketBuffer("unix", nbd.SendBuf, model.BufRequest(size))
 	}
 	return servers, nil
 }

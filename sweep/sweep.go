@@ -18,8 +18,8 @@ import (
 )
 
 // OptimumTolerance is how close to the best throughput a size counts as
-// just as good.
-const OptimumTolerance = 0.05
+// just as good (the model's, which the sweep's tables print).
+const OptimumTolerance = model.OptimumTolerance
 
 // Optimum finds the fastest row; nil when no row has a throughput above 0.
 // A tie goes to the first (smaller) size.

@@ -301,7 +301,7 @@ func (m *Model) changeAs(kind opKind, side int, st *model.Setting, v model.Value
 		m.setMsg(msgInfo, fmt.Sprintf("%s %s is %s already", m.cfg.Sides[side].Name, st.Name, st.Format(cur)))
 		return nil
 	}
-	ch := model.Change{Side: side, Setting: st.Name, Value: v}
+	ch := model.Change{Side: side, Setting: st, Value: v}
 	opSide := side
 	if st.PairWide {
 		opSide = -1

@@ -70,22 +70,9 @@ func newBaseline(name string, rep model.Report) (*baseline, bool) {
 		if !s.Active || math.IsNaN(s.T) || math.IsInf(s.T, 0) {
 			continue
 		}
-		i := -1
-		for k := range names {
-			if strings.EqualFold(s.Side, names[k]) {
-				i = k
-				break
-			}
-		}
+		i := s.Side.Index()
 		if i < 0 {
-			switch strings.ToUpper(s.Side) {
-			case "A":
-				i = 0
-			case "B":
-				i = 1
-			default:
-				continue
-			}
+			continue
 		}
 		p := pointOf(s)
 		if math.IsInf(p.dur, 0) || p.dur > 3600 {

@@ -401,18 +401,9 @@ func (c *charts) marks(p chartPlan) (marks []mark, inWindow []model.Event) {
 		}
 		col := min(max(int(math.Floor((ev.T-p.t0)/c.window*float64(p.plotW))), 0), p.plotW-1)
 		inWindow = append(inWindow, ev)
-		marks = append(marks, mark{col, c.sideOf(ev.Side)})
+		marks = append(marks, mark{col, ev.Side.Index()})
 	}
 	return marks, inWindow
-}
-
-func (c *charts) sideOf(name string) int {
-	for i, n := range c.names {
-		if strings.EqualFold(n, name) && name != "" {
-			return i
-		}
-	}
-	return -1
 }
 
 // titleLine is "throughput (GiB/s)  A ── 1.52  B ━━ 4.10", with the
@@ -660,7 +651,7 @@ func (c *charts) eventStrip(evs []model.Event) string {
 	var items []string
 	for i := len(evs) - 1; i >= 0; i-- {
 		ev := evs[i]
-		item := st.sideStyle(c.sideOf(ev.Side)).Render("▲"+clock(ev.T)) + " " + eventLabel(ev)
+		item := st.sideStyle(ev.Side.Index()).Render("▲"+clock(ev.T)) + " " + eventLabel(ev)
 		iw := ansi.StringWidth(item) + 2
 		if w+iw > c.width && len(items) > 0 {
 			break

@@ -68,7 +68,7 @@ func builtinItems() []PresetItem {
 
 // execSample is a sample of a side whose load is a real client: its own
 // socket calls and latency are not ours to count.
-func execSample(side string, t float64) model.Sample {
+func execSample(side model.SideID, t float64) model.Sample {
 	s := sample(side, t, true)
 	u := model.Unknown
 	s.Client.RecvCallsPer2MiB, s.Client.SendCallsPer2MiB, s.Client.RecvEAGAINPer2MiB, s.Client.SendEAGAINPer2MiB = u, u, u, u

@@ -76,9 +76,9 @@ func (f *fakeCtrl) Apply(ch model.Change) error {
 		return errors.New("bad side")
 	}
 	sc := f.cfg.Sides[ch.Side]
-	st, ok := model.Lookup(ch.Setting)
-	if !ok {
-		return errors.New("unknown setting " + ch.Setting)
+	st := ch.Setting
+	if st == nil {
+		return errors.New("a change of no setting")
 	}
 	if err := sc.SetValue(st, ch.Value); err != nil {
 		return err
@@ -137,7 +137,7 @@ func (f *fakeCtrl) stopCount() int {
 // sample builds a deterministic sample of a side at time t: throughput,
 // calls and CPU shaped like the real effect (A at the default buffer needs
 // ~10 calls per 2 MiB, B at 2m about one).
-func sample(side string, t float64, active bool) model.Sample {
+func sample(side model.SideID, t float64, active bool) model.Sample {
 	s := model.Sample{T: t, Side: side, Active: active, Connections: 1}
 	s.Seconds = 0.25
 	s.Placement = model.Placement{Setting: model.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}

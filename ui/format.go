@@ -40,36 +40,37 @@ func elapsedClock(d time.Duration) string { return clock(d.Seconds()) }
 
 // eventLabel is how a change is named on the charts: "B sndbuf 2m→64k".
 func eventLabel(ev model.Event) string {
+	side := string(ev.Side)
 	switch ev.Setting {
 	case model.SetPaused:
 		if ev.To == "true" {
-			return ev.Side + " paused"
+			return side + " paused"
 		}
-		return ev.Side + " resumed"
+		return side + " resumed"
 	case "mode":
 		return "mode " + ev.From + "→" + ev.To
 	case model.ExecRunEvent:
-		return ev.Side + " client run " + ev.To // a finished run of an exec side
+		return side + " client run " + ev.To // a finished run of an exec side
 	case model.SetExec:
 		// The program's name: the whole command is in the side's panel.
 		to := "our load"
 		if f := strings.Fields(ev.To); len(f) > 0 {
 			to = f[0]
 		}
-		return ev.Side + " exec → " + to
+		return side + " exec → " + to
 	case model.SetServer:
 		to := "our server"
 		if f := strings.Fields(ev.To); len(f) > 0 {
 			to = f[0]
 		}
-		return ev.Side + " server → " + to
+		return side + " server → " + to
 	}
 	s := ev.Setting + " " + ev.From + "→" + ev.To
 	if ev.Reconnected {
 		s += " (reconnected)"
 	}
-	if ev.Side != "" {
-		s = ev.Side + " " + s
+	if ev.Side != model.WholePair {
+		s = side + " " + s
 	}
 	return s
 }

@@ -262,7 +262,8 @@ type panelData struct {
 	bufs                  []shownBuf
 	connections, inFlight int
 	requestSize           int
-	workload, consume     string
+	workload              model.Workload
+	consume               string
 	exec                  string // the real client's command when it is the side's load
 	root                  string // the latest pass's root digest while the side hashes
 	pace                  string // what set the pace of the recent samples ("" before any)
@@ -469,7 +470,7 @@ func (p *panel) narrowRows(d panelData) []string {
 	if d.exec != "" {
 		rows = append(rows, p.execRows(d, lw, iw, d.transport)...)
 	} else {
-		parts := []string{conns, fmt.Sprintf("%d×%s", d.inFlight, units.FormatSize(int64(d.requestSize))), d.workload, d.transport}
+		parts := []string{conns, fmt.Sprintf("%d×%s", d.inFlight, units.FormatSize(int64(d.requestSize))), string(d.workload), d.transport}
 		if !p.consumeInTitle() {
 			parts = append(parts, "consume "+d.consume)
 		}
@@ -535,7 +536,7 @@ func (p *panel) wideRows(d panelData) []string {
 			p.row("connections", lw, fmt.Sprint(d.connections)),
 			p.row("request size", lw, units.FormatSize(int64(d.requestSize))),
 			p.row("in flight", lw, fmt.Sprintf("%d per connection", d.inFlight)),
-			p.row("workload", lw, d.workload),
+			p.row("workload", lw, string(d.workload)),
 			p.row("consume", lw, d.consume))
 	}
 	if d.root != "" {

@@ -44,7 +44,7 @@ func ApplyConfig(ctrl engine.Controller, cfg model.Config) error {
 				continue
 			}
 			if v := want.Value(st); v != have.Value(st) {
-				if err := ctrl.Apply(model.Change{Side: i, Setting: st.Name, Value: v}); err != nil {
+				if err := ctrl.Apply(model.Change{Side: i, Setting: st, Value: v}); err != nil {
 					errs = append(errs, err)
 				}
 			}

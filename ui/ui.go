@@ -21,7 +21,6 @@ import (
 	"math"
 	"os"
 	"os/signal"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -413,27 +412,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // View returns the last frame drawn.
 func (m *Model) View() string { return m.frame }
 
-func (m *Model) sideIndex(name string) int {
-	for i := range m.cfg.Sides {
-		if name != "" && strings.EqualFold(m.cfg.Sides[i].Name, name) {
-			return i
-		}
-	}
-	switch strings.ToUpper(name) {
-	case "A":
-		return 0
-	case "B":
-		return 1
-	}
-	return -1
-}
-
 // onUpdate takes an engine update and reports whether to redraw now.
 func (m *Model) onUpdate(u model.Update) bool {
 	switch {
 	case u.Sample != nil:
 		s := *u.Sample
-		i := m.sideIndex(s.Side)
+		i := s.Side.Index()
 		if i < 0 || math.IsNaN(s.T) || math.IsInf(s.T, 0) {
 			return false
 		}
@@ -454,15 +438,15 @@ func (m *Model) onUpdate(u model.Update) bool {
 		}
 	case u.Crash != nil:
 		c := *u.Crash
-		if i := m.sideIndex(c.Side); i >= 0 {
+		if i := c.Side.Index(); i >= 0 {
 			m.panels[i].crash = &c
 		} else {
 			m.setMsg(msgError, fmt.Sprintf("✗ %s crashed: %s", c.Role, c.Status))
 		}
 	case u.Warning != nil:
 		w := *u.Warning
-		if i := m.sideIndex(w.Side); i >= 0 {
-			if w.Kind == "clamp" {
+		if i := w.Side.Index(); i >= 0 {
+			if w.Kind == model.WarnClamp {
 				m.panels[i].clamp = &w
 			} else {
 				m.panels[i].warn = &w
@@ -472,7 +456,7 @@ func (m *Model) onUpdate(u model.Update) bool {
 			if w.Fix != "" {
 				t += " — " + w.Fix
 			}
-			if w.Kind == "cores" && m.com.facts.Cores > 0 {
+			if w.Kind == model.WarnCores && m.com.facts.Cores > 0 {
 				// The engine's text does not fit one line of 80
 				// columns; the status line has one.
 				t = fmt.Sprintf("▲ %d cores: in concurrent mode the sides compete for CPU — m for alternate", m.com.facts.Cores)
@@ -505,7 +489,7 @@ func (m *Model) onUpdate(u model.Update) bool {
 // that took effect (scripted changes arrive this way too).
 func (m *Model) applyEvent(ev model.Event) {
 	st, ok := model.Lookup(ev.Setting)
-	i := m.sideIndex(ev.Side)
+	i := ev.Side.Index()
 	if !ok || st.PerSide() && i < 0 {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 
 	"nbdscope/model"
 	"nbdscope/presets"
+	"nbdscope/report"
 )
 
 // app is what every command works with: the standard streams and the
@@ -34,7 +35,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 // execute runs one command line and returns the exit status; errors are
 // printed on stderr, prefixed "nbdscope:".
 func (a *app) execute(args []string) int {
-	shownRate = nil // --rate-unit is one command line's (rate_unit.go)
+	report.SetRateUnit(nil) // --rate-unit is one command line's (report/rate_unit.go)
 	a.args = args
 	root := newRootCmd(a)
 	root.SetArgs(args)

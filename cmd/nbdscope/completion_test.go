@@ -80,7 +80,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"runs", "export", "t"}, []string{"tuned"}, 1},
 		{[]string{"runs", "compare", "base", ""}, []string{"base", "tuned", "baseline-mac"}, 3},
 		{[]string{"runs", "export", "base", "--format", ""}, []string{"md", "csv", "json"}, 0},
-		{[]string{"run", "--workload-b", ""}, model.Workloads, len(model.Workloads)},
+		{[]string{"run", "--workload-b", ""}, model.WorkloadNames(), len(model.Workloads)},
 		{[]string{"--transport", ""}, []string{"unix", "tcp"}, 2},
 		{[]string{"run", "--placement-a", ""}, model.Placements, len(model.Placements)},
 		{[]string{"run", "--mode", ""}, []string{"alternate", "concurrent"}, 2},

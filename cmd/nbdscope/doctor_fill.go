@@ -112,16 +112,16 @@ func fillSideOf(rep model.Report, s model.SideReport, requested string) doctorFi
 	if fl.Known() {
 		ds.Words = model.FillText(fl, wl, model.Pace{})
 	} else {
-		ds.FillNA = fillWhy(rep, s.Name)
+		ds.FillNA = fillWhy(rep, s.ID())
 	}
 	return ds
 }
 
 // fillWhy is why a side's fill is n/a: the engine's warning of kind fill
 // for it, with its fix.
-func fillWhy(rep model.Report, side string) string {
+func fillWhy(rep model.Report, side model.SideID) string {
 	for _, w := range rep.Warnings {
-		if w.Kind != model.WarnFill || (w.Side != side && w.Side != "") {
+		if w.Kind != model.WarnFill || (w.Side != side && w.Side != model.WholePair) {
 			continue
 		}
 		why := w.Text

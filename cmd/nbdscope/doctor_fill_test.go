@@ -89,7 +89,7 @@ func TestDoctorFillNA(t *testing.T) {
 			sm.Client.RecvCallsPer2MiB = model.Figure(10 - 5*i)
 			sm.SetFill(model.NoFill)
 			rep.Sides = append(rep.Sides, model.SideReport{Name: sc.Name, Summary: sm})
-			rep.Warnings = append(rep.Warnings, model.Warning{Side: sc.Name, Kind: model.WarnFill,
+			rep.Warnings = append(rep.Warnings, model.Warning{Side: sc.ID(), Kind: model.WarnFill,
 				Text: "side " + sc.Name + ": send-buffer fill n/a: socket diagnostics not available on darwin", Fix: "measured on Linux only"})
 		}
 		busy := model.Figure(1.25)

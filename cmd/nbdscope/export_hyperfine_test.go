@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"nbdscope/internal/reporttest"
 	"nbdscope/model"
 	"nbdscope/stats"
 	"nbdscope/sweep"
@@ -24,7 +25,7 @@ import (
 // their statistics come out the same on every machine (no rounding for a
 // fused multiply-add to change) and a golden file holds them.
 func madeUpSpreadSweep(spread float64) model.SweepReport {
-	rep := madeUpSweep()
+	rep := reporttest.Sweep()
 	rep.Nbdscope, rep.Time = "test", time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	for i := range rep.Rows {
 		r := &rep.Rows[i]
@@ -132,7 +133,7 @@ func keys[V any](m map[string]V) []string {
 // hyperfine's stddev (an Option) is with one run; a size swept as
 // "default" with no effective size known leaves the values as swept.
 func TestHyperfineOneMeasurement(t *testing.T) {
-	rep := madeUpSweep()
+	rep := reporttest.Sweep()
 	rep.Rows[0].Effective = 0
 	var b bytes.Buffer
 	if err := writeSweepHyperfine(&b, rep); err != nil {

@@ -18,7 +18,7 @@ func madeUpRun() model.Report {
 	cfg := model.DefaultConfig()
 	rep := model.Report{Version: model.ReportVersion, Nbdscope: "test", Time: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), Config: cfg}
 	rep.Platform.OS, rep.Platform.Arch, rep.Platform.Kernel, rep.Platform.Cores = "linux", "amd64", "6.1.0", 2
-	smp := func(t float64, side, buf string, gib, recv float64) model.Sample {
+	smp := func(t float64, side model.SideID, buf string, gib, recv float64) model.Sample {
 		s := model.Sample{T: t, Side: side, Active: true, Connections: 1}
 		s.Settings = model.StampOf(cfg.Sides[0])
 		s.Settings.SndBuf = buf
@@ -43,11 +43,11 @@ func madeUpRun() model.Report {
 		sm.Settings = model.StampOf(cfg.Sides[0])
 		sm.ThroughputBps, sm.Seconds, sm.Bytes = model.Figure(gib*model.GiB), 2, uint64(gib*2*model.GiB)
 		sm.Changed = len(segs) > 1
-		sp := model.SpreadOf(rep.Samples, name, nil)
+		sp := model.SpreadOf(rep.Samples, model.SideID(name), nil)
 		sm.Spread = &sp
 		for i := range segs {
 			g := &segs[i]
-			gsp := model.SpreadOf(rep.Samples, name, func(s model.Sample) bool { return s.Settings == g.Settings && s.T > g.From && s.T <= g.To })
+			gsp := model.SpreadOf(rep.Samples, model.SideID(name), func(s model.Sample) bool { return s.Settings == g.Settings && s.T > g.From && s.T <= g.To })
 			g.Spread = &gsp
 		}
 		return model.SideReport{Name: name, Summary: sm, Segments: segs}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"nbdscope/model"
+	"nbdscope/report"
 )
 
 // TestRunIntervalsAndExports: `run -t 1.5 -P 2 -w 2m --intervals` prints
@@ -46,7 +47,7 @@ func TestRunIntervalsAndExports(t *testing.T) {
 	if len(lines) != len(rep.Samples) {
 		t.Errorf("%d interval lines for %d samples:\n%s", len(lines), len(rep.Samples), out)
 	}
-	if !strings.HasPrefix(out, intervalLegend+"\n") || strings.Index(out, "\nfigure ") < strings.LastIndex(out, "\n[") {
+	if !strings.HasPrefix(out, report.IntervalLegend+"\n") || strings.Index(out, "\nfigure ") < strings.LastIndex(out, "\n[") {
 		t.Errorf("want the legend, the lines, then the summary:\n%s", out)
 	}
 	recs, err := csv.NewReader(mustOpen(t, fc)).ReadAll()

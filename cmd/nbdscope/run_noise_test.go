@@ -3,51 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
-
-	"nbdscope/model"
 )
-
-// noiseReport is a run of two sides whose steady samples' throughput is
-// a's and b's values.
-func noiseReport(a, b []float64) model.Report {
-	rep := model.Report{Sides: []model.SideReport{{Name: "A"}, {Name: "B"}}}
-	add := func(side string, vs []float64) {
-		var sum model.Figures
-		for i, v := range vs {
-			f := model.Figures{Seconds: 1, Bytes: uint64(v), ThroughputBps: model.Figure(v)}
-			rep.Samples = append(rep.Samples, model.Sample{T: float64(i), Side: side, Active: true, Figures: f})
-			sum = sum.Add(f)
-		}
-		rep.Sides[sideIndexOf(side)].Summary.Figures = sum
-	}
-	add("A", a)
-	add("B", b)
-	return rep
-}
-
-func sideIndexOf(name string) int {
-	if name == "B" {
-		return 1
-	}
-	return 0
-}
-
-// TestRatioCellCarriesSpread: a ratio cell carries the spread of the
-// two sides' steady samples, marked ≈ when the difference is within it.
-func TestRatioCellCarriesSpread(t *testing.T) {
-	thr := func(sm model.Summary) model.Figure { return sm.ThroughputBps }
-	within := noiseReport([]float64{100e6, 110e6, 90e6, 105e6}, []float64{104e6, 96e6, 112e6, 99e6})
-	if c := spreadCell(within, thr); !strings.HasPrefix(c, " ≈ ±") {
-		t.Errorf("overlapping samples: cell %q, want ≈ and the spread", c)
-	}
-	beyond := noiseReport([]float64{100e6, 101e6, 99e6}, []float64{200e6, 202e6, 198e6})
-	if c := spreadCell(beyond, thr); c != " ±2.0%" {
-		t.Errorf("B twice A with 1%% spread each: cell %q, want \" ±2.0%%\"", c)
-	}
-	if c := spreadCell(noiseReport([]float64{100e6}, []float64{200e6}), thr); c != "" {
-		t.Errorf("one sample a side: cell %q, want none", c)
-	}
-}
 
 // TestIdenticalSidesWithinNoise (issue 24): a run whose sides have the
 // same settings says their difference is within noise and names no

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"nbdscope/model"
-	"nbdscope/presets"
+	"nbdscope/report"
 )
 
 // runExports are the formats run writes to files (--export-FORMAT).
@@ -80,15 +79,13 @@ func (a *app) writeRun(rep model.Report, o *runOutputFlags, live liveOutput, nam
 func writeRunAs(format string, w io.Writer, rep model.Report, name string) error {
 	switch format {
 	case fmtJSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(w, rep)
 	case fmtCSV:
 		return model.WriteRunCSV(w, rep)
 	case fmtMarkdown:
-		return presets.ExportRun(presets.RunFile{Name: name, Report: rep}, presets.FormatMarkdown, w)
+		return report.RunMarkdown(w, name, rep)
 	case fmtText:
-		return writeErr(w, func(w io.Writer) { printSummary(w, rep) })
+		return writeErr(w, func(w io.Writer) { report.Summary(w, rep) })
 	}
 	return fmt.Errorf("run: no output format %q", format)
 }

@@ -13,6 +13,7 @@ import (
 	"nbdscope/model"
 	"nbdscope/plot"
 	"nbdscope/presets"
+	"nbdscope/report"
 	"nbdscope/units"
 )
 
@@ -27,14 +28,14 @@ type runExporter func(rf presets.RunFile, w io.Writer) error
 // (the charts package's svg) is one more entry here.
 func runExportFormats() map[string]runExporter {
 	f := func(name string) runExporter {
-		return func(rf presets.RunFile, w io.Writer) error { return presets.ExportRun(rf, name, w) }
+		return func(rf presets.RunFile, w io.Writer) error { return exportRun(rf, name, w) }
 	}
 	return map[string]runExporter{
-		presets.FormatMarkdown: f(presets.FormatMarkdown),
-		"markdown":             f(presets.FormatMarkdown),
-		presets.FormatCSV:      f(presets.FormatCSV),
-		presets.FormatJSON:     f(presets.FormatJSON),
-		presets.FormatSVG:      f(presets.FormatSVG),
+		formatMarkdown: f(formatMarkdown),
+		"markdown":     f(formatMarkdown),
+		formatCSV:      f(formatCSV),
+		formatJSON:     f(formatJSON),
+		formatSVG:      f(formatSVG),
 	}
 }
 
@@ -58,10 +59,7 @@ func newRunsCmd(a *app) *cobra.Command {
 			if err != nil {
 				return storeCmdErr(err)
 			}
-			if rf.Report.Sweep != nil {
-				return exportSweepRun(rf, presets.FormatMarkdown, a.stdout)
-			}
-			return presets.ExportRun(rf, presets.FormatMarkdown, a.stdout)
+			return exportRun(rf, formatMarkdown, a.stdout)
 		}))
 	rm := storeSub("rm NAME", "Remove a saved run", []string{"NAME"}, a.completeRuns,
 		a.withStore(func(st *presets.Store, args []string) error {
@@ -82,12 +80,9 @@ func newRunsCmd(a *app) *cobra.Command {
 			if err != nil {
 				return storeCmdErr(err)
 			}
-			if rf.Report.Sweep != nil && strings.ToLower(format) != presets.FormatJSON {
-				write = func(rf presets.RunFile, w io.Writer) error { return exportSweepRun(rf, strings.ToLower(format), w) }
-			}
 			return storeCmdOutput(out, a.stdout, func(w io.Writer) error { return write(rf, w) })
 		}))
-	export.Flags().StringVar(&format, "format", presets.FormatMarkdown, "`FORMAT`: "+strings.Join(names, ", "))
+	export.Flags().StringVar(&format, "format", formatMarkdown, "`FORMAT`: "+strings.Join(names, ", "))
 	export.Flags().StringVarP(&out, "output", "o", "", "write to `FILE` instead of stdout")
 	export.RegisterFlagCompletionFunc("format", completeFixed(func() []string { return names }))
 	compare := storeSub("compare RUN RUN", "The two side by side with ratios (second/first), then their series charted over each other", []string{"RUN", "RUN"},
@@ -149,7 +144,7 @@ func (a *app) runsCompare(st *presets.Store, args []string) error {
 	if first.Report.Sweep != nil || second.Report.Sweep != nil {
 		return compareSweeps(a.stdout, first, second)
 	}
-	if err := presets.Compare(first, second, a.stdout); err != nil {
+	if err := report.Compare(a.stdout, reportRun(first), reportRun(second)); err != nil {
 		return err
 	}
 	fmt.Fprintln(a.stdout)

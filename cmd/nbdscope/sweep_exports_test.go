@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"nbdscope/report"
 	"nbdscope/sweep"
 )
 
@@ -30,17 +31,17 @@ func TestSweepExportsGolden(t *testing.T) {
 // TestSweepOptimumNoise: a lead within the spread of the measurements
 // names no winner; a lead beyond it says by how much.
 func TestSweepOptimumNoise(t *testing.T) {
-	tied := optimumLine(madeUpSpreadSweep(8).Optimum)
+	tied := report.OptimumLine(madeUpSpreadSweep(8).Optimum)
 	if !strings.HasPrefix(tied, "optimal: none clear — 1m, 2m") || !strings.Contains(tied, "within noise (±") {
 		t.Errorf("a lead within noise: %q", tied)
 	}
 	withDefault := madeUpSpreadSweep(8)
 	withDefault.Rows[0].ThroughputBps = withDefault.Rows[2].ThroughputBps // default as fast as 1m
 	withDefault.Rows[0].Measurements = withDefault.Rows[2].Measurements
-	if l := optimumLine(sweep.Optimum(withDefault.Rows)); !strings.Contains(l, "the default among them") || strings.Contains(l, "times faster") {
+	if l := report.OptimumLine(sweep.Optimum(withDefault.Rows)); !strings.Contains(l, "the default among them") || strings.Contains(l, "times faster") {
 		t.Errorf("the default tied: %q", l)
 	}
-	clear := optimumLine(madeUpSpreadSweep(1).Optimum)
+	clear := report.OptimumLine(madeUpSpreadSweep(1).Optimum)
 	if !strings.HasPrefix(clear, "optimal: 1m (3.") || !strings.Contains(clear, "ahead of 2m, beyond the noise (±") {
 		t.Errorf("a lead beyond noise: %q", clear)
 	}

@@ -11,69 +11,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"nbdscope/model"
 )
-
-// TestSweepHeaderCounts: the header says "median of 3" only when every row
-// had its 3; a sweep cut short says what its rows are the median of, with
-// each row's count in a measured column when they differ. The same holds
-// for an exec sweep's table.
-func TestSweepHeaderCounts(t *testing.T) {
-	withCounts := func(rep model.SweepReport, counts ...int) model.SweepReport {
-		rep.Rows = append([]model.SweepRow(nil), rep.Rows[:len(counts)]...)
-		for i, n := range counts {
-			rep.Rows[i].Repeats = n
-		}
-		return rep
-	}
-	execRep := func(rep model.SweepReport) model.SweepReport {
-		rep.Spec.Exec = &model.ExecSpec{Command: "qemu-img convert {uri} null", Warmup: 1}
-		for i := range rep.Rows {
-			rep.Rows[i].Exec = &model.ExecRow{}
-			rep.Rows[i].Figures.Server = &model.Process{}
-		}
-		return rep
-	}
-	for _, c := range []struct {
-		name   string
-		rep    model.SweepReport
-		header string
-		cells  []string // each row's measured cell; none: no column
-	}{
-		{"complete", withCounts(madeUpSweep(), 3, 3, 3), "median of 3;", nil},
-		{"cut short alike", withCounts(madeUpSweep(), 1, 1), "median of 1 (3 asked);", nil},
-		{"cut short unlike", withCounts(madeUpSweep(), 2, 1, 1), "median of the measurements each row had, of 3 asked (the measured column)",
-			[]string{"| 2 of 3 |", "| 1 of 3 |", "| 1 of 3 |"}},
-		{"exec complete", execRep(withCounts(madeUpSweep(), 3, 3)), "median of 3 (min–max) after 1 warm-up", nil},
-		{"exec cut short", execRep(withCounts(madeUpSweep(), 2, 1)), "median of the runs each row had, of 3 asked (the measured column) (min–max)",
-			[]string{"| 2 of 3 |", "| 1 of 3 |"}},
-	} {
-		if c.rep.Spec.Exec == nil && len(c.rep.Rows) > 0 {
-			c.rep.Rows[0].Placement = model.Placement{Setting: "split", LoadCPUs: "0", ServerCPUs: "1"}
-		}
-		var b bytes.Buffer
-		writeSweepTable(&b, c.rep)
-		out := b.String()
-		if !strings.Contains(out, c.header) {
-			t.Errorf("%s: header does not say %q:\n%s", c.name, c.header, out)
-		}
-		var rows []string
-		for _, l := range strings.Split(out, "\n") {
-			if strings.HasPrefix(l, "| ") && !strings.HasPrefix(l, "| buffer size") {
-				rows = append(rows, l)
-			}
-		}
-		if has := strings.Contains(out, " measured |"); has != (c.cells != nil) {
-			t.Errorf("%s: measured column %v, want %v:\n%s", c.name, has, c.cells != nil, out)
-		}
-		for i, cell := range c.cells {
-			if i >= len(rows) || !strings.HasSuffix(rows[i], cell) {
-				t.Errorf("%s: row %d does not end %q:\n%s", c.name, i, cell, out)
-			}
-		}
-	}
-}
 
 // TestSweepSignals: a sweep stopped by SIGTERM says "terminated", by
 // SIGINT "interrupted" (never "context canceled"), exits 130 and prints

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"nbdscope/model"
+	"nbdscope/report"
 )
 
 // sweepExports are the formats sweep writes to files (--export-FORMAT).
@@ -27,17 +28,15 @@ func planSweepOutputs(cmd *cobra.Command, ex *exportFlags) ([]destination, error
 func writeSweepAs(format string, w io.Writer, rep model.SweepReport, width int) error {
 	switch format {
 	case fmtJSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(w, rep)
 	case fmtCSV:
-		return writeSweepCSV(w, rep)
+		return report.SweepCSV(w, rep)
 	case fmtMarkdown:
-		return writeErr(w, func(w io.Writer) { writeSweepMarkdown(w, rep) })
+		return writeErr(w, func(w io.Writer) { report.SweepMarkdown(w, rep) })
 	case fmtHyperfine:
 		return writeSweepHyperfine(w, rep)
 	case fmtText:
-		return writeErr(w, func(w io.Writer) { writeSweepText(w, rep, width) })
+		return writeErr(w, func(w io.Writer) { report.SweepText(w, rep, width) })
 	}
 	return fmt.Errorf("sweep: no output format %q", format)
 }
@@ -63,4 +62,11 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	n, err := e.w.Write(p)
 	e.err = err
 	return n, err
+}
+
+// writeJSON writes v as indented JSON (a run's or a sweep's --json).
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/progress"
+	"nbdscope/report"
 	"nbdscope/sweep"
 )
 
@@ -35,7 +36,7 @@ func (s *sweepProgress) line(p sweep.SweepProgress) string {
 		eta = "ETA " + (per * time.Duration(p.Total-p.Done)).Round(time.Second).String()
 	}
 	return fmt.Sprintf("[%d/%d] %s repeat %d/%d · %s %s · %s", p.SizeIndex, p.Sizes, p.Size, p.Repeat, p.Repeats,
-		gibps(p.Last.ThroughputBps), rateName(), eta)
+		report.RateNumber(p.Last.ThroughputBps), report.RateName(), eta)
 }
 
 func (s *sweepProgress) update(p sweep.SweepProgress) {

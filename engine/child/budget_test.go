@@ -19,8 +19,8 @@ func TestMeasureSendsItsBudget(t *testing.T) {
 	uri := serveBackend(t, nbd.NewNull(1<<30, 0))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ro, _, err := startLoadRole(ctx, wire.LoadSpec{URI: uri, Connections: 2, RequestSize: req, InFlight: 4,
-		Workload: model.WorkRead, Consume: model.ConsumeNone, Paused: true})
+	ro, _, err := startLoadRole(ctx, wire.LoadSpec{URI: uri, Paused: true, Settings: wire.Start{model.SetConnections: {Int: 2},
+		model.SetRequestSize: {Int: req}, model.SetInFlight: {Int: 4}, model.SetWorkload: {Str: string(model.WorkRead)}, model.SetConsume: {Str: model.ConsumeNone}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ func RunChild(args []string) error {
 		if err := json.Unmarshal([]byte(args[1]), &spec); err != nil {
 			return fmt.Errorf("server spec: %w", err)
 		}
-		if spec.Command != "" {
+		if spec.Command() != "" {
 			r, ready, err = startRealServerRole(ctx, spec)
 		} else {
 			r, ready, err = startServerRole(ctx, spec)
@@ -86,7 +86,7 @@ func RunChild(args []string) error {
 		if err := json.Unmarshal([]byte(args[1]), &spec); err != nil {
 			return fmt.Errorf("load spec: %w", err)
 		}
-		if spec.Exec != "" {
+		if spec.Exec() != "" {
 			r, ready, err = startExecRole(ctx, spec)
 		} else {
 			r, ready, err = startLoadRole(ctx, spec)

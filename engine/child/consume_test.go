@@ -215,8 +215,8 @@ func TestHashPatternExport(t *testing.T) {
 	}{{"1 connection", 1, 1, false}, {"4 connections out of order", 4, 2, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			uri := serveBackend(t, jitter{nbd.NewPattern(size)})
-			spec := wire.LoadSpec{URI: uri, Connections: tc.conns, RequestSize: 256 << 10, InFlight: 4,
-				Workload: model.WorkRead, Consume: model.ConsumeHash, HashThreads: tc.threads}
+			spec := wire.LoadSpec{URI: uri, Settings: wire.Start{model.SetConnections: {Int: tc.conns}, model.SetRequestSize: {Int: 256 << 10},
+				model.SetInFlight: {Int: 4}, model.SetWorkload: {Str: string(model.WorkRead)}, model.SetConsume: {Str: model.ConsumeHash}, model.SetHashThreads: {Int: tc.threads}}}
 			m := runLoad(t, spec, func(m wire.Msg) bool { return m.Consumed.HashPasses >= 1 })
 			c := m.Consumed
 			if c.RootDigest != want || c.HashBroken != 0 {
@@ -236,7 +236,8 @@ func TestHashPatternExport(t *testing.T) {
 func TestScanNullExport(t *testing.T) {
 	for _, fill := range []byte{0, 0xff} {
 		uri := serveBackend(t, nbd.NewNull(1<<30, fill))
-		spec := wire.LoadSpec{URI: uri, Connections: 1, RequestSize: 256 << 10, InFlight: 4, Workload: model.WorkRead, Consume: model.ConsumeScan}
+		spec := wire.LoadSpec{URI: uri, Settings: wire.Start{model.SetConnections: {Int: 1}, model.SetRequestSize: {Int: 256 << 10}, model.SetInFlight: {Int: 4},
+			model.SetWorkload: {Str: string(model.WorkRead)}, model.SetConsume: {Str: model.ConsumeScan}}}
 		m := runLoad(t, spec, func(m wire.Msg) bool { return m.Consumed.ScannedBuffers >= 200 })
 		c := m.Consumed
 		want := c.ScannedBuffers

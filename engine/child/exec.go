@@ -51,14 +51,14 @@ func startExecRole(ctx context.Context, spec wire.LoadSpec) (role, wire.Msg, err
 		return nil, wire.Msg{}, err
 	}
 	vars := clientrun.Vars{"uri": spec.URI, "socket": u.Socket}
-	if strings.Contains(spec.Exec, "{size}") {
+	if strings.Contains(spec.Exec(), "{size}") {
 		size, err := exportSize(ctx, u)
 		if err != nil {
 			return nil, wire.Msg{}, fmt.Errorf("{size} in the command: %w", err)
 		}
 		vars["size"] = strconv.FormatUint(size, 10)
 	}
-	argv, err := clientrun.Command{Line: spec.Exec}.Argv(vars)
+	argv, err := clientrun.Command{Line: spec.Exec()}.Argv(vars)
 	if err != nil {
 		return nil, wire.Msg{}, err
 	}

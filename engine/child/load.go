@@ -68,7 +68,7 @@ type loadConn struct {
 	wg   sync.WaitGroup
 }
 
-func workloadIndex(w string) int32 {
+func workloadIndex(w model.Workload) int32 {
 	for i, v := range model.Workloads {
 		if v == w {
 			return int32(i)
@@ -82,16 +82,18 @@ func startLoadRole(ctx context.Context, spec wire.LoadSpec) (role, wire.Msg, err
 	if err != nil {
 		return nil, wire.Msg{}, err
 	}
-	r := &loadRole{ctx: ctx, uri: u, inflight: spec.InFlight, sndReq: spec.SndBuf, rcvReq: spec.RcvBuf, verify: spec.Verify, lost: make(chan error, 1)}
-	r.reqSize.Store(int64(spec.RequestSize))
-	r.workload.Store(workloadIndex(spec.Workload))
-	r.readPct.Store(int32(spec.ReadPercent))
-	r.initConsume(spec.Consume, spec.HashThreads)
+	set := spec.Settings // the start values of the table's load settings
+	r := &loadRole{ctx: ctx, uri: u, inflight: set.Int(model.SetInFlight), sndReq: set.Int(model.SetClientSndBuf),
+		rcvReq: set.Int(model.SetClientRcvBuf), verify: spec.Verify, lost: make(chan error, 1)}
+	r.reqSize.Store(int64(set.Int(model.SetRequestSize)))
+	r.workload.Store(workloadIndex(model.Workload(set.Str(model.SetWorkload))))
+	r.readPct.Store(int32(set.Int(model.SetReadPercent)))
+	r.initConsume(set.Str(model.SetConsume), set.Int(model.SetHashThreads))
 	r.gate.init(spec.Paused)
 	r.defSnd, _, _ = nbd.ProbeSocketBuffer(u.Network(), nbd.SendBuf, 0)
 	r.defRcv, _, _ = nbd.ProbeSocketBuffer(u.Network(), nbd.RecvBuf, 0)
 	r.mu.Lock()
-	err = r.setConns(spec.Connections)
+	err = r.setConns(set.Int(model.SetConnections))
 	r.mu.Unlock()
 	if err != nil {
 		r.close()
@@ -445,7 +447,7 @@ func (r *loadRole) settings() wire.Msg {
 		model.SetConnections:  strconv.Itoa(len(r.conns)),
 		model.SetInFlight:     strconv.Itoa(r.inflight),
 		model.SetRequestSize:  strconv.FormatInt(r.reqSize.Load(), 10),
-		model.SetWorkload:     model.Workloads[r.workload.Load()],
+		model.SetWorkload:     string(model.Workloads[r.workload.Load()]),
 		model.SetReadPercent:  strconv.Itoa(int(r.readPct.Load())),
 		model.SetConsume:      r.mode.Load().(string),
 		model.SetHashThreads:  strconv.Itoa(r.threads.limit()),
@@ -525,7 +527,7 @@ func (r *loadRole) setRequestSize(c wire.Cmd) wire.Msg {
 }
 
 func (r *loadRole) setWorkload(c wire.Cmd) wire.Msg {
-	r.workload.Store(workloadIndex(c.Str))
+	r.workload.Store(workloadIndex(model.Workload(c.Str)))
 	return wire.Msg{}
 }
 

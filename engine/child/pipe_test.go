@@ -11,6 +11,7 @@ import (
 
 	"nbdscope/engine/wire"
 	"nbdscope/internal/childtest"
+	"nbdscope/model"
 )
 
 // TestServerChildSurvivesBrokenPipe: a reply written after the controller
@@ -22,7 +23,7 @@ import (
 func TestServerChildSurvivesBrokenPipe(t *testing.T) {
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "A.sock")
-	p := childtest.StartServer(t, wire.ServerSpec{Backend: "null", Size: 1 << 20, Transport: "unix", Socket: sock})
+	p := childtest.StartServer(t, wire.ServerSpec{Socket: sock, Settings: wire.Start{model.SetBackend: {Str: "null"}, model.SetSize: {Int: 1 << 20}, model.SetTransport: {Str: "unix"}}})
 	cmd, stdin, stdout, ready := p.Cmd, p.Stdin, p.Stdout, p.Ready
 	if _, err := os.Stat(sock); err != nil {
 		t.Fatalf("ready (%s) but no socket: %v", ready, err)

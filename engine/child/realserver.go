@@ -59,9 +59,9 @@ const listenTimeout = 10 * time.Second
 const tickEvery = 50 * time.Millisecond
 
 func startRealServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.Msg, error) {
-	vars := clientrun.Vars{"size": strconv.FormatInt(spec.Size, 10)}
+	vars := clientrun.Vars{"size": strconv.Itoa(spec.Settings.Int(model.SetSize))}
 	addr, uri := spec.Socket, nbd.URI{Transport: "unix", Socket: spec.Socket}
-	if spec.Transport == "tcp" {
+	if spec.Settings.Str(model.SetTransport) == "tcp" {
 		port, err := freePort()
 		if err != nil {
 			return nil, wire.Msg{}, err
@@ -71,7 +71,7 @@ func startRealServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.
 	} else {
 		vars["socket"] = spec.Socket
 	}
-	argv, err := clientrun.Command{Line: spec.Command}.Argv(vars)
+	argv, err := clientrun.Command{Line: spec.Command()}.Argv(vars)
 	if err != nil {
 		return nil, wire.Msg{}, fmt.Errorf("server command: %w", err)
 	}
@@ -97,9 +97,9 @@ func startRealServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.
 		r.close()
 		return nil, wire.Msg{}, err
 	}
-	if spec.SndBuf > 0 {
+	if sndbuf := spec.Settings.Int(model.SetSndBuf); sndbuf > 0 {
 		// Applied to each connection as it comes.
-		if _, _, err := r.bufs.Set(sockctl.SendBuf, spec.SndBuf); err != nil {
+		if _, _, err := r.bufs.Set(sockctl.SendBuf, sndbuf); err != nil {
 			r.close()
 			return nil, wire.Msg{}, fmt.Errorf("the real server's send buffer cannot be set: %s", realproc.Refusal(err))
 		}

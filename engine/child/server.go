@@ -38,16 +38,17 @@ type serverRole struct {
 }
 
 func startServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.Msg, error) {
-	be, err := nbd.OpenBackend(spec.Backend, spec.Size, nbd.BackendOptions{Fill: 0xff})
+	backend, sndbuf := spec.Settings.Str(model.SetBackend), spec.Settings.Int(model.SetSndBuf)
+	be, err := nbd.OpenBackend(backend, int64(spec.Settings.Int(model.SetSize)), nbd.BackendOptions{Fill: 0xff})
 	if err != nil {
 		return nil, wire.Msg{}, err
 	}
-	readOnly := spec.Backend == "pattern"
-	r := &serverRole{be: be, req: spec.SndBuf, network: "unix"}
-	r.srv = &nbd.Server{Exports: []nbd.Export{{Name: "", Description: "nbdscope " + spec.Backend, Backend: be, ReadOnly: readOnly}}}
+	readOnly := backend == "pattern"
+	r := &serverRole{be: be, req: sndbuf, network: "unix"}
+	r.srv = &nbd.Server{Exports: []nbd.Export{{Name: "", Description: "nbdscope " + backend, Backend: be, ReadOnly: readOnly}}}
 	var ln net.Listener
 	var uri nbd.URI
-	switch spec.Transport {
+	switch spec.Settings.Str(model.SetTransport) {
 	case "tcp":
 		tl, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -65,13 +66,13 @@ func startServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.Msg,
 		uri = nbd.URI{Transport: "unix", Socket: spec.Socket}
 		r.sockDir = filepath.Dir(spec.Socket)
 	}
-	if spec.SndBuf > 0 {
-		r.srv.SetSocketBuffer(nbd.SendBuf, spec.SndBuf)
+	if sndbuf > 0 {
+		r.srv.SetSocketBuffer(nbd.SendBuf, sndbuf)
 	}
 	if r.network == "unix" {
 		// Known before the first connection: a unix socket gets exactly
 		// what a fresh one does (TCP's depends on the connection).
-		_, r.seen.snd, _ = nbd.ProbeSocketBuffer(r.network, nbd.SendBuf, spec.SndBuf)
+		_, r.seen.snd, _ = nbd.ProbeSocketBuffer(r.network, nbd.SendBuf, sndbuf)
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	r.cancel = cancel

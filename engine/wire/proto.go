@@ -130,33 +130,64 @@ type MeasuredMsg struct {
 	MaxLatNs int64  `json:"max_lat_ns"` // the longest of the requests
 }
 
-// ServerSpec configures a server child.
-type ServerSpec struct {
-	Backend   string `json:"backend"`
-	Size      int64  `json:"size"`
-	Transport string `json:"transport"`
-	Socket    string `json:"socket,omitempty"` // unix
-	SndBuf    int    `json:"sndbuf"`           // request; 0 = OS default
-	// Command, when set, makes the server a real server program run by
-	// the child (engine/child's realserver.go); Backend does not apply.
-	Command string `json:"command,omitempty"`
+// Start is a child's start values of the settings table's entries that
+// start in its role (Setting.StartsIn), by setting name, each as the child
+// applies it (Setting.ChildArg): a buffer as its request in bytes, hash
+// threads resolved. It is built by walking the table (StartOf), so a new
+// setting reaches its child with no field here.
+type Start map[string]model.ChildArg
+
+// StartOf is the start values of role's settings for side sc, resolved
+// against env.
+func StartOf(role string, sc model.SideConfig, env model.ArgEnv) Start {
+	s := Start{}
+	for _, st := range model.Settings() {
+		if st.StartsIn() == role {
+			s[st.Name] = st.ChildArg(sc.Value(st), sc, env)
+		}
+	}
+	return s
 }
 
-// LoadSpec configures a load child.
-type LoadSpec struct {
-	URI         string `json:"uri"`
-	Connections int    `json:"connections"`
-	RequestSize int    `json:"request_size"`
-	InFlight    int    `json:"in_flight"`
-	Workload    string `json:"workload"`
-	ReadPercent int    `json:"read_percent"`
-	SndBuf      int    `json:"sndbuf"`
-	RcvBuf      int    `json:"rcvbuf"`
-	Verify      bool   `json:"verify"`
-	Consume     string `json:"consume"`
-	HashThreads int    `json:"hash_threads"` // resolved (ResolveHashThreads)
-	Paused      bool   `json:"paused"`
-	// Exec, when set, makes the load a real client command run in a loop
-	// (engine/child's exec.go); the fields above then do not apply.
-	Exec string `json:"exec,omitempty"`
+// Int is a start value's number (0 when not given).
+func (s Start) Int(setting string) int { return s[setting].Int }
+
+// Str is a start value's text ("" when not given).
+func (s Start) Str(setting string) string { return s[setting].Str }
+
+// ServerSpec configures a server child: its socket (for the unix
+// transport) and the start values of the server's settings (backend,
+// size, transport, sndbuf, and the real server command, if any).
+type ServerSpec struct {
+	Socket   string `json:"socket,omitempty"` // unix
+	Settings Start  `json:"settings"`
 }
+
+// NewServerSpec is the server spec of side sc on socket.
+func NewServerSpec(sc model.SideConfig, socket string) ServerSpec {
+	return ServerSpec{Socket: socket, Settings: StartOf(model.RoleServer, sc, model.ArgEnv{})}
+}
+
+// Command is the real server program the child runs instead of ours
+// (engine/child's realserver.go); "" for ours, whose backend applies.
+func (s ServerSpec) Command() string { return s.Settings.Str(model.SetServer) }
+
+// LoadSpec configures a load child: the target, whether it starts paused
+// and verifies data, and the start values of the load's settings. With
+// the exec setting given, the load is a real client command run in a loop
+// (engine/child's exec.go) and the other settings do not apply.
+type LoadSpec struct {
+	URI      string `json:"uri"`
+	Verify   bool   `json:"verify"`
+	Paused   bool   `json:"paused"`
+	Settings Start  `json:"settings"`
+}
+
+// NewLoadSpec is the load spec of side sc against uri, resolved against
+// env (hash threads: the pair's mode and cores).
+func NewLoadSpec(sc model.SideConfig, uri string, env model.ArgEnv) LoadSpec {
+	return LoadSpec{URI: uri, Verify: sc.Verify, Settings: StartOf(model.RoleLoad, sc, env)}
+}
+
+// Exec is the real client command of an exec side ("" for our load).
+func (s LoadSpec) Exec() string { return s.Settings.Str(model.SetExec) }

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -12,15 +12,15 @@ import (
 // The outputs of an exec sweep (sweep --exec): the seed's table of a real
 // client, `| buffer size | time | user | system |` with min–max, then the
 // server's own columns; the optimum as the seed wrote it. The bars and
-// the JSON are the sweep's own (sweep_report.go).
+// the JSON are the sweep's own (sweep.go).
 
 // spread is "4.292s (4.101–4.388)": the median with min–max.
 func spread(med, lo, hi float64) string {
 	return fmt.Sprintf("%.3fs (%.3f–%.3f)", med, lo, hi)
 }
 
-// writeExecTable prints the seed's table for an exec sweep.
-func writeExecTable(w io.Writer, rep model.SweepReport) {
+// execTable prints the seed's table for an exec sweep.
+func execTable(w io.Writer, rep model.SweepReport) {
 	x := rep.Spec.Exec
 	median, perRow := medianOf(rep, "runs")
 	fmt.Fprintf(w, "Running `%s` against %s (%s export) for each server send buffer, %s (min–max) after %d warm-up.\n",
@@ -51,13 +51,13 @@ func writeExecTable(w io.Writer, rep model.SweepReport) {
 		if srv.UserS.Known() && srv.SysS.Known() {
 			cpu = srv.UserS + srv.SysS
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s%s\n", bufferCell(r),
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s%s\n", rowBuffer(r),
 			spread(r.Seconds, e.SecondsMin, e.SecondsMax), spread(r.ClientUserS, e.UserMin, e.UserMax),
 			spread(r.ClientSysS, e.SysMin, e.SysMax), srv.SendCallsPer2MiB.Fixed(2), srv.SendEAGAINPer2MiB.Fixed(2),
 			srv.RecvCallsPer2MiB.Fixed(2), secs(cpu), sentCell(e),
 			r.Figures.Client.RecvCallsPer2MiB.Fixed(2), r.Figures.Client.EAGAINPer2MiB.Fixed(2),
 			wakeups(r.Figures.Client.VolCSPer2MiB, r.Figures.Client.InvolCSPer2MiB), r.Figures.Client.FaultsPer2MiB.Fixed(1),
-			gibps(r.ThroughputBps), " "+timeSpread(r)+" |", measuredCell(perRow, r, rep.Spec.Repeat))
+			rateNumber(r.ThroughputBps), " "+timeSpread(r)+" |", measuredCell(perRow, r, rep.Spec.Repeat))
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -9,7 +9,6 @@ import (
 
 	"nbdscope/model"
 	"nbdscope/stats"
-	"nbdscope/sweep"
 )
 
 // The sweep's statistics as hyperfine prints them: each row's time as
@@ -95,7 +94,7 @@ func noiseTied(o *model.SweepOptimum, vs string) string {
 	}
 	return fmt.Sprintf("optimal: none clear — %s are within noise (±%s) of each other (up to %s %s%s); within %d%%: %s",
 		strings.Join(n.Tied, ", "), pct(n.Noise), rateNumber(o.ThroughputBps), rateName(), vs,
-		int(sweep.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "))
+		int(model.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "))
 }
 
 // noiseLead is what the optimum line adds when the optimum's lead is

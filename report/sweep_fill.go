@@ -1,10 +1,9 @@
-package main
+package report
 
 import (
 	"strings"
 
 	"nbdscope/model"
-	"nbdscope/segtable"
 )
 
 // sweepFillLine is the send-buffer fill at each size of a sweep, full/empty
@@ -17,7 +16,7 @@ func sweepFillLine(rows []model.SweepRow) string {
 	for _, r := range rows {
 		fl := r.Figures.Fill()
 		any = any || fl.Known()
-		parts = append(parts, r.Buffer+" "+segtable.FillCell(fl))
+		parts = append(parts, r.Buffer+" "+FillCell(fl))
 	}
 	if !any {
 		if why := execFillNA(rows); why != "" {

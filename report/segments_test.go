@@ -1,4 +1,4 @@
-package segtable
+package report
 
 import (
 	"bytes"
@@ -30,7 +30,7 @@ func sideOf(rep *model.Report, name string, specs ...stretchSpec) {
 		g.ThroughputBps = model.GiB
 		for k := 0; k < 2; k++ {
 			t++
-			s := model.Sample{T: t, Side: name, Active: true}
+			s := model.Sample{T: t, Side: model.SideID(name), Active: true}
 			s.Settings, s.Bytes, s.Seconds = st, 1<<30, 1
 			s.SndBuf = g.SndBuf
 			rep.Samples = append(rep.Samples, s)
@@ -72,7 +72,7 @@ func explorerRun() model.Report {
 // settings table's order; those that never change are named once; and no
 // two rows of a side look alike in their setting cells.
 func TestColumnsAreTheSettingsThatDiffer(t *testing.T) {
-	tb, ok := Of(explorerRun())
+	tb, ok := Segments(explorerRun())
 	if !ok {
 		t.Fatal("a run with changes has no segments table")
 	}
@@ -130,7 +130,7 @@ func TestEveryCarriedSettingGetsItsColumn(t *testing.T) {
 		}
 		var rep model.Report
 		sideOf(&rep, "A", stretchSpec{sc: base}, stretchSpec{sc: other})
-		tb, _ := Of(rep)
+		tb, _ := Segments(rep)
 		want := []string{st.Name}
 		if st.Name == model.SetWorkload {
 			want = append(want, model.SetReadPercent) // 50 → "-": a read has no read share
@@ -149,7 +149,7 @@ func TestEveryCarriedSettingGetsItsColumn(t *testing.T) {
 func changed(sc model.SideConfig, st *model.Setting) (model.SideConfig, bool) {
 	cands := append(st.Values(), "3", "qemu-img info {uri}", "nbdkit -U {socket} -f null {size}")
 	if st.Name == model.SetWorkload {
-		cands = []string{model.WorkRead}
+		cands = []string{string(model.WorkRead)}
 	}
 	for _, v := range cands {
 		o := sc
@@ -187,7 +187,7 @@ func TestAcrossLabelsBySettingsMeasuredUnder(t *testing.T) {
 	if got := Across(rep, rep.Sides[0], buf); strings.Contains(got, "macos") {
 		t.Errorf("A's label %q names a setting it moved nothing under", got)
 	}
-	if _, ok := Of(model.Report{Sides: []model.SideReport{{Name: "A", Segments: make([]model.Segment, 1)}}}); ok {
+	if _, ok := Segments(model.Report{Sides: []model.SideReport{{Name: "A", Segments: make([]model.Segment, 1)}}}); ok {
 		t.Error("a run without changes has a segments table")
 	}
 }

@@ -1,29 +1,13 @@
-package presets
+package report
 
 import (
 	"bytes"
-	"os"
 	"slices"
 	"strings"
 	"testing"
-)
 
-// loadChangesRun reads testdata/changes.json: a run saved by
-// 'nbdscope run --save' in which side A changed its client receive
-// buffer (2 s), its transport (4 s) and its placement (6 s), and side B
-// its send buffer and connections (6 s), as a user does in the explorer.
-func loadChangesRun(t *testing.T) RunFile {
-	t.Helper()
-	data, err := os.ReadFile("testdata/changes.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rf, err := parseRun(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rf
-}
+	"nbdscope/internal/reporttest"
+)
 
 // segmentsTable returns the rows of the markdown's Segments table, head
 // first.
@@ -37,7 +21,7 @@ func segmentsTable(t *testing.T, md string) [][]string {
 	var rows [][]string
 	for _, l := range strings.Split(sec, "\n") {
 		if strings.HasPrefix(l, "|") && !strings.HasPrefix(l, "|--") {
-			rows = append(rows, cells(l))
+			rows = append(rows, reporttest.Cells(l))
 		}
 	}
 	return rows
@@ -48,9 +32,8 @@ func segmentsTable(t *testing.T, md string) [][]string {
 // placement among them), so no two stretches of a side read alike, and
 // the summary rows are labelled by what they were measured under.
 func TestExportMarkdownSegmentsTellStretchesApart(t *testing.T) {
-	rf := loadChangesRun(t)
 	var b bytes.Buffer
-	if err := ExportRun(rf, FormatMarkdown, &b); err != nil {
+	if err := RunMarkdown(&b, "fixture", reporttest.Changes(t)); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()
@@ -83,12 +66,12 @@ func TestExportMarkdownSegmentsTellStretchesApart(t *testing.T) {
 		t.Errorf("A's summary does not say what it mixes:\n%s", md)
 	}
 	// A kept its server sndbuf; its effective size followed the transport.
-	if got := tableRow(t, md, "side", "A")[1]; got != "default (eff. 208k) → default (eff. 4m)" {
+	if got := reporttest.TableRow(t, md, "side", "A")[1]; got != "default (eff. 208k) → default (eff. 4m)" {
 		t.Errorf("A's buffer cell %q", got)
 	}
 	// B moved payload only under 64k: its label is that, whatever it was
 	// set to while it waited for its turn.
-	if got := tableRow(t, md, "side", "B")[1]; got != "64k (eff. 128k)" {
+	if got := reporttest.TableRow(t, md, "side", "B")[1]; got != "64k (eff. 128k)" {
 		t.Errorf("B's buffer cell %q", got)
 	}
 }

@@ -1,13 +1,13 @@
-package main
+package report
 
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
 	"nbdscope/model"
-	"nbdscope/sweep"
 	"nbdscope/units"
 )
 
@@ -34,16 +34,8 @@ func sweptSizes(rows []model.SweepRow) string {
 	return strings.Join(names, ", ")
 }
 
-func bufferCell(r model.SweepRow) string {
-	if r.Effective > 0 {
-		return r.Buffer + " (" + units.FormatSize(int64(r.Effective)) + ")"
-	}
-	return r.Buffer
-}
-
-// gibps is a rate in the sweep's unit, GiB/s unless --rate-unit says
-// otherwise (rate_unit.go).
-func gibps(f model.Figure) string { return rateNumber(f) }
+// rowBuffer is a row's buffer and its effective size: "2m (4m)".
+func rowBuffer(r model.SweepRow) string { return withEffective(r.Buffer, r.Effective, "") }
 
 func secs(f model.Figure) string {
 	if !f.Known() {
@@ -52,28 +44,28 @@ func secs(f model.Figure) string {
 	return f.Fixed(3) + "s"
 }
 
-// writeSweepMarkdown prints the seed's table shape, one row per size, then
+// SweepMarkdown prints the seed's table shape, one row per size, then
 // the optimum line (sweep --markdown).
-func writeSweepMarkdown(w io.Writer, rep model.SweepReport) {
-	writeSweepTable(w, rep)
+func SweepMarkdown(w io.Writer, rep model.SweepReport) {
+	sweepTable(w, rep)
 	fmt.Fprintln(w)
-	writeSweepEnd(w, rep)
+	sweepEnd(w, rep)
 }
 
-// writeSweepText is sweep's default output: the table, a bar per size,
+// SweepText is sweep's default output: the table, a bar per size,
 // then the optimum line.
-func writeSweepText(w io.Writer, rep model.SweepReport, width int) {
-	writeSweepTable(w, rep)
+func SweepText(w io.Writer, rep model.SweepReport, width int) {
+	sweepTable(w, rep)
 	fmt.Fprintln(w)
-	writeSweepBars(w, rep, width)
+	sweepBars(w, rep, width)
 	fmt.Fprintln(w)
-	writeSweepEnd(w, rep)
+	sweepEnd(w, rep)
 }
 
-// writeSweepEnd prints the optimum line and what set the pace there, and
+// sweepEnd prints the optimum line and what set the pace there, and
 // says when the sweep is partial.
-func writeSweepEnd(w io.Writer, rep model.SweepReport) {
-	fmt.Fprintln(w, optimumLine(rep.Optimum))
+func sweepEnd(w io.Writer, rep model.SweepReport) {
+	fmt.Fprintln(w, OptimumLine(rep.Optimum))
 	if l := sweepFillLine(rep.Rows); l != "" {
 		fmt.Fprintln(w, l)
 	}
@@ -88,10 +80,10 @@ func writeSweepEnd(w io.Writer, rep model.SweepReport) {
 	}
 }
 
-// writeSweepTable prints the seed's table shape, one row per size.
-func writeSweepTable(w io.Writer, rep model.SweepReport) {
+// sweepTable prints the seed's table shape, one row per size.
+func sweepTable(w io.Writer, rep model.SweepReport) {
 	if rep.Spec.Exec != nil {
-		writeExecTable(w, rep)
+		execTable(w, rep)
 		return
 	}
 	where := ""
@@ -107,8 +99,8 @@ func writeSweepTable(w io.Writer, rep model.SweepReport) {
 		timeSpreadHead+measuredHead(perRow))
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|"+timeSpreadRule+measuredRule(perRow))
 	for _, r := range rep.Rows {
-		fmt.Fprintf(w, "| %s | %.3fs | %.3fs | %.3fs | %s | %s | %s | %s | %s |%s%s\n", bufferCell(r), r.Seconds, r.ClientUserS, r.ClientSysS,
-			secs(r.ServerUserS), secs(r.ServerSysS), r.RecvPer2MiB.Fixed(1), r.EAGAINPer2MiB.Fixed(1), gibps(r.ThroughputBps),
+		fmt.Fprintf(w, "| %s | %.3fs | %.3fs | %.3fs | %s | %s | %s | %s | %s |%s%s\n", rowBuffer(r), r.Seconds, r.ClientUserS, r.ClientSysS,
+			secs(r.ServerUserS), secs(r.ServerSysS), r.RecvPer2MiB.Fixed(1), r.EAGAINPer2MiB.Fixed(1), rateNumber(r.ThroughputBps),
 			timeSpreadCells(r), measuredCell(perRow, r, rep.Spec.Repeat))
 	}
 }
@@ -151,11 +143,11 @@ func ifPerRow(perRow bool, s string) string {
 	return ""
 }
 
-// optimumLine is the seed's "optimal: 2m (12.6 times faster than
+// OptimumLine is the seed's "optimal: 2m (12.6 times faster than
 // default)", with the optimum's GiB/s, for a sweep of our load and of a
 // real client alike: "optimal: 1m (3.42 GiB/s, 2.40 times faster than
 // default); within 5%: 1m, 2m, 4m".
-func optimumLine(o *model.SweepOptimum) string {
+func OptimumLine(o *model.SweepOptimum) string {
 	if o == nil {
 		return "optimal: n/a (no size moved any payload)"
 	}
@@ -169,22 +161,22 @@ func optimumLine(o *model.SweepOptimum) string {
 	if n := o.Noise; n != nil && n.Known && n.Within {
 		return noiseTied(o, vs) // no winner named (sweep_stats_report.go)
 	}
-	return fmt.Sprintf("optimal: %s (%s %s%s); within %d%%: %s%s", o.Buffer, gibps(o.ThroughputBps), rateName(), vs,
-		int(sweep.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "), noiseLead(o))
+	return fmt.Sprintf("optimal: %s (%s %s%s); within %d%%: %s%s", o.Buffer, rateNumber(o.ThroughputBps), rateName(), vs,
+		int(model.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "), noiseLead(o))
 }
 
 // barEighths draws a bar to an eighth of a cell.
 var barEighths = []string{"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"}
 
-// writeSweepBars draws one horizontal bar per size, scaled so the fastest
+// sweepBars draws one horizontal bar per size, scaled so the fastest
 // fills the width, labelled with its GiB/s; the caption names the sizes
 // swept.
-func writeSweepBars(w io.Writer, rep model.SweepReport, width int) {
+func sweepBars(w io.Writer, rep model.SweepReport, width int) {
 	label, value := 0, 0
 	var top float64
 	for _, r := range rep.Rows {
-		label = max(label, len([]rune(bufferCell(r))))
-		value = max(value, len(gibps(r.ThroughputBps)))
+		label = max(label, len([]rune(rowBuffer(r))))
+		value = max(value, len(rateNumber(r.ThroughputBps)))
 		if r.ThroughputBps.Known() {
 			top = max(top, float64(r.ThroughputBps))
 		}
@@ -197,18 +189,18 @@ func writeSweepBars(w io.Writer, rep model.SweepReport, width int) {
 			eighths := int(float64(r.ThroughputBps)/top*float64(room*8) + 0.5)
 			bar = strings.Repeat("█", eighths/8) + barEighths[eighths%8]
 		}
-		cell := bufferCell(r)
+		cell := rowBuffer(r)
 		pad := label - len([]rune(cell))
 		fmt.Fprintf(w, "  %s%s %s%s %s\n", cell, strings.Repeat(" ", pad), bar,
-			strings.Repeat(" ", room-len([]rune(bar))), gibps(r.ThroughputBps))
+			strings.Repeat(" ", room-len([]rune(bar))), rateNumber(r.ThroughputBps))
 	}
 }
 
-// writeSweepCSV writes a row per size: the buffer, the time to move the
+// SweepCSV writes a row per size: the buffer, the time to move the
 // sweep's bytes, then engine's figure columns (the same as run --csv) of
 // the median measurement, then the optimum in every row's optimal,
 // within_5pct and x_default columns.
-func writeSweepCSV(w io.Writer, rep model.SweepReport) error {
+func SweepCSV(w io.Writer, rep model.SweepReport) error {
 	o := rep.Optimum
 	var def model.Figure = model.Unknown
 	for _, r := range rep.Rows {
@@ -222,7 +214,7 @@ func writeSweepCSV(w io.Writer, rep model.SweepReport) error {
 		optimal, within := false, false
 		if o != nil {
 			optimal = r.Buffer == o.Buffer
-			within = contains(o.Within5Pct, r.Buffer)
+			within = slices.Contains(o.Within5Pct, r.Buffer)
 		}
 		xdef := ""
 		if def.Known() && def > 0 && r.ThroughputBps.Known() {
@@ -291,19 +283,7 @@ func paceLine(rep model.SweepReport) string {
 // measurements: the worst row, and which rows they slowed (from a quarter
 // of a core on average); "" where it was not measured.
 func otherCPULine(rows []model.SweepRow) string {
-	worst, measured := model.Figure(0), false
-	var noisy []string
-	for _, r := range rows {
-		o := r.OtherCoresBusy
-		if o == nil || !o.Known() {
-			continue
-		}
-		measured = true
-		worst = max(worst, *o)
-		if *o >= model.OtherCoresNoisy {
-			noisy = append(noisy, r.Buffer)
-		}
-	}
+	worst, noisy, measured := model.OtherCPU(rows)
 	switch {
 	case !measured:
 		return ""
@@ -312,4 +292,27 @@ func otherCPULine(rows []model.SweepRow) string {
 			worst.Fixed(2), strings.Join(noisy, ", "))
 	}
 	return fmt.Sprintf("other processes: at most %s cores busy during any measurement (quiet)", worst.Fixed(2))
+}
+
+// CompareSweeps puts two saved sweeps side by side, size by size: time
+// and GiB/s of each and the second's speed-up over the first. Both runs
+// carry a sweep.
+func CompareSweeps(w io.Writer, first, second Run) {
+	a, b := first.Report.Sweep, second.Report.Sweep
+	fmt.Fprintf(w, "| buffer size | %s time | %s time | %s GiB/s | %s GiB/s | speed-up |\n", first.Name, second.Name, first.Name, second.Name)
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
+	byBuf := map[string]model.SweepRow{}
+	for _, r := range b.Rows {
+		byBuf[r.Buffer] = r
+	}
+	for _, r := range a.Rows {
+		o, ok := byBuf[r.Buffer]
+		if !ok {
+			fmt.Fprintf(w, "| %s | %.3fs | n/a | %s | n/a | n/a |\n", r.Buffer, r.Seconds, rateNumber(r.ThroughputBps))
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %.3fs | %.3fs | %s | %s | %s |\n", r.Buffer, r.Seconds, o.Seconds,
+			rateNumber(r.ThroughputBps), rateNumber(o.ThroughputBps), ratio(r.ThroughputBps, o.ThroughputBps))
+	}
+	fmt.Fprintf(w, "\n%s: %s\n%s: %s\n", first.Name, OptimumLine(a.Optimum), second.Name, OptimumLine(b.Optimum))
 }

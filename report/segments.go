@@ -1,33 +1,31 @@
-// Package segtable is the table of a run's segments — one row per stretch
-// of unchanged settings of each side — as one model that both `run`'s text
-// and the markdown export (runs show, runs export) print. Its setting
-// columns come from model's settings table: every setting whose value
-// differs between the rows gets a column, and the settings that never
-// change are named once, above the table. So two stretches that differ
-// only in, say, transport or placement can always be told apart.
-package segtable
+package report
+
+// The table of a run's segments — one row per stretch of unchanged
+// settings of each side — as one model that both `run`'s text and the
+// markdown export (runs show, runs export) print. Its setting columns come
+// from model's settings table: every setting whose value differs between
+// the rows gets a column, and the settings that never change are named
+// once, above the table. So two stretches that differ only in, say,
+// transport or placement can always be told apart.
 
 import (
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"nbdscope/model"
 )
 
-// Table is a run's segments as rows of text cells.
-type Table struct {
+// SegmentTable is a run's segments as rows of text cells.
+type SegmentTable struct {
 	// Same are the settings equal in every row, "name value", in the
 	// settings table's order (a setting that does not apply, such as the
 	// read share of a read workload, is left out).
 	Same []string
 	// Settings are the names of the settings that got a column.
 	Settings []string
-	Head     []string
-	Right    []bool // right-align column i (the figures)
-	Rows     [][]string
+	Table
 }
 
 // figure is a column of measured figures.
@@ -61,8 +59,8 @@ func FillCell(fl model.Fill) string {
 	return fl.FullPct.Fixed(0) + "/" + fl.EmptyPct.Fixed(0)
 }
 
-// Note is what a segment is, for the line under the table.
-const Note = "a segment is a stretch with unchanged settings; an interval in which a change took effect belongs to none."
+// SegmentNote is what a segment is, for the line under the table.
+const SegmentNote = "a segment is a stretch with unchanged settings; an interval in which a change took effect belongs to none."
 
 // row is one segment of one side.
 type row struct {
@@ -70,11 +68,11 @@ type row struct {
 	seg  model.Segment
 }
 
-// Of returns the table of a report's segments, and false for a run whose
-// settings never changed (each side has one segment: its summary).
-func Of(rep model.Report) (Table, bool) {
+// Segments returns the table of a report's segments, and false for a run
+// whose settings never changed (each side has one segment: its summary).
+func Segments(rep model.Report) (SegmentTable, bool) {
 	if !rep.Changed() {
-		return Table{}, false
+		return SegmentTable{}, false
 	}
 	var rows []row
 	for _, sr := range rep.Sides {
@@ -82,7 +80,7 @@ func Of(rep model.Report) (Table, bool) {
 			rows = append(rows, row{sr.Name, g})
 		}
 	}
-	var t Table
+	var t SegmentTable
 	t.Settings, t.Same = split(stamps(rows))
 	t.Head = append([]string{"side", "from–to (s)"}, t.Settings...)
 	t.Right = make([]bool, len(t.Head))
@@ -174,7 +172,7 @@ type stretch struct {
 func measuredUnder(rep model.Report, sr model.SideReport) []stretch {
 	var out []stretch
 	for _, s := range rep.Samples {
-		if !strings.EqualFold(s.Side, sr.Name) || s.Bytes == 0 {
+		if s.Side != sr.ID() || s.Bytes == 0 {
 			continue
 		}
 		if n := len(out); n > 0 && out[n-1].stamp == s.Settings {
@@ -231,14 +229,9 @@ func Across(rep model.Report, sr model.SideReport, text func(f model.Figures) st
 
 // WriteText prints the table for a terminal: the settings that never
 // changed on one line, then the rows in aligned columns.
-func (t Table) WriteText(w io.Writer) error {
+func (t SegmentTable) WriteText(w io.Writer) error {
 	if len(t.Same) > 0 {
 		fmt.Fprintf(w, "in every segment: %s\n", strings.Join(t.Same, ", "))
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(t.Head, "\t")+"\t")
-	for _, r := range t.Rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t")+"\t")
-	}
-	return tw.Flush()
+	return t.Table.WriteText(w)
 }

@@ -1,4 +1,4 @@
-package presets
+package report
 
 import (
 	"bufio"
@@ -8,63 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"nbdscope/model"
-	"nbdscope/plot"
-	"nbdscope/segtable"
 	"nbdscope/units"
 )
-
-// Export formats of a run.
-const (
-	FormatMarkdown = "md"
-	FormatCSV      = "csv"
-	FormatJSON     = "json"
-	FormatSVG      = "svg"
-)
-
-// ExportFormats lists the formats ExportRun writes.
-var ExportFormats = []string{FormatMarkdown, FormatCSV, FormatJSON, FormatSVG}
-
-// ExportRun writes a run for people and tools:
-//
-//   - md: the platform and setup, a per-side summary table in the shape of
-//     published benchmark tables (| side | buffer size | time | user |
-//     system | GiB/s | syscalls per 2 MiB |), then the events, warnings and
-//     crashes. Figures that were not measured read "n/a".
-//   - csv: one row per sample, with a header; unmeasured figures are empty.
-//   - json: the run file itself, as a store keeps it.
-//   - svg: the charts of both sides over time, changes labelled (plot.SVG);
-//     of a saved sweep, a bar per buffer size (plot.SweepSVG).
-func ExportRun(rf RunFile, format string, w io.Writer) error {
-	stamped := rf
-	stamped.Report = rf.Report.WithStamps()
-	switch strings.ToLower(format) {
-	case FormatMarkdown, "markdown":
-		return writeMarkdown(stamped, w)
-	case FormatCSV:
-		return writeCSV(stamped, w)
-	case FormatJSON:
-		if rf.Version == 0 {
-			rf.Version = FileVersion
-		}
-		data, err := marshalIndent(rf)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(data)
-		return err
-	case FormatSVG:
-		doc := plot.SVG(rf.Name, rf.Report)
-		if rf.Report.Sweep != nil {
-			doc = plot.SweepSVG(rf.Name, rf.Report) // a bar per size, not series over time
-		}
-		_, err := io.WriteString(w, doc)
-		return err
-	}
-	return fmt.Errorf("export format %q: want %s", format, strings.Join(ExportFormats, ", "))
-}
 
 // ---- figures shared by the markdown summary and Compare ----
 
@@ -79,13 +26,6 @@ func sideConfig(r *model.Report, name string, idx int) model.SideConfig {
 		return r.Config.Sides[idx]
 	}
 	return model.SideConfig{Name: name}
-}
-
-func gibps(s model.Summary) model.Figure {
-	if !s.ThroughputBps.Known() {
-		return model.Unknown
-	}
-	return s.ThroughputBps / model.GiB
 }
 
 // num formats a figure with prec decimals, "n/a" when unknown.
@@ -104,80 +44,15 @@ func bufferCell(s model.Figures, sc model.SideConfig) string {
 			req = sc.ClientSndBuf.String()
 		}
 	}
-	if eff > 0 {
-		return fmt.Sprintf("%s (eff. %s)", req, units.FormatSize(int64(eff)))
-	}
-	return req
-}
-
-// ---- aligned markdown tables ----
-
-type table struct {
-	head  []string
-	right []bool // right-align column i
-	rows  [][]string
-}
-
-func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
-
-func (t *table) write(w io.Writer) {
-	width := make([]int, len(t.head))
-	for i, h := range t.head {
-		width[i] = utf8.RuneCountInString(h)
-	}
-	for _, r := range t.rows {
-		for i, c := range r {
-			if n := utf8.RuneCountInString(c); i < len(width) && n > width[i] {
-				width[i] = n
-			}
-		}
-	}
-	line := func(cells []string) {
-		var b strings.Builder
-		b.WriteString("|")
-		for i := range width {
-			c := ""
-			if i < len(cells) {
-				c = cells[i]
-			}
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
-			if t.right[i] {
-				b.WriteString(" " + pad + c + " |")
-			} else {
-				b.WriteString(" " + c + pad + " |")
-			}
-		}
-		fmt.Fprintln(w, b.String())
-	}
-	line(t.head)
-	var b strings.Builder
-	b.WriteString("|")
-	for i, n := range width {
-		if t.right[i] {
-			b.WriteString(strings.Repeat("-", n+1) + ":|")
-		} else {
-			b.WriteString(strings.Repeat("-", n+2) + "|")
-		}
-	}
-	fmt.Fprintln(w, b.String())
-	for _, r := range t.rows {
-		line(r)
-	}
-}
-
-// mdEscape keeps free text from breaking a table row.
-func mdEscape(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.Join(strings.Fields(s), " ")
+	return withEffective(req, eff, "eff. ")
 }
 
 // ---- markdown ----
 
 // writeMarkdownHead writes the title and the run's facts: time, preset,
 // version, platform, buffer limits, mode, and whether it is partial.
-func writeMarkdownHead(w io.Writer, rf RunFile) {
-	r := &rf.Report
-	title := rf.Name
+func writeMarkdownHead(w io.Writer, name string, r *model.Report) {
+	title := name
 	if title == "" {
 		title = "(unsaved)"
 	}
@@ -232,17 +107,24 @@ func writeMarkdownHead(w io.Writer, rf RunFile) {
 
 }
 
-func writeMarkdown(rf RunFile, out io.Writer) error {
+// RunMarkdown writes a run for people (runs show, runs export --format
+// md): the platform and setup, a per-side summary table in the shape of
+// published benchmark tables (| side | buffer size | time | user | system |
+// GiB/s | syscalls per 2 MiB |), the segments of a run with changes, then
+// the events, warnings and crashes. Figures that were not measured read
+// "n/a". name is the run's name ("" for one not saved).
+func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 	w := bufio.NewWriter(out)
-	r := &rf.Report
-	writeMarkdownHead(w, rf)
-	sum := table{
-		head:  []string{"side", "buffer size", "time", "user", "system", "GiB/s", "syscalls per 2 MiB", "sndbuf full/empty %"},
-		right: []bool{false, false, true, true, true, true, true, true},
+	stamped := rep.WithStamps()
+	r := &stamped
+	writeMarkdownHead(w, name, r)
+	sum := Table{
+		Head:  []string{"side", "buffer size", "time", "user", "system", "GiB/s", "syscalls per 2 MiB", "sndbuf full/empty %"},
+		Right: []bool{false, false, true, true, true, true, true, true},
 	}
-	setup := table{
-		head:  []string{"side", "workload", "transport", "connections", "request size", "in flight", "server sndbuf", "client sndbuf", "client rcvbuf"},
-		right: []bool{false, false, false, true, true, true, false, false, false},
+	setup := Table{
+		Head:  []string{"side", "workload", "transport", "connections", "request size", "in flight", "server sndbuf", "client sndbuf", "client rcvbuf"},
+		Right: []bool{false, false, false, true, true, true, false, false, false},
 	}
 	anyClientOnly := false
 	for i, sr := range r.Sides {
@@ -257,18 +139,18 @@ func writeMarkdown(rf RunFile, out io.Writer) error {
 		if s.Seconds > 0 {
 			seconds = strconv.FormatFloat(s.Seconds, 'f', 2, 64)
 		}
-		sum.add(mdEscape(sr.Name), mdEscape(segtable.Across(*r, sr, func(f model.Figures) string { return bufferCell(f, sc) })), seconds,
-			num(cpu.UserS, 2)+mark, num(cpu.SysS, 2)+mark, num(gibps(s), 2), num(s.ReceiverCallsPer2MiB(), 2),
-			segtable.FillCell(s.Fill()))
+		sum.Add(mdEscape(sr.Name), mdEscape(Across(*r, sr, func(f model.Figures) string { return bufferCell(f, sc) })), seconds,
+			num(cpu.UserS, 2)+mark, num(cpu.SysS, 2)+mark, num(gibps(s.ThroughputBps), 2), num(s.ReceiverCallsPer2MiB(), 2),
+			FillCell(s.Fill()))
 		transport := sc.Transport
 		if sc.Target != "" {
 			transport = sc.Target
 		}
-		setup.add(mdEscape(sr.Name), sc.Workload, mdEscape(transport), strconv.Itoa(sc.Connections),
+		setup.Add(mdEscape(sr.Name), string(sc.Workload), mdEscape(transport), strconv.Itoa(sc.Connections),
 			units.FormatSize(int64(sc.RequestSize)), strconv.Itoa(sc.InFlight),
 			sc.SndBuf.String(), sc.ClientSndBuf.String(), sc.ClientRcvBuf.String())
 	}
-	sum.write(w)
+	sum.WriteMarkdown(w)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "- buffer size: SO_SNDBUF requested by the sender of the bulk data (the server for reads, the client for writes) and its effective size.")
 	fmt.Fprintln(w, "- time: active seconds. user, system: CPU seconds of client and server together.")
@@ -287,7 +169,7 @@ func writeMarkdown(rf RunFile, out io.Writer) error {
 		fmt.Fprintln(w, "At the start; the changes are under Events.")
 		fmt.Fprintln(w)
 	}
-	setup.write(w)
+	setup.WriteMarkdown(w)
 
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "## Events")
@@ -295,15 +177,15 @@ func writeMarkdown(rf RunFile, out io.Writer) error {
 	if len(r.Events) == 0 {
 		fmt.Fprintln(w, "none")
 	} else {
-		ev := table{head: []string{"t (s)", "side", "setting", "from", "to"}, right: []bool{true, false, false, false, false}}
+		ev := Table{Head: []string{"t (s)", "side", "setting", "from", "to"}, Right: []bool{true, false, false, false, false}}
 		for _, e := range r.Events {
 			to := e.To
 			if e.Reconnected {
 				to += " (reconnected)"
 			}
-			ev.add(strconv.FormatFloat(e.T, 'f', 2, 64), mdEscape(e.Side), mdEscape(e.Setting), mdEscape(e.From), mdEscape(to))
+			ev.Add(strconv.FormatFloat(e.T, 'f', 2, 64), mdEscape(string(e.Side)), mdEscape(e.Setting), mdEscape(e.From), mdEscape(to))
 		}
-		ev.write(w)
+		ev.WriteMarkdown(w)
 	}
 	writeWarningsAndCrashes(w, r)
 	return w.Flush()
@@ -314,7 +196,7 @@ func writeMarkdown(rf RunFile, out io.Writer) error {
 // cell lists what each stretch ran with.
 func writeMixedSummaries(w io.Writer, r *model.Report) {
 	for _, sr := range r.Sides {
-		if changed := segtable.ChangedSettings(*r, sr); len(changed) > 0 {
+		if changed := ChangedSettings(*r, sr); len(changed) > 0 {
 			fmt.Fprintf(w, "- %s: the whole run, across changes of %s: its figures mix the segments (see Segments for each stretch).\n",
 				mdEscape(sr.Name), strings.Join(changed, ", "))
 		}
@@ -324,9 +206,9 @@ func writeMixedSummaries(w io.Writer, r *model.Report) {
 // writeSegments writes, for a run whose settings changed, one row per
 // stretch of unchanged settings of each side: before and after, from one
 // run. Each row's figures are those measured under its settings; every
-// setting that differs between rows has a column (segtable).
+// setting that differs between rows has a column (SegmentTable).
 func writeSegments(w io.Writer, r *model.Report) {
-	seg, ok := segtable.Of(*r)
+	seg, ok := Segments(*r)
 	if !ok {
 		return
 	}
@@ -336,17 +218,17 @@ func writeSegments(w io.Writer, r *model.Report) {
 	if len(seg.Same) > 0 {
 		fmt.Fprintf(w, "In every segment: %s.\n\n", mdEscape(strings.Join(seg.Same, ", ")))
 	}
-	t := table{head: seg.Head, right: seg.Right}
+	t := Table{Head: seg.Head, Right: seg.Right}
 	for _, row := range seg.Rows {
 		cells := make([]string, len(row))
 		for i, c := range row {
 			cells[i] = mdEscape(c)
 		}
-		t.add(cells...)
+		t.Add(cells...)
 	}
-	t.write(w)
+	t.WriteMarkdown(w)
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "- "+segtable.Note)
+	fmt.Fprintln(w, "- "+SegmentNote)
 }
 
 // writeWarningsAndCrashes writes the run's warnings (with their fixes)
@@ -359,7 +241,7 @@ func writeWarningsAndCrashes(w io.Writer, r *model.Report) {
 		for _, x := range r.Warnings {
 			side := ""
 			if x.Side != "" {
-				side = " side " + x.Side
+				side = " side " + string(x.Side)
 			}
 			fmt.Fprintf(w, "- %.2fs%s: %s", x.T, side, mdEscape(x.Text))
 			if x.Fix != "" {
@@ -388,23 +270,21 @@ func sizeOrNA(n int) string {
 	return units.FormatSize(int64(n))
 }
 
-// ---- CSV ----
-
-// CSVHeader is the header row of the CSV export: model's one CSV layout,
-// the same as run --csv.
-var CSVHeader = model.RunCSVHeader()
-
-func writeCSV(rf RunFile, out io.Writer) error { return model.WriteRunCSV(out, rf.Report) }
-
 // ---- Compare ----
+
+// Run is a run and its name, for the tables that name runs.
+type Run struct {
+	Name   string
+	Report model.Report
+}
 
 // Compare writes two runs side by side, per side name, with the ratio b/a
 // of throughput, syscalls per 2 MiB (the receiver's) and CPU seconds per
 // GiB (client and server), as an aligned markdown table.
-func Compare(a, b RunFile, out io.Writer) error {
+func Compare(out io.Writer, a, b Run) error {
 	w := bufio.NewWriter(out)
 	a.Report, b.Report = a.Report.WithStamps(), b.Report.WithStamps()
-	describe := func(label string, rf RunFile) {
+	describe := func(label string, rf Run) {
 		parts := []string{}
 		if !rf.Report.Time.IsZero() {
 			parts = append(parts, rf.Report.Time.Format(time.DateTime))
@@ -428,7 +308,7 @@ func Compare(a, b RunFile, out io.Writer) error {
 
 	var names []string
 	seen := map[string]bool{}
-	for _, rf := range []RunFile{a, b} {
+	for _, rf := range []Run{a, b} {
 		for _, s := range rf.Report.Sides {
 			if !seen[s.Name] {
 				seen[s.Name] = true
@@ -436,9 +316,9 @@ func Compare(a, b RunFile, out io.Writer) error {
 			}
 		}
 	}
-	t := table{
-		head:  []string{"side", "figure", "a", "b", "b/a"},
-		right: []bool{false, false, true, true, true},
+	t := Table{
+		Head:  []string{"side", "figure", "a", "b", "b/a"},
+		Right: []bool{false, false, true, true, true},
 	}
 	for _, name := range names {
 		fa, oka := compareFigures(a, name)
@@ -451,26 +331,21 @@ func Compare(a, b RunFile, out io.Writer) error {
 			if okb {
 				vb = fb[i]
 			}
-			t.add(mdEscape(name), label, num(va, 2), num(vb, 2), ratio(va, vb))
+			t.Add(mdEscape(name), label, num(va, 2), num(vb, 2), ratio(va, vb))
 		}
 	}
-	t.write(w)
+	t.WriteMarkdown(w)
 	return w.Flush()
 }
 
 // compareFigures returns throughput (GiB/s), receiver syscalls per 2 MiB
 // and CPU s/GiB of a side; ok is false when the run has no such side.
-func compareFigures(rf RunFile, side string) (f [3]model.Figure, ok bool) {
+func compareFigures(rf Run, side string) (f [3]model.Figure, ok bool) {
 	for _, sr := range rf.Report.Sides {
 		if sr.Name != side {
 			continue
 		}
-		return [3]model.Figure{gibps(sr.Summary), sr.Summary.ReceiverCallsPer2MiB(), sr.Summary.CPU().SPerGiB}, true
+		return [3]model.Figure{gibps(sr.Summary.ThroughputBps), sr.Summary.ReceiverCallsPer2MiB(), sr.Summary.CPU().SPerGiB}, true
 	}
 	return f, false
 }
-
-// Ratio returns b/a, Unknown when either is unknown or a is zero.
-func Ratio(a, b model.Figure) model.Figure { return model.Ratio(a, b) }
-
-func ratio(a, b model.Figure) string { return model.Ratio(a, b).Ratio() }

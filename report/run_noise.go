@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -28,7 +28,7 @@ func size(v model.Figure) string {
 
 // steadyOf summarises one table row's figure over side i's steady samples.
 func steadyOf(rep model.Report, i int, get summaryGetter) stats.Summary {
-	return model.SteadyOf(rep.Samples, rep.Sides[i].Name, func(f *model.Figures) model.Figure {
+	return model.SteadyOf(rep.Samples, rep.Sides[i].ID(), func(f *model.Figures) model.Figure {
 		return get(model.Summary{Figures: *f})
 	})
 }

@@ -1,0 +1,78 @@
+package report
+
+import (
+	"fmt"
+
+	"nbdscope/model"
+)
+
+// The lines of run --intervals: one per side per interval, as iperf3
+// prints them, and one when a change takes effect.
+
+// run --intervals prints a line per side per interval as the run goes, as
+// iperf3 does, and a line when a change takes effect; the summary table
+// follows at the end:
+//
+//	[B]  3.00-3.25 s  3.21 GiB/s  recv 13.5/2MiB  EAGAIN 7.4  cpu 0.97/0.96  sndbuf 2m (4m)
+//	[B]  5.02 s       sndbuf 2m → 64k
+//
+// It is not the default on a pipe: what run writes to stdout is the same
+// wherever stdout goes (the summary table), so a script reading it today
+// keeps working and a command line tried on a terminal gives the same
+// text in a pipe; --intervals asks for the lines, --json-stream for them
+// as JSON.
+
+// IntervalLegend explains the lines' short words, once, before them.
+const IntervalLegend = "intervals: recv = receive calls per 2 MiB and EAGAIN = receive calls that found no data per 2 MiB, of the process receiving the data; cpu = client/server cores busy; the data sender's send buffer (effective)"
+
+// intervalSpan is "[B]  3.00-4.00 s", padded so the figures line up.
+func intervalSpan(side string, span string) string {
+	return fmt.Sprintf("[%s] %-15s", side, span)
+}
+
+// IntervalLine is a sample's line.
+func IntervalLine(from float64, s model.Sample) string {
+	head := intervalSpan(string(s.Side), fmt.Sprintf("%5.2f-%.2f s", from, s.T))
+	if !s.Active {
+		return head + "  idle (paused, or not its turn)"
+	}
+	srvCPU := model.Unknown
+	if s.Server != nil {
+		srvCPU = s.Server.CoresBusy
+	}
+	line := fmt.Sprintf("%s  %s  recv %s/2MiB  EAGAIN %s  cpu %s/%s  %s", head, rate(s.ThroughputBps),
+		s.ReceiverCallsPer2MiB().Fixed(1), s.ReceiverEAGAINPer2MiB().Fixed(1), s.Client.CoresBusy.Fixed(2), srvCPU.Fixed(2), senderBuffer(s.Figures))
+	if s.Warming {
+		line += "  warming up"
+	}
+	if s.Changed {
+		line += "  (a change took effect in it)"
+	}
+	return line
+}
+
+// senderBuffer is the send buffer of the process that sends the bulk
+// data, as requested (effective): "sndbuf 2m (4m)", "client-sndbuf 1m".
+func senderBuffer(f model.Figures) string {
+	if model.IsWrite(f.Settings.Workload) {
+		return model.SetClientSndBuf + " " + bufText(f.SndBuf.ClientRequested, f.SndBuf.ClientEffective)
+	}
+	req := f.SndBuf.ServerRequested
+	if req == "" {
+		req = f.Settings.SndBuf
+	}
+	return model.SetSndBuf + " " + bufText(req, f.SndBuf.ServerEffective)
+}
+
+// EventIntervalLine is the line of a change that took effect.
+func EventIntervalLine(e model.Event) string {
+	side := string(e.Side)
+	if e.Side == model.WholePair {
+		side = "pair"
+	}
+	line := fmt.Sprintf("%s  %s %s → %s", intervalSpan(side, fmt.Sprintf("%5.2f s", e.T)), e.Setting, e.From, e.To)
+	if e.Reconnected {
+		line += " (connections re-opened)"
+	}
+	return line
+}

@@ -1,0 +1,91 @@
+package report
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"nbdscope/internal/reporttest"
+)
+
+// words is a table line as its words: a text row and a markdown row of the
+// same cells read alike.
+func words(line string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(line, "|", " ")), " ")
+}
+
+// run's segments and runs show's are one table (SegmentTable): for a run
+// in which A changed only its client receive buffer, transport and
+// placement, both name those columns, and every row of run's text is a row
+// of runs show's markdown, cell for cell, and of the one table.
+func TestRunAndRunsShowPrintOneSegmentsTable(t *testing.T) {
+	rep := reporttest.Changes(t)
+	var text, md bytes.Buffer
+	Summary(&text, rep)
+	if err := RunMarkdown(&md, "fixture", rep); err != nil {
+		t.Fatal(err)
+	}
+	tb, ok := Segments(rep.WithStamps())
+	if !ok {
+		t.Fatal("the fixture has no segments")
+	}
+	lines := strings.Split(text.String(), "\n")
+	var head string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "side ") {
+			head = l
+		}
+	}
+	for _, want := range []string{"client-rcvbuf", "transport", "placement", "from–to (s)", "throughput"} {
+		if !strings.Contains(head, want) {
+			t.Errorf("run's segments head %q lacks %q", head, want)
+		}
+	}
+	var mdRows []string
+	for _, l := range strings.Split(md.String(), "\n") {
+		if strings.HasPrefix(l, "|") {
+			mdRows = append(mdRows, words(l))
+		}
+	}
+	if !slices.Contains(mdRows, words(strings.Join(tb.Head, " "))) {
+		t.Errorf("runs show has no segments head %q", tb.Head)
+	}
+	for _, row := range tb.Rows {
+		want := words(strings.Join(row, " "))
+		if !slices.ContainsFunc(lines, func(l string) bool { return words(l) == want }) {
+			t.Errorf("run lacks the segment row %q:\n%s", want, text.String())
+		}
+		if !slices.Contains(mdRows, want) {
+			t.Errorf("runs show lacks the segment row %q:\n%s", want, md.String())
+		}
+	}
+	// The row of A's tcp stretch says what it ran with.
+	var textRow string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "A ") && strings.Contains(l, "4.04–5.52") {
+			textRow = words(l)
+		}
+	}
+	if !strings.Contains(textRow, "256k 1 split tcp") {
+		t.Errorf("A's tcp stretch %q does not say what it ran with", textRow)
+	}
+}
+
+// run's summary is its one table: every row of SummaryTable is a line of
+// run's text.
+func TestSummaryPrintsItsTable(t *testing.T) {
+	rep := reporttest.Report()
+	var text bytes.Buffer
+	Summary(&text, rep)
+	lines := strings.Split(text.String(), "\n")
+	tb := SummaryTable(rep)
+	if len(tb.Rows) < 20 || words(lines[0]) != "figure A B B/A" {
+		t.Fatalf("summary head %q, %d rows", lines[0], len(tb.Rows))
+	}
+	for i, row := range tb.Rows {
+		if got, want := words(lines[1+i]), words(strings.Join(row, " ")); got != want {
+			t.Errorf("line %d: %q, want %q", 1+i, got, want)
+		}
+	}
+}
