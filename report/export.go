@@ -119,7 +119,7 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 	r := &stamped
 	writeMarkdownHead(w, name, r)
 	sum := Table{
-		Head:  []string{"side", "buffer size", "time", "user", "system", "GiB/s", "syscalls per 2 MiB", "sndbuf full/empty %"},
+		Head:  []string{"side", "buffer size", "time", "user", "system", rateName(), "syscalls per 2 MiB", "sndbuf full/empty %"},
 		Right: []bool{false, false, true, true, true, true, true, true},
 	}
 	setup := Table{
@@ -140,7 +140,7 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 			seconds = strconv.FormatFloat(s.Seconds, 'f', 2, 64)
 		}
 		sum.Add(mdEscape(sr.Name), mdEscape(Across(*r, sr, func(f model.Figures) string { return bufferCell(f, sc) })), seconds,
-			num(cpu.UserS, 2)+mark, num(cpu.SysS, 2)+mark, num(gibps(s.ThroughputBps), 2), num(s.ReceiverCallsPer2MiB(), 2),
+			num(cpu.UserS, 2)+mark, num(cpu.SysS, 2)+mark, rateNumber(s.ThroughputBps), num(s.ReceiverCallsPer2MiB(), 2),
 			FillCell(s.Fill()))
 		transport := sc.Transport
 		if sc.Target != "" {
@@ -323,7 +323,7 @@ func Compare(out io.Writer, a, b Run) error {
 	for _, name := range names {
 		fa, oka := compareFigures(a, name)
 		fb, okb := compareFigures(b, name)
-		for i, label := range []string{"GiB/s", "syscalls per 2 MiB", "CPU s/GiB"} {
+		for i, label := range []string{rateName(), "syscalls per 2 MiB", "CPU s/GiB"} {
 			va, vb := model.Unknown, model.Unknown
 			if oka {
 				va = fa[i]
@@ -345,7 +345,7 @@ func compareFigures(rf Run, side string) (f [3]model.Figure, ok bool) {
 		if sr.Name != side {
 			continue
 		}
-		return [3]model.Figure{gibps(sr.Summary.ThroughputBps), sr.Summary.ReceiverCallsPer2MiB(), sr.Summary.CPU().SPerGiB}, true
+		return [3]model.Figure{shownUnits(sr.Summary.ThroughputBps), sr.Summary.ReceiverCallsPer2MiB(), sr.Summary.CPU().SPerGiB}, true
 	}
 	return f, false
 }

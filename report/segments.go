@@ -37,7 +37,7 @@ type figure struct {
 // figures are the columns after the settings: the headline figures of a
 // stretch, the receive and send calls named by the process that made them.
 var figures = []figure{
-	{"throughput", func(g model.Segment) string { return g.ThroughputBps.Rate() }},
+	{"throughput", func(g model.Segment) string { return rate(g.ThroughputBps) }},
 	{"recv calls per 2 MiB", func(g model.Segment) string {
 		return g.ReceiverCallsPer2MiB().Fixed(2) + " (" + model.ReceiverName(g.Settings.Workload) + ")"
 	}},

@@ -101,6 +101,15 @@ func gibps(f model.Figure) model.Figure {
 	return f / model.GiB
 }
 
+// shownUnits is a rate in --rate-unit's unit as a figure (GiB/s when none
+// was chosen), for the markdown tables' rate columns and their ratios.
+func shownUnits(f model.Figure) model.Figure {
+	if shownRate == nil || !f.Known() {
+		return gibps(f)
+	}
+	return f / model.Figure(shownRate.BytesPer)
+}
+
 // ratio is b/a as text, "n/a" when either is unknown or a is zero.
 func ratio(a, b model.Figure) string { return model.Ratio(a, b).Ratio() }
 

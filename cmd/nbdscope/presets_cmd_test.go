@@ -221,6 +221,16 @@ func TestRunsCommands(t *testing.T) {
 	if !strings.Contains(out, "| side | buffer size") || !strings.Contains(out, "## Events") {
 		t.Errorf("show:\n%s", out)
 	}
+	// --rate-unit reaches the markdown's rate column (issue 25: every
+	// displayed rate), and the next command is back to GiB/s.
+	out, _ = expect(0, "runs", "show", "base", "--rate-unit", "gbit")
+	if !strings.Contains(out, "| Gbit/s |") || strings.Contains(out, "| GiB/s |") {
+		t.Errorf("show --rate-unit gbit:\n%s", out)
+	}
+	expect(2, "runs", "show", "base", "--rate-unit", "bogus")
+	if out, _ = expect(0, "runs", "show", "base"); !strings.Contains(out, "| GiB/s |") {
+		t.Errorf("show after --rate-unit gbit:\n%s", out)
+	}
 	csvFile := filepath.Join(t.TempDir(), "base.csv")
 	expect(0, "runs", "export", "base", "--format", "csv", "-o", csvFile)
 	f, _ := os.Open(csvFile)

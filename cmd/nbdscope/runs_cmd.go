@@ -87,6 +87,23 @@ func newRunsCmd(a *app) *cobra.Command {
 	export.RegisterFlagCompletionFunc("format", completeFixed(func() []string { return names }))
 	compare := storeSub("compare RUN RUN", "The two side by side with ratios (second/first), then their series charted over each other", []string{"RUN", "RUN"},
 		a.completeRuns, a.withStore(a.runsCompare))
+	// --rate-unit on the commands that print rates for people (the
+	// markdown tables; JSON, CSV and the SVG stay as they are).
+	for _, c := range []*cobra.Command{show, export, compare} {
+		unit := addRateUnitFlag(c)
+		args := c.Args
+		// Checked before the arguments, so that a bad unit is named
+		// whatever else is wrong with the command line.
+		c.Args = func(cmd *cobra.Command, a []string) error {
+			if err := setRateUnit(*unit, cmd.Flags().Changed("rate-unit")); err != nil {
+				return err
+			}
+			if args != nil {
+				return args(cmd, a)
+			}
+			return nil
+		}
+	}
 	return storeGroup("runs", "Saved runs: list, show, rm, export, compare", fmt.Sprintf(runsLong, dir),
 		list, show, rm, export, compare)
 }
