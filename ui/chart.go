@@ -221,7 +221,12 @@ type scale struct {
 	labelW int
 }
 
-func rateUnit(maxBps float64) (float64, string) { return units.RateUnit(maxBps) }
+func rateUnit(maxBps float64) (float64, string) {
+	if u := shownRate.Load(); u != nil {
+		return u.BytesPer, u.Name
+	}
+	return units.RateUnit(maxBps)
+}
 
 // niceStep rounds x up to 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 × 10^k.
 func niceStep(x float64) float64 {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"nbdscope/model"
@@ -17,9 +18,21 @@ func sig(v float64) string { return units.Sig(v) }
 // fig prints a figure with sig, or n/a.
 func fig(f model.Figure) string { return f.Sig() }
 
-// rate prints a throughput figure in binary units (GiB/s, MiB/s) with
-// about three significant digits, like every other figure, or n/a.
-func rate(f model.Figure) string { return f.Rate() }
+// shownRate is the unit --rate-unit chose for every rate the explorer
+// shows (nil: binary units that fit, GiB/s or MiB/s). One process runs
+// one explorer, so it is the program's, set by Run from Options.RateUnit;
+// atomic because tests build models side by side.
+var shownRate atomic.Pointer[units.RateScale]
+
+// rate prints a throughput figure in binary units (GiB/s, MiB/s), or in
+// --rate-unit's, with about three significant digits, like every other
+// figure, or n/a.
+func rate(f model.Figure) string {
+	if u := shownRate.Load(); u != nil && f.Known() {
+		return u.Format(float64(f))
+	}
+	return f.Rate()
+}
 
 // effSize prints an effective buffer size (from getsockopt); 0 is unknown.
 func effSize(n int) string {

@@ -32,6 +32,7 @@ import (
 
 	"nbdscope/engine"
 	"nbdscope/model"
+	"nbdscope/units"
 )
 
 // Options configure the explorer. The preset hooks are plain functions so
@@ -47,6 +48,9 @@ type Options struct {
 	PresetConfig *model.Config
 	// Window is the time the charts show (default 60 s).
 	Window time.Duration
+	// RateUnit is the unit every rate is shown in (--rate-unit); nil:
+	// binary units that fit.
+	RateUnit *units.RateScale
 
 	// LoadPresets lists the presets for the picker (`p`).
 	LoadPresets func() ([]PresetItem, error)
@@ -283,6 +287,7 @@ func newModel(ctrl engine.Controller, opts Options) *Model {
 // Run runs the explorer in the terminal's alternate screen until the user
 // quits or the run fails, and makes sure the pair is stopped.
 func Run(ctrl engine.Controller, opts Options) error {
+	shownRate.Store(opts.RateUnit)
 	m := newModel(ctrl, opts)
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithFPS(10))
 	// A closed terminal (SIGHUP) ends the explorer like q, so that the

@@ -15,6 +15,7 @@ import (
 	"nbdscope/engine"
 	"nbdscope/model"
 	"nbdscope/ui"
+	"nbdscope/units"
 )
 
 const tuiLong = `nbdscope — see the NBD data path: throughput, syscalls per 2 MiB, CPU.
@@ -57,11 +58,22 @@ func newTUICmd(a *app) *cobra.Command {
 	setExits(cmd, exitsExplorer)
 	lf := addLoadFlags(a, cmd, false)
 	window := cmd.Flags().Duration("window", ui.DefaultWindow, "`SPAN` of time the charts show (5s…1h)")
-	cmd.RunE = func(*cobra.Command, []string) error { return a.runTUI(lf, *window) }
+	unit := addRateUnitFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		var rs *units.RateScale
+		if *unit != "" || cmd.Flags().Changed("rate-unit") {
+			u, err := units.ParseRateScale(*unit)
+			if err != nil {
+				return usageErrorf("--rate-unit: %v", err)
+			}
+			rs = &u
+		}
+		return a.runTUI(lf, *window, rs)
+	}
 	return cmd
 }
 
-func (a *app) runTUI(lf *loadFlags, window time.Duration) error {
+func (a *app) runTUI(lf *loadFlags, window time.Duration, rateUnit *units.RateScale) error {
 	if window < 5*time.Second || window > time.Hour {
 		return usageErrorf("--window %v: want 5s to 1h", window)
 	}
@@ -80,7 +92,7 @@ func (a *app) runTUI(lf *loadFlags, window time.Duration) error {
 	if err != nil {
 		return err
 	}
-	opts := ui.Options{PresetName: lf.preset, PresetConfig: &base, Window: window}
+	opts := ui.Options{PresetName: lf.preset, PresetConfig: &base, Window: window, RateUnit: rateUnit}
 	if opts.PresetName == "" {
 		opts.PresetName = "default"
 		if lg, err := a.presetConfig("linux-gap"); err == nil && lg.Sides == base.Sides && lg.Mode == base.Mode {
