@@ -164,7 +164,7 @@ func (s *side) startFailed(err error) error {
 // and returns the URI its load connects to.
 func (s *side) spawnServer(sc model.SideConfig) (*child, string, error) {
 	if sc.Target != "" {
-		return nil, sc.Target, nil
+		return s.attachTarget(sc), sc.Target, nil // nil: not local, or not ours to look at (target.go)
 	}
 	spec := wire.ServerSpec{Backend: sc.Backend, Size: sc.Size, Transport: sc.Transport, SndBuf: model.BufRequest(sc.SndBuf), Command: sc.Server}
 	if sc.Transport == "unix" {

@@ -140,6 +140,11 @@ type ServerSpec struct {
 	// Command, when set, makes the server a real server program run by
 	// the child (engine/child's realserver.go); Backend does not apply.
 	Command string `json:"command,omitempty"`
+	// AttachPID, when set, makes the child measure the running server
+	// with that PID, serving Target (a local --target), instead of
+	// starting one (engine/child's realattach.go); it is never stopped.
+	AttachPID int    `json:"attach_pid,omitempty"`
+	Target    string `json:"target,omitempty"`
 }
 
 // LoadSpec configures a load child.
