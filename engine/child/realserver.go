@@ -33,10 +33,10 @@ import (
 // failure: the child exits 1 with the status and the end of its stderr.
 type realServerRole struct {
 	argv   []string
-	socket string // unix: the path it listens on, removed at close
+	socket string             // unix: the path it listens on, removed at close
 	proc   *clientrun.Process // nil when attached to a running server (realattach.go)
 	pid    int                // the server's process
-	calls  *realproc.Calls // nil when not counted (callsErr says why)
+	calls  *realproc.Calls    // nil when not counted (callsErr says why)
 	fail   chan error
 	exited chan struct{}
 	stop   chan struct{}
