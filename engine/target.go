@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"os"
 
 	"nbdscope/engine/wire"
 	"nbdscope/model"
@@ -23,6 +24,9 @@ func (s *side) attachTarget(sc model.SideConfig) *child {
 	if err != nil {
 		s.p.warn(s.name, "target", fmt.Sprintf("the target's server is not measured (its figures are n/a): %v", err), "")
 		return nil
+	}
+	if h.PID == os.Getpid() {
+		return nil // served in this process (a test's export): not a server side to measure
 	}
 	spec := wire.ServerSpec{Transport: sc.Transport, AttachPID: h.PID, Target: sc.Target}
 	c, _, err := spawn(s.p.opts.Exe, model.RoleServer, sc.Name, spec, s.p.opts.StartTimeout)
