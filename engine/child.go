@@ -22,6 +22,9 @@ type child struct {
 	// realPID is the real server a server child runs (a side's server
 	// command), 0 for ours: placed with the child.
 	realPID int
+	// attached: realPID is a local --target's server, measured but not
+	// ours to place or stop (target.go).
+	attached bool
 }
 
 // realServerStart bounds a real server child's start: the child waits up

@@ -39,7 +39,7 @@ func (s *side) place(mode string) {
 				errs = append(errs, fmt.Sprintf("%s: %v", c.role, err))
 				return nil
 			}
-			if c.realPID > 0 {
+			if c.realPID > 0 && !c.attached {
 				if err := platform.PinProcess(c.realPID, cpus); err != nil {
 					errs = append(errs, fmt.Sprintf("real server: %v", err))
 					return nil

@@ -163,7 +163,7 @@ func (s *side) startFailed(err error) error {
 // and returns the URI its load connects to.
 func (s *side) spawnServer(sc model.SideConfig) (*child, string, error) {
 	if sc.Target != "" {
-		return nil, sc.Target, nil
+		return s.attachTarget(sc), sc.Target, nil // nil: not local, or not ours to look at (target.go)
 	}
 	sock := ""
 	if sc.Transport == "unix" {

@@ -69,4 +69,5 @@ const (
 	WarnPlacement = "placement" // the processes could not be held where asked
 	WarnConsume   = "consume"   // a consume mode's change did not take
 	WarnCalls     = "calls"     // a real client's or server's socket calls cannot be counted
+	WarnTarget    = "target"    // a local --target's server: measured, or why not
 )

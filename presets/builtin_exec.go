@@ -55,7 +55,7 @@ func execBuiltins() []Preset {
 		Demonstrates: "The seed's first table, with the real qemu-img: 1 connection, 2 MiB reads; the server's send calls " +
 			"and EAGAIN per 2 MiB fall as its send buffer grows, and the time with them (2.28x at 2 MiB on Linux).",
 		Config: model.DefaultConfig(),
-		Sweep:  execSweep("qemu-img convert -f raw -O raw -W -n {uri} " + qemuNullCo),
+		Sweep:  execSweep(QemuImgRead),
 	})
 	ps = append(ps, Preset{
 		Name:        "qemu-img-write",

@@ -84,7 +84,7 @@ func realBuiltins() []Preset {
 		Demonstrates: "The qemu series' first table made with unpatched programs: qemu-img reading from qemu-nbd, " +
 			"time and both processes' calls per 2 MiB per buffer size.",
 		Config: realSweepConfig(),
-		Sweep:  execSweep("qemu-img convert -f raw -O raw -W -n {uri} " + qemuNullCo),
+		Sweep:  execSweep(QemuImgRead),
 	}}
 	return all
 }

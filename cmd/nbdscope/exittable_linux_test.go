@@ -53,9 +53,10 @@ func signalCases(t *testing.T) map[string]signalCase {
 	hasChildren := func(p *exec.Cmd, _ *lockedBuf) bool { return len(childPIDs(p.Process.Pid)) > 0 }
 	sock := filepath.Join(shortTempDir(t), "s.sock")
 	return map[string]signalCase{
-		"run":   {[]string{"run", "--duration", "60s", "--interval", "100ms", "--request-size", "256k", "--json"}, hasChildren, exitInterrupted},
-		"sweep": {[]string{"sweep", "--bytes", "64g", "--repeat", "1", "--sndbuf", "default", "--json"}, hasChildren, exitInterrupted},
-		"serve": {[]string{"serve", "-k", sock}, func(_ *exec.Cmd, e *lockedBuf) bool { return strings.Contains(e.String(), "listening on") }, exitOK},
+		"run":       {[]string{"run", "--duration", "60s", "--interval", "100ms", "--request-size", "256k", "--json"}, hasChildren, exitInterrupted},
+		"sweep":     {[]string{"sweep", "--bytes", "64g", "--repeat", "1", "--sndbuf", "default", "--json"}, hasChildren, exitInterrupted},
+		"calibrate": {[]string{"calibrate", "--bytes", "64g", "--repeat", "1", "--sndbuf", "default", "--client", "true {uri}", "--json"}, hasChildren, exitInterrupted},
+		"serve":     {[]string{"serve", "-k", sock}, func(_ *exec.Cmd, e *lockedBuf) bool { return strings.Contains(e.String(), "listening on") }, exitOK},
 		// The explorer (0 on SIGINT and SIGTERM, like q) needs a terminal:
 		// e2e's TestExplorerSignals proves it.
 		"": {},

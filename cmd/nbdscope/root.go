@@ -29,6 +29,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newServeCmd(a),
 		newRunCmd(a),
 		newSweepCmd(a),
+		newCalibrateCmd(a),
 		newDoctorCmd(a),
 		newPresetsCmd(a),
 		newRunsCmd(a),

@@ -76,7 +76,9 @@ func RunChild(args []string) error {
 		if err := json.Unmarshal([]byte(args[1]), &spec); err != nil {
 			return fmt.Errorf("server spec: %w", err)
 		}
-		if spec.Command() != "" {
+		if spec.AttachPID > 0 {
+			r, ready, err = attachRealServerRole(spec)
+		} else if spec.Command() != "" {
 			r, ready, err = startRealServerRole(ctx, spec)
 		} else {
 			r, ready, err = startServerRole(ctx, spec)

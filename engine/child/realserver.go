@@ -33,9 +33,10 @@ import (
 // failure: the child exits 1 with the status and the end of its stderr.
 type realServerRole struct {
 	argv   []string
-	socket string // unix: the path it listens on, removed at close
-	proc   *clientrun.Process
-	calls  *realproc.Calls // nil when not counted (callsErr says why)
+	socket string             // unix: the path it listens on, removed at close
+	proc   *clientrun.Process // nil when attached to a running server (realattach.go)
+	pid    int                // the server's process
+	calls  *realproc.Calls    // nil when not counted (callsErr says why)
 	fail   chan error
 	exited chan struct{}
 	stop   chan struct{}
@@ -86,7 +87,7 @@ func startRealServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.
 		r.calls.Close()
 		return nil, wire.Msg{}, err
 	}
-	r.proc = p
+	r.proc, r.pid = p, p.Pid()
 	r.bufs = realproc.ControlBuffers(p.Pid())
 	if s, err := realproc.WatchSockets(p.Pid()); err == nil {
 		r.socks = s
@@ -219,7 +220,7 @@ func (r *realServerRole) look() {
 	r.bufs.Track(sc.Data)
 	r.conns = len(sc.Data)
 	for _, k := range sc.Data {
-		if len(k.Holders) > 0 && k.Holders[0].PID == r.proc.Pid() {
+		if len(k.Holders) > 0 && k.Holders[0].PID == r.pid {
 			r.snd, r.rcv = memSndRcv(k)
 			break
 		}
@@ -259,7 +260,7 @@ func (r *realServerRole) handle(c wire.Cmd) wire.Msg {
 func (r *realServerRole) poll() wire.Msg {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if use, ok := clientrun.GroupUsage(r.proc.Pid()); ok {
+	if use, ok := clientrun.GroupUsage(r.pid); ok {
 		r.seenUse = clientrun.Result{UserS: max(r.seenUse.UserS, use.UserS), SysS: max(r.seenUse.SysS, use.SysS),
 			Nvcsw: max(r.seenUse.Nvcsw, use.Nvcsw), Nivcsw: max(r.seenUse.Nivcsw, use.Nivcsw), MinFlt: max(r.seenUse.MinFlt, use.MinFlt)}
 	}
@@ -306,12 +307,14 @@ func (r *realServerRole) close() {
 		return
 	}
 	close(r.stop)
-	r.proc.Signal(syscall.SIGCONT)
-	r.proc.Signal(syscall.SIGTERM)
-	select {
-	case <-r.exited:
-	case <-time.After(2 * time.Second):
-		r.proc.Signal(syscall.SIGKILL)
+	if r.proc != nil { // an attached server is not ours to end
+		r.proc.Signal(syscall.SIGCONT)
+		r.proc.Signal(syscall.SIGTERM)
+		select {
+		case <-r.exited:
+		case <-time.After(2 * time.Second):
+			r.proc.Signal(syscall.SIGKILL)
+		}
 	}
 	r.wg.Wait()
 	r.calls.Close()

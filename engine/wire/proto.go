@@ -161,6 +161,11 @@ func (s Start) Str(setting string) string { return s[setting].Str }
 type ServerSpec struct {
 	Socket   string `json:"socket,omitempty"` // unix
 	Settings Start  `json:"settings"`
+	// AttachPID, when set, makes the child measure the running server
+	// with that PID, serving Target (a local --target), instead of
+	// starting one (engine/child's realattach.go); it is never stopped.
+	AttachPID int    `json:"attach_pid,omitempty"`
+	Target    string `json:"target,omitempty"`
 }
 
 // NewServerSpec is the server spec of side sc on socket.

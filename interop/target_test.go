@@ -1,0 +1,72 @@
+package interop
+
+// A local --target measured (issue 23 §5): the process behind a unix
+// socket the user started is found and measured as a real server side.
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"nbdscope/platform/syscount"
+)
+
+// startOwnQemuNbd starts qemu-nbd on a socket of its own, leading its own
+// process group as a daemon does, and waits (bounded) until it listens.
+// It is killed at the test's end.
+func startOwnQemuNbd(t *testing.T) (sock string, pid int) {
+	t.Helper()
+	sock = filepath.Join(shortDir(t), "q.sock")
+	cmd := exec.Command("qemu-nbd", "-r", "-t", "-e", "0", "-f", "raw", "-k", sock, `json:{"file":{"driver":"null-co","size":4294967296}}`)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if fi, err := os.Stat(sock); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			return sock, cmd.Process.Pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("qemu-nbd did not listen on %s within 10s", sock)
+		}
+	}
+}
+
+// TestLocalTargetMeasured: side B targets a qemu-nbd the test started.
+// Its server figures are counted (they were n/a for every target), a
+// warning names its PID and command, and it still runs after nbdscope
+// ends (it is not ours to stop).
+func TestLocalTargetMeasured(t *testing.T) {
+	need(t, "qemu-nbd")
+	if err := syscount.Probe(); err != nil {
+		t.Skipf("system calls cannot be counted here: %v", err)
+	}
+	sock, pid := startOwnQemuNbd(t)
+	rep, r := runReport(t, 0, "--target-b", "nbd+unix:///?socket="+sock, "--duration", "3s")
+	srv := rep.Sides[1].Summary.Server
+	if srv == nil || !srv.SendCallsPer2MiB.Known() || srv.SendCalls == 0 || !srv.CoresBusy.Known() || !srv.VolCSPer2MiB.Known() {
+		t.Fatalf("B's target server figures: %+v\n%s", srv, r)
+	}
+	// qemu-nbd sends a 2 MiB reply in at least one call.
+	if srv.SendCallsPer2MiB+srv.SendEAGAINPer2MiB < 1 {
+		t.Errorf("qemu-nbd's send calls per 2 MiB %.2f (+ EAGAIN %.2f): want at least one", srv.SendCallsPer2MiB, srv.SendEAGAINPer2MiB)
+	}
+	named := false
+	for _, w := range rep.Warnings {
+		if w.Side == "B" && strings.Contains(w.Text, fmt.Sprintf("PID %d (qemu-nbd ", pid)) {
+			named = true
+		}
+	}
+	if !named {
+		t.Errorf("no warning names qemu-nbd's PID %d and command: %+v", pid, rep.Warnings)
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Errorf("qemu-nbd (PID %d) is gone after the run: %v", pid, err)
+	}
+}

@@ -1,0 +1,93 @@
+package model
+
+import "time"
+
+// What a calibration is (nbdscope calibrate; sweep.Calibrate runs one):
+// our load and a real client (qemu-img convert) reading from the same
+// server at the same send buffers, and each client's figures side by
+// side with their ratio, so a user sees how far the stand-in is from the
+// client it stands for on this machine.
+
+// CalibrationVersion is the schema version of CalibrationReport
+// (calibrate --json).
+const CalibrationVersion = 1
+
+// ClientFigures are one client's figures at one buffer, from its median
+// measurement (by time): per 2 MiB of payload, as a run's.
+type ClientFigures struct {
+	RecvCallsPer2MiB  Figure `json:"recv_calls_per_2mib"`
+	RecvEAGAINPer2MiB Figure `json:"recv_eagain_per_2mib"`
+	// WakeupsPer2MiB are voluntary plus involuntary context switches.
+	WakeupsPer2MiB Figure `json:"wakeups_per_2mib"`
+	// CPUMsPer2MiB is user plus system CPU, in milliseconds per 2 MiB.
+	CPUMsPer2MiB  Figure  `json:"cpu_ms_per_2mib"`
+	ThroughputBps Figure  `json:"throughput_bps"`
+	Seconds       float64 `json:"seconds"`
+	Repeats       int     `json:"repeats"`
+}
+
+// ClientFiguresOf takes a client's figures from a sweep row (of our load,
+// or of an exec sweep): the row's client process.
+func ClientFiguresOf(r SweepRow) ClientFigures {
+	c := r.Figures.Client
+	wake := c.VolCSPer2MiB + c.InvolCSPer2MiB // unknown when either is
+	cpu := Unknown
+	if c.CPUSPerGiB.Known() {
+		cpu = c.CPUSPerGiB * 1000 * PayloadUnit / GiB
+	}
+	return ClientFigures{RecvCallsPer2MiB: c.RecvCallsPer2MiB, RecvEAGAINPer2MiB: c.RecvEAGAINPer2MiB,
+		WakeupsPer2MiB: wake, CPUMsPer2MiB: cpu, ThroughputBps: r.ThroughputBps, Seconds: r.Seconds, Repeats: r.Repeats}
+}
+
+// ClientRatios are ours / the real client's, figure by figure: 2.0 means
+// our load made twice as many; unknown where either is unknown or the
+// real client's is 0.
+type ClientRatios struct {
+	RecvCallsPer2MiB  Figure `json:"recv_calls_per_2mib"`
+	RecvEAGAINPer2MiB Figure `json:"recv_eagain_per_2mib"`
+	WakeupsPer2MiB    Figure `json:"wakeups_per_2mib"`
+	CPUMsPer2MiB      Figure `json:"cpu_ms_per_2mib"`
+	ThroughputBps     Figure `json:"throughput_bps"`
+}
+
+// Ratios divides ours by real.
+func (ours ClientFigures) Ratios(real ClientFigures) ClientRatios {
+	return ClientRatios{
+		RecvCallsPer2MiB:  Ratio(real.RecvCallsPer2MiB, ours.RecvCallsPer2MiB),
+		RecvEAGAINPer2MiB: Ratio(real.RecvEAGAINPer2MiB, ours.RecvEAGAINPer2MiB),
+		WakeupsPer2MiB:    Ratio(real.WakeupsPer2MiB, ours.WakeupsPer2MiB),
+		CPUMsPer2MiB:      Ratio(real.CPUMsPer2MiB, ours.CPUMsPer2MiB),
+		ThroughputBps:     Ratio(real.ThroughputBps, ours.ThroughputBps),
+	}
+}
+
+// CalibrationRow is one buffer: the server's send buffer requested and
+// as its data socket had it, both clients' figures and ours / real.
+type CalibrationRow struct {
+	Buffer    string        `json:"buffer"`
+	Effective int           `json:"effective"` // 0 when not seen
+	Ours      ClientFigures `json:"ours"`
+	Real      ClientFigures `json:"real"`
+	// Ratio is ours / real for each figure.
+	Ratio ClientRatios `json:"ratio"`
+	// CallsNA says why the real client's calls are unknown, when they are.
+	CallsNA string `json:"calls_na,omitempty"`
+}
+
+// CalibrationReport is a whole calibration, as calibrate prints it.
+type CalibrationReport struct {
+	Version  int       `json:"version"`
+	Nbdscope string    `json:"nbdscope_version"`
+	Time     time.Time `json:"time"`
+	// Server is the real server's command, "" for nbdscope's own.
+	Server string `json:"server"`
+	// Client is the real client's command, placeholders as given.
+	Client  string           `json:"client"`
+	Bytes   int64            `json:"bytes"`
+	Repeat  int              `json:"repeat"`
+	Config  Config           `json:"config"`
+	Rows    []CalibrationRow `json:"rows"`
+	Partial bool             `json:"partial"`
+	// PartialReason says why the report is partial.
+	PartialReason string `json:"partial_reason,omitempty"`
+}

@@ -1,0 +1,66 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"nbdscope/model"
+	"nbdscope/units"
+)
+
+// WriteCalibration prints a calibration: what ran, then per buffer three
+// lines, ours, the real client's and ours / real.
+func WriteCalibration(w io.Writer, rep model.CalibrationReport) {
+	sd := rep.Config.Sides[0]
+	real := "the real client"
+	// The program's name, for the table (report reaches no runtime, so
+	// not clientrun's quoting rules: a name is its first word).
+	if f := strings.Fields(rep.Client); len(f) > 0 {
+		real = strings.Trim(f[0], `'"`)
+	}
+	conns := "1 connection"
+	if sd.Connections != 1 {
+		conns = fmt.Sprintf("%d connections", sd.Connections)
+	}
+	fmt.Fprintf(w, "Our load (%s, %s requests, %d in flight, consume %s) and `%s`, each reading %s from %s at each server send buffer; median of %d by time.\n",
+		conns, units.FormatSize(int64(sd.RequestSize)), sd.InFlight, consumeName(sd), rep.Client,
+		units.FormatSize(rep.Bytes), execServerName(sd), rep.Repeat)
+	fmt.Fprintln(w, "Calls and EAGAIN are the client's receive calls; wake-ups are its voluntary + involuntary context switches; CPU is user + system of the client and all it started.")
+	for _, r := range rep.Rows {
+		if r.CallsNA != "" {
+			fmt.Fprintf(w, "%s's socket calls are n/a: %s.\n", real, r.CallsNA)
+			break
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| buffer | client | recv calls per 2 MiB | recv EAGAIN per 2 MiB | wake-ups per 2 MiB | CPU ms per 2 MiB | "+rateName()+" |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|")
+	for _, r := range rep.Rows {
+		buf := r.Buffer
+		if r.Effective > 0 {
+			buf += " (" + units.FormatSize(int64(r.Effective)) + ")"
+		}
+		for _, c := range []struct {
+			name string
+			f    model.ClientFigures
+		}{{"nbdscope's load", r.Ours}, {real, r.Real}} {
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", buf, c.name, c.f.RecvCallsPer2MiB.Fixed(2),
+				c.f.RecvEAGAINPer2MiB.Fixed(2), c.f.WakeupsPer2MiB.Fixed(2), c.f.CPUMsPer2MiB.Fixed(2), rateNumber(c.f.ThroughputBps))
+		}
+		x := r.Ratio
+		fmt.Fprintf(w, "| %s | ours / %s | %s | %s | %s | %s | %s |\n", buf, real, x.RecvCallsPer2MiB.Ratio(),
+			x.RecvEAGAINPer2MiB.Ratio(), x.WakeupsPer2MiB.Ratio(), x.CPUMsPer2MiB.Ratio(), x.ThroughputBps.Ratio())
+	}
+	if rep.Partial {
+		fmt.Fprintf(w, "\nPARTIAL CALIBRATION: %s\n", rep.PartialReason)
+	}
+}
+
+// consumeName is what the load does with READ data.
+func consumeName(sd model.SideConfig) string {
+	if sd.Consume == "" {
+		return "default"
+	}
+	return sd.Consume
+}
