@@ -201,30 +201,7 @@ func getAddr(src []byte, family uint8) netip.Addr {
 // NLMSG_DONE, a single answer or an error, ErrMalformed for what cannot be
 // parsed, unknown attributes skipped.
 func ParseInetDiag(b []byte, seq uint32, dst []TCPSocket) (out []TCPSocket, done bool, err error) {
-	err = splitMessages(b, func(m message) (bool, error) {
-		if m.seq != seq {
-			return false, nil
-		}
-		handled, end, cerr := controlMessage(m)
-		if handled {
-			done = done || end
-			return end, cerr
-		}
-		if m.typ != sockDiagByFamily {
-			return true, fmt.Errorf("%w: message type %d in an inet_diag reply", ErrMalformed, m.typ)
-		}
-		s, perr := parseInetMsg(m.payload)
-		if perr != nil {
-			return true, perr
-		}
-		dst = append(dst, s)
-		if m.flags&nlmFMulti == 0 {
-			done = true
-			return true, nil
-		}
-		return false, nil
-	})
-	return dst, done, err
+	return parseDiag(b, seq, dst, "an inet_diag", parseInetMsg)
 }
 
 // parseInetMsg parses a struct inet_diag_msg and its attributes.

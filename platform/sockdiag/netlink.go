@@ -172,3 +172,34 @@ func appendHeader(b []byte, payloadLen int, flags uint16, seq uint32) []byte {
 	b = ne.AppendUint32(b, seq)
 	return ne.AppendUint32(b, 0) // pid 0: to the kernel
 }
+
+// parseDiag parses one datagram of a sock_diag reply to the request
+// numbered seq, appending each socket parse makes of a SOCK_DIAG_BY_FAMILY
+// message to dst: the rules ParseUnixDiag states, for unix_diag and
+// inet_diag alike (what names the reply in errors: "a unix_diag").
+func parseDiag[T any](b []byte, seq uint32, dst []T, what string, parse func([]byte) (T, error)) (out []T, done bool, err error) {
+	err = splitMessages(b, func(m message) (bool, error) {
+		if m.seq != seq {
+			return false, nil
+		}
+		handled, end, cerr := controlMessage(m)
+		if handled {
+			done = done || end
+			return end, cerr
+		}
+		if m.typ != sockDiagByFamily {
+			return true, fmt.Errorf("%w: message type %d in %s reply", ErrMalformed, m.typ, what)
+		}
+		s, perr := parse(m.payload)
+		if perr != nil {
+			return true, perr
+		}
+		dst = append(dst, s)
+		if m.flags&nlmFMulti == 0 {
+			done = true
+			return true, nil
+		}
+		return false, nil
+	})
+	return dst, done, err
+}

@@ -146,30 +146,7 @@ func appendUnixRequest(b []byte, seq uint32, ino Inode, cookie Cookie, show uint
 // not exist). A reply that cannot be parsed is an error wrapping
 // ErrMalformed. Attributes it does not know are skipped.
 func ParseUnixDiag(b []byte, seq uint32, dst []UnixSocket) (out []UnixSocket, done bool, err error) {
-	err = splitMessages(b, func(m message) (bool, error) {
-		if m.seq != seq {
-			return false, nil
-		}
-		handled, end, cerr := controlMessage(m)
-		if handled {
-			done = done || end
-			return end, cerr
-		}
-		if m.typ != sockDiagByFamily {
-			return true, fmt.Errorf("%w: message type %d in a unix_diag reply", ErrMalformed, m.typ)
-		}
-		s, perr := parseUnixMsg(m.payload)
-		if perr != nil {
-			return true, perr
-		}
-		dst = append(dst, s)
-		if m.flags&nlmFMulti == 0 {
-			done = true
-			return true, nil
-		}
-		return false, nil
-	})
-	return dst, done, err
+	return parseDiag(b, seq, dst, "a unix_diag", parseUnixMsg)
 }
 
 // parseUnixMsg parses a struct unix_diag_msg and its attributes.
