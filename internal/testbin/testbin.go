@@ -6,6 +6,7 @@ package testbin
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,4 +78,37 @@ func Need(t testing.TB, hint string, tools ...string) {
 			t.Skip(msg)
 		}
 	}
+}
+
+// WorldExecutableCopy copies the running test binary, as name, into a new
+// directory that any user may enter and run it from (a test's own binary
+// usually sits where another user cannot reach it): for tests that run
+// the binary again as an unprivileged user. The copy goes with the test.
+func WorldExecutableCopy(t *testing.T, name string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", name+"-perm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.Open(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	bin := filepath.Join(dir, name+".test")
+	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return bin
 }

@@ -2,7 +2,6 @@ package sockctl
 
 import (
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"nbdscope/internal/testbin"
 )
 
 // nobody is the unprivileged user the permission tests run as.
@@ -24,7 +25,7 @@ func TestAnotherUserIsRefused(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root, to run a process as another user")
 	}
-	bin := worldExecutableCopy(t)
+	bin := testbin.WorldExecutableCopy(t, "sockctl")
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -111,34 +112,4 @@ func TestIsAncestor(t *testing.T) {
 	if !isAncestor(1, os.Getpid()) && os.Getpid() != 1 {
 		t.Error("init is not an ancestor")
 	}
-}
-
-// worldExecutableCopy copies the test binary where nobody may run it.
-func worldExecutableCopy(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "sockctl-perm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.Open(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	bin := filepath.Join(dir, "sockctl.test")
-	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return bin
 }

@@ -2,7 +2,6 @@ package syscount
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"nbdscope/internal/testbin"
 )
 
 // nobody is the unprivileged user the permission tests run the probe as.
@@ -28,7 +29,7 @@ func TestPermissionsAsAnotherUser(t *testing.T) {
 		t.Skip("needs root, to run the probe as another user")
 	}
 	needCounting(t)
-	bin := worldExecutableCopy(t)
+	bin := testbin.WorldExecutableCopy(t, "syscount")
 	self := os.Getpid()
 	dac := []uintptr{unix.CAP_DAC_READ_SEARCH} // reads tracefs as root would
 	withParanoid(t, 2, func() {
@@ -130,36 +131,6 @@ func withTracefsRestored(t *testing.T, f func()) {
 		}
 	}()
 	f()
-}
-
-// worldExecutableCopy copies the test binary where nobody may run it.
-func worldExecutableCopy(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "syscount-perm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.Open(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	bin := filepath.Join(dir, "syscount.test")
-	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return bin
 }
 
 // withParanoid runs f with kernel.perf_event_paranoid at level, and puts
