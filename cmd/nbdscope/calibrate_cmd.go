@@ -55,11 +55,7 @@ func newCalibrateCmd(a *app) *cobra.Command {
 		Args:    noArgs,
 	}
 	setExits(cmd, exitsMeasure)
-	var skip []string
-	for _, st := range model.BufferSettings() {
-		skip = append(skip, st.Name)
-	}
-	lf := addLoadFlags(a, cmd, false, append(skip, model.SetExec)...)
+	lf := addLoadFlags(a, cmd, false, sweptSettings()...)
 	fs := cmd.Flags()
 	fs.StringVar(&f.sndbuf, "sndbuf", "default,2m", "comma-separated server send buffer `SIZES` to calibrate at")
 	cmd.RegisterFlagCompletionFunc("sndbuf", completeBufList)

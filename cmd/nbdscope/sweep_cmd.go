@@ -76,6 +76,18 @@ type sweepFlags struct {
 	outs                []destination // where the sweep is written (planSweepOutputs)
 }
 
+// sweptSettings are the settings whose per-side flags a sweep (and a
+// calibration) leaves out: a buffer's flag there (--sndbuf,
+// --client-sndbuf, --client-rcvbuf) is the list of sizes to go through,
+// and --exec the client to run.
+func sweptSettings() []string {
+	names := []string{model.SetExec}
+	for _, st := range model.BufferSettings() {
+		names = append(names, st.Name)
+	}
+	return names
+}
+
 func newSweepCmd(a *app) *cobra.Command {
 	var f sweepFlags
 	cmd := &cobra.Command{
@@ -86,13 +98,7 @@ func newSweepCmd(a *app) *cobra.Command {
 		Args:    noArgs,
 	}
 	setExits(cmd, exitsMeasure)
-	// A buffer's flag here (--sndbuf, --client-sndbuf, --client-rcvbuf) is
-	// the list of sizes to sweep it through, not a per-side setting.
-	var bufs []string
-	for _, st := range model.BufferSettings() {
-		bufs = append(bufs, st.Name)
-	}
-	lf := addLoadFlags(a, cmd, false, append(bufs, model.SetExec)...) // --exec here is the client to sweep
+	lf := addLoadFlags(a, cmd, false, sweptSettings()...)
 	fs := cmd.Flags()
 	f.lists = map[string]*string{}
 	for _, st := range model.BufferSettings() {
