@@ -81,9 +81,11 @@ func (m *fillMeter) stop() {
 
 // DataSenders lists the sockets of sender that are connected to a socket
 // of receiver: the data connections between the two, seen from the
-// sender's end. Every other socket either holds (a listener, the control
-// pipe to the controller, a connection elsewhere) is left out.
-func DataSenders(conn *sockdiag.Conn, sender, receiver FillProc) ([]sockdiag.Inode, error) {
+// sender's end, each with the descriptor the sender holds it by (the
+// sampler reads it through that: sockdiag.Sampler.SetHeld). Every other
+// socket either holds (a listener, the control pipe to the controller, a
+// connection elsewhere) is left out.
+func DataSenders(conn *sockdiag.Conn, sender, receiver FillProc) ([]sockdiag.FD, error) {
 	sfds, err := procSockets(sender)
 	if err != nil {
 		return nil, fmt.Errorf("the sender's sockets (PID %d): %w", sender.PID, err)
@@ -100,14 +102,29 @@ func DataSenders(conn *sockdiag.Conn, sender, receiver FillProc) ([]sockdiag.Ino
 	if err != nil {
 		return nil, err
 	}
-	var out []sockdiag.Inode
+	var out []sockdiag.FD
 	for _, l := range sockdiag.Links(ss, rs) {
-		out = append(out, l.A.Inode)
+		out = append(out, holderOf(l.A, sender.PID))
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no connection between PID %d and PID %d found", sender.PID, receiver.PID)
 	}
 	return out, nil
+}
+
+// holderOf is the descriptor by which the sender holds s: the sender's
+// own if it is among the holders (a forked child holds its parent's
+// sockets too), else the first, a process of its tree.
+func holderOf(s sockdiag.Socket, sender int) sockdiag.FD {
+	for _, h := range s.Holders {
+		if h.PID == sender {
+			return h
+		}
+	}
+	if len(s.Holders) > 0 {
+		return s.Holders[0]
+	}
+	return sockdiag.FD{Inode: s.Inode}
 }
 
 func procSockets(p FillProc) ([]sockdiag.FD, error) {
@@ -152,12 +169,12 @@ func (p *Pair) refreshFill(s *side) {
 	sc, srv, ld := s.cfg, s.server, s.load
 	s.mu.Unlock()
 	snd, rcv, why := fillEnds(sc, srv, ld)
-	var inodes []sockdiag.Inode
+	var senders []sockdiag.FD
 	if why == "" {
 		var err error
 		m.mu.Lock()
 		if m.conn != nil {
-			inodes, err = DataSenders(m.conn, snd, rcv)
+			senders, err = DataSenders(m.conn, snd, rcv)
 		} else {
 			err = errRunEnded
 		}
@@ -166,7 +183,7 @@ func (p *Pair) refreshFill(s *side) {
 			why = err.Error()
 		}
 	}
-	m.smp.Set(s.name, inodes)
+	m.smp.SetHeld(s.name, senders)
 	s.setFillWhy(why)
 }
 

@@ -67,4 +67,9 @@ func TestFillFindsOnlyDataSockets(t *testing.T) {
 	if len(got) != 3 {
 		t.Fatalf("%d data sockets found for 3 connections: %v", len(got), got)
 	}
+	for _, h := range got {
+		if h.PID != snd.PID || h.FD < 0 || h.Inode == 0 {
+			t.Errorf("data socket %+v: want it held by the sender, PID %d, for the sampler to read through", h, snd.PID)
+		}
+	}
 }

@@ -118,10 +118,10 @@ func (r *execFillRun) lookup(pid int) {
 	}
 	if len(toClient) > 0 {
 		r.found = true
-		r.f.smp.Set(execFillServer, toClient)
+		r.f.smp.SetHeld(execFillServer, toClient)
 	}
 	if len(toServer) > 0 {
-		r.f.smp.Set(execFillClient, toServer)
+		r.f.smp.SetHeld(execFillClient, toServer)
 	}
 }
 

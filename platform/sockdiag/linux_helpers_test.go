@@ -74,6 +74,21 @@ func fillNonblocking(t testing.TB, fd int) int {
 	return total
 }
 
+// linuxProbe is what StartSampler reads through, for a sampler a test
+// ticks itself.
+func linuxProbe(t testing.TB) samplerProbe {
+	return samplerProbe{Conn: dial(t), held: newPidfdReader()}
+}
+
+// holder is end i of the pair as this process holds it, for SetHeld; with
+// held false, a sender without a holder.
+func (p *socketPair) holder(i int, held bool) FD {
+	if !held {
+		return FD{Inode: p.ino[i]}
+	}
+	return FD{PID: os.Getpid(), FD: p.fd[i], Inode: p.ino[i]}
+}
+
 func dial(t testing.TB) *Conn {
 	t.Helper()
 	c, err := Dial()

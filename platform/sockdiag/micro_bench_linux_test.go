@@ -135,3 +135,23 @@ func BenchmarkTicker200Hz(b *testing.B) {
 		b.ReportMetric(100*(rusageTB(b)-before).Seconds()/time.Since(start).Seconds(), "cpu-%/core")
 	}
 }
+
+// BenchmarkHeldRead16: the same 16 sockets read through their holder
+// (pidfd_getfd, fstat, getsockopt(SO_MEMINFO), close each), as SetHeld's
+// sampler does.
+func BenchmarkHeldRead16(b *testing.B) {
+	var fds []FD
+	for range 16 {
+		fds = append(fds, newSocketPair(b).holder(0, true))
+	}
+	r := newPidfdReader()
+	defer r.Close()
+	defer cpuPerOp(b)()
+	for b.Loop() {
+		for _, h := range fds {
+			if _, err := r.heldMem(h); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

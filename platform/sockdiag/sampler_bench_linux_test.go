@@ -5,6 +5,8 @@ package sockdiag
 import (
 	"context"
 	"fmt"
+	"net"
+	"os"
 	"testing"
 	"time"
 
@@ -19,24 +21,32 @@ import (
 // upper bound. floor-%/core is the same sampler with no sockets, measured
 // just before: the cost of waking 200 times a second, which the lookups
 // add to. "background" adds idle unix sockets to the namespace, which a
-// dump must walk and an exact lookup scans.
+// dump must walk and an exact lookup scans. "held" gives the sampler each
+// sender's holder (SetHeld), as the engine does for the processes it
+// started: one getsockopt on a momentary duplicate a socket, whatever the
+// namespace holds.
 func BenchmarkSampler(b *testing.B) {
 	for _, c := range []struct {
 		family     string
 		mode       Mode
 		background int
 		recvEvery  int
+		held       bool
 	}{
-		{"unix", ModeAuto, 0, 1}, {"unix", ModeDump, 0, 1}, {"unix", ModeExact, 0, 1},
-		{"unix", ModeAuto, 1000, 1}, {"unix", ModeDump, 1000, 1}, {"unix", ModeExact, 1000, 1},
-		{"tcp", ModeAuto, 0, 1}, {"tcp", ModeDump, 0, 1}, {"tcp", ModeAuto, 0, 10},
+		{"unix", ModeAuto, 0, 1, true}, {"unix", ModeAuto, 1000, 1, true}, {"tcp", ModeAuto, 0, 1, true},
+		{"unix", ModeAuto, 0, 1, false}, {"unix", ModeDump, 0, 1, false}, {"unix", ModeExact, 0, 1, false},
+		{"unix", ModeAuto, 1000, 1, false}, {"unix", ModeDump, 1000, 1, false}, {"unix", ModeExact, 1000, 1, false},
+		{"tcp", ModeAuto, 0, 1, false}, {"tcp", ModeDump, 0, 1, false}, {"tcp", ModeAuto, 0, 10, false},
 	} {
 		name := fmt.Sprintf("%s/%v/background=%d/recv-every=%d", c.family, c.mode, c.background, c.recvEvery)
+		if c.held {
+			name = fmt.Sprintf("%s/held/background=%d", c.family, c.background)
+		}
 		b.Run(name, func(b *testing.B) {
 			for range c.background / 2 {
 				newSocketPair(b)
 			}
-			groups := benchConnections(b, c.family)
+			groups := benchConnections(b, c.family, c.held)
 			for b.Loop() {
 				benchRun(b, SamplerConfig{Rate: DefaultRate, Mode: c.mode, RecvEvery: c.recvEvery}, groups)
 			}
@@ -45,9 +55,10 @@ func BenchmarkSampler(b *testing.B) {
 }
 
 // benchConnections opens 8 connections for each of two groups, each with
-// some data waiting at its receiver, and returns the senders' inodes.
-func benchConnections(b *testing.B, family string) [2][]Inode {
-	var groups [2][]Inode
+// some data waiting at its receiver, and returns the senders, with this
+// process as their holder when held.
+func benchConnections(b *testing.B, family string, held bool) [2][]FD {
+	var groups [2][]FD
 	for g := range groups {
 		for range 8 {
 			if family == "unix" {
@@ -55,24 +66,38 @@ func benchConnections(b *testing.B, family string) [2][]Inode {
 				if _, err := unix.Write(p.fd[0], make([]byte, 64<<10)); err != nil {
 					b.Fatal(err)
 				}
-				groups[g] = append(groups[g], p.ino[0])
+				groups[g] = append(groups[g], p.holder(0, held))
 				continue
 			}
-			client, server := tcpPair(b, "tcp4", "127.0.0.1:0")
+			_, server := tcpPair(b, "tcp4", "127.0.0.1:0")
 			if _, err := server.Write(make([]byte, 64<<10)); err != nil {
 				b.Fatal(err)
 			}
-			_ = client
-			groups[g] = append(groups[g], tcpInode(b, server))
+			groups[g] = append(groups[g], tcpHolder(b, server, held))
 		}
 	}
 	return groups
 }
 
+// tcpHolder is the connection's socket as this process holds it (a
+// descriptor of its own, closed with the benchmark).
+func tcpHolder(b *testing.B, c *net.TCPConn, held bool) FD {
+	ino := tcpInode(b, c)
+	if !held {
+		return FD{Inode: ino}
+	}
+	f, err := c.File()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.Close() })
+	return FD{PID: os.Getpid(), FD: int(f.Fd()), Inode: ino}
+}
+
 const benchStretch = 2 * time.Second
 
-func benchRun(b *testing.B, cfg SamplerConfig, groups [2][]Inode) {
-	floor := benchStretchCPU(b, cfg, [2][]Inode{})
+func benchRun(b *testing.B, cfg SamplerConfig, groups [2][]FD) {
+	floor := benchStretchCPU(b, cfg, [2][]FD{})
 	total := benchStretchCPU(b, cfg, groups)
 	b.ReportMetric(total.pct, "cpu-%/core")
 	b.ReportMetric(floor.pct, "floor-%/core")
@@ -87,14 +112,14 @@ type stretchCost struct {
 // benchStretchCPU samples groups for benchStretch and measures the
 // process's CPU time meanwhile. With no sockets it measures the floor:
 // the 200 Hz wake-ups alone, which any sampler pays.
-func benchStretchCPU(b *testing.B, cfg SamplerConfig, groups [2][]Inode) stretchCost {
+func benchStretchCPU(b *testing.B, cfg SamplerConfig, groups [2][]FD) stretchCost {
 	s, err := StartSampler(context.Background(), cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Stop()
-	s.Set("A", groups[0])
-	s.Set("B", groups[1])
+	s.SetHeld("A", groups[0])
+	s.SetHeld("B", groups[1])
 	time.Sleep(100 * time.Millisecond) // sockets resolved, buffers warm
 	s.Take("A")
 	s.Take("B")

@@ -10,7 +10,7 @@ func StartSampler(ctx context.Context, cfg SamplerConfig) (*Sampler, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := newSampler(cfg, c)
+	s, err := newSampler(cfg, samplerProbe{Conn: c, held: newPidfdReader()})
 	if err != nil {
 		c.Close()
 		return nil, err

@@ -5,6 +5,7 @@ package sockdiag
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net"
@@ -297,27 +298,31 @@ func TestStartSamplerRejectsBadConfig(t *testing.T) {
 // TestSamplerTickAllocatesNothing: 200 ticks a second must not feed the
 // garbage collector; buffers are kept from tick to tick.
 func TestSamplerTickAllocatesNothing(t *testing.T) {
-	for _, mode := range modes {
-		t.Run(mode.String(), func(t *testing.T) {
-			s, err := newSampler(SamplerConfig{Mode: mode}, dial(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var set []Inode
-			for range 4 {
-				set = append(set, newSocketPair(t).ino[0])
-			}
-			_, server := tcpPair(t, "tcp4", "127.0.0.1:0")
-			s.Set("A", append(set, tcpInode(t, server)))
-			s.tick() // finds them
-			s.tick() // buffers grown
-			if n := testing.AllocsPerRun(50, s.tick); n != 0 {
-				t.Errorf("%v allocations per tick", n)
-			}
-			if f := s.Take("A"); f.Errors != 0 || f.Samples != f.Ticks*5 {
-				t.Errorf("window %+v", f)
-			}
-		})
+	for _, held := range []bool{false, true} {
+		for _, mode := range modes {
+			t.Run(fmt.Sprintf("%v/held=%v", mode, held), func(t *testing.T) {
+				s, err := newSampler(SamplerConfig{Mode: mode}, linuxProbe(t))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var set []FD
+				for range 4 {
+					p := newSocketPair(t)
+					set = append(set, p.holder(0, held))
+				}
+				_, server := tcpPair(t, "tcp4", "127.0.0.1:0")
+				set = append(set, FD{Inode: tcpInode(t, server)})
+				s.SetHeld("A", set)
+				s.tick() // finds them
+				s.tick() // buffers grown
+				if n := testing.AllocsPerRun(50, s.tick); n != 0 {
+					t.Errorf("%v allocations per tick", n)
+				}
+				if f := s.Take("A"); f.Errors != 0 || f.Samples != f.Ticks*5 {
+					t.Errorf("window %+v", f)
+				}
+			})
+		}
 	}
 }
 

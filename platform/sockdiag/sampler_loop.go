@@ -20,6 +20,9 @@ type tracked struct {
 	key     tcpKey  // TCP: the connection, for exact lookups
 	peerKey *tcpKey // TCP: the receiving end, when it is local
 	gone    bool
+	// holder is the descriptor the socket is read through (held.go);
+	// PID 0 when there is none, or no longer one.
+	holder FD
 
 	// this tick's outcome
 	goneNow bool
@@ -36,6 +39,7 @@ type loopState struct {
 	version   uint64
 	tracked   map[Inode]*tracked
 	order     []*tracked
+	refused   map[int]bool // processes whose descriptors cannot be duplicated
 
 	unixBuf []UnixSocket
 	tcpBuf  []TCPSocket
@@ -54,7 +58,7 @@ type loopState struct {
 
 func newLoopState(p prober, recvEvery int) loopState {
 	return loopState{
-		p: p, recvEvery: recvEvery, tracked: map[Inode]*tracked{},
+		p: p, recvEvery: recvEvery, tracked: map[Inode]*tracked{}, refused: map[int]bool{},
 		unixIdx: map[Inode]int{}, tcpIdx: map[Inode]int{}, tupleIdx: map[tupleKey]int{},
 	}
 }
@@ -64,27 +68,35 @@ func newLoopState(p prober, recvEvery int) loopState {
 // Gone ones are forgotten too: a changed set is the caller's new word on
 // which sockets exist, so they are looked for again (and reported gone
 // again if they still are).
-func (l *loopState) reconcile(groups map[string][]Inode) {
-	want := map[Inode]bool{}
-	for _, inos := range groups {
-		for _, ino := range inos {
-			want[ino] = true
+func (l *loopState) reconcile(groups map[string][]FD) {
+	want := map[Inode]FD{}
+	for _, fds := range groups {
+		for _, fd := range fds {
+			if h, ok := want[fd.Inode]; !ok || h.PID == 0 {
+				want[fd.Inode] = fd
+			}
 		}
 	}
 	for ino, t := range l.tracked {
-		if !want[ino] || t.gone {
+		if _, ok := want[ino]; !ok || t.gone {
 			delete(l.tracked, ino)
 		}
 	}
 	l.order = l.order[:0]
-	for ino := range want {
+	pids := map[int]bool{}
+	for ino, fd := range want {
 		t := l.tracked[ino]
 		if t == nil {
 			t = &tracked{ino: ino, cookie: NoCookie}
 			l.tracked[ino] = t
 		}
+		t.holder = l.holderFor(fd)
+		if t.holder.PID != 0 {
+			pids[t.holder.PID] = true
+		}
 		l.order = append(l.order, t)
 	}
+	l.p.forgetHolders(pids)
 	slices.SortFunc(l.order, func(a, b *tracked) int { return cmp.Compare(a.ino, b.ino) })
 }
 
@@ -94,6 +106,7 @@ func (l *loopState) observe(mode Mode) error {
 	for _, t := range l.order {
 		t.goneNow, t.ok = false, false
 	}
+	l.observeHeld()
 	unixDump, tcpDump := l.plan(mode)
 	if unixDump {
 		if err := l.dumpUnix(l.unresolved()); err != nil {
@@ -146,7 +159,7 @@ func (l *loopState) plan(mode Mode) (unixDump, tcpDump bool) {
 }
 
 // account adds this tick's samples of senders to w.
-func (l *loopState) account(w *window, senders []Inode, err error) {
+func (l *loopState) account(w *window, senders []FD, err error) {
 	w.ticks++
 	if err != nil {
 		w.errors++
@@ -154,13 +167,13 @@ func (l *loopState) account(w *window, senders []Inode, err error) {
 		return
 	}
 	w.lastSum, w.lastN = 0, 0
-	for _, ino := range senders {
-		t := l.tracked[ino]
+	for _, fd := range senders {
+		t := l.tracked[fd.Inode]
 		if t == nil {
 			continue
 		}
 		if t.goneNow {
-			w.gone = append(w.gone, ino)
+			w.gone = append(w.gone, fd.Inode)
 		}
 		if t.ok {
 			w.add(t.sample)
@@ -178,7 +191,7 @@ func (t *tracked) markGone() {
 // is not yet found), and how many unix lookups a batch would make.
 func (l *loopState) needs() (unix, tcp bool, unixLookups int) {
 	for _, t := range l.order {
-		if t.gone {
+		if t.gone || t.ok {
 			continue
 		}
 		switch t.kind {
@@ -198,7 +211,7 @@ func (l *loopState) needs() (unix, tcp bool, unixLookups int) {
 // and finds the new ones (which had both dumped).
 func (l *loopState) sampleFromDumps(unixDump, tcpDump bool) error {
 	for _, t := range l.order {
-		if t.gone {
+		if t.gone || t.ok {
 			continue
 		}
 		if t.kind == 0 && !l.resolve(t) {

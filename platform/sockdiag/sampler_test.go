@@ -17,6 +17,13 @@ type fakeKernel struct {
 	calls   int // round trips (a batch is one)
 	lookups int // exact lookups
 	closed  bool
+
+	// held: the descriptors of processes (pid → fd → inode) heldMem reads
+	// through, the processes that refuse, and the reads made.
+	fds       map[int]map[int]Inode
+	refuse    map[int]bool
+	heldReads int
+	forgotten map[int]bool
 }
 
 func newFakeKernel() *fakeKernel { return &fakeKernel{unix: map[Inode]UnixSocket{}} }
@@ -91,6 +98,46 @@ func (k *fakeKernel) tcpExact(key *tcpKey, cookie Cookie) (TCPSocket, error) {
 }
 
 func (k *fakeKernel) Close() error { k.closed = true; return nil }
+
+func (k *fakeKernel) heldMem(h FD) (MemInfo, error) {
+	k.heldReads++
+	if k.refuse[h.PID] {
+		return MemInfo{}, &heldRefusal{PID: h.PID, Err: syscall.EPERM}
+	}
+	if k.fds[h.PID][h.FD] != h.Inode {
+		return MemInfo{}, errHeldMoved
+	}
+	if u, ok := k.unix[h.Inode]; ok {
+		return u.Mem, nil
+	}
+	for _, s := range k.tcp {
+		if s.Inode == h.Inode {
+			return s.Mem, nil
+		}
+	}
+	return MemInfo{}, errHeldMoved
+}
+
+func (k *fakeKernel) forgetHolders(keep map[int]bool) {
+	k.forgotten = map[int]bool{}
+	for pid := range k.fds {
+		if !keep[pid] {
+			k.forgotten[pid] = true
+		}
+	}
+}
+
+// hold says process pid holds ino as descriptor fd.
+func (k *fakeKernel) hold(pid, fd int, ino Inode) FD {
+	if k.fds == nil {
+		k.fds = map[int]map[int]Inode{}
+	}
+	if k.fds[pid] == nil {
+		k.fds[pid] = map[int]Inode{}
+	}
+	k.fds[pid][fd] = ino
+	return FD{PID: pid, FD: fd, Inode: ino}
+}
 
 // pair adds a connected unix pair: the sender with wmem in flight against
 // sndbuf, the receiver with rq bytes queued.

@@ -1,0 +1,122 @@
+package sockdiag
+
+import (
+	"errors"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// pidfdReader reads sockets through momentary duplicates of their
+// holders' descriptors: pidfd_getfd, fstat (the descriptor still holds
+// that socket: a process reuses the numbers it closed), one
+// getsockopt(SO_MEMINFO), close. Measured here about 1.7 µs a socket
+// against 4–25 µs a netlink lookup (BenchmarkHeldRead). It keeps one
+// pidfd per process, so that a PID reused by a new process cannot be
+// mistaken for the old one. It belongs to the sampling goroutine.
+type pidfdReader struct {
+	pidfds map[int]int
+}
+
+func newPidfdReader() *pidfdReader { return &pidfdReader{pidfds: map[int]int{}} }
+
+func (r *pidfdReader) heldMem(h FD) (MemInfo, error) {
+	pfd, err := r.pidfd(h.PID)
+	if err != nil {
+		return MemInfo{}, err
+	}
+	dup, err := unix.PidfdGetfd(pfd, h.FD, 0)
+	if err != nil {
+		return MemInfo{}, r.getfdError(h.PID, err)
+	}
+	defer unix.Close(dup)
+	var st unix.Stat_t
+	if err := unix.Fstat(dup, &st); err != nil || st.Ino != uint64(h.Inode) {
+		return MemInfo{}, errHeldMoved
+	}
+	return soMemInfo(h.PID, dup)
+}
+
+func (r *pidfdReader) pidfd(pid int) (int, error) {
+	if fd, ok := r.pidfds[pid]; ok {
+		return fd, nil
+	}
+	fd, err := unix.PidfdOpen(pid, 0)
+	if errors.Is(err, unix.ESRCH) {
+		return -1, errHeldMoved
+	}
+	if err != nil {
+		return -1, &heldRefusal{PID: pid, Err: err} // ENOSYS: before Linux 5.3
+	}
+	r.pidfds[pid] = fd
+	return fd, nil
+}
+
+// getfdError sorts pidfd_getfd's failures: the descriptor or the process
+// is gone (the socket may live on elsewhere), or duplicates are refused.
+func (r *pidfdReader) getfdError(pid int, err error) error {
+	switch {
+	case errors.Is(err, unix.EBADF):
+		return errHeldMoved
+	case errors.Is(err, unix.ESRCH):
+		r.forget(pid)
+		return errHeldMoved
+	}
+	return &heldRefusal{PID: pid, Err: err} // EPERM, ENOSYS (before 5.6)
+}
+
+// soMemInfo reads the SK_MEMINFO array of a socket one holds, the one
+// sock_diag reports (SO_MEMINFO, Linux 4.12).
+func soMemInfo(pid, fd int) (MemInfo, error) {
+	var m [unix.SK_MEMINFO_VARS]uint32
+	size := uint32(unsafe.Sizeof(m))
+	_, _, errno := unix.Syscall6(unix.SYS_GETSOCKOPT, uintptr(fd), unix.SOL_SOCKET, unix.SO_MEMINFO,
+		uintptr(unsafe.Pointer(&m)), uintptr(unsafe.Pointer(&size)), 0)
+	if errno != 0 {
+		return MemInfo{}, &heldRefusal{PID: pid, Err: errno}
+	}
+	n := int(size / 4)
+	if n < 4 {
+		return MemInfo{}, &heldRefusal{PID: pid, Err: errNoMemInfo}
+	}
+	return MemInfo{
+		Valid: true, Fields: n,
+		RmemAlloc: m[0], Rcvbuf: m[1], WmemAlloc: m[2], Sndbuf: m[3],
+		FwdAlloc: m[4], WmemQueued: m[5], Optmem: m[6], Backlog: m[7], Drops: m[8],
+	}, nil
+}
+
+func (r *pidfdReader) forget(pid int) {
+	if fd, ok := r.pidfds[pid]; ok {
+		unix.Close(fd)
+		delete(r.pidfds, pid)
+	}
+}
+
+func (r *pidfdReader) forgetHolders(keep map[int]bool) {
+	for pid := range r.pidfds {
+		if !keep[pid] {
+			r.forget(pid)
+		}
+	}
+}
+
+func (r *pidfdReader) Close() error {
+	r.forgetHolders(nil)
+	return nil
+}
+
+// samplerProbe is what a Linux sampler reads through: its own sock_diag
+// socket and its own pidfds.
+type samplerProbe struct {
+	*Conn
+	held *pidfdReader
+}
+
+func (p samplerProbe) heldMem(h FD) (MemInfo, error)   { return p.held.heldMem(h) }
+func (p samplerProbe) forgetHolders(keep map[int]bool) { p.held.forgetHolders(keep) }
+
+func (p samplerProbe) Close() error {
+	p.held.Close()
+	return p.Conn.Close()
+}
