@@ -1,5 +1,8 @@
 // Package sockdiag looks at the sockets of processes nbdscope did not
-// write, from outside and without privileges beyond reading their /proc:
+// write, from outside and without privileges beyond reading their /proc
+// (and, for the Sampler's cheaper path, taking duplicates of their
+// descriptors with pidfd_getfd: ptrace's permission, which a parent has
+// over its children):
 //
 //   - which sockets a process, or a process and everything it started,
 //     holds (/proc/PID/fd socket:[N] links), with the fd and PID of each;
@@ -25,6 +28,16 @@
 // that its peer has not read yet, charged against SK_MEMINFO_SNDBUF; it is
 // also what SIOCOUTQ returns on a held unix socket. Fill.MeanBytes says what
 // the sampler reports for TCP.
+//
+// A sender whose holder is known (Sampler.SetHeld: the process and the
+// descriptor) is read without netlink once it has been found: pidfd_getfd
+// takes a duplicate of the holder's descriptor, fstat checks it still
+// names that socket, getsockopt(SO_MEMINFO) reads the same SK_MEMINFO
+// array unix_diag and inet_diag report, and the duplicate is closed
+// before the next socket is read. A duplicate kept open would keep the
+// socket open after its process closed it, and its peer would wait for an
+// end of file. A process whose descriptors cannot be duplicated (another
+// user's, a Yama ptrace scope, a kernel before 5.6) is read by netlink.
 //
 // # Cost
 //

@@ -13,7 +13,7 @@ func TestNotAvailableError(t *testing.T) {
 		t.Fatal("not matched by ErrNotAvailable")
 	}
 	var na *NotAvailableError
-	if !errors.As(err, &na) || na.Error() != "socket fill n/a: needs Linux sock_diag; on macOS proc_pidfdinfo requires cgo, not built" {
+	if !errors.As(err, &na) || na.Error() != "socket fill n/a: needs Linux sock_diag and /proc; nbdscope has no macOS reader (proc_pidfdinfo) yet" {
 		t.Fatalf("message %q", err)
 	}
 	if errors.Is(err, ErrGone) {
