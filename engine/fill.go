@@ -46,8 +46,9 @@ type fillMeter struct {
 	smp *sockdiag.Sampler // nil when fill cannot be sampled here; err says why
 	err error
 
-	mu   sync.Mutex // conn: the two sides' polls look up at once
-	conn *sockdiag.Conn
+	mu      sync.Mutex // conn and refused: the two sides' polls look up at once
+	conn    *sockdiag.Conn
+	refused map[string]string // by side: why its senders could not be read
 }
 
 // start starts sampling until ctx ends or stop; a failure leaves the
@@ -198,7 +199,29 @@ func (p *Pair) takeFill(s *side) model.Fill {
 	if p.fill.smp == nil {
 		return model.NoFill
 	}
-	return FillOf(p.fill.smp.Take(s.name))
+	f := p.fill.smp.Take(s.name)
+	if !f.OK() && f.Refused != nil {
+		p.fill.noteRefusal(s.name, f.Refused)
+	}
+	return FillOf(f)
+}
+
+// noteRefusal keeps why a side's senders could not be read, for
+// warnFill. It takes m.mu only: takeFill may be called under the side's
+// lock.
+func (m *fillMeter) noteRefusal(side string, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.refused == nil {
+		m.refused = map[string]string{}
+	}
+	m.refused[side] = err.Error()
+}
+
+func (m *fillMeter) refusal(side string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.refused[side]
 }
 
 // FillOf is a sampler window as the model's figures (an exec sweep's
@@ -222,6 +245,9 @@ func (p *Pair) warnFill(s *side, smp *model.Sample) {
 	s.mu.Unlock()
 	if warned {
 		return
+	}
+	if why == "" {
+		why = p.fill.refusal(s.name)
 	}
 	if why == "" {
 		why = "no sample of the data sockets in the interval"

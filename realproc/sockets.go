@@ -15,7 +15,8 @@ type Sockets struct {
 }
 
 // WatchSockets starts looking at pid's tree (pid and everything it
-// started). The error is a *sockdiag.NotAvailableError off Linux.
+// started). The error is a *sockdiag.NotAvailableError where sockets
+// cannot be described (off Linux and macOS).
 func WatchSockets(pid int) (*Sockets, error) {
 	c, err := sockdiag.Dial()
 	if err != nil {

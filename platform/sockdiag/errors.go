@@ -54,7 +54,7 @@ func (e *KernelError) Is(target error) bool {
 // notAvailableReason says why sock_diag figures cannot be had on goos.
 func notAvailableReason(goos string) string {
 	if goos == "darwin" {
-		return "needs Linux sock_diag and /proc; nbdscope has no macOS reader (proc_pidfdinfo) yet"
+		return "needs Linux sock_diag: macOS cannot list a namespace's sockets (nbdscope reads processes' descriptors there, with proc_pidfdinfo)"
 	}
 	return "needs Linux sock_diag and /proc, not available on " + goos
 }

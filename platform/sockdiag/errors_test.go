@@ -8,12 +8,12 @@ import (
 )
 
 func TestNotAvailableError(t *testing.T) {
-	err := fmt.Errorf("side A: %w", &NotAvailableError{What: "socket fill", Reason: notAvailableReason("darwin")})
+	err := fmt.Errorf("side A: %w", &NotAvailableError{What: "socket listings", Reason: notAvailableReason("darwin")})
 	if !errors.Is(err, ErrNotAvailable) {
 		t.Fatal("not matched by ErrNotAvailable")
 	}
 	var na *NotAvailableError
-	if !errors.As(err, &na) || na.Error() != "socket fill n/a: needs Linux sock_diag and /proc; nbdscope has no macOS reader (proc_pidfdinfo) yet" {
+	if !errors.As(err, &na) || na.Error() != "socket listings n/a: needs Linux sock_diag: macOS cannot list a namespace's sockets (nbdscope reads processes' descriptors there, with proc_pidfdinfo)" {
 		t.Fatalf("message %q", err)
 	}
 	if errors.Is(err, ErrGone) {

@@ -64,6 +64,10 @@ type Fill struct {
 	// LastError is the last such failure.
 	Errors    int
 	LastError error
+	// Refused is why a sender of Gone could not be read: its process
+	// refused to let its descriptors be read, and no other reader found it
+	// (on macOS there is none).
+	Refused error
 }
 
 // OK says the window holds at least one sample.
@@ -91,6 +95,7 @@ type window struct {
 	gone                 []Inode
 	errors               int
 	lastErr              error
+	refused              error
 }
 
 func (w *window) add(s sample) {
@@ -115,7 +120,7 @@ func (w *window) add(s sample) {
 func (w *window) fill() Fill {
 	f := Fill{
 		Samples: w.samples, Limit: w.limit, RecvSamples: w.recvSamples, Ticks: w.ticks,
-		Gone: slices.Clone(w.gone), Errors: w.errors, LastError: w.lastErr,
+		Gone: slices.Clone(w.gone), Errors: w.errors, LastError: w.lastErr, Refused: w.refused,
 	}
 	if w.samples > 0 {
 		n := float64(w.samples)

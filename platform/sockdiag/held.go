@@ -25,7 +25,7 @@ type heldRefusal struct {
 }
 
 func (e *heldRefusal) Error() string {
-	return fmt.Sprintf("PID %d's sockets cannot be read through a duplicate: %v", e.PID, e.Err)
+	return fmt.Sprintf("PID %d's sockets cannot be read through its descriptors: %v", e.PID, e.Err)
 }
 
 func (e *heldRefusal) Unwrap() error { return e.Err }
@@ -39,34 +39,41 @@ func (l *loopState) holderFor(fd FD) FD {
 	return fd
 }
 
-// observeHeld samples every resolved socket that has a holder through
-// it. A socket whose holder refused or moved loses it and is sampled by
-// netlink in the same tick.
+// observeHeld samples every socket that has a holder through it. A socket
+// whose holder refused or moved loses it and is sampled by netlink in the
+// same tick. Where the reader tells the kind (XNU), a socket not yet
+// resolved is resolved by it; on Linux the listing resolves it first.
 func (l *loopState) observeHeld() {
 	for _, t := range l.order {
-		if t.gone || t.kind == 0 || t.holder.PID == 0 {
+		if t.gone || t.holder.PID == 0 {
 			continue
 		}
-		mem, err := l.p.heldMem(t.holder)
+		mem, kind, err := l.p.heldMem(t.holder)
 		if err == nil {
-			t.takeHeld(mem)
+			if t.kind == 0 {
+				t.kind = kind
+			}
+			if t.kind != 0 {
+				t.takeHeld(mem)
+			}
 			continue
 		}
 		if refusal := (*heldRefusal)(nil); errors.As(err, &refusal) {
-			l.refuse(refusal.PID)
+			l.refuse(refusal)
 			continue
 		}
 		t.holder = FD{}
 	}
 }
 
-// refuse stops reading pid's sockets through duplicates: each would be
-// refused again.
-func (l *loopState) refuse(pid int) {
-	l.refused[pid] = true
+// refuse stops reading a process's sockets through its descriptors: each
+// would be refused again. The refusal stays with each socket, to say why
+// it is gone where no other reader finds it (XNU).
+func (l *loopState) refuse(r *heldRefusal) {
+	l.refused[r.PID] = true
 	for _, t := range l.order {
-		if t.holder.PID == pid {
-			t.holder = FD{}
+		if t.holder.PID == r.PID {
+			t.holder, t.refusal = FD{}, r
 		}
 	}
 }

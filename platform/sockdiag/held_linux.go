@@ -113,7 +113,10 @@ type samplerProbe struct {
 	held *pidfdReader
 }
 
-func (p samplerProbe) heldMem(h FD) (MemInfo, error)   { return p.held.heldMem(h) }
+func (p samplerProbe) heldMem(h FD) (MemInfo, Kind, error) {
+	m, err := p.held.heldMem(h)
+	return m, 0, err // the kind comes from the listing that found the socket
+}
 func (p samplerProbe) forgetHolders(keep map[int]bool) { p.held.forgetHolders(keep) }
 
 func (p samplerProbe) Close() error {

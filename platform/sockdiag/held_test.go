@@ -25,8 +25,8 @@ func TestSamplerHeld(t *testing.T) {
 			if k.calls != found || k.lookups != 0 {
 				t.Errorf("%d netlink round trips and %d lookups after the sockets were found, want none", k.calls-found, k.lookups)
 			}
-			if k.heldReads != 3*10 {
-				t.Errorf("%d reads through holders, want 3 sockets × the 10 ticks after the one that found them", k.heldReads)
+			if k.heldReads != 3*11 {
+				t.Errorf("%d reads through holders, want 3 sockets × 11 ticks", k.heldReads)
 			}
 		})
 	}
@@ -48,8 +48,8 @@ func TestSamplerHeldFallsBack(t *testing.T) {
 	if a := s.Take("A"); a.Samples != 15 || a.Errors != 0 || a.MeanBytes != (200000+1000+1000)/3.0 {
 		t.Errorf("refused: window %+v", a)
 	}
-	// 1 refusal, then PID 7's socket on every tick after the first.
-	if k.heldReads != 1+4 {
+	// 1 refusal, then PID 7's socket on every tick.
+	if k.heldReads != 1+5 {
 		t.Errorf("%d reads through holders, want 5: a refusing process is asked once", k.heldReads)
 	}
 

@@ -70,11 +70,13 @@ type prober interface {
 	unixDump(dst []UnixSocket, show uint32) ([]UnixSocket, error)
 	tcpDump(dst []TCPSocket, family, ext uint8, states uint32) ([]TCPSocket, error)
 	exactBatch(reqs []exactReq, res []exactRes) error
-	// heldMem reads the SK_MEMINFO of the socket h names through a
-	// momentary duplicate of h's descriptor (held_linux.go). It fails with
+	// heldMem reads the SK_MEMINFO of the socket h names through h's
+	// descriptor: a momentary duplicate on Linux (held_linux.go), the
+	// descriptor's proc_pidfdinfo on XNU (xnu.go). Its kind is 0 where
+	// the reader cannot tell it (Linux: a listing resolves it). It fails with
 	// errHeldMoved when the descriptor no longer holds that socket, and
 	// with an *errHeldRefused when duplicates cannot be had at all.
-	heldMem(h FD) (MemInfo, error)
+	heldMem(h FD) (MemInfo, Kind, error)
 	// forgetHolders lets go of what heldMem keeps for processes not in
 	// pids (their pidfds).
 	forgetHolders(pids map[int]bool)

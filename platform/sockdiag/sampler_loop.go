@@ -21,8 +21,10 @@ type tracked struct {
 	peerKey *tcpKey // TCP: the receiving end, when it is local
 	gone    bool
 	// holder is the descriptor the socket is read through (held.go);
-	// PID 0 when there is none, or no longer one.
-	holder FD
+	// PID 0 when there is none, or no longer one; refusal says why, when
+	// its process refused.
+	holder  FD
+	refusal error
 
 	// this tick's outcome
 	goneNow bool
@@ -174,6 +176,9 @@ func (l *loopState) account(w *window, senders []FD, err error) {
 		}
 		if t.goneNow {
 			w.gone = append(w.gone, fd.Inode)
+			if t.refusal != nil {
+				w.refused = t.refusal
+			}
 		}
 		if t.ok {
 			w.add(t.sample)

@@ -99,23 +99,24 @@ func (k *fakeKernel) tcpExact(key *tcpKey, cookie Cookie) (TCPSocket, error) {
 
 func (k *fakeKernel) Close() error { k.closed = true; return nil }
 
-func (k *fakeKernel) heldMem(h FD) (MemInfo, error) {
+// heldMem is Linux's: it does not tell the kind.
+func (k *fakeKernel) heldMem(h FD) (MemInfo, Kind, error) {
 	k.heldReads++
 	if k.refuse[h.PID] {
-		return MemInfo{}, &heldRefusal{PID: h.PID, Err: syscall.EPERM}
+		return MemInfo{}, 0, &heldRefusal{PID: h.PID, Err: syscall.EPERM}
 	}
 	if k.fds[h.PID][h.FD] != h.Inode {
-		return MemInfo{}, errHeldMoved
+		return MemInfo{}, 0, errHeldMoved
 	}
 	if u, ok := k.unix[h.Inode]; ok {
-		return u.Mem, nil
+		return u.Mem, 0, nil
 	}
 	for _, s := range k.tcp {
 		if s.Inode == h.Inode {
-			return s.Mem, nil
+			return s.Mem, 0, nil
 		}
 	}
-	return MemInfo{}, errHeldMoved
+	return MemInfo{}, 0, errHeldMoved
 }
 
 func (k *fakeKernel) forgetHolders(keep map[int]bool) {
