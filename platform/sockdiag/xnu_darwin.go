@@ -51,41 +51,23 @@ func (sysProcInfo) socketFdinfo(pid, fd int, buf []byte) (int, error) {
 }
 
 func (sysProcInfo) socketFDs(pid int) ([]int, error) {
-	buf, err := growingRead(8, maxFDs, func(b []byte) (int, error) {
+	// struct proc_fdinfo: the fd, then its type.
+	return listInts(8, maxFDs, func(b []byte) (int, error) {
 		return procInfo(procInfoCallPIDInfo, pid, procPIDListFDs, 0, b)
-	})
-	if err != nil {
-		return nil, err
-	}
-	var fds []int
-	for i := 0; i+8 <= len(buf); i += 8 { // struct proc_fdinfo: fd, type
-		if binary.LittleEndian.Uint32(buf[i+4:]) == xnuFDTypeSocket {
-			fds = append(fds, int(int32(binary.LittleEndian.Uint32(buf[i:]))))
-		}
-	}
-	return fds, nil
+	}, func(entry []byte) bool { return binary.LittleEndian.Uint32(entry[4:]) == xnuFDTypeSocket })
 }
 
 func (sysProcInfo) children(pid int) ([]int, error) {
-	buf, err := growingRead(4, maxProcs, func(b []byte) (int, error) {
+	return listInts(4, maxProcs, func(b []byte) (int, error) {
 		return procInfo(procInfoCallListPIDs, procPPIDOnly, pid, 0, b)
-	})
-	if err != nil {
-		return nil, err
-	}
-	var pids []int
-	for i := 0; i+4 <= len(buf); i += 4 {
-		if p := int(int32(binary.LittleEndian.Uint32(buf[i:]))); p > 0 {
-			pids = append(pids, p)
-		}
-	}
-	return pids, nil
+	}, func(entry []byte) bool { return int32(binary.LittleEndian.Uint32(entry)) > 0 })
 }
 
-// growingRead calls read with a buffer of entries of size bytes, larger
-// until the answer fits (a full buffer may have been cut), up to limit
-// entries.
-func growingRead(size, limit int, read func([]byte) (int, error)) ([]byte, error) {
+// listInts reads a proc_info list of entries of size bytes, each starting
+// with an int32, and gives the int32s of the entries keep takes. The
+// buffer grows until the answer fits (a full buffer may have been cut),
+// up to limit entries.
+func listInts(size, limit int, read func([]byte) (int, error), keep func(entry []byte) bool) ([]int, error) {
 	for n := 256; ; n *= 4 {
 		buf := make([]byte, n*size)
 		got, err := read(buf)
@@ -93,7 +75,13 @@ func growingRead(size, limit int, read func([]byte) (int, error)) ([]byte, error
 			return nil, err
 		}
 		if got < len(buf) || n >= limit {
-			return buf[:min(got, len(buf))], nil
+			var out []int
+			for i := 0; i+size <= min(got, len(buf)); i += size {
+				if e := buf[i : i+size]; keep(e) {
+					out = append(out, int(int32(binary.LittleEndian.Uint32(e))))
+				}
+			}
+			return out, nil
 		}
 	}
 }
