@@ -148,7 +148,7 @@ func (s *side) buffers(stamp model.Stamp, lm, sm wire.Msg, hasServer bool) model
 		ClientRcvEffective: lm.RcvBuf,
 	}
 	if hasServer {
-		b.ServerEffective = sm.SndBuf
+		b.ServerEffective, b.ServerOwn = sm.SndBuf, sm.OwnSndBuf
 		if r := model.BufRequest(s.cfg.SndBuf); r > 0 && sm.SndBuf > 0 {
 			b.Clamped = s.p.limit().Clamped(r, sm.SndBuf)
 		}
@@ -264,6 +264,7 @@ func (p *Pair) summary(i int) model.Summary {
 	sum.SndBuf = model.Buffers{
 		ServerRequested:    sum.Settings.SndBuf,
 		ServerEffective:    s.prevServer.SndBuf,
+		ServerOwn:          s.prevServer.OwnSndBuf,
 		ClientRequested:    sum.Settings.ClientSndBuf,
 		ClientEffective:    s.prevLoad.SndBuf,
 		ClientRcvRequested: sum.Settings.ClientRcvBuf,

@@ -243,6 +243,13 @@ type Buffers struct {
 	ClientEffective    int    `json:"client_effective"`
 	ClientRcvRequested string `json:"client_rcv_requested"`
 	ClientRcvEffective int    `json:"client_rcv_effective"`
+	// ServerOwn (a real server: a --server command, a local --target's
+	// process) is the SO_SNDBUF its data socket had when nbdscope first
+	// saw it, as getsockopt read it: the value the process set itself
+	// (qemu-nbd 10.1+ asks for 2 MiB, read back as 4 MiB on Linux) or the
+	// OS default it kept; a request of default restores it. 0: unknown, or
+	// not a real server.
+	ServerOwn int `json:"server_own,omitempty"`
 	// Clamped is set when the kernel gave the server's send buffer less
 	// than the request should give (platform.CheckClamp).
 	Clamped bool `json:"clamped,omitempty"`

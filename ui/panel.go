@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -318,6 +319,56 @@ type bufData struct {
 	req     string // na: not ours to set (an external target)
 	eff     int
 	clamped bool // the kernel gave less than requested
+	// own (a real process's socket) is the value it had when first seen,
+	// the process's own setting that default restores; ownBy names the
+	// process ("qemu-nbd"). 0: not a real process's, or not seen yet.
+	own   int
+	ownBy string
+}
+
+// ownText is "qemu-nbd's own 208k", or with short "own 208k"; "" for a
+// buffer of ours. The value is the effective size, as getsockopt read it.
+func (p *panel) ownText(b bufData, short bool) string {
+	if b.own <= 0 {
+		return ""
+	}
+	who := "own "
+	if !short && b.ownBy != "" {
+		who = b.ownBy + "'s own "
+	}
+	return p.com.styles.Dim.Render(who) + effSize(b.own)
+}
+
+// bufLines are a buffer's row: "2m → 4m eff", then the process's own
+// value where it is a real process's: named after the process on the
+// same line when it fits in w, else (a wide panel, which has the rows)
+// on a line of its own, else shortened to "own 208k".
+func (p *panel) bufLines(label string, lw, w int, b bufData) []string {
+	pair := p.bufPair(b)
+	if b.own <= 0 {
+		return []string{p.row(label, lw, pair)}
+	}
+	long, short := p.ownText(b, false), p.ownText(b, true)
+	beside := func(t string) bool { return lw+ansi.StringWidth(pair)+3+ansi.StringWidth(t) <= w }
+	own := long
+	switch {
+	case beside(long):
+	case p.wide() && lw+ansi.StringWidth(long) <= w:
+		return []string{p.row(label, lw, pair), p.row("", lw, long)}
+	default:
+		own = short
+	}
+	return p.rowLines(label, lw, w, pair, own)
+}
+
+// procName is the name a real process goes by: its command's first
+// word without its directory ("qemu-nbd").
+func procName(cmd string) string {
+	f := strings.Fields(cmd)
+	if len(f) == 0 {
+		return ""
+	}
+	return filepath.Base(strings.Trim(f[0], `'"`))
 }
 
 // data computes what the panel shows from its side's state.
@@ -328,9 +379,9 @@ func (p *panel) data() panelData {
 		buf = p.last.SndBuf
 	}
 	d := panelData{
-		server:      bufData{c.SndBuf.String(), buf.ServerEffective, buf.Clamped || p.clamped(buf.ServerRequested, buf.ServerEffective)},
-		client:      bufData{c.ClientSndBuf.String(), buf.ClientEffective, p.clamped(buf.ClientRequested, buf.ClientEffective)},
-		clientRcv:   bufData{c.ClientRcvBuf.String(), buf.ClientRcvEffective, p.clamped(buf.ClientRcvRequested, buf.ClientRcvEffective)},
+		server:      bufData{req: c.SndBuf.String(), eff: buf.ServerEffective, clamped: buf.Clamped || p.clamped(buf.ServerRequested, buf.ServerEffective)},
+		client:      bufData{req: c.ClientSndBuf.String(), eff: buf.ClientEffective, clamped: p.clamped(buf.ClientRequested, buf.ClientEffective)},
+		clientRcv:   bufData{req: c.ClientRcvBuf.String(), eff: buf.ClientRcvEffective, clamped: p.clamped(buf.ClientRcvRequested, buf.ClientRcvEffective)},
 		connections: c.Connections, inFlight: c.InFlight, requestSize: c.RequestSize,
 		workload: c.Workload, consume: consumeLine(c),
 		transport: c.Transport, placement: c.Get(model.SetPlacement),
@@ -338,6 +389,9 @@ func (p *panel) data() panelData {
 	}
 	if c.Target != "" {
 		d.server.req, d.transport = na, "external "+c.Target
+	}
+	if c.Server != "" {
+		d.server.own, d.server.ownBy = buf.ServerOwn, procName(c.Server)
 	}
 	if c.Exec != "" {
 		// A real client's sockets are its own: not ours to set.
@@ -504,19 +558,24 @@ func (p *panel) narrowBufs(bufs []shownBuf, lw int) []string {
 			names = append(names, b.label)
 			continue
 		}
-		others = append(others, st.Dim.Render(shortBuf.Replace(b.label)+" ")+p.val(effSize(b.eff)))
+		o := st.Dim.Render(shortBuf.Replace(b.label)+" ") + p.val(effSize(b.eff))
+		if b.own > 0 {
+			o += st.Dim.Render(" (") + p.ownText(b.bufData, true) + st.Dim.Render(")")
+		}
+		others = append(others, o)
 	}
 	label := "srv+cli sndbuf"
 	switch {
 	case len(names) == 1 && names[0] == model.BufferSettings()[0].Label:
-		return []string{p.row("sndbuf", lw, p.bufPair(bufs[0].bufData))}
+		return p.bufLines("sndbuf", lw, p.inner(), bufs[0].bufData)
 	case len(names) == 1:
 		label = names[0]
 	}
 	// The others' effective sizes start at the left edge, as the line
 	// above does, and go on to a second line rather than be cut.
 	others[len(others)-1] += st.Dim.Render(" eff")
-	return append([]string{p.row(label+" ", lw, p.bufPair(bufs[0].bufData))}, p.rowLines("", 0, p.inner(), others...)...)
+	first := p.bufLines(label, max(lw, ansi.StringWidth(label)+1), p.inner(), bufs[0].bufData)
+	return append(first, p.rowLines("", 0, p.inner(), others...)...)
 }
 
 // wideRows are a wide panel's rows: the settings on the left, the
@@ -524,10 +583,10 @@ func (p *panel) narrowBufs(bufs []shownBuf, lw int) []string {
 func (p *panel) wideRows(d panelData) []string {
 	const lw = 14
 	var left []string
-	for _, b := range d.shownBufs() {
-		left = append(left, p.row(b.label, lw, p.bufPair(b.bufData)))
-	}
 	colW := (p.inner() - 3) / 2
+	for _, b := range d.shownBufs() {
+		left = append(left, p.bufLines(b.label, lw, colW, b.bufData)...)
+	}
 	if d.exec != "" {
 		// A real client: its command, not our load's settings.
 		left = append(left, p.execRows(d, lw, colW)...)
