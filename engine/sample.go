@@ -149,6 +149,7 @@ func (s *side) buffers(stamp model.Stamp, lm, sm wire.Msg, hasServer bool) model
 	}
 	if hasServer {
 		b.ServerEffective, b.ServerOwn = sm.SndBuf, sm.OwnSndBuf
+		b.ServerRcvRequested, b.ServerRcvEffective, b.ServerRcvOwn = s.cfg.ServerRcvBuf.String(), sm.RcvBuf, sm.OwnRcvBuf
 		if r := model.BufRequest(s.cfg.SndBuf); r > 0 && sm.SndBuf > 0 {
 			b.Clamped = s.p.limit().Clamped(r, sm.SndBuf)
 		}
@@ -265,6 +266,9 @@ func (p *Pair) summary(i int) model.Summary {
 		ServerRequested:    sum.Settings.SndBuf,
 		ServerEffective:    s.prevServer.SndBuf,
 		ServerOwn:          s.prevServer.OwnSndBuf,
+		ServerRcvRequested: sc.ServerRcvBuf.String(),
+		ServerRcvEffective: s.prevServer.RcvBuf,
+		ServerRcvOwn:       s.prevServer.OwnRcvBuf,
 		ClientRequested:    sum.Settings.ClientSndBuf,
 		ClientEffective:    s.prevLoad.SndBuf,
 		ClientRcvRequested: sum.Settings.ClientRcvBuf,

@@ -17,6 +17,7 @@ type Stamp struct {
 	SndBuf       string   `json:"sndbuf" setting:"sndbuf"` // server SO_SNDBUF as requested; "external"
 	ClientSndBuf string   `json:"client_sndbuf" setting:"client-sndbuf"`
 	ClientRcvBuf string   `json:"client_rcvbuf" setting:"client-rcvbuf"`
+	ServerRcvBuf string   `json:"server_rcvbuf,omitempty" setting:"server-rcvbuf"` // server SO_RCVBUF as requested
 	Connections  int      `json:"connections" setting:"connections"`
 	RequestSize  int      `json:"request_size" setting:"request-size"`
 	InFlight     int      `json:"in_flight" setting:"in-flight"`

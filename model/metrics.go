@@ -237,8 +237,13 @@ func (p Process) Counters() Counters {
 // effective is what getsockopt reports (0 when unknown, e.g. for the server
 // of an external target).
 type Buffers struct {
-	ServerRequested    string `json:"server_requested"`
-	ServerEffective    int    `json:"server_effective"`
+	ServerRequested string `json:"server_requested"`
+	ServerEffective int    `json:"server_effective"`
+	// ServerRcv… are the server's SO_RCVBUF (ServerRcvOwn: a real
+	// server's own, as ServerOwn is its SO_SNDBUF's).
+	ServerRcvRequested string `json:"server_rcv_requested,omitempty"`
+	ServerRcvEffective int    `json:"server_rcv_effective,omitempty"`
+	ServerRcvOwn       int    `json:"server_rcv_own,omitempty"`
 	ClientRequested    string `json:"client_requested"`
 	ClientEffective    int    `json:"client_effective"`
 	ClientRcvRequested string `json:"client_rcv_requested"`

@@ -105,6 +105,9 @@ var summaryText = []struct {
 	{"server SO_SNDBUF (eff.)", func(sm model.Summary) string {
 		return withOwn(bufText(sm.SndBuf.ServerRequested, sm.SndBuf.ServerEffective), sm.SndBuf.ServerOwn)
 	}},
+	{"server SO_RCVBUF (eff.)", func(sm model.Summary) string {
+		return withOwn(bufText(sm.SndBuf.ServerRcvRequested, sm.SndBuf.ServerRcvEffective), sm.SndBuf.ServerRcvOwn)
+	}},
 	{"client SO_SNDBUF (eff.)", func(sm model.Summary) string { return bufText(sm.SndBuf.ClientRequested, sm.SndBuf.ClientEffective) }},
 	{"client SO_RCVBUF (eff.)", func(sm model.Summary) string {
 		return bufText(sm.SndBuf.ClientRcvRequested, sm.SndBuf.ClientRcvEffective)

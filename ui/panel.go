@@ -256,8 +256,9 @@ func (p *panel) content() []string {
 // side's settings and its latest samples first (data), then rendered
 // (rowsOf). Neither step reads what the other decides.
 type panelData struct {
-	fillWords                 string  // who waited on whom, from the send-buffer fill
-	server, client, clientRcv bufData // the buffers: requested → effective
+	fillWords         string  // who waited on whom, from the send-buffer fill
+	server, serverRcv bufData // the buffers: requested → effective
+	client, clientRcv bufData
 	// bufs are the same buffers in the order shown: first those the
 	// buffer keys step (stepped), then the others.
 	bufs                  []shownBuf
@@ -303,7 +304,8 @@ func (d panelData) ordered(stepped []*model.Setting) []shownBuf {
 	if stepped == nil {
 		stepped = model.SenderBuffers(d.workload)
 	}
-	return orderBufs(stepped, map[string]bufData{model.SetSndBuf: d.server, model.SetClientSndBuf: d.client, model.SetClientRcvBuf: d.clientRcv})
+	return orderBufs(stepped, map[string]bufData{model.SetSndBuf: d.server, model.SetServerRcvBuf: d.serverRcv,
+		model.SetClientSndBuf: d.client, model.SetClientRcvBuf: d.clientRcv})
 }
 
 // shownBufs are the buffers in the order shown.
@@ -361,6 +363,12 @@ func (p *panel) bufLines(label string, lw, w int, b bufData) []string {
 	return p.rowLines(label, lw, w, pair, own)
 }
 
+// serverRcvSetting is the server's SO_RCVBUF entry of the settings table.
+func serverRcvSetting() *model.Setting {
+	st, _ := model.Lookup(model.SetServerRcvBuf)
+	return st
+}
+
 // procName is the name a real process goes by: its command's first
 // word without its directory ("qemu-nbd").
 func procName(cmd string) string {
@@ -380,6 +388,7 @@ func (p *panel) data() panelData {
 	}
 	d := panelData{
 		server:      bufData{req: c.SndBuf.String(), eff: buf.ServerEffective, clamped: buf.Clamped || p.clamped(buf.ServerRequested, buf.ServerEffective)},
+		serverRcv:   bufData{req: c.ServerRcvBuf.String(), eff: buf.ServerRcvEffective, clamped: p.clamped(buf.ServerRcvRequested, buf.ServerRcvEffective)},
 		client:      bufData{req: c.ClientSndBuf.String(), eff: buf.ClientEffective, clamped: p.clamped(buf.ClientRequested, buf.ClientEffective)},
 		clientRcv:   bufData{req: c.ClientRcvBuf.String(), eff: buf.ClientRcvEffective, clamped: p.clamped(buf.ClientRcvRequested, buf.ClientRcvEffective)},
 		connections: c.Connections, inFlight: c.InFlight, requestSize: c.RequestSize,
@@ -388,16 +397,22 @@ func (p *panel) data() panelData {
 		fig: p.figures(), errors: na,
 	}
 	if c.Target != "" {
-		d.server.req, d.transport = na, "external "+c.Target
+		d.server.req, d.serverRcv.req, d.transport = na, na, "external "+c.Target
 	}
 	if c.Server != "" {
 		d.server.own, d.server.ownBy = buf.ServerOwn, procName(c.Server)
+		d.serverRcv.own, d.serverRcv.ownBy = buf.ServerRcvOwn, procName(c.Server)
 	}
 	if c.Exec != "" {
 		// A real client's sockets are its own: not ours to set.
 		d.exec, d.client.req, d.clientRcv.req = c.Exec, na, na
 	}
 	d.bufs = d.ordered(p.stepped)
+	if c.Server == "" && c.ServerRcvBuf.Kind == model.BufDefault && !slices.Contains(p.stepped, serverRcvSetting()) {
+		// Rarely what a side turns: shown once it is set, stepped, or
+		// a real server's (its own value).
+		d.bufs = slices.DeleteFunc(d.bufs, func(b shownBuf) bool { return b.label == serverRcvSetting().Label })
+	}
 	if c.Get(model.SetConsume) == model.ConsumeHash {
 		d.root = p.root
 	}

@@ -98,16 +98,36 @@ func startRealServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.
 		r.close()
 		return nil, wire.Msg{}, err
 	}
-	if sndbuf := spec.Settings.Int(model.SetSndBuf); sndbuf > 0 {
-		// Applied to each connection as it comes.
-		if _, _, err := r.bufs.Set(sockctl.SendBuf, sndbuf); err != nil {
-			r.close()
-			return nil, wire.Msg{}, fmt.Errorf("the real server's send buffer cannot be set: %s", realproc.Refusal(err))
-		}
+	if err := r.startBuffers(spec); err != nil {
+		r.close()
+		return nil, wire.Msg{}, err
 	}
 	r.wg.Add(1)
 	go r.tick()
 	return r, wire.Msg{URI: uri.String(), RealPID: p.Pid()}, nil
+}
+
+// startBuffers asks for the side's server buffers on every connection
+// as it comes (none asked for: the process's own).
+func (r *realServerRole) startBuffers(spec wire.ServerSpec) error {
+	for _, b := range realServerBufs {
+		if req := spec.Settings.Int(b.setting); req > 0 {
+			if _, _, err := r.bufs.Set(b.opt, req); err != nil {
+				return fmt.Errorf("the real server's %s cannot be set: %s", b.opt, realproc.Refusal(err))
+			}
+		}
+	}
+	return nil
+}
+
+// realServerBufs are the settings that change a real server's socket
+// buffers, and the buffer each changes.
+var realServerBufs = []struct {
+	setting string
+	opt     sockctl.Option
+}{
+	{model.SetSndBuf, sockctl.SendBuf},
+	{model.SetServerRcvBuf, sockctl.RecvBuf},
 }
 
 // freePort is a loopback TCP port free now, for {port}.
@@ -246,8 +266,10 @@ func (r *realServerRole) handle(c wire.Cmd) wire.Msg {
 	case "get":
 		return wire.Msg{Settings: map[string]string{model.SetServer: strings.Join(r.argv, " ")}}
 	case "set":
-		if c.Setting == model.SetSndBuf {
-			return r.setBuf(sockctl.SendBuf, c.Int)
+		for _, b := range realServerBufs {
+			if c.Setting == b.setting {
+				return r.setBuf(b.opt, c.Int)
+			}
 		}
 		return wire.Msg{Type: "error", Err: "a real server side's " + strconv.Quote(c.Setting) + " is the server's own: change the command instead"}
 	}
@@ -265,7 +287,7 @@ func (r *realServerRole) poll() wire.Msg {
 			Nvcsw: max(r.seenUse.Nvcsw, use.Nvcsw), Nivcsw: max(r.seenUse.Nivcsw, use.Nivcsw), MinFlt: max(r.seenUse.MinFlt, use.MinFlt)}
 	}
 	m := wire.Msg{Counters: wire.ClientCounters(r.seenUse), Conns: r.conns, SndBuf: r.snd, RcvBuf: r.rcv,
-		OwnSndBuf: r.bufs.Own(sockctl.SendBuf)}
+		OwnSndBuf: r.bufs.Own(sockctl.SendBuf), OwnRcvBuf: r.bufs.Own(sockctl.RecvBuf)}
 	if r.calls != nil {
 		m.Counters.IO = r.calls.Read()
 	}
@@ -290,8 +312,11 @@ func (r *realServerRole) setBuf(o sockctl.Option, req int) wire.Msg {
 	if err != nil {
 		return wire.Msg{Type: "error", Err: "the real server's buffers cannot be changed: " + realproc.Refusal(err)}
 	}
-	if reached > 0 && o == sockctl.SendBuf {
+	switch {
+	case reached > 0 && o == sockctl.SendBuf:
 		r.snd = eff
+	case reached > 0:
+		r.rcv = eff
 	}
 	return wire.Msg{Effective: eff, Reached: reached}
 }

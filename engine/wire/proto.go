@@ -65,10 +65,12 @@ type Msg struct {
 	// child.
 	RealPID int `json:"real_pid,omitempty"`
 	// Reached (a real server's set reply): how many of its sockets the
-	// change reached. OwnSndBuf (its poll replies): the SO_SNDBUF the
-	// process had set itself when its first socket was seen (0: unknown).
+	// change reached. OwnSndBuf and OwnRcvBuf (its poll replies): the
+	// SO_SNDBUF and SO_RCVBUF the process had set itself when its first
+	// socket was seen (0: unknown).
 	Reached   int `json:"reached,omitempty"`
 	OwnSndBuf int `json:"own_sndbuf,omitempty"`
+	OwnRcvBuf int `json:"own_rcvbuf,omitempty"`
 
 	// poll replies: cumulative counters.
 	Counters model.Counters       `json:"counters"`
