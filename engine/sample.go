@@ -146,6 +146,8 @@ func (s *side) buffers(stamp model.Stamp, lm, sm wire.Msg, hasServer bool) model
 		ClientEffective:    lm.SndBuf,
 		ClientRcvRequested: stamp.ClientRcvBuf,
 		ClientRcvEffective: lm.RcvBuf,
+		ClientOwn:          lm.OwnSndBuf,
+		ClientRcvOwn:       lm.OwnRcvBuf,
 	}
 	if hasServer {
 		b.ServerEffective, b.ServerOwn = sm.SndBuf, sm.OwnSndBuf
@@ -273,6 +275,8 @@ func (p *Pair) summary(i int) model.Summary {
 		ClientEffective:    s.prevLoad.SndBuf,
 		ClientRcvRequested: sum.Settings.ClientRcvBuf,
 		ClientRcvEffective: s.prevLoad.RcvBuf,
+		ClientOwn:          s.prevLoad.OwnSndBuf,
+		ClientRcvOwn:       s.prevLoad.OwnRcvBuf,
 	}
 	return sum
 }

@@ -286,11 +286,21 @@ func (s *side) apply(st *model.Setting, v model.Value) (live bool, err error) {
 	}
 	from, to := cur.Value(st), next.Value(st)
 	ev := &model.Event{T: s.p.elapsed(), Side: s.id, Setting: st.Name, From: st.Format(from), To: st.Format(to), Value: to, Reconnected: reply.Reconnected}
-	if next.Server != "" && st.Where == model.AtServer {
-		ev.Effective, ev.Reached = reply.Effective, &reply.Reached // a real server's sockets, read back
+	if s.realBuffer(next, st) {
+		ev.Effective, ev.Reached = reply.Effective, &reply.Reached // a real process's sockets, read back
 	}
 	s.p.emit(model.Update{Event: ev})
 	return live, nil
+}
+
+// realBuffer tells whether st is a buffer of a real process's sockets on
+// a side configured as sc: a real server's, or an exec side's client's,
+// changed from outside; the change's event then says what it reached.
+func (s *side) realBuffer(sc model.SideConfig, st *model.Setting) bool {
+	if st.Type != model.TypeBuf {
+		return false
+	}
+	return sc.Server != "" && st.Where == model.AtServer || sc.Exec != "" && st.Where == model.AtLoad
 }
 
 // commit makes next the configuration in effect. Only a holder of s.change

@@ -248,6 +248,11 @@ type Buffers struct {
 	ClientEffective    int    `json:"client_effective"`
 	ClientRcvRequested string `json:"client_rcv_requested"`
 	ClientRcvEffective int    `json:"client_rcv_effective"`
+	// ClientOwn and ClientRcvOwn (an exec side's real client): its
+	// SO_SNDBUF and SO_RCVBUF as its data socket had them when first seen,
+	// as ServerOwn is a real server's.
+	ClientOwn    int `json:"client_own,omitempty"`
+	ClientRcvOwn int `json:"client_rcv_own,omitempty"`
 	// ServerOwn (a real server: a --server command, a local --target's
 	// process) is the SO_SNDBUF its data socket had when nbdscope first
 	// saw it, as getsockopt read it: the value the process set itself

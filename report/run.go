@@ -108,9 +108,11 @@ var summaryText = []struct {
 	{"server SO_RCVBUF (eff.)", func(sm model.Summary) string {
 		return withOwn(bufText(sm.SndBuf.ServerRcvRequested, sm.SndBuf.ServerRcvEffective), sm.SndBuf.ServerRcvOwn)
 	}},
-	{"client SO_SNDBUF (eff.)", func(sm model.Summary) string { return bufText(sm.SndBuf.ClientRequested, sm.SndBuf.ClientEffective) }},
+	{"client SO_SNDBUF (eff.)", func(sm model.Summary) string {
+		return withOwn(bufText(sm.SndBuf.ClientRequested, sm.SndBuf.ClientEffective), sm.SndBuf.ClientOwn)
+	}},
 	{"client SO_RCVBUF (eff.)", func(sm model.Summary) string {
-		return bufText(sm.SndBuf.ClientRcvRequested, sm.SndBuf.ClientRcvEffective)
+		return withOwn(bufText(sm.SndBuf.ClientRcvRequested, sm.SndBuf.ClientRcvEffective), sm.SndBuf.ClientRcvOwn)
 	}},
 	{"placement (load/server cpu)", func(sm model.Summary) string {
 		return sm.Placement.Setting + " (" + sm.Placement.LoadCPUs + "/" + sm.Placement.ServerCPUs + ")"

@@ -404,8 +404,11 @@ func (p *panel) data() panelData {
 		d.serverRcv.own, d.serverRcv.ownBy = buf.ServerRcvOwn, procName(c.Server)
 	}
 	if c.Exec != "" {
-		// A real client's sockets are its own: not ours to set.
-		d.exec, d.client.req, d.clientRcv.req = c.Exec, na, na
+		// A real client's sockets are its own, changed from outside:
+		// its own values beside them.
+		d.exec = c.Exec
+		d.client.own, d.client.ownBy = buf.ClientOwn, procName(c.Exec)
+		d.clientRcv.own, d.clientRcv.ownBy = buf.ClientRcvOwn, procName(c.Exec)
 	}
 	d.bufs = d.ordered(p.stepped)
 	if c.Server == "" && c.ServerRcvBuf.Kind == model.BufDefault && !slices.Contains(p.stepped, serverRcvSetting()) {

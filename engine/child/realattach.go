@@ -27,10 +27,7 @@ func attachRealServerRole(spec wire.ServerSpec) (role, wire.Msg, error) {
 	if r.callsErr = realproc.Probe(); r.callsErr == nil {
 		r.calls, r.callsErr = realproc.OpenCalls(pid)
 	}
-	r.bufs = realproc.ControlBuffers(pid)
-	if s, err := realproc.WatchSockets(pid); err == nil {
-		r.socks = s
-	}
+	r.live = watchBufs(pid, [2]int{})
 	r.wg.Add(2)
 	go r.watchGone()
 	go r.tick()

@@ -44,10 +44,7 @@ type realServerRole struct {
 
 	mu       sync.Mutex
 	callsErr error
-	socks    *realproc.Sockets // nil where sock_diag is not available
-	bufs     *realproc.Buffers
-	conns    int
-	snd, rcv int              // the first data socket's buffers, as sock_diag reads them
+	live     *liveBufs        // its data sockets and their buffers
 	seenUse  clientrun.Result // the highest CPU reading, so counters never go back
 	closing  bool
 }
@@ -88,10 +85,7 @@ func startRealServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.
 		return nil, wire.Msg{}, err
 	}
 	r.proc, r.pid = p, p.Pid()
-	r.bufs = realproc.ControlBuffers(p.Pid())
-	if s, err := realproc.WatchSockets(p.Pid()); err == nil {
-		r.socks = s
-	}
+	r.live = watchBufs(p.Pid(), [2]int{})
 	r.wg.Add(1)
 	go r.wait()
 	if err := r.waitListening(ctx, addr); err != nil {
@@ -112,7 +106,7 @@ func startRealServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.
 func (r *realServerRole) startBuffers(spec wire.ServerSpec) error {
 	for _, b := range realServerBufs {
 		if req := spec.Settings.Int(b.setting); req > 0 {
-			if _, _, err := r.bufs.Set(b.opt, req); err != nil {
+			if _, _, err := r.live.bufs.Set(b.opt, req); err != nil {
 				return fmt.Errorf("the real server's %s cannot be set: %s", b.opt, realproc.Refusal(err))
 			}
 		}
@@ -189,7 +183,7 @@ func (r *realServerRole) waitListening(ctx context.Context, addr string) error {
 // listening tells whether the server listens at addr, and where it does.
 // Without sock_diag (macOS) the socket file, or a TCP connect, says so.
 func (r *realServerRole) listening(addr string) (bool, string) {
-	if r.socks == nil {
+	if r.live.socks == nil {
 		if addr[0] == ':' {
 			c, err := net.DialTimeout("tcp", "127.0.0.1"+addr, time.Second)
 			if err == nil {
@@ -200,7 +194,7 @@ func (r *realServerRole) listening(addr string) (bool, string) {
 		fi, err := os.Stat(addr)
 		return err == nil && fi.Mode()&os.ModeSocket != 0, ""
 	}
-	sc, err := r.socks.Scan()
+	sc, err := r.live.socks.Scan()
 	if err != nil {
 		return false, ""
 	}
@@ -228,23 +222,9 @@ func (r *realServerRole) tick() {
 }
 
 func (r *realServerRole) look() {
-	if r.socks == nil {
-		return
-	}
-	sc, err := r.socks.Scan()
-	if err != nil {
-		return
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.bufs.Track(sc.Data)
-	r.conns = len(sc.Data)
-	for _, k := range sc.Data {
-		if len(k.Holders) > 0 && k.Holders[0].PID == r.pid {
-			r.snd, r.rcv = memSndRcv(k)
-			break
-		}
-	}
+	r.live.look()
 }
 
 // memSndRcv are a socket's SO_SNDBUF and SO_RCVBUF as the kernel holds
@@ -286,8 +266,8 @@ func (r *realServerRole) poll() wire.Msg {
 		r.seenUse = clientrun.Result{UserS: max(r.seenUse.UserS, use.UserS), SysS: max(r.seenUse.SysS, use.SysS),
 			Nvcsw: max(r.seenUse.Nvcsw, use.Nvcsw), Nivcsw: max(r.seenUse.Nivcsw, use.Nivcsw), MinFlt: max(r.seenUse.MinFlt, use.MinFlt)}
 	}
-	m := wire.Msg{Counters: wire.ClientCounters(r.seenUse), Conns: r.conns, SndBuf: r.snd, RcvBuf: r.rcv,
-		OwnSndBuf: r.bufs.Own(sockctl.SendBuf), OwnRcvBuf: r.bufs.Own(sockctl.RecvBuf)}
+	m := wire.Msg{Counters: wire.ClientCounters(r.seenUse), Conns: r.live.conns}
+	r.live.report(&m)
 	if r.calls != nil {
 		m.Counters.IO = r.calls.Read()
 	}
@@ -300,25 +280,10 @@ func (r *realServerRole) poll() wire.Msg {
 
 // setBuf changes buffer o of every data socket of the server now, and of
 // every later one at its first tick (req 0: each socket's own value).
-// The reply has the effective value read back from a real socket and how
-// many sockets the change reached; a refusal names its reason.
 func (r *realServerRole) setBuf(o sockctl.Option, req int) wire.Msg {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.bufs.Err(); err != nil {
-		return wire.Msg{Type: "error", Err: "the real server's buffers cannot be changed: " + realproc.Refusal(err)}
-	}
-	reached, eff, err := r.bufs.Set(o, req)
-	if err != nil {
-		return wire.Msg{Type: "error", Err: "the real server's buffers cannot be changed: " + realproc.Refusal(err)}
-	}
-	switch {
-	case reached > 0 && o == sockctl.SendBuf:
-		r.snd = eff
-	case reached > 0:
-		r.rcv = eff
-	}
-	return wire.Msg{Effective: eff, Reached: reached}
+	return r.live.set(o, req, "the real server")
 }
 
 // close ends the server: SIGTERM to its process group, SIGKILL after a
@@ -343,10 +308,7 @@ func (r *realServerRole) close() {
 	}
 	r.wg.Wait()
 	r.calls.Close()
-	r.bufs.Close()
-	if r.socks != nil {
-		r.socks.Close()
-	}
+	r.live.close()
 	if r.socket != "" {
 		os.Remove(r.socket)
 	}
