@@ -17,7 +17,7 @@ func TestExecClientSndBufLive(t *testing.T) {
 	need(t, "qemu-img")
 	const size = "1073740800" // 1 GiB - 1 KiB: marks this test's qemu-img
 	client := `qemu-img convert -f raw -O raw -W -n -S 0 'json:{"file":{"driver":"null-co","size":` + size + `}}' {uri}`
-	rep, r, seen, last := runWatching(t, `"size":`+size, func(b sockBufs) bool { return b.snd == 2<<20 },
+	rep, r, seen, last := runWatching(t, `"size":`+size, anySocket(func(b sockBufs) bool { return b.snd == 2<<20 }),
 		"--exec-b", client, "--size-b", "1g", "--workload-b", "write",
 		"--mode", "concurrent", "--at", "2s:b.client-sndbuf=1m", "--at", "4s:b.client-sndbuf=default", "--duration", "5s")
 	if !seen {

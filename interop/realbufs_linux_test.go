@@ -69,11 +69,23 @@ func pidsWith(s string) []int {
 	return out
 }
 
+// anySocket is a runWatching condition: one of the sockets has want.
+func anySocket(want func(sockBufs) bool) func([]sockBufs) bool {
+	return func(bufs []sockBufs) bool {
+		for _, b := range bufs {
+			if want(b) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 // runWatching is runReport while the data sockets of the processes whose
 // command line holds marker are looked at every 20 ms, until seen holds
 // for one of them or the run ends; it says whether it did, and what the
 // last look found.
-func runWatching(t *testing.T, marker string, seen func(sockBufs) bool, args ...string) (model.Report, envResult, bool, []sockBufs) {
+func runWatching(t *testing.T, marker string, seen func([]sockBufs) bool, args ...string) (model.Report, envResult, bool, []sockBufs) {
 	t.Helper()
 	done := make(chan struct{})
 	var mu sync.Mutex
@@ -90,9 +102,7 @@ func runWatching(t *testing.T, marker string, seen func(sockBufs) bool, args ...
 				if len(bufs) > 0 {
 					last = bufs
 				}
-				for _, b := range bufs {
-					ok = ok || seen(b)
-				}
+				ok = ok || seen(bufs)
 				stop := ok
 				mu.Unlock()
 				if stop {

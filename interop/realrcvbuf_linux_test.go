@@ -14,7 +14,7 @@ import (
 func TestRealServerRcvBufLive(t *testing.T) {
 	need(t, "qemu-nbd")
 	const size = "1073742336" // 1 GiB + 512: marks this test's qemu-nbd
-	rep, r, seen, last := runWatching(t, `"size":`+size, func(b sockBufs) bool { return b.rcv == 2<<20 },
+	rep, r, seen, last := runWatching(t, `"size":`+size, anySocket(func(b sockBufs) bool { return b.rcv == 2<<20 }),
 		"--server-b", qemuNbdNull, "--size-b", size, "--at", "2s:b.server-rcvbuf=1m", "--at", "4s:b.server-rcvbuf=default", "--duration", "5s")
 	if !seen {
 		t.Errorf("qemu-nbd's data socket never had SO_RCVBUF 2m (the 1m request) on its own socket; last look: %+v\n%s", last, r)

@@ -54,6 +54,10 @@ type Figures struct {
 	Client            Process     `json:"client"`
 	Server            *Process    `json:"server"` // nil for an external target
 	SndBuf            Buffers     `json:"sndbuf"`
+	// TargetServer is the local process that serves a --target and is
+	// measured and tuned as a real server (nil: none, or not one nbdscope
+	// may look at: the target's warning says why).
+	TargetServer *RealProcess `json:"target_server,omitempty"`
 	Placement         Placement   `json:"placement"`
 	LatencyP50Ms      Figure      `json:"latency_p50_ms"`
 	LatencyP99Ms      Figure      `json:"latency_p99_ms"`
@@ -181,7 +185,7 @@ func (f Figures) Add(o Figures) Figures {
 	sum := f
 	sum.Changed = f.Changed || o.Changed || f.Settings != o.Settings
 	sum.Settings = o.Settings
-	sum.SndBuf, sum.Placement = o.SndBuf, o.Placement
+	sum.SndBuf, sum.Placement, sum.TargetServer = o.SndBuf, o.Placement, o.TargetServer
 	sum.Bytes += o.Bytes
 	sum.Seconds += o.Seconds
 	sum.Errors += o.Errors
@@ -199,6 +203,12 @@ func (f Figures) Add(o Figures) Figures {
 		sum.LatencyMaxMs = o.LatencyMaxMs
 	}
 	return sum
+}
+
+// RealProcess names a process nbdscope did not start but measures.
+type RealProcess struct {
+	PID     int    `json:"pid"`
+	Command string `json:"command"` // its command line, arguments joined by spaces
 }
 
 // Sample is one interval of one side.

@@ -267,14 +267,18 @@ type panelData struct {
 	workload              model.Workload
 	consume               string
 	exec                  string // the real client's command when it is the side's load
-	root                  string // the latest pass's root digest while the side hashes
-	pace                  string // what set the pace of the recent samples ("" before any)
-	transport, placement  string
-	fig                   panelFigures
-	errors                string // the latest active sample's; na without one
-	placed                bool   // the CPUs below are known
-	loadCPUs, serverCPUs  string // where the load and server ran
-	warnings              []model.Warning
+	// targetPID and targetCmd name the local process serving a --target
+	// that is measured and tuned as a real server (0: none).
+	targetPID            int
+	targetCmd            string
+	root                 string // the latest pass's root digest while the side hashes
+	pace                 string // what set the pace of the recent samples ("" before any)
+	transport, placement string
+	fig                  panelFigures
+	errors               string // the latest active sample's; na without one
+	placed               bool   // the CPUs below are known
+	loadCPUs, serverCPUs string // where the load and server ran
+	warnings             []model.Warning
 }
 
 // shownBuf is a buffer with its label (model.Setting.Label).
@@ -398,6 +402,14 @@ func (p *panel) data() panelData {
 	}
 	if c.Target != "" {
 		d.server.req, d.serverRcv.req, d.transport = na, na, "external "+c.Target
+		if p.last != nil && p.last.TargetServer != nil {
+			// A local server, measured: its buffers are set from outside.
+			ts := p.last.TargetServer
+			d.targetPID, d.targetCmd, d.transport = ts.PID, ts.Command, "target "+c.Target
+			d.server.req, d.serverRcv.req = c.SndBuf.String(), c.ServerRcvBuf.String()
+			d.server.own, d.server.ownBy = buf.ServerOwn, procName(ts.Command)
+			d.serverRcv.own, d.serverRcv.ownBy = buf.ServerRcvOwn, procName(ts.Command)
+		}
 	}
 	if c.Server != "" {
 		d.server.own, d.server.ownBy = buf.ServerOwn, procName(c.Server)
@@ -518,6 +530,19 @@ func (p *panel) execRows(d panelData, lw, w int, extra ...string) []string {
 	return append(shown, p.row("", lw, p.com.styles.Dim.Render(fmt.Sprintf("(+%d more characters)", max(more, 1)))))
 }
 
+// targetLines is how many lines a target's server gets in a wide panel.
+const targetLines = 3
+
+// targetRows name the local process serving the side's --target: its PID
+// and command, cut to targetLines with how much more there is.
+func (p *panel) targetRows(d panelData, lw, w int) []string {
+	rows := p.rowLines("server", lw, w, fmt.Sprintf("PID %d", d.targetPID), d.targetCmd)
+	if len(rows) <= targetLines {
+		return rows
+	}
+	return append(rows[:targetLines-1], p.row("", lw, p.com.styles.Dim.Render("(the warnings have its whole command)")))
+}
+
 // narrowRows are a narrow panel's rows: a line for each group.
 func (p *panel) narrowRows(d panelData) []string {
 	st := p.com.styles
@@ -543,6 +568,9 @@ func (p *panel) narrowRows(d panelData) []string {
 		rows = append(rows, p.execRows(d, lw, iw, d.transport)...)
 	} else {
 		parts := []string{conns, fmt.Sprintf("%d×%s", d.inFlight, units.FormatSize(int64(d.requestSize))), string(d.workload), d.transport}
+		if d.targetPID > 0 {
+			parts = append(parts, fmt.Sprintf("PID %d %s", d.targetPID, procName(d.targetCmd)))
+		}
 		if !p.consumeInTitle() {
 			parts = append(parts, "consume "+d.consume)
 		}
@@ -622,6 +650,9 @@ func (p *panel) wideRows(d panelData) []string {
 		left = append(left, p.row("root digest", lw, shortDigest(d.root)))
 	}
 	left = append(left, p.rowLines("transport", lw, colW, d.transport)...)
+	if d.targetPID > 0 {
+		left = append(left, p.targetRows(d, lw, colW)...)
+	}
 	left = append(left, p.row("placement", lw, d.placement))
 	if d.pace != "" {
 		left = append(left, p.rowLines("pace", lw, colW, d.pace, d.fillWords)...)

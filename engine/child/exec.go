@@ -280,6 +280,9 @@ func (r *execRole) setPaused(p bool) {
 func (r *execRole) poll() wire.Msg {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.live != nil {
+		r.live.look() // a connection the last tick missed has its buffers before it is reported
+	}
 	use := r.done
 	if r.cur != nil {
 		if live, ok := clientrun.GroupUsage(r.cur.Pid()); ok {

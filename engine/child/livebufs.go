@@ -23,6 +23,43 @@ type liveBufs struct {
 	// while none is open (a client between runs, carried to the next).
 	snd, rcv int
 	own      [2]int
+	// ours (a local --target's server, which may serve others too): only
+	// the sockets whose peer the process peerPID holds (our load's) are
+	// followed and changed; none until peerPID is known.
+	ours    bool
+	peerPID int
+}
+
+// onlyPeersOf keeps the sockets followed to those connected to process
+// pid's (0: none yet).
+func (l *liveBufs) onlyPeersOf(pid int) {
+	l.ours, l.peerPID = true, pid
+}
+
+// mine are the data sockets to follow: all of them, or (ours) those
+// whose peer peerPID holds.
+func (l *liveBufs) mine(data []sockdiag.Socket) []sockdiag.Socket {
+	if !l.ours {
+		return data
+	}
+	if l.peerPID <= 0 {
+		return nil
+	}
+	fds, err := sockdiag.ProcessSockets(l.peerPID)
+	if err != nil {
+		return nil
+	}
+	peers := map[sockdiag.Inode]bool{}
+	for _, fd := range fds {
+		peers[fd.Inode] = true
+	}
+	var out []sockdiag.Socket
+	for _, k := range data {
+		if peers[k.Peer] {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // carry keeps what prev last saw until this one sees sockets of its own
@@ -59,14 +96,15 @@ func (l *liveBufs) look() (sockdiag.Socket, bool) {
 	if err != nil {
 		return sockdiag.Socket{}, false
 	}
-	l.bufs.Track(sc.Data)
-	l.conns = len(sc.Data)
+	data := l.mine(sc.Data)
+	l.bufs.Track(data)
+	l.conns = len(data)
 	for o := range l.own {
 		if own := l.bufs.Own(sockctl.Option(o)); own > 0 {
 			l.own[o] = own
 		}
 	}
-	for _, k := range sc.Data {
+	for _, k := range data {
 		if len(k.Holders) > 0 && k.Holders[0].PID == l.pid {
 			l.snd, l.rcv = memSndRcv(k)
 			return k, true

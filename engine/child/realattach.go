@@ -28,6 +28,12 @@ func attachRealServerRole(spec wire.ServerSpec) (role, wire.Msg, error) {
 		r.calls, r.callsErr = realproc.OpenCalls(pid)
 	}
 	r.live = watchBufs(pid, [2]int{})
+	r.live.onlyPeersOf(0) // its other clients' sockets are not ours: only our load's, once named (OpPeer)
+	if err := r.startBuffers(spec); err != nil {
+		r.calls.Close()
+		r.live.close()
+		return nil, wire.Msg{}, err
+	}
 	r.wg.Add(2)
 	go r.watchGone()
 	go r.tick()

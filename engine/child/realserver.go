@@ -243,6 +243,12 @@ func (r *realServerRole) handle(c wire.Cmd) wire.Msg {
 	switch c.Op {
 	case "poll":
 		return r.poll()
+	case wire.OpPeer:
+		r.mu.Lock()
+		r.live.onlyPeersOf(c.Int)
+		r.live.look()
+		r.mu.Unlock()
+		return wire.Msg{}
 	case "get":
 		return wire.Msg{Settings: map[string]string{model.SetServer: strings.Join(r.argv, " ")}}
 	case "set":
@@ -262,6 +268,7 @@ func (r *realServerRole) handle(c wire.Cmd) wire.Msg {
 func (r *realServerRole) poll() wire.Msg {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.live.look() // a connection the last tick missed has its buffers before it is reported
 	if use, ok := clientrun.GroupUsage(r.pid); ok {
 		r.seenUse = clientrun.Result{UserS: max(r.seenUse.UserS, use.UserS), SysS: max(r.seenUse.SysS, use.SysS),
 			Nvcsw: max(r.seenUse.Nvcsw, use.Nvcsw), Nivcsw: max(r.seenUse.Nivcsw, use.Nivcsw), MinFlt: max(r.seenUse.MinFlt, use.MinFlt)}

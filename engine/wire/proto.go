@@ -47,6 +47,11 @@ type Cmd struct {
 // OpMeasure is the load's measurement of a fixed number of requests.
 const OpMeasure = "measure"
 
+// OpPeer tells a server child attached to a local --target's server which
+// process is our load (Int: its PID): only the server's sockets connected
+// to it are followed and changed, not its other clients'.
+const OpPeer = "peer"
+
 // SetCmd is the set command for a setting and its child argument.
 func SetCmd(st *model.Setting, a model.ChildArg) Cmd {
 	return Cmd{Op: "set", Setting: st.Name, Int: a.Int, Str: a.Str}
