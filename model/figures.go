@@ -58,11 +58,11 @@ type Figures struct {
 	// measured and tuned as a real server (nil: none, or not one nbdscope
 	// may look at: the target's warning says why).
 	TargetServer *RealProcess `json:"target_server,omitempty"`
-	Placement         Placement   `json:"placement"`
-	LatencyP50Ms      Figure      `json:"latency_p50_ms"`
-	LatencyP99Ms      Figure      `json:"latency_p99_ms"`
-	LatencyMaxMs      Figure      `json:"latency_max_ms"` // the longest request completed in the span
-	Errors            uint64      `json:"errors"`
+	Placement    Placement    `json:"placement"`
+	LatencyP50Ms Figure       `json:"latency_p50_ms"`
+	LatencyP99Ms Figure       `json:"latency_p99_ms"`
+	LatencyMaxMs Figure       `json:"latency_max_ms"` // the longest request completed in the span
+	Errors       uint64       `json:"errors"`
 }
 
 // IsWrite reports whether the bulk data flows from the client to the
