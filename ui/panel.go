@@ -516,17 +516,23 @@ const execLines = 5
 // execRows are the rows of a side whose load is a real client: its
 // command, in place of our load's settings.
 func (p *panel) execRows(d panelData, lw, w int, extra ...string) []string {
-	rows := p.rowLines("exec", lw, w, append([]string{d.exec}, extra...)...)
-	if len(rows) <= execLines {
+	return p.cappedRows("exec", lw, w, execLines, d.exec, extra...)
+}
+
+// cappedRows are rowLines of a command (text, then the extra parts) on at
+// most limit lines; a longer one says how much more there is.
+func (p *panel) cappedRows(label string, lw, w, limit int, text string, extra ...string) []string {
+	rows := p.rowLines(label, lw, w, append([]string{text}, extra...)...)
+	if len(rows) <= limit {
 		return rows
 	}
-	shown := rows[:execLines-1]
+	shown := rows[:limit-1]
 	n := 0
 	for _, r := range shown {
 		n += len(strings.TrimSpace(ansi.Strip(r)))
 	}
-	n -= len("exec")
-	more := len(d.exec) - n
+	n -= len(label)
+	more := len(text) - n
 	return append(shown, p.row("", lw, p.com.styles.Dim.Render(fmt.Sprintf("(+%d more characters)", max(more, 1)))))
 }
 
@@ -534,13 +540,10 @@ func (p *panel) execRows(d panelData, lw, w int, extra ...string) []string {
 const targetLines = 3
 
 // targetRows name the local process serving the side's --target: its PID
-// and command, cut to targetLines with how much more there is.
+// and command, cut to targetLines with how much more there is (the
+// target's warning has it whole).
 func (p *panel) targetRows(d panelData, lw, w int) []string {
-	rows := p.rowLines("server", lw, w, fmt.Sprintf("PID %d", d.targetPID), d.targetCmd)
-	if len(rows) <= targetLines {
-		return rows
-	}
-	return append(rows[:targetLines-1], p.row("", lw, p.com.styles.Dim.Render("(the warnings have its whole command)")))
+	return p.cappedRows("server", lw, w, targetLines, fmt.Sprintf("PID %d · %s", d.targetPID, d.targetCmd))
 }
 
 // narrowRows are a narrow panel's rows: a line for each group.
@@ -567,10 +570,13 @@ func (p *panel) narrowRows(d panelData) []string {
 	if d.exec != "" {
 		rows = append(rows, p.execRows(d, lw, iw, d.transport)...)
 	} else {
-		parts := []string{conns, fmt.Sprintf("%d×%s", d.inFlight, units.FormatSize(int64(d.requestSize))), string(d.workload), d.transport}
+		where := d.transport
 		if d.targetPID > 0 {
-			parts = append(parts, fmt.Sprintf("PID %d %s", d.targetPID, procName(d.targetCmd)))
+			// The process behind the target is the news; the wide
+			// panel has the URI too.
+			where = fmt.Sprintf("target PID %d %s", d.targetPID, procName(d.targetCmd))
 		}
+		parts := []string{conns, fmt.Sprintf("%d×%s", d.inFlight, units.FormatSize(int64(d.requestSize))), string(d.workload), where}
 		if !p.consumeInTitle() {
 			parts = append(parts, "consume "+d.consume)
 		}

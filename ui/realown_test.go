@@ -61,7 +61,7 @@ func TestPanelNamesTargetServer(t *testing.T) {
 		width int
 		want  []string
 	}{
-		{40, []string{"PID 4242 qemu-nbd", "2m → 4m eff", "own 208k"}},
+		{40, []string{"target PID 4242 qemu-nbd", "2m → 4m eff", "own 208k"}},
 		{160, []string{"server        PID 4242 · qemu-nbd -r -t", "target nbd+unix:///?socket=/tmp/q.sock", "qemu-nbd's own 208k", "server sndbuf 2m → 4m eff"}},
 	} {
 		p.SetSize(tc.width, 0)
