@@ -26,6 +26,9 @@ type child struct {
 	// ours to place or stop (target.go); realCmd is its command line.
 	attached bool
 	realCmd  string
+	// bufsNA (attached): why the server's buffers are left as they are
+	// ("": they follow the side's settings).
+	bufsNA string
 }
 
 // realServerStart bounds a real server child's start: the child waits up

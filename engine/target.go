@@ -34,14 +34,18 @@ func (s *side) attachTarget(sc model.SideConfig) *child {
 	}
 	spec := wire.NewServerSpec(sc, "")
 	spec.AttachPID, spec.Target = h.PID, sc.Target
-	c, _, err := spawn(s.p.opts.Exe, model.RoleServer, sc.Name, spec, s.p.opts.StartTimeout)
+	c, ready, err := spawn(s.p.opts.Exe, model.RoleServer, sc.Name, spec, s.p.opts.StartTimeout)
 	if err != nil {
 		s.p.warn(s.id, model.WarnTarget, fmt.Sprintf("the target's server, PID %d (%s), is not measured: %v", h.PID, h.Command, err), "")
 		s.noteTargetWhy(fmt.Sprintf("its server, PID %d, is not measured: %v", h.PID, err))
 		return nil
 	}
-	c.realPID, c.attached, c.realCmd = h.PID, true, h.Command
+	c.realPID, c.attached, c.realCmd, c.bufsNA = h.PID, true, h.Command, ready.BufsNA
 	s.p.warn(s.id, model.WarnTarget, fmt.Sprintf("the target is served by PID %d (%s): measured as a real server", h.PID, h.Command), "")
+	if c.bufsNA != "" {
+		s.p.warn(s.id, model.WarnTarget, fmt.Sprintf("the target's server (PID %d) keeps its own buffers: %s", h.PID, c.bufsNA), "")
+		s.noteTargetWhy(c.bufsNA)
+	}
 	return c
 }
 
@@ -71,7 +75,14 @@ func (s *side) targetServer() *model.RealProcess {
 	if s.server == nil || !s.server.attached {
 		return nil
 	}
-	return &model.RealProcess{PID: s.server.realPID, Command: s.server.realCmd}
+	return &model.RealProcess{PID: s.server.realPID, Command: s.server.realCmd, BuffersNA: s.server.bufsNA}
+}
+
+// tunedTarget tells whether the side's --target server is measured and
+// its buffers follow the side's settings. s.mu is held.
+func (s *side) tunedTarget() bool {
+	ts := s.targetServer()
+	return ts != nil && ts.BuffersNA == ""
 }
 
 // stampOf is the settings stamp of sc on this side: a local --target's
@@ -79,7 +90,7 @@ func (s *side) targetServer() *model.RealProcess {
 // them where an external server's says "external". s.mu is held.
 func (s *side) stampOf(sc model.SideConfig) model.Stamp {
 	st := model.StampOf(sc)
-	if s.targetServer() != nil {
+	if s.tunedTarget() {
 		local := sc
 		local.Target = ""
 		ours := model.StampOf(local)
@@ -93,7 +104,7 @@ func (s *side) stampOf(sc model.SideConfig) model.Stamp {
 // buffer of a measured local server, changed as a real server's are.
 func (s *side) targetRefusal(st *model.Setting, sc model.SideConfig) error {
 	s.mu.Lock()
-	attached, why := s.targetServer() != nil, s.targetWhy
+	attached, why := s.tunedTarget(), s.targetWhy
 	s.mu.Unlock()
 	if st.Type == model.TypeBuf && st.Where == model.AtServer {
 		if attached {

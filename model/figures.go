@@ -209,6 +209,9 @@ func (f Figures) Add(o Figures) Figures {
 type RealProcess struct {
 	PID     int    `json:"pid"`
 	Command string `json:"command"` // its command line, arguments joined by spaces
+	// BuffersNA is why its buffers are left as they are (another user's,
+	// Yama, macOS …); "": they follow the side's settings.
+	BuffersNA string `json:"buffers_na,omitempty"`
 }
 
 // Sample is one interval of one side.

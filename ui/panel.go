@@ -406,7 +406,9 @@ func (p *panel) data() panelData {
 			// A local server, measured: its buffers are set from outside.
 			ts := p.last.TargetServer
 			d.targetPID, d.targetCmd, d.transport = ts.PID, ts.Command, "target "+c.Target
-			d.server.req, d.serverRcv.req = c.SndBuf.String(), c.ServerRcvBuf.String()
+			if ts.BuffersNA == "" {
+				d.server.req, d.serverRcv.req = c.SndBuf.String(), c.ServerRcvBuf.String()
+			}
 			d.server.own, d.server.ownBy = buf.ServerOwn, procName(ts.Command)
 			d.serverRcv.own, d.serverRcv.ownBy = buf.ServerRcvOwn, procName(ts.Command)
 		}

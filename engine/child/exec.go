@@ -173,9 +173,24 @@ func (r *execRole) start() (*clientrun.Process, *realproc.Calls, error) {
 	if cerr != nil {
 		r.callsErr = cerr
 	}
-	r.live = watchBufs(p.Pid(), r.want)
-	r.live.carry(r.last)
+	live, berr := watchBufs(p.Pid(), r.want, "the client")
+	live.carry(r.last)
+	r.live = live
 	r.mu.Unlock()
+	if berr != nil {
+		// The buffer asked for is not the client's: not a run to measure.
+		p.Signal(syscall.SIGCONT)
+		p.Signal(syscall.SIGKILL)
+		p.Wait()
+		if cnt != nil {
+			cnt.Close()
+		}
+		r.mu.Lock()
+		r.cur, r.cnt = nil, nil
+		r.endBufs()
+		r.mu.Unlock()
+		return nil, nil, berr
+	}
 	return p, cnt, nil
 }
 

@@ -1,6 +1,8 @@
 package child
 
 import (
+	"fmt"
+
 	"nbdscope/engine/wire"
 	"nbdscope/platform/sockctl"
 	"nbdscope/platform/sockdiag"
@@ -72,18 +74,24 @@ func (l *liveBufs) carry(prev *liveBufs) {
 
 // watchBufs starts following pid's data sockets, with the requests in
 // want (per option, as setsockopt takes them; 0: the process's own)
-// applied to each as it is found. A refusal is kept for Set to return.
-func watchBufs(pid int, want [2]int) *liveBufs {
+// applied to each as it is found. The error is a request's refusal, in a
+// sentence with its reason (what names the process); the buffers are
+// followed all the same, and a refusal is kept for set to return.
+func watchBufs(pid int, want [2]int, what string) (*liveBufs, error) {
 	l := &liveBufs{pid: pid, bufs: realproc.ControlBuffers(pid)}
 	if s, err := realproc.WatchSockets(pid); err == nil {
 		l.socks = s
 	}
 	for o, req := range want {
-		if req > 0 {
-			l.bufs.Set(sockctl.Option(o), req) // kept for the sockets to come: none is open yet
+		if req <= 0 {
+			continue
+		}
+		// Kept for the sockets to come: none is open yet.
+		if _, _, err := l.bufs.Set(sockctl.Option(o), req); err != nil {
+			return l, fmt.Errorf("%s's %s cannot be set: %s", what, sockctl.Option(o), realproc.Refusal(err))
 		}
 	}
-	return l
+	return l, nil
 }
 
 // look scans the process's sockets: new data sockets get the buffers in

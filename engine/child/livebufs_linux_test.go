@@ -21,7 +21,7 @@ const liveBufsHelperEnv = "NBDSCOPE_LIVEBUFS_HELPER_PID"
 func init() {
 	if s := os.Getenv(liveBufsHelperEnv); s != "" {
 		pid, _ := strconv.Atoi(s)
-		l := watchBufs(pid, [2]int{})
+		l, _ := watchBufs(pid, [2]int{}, "the client")
 		m := l.set(sockctl.SendBuf, 1<<20, "the client")
 		l.close()
 		fmt.Printf("%s\t%s\n", m.Type, m.Err)

@@ -85,14 +85,14 @@ func startRealServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.
 		return nil, wire.Msg{}, err
 	}
 	r.proc, r.pid = p, p.Pid()
-	r.live = watchBufs(p.Pid(), [2]int{})
+	r.live, err = watchBufs(p.Pid(), wantBufs(spec), "the real server")
 	r.wg.Add(1)
 	go r.wait()
-	if err := r.waitListening(ctx, addr); err != nil {
+	if err != nil {
 		r.close()
 		return nil, wire.Msg{}, err
 	}
-	if err := r.startBuffers(spec); err != nil {
+	if err := r.waitListening(ctx, addr); err != nil {
 		r.close()
 		return nil, wire.Msg{}, err
 	}
@@ -101,17 +101,15 @@ func startRealServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.
 	return r, wire.Msg{URI: uri.String(), RealPID: p.Pid()}, nil
 }
 
-// startBuffers asks for the side's server buffers on every connection
-// as it comes (none asked for: the process's own).
-func (r *realServerRole) startBuffers(spec wire.ServerSpec) error {
+// wantBufs are the server buffers the side asks for at the start, per
+// sockctl.Option (0: the process's own), applied to each connection as it
+// comes.
+func wantBufs(spec wire.ServerSpec) [2]int {
+	var want [2]int
 	for _, b := range realServerBufs {
-		if req := spec.Settings.Int(b.setting); req > 0 {
-			if _, _, err := r.live.bufs.Set(b.opt, req); err != nil {
-				return fmt.Errorf("the real server's %s cannot be set: %s", b.opt, realproc.Refusal(err))
-			}
-		}
+		want[b.opt] = spec.Settings.Int(b.setting)
 	}
-	return nil
+	return want
 }
 
 // realServerBufs are the settings that change a real server's socket

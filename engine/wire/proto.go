@@ -69,6 +69,9 @@ type Msg struct {
 	// the controller holds it where the placement says, as it holds the
 	// child.
 	RealPID int `json:"real_pid,omitempty"`
+	// BufsNA (an attached --target server's ready): why its buffers are
+	// left as they are (a refusal's reason); "": they follow the side's.
+	BufsNA string `json:"bufs_na,omitempty"`
 	// Reached (a real server's set reply): how many of its sockets the
 	// change reached. OwnSndBuf and OwnRcvBuf (its poll replies): the
 	// SO_SNDBUF and SO_RCVBUF the process had set itself when its first
