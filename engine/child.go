@@ -23,8 +23,12 @@ type child struct {
 	// command), 0 for ours: placed with the child.
 	realPID int
 	// attached: realPID is a local --target's server, measured but not
-	// ours to place or stop (target.go).
+	// ours to place or stop (target.go); realCmd is its command line.
 	attached bool
+	realCmd  string
+	// bufsNA (attached): why the server's buffers are left as they are
+	// ("": they follow the side's settings).
+	bufsNA string
 }
 
 // realServerStart bounds a real server child's start: the child waits up

@@ -61,7 +61,7 @@ func (p *Pair) MeasureRequests(i int, requests int64, limit time.Duration) (f mo
 	}
 	f = d.figures(secs, srv != nil)
 	s.mu.Lock()
-	f.Settings = model.StampOf(s.cfg)
+	f.Settings = s.stampOf(s.cfg)
 	f.Placement = s.placement()
 	f.SndBuf = s.buffers(f.Settings, lm1, sm1, srv != nil)
 	s.mu.Unlock()

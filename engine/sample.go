@@ -38,7 +38,7 @@ func (p *Pair) pollSide(s *side, emit bool) {
 	s.mu.Lock()
 	if !s.havePrev || s.load != ld {
 		s.prevT, s.prevLoad, s.prevServer, s.havePrev = now, lm, sm, true
-		s.prevStamp = model.StampOf(s.cfg)
+		s.prevStamp = s.stampOf(s.cfg)
 		s.mu.Unlock()
 		p.takeFill(s) // the window starts with the first sample's interval
 		if srv != nil && sc.SndBuf.Kind != model.BufDefault {
@@ -86,7 +86,7 @@ func pollBoth(ld, srv *child, timeout time.Duration) (lm, sm wire.Msg, err error
 // with the settings in force now, and adds it to the run's and the
 // segment's totals. s.mu is held.
 func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer bool, fill model.Fill) model.Sample {
-	stamp := model.StampOf(s.cfg)
+	stamp := s.stampOf(s.cfg)
 	d := delta{fill: fill}
 	d.bytes = lm.Bytes - s.prevLoad.Bytes
 	if s.cfg.Exec != "" {
@@ -114,6 +114,7 @@ func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer bool, fill mo
 	smp.Changed = stamp != s.prevStamp
 	smp.Placement = s.placement()
 	smp.SndBuf = s.buffers(stamp, lm, sm, hasServer)
+	smp.TargetServer = s.targetServer()
 	if hasServer {
 		d.server = sm.Counters.Sub(s.prevServer.Counters)
 		sp := model.ProcessFigures(d.server, d.bytes, busyBase)
@@ -146,9 +147,12 @@ func (s *side) buffers(stamp model.Stamp, lm, sm wire.Msg, hasServer bool) model
 		ClientEffective:    lm.SndBuf,
 		ClientRcvRequested: stamp.ClientRcvBuf,
 		ClientRcvEffective: lm.RcvBuf,
+		ClientOwn:          lm.OwnSndBuf,
+		ClientRcvOwn:       lm.OwnRcvBuf,
 	}
 	if hasServer {
-		b.ServerEffective = sm.SndBuf
+		b.ServerEffective, b.ServerOwn = sm.SndBuf, sm.OwnSndBuf
+		b.ServerRcvRequested, b.ServerRcvEffective, b.ServerRcvOwn = s.cfg.ServerRcvBuf.String(), sm.RcvBuf, sm.OwnRcvBuf
 		if r := model.BufRequest(s.cfg.SndBuf); r > 0 && sm.SndBuf > 0 {
 			b.Clamped = s.p.limit().Clamped(r, sm.SndBuf)
 		}
@@ -258,16 +262,23 @@ func (p *Pair) summary(i int) model.Summary {
 	t := s.tot
 	sum := model.Summary{Figures: t.figures(sc.Target == "" || s.server != nil), Consume: sc.Get(model.SetConsume), Consumed: t.consumed}
 	execClient(sc, s.execCounted, &sum.Figures)
-	sum.Settings = model.StampOf(sc)
+	sum.Settings = s.stampOf(sc)
+	sum.TargetServer = s.targetServer()
 	sum.Changed = len(s.segs) > 1
 	sum.Placement = s.placement()
 	sum.SndBuf = model.Buffers{
 		ServerRequested:    sum.Settings.SndBuf,
 		ServerEffective:    s.prevServer.SndBuf,
+		ServerOwn:          s.prevServer.OwnSndBuf,
+		ServerRcvRequested: sc.ServerRcvBuf.String(),
+		ServerRcvEffective: s.prevServer.RcvBuf,
+		ServerRcvOwn:       s.prevServer.OwnRcvBuf,
 		ClientRequested:    sum.Settings.ClientSndBuf,
 		ClientEffective:    s.prevLoad.SndBuf,
 		ClientRcvRequested: sum.Settings.ClientRcvBuf,
 		ClientRcvEffective: s.prevLoad.RcvBuf,
+		ClientOwn:          s.prevLoad.OwnSndBuf,
+		ClientRcvOwn:       s.prevLoad.OwnRcvBuf,
 	}
 	return sum
 }

@@ -62,6 +62,10 @@ type side struct {
 	execCounted, callsWarned bool
 	tot                      totals
 
+	// targetWhy is why a --target's server is not measured ("": it is,
+	// or the side has no target): a change of its buffers says it.
+	targetWhy string
+
 	// fillWhy is why the side's data sockets were not found at the last
 	// poll (""; found); fillWarned: that was said once (fill.go).
 	fillWhy    string
@@ -144,6 +148,7 @@ func (s *side) start() error {
 	s.server, s.load, s.uri, s.down, s.havePrev = srv, ld, uri, false, false
 	s.p.watchers.Add(2)
 	s.mu.Unlock()
+	s.namePeer(srv, ld)
 	go s.watch(srv)
 	go s.watch(ld)
 	s.place(s.p.turns.Mode())
@@ -265,7 +270,9 @@ func (s *side) apply(st *model.Setting, v model.Value) (live bool, err error) {
 		return false, err
 	}
 	if st.Spawned && cur.Target != "" {
-		return false, fmt.Errorf("%s: side %s targets an external server (%s): not ours to set", st.Name, s.name, cur.Target)
+		if err := s.targetRefusal(st, cur); err != nil {
+			return false, err
+		}
 	}
 	if err := s.p.refusedChange(next, st); err != nil {
 		return false, err
@@ -286,11 +293,21 @@ func (s *side) apply(st *model.Setting, v model.Value) (live bool, err error) {
 	}
 	from, to := cur.Value(st), next.Value(st)
 	ev := &model.Event{T: s.p.elapsed(), Side: s.id, Setting: st.Name, From: st.Format(from), To: st.Format(to), Value: to, Reconnected: reply.Reconnected}
-	if next.Server != "" && st.Where == model.AtServer {
-		ev.Effective, ev.Reached = reply.Effective, &reply.Reached // a real server's sockets, read back
+	if s.realBuffer(next, st) {
+		ev.Effective, ev.Reached = reply.Effective, &reply.Reached // a real process's sockets, read back
 	}
 	s.p.emit(model.Update{Event: ev})
 	return live, nil
+}
+
+// realBuffer tells whether st is a buffer of a real process's sockets on
+// a side configured as sc: a real server's, or an exec side's client's,
+// changed from outside; the change's event then says what it reached.
+func (s *side) realBuffer(sc model.SideConfig, st *model.Setting) bool {
+	if st.Type != model.TypeBuf {
+		return false
+	}
+	return (sc.Server != "" || sc.Target != "") && st.Where == model.AtServer || sc.Exec != "" && st.Where == model.AtLoad
 }
 
 // commit makes next the configuration in effect. Only a holder of s.change

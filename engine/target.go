@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"nbdscope/engine/wire"
 	"nbdscope/model"
@@ -23,19 +25,95 @@ func (s *side) attachTarget(sc model.SideConfig) *child {
 	h, err := realproc.FindServer(sc.Target)
 	if err != nil {
 		s.p.warn(s.id, model.WarnTarget, fmt.Sprintf("the target's server is not measured (its figures are n/a): %v", err), "")
+		s.noteTargetWhy(err.Error())
 		return nil
 	}
 	if h.PID == os.Getpid() {
+		s.noteTargetWhy("it is served by nbdscope itself")
 		return nil // served in this process (a test's export): not a server side to measure
 	}
 	spec := wire.NewServerSpec(sc, "")
 	spec.AttachPID, spec.Target = h.PID, sc.Target
-	c, _, err := spawn(s.p.opts.Exe, model.RoleServer, sc.Name, spec, s.p.opts.StartTimeout)
+	c, ready, err := spawn(s.p.opts.Exe, model.RoleServer, sc.Name, spec, s.p.opts.StartTimeout)
 	if err != nil {
 		s.p.warn(s.id, model.WarnTarget, fmt.Sprintf("the target's server, PID %d (%s), is not measured: %v", h.PID, h.Command, err), "")
+		s.noteTargetWhy(fmt.Sprintf("its server, PID %d, is not measured: %v", h.PID, err))
 		return nil
 	}
-	c.realPID, c.attached = h.PID, true
+	c.realPID, c.attached, c.realCmd, c.bufsNA = h.PID, true, h.Command, ready.BufsNA
 	s.p.warn(s.id, model.WarnTarget, fmt.Sprintf("the target is served by PID %d (%s): measured as a real server", h.PID, h.Command), "")
+	if c.bufsNA != "" {
+		s.p.warn(s.id, model.WarnTarget, fmt.Sprintf("the target's server (PID %d) keeps its own buffers: %s", h.PID, c.bufsNA), "")
+		s.noteTargetWhy(c.bufsNA)
+	}
 	return c
+}
+
+// namePeer tells a server child attached to a local --target's server
+// which process is our load, so that only its connections are followed
+// and tuned (the server's other clients are not ours to change).
+func (s *side) namePeer(srv, ld *child) {
+	if srv == nil || !srv.attached {
+		return
+	}
+	if _, err := srv.call(wire.Cmd{Op: wire.OpPeer, Int: ld.pid()}, 10*time.Second); err != nil && !errors.Is(err, ErrChildGone) {
+		s.p.warn(s.id, model.WarnTarget, fmt.Sprintf("the target's server (PID %d) cannot be told our load's connections: its buffers are left as they are: %v", srv.realPID, err), "")
+	}
+}
+
+// noteTargetWhy keeps why the target's server is not measured, for the
+// refusal of a change of its buffers.
+func (s *side) noteTargetWhy(why string) {
+	s.mu.Lock()
+	s.targetWhy = why
+	s.mu.Unlock()
+}
+
+// targetServer is the local process serving the side's --target that its
+// server child measures, nil for none. s.mu is held.
+func (s *side) targetServer() *model.RealProcess {
+	if s.server == nil || !s.server.attached {
+		return nil
+	}
+	return &model.RealProcess{PID: s.server.realPID, Command: s.server.realCmd, BuffersNA: s.server.bufsNA}
+}
+
+// tunedTarget tells whether the side's --target server is measured and
+// its buffers follow the side's settings. s.mu is held.
+func (s *side) tunedTarget() bool {
+	ts := s.targetServer()
+	return ts != nil && ts.BuffersNA == ""
+}
+
+// stampOf is the settings stamp of sc on this side: a local --target's
+// server that is measured has its buffers set by us, so the stamp carries
+// them where an external server's says "external". s.mu is held.
+func (s *side) stampOf(sc model.SideConfig) model.Stamp {
+	st := model.StampOf(sc)
+	if s.tunedTarget() {
+		local := sc
+		local.Target = ""
+		ours := model.StampOf(local)
+		st.SndBuf, st.ServerRcvBuf = ours.SndBuf, ours.ServerRcvBuf
+	}
+	return st
+}
+
+// targetRefusal is why a change of a target side's server setting st is
+// refused: not ours to set, or (a buffer) not measured, and why. nil: a
+// buffer of a measured local server, changed as a real server's are.
+func (s *side) targetRefusal(st *model.Setting, sc model.SideConfig) error {
+	s.mu.Lock()
+	attached, why := s.tunedTarget(), s.targetWhy
+	s.mu.Unlock()
+	if st.Type == model.TypeBuf && st.Where == model.AtServer {
+		if attached {
+			return nil
+		}
+		if why == "" {
+			why = "its server is not a local process nbdscope may look at"
+		}
+		return fmt.Errorf("%s: side %s targets %s, whose buffers cannot be changed: %s", st.Name, s.name, sc.Target, why)
+	}
+	return fmt.Errorf("%s: side %s targets an external server (%s): not ours to set", st.Name, s.name, sc.Target)
 }

@@ -64,6 +64,11 @@ func TestRealServerQemuNbdLive(t *testing.T) {
 	if len(b.Segments) < 2 {
 		t.Fatalf("want a segment before and after the change, got %d", len(b.Segments))
 	}
+	// Its own send buffer (what its socket had when first seen) is
+	// reported, and at default it is the one in effect.
+	if own := b.Summary.SndBuf.ServerOwn; own <= 0 || b.Segments[0].SndBuf.ServerEffective != own {
+		t.Errorf("qemu-nbd's own send buffer %d, in effect at default %d: want it reported, and the same", own, b.Segments[0].SndBuf.ServerEffective)
+	}
 	per := func(g model.Segment) float64 { return float64(g.Server.SendCallsPer2MiB + g.Server.SendEAGAINPer2MiB) }
 	before, after := per(b.Segments[0]), per(b.Segments[len(b.Segments)-1])
 	if !(after < before) {

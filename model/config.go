@@ -150,6 +150,10 @@ type SideConfig struct {
 	Size      int64  `json:"size"`
 	Transport string `json:"transport"` // unix or tcp
 	SndBuf    Buf    `json:"sndbuf"`    // server SO_SNDBUF
+	// ServerRcvBuf is the server's SO_RCVBUF: what its receiving side
+	// holds of a write's data (ours, or a real server's sockets, changed
+	// live from outside).
+	ServerRcvBuf Buf `json:"server_rcvbuf,omitempty"`
 
 	ClientSndBuf Buf      `json:"client_sndbuf"`
 	ClientRcvBuf Buf      `json:"client_rcvbuf"`

@@ -17,6 +17,7 @@ type Stamp struct {
 	SndBuf       string   `json:"sndbuf" setting:"sndbuf"` // server SO_SNDBUF as requested; "external"
 	ClientSndBuf string   `json:"client_sndbuf" setting:"client-sndbuf"`
 	ClientRcvBuf string   `json:"client_rcvbuf" setting:"client-rcvbuf"`
+	ServerRcvBuf string   `json:"server_rcvbuf,omitempty" setting:"server-rcvbuf"` // server SO_RCVBUF as requested
 	Connections  int      `json:"connections" setting:"connections"`
 	RequestSize  int      `json:"request_size" setting:"request-size"`
 	InFlight     int      `json:"in_flight" setting:"in-flight"`
@@ -53,11 +54,15 @@ type Figures struct {
 	Client            Process     `json:"client"`
 	Server            *Process    `json:"server"` // nil for an external target
 	SndBuf            Buffers     `json:"sndbuf"`
-	Placement         Placement   `json:"placement"`
-	LatencyP50Ms      Figure      `json:"latency_p50_ms"`
-	LatencyP99Ms      Figure      `json:"latency_p99_ms"`
-	LatencyMaxMs      Figure      `json:"latency_max_ms"` // the longest request completed in the span
-	Errors            uint64      `json:"errors"`
+	// TargetServer is the local process that serves a --target and is
+	// measured and tuned as a real server (nil: none, or not one nbdscope
+	// may look at: the target's warning says why).
+	TargetServer *RealProcess `json:"target_server,omitempty"`
+	Placement    Placement    `json:"placement"`
+	LatencyP50Ms Figure       `json:"latency_p50_ms"`
+	LatencyP99Ms Figure       `json:"latency_p99_ms"`
+	LatencyMaxMs Figure       `json:"latency_max_ms"` // the longest request completed in the span
+	Errors       uint64       `json:"errors"`
 }
 
 // IsWrite reports whether the bulk data flows from the client to the
@@ -180,7 +185,7 @@ func (f Figures) Add(o Figures) Figures {
 	sum := f
 	sum.Changed = f.Changed || o.Changed || f.Settings != o.Settings
 	sum.Settings = o.Settings
-	sum.SndBuf, sum.Placement = o.SndBuf, o.Placement
+	sum.SndBuf, sum.Placement, sum.TargetServer = o.SndBuf, o.Placement, o.TargetServer
 	sum.Bytes += o.Bytes
 	sum.Seconds += o.Seconds
 	sum.Errors += o.Errors
@@ -198,6 +203,15 @@ func (f Figures) Add(o Figures) Figures {
 		sum.LatencyMaxMs = o.LatencyMaxMs
 	}
 	return sum
+}
+
+// RealProcess names a process nbdscope did not start but measures.
+type RealProcess struct {
+	PID     int    `json:"pid"`
+	Command string `json:"command"` // its command line, arguments joined by spaces
+	// BuffersNA is why its buffers are left as they are (another user's,
+	// Yama, macOS …); "": they follow the side's settings.
+	BuffersNA string `json:"buffers_na,omitempty"`
 }
 
 // Sample is one interval of one side.

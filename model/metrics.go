@@ -237,12 +237,29 @@ func (p Process) Counters() Counters {
 // effective is what getsockopt reports (0 when unknown, e.g. for the server
 // of an external target).
 type Buffers struct {
-	ServerRequested    string `json:"server_requested"`
-	ServerEffective    int    `json:"server_effective"`
+	ServerRequested string `json:"server_requested"`
+	ServerEffective int    `json:"server_effective"`
+	// ServerRcv… are the server's SO_RCVBUF (ServerRcvOwn: a real
+	// server's own, as ServerOwn is its SO_SNDBUF's).
+	ServerRcvRequested string `json:"server_rcv_requested,omitempty"`
+	ServerRcvEffective int    `json:"server_rcv_effective,omitempty"`
+	ServerRcvOwn       int    `json:"server_rcv_own,omitempty"`
 	ClientRequested    string `json:"client_requested"`
 	ClientEffective    int    `json:"client_effective"`
 	ClientRcvRequested string `json:"client_rcv_requested"`
 	ClientRcvEffective int    `json:"client_rcv_effective"`
+	// ClientOwn and ClientRcvOwn (an exec side's real client): its
+	// SO_SNDBUF and SO_RCVBUF as its data socket had them when first seen,
+	// as ServerOwn is a real server's.
+	ClientOwn    int `json:"client_own,omitempty"`
+	ClientRcvOwn int `json:"client_rcv_own,omitempty"`
+	// ServerOwn (a real server: a --server command, a local --target's
+	// process) is the SO_SNDBUF its data socket had when nbdscope first
+	// saw it, as getsockopt read it: the value the process set itself
+	// (qemu-nbd 10.1+ asks for 2 MiB, read back as 4 MiB on Linux) or the
+	// OS default it kept; a request of default restores it. 0: unknown, or
+	// not a real server.
+	ServerOwn int `json:"server_own,omitempty"`
 	// Clamped is set when the kernel gave the server's send buffer less
 	// than the request should give (platform.CheckClamp).
 	Clamped bool `json:"clamped,omitempty"`

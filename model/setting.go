@@ -56,6 +56,7 @@ const (
 	SetSndBuf       = "sndbuf"
 	SetClientSndBuf = "client-sndbuf"
 	SetClientRcvBuf = "client-rcvbuf"
+	SetServerRcvBuf = "server-rcvbuf"
 	SetConnections  = "connections"
 	SetRequestSize  = "request-size"
 	SetInFlight     = "in-flight"
@@ -224,6 +225,10 @@ func newSettingTable() []*Setting {
 		{Name: SetClientRcvBuf, Var: "SIZE", Type: TypeBuf, Where: AtLoad, step: stepBuf, Socket: nbd.RecvBuf, Label: "client rcvbuf",
 			effective: func(b Buffers) int { return b.ClientRcvEffective },
 			Help:      "client SO_RCVBUF: default, macos or a size", field: bufField(func(s *SideConfig) *Buf { return &s.ClientRcvBuf })},
+		{Name: SetServerRcvBuf, Var: "SIZE", Type: TypeBuf, Where: AtServer, Spawned: true, step: stepBuf, Socket: nbd.RecvBuf,
+			Label: "server rcvbuf", effective: func(b Buffers) int { return b.ServerRcvEffective },
+			Help:  "server SO_RCVBUF: default, macos or a size (a real server's sockets too)",
+			field: bufField(func(s *SideConfig) *Buf { return &s.ServerRcvBuf })},
 		{Name: SetConnections, Var: "N", Type: TypeInt, Min: MinConnections, Max: MaxConnections, Where: AtLoad,
 			Help: "connections per side (1…64)", values: fixedList("1", "2", "4", "8", "16"),
 			Keys: [2]string{"c", "C"}, KeyHelp: "connections −/+", step: stepOne,

@@ -70,6 +70,11 @@ func StampOf(sc SideConfig) Stamp {
 	if sc.Target != "" {
 		st.SndBuf = "external"
 	}
+	if st.ServerRcvBuf == BufDefaultName {
+		// Left out at its default, as in runs saved before the stamp
+		// carried it, so those compare alike (Text reads it back).
+		st.ServerRcvBuf = ""
+	}
 	return st
 }
 
@@ -87,6 +92,9 @@ func (st Stamp) Text(setting string) (string, bool) {
 		return "", true
 	}
 	v := reflect.ValueOf(st).Field(f.index)
+	if f.text && v.String() == "" && setting == SetServerRcvBuf {
+		return BufDefaultName, true // left out at its default (StampOf)
+	}
 	if f.text {
 		return v.String(), true
 	}

@@ -59,7 +59,7 @@ func TestExportMarkdownSegmentsTellStretchesApart(t *testing.T) {
 	if len(rows) != 7 {
 		t.Errorf("%d segment rows, want 6", len(rows)-1)
 	}
-	if !strings.Contains(md, "In every segment: client-sndbuf default, request-size 2m, in-flight 8, workload read, consume scan") {
+	if !strings.Contains(md, "In every segment: client-sndbuf default, server-rcvbuf default, request-size 2m, in-flight 8, workload read, consume scan") {
 		t.Errorf("no line of the settings every segment shares:\n%s", md)
 	}
 	if !strings.Contains(md, "- A: the whole run, across changes of client-rcvbuf, placement, transport:") {

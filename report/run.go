@@ -13,6 +13,32 @@ import (
 
 func bufText(req string, eff int) string { return withEffective(req, eff, "") }
 
+// withOwn adds a real process's own buffer (as its socket had it when
+// first seen) to a buffer's text: "2m (4m), own 208k".
+func withOwn(text string, own int) string {
+	if own <= 0 {
+		return text
+	}
+	return text + ", own " + units.FormatSize(int64(own))
+}
+
+// reachedText is what a change of a real process's buffer did: the value
+// read back from its socket and how many sockets it reached ("" for a
+// change of ours).
+func reachedText(e model.Event) string {
+	if e.Reached == nil {
+		return ""
+	}
+	s := "s"
+	if *e.Reached == 1 {
+		s = ""
+	}
+	if *e.Reached == 0 {
+		return " (no socket open yet: applied to each as it connects)"
+	}
+	return fmt.Sprintf(" (%s read back, %d socket%s reached)", units.FormatSize(int64(e.Effective)), *e.Reached, s)
+}
+
 // summaryGetter reads one figure of a summary.
 type summaryGetter func(sm model.Summary) model.Figure
 
@@ -76,10 +102,17 @@ var summaryText = []struct {
 	name string
 	get  func(sm model.Summary) string
 }{
-	{"server SO_SNDBUF (eff.)", func(sm model.Summary) string { return bufText(sm.SndBuf.ServerRequested, sm.SndBuf.ServerEffective) }},
-	{"client SO_SNDBUF (eff.)", func(sm model.Summary) string { return bufText(sm.SndBuf.ClientRequested, sm.SndBuf.ClientEffective) }},
+	{"server SO_SNDBUF (eff.)", func(sm model.Summary) string {
+		return withOwn(bufText(sm.SndBuf.ServerRequested, sm.SndBuf.ServerEffective), sm.SndBuf.ServerOwn)
+	}},
+	{"server SO_RCVBUF (eff.)", func(sm model.Summary) string {
+		return withOwn(bufText(sm.SndBuf.ServerRcvRequested, sm.SndBuf.ServerRcvEffective), sm.SndBuf.ServerRcvOwn)
+	}},
+	{"client SO_SNDBUF (eff.)", func(sm model.Summary) string {
+		return withOwn(bufText(sm.SndBuf.ClientRequested, sm.SndBuf.ClientEffective), sm.SndBuf.ClientOwn)
+	}},
 	{"client SO_RCVBUF (eff.)", func(sm model.Summary) string {
-		return bufText(sm.SndBuf.ClientRcvRequested, sm.SndBuf.ClientRcvEffective)
+		return withOwn(bufText(sm.SndBuf.ClientRcvRequested, sm.SndBuf.ClientRcvEffective), sm.SndBuf.ClientRcvOwn)
 	}},
 	{"placement (load/server cpu)", func(sm model.Summary) string {
 		return sm.Placement.Setting + " (" + sm.Placement.LoadCPUs + "/" + sm.Placement.ServerCPUs + ")"
@@ -178,7 +211,7 @@ func printRunNotes(w io.Writer, rep model.Report) {
 		if e.Reconnected {
 			reopened = " (connections re-opened: a TCP buffer set once stays locked)"
 		}
-		fmt.Fprintf(w, "event %6.2fs %s %s: %s → %s%s\n", e.T, side, e.Setting, e.From, e.To, reopened)
+		fmt.Fprintf(w, "event %6.2fs %s %s: %s → %s%s%s\n", e.T, side, e.Setting, e.From, e.To, reopened, reachedText(e))
 	}
 	for _, c := range rep.Crashes {
 		fmt.Fprintf(w, "crash %6.2fs %s\n", c.T, c.Text())

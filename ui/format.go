@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -50,6 +51,20 @@ func clock(sec float64) string { return units.FormatClock(sec) }
 
 // elapsedClock prints a duration like clock.
 func elapsedClock(d time.Duration) string { return clock(d.Seconds()) }
+
+// reachedNote is what a change of a real process's buffer did, for the
+// message line: " · 4m read back, 2 sockets"; "" for a change of ours.
+func reachedNote(ev model.Event) string {
+	switch {
+	case ev.Reached == nil:
+		return ""
+	case *ev.Reached == 0:
+		return " · no socket open yet: applied to each as it connects"
+	case *ev.Reached == 1:
+		return " · " + effSize(ev.Effective) + " read back, 1 socket"
+	}
+	return fmt.Sprintf(" · %s read back, %d sockets", effSize(ev.Effective), *ev.Reached)
+}
 
 // eventLabel is how a change is named on the charts: "B sndbuf 2m→64k".
 func eventLabel(ev model.Event) string {

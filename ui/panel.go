@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -255,8 +256,9 @@ func (p *panel) content() []string {
 // side's settings and its latest samples first (data), then rendered
 // (rowsOf). Neither step reads what the other decides.
 type panelData struct {
-	fillWords                 string  // who waited on whom, from the send-buffer fill
-	server, client, clientRcv bufData // the buffers: requested → effective
+	fillWords         string  // who waited on whom, from the send-buffer fill
+	server, serverRcv bufData // the buffers: requested → effective
+	client, clientRcv bufData
 	// bufs are the same buffers in the order shown: first those the
 	// buffer keys step (stepped), then the others.
 	bufs                  []shownBuf
@@ -265,14 +267,18 @@ type panelData struct {
 	workload              model.Workload
 	consume               string
 	exec                  string // the real client's command when it is the side's load
-	root                  string // the latest pass's root digest while the side hashes
-	pace                  string // what set the pace of the recent samples ("" before any)
-	transport, placement  string
-	fig                   panelFigures
-	errors                string // the latest active sample's; na without one
-	placed                bool   // the CPUs below are known
-	loadCPUs, serverCPUs  string // where the load and server ran
-	warnings              []model.Warning
+	// targetPID and targetCmd name the local process serving a --target
+	// that is measured and tuned as a real server (0: none).
+	targetPID            int
+	targetCmd            string
+	root                 string // the latest pass's root digest while the side hashes
+	pace                 string // what set the pace of the recent samples ("" before any)
+	transport, placement string
+	fig                  panelFigures
+	errors               string // the latest active sample's; na without one
+	placed               bool   // the CPUs below are known
+	loadCPUs, serverCPUs string // where the load and server ran
+	warnings             []model.Warning
 }
 
 // shownBuf is a buffer with its label (model.Setting.Label).
@@ -302,7 +308,8 @@ func (d panelData) ordered(stepped []*model.Setting) []shownBuf {
 	if stepped == nil {
 		stepped = model.SenderBuffers(d.workload)
 	}
-	return orderBufs(stepped, map[string]bufData{model.SetSndBuf: d.server, model.SetClientSndBuf: d.client, model.SetClientRcvBuf: d.clientRcv})
+	return orderBufs(stepped, map[string]bufData{model.SetSndBuf: d.server, model.SetServerRcvBuf: d.serverRcv,
+		model.SetClientSndBuf: d.client, model.SetClientRcvBuf: d.clientRcv})
 }
 
 // shownBufs are the buffers in the order shown.
@@ -318,6 +325,62 @@ type bufData struct {
 	req     string // na: not ours to set (an external target)
 	eff     int
 	clamped bool // the kernel gave less than requested
+	// own (a real process's socket) is the value it had when first seen,
+	// the process's own setting that default restores; ownBy names the
+	// process ("qemu-nbd"). 0: not a real process's, or not seen yet.
+	own   int
+	ownBy string
+}
+
+// ownText is "qemu-nbd's own 208k", or with short "own 208k"; "" for a
+// buffer of ours. The value is the effective size, as getsockopt read it.
+func (p *panel) ownText(b bufData, short bool) string {
+	if b.own <= 0 {
+		return ""
+	}
+	who := "own "
+	if !short && b.ownBy != "" {
+		who = b.ownBy + "'s own "
+	}
+	return p.com.styles.Dim.Render(who) + effSize(b.own)
+}
+
+// bufLines are a buffer's row: "2m → 4m eff", then the process's own
+// value where it is a real process's: named after the process on the
+// same line when it fits in w, else (a wide panel, which has the rows)
+// on a line of its own, else shortened to "own 208k".
+func (p *panel) bufLines(label string, lw, w int, b bufData) []string {
+	pair := p.bufPair(b)
+	if b.own <= 0 {
+		return []string{p.row(label, lw, pair)}
+	}
+	long, short := p.ownText(b, false), p.ownText(b, true)
+	beside := func(t string) bool { return lw+ansi.StringWidth(pair)+3+ansi.StringWidth(t) <= w }
+	own := long
+	switch {
+	case beside(long):
+	case p.wide() && lw+ansi.StringWidth(long) <= w:
+		return []string{p.row(label, lw, pair), p.row("", lw, long)}
+	default:
+		own = short
+	}
+	return p.rowLines(label, lw, w, pair, own)
+}
+
+// serverRcvSetting is the server's SO_RCVBUF entry of the settings table.
+func serverRcvSetting() *model.Setting {
+	st, _ := model.Lookup(model.SetServerRcvBuf)
+	return st
+}
+
+// procName is the name a real process goes by: its command's first
+// word without its directory ("qemu-nbd").
+func procName(cmd string) string {
+	f := strings.Fields(cmd)
+	if len(f) == 0 {
+		return ""
+	}
+	return filepath.Base(strings.Trim(f[0], `'"`))
 }
 
 // data computes what the panel shows from its side's state.
@@ -328,22 +391,45 @@ func (p *panel) data() panelData {
 		buf = p.last.SndBuf
 	}
 	d := panelData{
-		server:      bufData{c.SndBuf.String(), buf.ServerEffective, buf.Clamped || p.clamped(buf.ServerRequested, buf.ServerEffective)},
-		client:      bufData{c.ClientSndBuf.String(), buf.ClientEffective, p.clamped(buf.ClientRequested, buf.ClientEffective)},
-		clientRcv:   bufData{c.ClientRcvBuf.String(), buf.ClientRcvEffective, p.clamped(buf.ClientRcvRequested, buf.ClientRcvEffective)},
+		server:      bufData{req: c.SndBuf.String(), eff: buf.ServerEffective, clamped: buf.Clamped || p.clamped(buf.ServerRequested, buf.ServerEffective)},
+		serverRcv:   bufData{req: c.ServerRcvBuf.String(), eff: buf.ServerRcvEffective, clamped: p.clamped(buf.ServerRcvRequested, buf.ServerRcvEffective)},
+		client:      bufData{req: c.ClientSndBuf.String(), eff: buf.ClientEffective, clamped: p.clamped(buf.ClientRequested, buf.ClientEffective)},
+		clientRcv:   bufData{req: c.ClientRcvBuf.String(), eff: buf.ClientRcvEffective, clamped: p.clamped(buf.ClientRcvRequested, buf.ClientRcvEffective)},
 		connections: c.Connections, inFlight: c.InFlight, requestSize: c.RequestSize,
 		workload: c.Workload, consume: consumeLine(c),
 		transport: c.Transport, placement: c.Get(model.SetPlacement),
 		fig: p.figures(), errors: na,
 	}
 	if c.Target != "" {
-		d.server.req, d.transport = na, "external "+c.Target
+		d.server.req, d.serverRcv.req, d.transport = na, na, "external "+c.Target
+		if p.last != nil && p.last.TargetServer != nil {
+			// A local server, measured: its buffers are set from outside.
+			ts := p.last.TargetServer
+			d.targetPID, d.targetCmd, d.transport = ts.PID, ts.Command, "target "+c.Target
+			if ts.BuffersNA == "" {
+				d.server.req, d.serverRcv.req = c.SndBuf.String(), c.ServerRcvBuf.String()
+			}
+			d.server.own, d.server.ownBy = buf.ServerOwn, procName(ts.Command)
+			d.serverRcv.own, d.serverRcv.ownBy = buf.ServerRcvOwn, procName(ts.Command)
+		}
+	}
+	if c.Server != "" {
+		d.server.own, d.server.ownBy = buf.ServerOwn, procName(c.Server)
+		d.serverRcv.own, d.serverRcv.ownBy = buf.ServerRcvOwn, procName(c.Server)
 	}
 	if c.Exec != "" {
-		// A real client's sockets are its own: not ours to set.
-		d.exec, d.client.req, d.clientRcv.req = c.Exec, na, na
+		// A real client's sockets are its own, changed from outside:
+		// its own values beside them.
+		d.exec = c.Exec
+		d.client.own, d.client.ownBy = buf.ClientOwn, procName(c.Exec)
+		d.clientRcv.own, d.clientRcv.ownBy = buf.ClientRcvOwn, procName(c.Exec)
 	}
 	d.bufs = d.ordered(p.stepped)
+	if c.Server == "" && c.ServerRcvBuf.Kind == model.BufDefault && !slices.Contains(p.stepped, serverRcvSetting()) {
+		// Rarely what a side turns: shown once it is set, stepped, or
+		// a real server's (its own value).
+		d.bufs = slices.DeleteFunc(d.bufs, func(b shownBuf) bool { return b.label == serverRcvSetting().Label })
+	}
 	if c.Get(model.SetConsume) == model.ConsumeHash {
 		d.root = p.root
 	}
@@ -432,18 +518,34 @@ const execLines = 5
 // execRows are the rows of a side whose load is a real client: its
 // command, in place of our load's settings.
 func (p *panel) execRows(d panelData, lw, w int, extra ...string) []string {
-	rows := p.rowLines("exec", lw, w, append([]string{d.exec}, extra...)...)
-	if len(rows) <= execLines {
+	return p.cappedRows("exec", lw, w, execLines, d.exec, extra...)
+}
+
+// cappedRows are rowLines of a command (text, then the extra parts) on at
+// most limit lines; a longer one says how much more there is.
+func (p *panel) cappedRows(label string, lw, w, limit int, text string, extra ...string) []string {
+	rows := p.rowLines(label, lw, w, append([]string{text}, extra...)...)
+	if len(rows) <= limit {
 		return rows
 	}
-	shown := rows[:execLines-1]
+	shown := rows[:limit-1]
 	n := 0
 	for _, r := range shown {
 		n += len(strings.TrimSpace(ansi.Strip(r)))
 	}
-	n -= len("exec")
-	more := len(d.exec) - n
+	n -= len(label)
+	more := len(text) - n
 	return append(shown, p.row("", lw, p.com.styles.Dim.Render(fmt.Sprintf("(+%d more characters)", max(more, 1)))))
+}
+
+// targetLines is how many lines a target's server gets in a wide panel.
+const targetLines = 3
+
+// targetRows name the local process serving the side's --target: its PID
+// and command, cut to targetLines with how much more there is (the
+// target's warning has it whole).
+func (p *panel) targetRows(d panelData, lw, w int) []string {
+	return p.cappedRows("server", lw, w, targetLines, fmt.Sprintf("PID %d · %s", d.targetPID, d.targetCmd))
 }
 
 // narrowRows are a narrow panel's rows: a line for each group.
@@ -470,7 +572,13 @@ func (p *panel) narrowRows(d panelData) []string {
 	if d.exec != "" {
 		rows = append(rows, p.execRows(d, lw, iw, d.transport)...)
 	} else {
-		parts := []string{conns, fmt.Sprintf("%d×%s", d.inFlight, units.FormatSize(int64(d.requestSize))), string(d.workload), d.transport}
+		where := d.transport
+		if d.targetPID > 0 {
+			// The process behind the target is the news; the wide
+			// panel has the URI too.
+			where = fmt.Sprintf("target PID %d %s", d.targetPID, procName(d.targetCmd))
+		}
+		parts := []string{conns, fmt.Sprintf("%d×%s", d.inFlight, units.FormatSize(int64(d.requestSize))), string(d.workload), where}
 		if !p.consumeInTitle() {
 			parts = append(parts, "consume "+d.consume)
 		}
@@ -504,19 +612,24 @@ func (p *panel) narrowBufs(bufs []shownBuf, lw int) []string {
 			names = append(names, b.label)
 			continue
 		}
-		others = append(others, st.Dim.Render(shortBuf.Replace(b.label)+" ")+p.val(effSize(b.eff)))
+		o := st.Dim.Render(shortBuf.Replace(b.label)+" ") + p.val(effSize(b.eff))
+		if b.own > 0 {
+			o += st.Dim.Render(" (") + p.ownText(b.bufData, true) + st.Dim.Render(")")
+		}
+		others = append(others, o)
 	}
 	label := "srv+cli sndbuf"
 	switch {
 	case len(names) == 1 && names[0] == model.BufferSettings()[0].Label:
-		return []string{p.row("sndbuf", lw, p.bufPair(bufs[0].bufData))}
+		return p.bufLines("sndbuf", lw, p.inner(), bufs[0].bufData)
 	case len(names) == 1:
 		label = names[0]
 	}
 	// The others' effective sizes start at the left edge, as the line
 	// above does, and go on to a second line rather than be cut.
 	others[len(others)-1] += st.Dim.Render(" eff")
-	return append([]string{p.row(label+" ", lw, p.bufPair(bufs[0].bufData))}, p.rowLines("", 0, p.inner(), others...)...)
+	first := p.bufLines(label, max(lw, ansi.StringWidth(label)+1), p.inner(), bufs[0].bufData)
+	return append(first, p.rowLines("", 0, p.inner(), others...)...)
 }
 
 // wideRows are a wide panel's rows: the settings on the left, the
@@ -524,10 +637,10 @@ func (p *panel) narrowBufs(bufs []shownBuf, lw int) []string {
 func (p *panel) wideRows(d panelData) []string {
 	const lw = 14
 	var left []string
-	for _, b := range d.shownBufs() {
-		left = append(left, p.row(b.label, lw, p.bufPair(b.bufData)))
-	}
 	colW := (p.inner() - 3) / 2
+	for _, b := range d.shownBufs() {
+		left = append(left, p.bufLines(b.label, lw, colW, b.bufData)...)
+	}
 	if d.exec != "" {
 		// A real client: its command, not our load's settings.
 		left = append(left, p.execRows(d, lw, colW)...)
@@ -545,6 +658,9 @@ func (p *panel) wideRows(d panelData) []string {
 		left = append(left, p.row("root digest", lw, shortDigest(d.root)))
 	}
 	left = append(left, p.rowLines("transport", lw, colW, d.transport)...)
+	if d.targetPID > 0 {
+		left = append(left, p.targetRows(d, lw, colW)...)
+	}
 	left = append(left, p.row("placement", lw, d.placement))
 	if d.pace != "" {
 		left = append(left, p.rowLines("pace", lw, colW, d.pace, d.fillWords)...)

@@ -77,14 +77,16 @@ func TestWriteSideBufferKeys(t *testing.T) {
 		{"-", "server sndbuf 1m → ", 4},
 		{"k", "act on client sndbuf (client-sndbuf)", 4},
 		{"k", "act on client rcvbuf (client-rcvbuf)", 4},
-		{"k", "act on the sender's send buffer (client-sndbuf)", 4},
-		{"=", "B client-sndbuf = ", 4},
-		{"esc", "cancelled", 4},
+		{"k", "act on server rcvbuf (server-rcvbuf)", 4},
+		{"-", "server rcvbuf 128k → ", 5},
+		{"k", "act on the sender's send buffer (client-sndbuf)", 5},
+		{"=", "B client-sndbuf = ", 5},
+		{"esc", "cancelled", 5},
 	})
 	got := fmt.Sprint(f.appliedCopy())
 	want := fmt.Sprint([]model.Change{
 		ch(1, model.SetClientSndBuf, "1m"), ch(1, model.SetClientSndBuf, "512k"), ch(1, model.SetClientSndBuf, "1m"),
-		ch(1, model.SetSndBuf, "1m"),
+		ch(1, model.SetSndBuf, "1m"), ch(1, model.SetServerRcvBuf, "128k"),
 	})
 	if got != want {
 		t.Errorf("controller calls\n got %s\nwant %s", got, want)

@@ -17,7 +17,7 @@ import (
 // badValues are, for each flag that takes a value, values that must be
 // refused: exit 2, the flag or the value named on stderr, nothing run.
 var badValues = map[string][]string{
-	"sndbuf": {"huge", "", "512"}, "client-sndbuf": {"huge"}, "client-rcvbuf": {"1t"},
+	"sndbuf": {"huge", "", "512"}, "client-sndbuf": {"huge"}, "client-rcvbuf": {"1t"}, "server-rcvbuf": {"1t"},
 	"sweep sndbuf": {"huge", "", "64k,,2m"}, "calibrate sndbuf": {"huge", "", "default,,2m"}, "calibrate client": {"", "qemu-img 'unterminated"}, "sweep client-sndbuf": {"huge", ","}, "sweep client-rcvbuf": {"64k,1t"},
 	"connections": {"0", "65", "many", ""}, "request-size": {"1000", "64m"}, "in-flight": {"0", "257"},
 	"workload": {"sideways"}, "read-percent": {"101", "-1"}, "consume": {"eat"}, "hash-threads": {"0", "65"},

@@ -13,6 +13,7 @@ import (
 	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
+	"nbdscope/platform/sockctl"
 	"nbdscope/realproc"
 )
 
@@ -22,7 +23,9 @@ import (
 // under way from /proc; and its socket calls, counted from its exec with
 // platform/syscount where the system allows (realproc), else why not.
 // Its payload is not ours to count: the controller takes it from the
-// server.
+// server. The side's client buffers (client-sndbuf, client-rcvbuf: the
+// sender's for writes) are set on the client's own data sockets from
+// outside (liveBufs), each run's within a tick of its connect.
 type execRole struct {
 	argv []string
 	fail chan error
@@ -43,6 +46,11 @@ type execRole struct {
 	active   time.Duration    // running (not paused) time, up to since
 	since    time.Time        // when the current running stretch began; zero while paused
 	resumed  chan struct{}    // closed and replaced on each resume
+	// want are the client buffers asked for (per sockctl.Option, as
+	// setsockopt takes them; 0: the client's own); live follows the run
+	// under way's sockets, last the one before (nil: none yet).
+	want       [2]int
+	live, last *liveBufs
 }
 
 func startExecRole(ctx context.Context, spec wire.LoadSpec) (role, wire.Msg, error) {
@@ -63,12 +71,14 @@ func startExecRole(ctx context.Context, spec wire.LoadSpec) (role, wire.Msg, err
 		return nil, wire.Msg{}, err
 	}
 	r := &execRole{argv: argv, fail: make(chan error, 1), stop: make(chan struct{}), paused: spec.Paused, resumed: make(chan struct{})}
+	r.want = [2]int{sockctl.SendBuf: spec.Settings.Int(model.SetClientSndBuf), sockctl.RecvBuf: spec.Settings.Int(model.SetClientRcvBuf)}
 	r.callsErr = realproc.Probe()
 	if !spec.Paused {
 		r.since = time.Now()
 	}
-	r.wg.Add(1)
+	r.wg.Add(2)
 	go r.loop()
+	go r.tick()
 	return r, wire.Msg{}, nil
 }
 
@@ -120,6 +130,7 @@ func (r *execRole) loop() {
 		}
 		r.mu.Lock()
 		r.cur, r.cnt = nil, nil
+		r.endBufs()
 		r.done = addResult(r.done, res)
 		r.doneIO = r.doneIO.Add(io)
 		if err == nil {
@@ -162,8 +173,75 @@ func (r *execRole) start() (*clientrun.Process, *realproc.Calls, error) {
 	if cerr != nil {
 		r.callsErr = cerr
 	}
+	live, berr := watchBufs(p.Pid(), r.want, "the client")
+	live.carry(r.last)
+	r.live = live
 	r.mu.Unlock()
+	if berr != nil {
+		// The buffer asked for is not the client's: not a run to measure.
+		p.Signal(syscall.SIGCONT)
+		p.Signal(syscall.SIGKILL)
+		p.Wait()
+		if cnt != nil {
+			cnt.Close()
+		}
+		r.mu.Lock()
+		r.cur, r.cnt = nil, nil
+		r.endBufs()
+		r.mu.Unlock()
+		return nil, nil, berr
+	}
 	return p, cnt, nil
+}
+
+// tick looks at the run under way's sockets every tickEvery: a new
+// connection gets the buffers asked for within one tick.
+func (r *execRole) tick() {
+	defer r.wg.Done()
+	t := time.NewTicker(tickEvery)
+	defer t.Stop()
+	for {
+		r.mu.Lock()
+		if r.live != nil {
+			r.live.look()
+		}
+		r.mu.Unlock()
+		select {
+		case <-r.stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// endBufs lets the finished run's sockets go, keeping what was last seen
+// of them for the polls until the next run's. r.mu is held.
+func (r *execRole) endBufs() {
+	if r.live != nil {
+		r.live.close()
+		r.last, r.live = r.live, nil
+	}
+}
+
+// clientBufs are the settings that change the client's buffers, and the
+// buffer each changes.
+var clientBufs = map[string]sockctl.Option{model.SetClientSndBuf: sockctl.SendBuf, model.SetClientRcvBuf: sockctl.RecvBuf}
+
+// setBuf changes buffer o of the client's data sockets now and in every
+// later run (req 0: each socket's own value). Between two runs nothing is
+// open: the next run gets it, and the reply says no socket was reached.
+func (r *execRole) setBuf(o sockctl.Option, req int) wire.Msg {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.live == nil {
+		r.want[o] = req
+		return wire.Msg{}
+	}
+	m := r.live.set(o, req, "the client")
+	if m.Type != "error" {
+		r.want[o] = req
+	}
+	return m
 }
 
 func addResult(a, b clientrun.Result) clientrun.Result {
@@ -181,6 +259,9 @@ func (r *execRole) handle(c wire.Cmd) wire.Msg {
 		if c.Setting == model.SetPaused {
 			r.setPaused(c.Int != 0)
 			return wire.Msg{}
+		}
+		if o, ok := clientBufs[c.Setting]; ok {
+			return r.setBuf(o, c.Int)
 		}
 		return wire.Msg{Type: "error", Err: "an exec side's client has its own " + strconv.Quote(c.Setting) + ": change the command instead"}
 	}
@@ -214,6 +295,9 @@ func (r *execRole) setPaused(p bool) {
 func (r *execRole) poll() wire.Msg {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.live != nil {
+		r.live.look() // a connection the last tick missed has its buffers before it is reported
+	}
 	use := r.done
 	if r.cur != nil {
 		if live, ok := clientrun.GroupUsage(r.cur.Pid()); ok {
@@ -236,6 +320,12 @@ func (r *execRole) poll() wire.Msg {
 	m := wire.Msg{Counters: wire.ClientCounters(r.seen),
 		ActiveNs: int64(active), Conns: 1, ExecRuns: r.runs}
 	m.Counters.IO = r.seenIO
+	if l := r.live; l != nil || r.last != nil {
+		if l == nil {
+			l = r.last
+		}
+		l.report(&m)
+	}
 	m.CallsCounted = r.callsErr == nil
 	if r.callsErr != nil {
 		m.CallsNA, m.CallsFix = realproc.NA(r.callsErr)
@@ -253,4 +343,5 @@ func (r *execRole) close() {
 	}
 	r.mu.Unlock()
 	r.wg.Wait()
+	r.endBufs()
 }

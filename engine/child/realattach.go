@@ -27,14 +27,21 @@ func attachRealServerRole(spec wire.ServerSpec) (role, wire.Msg, error) {
 	if r.callsErr = realproc.Probe(); r.callsErr == nil {
 		r.calls, r.callsErr = realproc.OpenCalls(pid)
 	}
-	r.bufs = realproc.ControlBuffers(pid)
-	if s, err := realproc.WatchSockets(pid); err == nil {
-		r.socks = s
+	var err error
+	r.live, err = watchBufs(pid, wantBufs(spec), "the target's server")
+	r.live.onlyPeersOf(0) // its other clients' sockets are not ours: only our load's, once named (OpPeer)
+	ready := wire.Msg{URI: spec.Target, RealPID: pid}
+	if err == nil {
+		err = r.live.bufs.Err()
+	}
+	if err != nil {
+		// Still measured; its buffers are its own (the side says why).
+		ready.BufsNA = realproc.Refusal(err)
 	}
 	r.wg.Add(2)
 	go r.watchGone()
 	go r.tick()
-	return r, wire.Msg{URI: spec.Target, RealPID: pid}, nil
+	return r, ready, nil
 }
 
 // watchGone stands for wait with a process that is not our child: it

@@ -44,10 +44,7 @@ type realServerRole struct {
 
 	mu       sync.Mutex
 	callsErr error
-	socks    *realproc.Sockets // nil where sock_diag is not available
-	bufs     *realproc.Buffers
-	conns    int
-	snd, rcv int              // the first data socket's buffers, as sock_diag reads them
+	live     *liveBufs        // its data sockets and their buffers
 	seenUse  clientrun.Result // the highest CPU reading, so counters never go back
 	closing  bool
 }
@@ -88,26 +85,41 @@ func startRealServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.
 		return nil, wire.Msg{}, err
 	}
 	r.proc, r.pid = p, p.Pid()
-	r.bufs = realproc.ControlBuffers(p.Pid())
-	if s, err := realproc.WatchSockets(p.Pid()); err == nil {
-		r.socks = s
-	}
+	r.live, err = watchBufs(p.Pid(), wantBufs(spec), "the real server")
 	r.wg.Add(1)
 	go r.wait()
+	if err != nil {
+		r.close()
+		return nil, wire.Msg{}, err
+	}
 	if err := r.waitListening(ctx, addr); err != nil {
 		r.close()
 		return nil, wire.Msg{}, err
 	}
-	if sndbuf := spec.Settings.Int(model.SetSndBuf); sndbuf > 0 {
-		// Applied to each connection as it comes.
-		if _, _, err := r.bufs.Set(sockctl.SendBuf, sndbuf); err != nil {
-			r.close()
-			return nil, wire.Msg{}, fmt.Errorf("the real server's send buffer cannot be set: %s", realproc.Refusal(err))
-		}
-	}
 	r.wg.Add(1)
 	go r.tick()
 	return r, wire.Msg{URI: uri.String(), RealPID: p.Pid()}, nil
+}
+
+// wantBufs are the server buffers the side asks for at the start, per
+// sockctl.Option (0: the process's own), applied to each connection as it
+// comes.
+func wantBufs(spec wire.ServerSpec) [2]int {
+	var want [2]int
+	for _, b := range realServerBufs {
+		want[b.opt] = spec.Settings.Int(b.setting)
+	}
+	return want
+}
+
+// realServerBufs are the settings that change a real server's socket
+// buffers, and the buffer each changes.
+var realServerBufs = []struct {
+	setting string
+	opt     sockctl.Option
+}{
+	{model.SetSndBuf, sockctl.SendBuf},
+	{model.SetServerRcvBuf, sockctl.RecvBuf},
 }
 
 // freePort is a loopback TCP port free now, for {port}.
@@ -169,7 +181,7 @@ func (r *realServerRole) waitListening(ctx context.Context, addr string) error {
 // listening tells whether the server listens at addr, and where it does.
 // Without sock_diag (macOS) the socket file, or a TCP connect, says so.
 func (r *realServerRole) listening(addr string) (bool, string) {
-	if r.socks == nil {
+	if r.live.socks == nil {
 		if addr[0] == ':' {
 			c, err := net.DialTimeout("tcp", "127.0.0.1"+addr, time.Second)
 			if err == nil {
@@ -180,7 +192,7 @@ func (r *realServerRole) listening(addr string) (bool, string) {
 		fi, err := os.Stat(addr)
 		return err == nil && fi.Mode()&os.ModeSocket != 0, ""
 	}
-	sc, err := r.socks.Scan()
+	sc, err := r.live.socks.Scan()
 	if err != nil {
 		return false, ""
 	}
@@ -208,23 +220,9 @@ func (r *realServerRole) tick() {
 }
 
 func (r *realServerRole) look() {
-	if r.socks == nil {
-		return
-	}
-	sc, err := r.socks.Scan()
-	if err != nil {
-		return
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.bufs.Track(sc.Data)
-	r.conns = len(sc.Data)
-	for _, k := range sc.Data {
-		if len(k.Holders) > 0 && k.Holders[0].PID == r.pid {
-			r.snd, r.rcv = memSndRcv(k)
-			break
-		}
-	}
+	r.live.look()
 }
 
 // memSndRcv are a socket's SO_SNDBUF and SO_RCVBUF as the kernel holds
@@ -243,11 +241,19 @@ func (r *realServerRole) handle(c wire.Cmd) wire.Msg {
 	switch c.Op {
 	case "poll":
 		return r.poll()
+	case wire.OpPeer:
+		r.mu.Lock()
+		r.live.onlyPeersOf(c.Int)
+		r.live.look()
+		r.mu.Unlock()
+		return wire.Msg{}
 	case "get":
 		return wire.Msg{Settings: map[string]string{model.SetServer: strings.Join(r.argv, " ")}}
 	case "set":
-		if c.Setting == model.SetSndBuf {
-			return r.setBuf(sockctl.SendBuf, c.Int)
+		for _, b := range realServerBufs {
+			if c.Setting == b.setting {
+				return r.setBuf(b.opt, c.Int)
+			}
 		}
 		return wire.Msg{Type: "error", Err: "a real server side's " + strconv.Quote(c.Setting) + " is the server's own: change the command instead"}
 	}
@@ -260,12 +266,13 @@ func (r *realServerRole) handle(c wire.Cmd) wire.Msg {
 func (r *realServerRole) poll() wire.Msg {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.live.look() // a connection the last tick missed has its buffers before it is reported
 	if use, ok := clientrun.GroupUsage(r.pid); ok {
 		r.seenUse = clientrun.Result{UserS: max(r.seenUse.UserS, use.UserS), SysS: max(r.seenUse.SysS, use.SysS),
 			Nvcsw: max(r.seenUse.Nvcsw, use.Nvcsw), Nivcsw: max(r.seenUse.Nivcsw, use.Nivcsw), MinFlt: max(r.seenUse.MinFlt, use.MinFlt)}
 	}
-	m := wire.Msg{Counters: wire.ClientCounters(r.seenUse), Conns: r.conns, SndBuf: r.snd, RcvBuf: r.rcv,
-		OwnSndBuf: r.bufs.Own(sockctl.SendBuf)}
+	m := wire.Msg{Counters: wire.ClientCounters(r.seenUse), Conns: r.live.conns}
+	r.live.report(&m)
 	if r.calls != nil {
 		m.Counters.IO = r.calls.Read()
 	}
@@ -278,22 +285,10 @@ func (r *realServerRole) poll() wire.Msg {
 
 // setBuf changes buffer o of every data socket of the server now, and of
 // every later one at its first tick (req 0: each socket's own value).
-// The reply has the effective value read back from a real socket and how
-// many sockets the change reached; a refusal names its reason.
 func (r *realServerRole) setBuf(o sockctl.Option, req int) wire.Msg {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.bufs.Err(); err != nil {
-		return wire.Msg{Type: "error", Err: "the real server's buffers cannot be changed: " + realproc.Refusal(err)}
-	}
-	reached, eff, err := r.bufs.Set(o, req)
-	if err != nil {
-		return wire.Msg{Type: "error", Err: "the real server's buffers cannot be changed: " + realproc.Refusal(err)}
-	}
-	if reached > 0 && o == sockctl.SendBuf {
-		r.snd = eff
-	}
-	return wire.Msg{Effective: eff, Reached: reached}
+	return r.live.set(o, req, "the real server")
 }
 
 // close ends the server: SIGTERM to its process group, SIGKILL after a
@@ -318,10 +313,7 @@ func (r *realServerRole) close() {
 	}
 	r.wg.Wait()
 	r.calls.Close()
-	r.bufs.Close()
-	if r.socks != nil {
-		r.socks.Close()
-	}
+	r.live.close()
 	if r.socket != "" {
 		os.Remove(r.socket)
 	}

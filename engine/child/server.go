@@ -20,6 +20,7 @@ type serverRole struct {
 	wg      sync.WaitGroup
 	be      nbd.Backend
 	req     int    // requested SO_SNDBUF; 0 = OS default
+	rcvReq  int    // requested SO_RCVBUF; 0 = OS default
 	network string // "unix" or "tcp": the data sockets' family
 	sockDir string
 	// orphaned: the controller went away without stopping us, so close
@@ -44,7 +45,7 @@ func startServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.Msg,
 		return nil, wire.Msg{}, err
 	}
 	readOnly := backend == "pattern"
-	r := &serverRole{be: be, req: sndbuf, network: "unix"}
+	r := &serverRole{be: be, req: sndbuf, rcvReq: spec.Settings.Int(model.SetServerRcvBuf), network: "unix"}
 	r.srv = &nbd.Server{Exports: []nbd.Export{{Name: "", Description: "nbdscope " + backend, Backend: be, ReadOnly: readOnly}}}
 	var ln net.Listener
 	var uri nbd.URI
@@ -69,10 +70,14 @@ func startServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.Msg,
 	if sndbuf > 0 {
 		r.srv.SetSocketBuffer(nbd.SendBuf, sndbuf)
 	}
+	if r.rcvReq > 0 {
+		r.srv.SetSocketBuffer(nbd.RecvBuf, r.rcvReq)
+	}
 	if r.network == "unix" {
 		// Known before the first connection: a unix socket gets exactly
 		// what a fresh one does (TCP's depends on the connection).
 		_, r.seen.snd, _ = nbd.ProbeSocketBuffer(r.network, nbd.SendBuf, sndbuf)
+		_, r.seen.rcv, _ = nbd.ProbeSocketBuffer(r.network, nbd.RecvBuf, r.rcvReq)
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	r.cancel = cancel
@@ -97,7 +102,7 @@ func (r *serverRole) handle(c wire.Cmd) wire.Msg {
 		r.seenMu.Unlock()
 		return m
 	case "get":
-		return wire.Msg{Settings: map[string]string{model.SetSndBuf: strconv.Itoa(r.req)}}
+		return wire.Msg{Settings: map[string]string{model.SetSndBuf: strconv.Itoa(r.req), model.SetServerRcvBuf: strconv.Itoa(r.rcvReq)}}
 	case "set":
 		set, bad := childSetter(c, "server", serverSetters)
 		if bad != nil {
@@ -111,10 +116,11 @@ func (r *serverRole) handle(c wire.Cmd) wire.Msg {
 // serverSetters apply the server's settings (those of the table that
 // apply AtServer), by setting name.
 var serverSetters = map[string]func(*serverRole, wire.Cmd) wire.Msg{
-	model.SetSndBuf: (*serverRole).setSndBuf,
+	model.SetSndBuf:       func(r *serverRole, c wire.Cmd) wire.Msg { return r.setBuf(nbd.SendBuf, c.Int) },
+	model.SetServerRcvBuf: func(r *serverRole, c wire.Cmd) wire.Msg { return r.setBuf(nbd.RecvBuf, c.Int) },
 }
 
-// setSndBuf sets SO_SNDBUF on the data sockets (req 0: the OS default) and
+// setBuf sets SO_SNDBUF or SO_RCVBUF on the data sockets (req 0: the OS default) and
 // reports the effective value read back from a real data socket.
 //
 // On TCP the OS default cannot be set back on an open socket: Linux locked
@@ -124,24 +130,28 @@ var serverSetters = map[string]func(*serverRole, wire.Cmd) wire.Msg{
 // With no data socket open, a unix socket's effective value is the same
 // as a fresh probe socket's; a TCP one's depends on the connection
 // (autotuning), so it is left unknown until a connection reports it.
-func (r *serverRole) setSndBuf(c wire.Cmd) wire.Msg {
-	req := c.Int
-	effs, err := r.srv.SetSocketBuffer(nbd.SendBuf, req)
+func (r *serverRole) setBuf(which nbd.SockBuf, req int) wire.Msg {
+	effs, err := r.srv.SetSocketBuffer(which, req)
 	if err != nil {
 		return wire.Msg{Type: "error", Err: err.Error()}
 	}
-	r.req = req
+	seen := &r.seen.snd
+	if which == nbd.RecvBuf {
+		r.rcvReq, seen = req, &r.seen.rcv
+	} else {
+		r.req = req
+	}
 	m := wire.Msg{}
 	switch {
 	case len(effs) > 0:
 		m.Effective = effs[0]
 	case r.network == "tcp":
-		m.Reconnect = req == 0 && r.srv.LockedTCP(nbd.SendBuf) > 0
+		m.Reconnect = req == 0 && r.srv.LockedTCP(which) > 0
 	default:
-		_, m.Effective, _ = nbd.ProbeSocketBuffer(r.network, nbd.SendBuf, req)
+		_, m.Effective, _ = nbd.ProbeSocketBuffer(r.network, which, req)
 	}
 	r.seenMu.Lock()
-	r.seen.snd = m.Effective // 0 (unknown) until a TCP connection reports it
+	*seen = m.Effective // 0 (unknown) until a TCP connection reports it
 	r.seenMu.Unlock()
 	return m
 }

@@ -47,6 +47,11 @@ type Cmd struct {
 // OpMeasure is the load's measurement of a fixed number of requests.
 const OpMeasure = "measure"
 
+// OpPeer tells a server child attached to a local --target's server which
+// process is our load (Int: its PID): only the server's sockets connected
+// to it are followed and changed, not its other clients'.
+const OpPeer = "peer"
+
 // SetCmd is the set command for a setting and its child argument.
 func SetCmd(st *model.Setting, a model.ChildArg) Cmd {
 	return Cmd{Op: "set", Setting: st.Name, Int: a.Int, Str: a.Str}
@@ -64,11 +69,16 @@ type Msg struct {
 	// the controller holds it where the placement says, as it holds the
 	// child.
 	RealPID int `json:"real_pid,omitempty"`
+	// BufsNA (an attached --target server's ready): why its buffers are
+	// left as they are (a refusal's reason); "": they follow the side's.
+	BufsNA string `json:"bufs_na,omitempty"`
 	// Reached (a real server's set reply): how many of its sockets the
-	// change reached. OwnSndBuf (its poll replies): the SO_SNDBUF the
-	// process had set itself when its first socket was seen (0: unknown).
+	// change reached. OwnSndBuf and OwnRcvBuf (its poll replies): the
+	// SO_SNDBUF and SO_RCVBUF the process had set itself when its first
+	// socket was seen (0: unknown).
 	Reached   int `json:"reached,omitempty"`
 	OwnSndBuf int `json:"own_sndbuf,omitempty"`
+	OwnRcvBuf int `json:"own_rcvbuf,omitempty"`
 
 	// poll replies: cumulative counters.
 	Counters model.Counters       `json:"counters"`
