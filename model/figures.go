@@ -11,17 +11,17 @@ package model
 // Two stretches with equal stamps are comparable; a change of any field
 // starts a new segment.
 type Stamp struct {
-	Workload     Workload `json:"workload" setting:"workload"`
-	ReadPercent  int      `json:"read_percent,omitempty" setting:"read-percent"` // mixed only
-	Transport    string   `json:"transport" setting:"transport"`
-	SndBuf       string   `json:"sndbuf" setting:"sndbuf"` // server SO_SNDBUF as requested; "external"
-	ClientSndBuf string   `json:"client_sndbuf" setting:"client-sndbuf"`
-	ClientRcvBuf string   `json:"client_rcvbuf" setting:"client-rcvbuf"`
-	Connections  int      `json:"connections" setting:"connections"`
-	RequestSize  int      `json:"request_size" setting:"request-size"`
-	InFlight     int      `json:"in_flight" setting:"in-flight"`
-	Placement    string   `json:"placement" setting:"placement"`
-	Consume      string   `json:"consume" setting:"consume"`
+	Workload     Workload  `json:"workload" setting:"workload"`
+	ReadPercent  int       `json:"read_percent,omitempty" setting:"read-percent"` // mixed only
+	Transport    Transport `json:"transport" setting:"transport"`
+	SndBuf       string    `json:"sndbuf" setting:"sndbuf"` // server SO_SNDBUF as requested; "external"
+	ClientSndBuf string    `json:"client_sndbuf" setting:"client-sndbuf"`
+	ClientRcvBuf string    `json:"client_rcvbuf" setting:"client-rcvbuf"`
+	Connections  int       `json:"connections" setting:"connections"`
+	RequestSize  int       `json:"request_size" setting:"request-size"`
+	InFlight     int       `json:"in_flight" setting:"in-flight"`
+	Placement    Place     `json:"placement" setting:"placement"`
+	Consume      string    `json:"consume" setting:"consume"`
 	// HashThreads (0: auto) and Exec (empty: our load) change live too, so
 	// a change of them starts a segment like any other; omitted when at
 	// their defaults, as in runs saved before the stamp carried them.

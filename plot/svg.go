@@ -170,7 +170,7 @@ func (d *svgDoc) header(name string, rep *model.Report, sides []side) {
 		sub = append(sub, "preset "+rep.Preset)
 	}
 	if rep.Config.Mode != "" {
-		sub = append(sub, rep.Config.Mode+" mode, "+rep.Config.Interval.D().String()+" samples")
+		sub = append(sub, string(rep.Config.Mode)+" mode, "+rep.Config.Interval.D().String()+" samples")
 	}
 	if rep.Nbdscope != "" {
 		sub = append(sub, "nbdscope "+rep.Nbdscope)
@@ -197,7 +197,7 @@ func transportOf(sc model.SideConfig) string {
 	if sc.Target != "" {
 		return sc.Target
 	}
-	return sc.Transport
+	return string(sc.Transport)
 }
 
 // chart writes one side's chart of one row, with its plot area at

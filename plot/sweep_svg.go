@@ -150,7 +150,7 @@ func sweepHeadLines(sw *model.SweepReport, rep model.Report) []string {
 			conns = "connection"
 		}
 		what = fmt.Sprintf("nbdscope's load: %s over %s, %d %s × %d in flight × %s requests, consume %s, %s backend",
-			sd.Workload, orNA(sd.Transport), sd.Connections, conns, sd.InFlight, units.FormatSize(int64(sd.RequestSize)), sd.Get(model.SetConsume), orNA(sd.Backend))
+			sd.Workload, orNA(string(sd.Transport)), sd.Connections, conns, sd.InFlight, units.FormatSize(int64(sd.RequestSize)), sd.Get(model.SetConsume), orNA(sd.Backend))
 	}
 	how := fmt.Sprintf("each size: the median of %s", runsText(sw))
 	if x := sw.Spec.Exec; x != nil {

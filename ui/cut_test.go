@@ -80,7 +80,7 @@ func execSample(side model.SideID, t float64) model.Sample {
 const qemuRead = `qemu-img convert -f raw -O raw -W -n {uri} 'json:{"file":{"driver":"null-co","size":{size}}}'`
 
 func cutStates() []cutState {
-	clamp := model.Update{Warning: &model.Warning{T: 5, Side: "B", Kind: "clamp",
+	clamp := model.Update{Warning: &model.Warning{T: 5, Side: "B", Kind: model.WarnClamp,
 		Text: "B sndbuf: requested 2m should give 4m effective, the kernel gave 416k: clamped by net.core.wmem_max",
 		Fix:  "sudo sysctl -w net.core.wmem_max=2097152  (persist: net.core.wmem_max = 2097152 in /etc/sysctl.d/90-nbdscope.conf)"}}
 	execA := func(h *harness) []string {

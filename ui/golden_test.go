@@ -44,7 +44,7 @@ func TestGoldenScreens(t *testing.T) {
 					f.push(model.Update{Event: &model.Event{T: tt, Side: "A", Setting: "sndbuf", From: "default", To: "64k"}})
 				}
 				if i == 8 {
-					f.push(model.Update{Warning: &model.Warning{T: tt, Side: "B", Kind: "clamp",
+					f.push(model.Update{Warning: &model.Warning{T: tt, Side: "B", Kind: model.WarnClamp,
 						Text: "B sndbuf: requested 2m, effective 416k — the kernel limit net.core.wmem_max is lower",
 						Fix:  "sudo sysctl -w net.core.wmem_max=2097152  (persist: net.core.wmem_max = 2097152 in /etc/sysctl.d/90-nbdscope.conf)"}})
 				}

@@ -874,14 +874,14 @@ func TestEventMarker(t *testing.T) {
 
 func TestEventMessageWhenNoStrip(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
-	h.send(model.Update{Warning: &model.Warning{T: 1, Side: "B", Kind: "clamp", Text: "clamped", Fix: "sudo sysctl -w net.core.wmem_max=2097152"}})
+	h.send(model.Update{Warning: &model.Warning{T: 1, Side: "B", Kind: model.WarnClamp, Text: "clamped", Fix: "sudo sysctl -w net.core.wmem_max=2097152"}})
 	h.send(model.Update{Event: &model.Event{T: 5, Side: "A", Setting: "connections", From: "1", To: "2"}})
 	h.wantView("A connections 1→2")
 }
 
 func TestClampWarning(t *testing.T) {
 	h := newHarness(t, Options{}, 160, 48)
-	h.send(model.Update{Warning: &model.Warning{T: 2, Side: "B", Kind: "clamp",
+	h.send(model.Update{Warning: &model.Warning{T: 2, Side: "B", Kind: model.WarnClamp,
 		Text: "B sndbuf: requested 2m, effective 416k — the kernel limit net.core.wmem_max is lower",
 		Fix:  "sudo sysctl -w net.core.wmem_max=2097152  (persist: net.core.wmem_max = 2097152 in /etc/sysctl.d/90-nbdscope.conf)"}})
 	h.wantView("▲ B sndbuf: requested 2m, effective 416k", "fix: sudo sysctl -w net.core.wmem_max=2097152")
@@ -908,7 +908,7 @@ func TestClampWarning(t *testing.T) {
 	h.send(model.Update{Warning: &model.Warning{T: 4, Kind: "other", Text: "2 cores: alternate is fairer", Fix: "press m"}})
 	h.wantView("▲ 2 cores: alternate is fairer — press m")
 	// The cores warning in words that fit 80 columns.
-	h.send(model.Update{Warning: &model.Warning{T: 4, Kind: "cores",
+	h.send(model.Update{Warning: &model.Warning{T: 4, Kind: model.WarnCores,
 		Text: "this machine has 2 cores: in concurrent mode the sides compete for CPU; alternate mode is fairer", Fix: "press m or use --mode alternate"}})
 	h.wantView("▲ 2 cores: in concurrent mode the sides compete for CPU — m for alternate")
 	// Another side warning shows in the panel too.
@@ -1004,8 +1004,8 @@ func TestOddMessagesNeverPanic(t *testing.T) {
 		{Event: &model.Event{T: 1, Side: "A", Setting: "sndbuf", From: "x", To: "not a size"}},
 		{Crash: &model.Crash{Side: "Z", Role: "load", Status: "killed"}},
 		{Crash: &model.Crash{Side: "A"}},
-		{Warning: &model.Warning{Side: "Z", Kind: "clamp"}},
-		{Warning: &model.Warning{Side: "A", Kind: "clamp", Text: strings.Repeat("x", 500), Fix: strings.Repeat("y ", 300)}},
+		{Warning: &model.Warning{Side: "Z", Kind: model.WarnClamp}},
+		{Warning: &model.Warning{Side: "A", Kind: model.WarnClamp, Text: strings.Repeat("x", 500), Fix: strings.Repeat("y ", 300)}},
 		{Done: &model.Done{}},
 	}
 	for _, u := range odd {
