@@ -209,10 +209,4 @@ func (b *File) writeZeroes(off, length int64) error {
 	return nil
 }
 
-var _ interface {
-	Backend
-	Trimmer
-	Zeroer
-	Extenter
-	Closer
-} = (*File)(nil)
+var _ mutableBackend = (*File)(nil)

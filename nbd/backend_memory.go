@@ -269,10 +269,4 @@ func (m *Memory) Close() error {
 	return nil
 }
 
-var _ interface {
-	Backend
-	Trimmer
-	Zeroer
-	Extenter
-	Closer
-} = (*Memory)(nil)
+var _ mutableBackend = (*Memory)(nil)

@@ -139,10 +139,6 @@ func (n *Null) Extents(off, length int64) ([]Extent, error) {
 func (n *Null) Close() error { return nil }
 
 var _ interface {
-	Backend
+	mutableBackend
 	Viewer
-	Trimmer
-	Zeroer
-	Extenter
-	Closer
 } = (*Null)(nil)

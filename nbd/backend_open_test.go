@@ -11,6 +11,21 @@ import (
 
 // bkErrno returns the Errno wrapped in err (0 for nil, -1 for an error
 // without one).
+// wantWritesRefused checks that a read-only backend refuses every write
+// (WriteAt, Trim, Zero with mayTrim) with EPERM.
+func wantWritesRefused(t *testing.T, b mutableBackend, mayTrim bool) {
+	t.Helper()
+	if _, err := b.WriteAt([]byte{1}, 0); bkErrno(err) != EPERM {
+		t.Errorf("WriteAt: %v, want EPERM", err)
+	}
+	if err := b.Trim(0, 512); bkErrno(err) != EPERM {
+		t.Errorf("Trim: %v, want EPERM", err)
+	}
+	if err := b.Zero(0, 512, mayTrim); bkErrno(err) != EPERM {
+		t.Errorf("Zero: %v, want EPERM", err)
+	}
+}
+
 func bkErrno(err error) Errno {
 	if err == nil {
 		return 0
