@@ -463,33 +463,24 @@ func TestBadPeers(t *testing.T) {
 		if opt, typ, _ := r.optReply(); opt != 99 || typ != RepErrUnsup {
 			t.Fatalf("unknown option: opt %d type %x", opt, typ)
 		}
-		r.opt(OptGo, goPayload("nosuch"))
-		if _, typ, _ := r.optReply(); typ != RepErrUnknown {
-			t.Fatalf("missing export: %x", typ)
-		}
-		r.opt(OptInfo, []byte{0, 0, 0, 9, 'x'}) // malformed
-		if _, typ, _ := r.optReply(); typ != RepErrInvalid {
-			t.Fatalf("malformed INFO: %x", typ)
-		}
-		r.opt(OptStartTLS, nil)
-		if _, typ, _ := r.optReply(); typ != RepErrUnsup {
-			t.Fatalf("STARTTLS: %x", typ)
-		}
-		r.opt(OptExtendedHeaders, nil)
-		if _, typ, _ := r.optReply(); typ != RepErrUnsup {
-			t.Fatalf("EXTENDED_HEADERS: %x", typ)
-		}
-		r.opt(OptSetMetaContext, []byte{0, 0, 0, 0, 0, 0, 0, 0})
-		if _, typ, _ := r.optReply(); typ != RepErrInvalid {
-			t.Fatalf("SET_META_CONTEXT without SR: %x", typ)
-		}
-		r.opt(OptList, []byte("x"))
-		if _, typ, _ := r.optReply(); typ != RepErrInvalid {
-			t.Fatalf("LIST with data: %x", typ)
-		}
-		r.opt(OptAbort, nil)
-		if _, typ, _ := r.optReply(); typ != RepAck {
-			t.Fatalf("ABORT: %x", typ)
+		for _, o := range []struct {
+			what string
+			opt  uint32
+			data []byte
+			want uint32
+		}{
+			{"missing export", OptGo, goPayload("nosuch"), RepErrUnknown},
+			{"malformed INFO", OptInfo, []byte{0, 0, 0, 9, 'x'}, RepErrInvalid},
+			{"STARTTLS", OptStartTLS, nil, RepErrUnsup},
+			{"EXTENDED_HEADERS", OptExtendedHeaders, nil, RepErrUnsup},
+			{"SET_META_CONTEXT without SR", OptSetMetaContext, []byte{0, 0, 0, 0, 0, 0, 0, 0}, RepErrInvalid},
+			{"LIST with data", OptList, []byte("x"), RepErrInvalid},
+			{"ABORT", OptAbort, nil, RepAck},
+		} {
+			r.opt(o.opt, o.data)
+			if _, typ, _ := r.optReply(); typ != o.want {
+				t.Fatalf("%s: %x", o.what, typ)
+			}
 		}
 		r.expectClosed()
 	})
