@@ -324,13 +324,9 @@ type rawConn struct {
 
 func rawDial(t *testing.T, ts *testServer) *rawConn {
 	t.Helper()
-	nc, err := net.Dial("unix", ts.sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc.SetDeadline(time.Now().Add(5 * time.Second))
-	t.Cleanup(func() { nc.Close() })
-	return &rawConn{t, nc}
+	r := rawDialBare(t, ts)
+	t.Cleanup(func() { r.Close() })
+	return r
 }
 
 func (r *rawConn) read(n int) []byte {
