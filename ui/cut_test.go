@@ -85,9 +85,7 @@ func cutStates() []cutState {
 		Fix:  "sudo sysctl -w net.core.wmem_max=2097152  (persist: net.core.wmem_max = 2097152 in /etc/sysctl.d/90-nbdscope.conf)"}}
 	execA := func(h *harness) []string {
 		h.press("e")
-		h.typeText(qemuRead)
-		h.press("enter")
-		h.settle()
+		h.submit(qemuRead)
 		for i := 1; i <= 40; i++ {
 			tt := float64(i) * 0.25
 			h.m.Update(updateMsg{model.Update{Sample: ptr(execSample("A", tt))}})
@@ -122,9 +120,7 @@ func cutStates() []cutState {
 		{"save-name-error", Options{SavePreset: badName}, func(h *harness) []string {
 			h.feed(40, 10)
 			h.press("s")
-			h.typeText("bad name!")
-			h.press("enter")
-			h.settle()
+			h.submit("bad name!")
 			return nil
 		}},
 		{"presets-picker", Options{LoadPresets: func() ([]PresetItem, error) { return builtinItems(), nil }}, func(h *harness) []string {

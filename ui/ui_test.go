@@ -79,6 +79,26 @@ func (h *harness) typeText(s string) {
 	}
 }
 
+// submit types text into the open prompt, presses enter and settles the
+// controller calls that started.
+func (h *harness) submit(text string) {
+	h.t.Helper()
+	h.typeText(text)
+	h.press("enter")
+	h.settle()
+}
+
+// openPrompt presses keys, the last of which opens a prompt, and checks
+// that it is open and shows want.
+func (h *harness) openPrompt(want string, keys ...string) {
+	h.t.Helper()
+	h.press(keys...)
+	if h.m.state != stInput {
+		h.t.Fatalf("%s did not open the prompt", keys[len(keys)-1])
+	}
+	h.wantView(want)
+}
+
 // settle runs the queued controller calls one by one, as the program
 // would run their commands, and feeds back their results.
 func (h *harness) settle() {
@@ -282,14 +302,8 @@ func TestApplyErrorReverts(t *testing.T) {
 
 func TestKeyExactSndbuf(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
-	h.press("2", "=")
-	if h.m.state != stInput {
-		t.Fatal("= did not open the prompt")
-	}
-	h.wantView("B sndbuf = ")
-	h.typeText("lots")
-	h.press("enter")
-	h.settle()
+	h.openPrompt("B sndbuf = ", "2", "=")
+	h.submit("lots")
 	if h.m.state != stInput {
 		t.Fatal("invalid input closed the prompt")
 	}
@@ -297,9 +311,7 @@ func TestKeyExactSndbuf(t *testing.T) {
 	for range "lots" {
 		h.m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
 	}
-	h.typeText("64k")
-	h.press("enter")
-	h.settle()
+	h.submit("64k")
 	if h.m.state != stNormal {
 		t.Fatal("valid input did not close the prompt")
 	}
@@ -625,9 +637,7 @@ func TestKeySavePreset(t *testing.T) {
 	}, 80, 24)
 	h.press("s")
 	h.wantView("save preset as:")
-	h.typeText("fresh")
-	h.press("enter")
-	h.settle()
+	h.submit("fresh")
 	if _, ok := saved["fresh"]; !ok {
 		t.Fatal("not saved")
 	}
@@ -635,9 +645,7 @@ func TestKeySavePreset(t *testing.T) {
 
 	// An existing name asks first; n keeps it.
 	h.press("s")
-	h.typeText("mine")
-	h.press("enter")
-	h.settle()
+	h.submit("mine")
 	if h.m.state != stConfirm {
 		t.Fatal("no confirmation for an existing name")
 	}
@@ -648,9 +656,7 @@ func TestKeySavePreset(t *testing.T) {
 	}
 	// y overwrites.
 	h.press("s")
-	h.typeText("mine")
-	h.press("enter")
-	h.settle()
+	h.submit("mine")
 	h.press("y")
 	h.settle()
 	if overwritten != "mine" {
@@ -664,9 +670,7 @@ func TestKeySavePreset(t *testing.T) {
 func TestSaveExistsWithoutOverwrite(t *testing.T) {
 	h := newHarness(t, Options{SavePreset: func(string, model.Config) error { return os.ErrExist }}, 80, 24)
 	h.press("s")
-	h.typeText("x")
-	h.press("enter")
-	h.settle()
+	h.submit("x")
 	if h.m.state == stConfirm {
 		t.Error("asked to overwrite without a hook")
 	}
@@ -1096,14 +1100,8 @@ func TestVReachesTheWakeupsChart(t *testing.T) {
 // side's load and applies it; - goes back to our load.
 func TestKeyExecPrompt(t *testing.T) {
 	h := newHarness(t, Options{}, 100, 24)
-	h.press("2", "e")
-	if h.m.state != stInput {
-		t.Fatal("e did not open the prompt")
-	}
-	h.wantView("B exec = ")
-	h.typeText("nbdcopy {uri} null:")
-	h.press("enter")
-	h.settle()
+	h.openPrompt("B exec = ", "2", "e")
+	h.submit("nbdcopy {uri} null:")
 	if h.m.state != stNormal {
 		t.Fatal("a command did not close the prompt")
 	}
