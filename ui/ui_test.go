@@ -23,25 +23,23 @@ func TestMain(m *testing.M) {
 
 func ptr[T any](v T) *T { return &v }
 
+// namedKeys are the keys keyMsg knows by name.
+var namedKeys = map[string]tea.KeyMsg{
+	"tab":       {Type: tea.KeyTab},
+	"shift+tab": {Type: tea.KeyShiftTab},
+	"enter":     {Type: tea.KeyEnter},
+	"esc":       {Type: tea.KeyEsc},
+	" ":         {Type: tea.KeySpace, Runes: []rune{' '}},
+	"space":     {Type: tea.KeySpace, Runes: []rune{' '}},
+	"ctrl+c":    {Type: tea.KeyCtrlC},
+	"down":      {Type: tea.KeyDown},
+	"up":        {Type: tea.KeyUp},
+}
+
 // keyMsg turns "tab", "enter", "+", "ctrl+c", … into a key message.
 func keyMsg(s string) tea.KeyMsg {
-	switch s {
-	case "tab":
-		return tea.KeyMsg{Type: tea.KeyTab}
-	case "shift+tab":
-		return tea.KeyMsg{Type: tea.KeyShiftTab}
-	case "enter":
-		return tea.KeyMsg{Type: tea.KeyEnter}
-	case "esc":
-		return tea.KeyMsg{Type: tea.KeyEsc}
-	case " ", "space":
-		return tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}}
-	case "ctrl+c":
-		return tea.KeyMsg{Type: tea.KeyCtrlC}
-	case "down":
-		return tea.KeyMsg{Type: tea.KeyDown}
-	case "up":
-		return tea.KeyMsg{Type: tea.KeyUp}
+	if k, ok := namedKeys[s]; ok {
+		return k
 	}
 	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)}
 }
@@ -530,12 +528,19 @@ func TestKeyHelp(t *testing.T) {
 	}
 }
 
+// wantUnavailable presses a picker's key on a model without the hooks
+// that list its entries: no command starts, and the view says why.
+func (h *harness) wantUnavailable(key, why string) {
+	h.t.Helper()
+	if cmd := h.press(key); cmd != nil {
+		h.t.Errorf("%s without hooks returned a command", key)
+	}
+	h.wantView(why)
+}
+
 func TestKeyPresetsUnavailable(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
-	if cmd := h.press("p"); cmd != nil {
-		t.Error("p without hooks returned a command")
-	}
-	h.wantView("presets not available")
+	h.wantUnavailable("p", "presets not available")
 	h.press("s")
 	h.wantView("presets not available")
 	if h.m.state != stNormal {
