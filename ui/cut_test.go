@@ -2,7 +2,6 @@ package ui
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -18,32 +17,29 @@ import (
 // cut short (issue 21, item 11): every form must fit, on more lines or in
 // fewer words, never cut mid-word.
 func TestNoWordCut(t *testing.T) {
-	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
-		w, hgt := sz[0], sz[1]
-		t.Run(fmt.Sprintf("%dx%d", w, hgt), func(t *testing.T) {
-			for _, st := range cutStates() {
-				t.Run(st.name, func(t *testing.T) {
-					h := newHarness(t, st.opts, w, hgt)
-					screens := st.do(h)
-					golden := screens == nil
-					if golden {
-						screens = []string{h.view()}
+	cutcheck.AtEachSize(t, func(t *testing.T, w, hgt int) {
+		for _, st := range cutStates() {
+			t.Run(st.name, func(t *testing.T) {
+				h := newHarness(t, st.opts, w, hgt)
+				screens := st.do(h)
+				golden := screens == nil
+				if golden {
+					screens = []string{h.view()}
+				}
+				for _, v := range screens {
+					checkFits(t, v, w, hgt)
+					if cuts := cutcheck.Cuts(strings.Split(v, "\n")); cuts != nil {
+						t.Errorf("cut short:\n  %s\nscreen:\n%s", strings.Join(cuts, "\n  "), v)
 					}
-					for _, v := range screens {
-						checkFits(t, v, w, hgt)
-						if cuts := cutcheck.Cuts(strings.Split(v, "\n")); cuts != nil {
-							t.Errorf("cut short:\n  %s\nscreen:\n%s", strings.Join(cuts, "\n  "), v)
-						}
-					}
-					// The forms a state takes at this size, held in
-					// testdata/TestNoWordCut (regenerate with -update).
-					if golden {
-						teatest.RequireEqualOutput(t, []byte(screens[0]))
-					}
-				})
-			}
-		})
-	}
+				}
+				// The forms a state takes at this size, held in
+				// testdata/TestNoWordCut (regenerate with -update).
+				if golden {
+					teatest.RequireEqualOutput(t, []byte(screens[0]))
+				}
+			})
+		}
+	})
 }
 
 type cutState struct {
