@@ -66,6 +66,16 @@ type svgDoc struct{ strings.Builder }
 
 func (d *svgDoc) f(format string, a ...any) { fmt.Fprintf(d, format, a...) }
 
+// partialBanner says at the top right, ending at x, that the run or sweep
+// (what) is partial, and why ("cause not recorded" when it was not).
+func (d *svgDoc) partialBanner(x, y int, what, reason string) {
+	if reason == "" {
+		reason = "cause not recorded"
+	}
+	d.f(`<text class="partial" x="%d" y="%d" text-anchor="end" font-size="14" font-weight="bold" fill="#C62828">partial %s: %s</text>`+"\n",
+		x, y, what, esc(reason))
+}
+
 // esc escapes text for XML content and attribute values.
 func esc(s string) string {
 	var b strings.Builder
@@ -177,12 +187,7 @@ func (d *svgDoc) header(name string, rep *model.Report, sides []side) {
 	}
 	d.f(`<text class="subtitle" x="24" y="52" fill="#555555">%s</text>`+"\n", esc(strings.Join(sub, " · ")))
 	if rep.Partial {
-		reason := rep.PartialReason
-		if reason == "" {
-			reason = "cause not recorded"
-		}
-		d.f(`<text class="partial" x="%d" y="30" text-anchor="end" font-size="14" font-weight="bold" fill="#C62828">partial run: %s</text>`+"\n",
-			svgW-24, esc(reason))
+		d.partialBanner(svgW-24, 30, "run", rep.PartialReason)
 	}
 	for k, sd := range sides {
 		sc := rep.Config.Sides[k]

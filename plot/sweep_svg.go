@@ -228,12 +228,7 @@ func (d *svgDoc) sweepHeader(name string, sw *model.SweepReport, head []string) 
 		d.f(`<text class="subtitle" x="24" y="%d" fill="#555555">%s</text>`+"\n", 58+18*i, esc(strings.TrimLeft(l, " ")))
 	}
 	if sw.Partial {
-		reason := sw.PartialReason
-		if reason == "" {
-			reason = "cause not recorded"
-		}
-		d.f(`<text class="partial" x="%d" y="34" text-anchor="end" font-size="14" font-weight="bold" fill="#C62828">partial sweep: %s</text>`+"\n",
-			swW-24, esc(reason))
+		d.partialBanner(swW-24, 34, "sweep", sw.PartialReason)
 	}
 }
 
