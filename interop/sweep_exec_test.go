@@ -22,7 +22,14 @@ import (
 // one warm-up and one measured run each, and returns the report.
 func sweepExec(t *testing.T, home string, args ...string) model.SweepReport {
 	t.Helper()
-	args = append([]string{"sweep", "--sndbuf", "default,2m", "--bytes", "256m", "--repeat", "1", "--warmup", "1", "--json"}, args...)
+	return sweepJSON(t, home, append([]string{"--sndbuf", "default,2m", "--bytes", "256m", "--repeat", "1", "--warmup", "1"}, args...)...)
+}
+
+// sweepJSON runs nbdscope sweep --json with args and NBDSCOPE_HOME at
+// home, and returns the report it printed.
+func sweepJSON(t *testing.T, home string, args ...string) model.SweepReport {
+	t.Helper()
+	args = append([]string{"sweep", "--json"}, args...)
 	r := runEnv(t, []string{"NBDSCOPE_HOME=" + home}, nbdscopeBin, args...)
 	if r.code != 0 {
 		t.Fatalf("want exit 0:\n%s", r)
