@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"nbdscope/internal/testbin"
 )
 
 // socketFDs is the set of sockets a process holds open (Linux; nil
@@ -59,7 +61,7 @@ func TestRunTargetKilled(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, nbdscopeBin, "run", "--target-a", uri, "--workload-a", "write",
 		"--mode", "concurrent", "--duration", "5s", "--interval", "100ms", "--json")
-	var stdout, stderr syncBuffer
+	var stdout, stderr testbin.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {

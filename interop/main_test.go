@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -118,24 +117,6 @@ func shellQuote(name string, args []string) string {
 	return strings.Join(parts, " ")
 }
 
-// syncBuffer collects a child's output while it runs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // waitOutput waits until p's output holds a whole line containing want
 // and returns the output so far. The wait is bounded by cmdTimeout and by
 // p's life: output that never comes fails the test, never passes as empty.
@@ -165,7 +146,7 @@ type proc struct {
 	name    string
 	cmdline string
 	cmd     *exec.Cmd
-	out     *syncBuffer
+	out     *testbin.SyncBuffer
 	exited  chan struct{} // closed when Wait returned
 	waitErr error
 	spec    procSpec
@@ -238,7 +219,7 @@ func startProc(t testing.TB, spec procSpec) *proc {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), procLifetime)
 	cmd := exec.CommandContext(ctx, spec.name, spec.args...)
-	out := &syncBuffer{}
+	out := &testbin.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = stopTimeout
 	// Should the test binary die, take the server along (Linux).

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"nbdscope/internal/testbin"
 	"nbdscope/model"
 )
 
@@ -174,7 +175,7 @@ func runEnv(t testing.TB, env []string, name string, args ...string) envResult {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.WaitDelay = 5 * time.Second
-	var out, errb syncBuffer
+	var out, errb testbin.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
 	r := envResult{cmdline: shellQuote(name, args), stdout: out.String(), stderr: errb.String()}

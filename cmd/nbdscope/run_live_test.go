@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"nbdscope/internal/testbin"
 	"nbdscope/model"
 	"nbdscope/report"
 )
@@ -87,7 +88,7 @@ func TestJSONStreamInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	errs := &lockedBuf{}
+	errs := &testbin.SyncBuffer{}
 	cmd.Stderr, cmd.SysProcAttr = errs, childAttrs()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

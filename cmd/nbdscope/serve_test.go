@@ -22,6 +22,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"nbdscope/internal/testbin"
 	"nbdscope/model"
 	"nbdscope/nbd"
 )
@@ -39,27 +40,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // serveProc is `nbdscope serve …` running as a child process.
 type serveProc struct {
 	cmd    *exec.Cmd
-	out    *lockedBuf
+	out    *testbin.SyncBuffer
 	exited chan struct{}
 	err    error
 }
@@ -82,7 +66,7 @@ func tryStartServeProc(t *testing.T, args ...string) (*serveProc, bool) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"serve"}, args...)...)
 	cmd.Env = append(os.Environ(), asBinaryEnv+"=1")
-	out := &lockedBuf{}
+	out := &testbin.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = childAttrs()
 	if err := cmd.Start(); err != nil {

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"nbdscope/internal/testbin"
 )
 
 // TestSweepSignals: a sweep stopped by SIGTERM says "terminated", by
@@ -32,7 +34,7 @@ func TestSweepSignals(t *testing.T) {
 			cmd := exec.Command(os.Args[0], args...)
 			cmd.Env = append(os.Environ(), asBinaryEnv+"=1", "NBDSCOPE_HOME="+home)
 			var out bytes.Buffer
-			errs := &lockedBuf{}
+			errs := &testbin.SyncBuffer{}
 			cmd.Stdout, cmd.Stderr = &out, errs
 			cmd.SysProcAttr = childAttrs()
 			if err := cmd.Start(); err != nil {
