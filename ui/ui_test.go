@@ -77,6 +77,17 @@ func (h *harness) typeText(s string) {
 	}
 }
 
+// openPicker presses a picker's key and delivers what its command
+// loaded: the picker then lists the entries.
+func (h *harness) openPicker(key string) {
+	h.t.Helper()
+	cmd := h.press(key)
+	if cmd == nil {
+		h.t.Fatalf("%s started no command", key)
+	}
+	h.m.Update(cmd())
+}
+
 // submit types text into the open prompt, presses enter and settles the
 // controller calls that started.
 func (h *harness) submit(text string) {
@@ -577,8 +588,7 @@ func TestKeyPresetPicker(t *testing.T) {
 		t.Errorf("preset = %q", h.m.preset)
 	}
 	// Esc closes without applying.
-	cmd = h.press("p")
-	h.m.Update(cmd())
+	h.openPicker("p")
 	h.press("esc")
 	if h.m.state != stNormal {
 		t.Error("esc did not close the picker")
@@ -591,8 +601,7 @@ func TestApplyPresetHook(t *testing.T) {
 		LoadPresets: func() ([]PresetItem, error) { return testPresets(), nil },
 		ApplyPreset: func(p PresetItem) error { got = p.Name; return nil },
 	}, 100, 30)
-	cmd := h.press("p")
-	h.m.Update(cmd())
+	h.openPicker("p")
 	h.press("enter")
 	h.settle()
 	if got != "linux-gap" {
@@ -605,8 +614,7 @@ func TestApplyPresetHook(t *testing.T) {
 
 func TestPresetLoadError(t *testing.T) {
 	h := newHarness(t, Options{LoadPresets: func() ([]PresetItem, error) { return nil, errors.New("bad file x.json") }}, 80, 24)
-	cmd := h.press("p")
-	h.m.Update(cmd())
+	h.openPicker("p")
 	if h.m.state != stNormal {
 		t.Error("picker stayed open")
 	}
@@ -615,8 +623,7 @@ func TestPresetLoadError(t *testing.T) {
 	h2 := newHarness(t, Options{LoadPresets: func() ([]PresetItem, error) {
 		return testPresets(), errors.New("bad file y.json")
 	}}, 100, 30)
-	cmd = h2.press("p")
-	h2.m.Update(cmd())
+	h2.openPicker("p")
 	if h2.m.state != stPicker {
 		t.Fatal("picker closed although presets loaded")
 	}
