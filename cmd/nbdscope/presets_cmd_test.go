@@ -164,6 +164,24 @@ func TestPresetsCommands(t *testing.T) {
 	expect(0, "", "presets", "rename", "--help")
 }
 
+// saveTestRun saves rep under name in the store of the test's home.
+func saveTestRun(t *testing.T, name string, rep model.Report) {
+	t.Helper()
+	if err := testApp().saveRun(name, rep, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runsList is what 'runs list' prints, which must succeed.
+func runsList(t *testing.T) string {
+	t.Helper()
+	code, out, errs := storeCmdRun(t, "", "runs", "list")
+	if code != 0 {
+		t.Fatalf("runs list: exit %d: %s", code, errs)
+	}
+	return out
+}
+
 // storeCmdReport is a small finished run.
 func storeCmdReport(gibps float64, calls model.Figure) model.Report {
 	cfg := model.DefaultConfig()
@@ -200,15 +218,11 @@ func TestRunsCommands(t *testing.T) {
 	}
 
 	// run --save goes through the wired hook.
-	if err := testApp().saveRun("base", storeCmdReport(1, 10), false); err != nil {
-		t.Fatal(err)
-	}
+	saveTestRun(t, "base", storeCmdReport(1, 10))
 	if err := testApp().saveRun("base", storeCmdReport(1, 10), false); err == nil || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("second save: %v", err)
 	}
-	if err := testApp().saveRun("tuned", storeCmdReport(2, 1), false); err != nil {
-		t.Fatal(err)
-	}
+	saveTestRun(t, "tuned", storeCmdReport(2, 1))
 
 	out, _ := expect(0, "runs", "list")
 	for _, want := range []string{"NAME", "TIME", "PRESET", "base", "tuned", "linux-gap", "1.00 GiB/s", "2.00 GiB/s", "4.00 GiB/s"} {
