@@ -102,18 +102,12 @@ func (f *Figures) Sender() *Process { return f.process(SenderName(f.Settings.Wor
 // ReceiverCallsPer2MiB is the headline figure: receive calls per 2 MiB of
 // the process receiving the bulk data.
 func (f *Figures) ReceiverCallsPer2MiB() Figure {
-	if p := f.Receiver(); p != nil {
-		return p.RecvCallsPer2MiB
-	}
-	return Unknown
+	return figureOf(f.Receiver(), func(p *Process) Figure { return p.RecvCallsPer2MiB })
 }
 
 // ReceiverEAGAINPer2MiB is the receiver's receive calls that found no data.
 func (f *Figures) ReceiverEAGAINPer2MiB() Figure {
-	if p := f.Receiver(); p != nil {
-		return p.RecvEAGAINPer2MiB
-	}
-	return Unknown
+	return figureOf(f.Receiver(), func(p *Process) Figure { return p.RecvEAGAINPer2MiB })
 }
 
 // SenderCallsPer2MiB is the send calls per 2 MiB of the process sending
@@ -121,19 +115,22 @@ func (f *Figures) ReceiverEAGAINPer2MiB() Figure {
 // moves (the server drains each chunk as it arrives, so its receive calls
 // show the reader's pace, not the buffer).
 func (f *Figures) SenderCallsPer2MiB() Figure {
-	if p := f.Sender(); p != nil {
-		return p.SendCallsPer2MiB
-	}
-	return Unknown
+	return figureOf(f.Sender(), func(p *Process) Figure { return p.SendCallsPer2MiB })
 }
 
 // SenderEAGAINPer2MiB is the sender's send calls that found the socket
 // buffer full, per 2 MiB.
 func (f *Figures) SenderEAGAINPer2MiB() Figure {
-	if p := f.Sender(); p != nil {
-		return p.SendEAGAINPer2MiB
+	return figureOf(f.Sender(), func(p *Process) Figure { return p.SendEAGAINPer2MiB })
+}
+
+// figureOf is a figure of p, Unknown when there is no such process (the
+// server of an external target).
+func figureOf(p *Process, of func(*Process) Figure) Figure {
+	if p == nil {
+		return Unknown
 	}
-	return Unknown
+	return of(p)
 }
 
 // CPU is the CPU of a side's processes together.
