@@ -66,6 +66,16 @@ type svgDoc struct{ strings.Builder }
 
 func (d *svgDoc) f(format string, a ...any) { fmt.Fprintf(d, format, a...) }
 
+// begin opens the document: an SVG of width by height on white, with its
+// title.
+func (d *svgDoc) begin(width, height int, title string) {
+	d.f(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
+	d.f(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">`+"\n",
+		width, height, width, height)
+	d.f("<title>%s</title>\n", esc(title))
+	d.f(`<rect width="100%%" height="100%%" fill="#ffffff"/>` + "\n")
+}
+
 // partialBanner says at the top right, ending at x, that the run or sweep
 // (what) is partial, and why ("cause not recorded" when it was not).
 func (d *svgDoc) partialBanner(x, y int, what, reason string) {
@@ -98,11 +108,7 @@ func SVG(name string, rep model.Report) string {
 	svgRows := rowsOf(&rep)
 	height := topH + len(svgRows)*rowH + 24 + 18*captionRows + 16
 	var d svgDoc
-	d.f(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	d.f(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">`+"\n",
-		svgW, height, svgW, height)
-	d.f("<title>nbdscope run %s</title>\n", esc(name))
-	d.f(`<rect width="100%%" height="100%%" fill="#ffffff"/>` + "\n")
+	d.begin(svgW, height, "nbdscope run "+name)
 	d.header(name, &rep, sides)
 	for r, rw := range svgRows {
 		segs := make([][][]segment, len(sides))

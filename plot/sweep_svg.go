@@ -107,11 +107,7 @@ func SweepSVG(name string, rep model.Report) string {
 	callsY := timeY + swTimeH + 124
 	height := int(callsY) + swCallsH + 70 + 18*len(notes)
 	var d svgDoc
-	d.f(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	d.f(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">`+"\n",
-		swW, height, swW, height)
-	d.f("<title>nbdscope sweep %s</title>\n", esc(name))
-	d.f(`<rect width="100%%" height="100%%" fill="#ffffff"/>` + "\n")
+	d.begin(swW, height, "nbdscope sweep "+name)
 	d.sweepHeader(name, sw, head)
 	d.sweepLegend(legend, y)
 	d.barChart(barChart{id: "time", title: timeTitle(sw), unit: "s", value: func(b sweepBar) (float64, float64, float64) { return b.secs, b.lo, b.hi },
