@@ -51,7 +51,7 @@ func newSocket(pid int, base map[string]bool) bool {
 // and exited 0.
 func TestRunTargetKilled(t *testing.T) {
 	need(t, "qemu-nbd")
-	sock := filepath.Join(shortDir(t), "q.sock")
+	sock := filepath.Join(testbin.ShortDir(t), "q.sock")
 	q := startProc(t, procSpec{name: "qemu-nbd", network: "unix", address: sock,
 		args: []string{"--image-opts", "driver=null-co,size=1G", "-k", sock, "-t", "-e", "4"}})
 	uri := unixURI(sock, "")

@@ -44,22 +44,6 @@ func need(t testing.TB, tools ...string) {
 	testbin.Need(t, "apt-get install qemu-utils libnbd-bin nbdkit fio", tools...)
 }
 
-// shortDir returns a temporary directory short enough for unix socket
-// paths (sun_path holds 108 bytes; we keep well below 100).
-func shortDir(t testing.TB) string {
-	t.Helper()
-	d := t.TempDir()
-	if len(d)+len("/s.sock") < 90 {
-		return d
-	}
-	d, err := os.MkdirTemp("", "nbdi")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
-
 // result is what an external command did.
 type result struct {
 	cmdline string
@@ -280,7 +264,7 @@ type server struct {
 // with extra flags appended (later flags override earlier ones).
 func startServe(t testing.TB, extra ...string) *server {
 	t.Helper()
-	dir := shortDir(t)
+	dir := testbin.ShortDir(t)
 	sock := filepath.Join(dir, "s.sock")
 	args := append([]string{"serve", "-k", sock, "--backend", "memory", "--size", "64m"}, extra...)
 	name := flagValue(extra, "--export", "-x")

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"nbdscope/internal/testbin"
 )
 
 // Our Client against broken and hostile servers (issue 6): a fake server
@@ -229,7 +231,7 @@ func startFake(t *testing.T, sr bool, script func(p *fakePeer)) URI {
 // one dialled ends too) and reports whether serve finished within limit.
 func serveOne(t *testing.T, deadline time.Duration, serve func(c net.Conn)) (sock string, wait func(limit time.Duration) bool) {
 	t.Helper()
-	sock = filepath.Join(shortTempDir(t), "f.sock")
+	sock = filepath.Join(testbin.ShortDir(t), "f.sock")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		t.Fatal(err)

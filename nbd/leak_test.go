@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"nbdscope/internal/testbin"
 )
 
 // Helpers shared by the hostile-peer, fuzz and integrity tests: resource
@@ -135,7 +137,7 @@ func (l *connListener) Addr() net.Addr { return &net.UnixAddr{Name: "socketpair"
 // (startServer with a Server the caller configured).
 func startCustomServer(t testing.TB, srv *Server) *testServer {
 	t.Helper()
-	sock := filepath.Join(shortTempDir(t), "s.sock")
+	sock := filepath.Join(testbin.ShortDir(t), "s.sock")
 	ln, err := ListenUnix(sock)
 	if err != nil {
 		t.Fatal(err)

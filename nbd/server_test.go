@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"nbdscope/internal/testbin"
 )
 
 // testServer serves exports on a unix socket until the test ends.
@@ -22,16 +24,6 @@ type testServer struct {
 	srv  *Server
 	sock string
 	uri  URI
-}
-
-func shortTempDir(t testing.TB) string {
-	t.Helper()
-	d, err := os.MkdirTemp("", "nbdt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
 }
 
 // startServer serves exports with the default handshake timeout, so a busy
@@ -606,7 +598,7 @@ func TestListAndInfo(t *testing.T) {
 }
 
 func TestServerStopsWithOpenConnections(t *testing.T) {
-	sock := filepath.Join(shortTempDir(t), "s.sock")
+	sock := filepath.Join(testbin.ShortDir(t), "s.sock")
 	ln, err := ListenUnix(sock)
 	if err != nil {
 		t.Fatal(err)
@@ -635,7 +627,7 @@ func TestServerStopsWithOpenConnections(t *testing.T) {
 }
 
 func TestListenUnixRefusesNonSocket(t *testing.T) {
-	p := filepath.Join(shortTempDir(t), "file")
+	p := filepath.Join(testbin.ShortDir(t), "file")
 	if err := os.WriteFile(p, []byte("precious"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ type signalCase struct {
 // promised), and one here that exits 0 must not list 130.
 func signalCases(t *testing.T) map[string]signalCase {
 	hasChildren := func(p *exec.Cmd, _ *testbin.SyncBuffer) bool { return len(childPIDs(p.Process.Pid)) > 0 }
-	sock := filepath.Join(shortTempDir(t), "s.sock")
+	sock := filepath.Join(testbin.ShortDir(t), "s.sock")
 	return map[string]signalCase{
 		"run":       {[]string{"run", "--duration", "60s", "--interval", "100ms", "--request-size", "256k", "--json"}, hasChildren, exitInterrupted},
 		"sweep":     {[]string{"sweep", "--bytes", "64g", "--repeat", "1", "--sndbuf", "default", "--json"}, hasChildren, exitInterrupted},

@@ -112,3 +112,21 @@ func WorldExecutableCopy(t *testing.T, name string) string {
 	}
 	return bin
 }
+
+// ShortDir returns a temporary directory, removed when the test ends,
+// whose path is short enough for the unix sockets a test makes in it
+// (sun_path holds 104 bytes on macOS, 108 on Linux; t.TempDir's path,
+// named after the test, can be longer).
+func ShortDir(t testing.TB) string {
+	t.Helper()
+	d := t.TempDir()
+	if len(d)+len("/s.sock") < 90 {
+		return d
+	}
+	d, err := os.MkdirTemp("", "nbd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
