@@ -55,6 +55,24 @@ func storeCmdHome(t *testing.T) string {
 	return h
 }
 
+// realSidesHome skips a test that runs real NBD sides under -short, and
+// makes its store home (storeCmdHome).
+func realSidesHome(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs real NBD sides")
+	}
+	return storeCmdHome(t)
+}
+
+// inProcessSides is realSidesHome for a test that runs the command in
+// this process: the sides' children are this test binary.
+func inProcessSides(t *testing.T) {
+	t.Helper()
+	realSidesHome(t)
+	t.Setenv(asBinaryEnv, "1")
+}
+
 func TestPresetsCommands(t *testing.T) {
 	home := storeCmdHome(t)
 	expect := func(want int, stdin string, args ...string) (string, string) {

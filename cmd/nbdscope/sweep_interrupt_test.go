@@ -19,10 +19,7 @@ import (
 // SIGINT "interrupted" (never "context canceled"), exits 130 and prints
 // the rows it has, each with the count it had.
 func TestSweepSignals(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real NBD sides")
-	}
-	home := storeCmdHome(t)
+	home := realSidesHome(t)
 	for _, c := range []struct {
 		sig  syscall.Signal
 		word string
