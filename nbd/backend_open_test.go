@@ -220,11 +220,7 @@ func TestOpenBackendFill(t *testing.T) {
 }
 
 func TestBackendCoherent(t *testing.T) {
-	f, err := OpenFile(filepath.Join(t.TempDir(), "c.img"), 4096, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := bkOpenTempFile(t, 4096)
 	tests := []struct {
 		name string
 		b    Backend
@@ -267,11 +263,7 @@ func TestBackendReadOnly(t *testing.T) {
 // TestBackendRanges checks the bounds checks every backend shares.
 func TestBackendRanges(t *testing.T) {
 	const size = 1 << 20
-	f, err := OpenFile(filepath.Join(t.TempDir(), "r.img"), size, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := bkOpenTempFile(t, size)
 	backends := []struct {
 		name     string
 		b        Backend

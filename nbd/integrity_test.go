@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -56,14 +55,7 @@ func TestIntegrityConcurrentWrites(t *testing.T) {
 		open func(t *testing.T) Backend
 	}{
 		{"memory", func(t *testing.T) Backend { return NewMemory(size) }},
-		{"file", func(t *testing.T) Backend {
-			f, err := OpenFile(filepath.Join(t.TempDir(), "disk.img"), size, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { f.Close() })
-			return f
-		}},
+		{"file", func(t *testing.T) Backend { return bkOpenTempFile(t, size) }},
 	}
 	for _, bk := range backends {
 		t.Run(bk.name, func(t *testing.T) {
