@@ -297,13 +297,8 @@ func FuzzServer(f *testing.F) {
 			t.Fatalf("server did not close within %v of the client's EOF", fuzzServerBound)
 		}
 		cancel()
-		select {
-		case err := <-served:
-			if err != nil {
-				t.Fatalf("Serve: %v", err)
-			}
-		case <-time.After(fuzzServerBound):
-			t.Fatalf("Serve did not return within %v", fuzzServerBound)
+		if err := within(t, served, fuzzServerBound, "Serve returning"); err != nil {
+			t.Fatalf("Serve: %v", err)
 		}
 		if st := srv.Stats(); st.Open != 0 {
 			t.Fatalf("%d connections open after Serve returned", st.Open)

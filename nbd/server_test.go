@@ -613,13 +613,8 @@ func TestServerStopsWithOpenConnections(t *testing.T) {
 	}
 	defer c.Close()
 	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Serve did not return")
+	if err := within(t, done, 5*time.Second, "Serve returning"); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := c.ReadAt(make([]byte, 512), 0); err == nil {
 		t.Fatal("read after shutdown succeeded")
