@@ -70,14 +70,23 @@ func goTool() string {
 func Need(t testing.TB, hint string, tools ...string) {
 	t.Helper()
 	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			msg := fmt.Sprintf("%s not installed (%s)", tool, hint)
-			if os.Getenv("NBDSCOPE_INTEROP") == "1" {
-				t.Fatalf("%s; NBDSCOPE_INTEROP=1 requires it", msg)
-			}
-			t.Skip(msg)
-		}
+		Tool(t, hint, tool)
 	}
+}
+
+// Tool is the path of a tool the test needs; without it the test is
+// skipped, or failed under NBDSCOPE_INTEROP=1, as Need does.
+func Tool(t testing.TB, hint, tool string) string {
+	t.Helper()
+	path, err := exec.LookPath(tool)
+	if err != nil {
+		msg := fmt.Sprintf("%s not installed (%s)", tool, hint)
+		if os.Getenv("NBDSCOPE_INTEROP") == "1" {
+			t.Fatalf("%s; NBDSCOPE_INTEROP=1 requires it", msg)
+		}
+		t.Skip(msg)
+	}
+	return path
 }
 
 // WorldExecutableCopy copies the running test binary, as name, into a new
