@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"fmt"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -17,12 +16,7 @@ import (
 // client (e).
 func TestNoWordCut(t *testing.T) {
 	need(t, "tmux")
-	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
-		w, h := sz[0], sz[1]
-		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
-			noWordCut(t, w, h)
-		})
-	}
+	cutcheck.AtEachSize(t, noWordCut)
 }
 
 func noWordCut(t *testing.T, w, h int) {

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"nbdscope/internal/cutcheck"
 )
 
 // TestExplorer runs the explorer on its default preset, linux-gap (A at the OS
@@ -29,12 +31,7 @@ import (
 // Every screen captured must fit the pane.
 func TestExplorer(t *testing.T) {
 	need(t, "tmux")
-	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
-		w, h := sz[0], sz[1]
-		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
-			explore(t, w, h)
-		})
-	}
+	cutcheck.AtEachSize(t, explore)
 }
 
 var reSockDir = regexp.MustCompile(`"socket":"([^"]+)/[AB]\.sock"`)

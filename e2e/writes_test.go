@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"nbdscope/internal/cutcheck"
 )
 
 // TestExplorerWrites (issue 17): on a write side the buffer keys act on
@@ -16,10 +18,7 @@ import (
 // client buffer back from the panel: 64k requested, 128k effective on
 // Linux (the request doubled).
 func TestExplorerWrites(t *testing.T) {
-	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
-		w, h := sz[0], sz[1]
-		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) { exploreWrites(t, w, h) })
-	}
+	cutcheck.AtEachSize(t, exploreWrites)
 }
 
 func exploreWrites(t *testing.T, w, h int) {

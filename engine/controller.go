@@ -24,7 +24,7 @@ type Controller interface {
 	// Event arrives through Updates once it took effect.
 	Apply(model.Change) error
 	// SetMode switches between alternate and concurrent.
-	SetMode(mode string) error
+	SetMode(mode model.Mode) error
 	// SetPaused pauses or resumes a side's load.
 	SetPaused(side int, paused bool) error
 	// Restart starts a side's children again (after a crash).
@@ -38,7 +38,7 @@ type Controller interface {
 // pairSetters apply the pair's own settings (Where AtPair) through their
 // Controller calls, by setting name.
 var pairSetters = map[string]func(c Controller, side int, v model.Value) error{
-	model.SetMode:   func(c Controller, _ int, v model.Value) error { return c.SetMode(v.Str) },
+	model.SetMode:   func(c Controller, _ int, v model.Value) error { return c.SetMode(model.Mode(v.Str)) },
 	model.SetPaused: func(c Controller, i int, v model.Value) error { return c.SetPaused(i, v.Bool) },
 }
 

@@ -219,7 +219,7 @@ func (p *Pair) warn(side model.SideID, kind, text, fix string) {
 }
 
 // warnCores says when concurrent sides will compete for too few cores.
-func (p *Pair) warnCores(mode string) {
+func (p *Pair) warnCores(mode model.Mode) {
 	if mode == model.ModeConcurrent && p.facts.Cores > 0 && p.facts.Cores < 4 {
 		p.warn(model.WholePair, model.WarnCores, fmt.Sprintf("this machine has %d cores: in concurrent mode the sides compete for CPU; alternate mode is fairer", p.facts.Cores), "press m or use --mode alternate")
 	}
@@ -275,7 +275,7 @@ func (p *Pair) Apply(ch model.Change) error {
 }
 
 // SetMode implements Controller.
-func (p *Pair) SetMode(mode string) error {
+func (p *Pair) SetMode(mode model.Mode) error {
 	if mode != model.ModeAlternate && mode != model.ModeConcurrent {
 		return fmt.Errorf("mode %q: want alternate or concurrent", mode)
 	}
@@ -291,7 +291,7 @@ func (p *Pair) SetMode(mode string) error {
 		}
 		s.change.Unlock()
 	}
-	p.emit(model.Update{Event: &model.Event{T: p.elapsed(), Side: model.WholePair, Setting: model.SetMode, From: from, To: mode, Value: model.Value{Str: mode}}})
+	p.emit(model.Update{Event: &model.Event{T: p.elapsed(), Side: model.WholePair, Setting: model.SetMode, From: string(from), To: string(mode), Value: model.Value{Str: string(mode)}}})
 	p.warnCores(mode)
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 // and records where they are. A process that cannot be held is left to the
 // scheduler, with a warning. The caller holds s.change, so the children
 // cannot change under it.
-func (s *side) place(mode string) {
+func (s *side) place(mode model.Mode) {
 	s.mu.Lock()
 	sc := s.cfg
 	ld, srv := s.load, s.server
@@ -64,7 +64,7 @@ func (s *side) place(mode string) {
 // holds s.mu.
 func (s *side) placement() model.Placement {
 	sc := s.cfg
-	pl := model.Placement{Setting: sc.Get(model.SetPlacement), LoadCPUs: model.CPUList(s.loadCPUs), ServerCPUs: "n/a"}
+	pl := model.Placement{Setting: model.Place(sc.Get(model.SetPlacement)), LoadCPUs: model.CPUList(s.loadCPUs), ServerCPUs: "n/a"}
 	if sc.Target == "" {
 		pl.ServerCPUs = model.CPUList(s.serverCPUs)
 	}

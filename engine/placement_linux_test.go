@@ -77,7 +77,7 @@ func TestPlacementHoldsProcesses(t *testing.T) {
 	check("A server", srv, want.ServerCPUs)
 	check("A load", ld, want.LoadCPUs)
 
-	if err := applyText(p, 0, model.SetPlacement, model.PlaceShared); err != nil {
+	if err := applyText(p, 0, model.SetPlacement, string(model.PlaceShared)); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, p, 5*time.Second, "A sample with shared placement", func(u model.Update) bool {
@@ -86,7 +86,7 @@ func TestPlacementHoldsProcesses(t *testing.T) {
 	})
 	check("A server (shared)", srv, want.LoadCPUs)
 
-	if err := applyText(p, 0, model.SetPlacement, model.PlaceOS); err != nil {
+	if err := applyText(p, 0, model.SetPlacement, string(model.PlaceOS)); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, p, 5*time.Second, "A sample with os placement", func(u model.Update) bool {
@@ -96,7 +96,7 @@ func TestPlacementHoldsProcesses(t *testing.T) {
 	check("A load (os)", ld, model.CPUList(allowed))
 
 	// A restarted side is placed again.
-	if err := applyText(p, 0, model.SetPlacement, model.PlaceSplit); err != nil {
+	if err := applyText(p, 0, model.SetPlacement, string(model.PlaceSplit)); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Restart(0); err != nil {

@@ -171,7 +171,7 @@ func (s *side) spawnServer(sc model.SideConfig) (*child, string, error) {
 		return s.attachTarget(sc), sc.Target, nil // nil: not local, or not ours to look at (target.go)
 	}
 	sock := ""
-	if sc.Transport == "unix" {
+	if sc.Transport == model.TransportUnix {
 		sock = filepath.Join(s.p.dir, fmt.Sprintf("%s.sock", sc.Name))
 	}
 	spec := wire.NewServerSpec(sc, sock)
@@ -342,7 +342,7 @@ func (s *side) applyPlacement(next model.SideConfig) bool {
 // mode changed, and gives the load the hash threads that placement and
 // mode resolve to when the setting is left to auto. The caller holds
 // s.change.
-func (s *side) reseat(mode string) {
+func (s *side) reseat(mode model.Mode) {
 	s.place(mode)
 	sc := s.config()
 	ld := s.runningLoad()
@@ -392,7 +392,7 @@ func (s *side) applyToChild(st *model.Setting, next model.SideConfig, toServer b
 
 // childSet is the command that applies a setting, at its value in sc, to
 // the child it lives in, resolved against the pair's mode and cores.
-func (p *Pair) childSet(st *model.Setting, sc model.SideConfig, mode string) wire.Cmd {
+func (p *Pair) childSet(st *model.Setting, sc model.SideConfig, mode model.Mode) wire.Cmd {
 	return wire.SetCmd(st, st.ChildArg(sc.Value(st), sc, model.ArgEnv{Mode: mode, Allowed: p.cpus}))
 }
 

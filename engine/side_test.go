@@ -34,7 +34,7 @@ func childSettings(t *testing.T, c *child) map[string]string {
 // wantChildSettings is what a side's children should report for sc, in
 // their terms (a buffer as its request in bytes), in mode on the allowed
 // cpus.
-func wantChildSettings(sc model.SideConfig, mode string, cpus []int) map[string]string {
+func wantChildSettings(sc model.SideConfig, mode model.Mode, cpus []int) map[string]string {
 	return map[string]string{
 		model.SetSndBuf:       strconv.Itoa(model.BufRequest(sc.SndBuf)),
 		model.SetClientSndBuf: strconv.Itoa(model.BufRequest(sc.ClientSndBuf)),
@@ -88,7 +88,7 @@ func TestConcurrentChangesOneSide(t *testing.T) {
 		model.SetReadPercent:  {"10", "90", "50"},
 		model.SetConsume:      {model.ConsumeNone, model.ConsumeScan, model.ConsumeCopy},
 		model.SetHashThreads:  {"2", "auto", "3", "auto"},
-		model.SetPlacement:    {model.PlaceShared, model.PlaceOS, model.PlaceSplit},
+		model.SetPlacement:    {string(model.PlaceShared), string(model.PlaceOS), string(model.PlaceSplit)},
 	}
 	settings := make([]string, 0, len(values))
 	for s := range values {
@@ -103,7 +103,7 @@ func TestConcurrentChangesOneSide(t *testing.T) {
 	const changes = 100
 	var wg sync.WaitGroup
 	errs := make(chan error, changes+4)
-	for i, mode := range []string{model.ModeAlternate, model.ModeConcurrent, model.ModeAlternate, model.ModeConcurrent} {
+	for i, mode := range []model.Mode{model.ModeAlternate, model.ModeConcurrent, model.ModeAlternate, model.ModeConcurrent} {
 		// The mode changes too: auto hash threads follow it.
 		wg.Add(1)
 		go func() {
@@ -283,7 +283,7 @@ func TestTurnsReportChildErrors(t *testing.T) {
 // TestDecideRuns: who runs in each mode.
 func TestDecideRuns(t *testing.T) {
 	cases := []struct {
-		mode     string
+		mode     model.Mode
 		turn     int
 		paused   [2]bool
 		up, want [2]bool
@@ -368,7 +368,7 @@ func TestStopDuringRestart(t *testing.T) {
 // server had nowhere to bind.
 func TestRestartBesideTCPSide(t *testing.T) {
 	cfg := testConfig()
-	cfg.Sides[1].Transport = "tcp"
+	cfg.Sides[1].Transport = model.TransportTCP
 	p := startPair(t, cfg)
 	stopDrain := make(chan struct{})
 	drained := drainUntil(p, stopDrain)
@@ -417,8 +417,8 @@ func TestAutoHashThreadsFollowMode(t *testing.T) {
 	}{
 		{"concurrent", func() error { return p.SetMode(model.ModeConcurrent) }, "1"},
 		{"alternate", func() error { return p.SetMode(model.ModeAlternate) }, "3"},
-		{"shared", func() error { return applyText(p, 0, model.SetPlacement, model.PlaceShared) }, "1"},
-		{"split", func() error { return applyText(p, 0, model.SetPlacement, model.PlaceSplit) }, "3"},
+		{"shared", func() error { return applyText(p, 0, model.SetPlacement, string(model.PlaceShared)) }, "1"},
+		{"split", func() error { return applyText(p, 0, model.SetPlacement, string(model.PlaceSplit)) }, "3"},
 		{"explicit 2", func() error { return applyText(p, 0, model.SetHashThreads, "2") }, "2"},
 		{"explicit survives a mode", func() error { return p.SetMode(model.ModeConcurrent) }, "2"},
 	}

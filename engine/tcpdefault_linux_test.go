@@ -103,7 +103,7 @@ func waitEvent(t *testing.T, p *Pair, side, setting, to string) *model.Event {
 // client's send buffer.
 func TestTCPDefaultReopens(t *testing.T) {
 	cfg := testConfig()
-	cfg.Sides[1].Transport = "tcp"
+	cfg.Sides[1].Transport = model.TransportTCP
 	cfg.Sides[1].SndBuf = model.Buf{}
 	cfg.Sides[1].ClientSndBuf = model.Buf{}
 	p := startPair(t, cfg)

@@ -25,27 +25,27 @@ type turns struct {
 	send sync.Mutex
 
 	mu     sync.Mutex // guards the state below
-	mode   string
+	mode   model.Mode
 	paused [2]bool // paused by the user
 	turn   int     // alternate mode: the side whose turn it is
 	turnAt time.Time
 }
 
-func newTurns(mode string, interval time.Duration, sides [2]*side, warn func(*side, string)) *turns {
+func newTurns(mode model.Mode, interval time.Duration, sides [2]*side, warn func(*side, string)) *turns {
 	// A turn is long enough for several samples, short enough that both
 	// sides see the same machine.
 	return &turns{sides: sides, slice: max(4*interval, time.Second), warn: warn, mode: mode, turnAt: time.Now()}
 }
 
 // Mode is the current mode.
-func (t *turns) Mode() string {
+func (t *turns) Mode() model.Mode {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.mode
 }
 
 // setMode switches the mode and returns the one before.
-func (t *turns) setMode(mode string) (from string) {
+func (t *turns) setMode(mode model.Mode) (from model.Mode) {
 	t.mu.Lock()
 	from, t.mode = t.mode, mode
 	t.mu.Unlock()
@@ -157,7 +157,7 @@ func (t *turns) sendPaused(s *side, c *child, paused bool) {
 // decideRuns says which loads should run. In alternate mode only the side
 // whose turn it is runs, unless the other is paused or down: then it may
 // run rather than idle.
-func decideRuns(mode string, turn int, paused, up [2]bool) [2]bool {
+func decideRuns(mode model.Mode, turn int, paused, up [2]bool) [2]bool {
 	var run [2]bool
 	for i := range run {
 		run[i] = !paused[i]

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"nbdscope/internal/testbin"
 	"nbdscope/nbd"
 )
 
@@ -22,7 +23,7 @@ import (
 func startNbdkit(t testing.TB, args ...string) (sock string) {
 	t.Helper()
 	need(t, "nbdkit")
-	sock = filepath.Join(shortDir(t), "k.sock")
+	sock = filepath.Join(testbin.ShortDir(t), "k.sock")
 	all := append([]string{"--exit-with-parent", "-f", "-U", sock}, args...)
 	startProc(t, procSpec{name: "nbdkit", args: all, network: "unix", address: sock})
 	return sock
@@ -32,7 +33,7 @@ func startNbdkit(t testing.TB, args ...string) (sock string) {
 func startQemuNbd(t testing.TB, img, name, desc string) (sock string) {
 	t.Helper()
 	need(t, "qemu-nbd")
-	sock = filepath.Join(shortDir(t), "q.sock")
+	sock = filepath.Join(testbin.ShortDir(t), "q.sock")
 	startProc(t, procSpec{
 		name:    "qemu-nbd",
 		args:    []string{"-f", "raw", "-k", sock, "-t", "-e", "4", "-x", name, "-D", desc, img},

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"nbdscope/internal/testbin"
 )
 
 // socketFDs is the set of sockets a process holds open (Linux; nil
@@ -49,7 +51,7 @@ func newSocket(pid int, base map[string]bool) bool {
 // and exited 0.
 func TestRunTargetKilled(t *testing.T) {
 	need(t, "qemu-nbd")
-	sock := filepath.Join(shortDir(t), "q.sock")
+	sock := filepath.Join(testbin.ShortDir(t), "q.sock")
 	q := startProc(t, procSpec{name: "qemu-nbd", network: "unix", address: sock,
 		args: []string{"--image-opts", "driver=null-co,size=1G", "-k", sock, "-t", "-e", "4"}})
 	uri := unixURI(sock, "")
@@ -59,7 +61,7 @@ func TestRunTargetKilled(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, nbdscopeBin, "run", "--target-a", uri, "--workload-a", "write",
 		"--mode", "concurrent", "--duration", "5s", "--interval", "100ms", "--json")
-	var stdout, stderr syncBuffer
+	var stdout, stderr testbin.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {

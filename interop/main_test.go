@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -43,22 +42,6 @@ func TestMain(m *testing.M) { testbin.Main(m, "nbdscope-interop-", &nbdscopeBin)
 func need(t testing.TB, tools ...string) {
 	t.Helper()
 	testbin.Need(t, "apt-get install qemu-utils libnbd-bin nbdkit fio", tools...)
-}
-
-// shortDir returns a temporary directory short enough for unix socket
-// paths (sun_path holds 108 bytes; we keep well below 100).
-func shortDir(t testing.TB) string {
-	t.Helper()
-	d := t.TempDir()
-	if len(d)+len("/s.sock") < 90 {
-		return d
-	}
-	d, err := os.MkdirTemp("", "nbdi")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
 }
 
 // result is what an external command did.
@@ -118,24 +101,6 @@ func shellQuote(name string, args []string) string {
 	return strings.Join(parts, " ")
 }
 
-// syncBuffer collects a child's output while it runs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // waitOutput waits until p's output holds a whole line containing want
 // and returns the output so far. The wait is bounded by cmdTimeout and by
 // p's life: output that never comes fails the test, never passes as empty.
@@ -165,7 +130,7 @@ type proc struct {
 	name    string
 	cmdline string
 	cmd     *exec.Cmd
-	out     *syncBuffer
+	out     *testbin.SyncBuffer
 	exited  chan struct{} // closed when Wait returned
 	waitErr error
 	spec    procSpec
@@ -238,7 +203,7 @@ func startProc(t testing.TB, spec procSpec) *proc {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), procLifetime)
 	cmd := exec.CommandContext(ctx, spec.name, spec.args...)
-	out := &syncBuffer{}
+	out := &testbin.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = stopTimeout
 	// Should the test binary die, take the server along (Linux).
@@ -299,7 +264,7 @@ type server struct {
 // with extra flags appended (later flags override earlier ones).
 func startServe(t testing.TB, extra ...string) *server {
 	t.Helper()
-	dir := shortDir(t)
+	dir := testbin.ShortDir(t)
 	sock := filepath.Join(dir, "s.sock")
 	args := append([]string{"serve", "-k", sock, "--backend", "memory", "--size", "64m"}, extra...)
 	name := flagValue(extra, "--export", "-x")

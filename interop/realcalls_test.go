@@ -5,7 +5,6 @@ package interop
 // 23 §2's agreement).
 
 import (
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -96,14 +95,5 @@ func TestSweepExecCallsAgreeWithStrace(t *testing.T) {
 // export and returns the report.
 func sweepExecOne(t *testing.T, args ...string) model.SweepReport {
 	t.Helper()
-	args = append([]string{"sweep", "--bytes", "256m", "--repeat", "1", "--json"}, args...)
-	r := runEnv(t, []string{"NBDSCOPE_HOME=" + t.TempDir()}, nbdscopeBin, args...)
-	if r.code != 0 {
-		t.Fatalf("want exit 0:\n%s", r)
-	}
-	var rep model.SweepReport
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
-		t.Fatalf("sweep --json does not parse: %v\n%s", err, r)
-	}
-	return rep
+	return sweepJSON(t, t.TempDir(), append([]string{"--bytes", "256m", "--repeat", "1"}, args...)...)
 }

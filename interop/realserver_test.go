@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"nbdscope/internal/testbin"
 	"nbdscope/model"
 	"nbdscope/platform/syscount"
 )
@@ -94,7 +95,7 @@ func TestRealServerNbdkit(t *testing.T) {
 // listens and one that listens elsewhere each get a clear error and exit
 // 1 within the bounded wait, and leave no process behind.
 func TestRealServerBadCommands(t *testing.T) {
-	dir := shortDir(t)
+	dir := testbin.ShortDir(t)
 	cases := []struct{ name, cmd, want string }{
 		{"exits", "sh -c 'echo no such export >&2; exit 3' {socket}", "exited before it listened"},
 		{"never listens", "sh -c 'exec sleep 37.25' {socket}", "did not listen on"},

@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"nbdscope/internal/testbin"
 	"nbdscope/nbd"
 )
 
@@ -151,7 +152,7 @@ func TestServeShutdownBusy(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
 	defer cancel()
 	cp := exec.CommandContext(ctx, "nbdcopy", "--threads=4", "--connections=4", s.uri, "null:")
-	var cpOut syncBuffer
+	var cpOut testbin.SyncBuffer
 	cp.Stdout, cp.Stderr = &cpOut, &cpOut
 	if err := cp.Start(); err != nil {
 		t.Fatal(err)

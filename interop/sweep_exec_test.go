@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"nbdscope/internal/testbin"
 	"nbdscope/model"
 )
 
@@ -22,7 +23,14 @@ import (
 // one warm-up and one measured run each, and returns the report.
 func sweepExec(t *testing.T, home string, args ...string) model.SweepReport {
 	t.Helper()
-	args = append([]string{"sweep", "--sndbuf", "default,2m", "--bytes", "256m", "--repeat", "1", "--warmup", "1", "--json"}, args...)
+	return sweepJSON(t, home, append([]string{"--sndbuf", "default,2m", "--bytes", "256m", "--repeat", "1", "--warmup", "1"}, args...)...)
+}
+
+// sweepJSON runs nbdscope sweep --json with args and NBDSCOPE_HOME at
+// home, and returns the report it printed.
+func sweepJSON(t *testing.T, home string, args ...string) model.SweepReport {
+	t.Helper()
+	args = append([]string{"sweep", "--json"}, args...)
 	r := runEnv(t, []string{"NBDSCOPE_HOME=" + home}, nbdscopeBin, args...)
 	if r.code != 0 {
 		t.Fatalf("want exit 0:\n%s", r)
@@ -167,7 +175,7 @@ func runEnv(t testing.TB, env []string, name string, args ...string) envResult {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.WaitDelay = 5 * time.Second
-	var out, errb syncBuffer
+	var out, errb testbin.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
 	r := envResult{cmdline: shellQuote(name, args), stdout: out.String(), stderr: errb.String()}

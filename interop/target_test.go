@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"nbdscope/internal/testbin"
 	"nbdscope/platform/syscount"
 )
 
@@ -21,7 +22,7 @@ import (
 // It is killed at the test's end.
 func startOwnQemuNbd(t *testing.T) (sock string, pid int) {
 	t.Helper()
-	sock = filepath.Join(shortDir(t), "q.sock")
+	sock = filepath.Join(testbin.ShortDir(t), "q.sock")
 	cmd := exec.Command("qemu-nbd", "-r", "-t", "-e", "0", "-f", "raw", "-k", sock, `json:{"file":{"driver":"null-co","size":4294967296}}`)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

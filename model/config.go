@@ -115,11 +115,32 @@ var BufLadder = []string{"default", "4k", "8k", "16k", "32k", "64k", "128k", "25
 // Workloads lists the valid workloads in the order the UI cycles them.
 var Workloads = []Workload{WorkRead, WorkWrite, WorkRandRead, WorkRandWrite, WorkMixed}
 
+// Mode is how a pair's two sides share the machine: taking turns
+// (alternate) or running at once (concurrent). JSON, presets and the
+// command line write its name.
+type Mode string
+
 // Modes.
 const (
-	ModeAlternate  = "alternate"
-	ModeConcurrent = "concurrent"
+	ModeAlternate  Mode = "alternate"
+	ModeConcurrent Mode = "concurrent"
 )
+
+// Modes lists the modes in the order the UI cycles them.
+var Modes = []Mode{ModeAlternate, ModeConcurrent}
+
+// Transport is the socket family a spawned side's server listens on and
+// its load dials. JSON, presets and the command line write its name.
+type Transport string
+
+// Transports.
+const (
+	TransportUnix Transport = "unix"
+	TransportTCP  Transport = "tcp"
+)
+
+// Transports lists the transports in the order the UI cycles them.
+var Transports = []Transport{TransportUnix, TransportTCP}
 
 // Limits of the load settings (the command-line contract).
 const (
@@ -145,11 +166,11 @@ type SideConfig struct {
 	// Server is a real server command (qemu-nbd, nbdkit …) that serves
 	// the side instead of our server child ({socket}, {port}, {size}
 	// replaced; engine/child's realserver.go); empty for ours.
-	Server    string `json:"server,omitempty"`
-	Backend   string `json:"backend"` // null, pattern, memory, file:PATH
-	Size      int64  `json:"size"`
-	Transport string `json:"transport"` // unix or tcp
-	SndBuf    Buf    `json:"sndbuf"`    // server SO_SNDBUF
+	Server    string    `json:"server,omitempty"`
+	Backend   string    `json:"backend"` // null, pattern, memory, file:PATH
+	Size      int64     `json:"size"`
+	Transport Transport `json:"transport"` // unix or tcp
+	SndBuf    Buf       `json:"sndbuf"`    // server SO_SNDBUF
 	// ServerRcvBuf is the server's SO_RCVBUF: what its receiving side
 	// holds of a write's data (ours, or a real server's sockets, changed
 	// live from outside).
@@ -172,13 +193,13 @@ type SideConfig struct {
 	// Placement is where the side's server and load process run: split,
 	// shared or os (placement.go). Empty, as in files written before it
 	// existed, means DefaultPlacement().
-	Placement string `json:"placement,omitempty"`
+	Placement Place `json:"placement,omitempty"`
 }
 
 // Config is a pair and how to run it.
 type Config struct {
 	Sides    [2]SideConfig `json:"sides"`
-	Mode     string        `json:"mode"`
+	Mode     Mode          `json:"mode"`
 	Duration Duration      `json:"duration"` // 0 = until stopped (TUI)
 	Interval Duration      `json:"interval"`
 	Script   []Change      `json:"script,omitempty"`
@@ -206,7 +227,7 @@ func (d Duration) D() time.Duration { return time.Duration(d) }
 // flight, each buffer scanned for zeroes).
 func DefaultSide(name string) SideConfig {
 	return SideConfig{
-		Name: name, Backend: "null", Size: 64 << 30, Transport: "unix",
+		Name: name, Backend: "null", Size: 64 << 30, Transport: TransportUnix,
 		Connections: 1, RequestSize: 2 << 20, InFlight: 8,
 		Workload: WorkRead, ReadPercent: 70, Consume: ConsumeScan,
 		Placement: DefaultPlacement(),
@@ -215,7 +236,7 @@ func DefaultSide(name string) SideConfig {
 
 // DefaultMode is alternate on machines with fewer than 4 cores, where two
 // sides running at once would compete for CPU and distort each other.
-func DefaultMode() string {
+func DefaultMode() Mode {
 	if runtime.NumCPU() < 4 {
 		return ModeAlternate
 	}
@@ -236,7 +257,7 @@ func DefaultConfig() Config {
 
 // Validate checks a configuration and names the first problem.
 func (c *Config) Validate() error {
-	if c.Mode != ModeAlternate && c.Mode != ModeConcurrent {
+	if !slices.Contains(Modes, c.Mode) {
 		return fmt.Errorf("mode %q: want alternate or concurrent", c.Mode)
 	}
 	if c.Interval.D() < 50*time.Millisecond || c.Interval.D() > time.Minute {
@@ -267,7 +288,7 @@ func (c *Config) Validate() error {
 // that starts from DefaultSide would then read the default instead).
 func (s *SideConfig) Normalize() {
 	s.Consume = s.Get(SetConsume)
-	s.Placement = s.Get(SetPlacement)
+	s.Placement = Place(s.Get(SetPlacement))
 }
 
 // errExecNoTarget refuses an exec side with a --target.
@@ -291,7 +312,7 @@ func (s *SideConfig) Validate() error {
 			return fmt.Errorf("target: %w", err)
 		}
 	} else {
-		if s.Transport != "unix" && s.Transport != "tcp" {
+		if !slices.Contains(Transports, s.Transport) {
 			return fmt.Errorf("transport %q: want unix or tcp", s.Transport)
 		}
 		if s.Size <= 0 || s.Size%512 != 0 {
@@ -322,7 +343,7 @@ func (s *SideConfig) Validate() error {
 		return fmt.Errorf("hash threads %d: want auto or 1…%d", s.HashThreads, MaxHashThreads)
 	}
 	if s.Placement != "" && !slices.Contains(Placements, s.Placement) {
-		return fmt.Errorf("placement %q: want one of %s", s.Placement, strings.Join(Placements, ", "))
+		return fmt.Errorf("placement %q: want one of %s", s.Placement, strings.Join(PlacementNames(), ", "))
 	}
 	if s.ReadPercent < 0 || s.ReadPercent > 100 {
 		return fmt.Errorf("read percent %d: want 0…100", s.ReadPercent)
@@ -334,6 +355,9 @@ func validWorkload(w Workload) bool { return slices.Contains(Workloads, w) }
 
 // WorkloadNames are the workloads' names, in Workloads' order.
 func WorkloadNames() []string { return names(Workloads) }
+
+// PlacementNames are the placements' names, in Placements' order.
+func PlacementNames() []string { return names(Placements) }
 
 // names are typed names as text (an enum's choices).
 func names[T ~string](vs []T) []string {

@@ -82,11 +82,11 @@ func formatHashThreads(n int) string {
 // the work over the cores it has — the side's usable cores minus the one
 // its server holds (floor 1) when the side is pinned split on a machine
 // that gives it more than two.
-func ResolveHashThreads(sc SideConfig, mode string, allowed []int) int {
+func ResolveHashThreads(sc SideConfig, mode Mode, allowed []int) int {
 	if sc.HashThreads > 0 {
 		return sc.HashThreads
 	}
-	if sc.Get(SetPlacement) != PlaceSplit {
+	if Place(sc.Get(SetPlacement)) != PlaceSplit {
 		return 1
 	}
 	return max(1, len(sideCPUs(mode, sc.Name, allowed))-1)
@@ -95,7 +95,7 @@ func ResolveHashThreads(sc SideConfig, mode string, allowed []int) int {
 // sideCPUs are the cores a side may use: all allowed ones in alternate
 // mode (the sides take turns), two per side in concurrent mode with four
 // or more (PlacementCPUs).
-func sideCPUs(mode, name string, allowed []int) []int {
+func sideCPUs(mode Mode, name string, allowed []int) []int {
 	if mode == ModeConcurrent && len(allowed) >= 4 {
 		base := 0
 		if name == "B" {
@@ -108,7 +108,7 @@ func sideCPUs(mode, name string, allowed []int) []int {
 
 // HashLoadCPUs widens a split side's load process from one core to every
 // core of the side but the server's, so its hash threads can run at once.
-func HashLoadCPUs(mode, name string, allowed, server []int) []int {
+func HashLoadCPUs(mode Mode, name string, allowed, server []int) []int {
 	var out []int
 	for _, c := range sideCPUs(mode, name, allowed) {
 		if len(server) == 0 || c != server[0] {

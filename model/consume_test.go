@@ -6,12 +6,12 @@ import "testing"
 // it is placed split on a machine with more than two.
 func TestResolveHashThreads(t *testing.T) {
 	eight := []int{0, 1, 2, 3, 4, 5, 6, 7}
-	side := func(name, placement string, threads int) SideConfig {
+	side := func(name string, placement Place, threads int) SideConfig {
 		return SideConfig{Name: name, Placement: placement, HashThreads: threads}
 	}
 	for _, tc := range []struct {
 		sc      SideConfig
-		mode    string
+		mode    Mode
 		allowed []int
 		want    int
 	}{

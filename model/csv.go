@@ -53,7 +53,7 @@ var figureColumns = func() []csvColumn {
 		{"connections", func(f *Figures) string { return csvInt(f.Settings.Connections) }},
 		{"request_size", func(f *Figures) string { return csvInt(f.Settings.RequestSize) }},
 		{"in_flight", func(f *Figures) string { return csvInt(f.Settings.InFlight) }},
-		{"placement", func(f *Figures) string { return f.Settings.Placement }},
+		{"placement", func(f *Figures) string { return string(f.Settings.Placement) }},
 		{"consume", func(f *Figures) string { return f.Settings.Consume }},
 		{"settings_changed", func(f *Figures) string { return strconv.FormatBool(f.Changed) }},
 		{"seconds", func(f *Figures) string { return strconv.FormatFloat(f.Seconds, 'f', -1, 64) }},

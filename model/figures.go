@@ -11,18 +11,18 @@ package model
 // Two stretches with equal stamps are comparable; a change of any field
 // starts a new segment.
 type Stamp struct {
-	Workload     Workload `json:"workload" setting:"workload"`
-	ReadPercent  int      `json:"read_percent,omitempty" setting:"read-percent"` // mixed only
-	Transport    string   `json:"transport" setting:"transport"`
-	SndBuf       string   `json:"sndbuf" setting:"sndbuf"` // server SO_SNDBUF as requested; "external"
-	ClientSndBuf string   `json:"client_sndbuf" setting:"client-sndbuf"`
-	ClientRcvBuf string   `json:"client_rcvbuf" setting:"client-rcvbuf"`
-	ServerRcvBuf string   `json:"server_rcvbuf,omitempty" setting:"server-rcvbuf"` // server SO_RCVBUF as requested
-	Connections  int      `json:"connections" setting:"connections"`
-	RequestSize  int      `json:"request_size" setting:"request-size"`
-	InFlight     int      `json:"in_flight" setting:"in-flight"`
-	Placement    string   `json:"placement" setting:"placement"`
-	Consume      string   `json:"consume" setting:"consume"`
+	Workload     Workload  `json:"workload" setting:"workload"`
+	ReadPercent  int       `json:"read_percent,omitempty" setting:"read-percent"` // mixed only
+	Transport    Transport `json:"transport" setting:"transport"`
+	SndBuf       string    `json:"sndbuf" setting:"sndbuf"` // server SO_SNDBUF as requested; "external"
+	ClientSndBuf string    `json:"client_sndbuf" setting:"client-sndbuf"`
+	ClientRcvBuf string    `json:"client_rcvbuf" setting:"client-rcvbuf"`
+	ServerRcvBuf string    `json:"server_rcvbuf,omitempty" setting:"server-rcvbuf"` // server SO_RCVBUF as requested
+	Connections  int       `json:"connections" setting:"connections"`
+	RequestSize  int       `json:"request_size" setting:"request-size"`
+	InFlight     int       `json:"in_flight" setting:"in-flight"`
+	Placement    Place     `json:"placement" setting:"placement"`
+	Consume      string    `json:"consume" setting:"consume"`
 	// HashThreads (0: auto) and Exec (empty: our load) change live too, so
 	// a change of them starts a segment like any other; omitted when at
 	// their defaults, as in runs saved before the stamp carried them.
@@ -107,18 +107,12 @@ func (f *Figures) Sender() *Process { return f.process(SenderName(f.Settings.Wor
 // ReceiverCallsPer2MiB is the headline figure: receive calls per 2 MiB of
 // the process receiving the bulk data.
 func (f *Figures) ReceiverCallsPer2MiB() Figure {
-	if p := f.Receiver(); p != nil {
-		return p.RecvCallsPer2MiB
-	}
-	return Unknown
+	return figureOf(f.Receiver(), func(p *Process) Figure { return p.RecvCallsPer2MiB })
 }
 
 // ReceiverEAGAINPer2MiB is the receiver's receive calls that found no data.
 func (f *Figures) ReceiverEAGAINPer2MiB() Figure {
-	if p := f.Receiver(); p != nil {
-		return p.RecvEAGAINPer2MiB
-	}
-	return Unknown
+	return figureOf(f.Receiver(), func(p *Process) Figure { return p.RecvEAGAINPer2MiB })
 }
 
 // SenderCallsPer2MiB is the send calls per 2 MiB of the process sending
@@ -126,19 +120,22 @@ func (f *Figures) ReceiverEAGAINPer2MiB() Figure {
 // moves (the server drains each chunk as it arrives, so its receive calls
 // show the reader's pace, not the buffer).
 func (f *Figures) SenderCallsPer2MiB() Figure {
-	if p := f.Sender(); p != nil {
-		return p.SendCallsPer2MiB
-	}
-	return Unknown
+	return figureOf(f.Sender(), func(p *Process) Figure { return p.SendCallsPer2MiB })
 }
 
 // SenderEAGAINPer2MiB is the sender's send calls that found the socket
 // buffer full, per 2 MiB.
 func (f *Figures) SenderEAGAINPer2MiB() Figure {
-	if p := f.Sender(); p != nil {
-		return p.SendEAGAINPer2MiB
+	return figureOf(f.Sender(), func(p *Process) Figure { return p.SendEAGAINPer2MiB })
+}
+
+// figureOf is a figure of p, Unknown when there is no such process (the
+// server of an external target).
+func figureOf(p *Process, of func(*Process) Figure) Figure {
+	if p == nil {
+		return Unknown
 	}
-	return Unknown
+	return of(p)
 }
 
 // CPU is the CPU of a side's processes together.

@@ -269,7 +269,7 @@ type Buffers struct {
 // each was held to ("any" when not held; the server's is "n/a" for an
 // external target).
 type Placement struct {
-	Setting    string `json:"setting"`
+	Setting    Place  `json:"setting"`
 	LoadCPUs   string `json:"load_cpus"`
 	ServerCPUs string `json:"server_cpus"`
 }

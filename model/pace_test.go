@@ -9,7 +9,7 @@ import (
 // sets the pace; on a shared core the two together do; nothing is claimed
 // for processes the scheduler placed or for a CPU figure not measured.
 func TestPaceOf(t *testing.T) {
-	fig := func(client, server Figure, load, srv, setting string) Figures {
+	fig := func(client, server Figure, load, srv string, setting Place) Figures {
 		f := Figures{Placement: Placement{Setting: setting, LoadCPUs: load, ServerCPUs: srv}}
 		f.Client.CoresBusy = client
 		if server.Known() {

@@ -20,17 +20,24 @@ import (
 // VM), so nbdscope holds its processes to cores like iperf3 -A and fio's
 // cpus_allowed do, and reports where they ran.
 const (
-	PlaceSplit  = "split"  // server and load process each held to a core of its own (the default)
-	PlaceShared = "shared" // both held to one core
-	PlaceOS     = "os"     // not held: the scheduler decides
+	PlaceSplit  Place = "split"  // server and load process each held to a core of its own (the default)
+	PlaceShared Place = "shared" // both held to one core
+	PlaceOS     Place = "os"     // not held: the scheduler decides
 )
 
+// Place is the placement setting: one of the placements above. It is not
+// called Placement because that name is taken by what a figure reports of
+// where the processes ran (metrics.go: the setting and the CPUs each was
+// held to), of which a Place is one field. JSON, presets and the command
+// line write its name.
+type Place string
+
 // Placements lists the placements in the order the UI cycles them.
-var Placements = []string{PlaceSplit, PlaceShared, PlaceOS}
+var Placements = []Place{PlaceSplit, PlaceShared, PlaceOS}
 
 // DefaultPlacement is split where processes can be held to cores and the
 // machine lets this process use at least two; otherwise os.
-func DefaultPlacement() string {
+func DefaultPlacement() Place {
 	if platform.PinSupported && len(platform.AllowedCPUs()) >= 2 {
 		return PlaceSplit
 	}
@@ -43,7 +50,7 @@ func DefaultPlacement() string {
 // with four or more cores, side B takes the next two so the sides do not
 // share a core. With fewer, concurrent sides share cores (and the pair
 // warns that they compete).
-func PlacementCPUs(placement, mode string, side int, allowed []int) (load, server []int) {
+func PlacementCPUs(placement Place, mode Mode, side int, allowed []int) (load, server []int) {
 	if placement == PlaceOS || len(allowed) == 0 {
 		return nil, nil
 	}

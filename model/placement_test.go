@@ -8,10 +8,11 @@ import (
 func TestPlacementCPUs(t *testing.T) {
 	four := []int{2, 3, 5, 7} // allowed CPUs need not start at 0 or be contiguous
 	cases := []struct {
-		placement, mode string
-		side            int
-		allowed         []int
-		load, server    []int
+		placement    Place
+		mode         Mode
+		side         int
+		allowed      []int
+		load, server []int
 	}{
 		{PlaceSplit, ModeAlternate, 0, four, []int{2}, []int{3}},
 		{PlaceSplit, ModeAlternate, 1, four, []int{2}, []int{3}}, // sides take turns: same cores
@@ -34,11 +35,11 @@ func TestPlacementCPUs(t *testing.T) {
 
 func TestPlacementSetting(t *testing.T) {
 	s := DefaultSide("A")
-	if s.Get(SetPlacement) != DefaultPlacement() {
+	if Place(s.Get(SetPlacement)) != DefaultPlacement() {
 		t.Fatalf("default placement %q, want %q", s.Get(SetPlacement), DefaultPlacement())
 	}
 	for _, v := range Placements {
-		if err := s.Set(SetPlacement, v); err != nil || s.Get(SetPlacement) != v {
+		if err := s.Set(SetPlacement, string(v)); err != nil || Place(s.Get(SetPlacement)) != v {
 			t.Fatalf("set placement %s: %v (now %s)", v, err, s.Get(SetPlacement))
 		}
 	}
@@ -51,7 +52,7 @@ func TestPlacementSetting(t *testing.T) {
 	// Files written before placement existed have none: the default applies.
 	old := DefaultSide("A")
 	old.Placement = ""
-	if err := old.Validate(); err != nil || old.Get(SetPlacement) != DefaultPlacement() {
+	if err := old.Validate(); err != nil || Place(old.Get(SetPlacement)) != DefaultPlacement() {
 		t.Fatalf("empty placement: %v, %q", err, old.Get(SetPlacement))
 	}
 }

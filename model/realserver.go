@@ -36,7 +36,7 @@ func (s *SideConfig) validateServer() error {
 		return fmt.Errorf("server: %w", err)
 	}
 	want := "{socket}"
-	if s.Transport == "tcp" {
+	if s.Transport == TransportTCP {
 		want = "{port}"
 	}
 	if !strings.Contains(s.Server, want) {

@@ -192,7 +192,7 @@ func (st *Setting) StartsIn() string {
 
 // ArgEnv is what a child argument may be resolved against.
 type ArgEnv struct {
-	Mode    string
+	Mode    Mode
 	Allowed []int
 }
 
@@ -260,13 +260,13 @@ func newSettingTable() []*Setting {
 				return ChildArg{Int: ResolveHashThreads(sc, e.Mode, e.Allowed)}
 			},
 			field: intField(func(s *SideConfig) *int { return &s.HashThreads })},
-		{Name: SetPlacement, Var: "WHERE", Type: TypeEnum, Choices: func() []string { return Placements }, Where: AtPlacement,
+		{Name: SetPlacement, Var: "WHERE", Type: TypeEnum, Choices: PlacementNames, Where: AtPlacement,
 			Help: "where server and load process run: split (own cores), shared (one core) or os",
 			Keys: [2]string{"o"}, KeyHelp: "cores: split/shared/os", step: stepCycle,
-			field: strField(func(s *SideConfig) *string { return &s.Placement }, DefaultPlacement)},
-		{Name: SetTransport, Var: "unix|tcp", Type: TypeEnum, Choices: fixedList("unix", "tcp"), Where: AtRestart, Spawned: true, start: RoleServer,
+			field: strField(func(s *SideConfig) *Place { return &s.Placement }, DefaultPlacement)},
+		{Name: SetTransport, Var: "unix|tcp", Type: TypeEnum, Choices: func() []string { return names(Transports) }, Where: AtRestart, Spawned: true, start: RoleServer,
 			Help: "unix or tcp", Keys: [2]string{"t"}, KeyHelp: "unix/tcp", step: stepCycle,
-			field: strField(func(s *SideConfig) *string { return &s.Transport }, nil)},
+			field: strField(func(s *SideConfig) *Transport { return &s.Transport }, nil)},
 		{Name: SetTarget, Var: "URI", Type: TypeText, Where: AtStart,
 			Help: "an NBD URI to load instead of a spawned server", field: strField(func(s *SideConfig) *string { return &s.Target }, nil)},
 		{Name: SetExec, Var: "CMD", Type: TypeText, Where: AtRestart, Spawned: true, start: RoleLoad,
@@ -281,10 +281,10 @@ func newSettingTable() []*Setting {
 		{Name: SetSize, Var: "SIZE", Type: TypeSize, Min: 512, Max: math.MaxInt, Align: 512, Where: AtStart, start: RoleServer,
 			Help:  "spawned server export size (e.g. 64g)",
 			field: field{func(s *SideConfig) Value { return Value{Int: int(s.Size)} }, func(s *SideConfig, v Value) { s.Size = int64(v.Int) }}},
-		{Name: SetMode, Var: "MODE", Type: TypeEnum, Choices: fixedList(ModeAlternate, ModeConcurrent), Where: AtPair, Flag: FlagPair, PairWide: true,
+		{Name: SetMode, Var: "MODE", Type: TypeEnum, Choices: func() []string { return names(Modes) }, Where: AtPair, Flag: FlagPair, PairWide: true,
 			Help: "run mode: alternate or concurrent (default: alternate below 4 cores)",
 			Keys: [2]string{"m"}, KeyHelp: "alternate/concurrent", step: stepCycle,
-			pair: pairField{func(s *State, _ int) Value { return Value{Str: s.Cfg.Mode} }, func(s *State, _ int, v Value) { s.Cfg.Mode = v.Str }}},
+			pair: pairField{func(s *State, _ int) Value { return Value{Str: string(s.Cfg.Mode)} }, func(s *State, _ int, v Value) { s.Cfg.Mode = Mode(v.Str) }}},
 		{Name: SetPaused, Type: TypeBool, Where: AtPair, Flag: FlagNone,
 			Help: "pause or resume a side's load", Keys: [2]string{" "}, KeyHelp: "pause/resume side", step: stepToggle,
 			pair: pairField{func(s *State, i int) Value { return Value{Bool: s.Paused[i]} }, func(s *State, i int, v Value) { s.Paused[i] = v.Bool }}},
@@ -316,12 +316,12 @@ func intField(f func(*SideConfig) *int) field {
 
 // strField reads an empty field as def() when def is set (consume,
 // placement: files written before they existed).
-func strField[T ~string](f func(*SideConfig) *T, def func() string) field {
+func strField[T ~string](f func(*SideConfig) *T, def func() T) field {
 	return field{func(s *SideConfig) Value {
 		if v := *f(s); v != "" || def == nil {
 			return Value{Str: string(v)}
 		}
-		return Value{Str: def()}
+		return Value{Str: string(def())}
 	}, func(s *SideConfig, v Value) { *f(s) = T(v.Str) }}
 }
 

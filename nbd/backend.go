@@ -42,3 +42,14 @@ type Extenter interface {
 type Closer interface {
 	Close() error
 }
+
+// mutableBackend is a backend with every optional capability a written
+// export uses (trim, fast zeroes, extents, close): what the file, memory
+// and null backends each assert they are.
+type mutableBackend interface {
+	Backend
+	Trimmer
+	Zeroer
+	Extenter
+	Closer
+}

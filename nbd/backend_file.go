@@ -127,10 +127,7 @@ func (b *File) ReadAt(p []byte, off int64) (int, error) {
 
 // WriteAt writes p at off with pwrite.
 func (b *File) WriteAt(p []byte, off int64) (int, error) {
-	if b.readOnly {
-		return 0, errBackendReadOnly("file", "write")
-	}
-	if err := backendCheckRange("file", "write", off, int64(len(p)), b.size); err != nil {
+	if err := backendCheckWrite("file", "write", b.readOnly, off, int64(len(p)), b.size); err != nil {
 		return 0, err
 	}
 	return b.f.WriteAt(p, off)
@@ -142,10 +139,7 @@ func (b *File) Sync() error { return b.f.Sync() }
 // Trim discards [off, off+length): a punched hole where the OS and file
 // system support it, otherwise zeroes are written.
 func (b *File) Trim(off, length int64) error {
-	if b.readOnly {
-		return errBackendReadOnly("file", "trim")
-	}
-	if err := backendCheckRange("file", "trim", off, length, b.size); err != nil {
+	if err := backendCheckWrite("file", "trim", b.readOnly, off, length, b.size); err != nil {
 		return err
 	}
 	if length == 0 {
@@ -161,10 +155,7 @@ func (b *File) Trim(off, length int64) error {
 // with FALLOC_FL_ZERO_RANGE (keeping the blocks allocated), falling back to
 // writing zeroes.
 func (b *File) Zero(off, length int64, mayTrim bool) error {
-	if b.readOnly {
-		return errBackendReadOnly("file", "zero")
-	}
-	if err := backendCheckRange("file", "zero", off, length, b.size); err != nil {
+	if err := backendCheckWrite("file", "zero", b.readOnly, off, length, b.size); err != nil {
 		return err
 	}
 	if length == 0 {
@@ -209,10 +200,4 @@ func (b *File) writeZeroes(off, length int64) error {
 	return nil
 }
 
-var _ interface {
-	Backend
-	Trimmer
-	Zeroer
-	Extenter
-	Closer
-} = (*File)(nil)
+var _ mutableBackend = (*File)(nil)

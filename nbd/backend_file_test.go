@@ -189,15 +189,7 @@ func TestFileReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := f.WriteAt([]byte{1}, 0); bkErrno(err) != EPERM {
-		t.Errorf("WriteAt: %v, want EPERM", err)
-	}
-	if err := f.Trim(0, 512); bkErrno(err) != EPERM {
-		t.Errorf("Trim: %v, want EPERM", err)
-	}
-	if err := f.Zero(0, 512, true); bkErrno(err) != EPERM {
-		t.Errorf("Zero: %v, want EPERM", err)
-	}
+	wantWritesRefused(t, f, true)
 	buf := make([]byte, 4096)
 	if _, err := f.ReadAt(buf, 0); err != nil || buf[4095] != 7 {
 		t.Errorf("ReadAt: %v", err)

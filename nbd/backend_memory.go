@@ -104,10 +104,7 @@ func (m *Memory) ReadAt(p []byte, off int64) (int, error) {
 // WriteAt copies p in, allocating chunks as needed. Zero data written to a
 // hole does not allocate.
 func (m *Memory) WriteAt(p []byte, off int64) (int, error) {
-	if m.readOnly {
-		return 0, errBackendReadOnly("memory", "write")
-	}
-	if err := backendCheckRange("memory", "write", off, int64(len(p)), m.size); err != nil {
+	if err := backendCheckWrite("memory", "write", m.readOnly, off, int64(len(p)), m.size); err != nil {
 		return 0, err
 	}
 	memForChunks(off, int64(len(p)), func(idx, co, ro, l int64) {
@@ -133,10 +130,7 @@ func (m *Memory) Sync() error { return nil }
 // Trim frees the chunks [off, off+length) covers entirely and zeroes the
 // partly covered ones.
 func (m *Memory) Trim(off, length int64) error {
-	if m.readOnly {
-		return errBackendReadOnly("memory", "trim")
-	}
-	if err := backendCheckRange("memory", "trim", off, length, m.size); err != nil {
+	if err := backendCheckWrite("memory", "trim", m.readOnly, off, length, m.size); err != nil {
 		return err
 	}
 	m.zeroRange(off, length)
@@ -148,10 +142,7 @@ func (m *Memory) Trim(off, length int64) error {
 // nbdkit's memory plugin: in RAM a hole is just a zero chunk, and NO_HOLE is
 // only a hint about future writes.
 func (m *Memory) Zero(off, length int64, mayTrim bool) error {
-	if m.readOnly {
-		return errBackendReadOnly("memory", "zero")
-	}
-	if err := backendCheckRange("memory", "zero", off, length, m.size); err != nil {
+	if err := backendCheckWrite("memory", "zero", m.readOnly, off, length, m.size); err != nil {
 		return err
 	}
 	m.zeroRange(off, length)
@@ -269,10 +260,4 @@ func (m *Memory) Close() error {
 	return nil
 }
 
-var _ interface {
-	Backend
-	Trimmer
-	Zeroer
-	Extenter
-	Closer
-} = (*Memory)(nil)
+var _ mutableBackend = (*Memory)(nil)

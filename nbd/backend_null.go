@@ -98,10 +98,7 @@ func (n *Null) View(off int64, length int) ([]byte, bool) {
 
 // WriteAt discards p.
 func (n *Null) WriteAt(p []byte, off int64) (int, error) {
-	if n.readOnly {
-		return 0, errBackendReadOnly("null", "write")
-	}
-	if err := backendCheckRange("null", "write", off, int64(len(p)), n.size); err != nil {
+	if err := backendCheckWrite("null", "write", n.readOnly, off, int64(len(p)), n.size); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -112,19 +109,13 @@ func (n *Null) Sync() error { return nil }
 
 // Trim does nothing.
 func (n *Null) Trim(off, length int64) error {
-	if n.readOnly {
-		return errBackendReadOnly("null", "trim")
-	}
-	return backendCheckRange("null", "trim", off, length, n.size)
+	return backendCheckWrite("null", "trim", n.readOnly, off, length, n.size)
 }
 
 // Zero does nothing (reads keep returning the fill byte: the null backend
 // has no state).
 func (n *Null) Zero(off, length int64, mayTrim bool) error {
-	if n.readOnly {
-		return errBackendReadOnly("null", "zero")
-	}
-	return backendCheckRange("null", "zero", off, length, n.size)
+	return backendCheckWrite("null", "zero", n.readOnly, off, length, n.size)
 }
 
 // Extents reports the whole range as data.
@@ -139,10 +130,6 @@ func (n *Null) Extents(off, length int64) ([]Extent, error) {
 func (n *Null) Close() error { return nil }
 
 var _ interface {
-	Backend
+	mutableBackend
 	Viewer
-	Trimmer
-	Zeroer
-	Extenter
-	Closer
 } = (*Null)(nil)

@@ -104,15 +104,7 @@ func TestNullWriteTrimZeroExtents(t *testing.T) {
 func TestNullReadOnly(t *testing.T) {
 	b := NewNull(4096, 0)
 	b.readOnly = true
-	if _, err := b.WriteAt([]byte{1}, 0); bkErrno(err) != EPERM {
-		t.Errorf("WriteAt: %v, want EPERM", err)
-	}
-	if err := b.Trim(0, 512); bkErrno(err) != EPERM {
-		t.Errorf("Trim: %v, want EPERM", err)
-	}
-	if err := b.Zero(0, 512, true); bkErrno(err) != EPERM {
-		t.Errorf("Zero: %v, want EPERM", err)
-	}
+	wantWritesRefused(t, b, true)
 	if _, err := b.ReadAt(make([]byte, 512), 0); err != nil {
 		t.Errorf("ReadAt: %v", err)
 	}

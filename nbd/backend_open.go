@@ -142,6 +142,16 @@ func errBackendReadOnly(name, op string) error {
 	return fmt.Errorf("%s backend is read-only, %s refused: %w", name, op, EPERM)
 }
 
+// backendCheckWrite is the check every change to a backend (write, trim,
+// zero) starts with: refused on a read-only backend, then the range's
+// (backendCheckRange).
+func backendCheckWrite(name, op string, readOnly bool, off, n, size int64) error {
+	if readOnly {
+		return errBackendReadOnly(name, op)
+	}
+	return backendCheckRange(name, op, off, n, size)
+}
+
 // backendCheckRange checks that [off, off+n) lies within [0, size). Reads,
 // trims and block status out of range wrap EINVAL, writes and zeroes ENOSPC,
 // as the NBD spec asks.

@@ -11,6 +11,21 @@ import (
 
 // bkErrno returns the Errno wrapped in err (0 for nil, -1 for an error
 // without one).
+// wantWritesRefused checks that a read-only backend refuses every write
+// (WriteAt, Trim, Zero with mayTrim) with EPERM.
+func wantWritesRefused(t *testing.T, b mutableBackend, mayTrim bool) {
+	t.Helper()
+	if _, err := b.WriteAt([]byte{1}, 0); bkErrno(err) != EPERM {
+		t.Errorf("WriteAt: %v, want EPERM", err)
+	}
+	if err := b.Trim(0, 512); bkErrno(err) != EPERM {
+		t.Errorf("Trim: %v, want EPERM", err)
+	}
+	if err := b.Zero(0, 512, mayTrim); bkErrno(err) != EPERM {
+		t.Errorf("Zero: %v, want EPERM", err)
+	}
+}
+
 func bkErrno(err error) Errno {
 	if err == nil {
 		return 0
@@ -205,11 +220,7 @@ func TestOpenBackendFill(t *testing.T) {
 }
 
 func TestBackendCoherent(t *testing.T) {
-	f, err := OpenFile(filepath.Join(t.TempDir(), "c.img"), 4096, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := bkOpenTempFile(t, 4096)
 	tests := []struct {
 		name string
 		b    Backend
@@ -252,11 +263,7 @@ func TestBackendReadOnly(t *testing.T) {
 // TestBackendRanges checks the bounds checks every backend shares.
 func TestBackendRanges(t *testing.T) {
 	const size = 1 << 20
-	f, err := OpenFile(filepath.Join(t.TempDir(), "r.img"), size, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := bkOpenTempFile(t, size)
 	backends := []struct {
 		name     string
 		b        Backend

@@ -236,19 +236,16 @@ func (cl *Client) Do(op *Op) error {
 }
 
 // ReadAt reads len(p) bytes at off.
-func (cl *Client) ReadAt(p []byte, off int64) (int, error) {
-	op := NewOp()
-	op.Cmd, op.Offset, op.Buf = CmdRead, uint64(off), p
-	if err := cl.Do(op); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
+func (cl *Client) ReadAt(p []byte, off int64) (int, error) { return cl.transfer(CmdRead, p, off) }
 
 // WriteAt writes p at off.
-func (cl *Client) WriteAt(p []byte, off int64) (int, error) {
+func (cl *Client) WriteAt(p []byte, off int64) (int, error) { return cl.transfer(CmdWrite, p, off) }
+
+// transfer moves p at off with cmd (READ or WRITE) and waits for it: all
+// of p, or an error.
+func (cl *Client) transfer(cmd uint16, p []byte, off int64) (int, error) {
 	op := NewOp()
-	op.Cmd, op.Offset, op.Buf = CmdWrite, uint64(off), p
+	op.Cmd, op.Offset, op.Buf = cmd, uint64(off), p
 	if err := cl.Do(op); err != nil {
 		return 0, err
 	}

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"nbdscope/internal/testbin"
 )
 
 // Our Client against broken and hostile servers (issue 6): a fake server
@@ -30,15 +32,20 @@ func fakeOptReply(opt, typ uint32, data []byte) []byte {
 	return append(b, data...)
 }
 
+// fakeGreeting is a fixed-newstyle server's greeting (NBDMAGIC,
+// IHAVEOPT, fixed newstyle and no zeroes).
+func fakeGreeting() []byte {
+	g := binary.BigEndian.AppendUint64(nil, magicNBD)
+	g = binary.BigEndian.AppendUint64(g, magicIHaveOpt)
+	return binary.BigEndian.AppendUint16(g, flagFixedNewstyle|flagNoZeroes)
+}
+
 // fakeHandshake is the server side of a fixed-newstyle negotiation: SR is
 // acknowledged when sr (else ERR_UNSUP), SET_META_CONTEXT selects
 // base:allocation with id 1, GO answers INFO_EXPORT and enters
 // transmission. Everything else gets ERR_UNSUP.
 func fakeHandshake(c io.ReadWriter, sr bool, size uint64) error {
-	g := binary.BigEndian.AppendUint64(nil, magicNBD)
-	g = binary.BigEndian.AppendUint64(g, magicIHaveOpt)
-	g = binary.BigEndian.AppendUint16(g, flagFixedNewstyle|flagNoZeroes)
-	if _, err := c.Write(g); err != nil {
+	if _, err := c.Write(fakeGreeting()); err != nil {
 		return err
 	}
 	var cf [4]byte
@@ -107,6 +114,16 @@ func offsetData(flags uint16, cookie, off uint64, data []byte) []byte {
 	return chunkBytes(flags, ChunkOffsetData, cookie, append(p, data...))
 }
 
+// statusPayload is a BLOCK_STATUS chunk's payload: the context's id, then
+// each extent's length and flags.
+func statusPayload(context uint32, lengthFlags ...uint32) []byte {
+	p := binary.BigEndian.AppendUint32(nil, context)
+	for _, v := range lengthFlags {
+		p = binary.BigEndian.AppendUint32(p, v)
+	}
+	return p
+}
+
 func errorPayload(errno Errno, msg string) []byte {
 	p := binary.BigEndian.AppendUint32(nil, uint32(errno))
 	p = binary.BigEndian.AppendUint16(p, uint16(len(msg)))
@@ -145,14 +162,7 @@ func (p *fakePeer) reqs(n int) []Request {
 	return out
 }
 
-func (p *fakePeer) send(bs ...[]byte) {
-	for _, b := range bs {
-		if _, err := p.c.Write(b); err != nil {
-			p.fail(fmt.Errorf("fake server writing: %w", err))
-			return
-		}
-	}
-}
+func (p *fakePeer) send(bs ...[]byte) { p.write(bs, func(error) bool { return false }) }
 
 // sendRejected sends a reply the client must reject part-way: once it has
 // read the offending header it fails the connection and closes its end, so
@@ -161,9 +171,15 @@ func (p *fakePeer) send(bs ...[]byte) {
 // Only for cases whose check asserts the client's rejection (protocolError),
 // so a client that hung up for another reason still fails the check.
 func (p *fakePeer) sendRejected(bs ...[]byte) {
+	p.write(bs, func(err error) bool { return errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) })
+}
+
+// write sends bs in turn and stops at the first write error, a harness
+// failure unless the script expected it.
+func (p *fakePeer) write(bs [][]byte, expected func(error) bool) {
 	for _, b := range bs {
 		if _, err := p.c.Write(b); err != nil {
-			if !errors.Is(err, syscall.EPIPE) && !errors.Is(err, syscall.ECONNRESET) {
+			if !expected(err) {
 				p.fail(fmt.Errorf("fake server writing: %w", err))
 			}
 			return
@@ -187,34 +203,17 @@ func (p *fakePeer) fail(err error) {
 // proper handshake, and returns the URI to dial.
 func startFake(t *testing.T, sr bool, script func(p *fakePeer)) URI {
 	t.Helper()
-	sock := filepath.Join(shortTempDir(t), "f.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := &fakePeer{errs: make(chan error, 1)}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		c, err := ln.Accept()
-		ln.Close()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(15 * time.Second))
+	sock, wait := serveOne(t, 15*time.Second, func(c net.Conn) {
 		p.c = c
 		if err := fakeHandshake(c, sr, fakeExportSize); err != nil {
 			p.fail(err)
 			return
 		}
 		script(p)
-	}()
+	})
 	t.Cleanup(func() {
-		ln.Close()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
+		if !wait(15 * time.Second) {
 			t.Error("fake server did not finish")
 		}
 		select {
@@ -224,6 +223,40 @@ func startFake(t *testing.T, sr bool, script func(p *fakePeer)) URI {
 		}
 	})
 	return URI{Transport: "unix", Socket: sock}
+}
+
+// serveOne listens on a fresh unix socket and serves the first connection
+// made to it with serve, which has deadline to do so, then closes it. It
+// returns the socket and wait, which closes the listener (so a server no
+// one dialled ends too) and reports whether serve finished within limit.
+func serveOne(t *testing.T, deadline time.Duration, serve func(c net.Conn)) (sock string, wait func(limit time.Duration) bool) {
+	t.Helper()
+	sock = filepath.Join(testbin.ShortDir(t), "f.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c, err := ln.Accept()
+		ln.Close()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(deadline))
+		serve(c)
+	}()
+	return sock, func(limit time.Duration) bool {
+		ln.Close()
+		select {
+		case <-done:
+			return true
+		case <-time.After(limit):
+			return false
+		}
+	}
 }
 
 type opSpec struct {
@@ -299,11 +332,23 @@ func TestClientAgainstHostileServer(t *testing.T) {
 			t.Fatalf("FLUSH after a request error: %v", err)
 		}
 	}
+	// replyOnce scripts a server that reads one request, sends reply's
+	// answer to it and holds the connection open: what happens next is the
+	// client's doing alone.
+	replyOnce := func(reply func(r Request) []byte) func(p *fakePeer) {
+		return func(p *fakePeer) {
+			p.send(reply(p.req()))
+			p.hold()
+		}
+	}
 	// answerFlush serves the FLUSH of stillWorks, then holds.
-	answerFlush := func(p *fakePeer) {
-		r := p.req()
-		p.send(simpleReplyBytes(0, r.Cookie))
-		p.hold()
+	answerFlush := replyOnce(func(r Request) []byte { return simpleReplyBytes(0, r.Cookie) })
+	// replyThenFlush is replyOnce, then serves the FLUSH of stillWorks.
+	replyThenFlush := func(reply func(r Request) []byte) func(p *fakePeer) {
+		return func(p *fakePeer) {
+			p.send(reply(p.req()))
+			answerFlush(p)
+		}
 	}
 
 	cases := []struct {
@@ -348,95 +393,67 @@ func TestClientAgainstHostileServer(t *testing.T) {
 		{"close with requests in flight", true, three, func(p *fakePeer) {
 			p.reqs(3)
 		}, allFail("EOF")},
-		{"OFFSET_DATA after the request", true, read4k, func(p *fakePeer) {
-			r := p.req()
-			p.send(offsetData(ChunkFlagDone, r.Cookie, r.Offset+512, make([]byte, 4096)))
-			p.hold()
-		}, protocolError("overruns")},
-		{"OFFSET_DATA before the request", true, read4k, func(p *fakePeer) {
-			r := p.req()
-			p.send(offsetData(ChunkFlagDone, r.Cookie, r.Offset-512, make([]byte, 512)))
-			p.hold()
-		}, protocolError("overruns")},
-		{"OFFSET_DATA of 4 GiB", true, read4k, func(p *fakePeer) {
-			r := p.req()
+		{"OFFSET_DATA after the request", true, read4k, replyOnce(func(r Request) []byte {
+			return offsetData(ChunkFlagDone, r.Cookie, r.Offset+512, make([]byte, 4096))
+		}), protocolError("overruns")},
+		{"OFFSET_DATA before the request", true, read4k, replyOnce(func(r Request) []byte {
+			return offsetData(ChunkFlagDone, r.Cookie, r.Offset-512, make([]byte, 512))
+		}), protocolError("overruns")},
+		{"OFFSET_DATA of 4 GiB", true, read4k, replyOnce(func(r Request) []byte {
 			b := offsetData(ChunkFlagDone, r.Cookie, r.Offset, nil)
 			binary.BigEndian.PutUint32(b[16:], 0xFFFFFFFF)
-			p.send(b)
-			p.hold()
-		}, protocolError("overruns")},
-		{"OFFSET_DATA offset wraps 2^64", true, read4k, func(p *fakePeer) {
-			r := p.req()
-			p.send(offsetData(ChunkFlagDone, r.Cookie, ^uint64(0)-10, make([]byte, 512)))
-			p.hold()
-		}, protocolError("overruns")},
-		{"OFFSET_HOLE overrun", true, read4k, func(p *fakePeer) {
-			r := p.req()
+			return b
+		}), protocolError("overruns")},
+		{"OFFSET_DATA offset wraps 2^64", true, read4k, replyOnce(func(r Request) []byte {
+			return offsetData(ChunkFlagDone, r.Cookie, ^uint64(0)-10, make([]byte, 512))
+		}), protocolError("overruns")},
+		{"OFFSET_HOLE overrun", true, read4k, replyOnce(func(r Request) []byte {
 			pl := binary.BigEndian.AppendUint64(nil, r.Offset)
 			pl = binary.BigEndian.AppendUint32(pl, 8192)
-			p.send(chunkBytes(ChunkFlagDone, ChunkOffsetHole, r.Cookie, pl))
-			p.hold()
-		}, protocolError("overruns")},
-		{"OFFSET_DATA shorter than 9 bytes", true, read4k, func(p *fakePeer) {
-			r := p.req()
-			p.send(chunkBytes(ChunkFlagDone, ChunkOffsetData, r.Cookie, make([]byte, 8)))
-			p.hold()
-		}, protocolError("at least 9")},
-		{"OFFSET_DATA of 0 bytes", true, read4k, func(p *fakePeer) {
-			r := p.req()
-			p.send(chunkBytes(ChunkFlagDone, ChunkOffsetData, r.Cookie, nil))
-			p.hold()
-		}, protocolError("at least 9")},
-		{"OFFSET_DATA for a WRITE", true, []opSpec{{cmd: CmdWrite, n: 512}}, func(p *fakePeer) {
-			r := p.req()
-			p.send(offsetData(ChunkFlagDone, r.Cookie, 0, make([]byte, 512)))
-			p.hold()
-		}, protocolError("OFFSET_DATA chunk for WRITE")},
+			return chunkBytes(ChunkFlagDone, ChunkOffsetHole, r.Cookie, pl)
+		}), protocolError("overruns")},
+		{"OFFSET_DATA shorter than 9 bytes", true, read4k, replyOnce(func(r Request) []byte {
+			return chunkBytes(ChunkFlagDone, ChunkOffsetData, r.Cookie, make([]byte, 8))
+		}), protocolError("at least 9")},
+		{"OFFSET_DATA of 0 bytes", true, read4k, replyOnce(func(r Request) []byte {
+			return chunkBytes(ChunkFlagDone, ChunkOffsetData, r.Cookie, nil)
+		}), protocolError("at least 9")},
+		{"OFFSET_DATA for a WRITE", true, []opSpec{{cmd: CmdWrite, n: 512}}, replyOnce(func(r Request) []byte {
+			return offsetData(ChunkFlagDone, r.Cookie, 0, make([]byte, 512))
+		}), protocolError("OFFSET_DATA chunk for WRITE")},
 		{"simple reply to READ after SR", true, read4k, func(p *fakePeer) {
 			r := p.req()
 			// The client rejects the header; the payload may find it gone.
 			p.sendRejected(simpleReplyBytes(0, r.Cookie), make([]byte, 4096))
 			p.hold()
 		}, protocolError("simple reply to READ")},
-		{"structured reply without SR", false, read4k, func(p *fakePeer) {
-			r := p.req()
-			p.send(offsetData(ChunkFlagDone, r.Cookie, r.Offset, make([]byte, 4096)))
-			p.hold()
-		}, protocolError("without STRUCTURED_REPLY")},
+		{"structured reply without SR", false, read4k, replyOnce(func(r Request) []byte {
+			return offsetData(ChunkFlagDone, r.Cookie, r.Offset, make([]byte, 4096))
+		}), protocolError("without STRUCTURED_REPLY")},
 		{"garbage magic", true, three, func(p *fakePeer) {
 			p.reqs(3)
 			p.send([]byte("HTTP/1.1 400 Bad Request\r\n\r\n"))
 			p.hold()
 		}, protocolError("reply magic")},
-		{"unknown chunk type", true, read4k, func(p *fakePeer) {
-			r := p.req()
-			p.send(chunkBytes(ChunkFlagDone, 0x4242, r.Cookie, nil))
-			p.hold()
-		}, protocolError("unknown chunk type")},
-		{"NONE chunk with data", true, read4k, func(p *fakePeer) {
-			r := p.req()
-			p.send(chunkBytes(ChunkFlagDone, ChunkNone, r.Cookie, make([]byte, 4)))
-			p.hold()
-		}, protocolError("NONE chunk")},
-		{"error chunk overrunning its message", true, read4k, func(p *fakePeer) {
-			r := p.req()
+		{"unknown chunk type", true, read4k, replyOnce(func(r Request) []byte {
+			return chunkBytes(ChunkFlagDone, 0x4242, r.Cookie, nil)
+		}), protocolError("unknown chunk type")},
+		{"NONE chunk with data", true, read4k, replyOnce(func(r Request) []byte {
+			return chunkBytes(ChunkFlagDone, ChunkNone, r.Cookie, make([]byte, 4))
+		}), protocolError("NONE chunk")},
+		{"error chunk overrunning its message", true, read4k, replyOnce(func(r Request) []byte {
 			pl := errorPayload(EIO, "x")
 			binary.BigEndian.PutUint16(pl[4:], 200)
-			p.send(chunkBytes(ChunkFlagDone, ChunkError, r.Cookie, pl))
-			p.hold()
-		}, allFail("overruns")},
-		{"huge error chunk", true, read4k, func(p *fakePeer) {
-			r := p.req()
+			return chunkBytes(ChunkFlagDone, ChunkError, r.Cookie, pl)
+		}), allFail("overruns")},
+		{"huge error chunk", true, read4k, replyOnce(func(r Request) []byte {
 			b := chunkBytes(ChunkFlagDone, ChunkError, r.Cookie, nil)
 			binary.BigEndian.PutUint32(b[16:], 0xFFFFFFF0)
-			p.send(b)
-			p.hold()
-		}, protocolError("error chunk of")},
-		{"error chunk with message", true, read4k, func(p *fakePeer) {
-			r := p.req()
-			p.send(chunkBytes(ChunkFlagDone, ChunkError, r.Cookie, errorPayload(EIO, "disk on fire")))
-			answerFlush(p)
-		}, func(t *testing.T, cl *Client, errs []error) {
+			return b
+		}), protocolError("error chunk of")},
+		{"error chunk with message", true, read4k, replyThenFlush(func(r Request) []byte {
+			return chunkBytes(ChunkFlagDone, ChunkError, r.Cookie, errorPayload(EIO, "disk on fire"))
+		}), func(t *testing.T, cl *Client, errs []error) {
 			var se *ServerError
 			if !errors.Is(errs[0], EIO) || !errors.As(errs[0], &se) || se.Message != "disk on fire" ||
 				!strings.Contains(errs[0].Error(), "disk on fire") {
@@ -457,11 +474,9 @@ func TestClientAgainstHostileServer(t *testing.T) {
 			}
 			stillWorks(t, cl)
 		}},
-		{"error chunk with errno 0", true, read4k, func(p *fakePeer) {
-			r := p.req()
-			p.send(chunkBytes(ChunkFlagDone, ChunkError, r.Cookie, errorPayload(0, "")))
-			answerFlush(p)
-		}, func(t *testing.T, cl *Client, errs []error) {
+		{"error chunk with errno 0", true, read4k, replyThenFlush(func(r Request) []byte {
+			return chunkBytes(ChunkFlagDone, ChunkError, r.Cookie, errorPayload(0, ""))
+		}), func(t *testing.T, cl *Client, errs []error) {
 			if !errors.Is(errs[0], EIO) {
 				t.Fatalf("error %v, want EIO", errs[0])
 			}
@@ -477,50 +492,35 @@ func TestClientAgainstHostileServer(t *testing.T) {
 			}
 			stillWorks(t, cl)
 		}},
-		{"READ reply covering half", true, read4k, func(p *fakePeer) {
-			r := p.req()
-			p.send(offsetData(ChunkFlagDone, r.Cookie, r.Offset, make([]byte, 2048)))
-			answerFlush(p)
-		}, func(t *testing.T, cl *Client, errs []error) {
+		{"READ reply covering half", true, read4k, replyThenFlush(func(r Request) []byte {
+			return offsetData(ChunkFlagDone, r.Cookie, r.Offset, make([]byte, 2048))
+		}), func(t *testing.T, cl *Client, errs []error) {
 			if !isProtocolError(errs[0], "covered 2048 of 4096") {
 				t.Fatalf("error %v", errs[0])
 			}
 			stillWorks(t, cl)
 		}},
-		{"BLOCK_STATUS malformed", true, []opSpec{{cmd: CmdBlockStatus, n: 4096}}, func(p *fakePeer) {
-			r := p.req()
-			p.send(chunkBytes(ChunkFlagDone, ChunkBlockStatus, r.Cookie, make([]byte, 7)))
-			p.hold()
-		}, allFail("malformed")},
-		{"BLOCK_STATUS simple success", true, []opSpec{{cmd: CmdBlockStatus, n: 4096}}, func(p *fakePeer) {
-			r := p.req()
-			p.send(simpleReplyBytes(0, r.Cookie))
-			p.hold()
-		}, protocolError("simple success reply to BLOCK_STATUS")},
+		{"BLOCK_STATUS malformed", true, []opSpec{{cmd: CmdBlockStatus, n: 4096}}, replyOnce(func(r Request) []byte {
+			return chunkBytes(ChunkFlagDone, ChunkBlockStatus, r.Cookie, make([]byte, 7))
+		}), allFail("malformed")},
+		{"BLOCK_STATUS simple success", true, []opSpec{{cmd: CmdBlockStatus, n: 4096}}, replyOnce(func(r Request) []byte {
+			return simpleReplyBytes(0, r.Cookie)
+		}), protocolError("simple success reply to BLOCK_STATUS")},
 		{"two BLOCK_STATUS chunks for one context", true, []opSpec{{cmd: CmdBlockStatus, n: 8192}}, func(p *fakePeer) {
 			// A server may send exactly one BLOCK_STATUS chunk per
 			// negotiated context; accepting more lets it grow the
 			// client's extent list without end.
 			r := p.req()
-			ext := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 1), 4096), 0)
+			ext := statusPayload(1, 4096, 0)
 			p.send(chunkBytes(0, ChunkBlockStatus, r.Cookie, ext), chunkBytes(ChunkFlagDone, ChunkBlockStatus, r.Cookie, ext))
 			p.hold()
 		}, protocolError("BLOCK_STATUS")},
-		{"BLOCK_STATUS for a context not negotiated", true, []opSpec{{cmd: CmdBlockStatus, n: 4096}}, func(p *fakePeer) {
-			r := p.req()
-			ext := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 7), 4096), 0)
-			p.send(chunkBytes(ChunkFlagDone, ChunkBlockStatus, r.Cookie, ext))
-			p.hold()
-		}, protocolError("context")},
-		{"BLOCK_STATUS answered properly", true, []opSpec{{cmd: CmdBlockStatus, n: 8192}}, func(p *fakePeer) {
-			r := p.req()
-			ext := binary.BigEndian.AppendUint32(nil, 1)
-			for _, v := range []uint32{4096, 0, 4096, StateHole | StateZero} {
-				ext = binary.BigEndian.AppendUint32(ext, v)
-			}
-			p.send(chunkBytes(ChunkFlagDone, ChunkBlockStatus, r.Cookie, ext))
-			answerFlush(p)
-		}, func(t *testing.T, cl *Client, errs []error) {
+		{"BLOCK_STATUS for a context not negotiated", true, []opSpec{{cmd: CmdBlockStatus, n: 4096}}, replyOnce(func(r Request) []byte {
+			return chunkBytes(ChunkFlagDone, ChunkBlockStatus, r.Cookie, statusPayload(7, 4096, 0))
+		}), protocolError("context")},
+		{"BLOCK_STATUS answered properly", true, []opSpec{{cmd: CmdBlockStatus, n: 8192}}, replyThenFlush(func(r Request) []byte {
+			return chunkBytes(ChunkFlagDone, ChunkBlockStatus, r.Cookie, statusPayload(1, 4096, 0, 4096, StateHole|StateZero))
+		}), func(t *testing.T, cl *Client, errs []error) {
 			if errs[0] != nil {
 				t.Fatal(errs[0])
 			}
@@ -609,15 +609,11 @@ func TestClientHandshakeHostile(t *testing.T) {
 		}, "oldstyle"},
 		{"silent", func(c net.Conn) { io.Copy(io.Discard, c) }, "timeout"},
 		{"greeting then silent", func(c net.Conn) {
-			g := binary.BigEndian.AppendUint64(nil, magicNBD)
-			g = binary.BigEndian.AppendUint64(g, magicIHaveOpt)
-			c.Write(binary.BigEndian.AppendUint16(g, flagFixedNewstyle|flagNoZeroes))
+			c.Write(fakeGreeting())
 			io.Copy(io.Discard, c)
 		}, "timeout"},
 		{"option reply of 4 GiB", func(c net.Conn) {
-			g := binary.BigEndian.AppendUint64(nil, magicNBD)
-			g = binary.BigEndian.AppendUint64(g, magicIHaveOpt)
-			c.Write(binary.BigEndian.AppendUint16(g, flagFixedNewstyle|flagNoZeroes))
+			c.Write(fakeGreeting())
 			io.ReadFull(c, make([]byte, 4+optHeaderSize))
 			b := fakeOptReply(OptStructuredReply, RepAck, nil)
 			binary.BigEndian.PutUint32(b[16:], 0xFFFFFFFF)
@@ -625,9 +621,7 @@ func TestClientHandshakeHostile(t *testing.T) {
 			io.Copy(io.Discard, c)
 		}, "option reply of"},
 		{"GO acknowledged without INFO_EXPORT", func(c net.Conn) {
-			g := binary.BigEndian.AppendUint64(nil, magicNBD)
-			g = binary.BigEndian.AppendUint64(g, magicIHaveOpt)
-			c.Write(binary.BigEndian.AppendUint16(g, flagFixedNewstyle|flagNoZeroes))
+			c.Write(fakeGreeting())
 			io.ReadFull(c, make([]byte, 4+optHeaderSize))
 			c.Write(fakeOptReply(OptStructuredReply, RepAck, nil))
 			var h [optHeaderSize]byte
@@ -640,23 +634,7 @@ func TestClientHandshakeHostile(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			base := snapshot()
-			sock := filepath.Join(shortTempDir(t), "f.sock")
-			ln, err := net.Listen("unix", sock)
-			if err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				c, err := ln.Accept()
-				ln.Close()
-				if err != nil {
-					return
-				}
-				c.SetDeadline(time.Now().Add(10 * time.Second))
-				tc.script(c)
-				c.Close()
-			}()
+			sock, wait := serveOne(t, 10*time.Second, tc.script)
 			// Only the cases that expect the timeout get a short one (and a
 			// bound on how long Dial took); the others, which expect EOF or a
 			// parse error, keep the default so a busy -race CI machine cannot
@@ -670,7 +648,7 @@ func TestClientHandshakeHostile(t *testing.T) {
 			}
 			start := time.Now()
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			_, err = Dial(ctx, URI{Transport: "unix", Socket: sock}, opts)
+			_, err := Dial(ctx, URI{Transport: "unix", Socket: sock}, opts)
 			cancel()
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Dial: %v, want an error about %q", err, tc.want)
@@ -678,9 +656,7 @@ func TestClientHandshakeHostile(t *testing.T) {
 			if d := time.Since(start); timesOut && d > shortBound {
 				t.Fatalf("Dial took %v, want the %v handshake timeout (within %v)", d, shortTimeout, shortBound)
 			}
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
+			if !wait(10 * time.Second) {
 				t.Fatal("fake server stuck")
 			}
 			expectNoLeak(t, base, tc.name, nil)

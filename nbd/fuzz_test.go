@@ -19,20 +19,23 @@ func optionBytes(opt uint32, data []byte) []byte {
 	return append(optHeader(opt, uint32(len(data))), data...)
 }
 
+// appendString appends s behind its 32-bit length, as option data
+// carries strings (cutString reads them).
+func appendString(p []byte, s string) []byte {
+	return append(binary.BigEndian.AppendUint32(p, uint32(len(s))), s...)
+}
+
 func metaPayload(export string, queries ...string) []byte {
-	p := binary.BigEndian.AppendUint32(nil, uint32(len(export)))
-	p = append(p, export...)
+	p := appendString(nil, export)
 	p = binary.BigEndian.AppendUint32(p, uint32(len(queries)))
 	for _, q := range queries {
-		p = binary.BigEndian.AppendUint32(p, uint32(len(q)))
-		p = append(p, q...)
+		p = appendString(p, q)
 	}
 	return p
 }
 
 func infoPayload(name string, infos ...uint16) []byte {
-	p := binary.BigEndian.AppendUint32(nil, uint32(len(name)))
-	p = append(p, name...)
+	p := appendString(nil, name)
 	p = binary.BigEndian.AppendUint16(p, uint16(len(infos)))
 	for _, i := range infos {
 		p = binary.BigEndian.AppendUint16(p, i)
@@ -47,17 +50,28 @@ func FuzzParseOptionHeader(f *testing.F) {
 	f.Add(make([]byte, optHeaderSize))
 	f.Add(append(optHeader(OptList, 0), 1, 2, 3))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		oh, err := ParseOptionHeader(b)
-		if err != nil {
-			if len(b) >= optHeaderSize && binary.BigEndian.Uint64(b) == magicIHaveOpt {
-				t.Fatalf("valid header % x refused: %v", b[:optHeaderSize], err)
-			}
-			return
-		}
-		if got := optHeader(oh.Option, oh.Length); !bytes.Equal(got, b[:optHeaderSize]) {
-			t.Fatalf("% x parsed to %+v, which encodes as % x", b[:optHeaderSize], oh, got)
-		}
+		valid := len(b) >= optHeaderSize && binary.BigEndian.Uint64(b) == magicIHaveOpt
+		roundTripHeader(t, "header", b, optHeaderSize, valid, ParseOptionHeader, func(oh OptionRequest) []byte {
+			return optHeader(oh.Option, oh.Length)
+		})
 	})
+}
+
+// roundTripHeader checks a fixed header's parser on b: a header of the
+// right size and magic (valid) is never refused, and what it parses
+// encodes back to the bytes it came from.
+func roundTripHeader[H any](t *testing.T, what string, b []byte, size int, valid bool, parse func([]byte) (H, error), encode func(H) []byte) {
+	t.Helper()
+	h, err := parse(b)
+	if err != nil {
+		if valid {
+			t.Fatalf("valid %s % x refused: %v", what, b[:size], err)
+		}
+		return
+	}
+	if got := encode(h); !bytes.Equal(got, b[:size]) {
+		t.Fatalf("% x parsed to %+v, which encodes as % x", b[:size], h, got)
+	}
 }
 
 func FuzzParseInfoRequest(f *testing.F) {
@@ -117,16 +131,10 @@ func FuzzParseRequest(f *testing.F) {
 	f.Add(make([]byte, requestSize))
 	f.Add(append(reqBytes(0xFFFF, 0xFFFF, 7, 7, 7), 0xAA))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := ParseRequest(b)
-		if err != nil {
-			if len(b) >= requestSize && binary.BigEndian.Uint32(b) == magicRequest {
-				t.Fatalf("valid request % x refused: %v", b[:requestSize], err)
-			}
-			return
-		}
-		if got := reqBytes(r.Type, r.Flags, r.Cookie, r.Offset, r.Length); !bytes.Equal(got, b[:requestSize]) {
-			t.Fatalf("% x parsed to %+v, which encodes as % x", b[:requestSize], r, got)
-		}
+		valid := len(b) >= requestSize && binary.BigEndian.Uint32(b) == magicRequest
+		roundTripHeader(t, "request", b, requestSize, valid, ParseRequest, func(r Request) []byte {
+			return reqBytes(r.Type, r.Flags, r.Cookie, r.Offset, r.Length)
+		})
 	})
 }
 
@@ -136,18 +144,12 @@ func FuzzParseChunkHeader(f *testing.F) {
 	f.Add(simpleReplyBytes(EIO, 1))
 	f.Add(make([]byte, chunkHeaderSize))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ch, err := ParseChunkHeader(b)
-		if err != nil {
-			if len(b) >= chunkHeaderSize && binary.BigEndian.Uint32(b) == magicStructReply {
-				t.Fatalf("valid chunk header % x refused: %v", b[:chunkHeaderSize], err)
-			}
-			return
-		}
-		got := make([]byte, chunkHeaderSize)
-		putChunkHeader(got, ch.Flags, ch.Type, ch.Cookie, ch.Length)
-		if !bytes.Equal(got, b[:chunkHeaderSize]) {
-			t.Fatalf("% x parsed to %+v, which encodes as % x", b[:chunkHeaderSize], ch, got)
-		}
+		valid := len(b) >= chunkHeaderSize && binary.BigEndian.Uint32(b) == magicStructReply
+		roundTripHeader(t, "chunk header", b, chunkHeaderSize, valid, ParseChunkHeader, func(ch Chunk) []byte {
+			got := make([]byte, chunkHeaderSize)
+			putChunkHeader(got, ch.Flags, ch.Type, ch.Cookie, ch.Length)
+			return got
+		})
 	})
 }
 
@@ -181,13 +183,7 @@ func FuzzParseErrorChunk(f *testing.F) {
 }
 
 func FuzzParseBlockStatus(f *testing.F) {
-	bs := func(id uint32, ext ...uint32) []byte {
-		p := binary.BigEndian.AppendUint32(nil, id)
-		for _, e := range ext {
-			p = binary.BigEndian.AppendUint32(p, e)
-		}
-		return p
-	}
+	bs := statusPayload
 	f.Add(bs(1, 4096, 0))
 	f.Add(bs(0, 512, StateHole|StateZero, 0xFFFFFFFF, 0))
 	f.Add(bs(1))
@@ -301,13 +297,8 @@ func FuzzServer(f *testing.F) {
 			t.Fatalf("server did not close within %v of the client's EOF", fuzzServerBound)
 		}
 		cancel()
-		select {
-		case err := <-served:
-			if err != nil {
-				t.Fatalf("Serve: %v", err)
-			}
-		case <-time.After(fuzzServerBound):
-			t.Fatalf("Serve did not return within %v", fuzzServerBound)
+		if err := within(t, served, fuzzServerBound, "Serve returning"); err != nil {
+			t.Fatalf("Serve: %v", err)
 		}
 		if st := srv.Stats(); st.Open != 0 {
 			t.Fatalf("%d connections open after Serve returned", st.Open)

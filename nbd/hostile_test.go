@@ -596,13 +596,8 @@ func TestServerCapsInFlightBytes(t *testing.T) {
 			}
 			close(hb.gate)
 			released = true
-			select {
-			case err := <-started:
-				if err != nil {
-					t.Fatal(err)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("requests could not be sent after the backend moved")
+			if err := within(t, started, 10*time.Second, "the requests sent after the backend moved"); err != nil {
+				t.Fatal(err)
 			}
 			for _, op := range ops {
 				if err := waitTimeout(t, op, 10*time.Second); err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -56,14 +55,7 @@ func TestIntegrityConcurrentWrites(t *testing.T) {
 		open func(t *testing.T) Backend
 	}{
 		{"memory", func(t *testing.T) Backend { return NewMemory(size) }},
-		{"file", func(t *testing.T) Backend {
-			f, err := OpenFile(filepath.Join(t.TempDir(), "disk.img"), size, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { f.Close() })
-			return f
-		}},
+		{"file", func(t *testing.T) Backend { return bkOpenTempFile(t, size) }},
 	}
 	for _, bk := range backends {
 		t.Run(bk.name, func(t *testing.T) {
@@ -92,36 +84,27 @@ func TestIntegrityConcurrentWrites(t *testing.T) {
 					at := rng.Int64N(int64(len(pool)) - s.n)
 					data[i] = append([]byte(nil), pool[at:at+s.n]...)
 				}
-				var wg sync.WaitGroup
-				errs := make(chan error, conns)
-				for c := range conns {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						var ops []*Op
-						for i := c; i < len(segs); i += conns {
-							op := NewOp()
-							op.Cmd, op.Offset, op.Buf = CmdWrite, uint64(segs[i].off), data[i]
-							if i%5 == 0 {
-								op.Flags = CmdFlagFUA
-							}
-							if err := cls[c].Start(op); err != nil {
-								errs <- err
-								return
-							}
-							ops = append(ops, op)
+				errs := onEachConn(conns, func(c int) error {
+					var ops []*Op
+					for i := c; i < len(segs); i += conns {
+						op := NewOp()
+						op.Cmd, op.Offset, op.Buf = CmdWrite, uint64(segs[i].off), data[i]
+						if i%5 == 0 {
+							op.Flags = CmdFlagFUA
 						}
-						for _, op := range ops {
-							if err := op.Wait(); err != nil {
-								errs <- fmt.Errorf("write %d+%d: %w", op.Offset, len(op.Buf), err)
-								return
-							}
+						if err := cls[c].Start(op); err != nil {
+							return err
 						}
-					}()
-				}
-				wg.Wait()
-				close(errs)
-				for err := range errs {
+						ops = append(ops, op)
+					}
+					for _, op := range ops {
+						if err := op.Wait(); err != nil {
+							return fmt.Errorf("write %d+%d: %w", op.Offset, len(op.Buf), err)
+						}
+					}
+					return nil
+				})
+				for _, err := range errs {
 					t.Fatalf("round %d: %v", round, err)
 				}
 				for i, s := range segs {
@@ -149,44 +132,32 @@ func TestIntegrityConcurrentWrites(t *testing.T) {
 			if prev < size {
 				all = append(all, segment{prev, size - prev})
 			}
-			var wg sync.WaitGroup
-			errs := make(chan error, conns)
-			for c := range conns {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					ops := make([]*Op, 0, depth)
-					flush := func() error {
-						for _, op := range ops {
-							if err := op.Wait(); err != nil {
-								return fmt.Errorf("read %d+%d: %w", op.Offset, len(op.Buf), err)
-							}
-						}
-						ops = ops[:0]
-						return nil
-					}
-					for i := c; i < len(all); i += conns {
-						op := NewOp()
-						op.Cmd, op.Offset, op.Buf = CmdRead, uint64(all[i].off), got[all[i].off:all[i].off+all[i].n]
-						if err := cls[c].Start(op); err != nil {
-							errs <- err
-							return
-						}
-						if ops = append(ops, op); len(ops) == depth {
-							if err := flush(); err != nil {
-								errs <- err
-								return
-							}
+			errs := onEachConn(conns, func(c int) error {
+				ops := make([]*Op, 0, depth)
+				flush := func() error {
+					for _, op := range ops {
+						if err := op.Wait(); err != nil {
+							return fmt.Errorf("read %d+%d: %w", op.Offset, len(op.Buf), err)
 						}
 					}
-					if err := flush(); err != nil {
-						errs <- err
+					ops = ops[:0]
+					return nil
+				}
+				for i := c; i < len(all); i += conns {
+					op := NewOp()
+					op.Cmd, op.Offset, op.Buf = CmdRead, uint64(all[i].off), got[all[i].off:all[i].off+all[i].n]
+					if err := cls[c].Start(op); err != nil {
+						return err
 					}
-				}()
-			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
+					if ops = append(ops, op); len(ops) == depth {
+						if err := flush(); err != nil {
+							return err
+						}
+					}
+				}
+				return flush()
+			})
+			for _, err := range errs {
 				t.Fatal(err)
 			}
 			mismatches, first := 0, -1
@@ -310,4 +281,27 @@ func TestConnectionChurn(t *testing.T) {
 	if got := ts.srv.Stats().Accepted - before; got != uint64(done) {
 		t.Errorf("server accepted %d connections, want %d", got, done)
 	}
+}
+
+// onEachConn runs work for each of n connections at once and returns the
+// errors they ended with.
+func onEachConn(n int, work func(c int) error) []error {
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for c := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := work(c); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	var out []error
+	for err := range errs {
+		out = append(out, err)
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package nbd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"nbdscope/internal/testbin"
 )
 
 // Helpers shared by the hostile-peer, fuzz and integrity tests: resource
@@ -135,7 +138,7 @@ func (l *connListener) Addr() net.Addr { return &net.UnixAddr{Name: "socketpair"
 // (startServer with a Server the caller configured).
 func startCustomServer(t testing.TB, srv *Server) *testServer {
 	t.Helper()
-	sock := filepath.Join(shortTempDir(t), "s.sock")
+	sock := filepath.Join(testbin.ShortDir(t), "s.sock")
 	ln, err := ListenUnix(sock)
 	if err != nil {
 		t.Fatal(err)
@@ -166,11 +169,18 @@ func waitTimeout(t testing.TB, op *Op, d time.Duration) error {
 	t.Helper()
 	ch := make(chan error, 1)
 	go func() { ch <- op.Wait() }()
+	return within(t, ch, d, fmt.Sprintf("op.Wait (%s at %d) returning", CmdName(op.Cmd), op.Offset))
+}
+
+// within is the error ch brings within d; when none comes, the test fails
+// saying what did not happen in time.
+func within(t testing.TB, ch <-chan error, d time.Duration, what string) error {
+	t.Helper()
 	select {
 	case err := <-ch:
 		return err
 	case <-time.After(d):
-		t.Fatalf("op.Wait (%s at %d) did not return within %v", CmdName(op.Cmd), op.Offset, d)
+		t.Fatalf("%s: not within %v", what, d)
 		return nil
 	}
 }

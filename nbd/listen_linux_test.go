@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"nbdscope/internal/testbin"
 )
 
 // dirEvent is one inotify event in the watched directory.
@@ -62,7 +64,7 @@ func TestListenUnixNeverWider(t *testing.T) {
 	old := syscall.Umask(0)
 	defer syscall.Umask(old)
 	for _, staleFirst := range []bool{false, true} {
-		dir := shortTempDir(t)
+		dir := testbin.ShortDir(t)
 		p := filepath.Join(dir, "s.sock")
 		if staleFirst {
 			st, err := net.ListenUnix("unix", &net.UnixAddr{Name: p, Net: "unix"})

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"nbdscope/internal/testbin"
 )
 
 // dirNames lists dir, so a test can see that the private bind directory
@@ -30,7 +32,7 @@ func dirNames(t *testing.T, dir string) []string {
 func TestListenUnixPrivate(t *testing.T) {
 	old := syscall.Umask(0)
 	defer syscall.Umask(old)
-	dir := shortTempDir(t)
+	dir := testbin.ShortDir(t)
 	p := filepath.Join(dir, "s.sock")
 	ln, err := ListenUnix(p)
 	if err != nil {
@@ -70,7 +72,7 @@ func TestListenUnixPrivate(t *testing.T) {
 // replaced; a file that took the socket's place after Listen is not
 // removed by Close.
 func TestListenUnixReplacesStaleSocket(t *testing.T) {
-	dir := shortTempDir(t)
+	dir := testbin.ShortDir(t)
 	p := filepath.Join(dir, "s.sock")
 	stale, err := net.ListenUnix("unix", &net.UnixAddr{Name: p, Net: "unix"})
 	if err != nil {
@@ -98,7 +100,7 @@ func TestListenUnixReplacesStaleSocket(t *testing.T) {
 // TestListenUnixPathTooLong: a path the private bind cannot hold is a
 // clear error and leaves nothing behind.
 func TestListenUnixPathTooLong(t *testing.T) {
-	dir := shortTempDir(t)
+	dir := testbin.ShortDir(t)
 	// The name itself too long for connect.
 	p := filepath.Join(dir, strings.Repeat("x", 110))
 	if _, err := ListenUnix(p); err == nil || !strings.Contains(err.Error(), "too long") {

@@ -193,15 +193,10 @@ type Request struct {
 	Length uint32
 }
 
-var errBadRequestMagic = errors.New("nbd: bad request magic")
-
 // ParseRequest decodes a 28-byte request header.
 func ParseRequest(b []byte) (Request, error) {
-	if len(b) < requestSize {
-		return Request{}, fmt.Errorf("nbd: short request header (%d bytes)", len(b))
-	}
-	if m := binary.BigEndian.Uint32(b[0:4]); m != magicRequest {
-		return Request{}, fmt.Errorf("%w 0x%08x", errBadRequestMagic, m)
+	if err := checkHeader(b, requestSize, "request", magicRequest); err != nil {
+		return Request{}, err
 	}
 	return Request{
 		Flags:  binary.BigEndian.Uint16(b[4:6]),
@@ -210,6 +205,27 @@ func ParseRequest(b []byte) (Request, error) {
 		Offset: binary.BigEndian.Uint64(b[16:24]),
 		Length: binary.BigEndian.Uint32(b[24:28]),
 	}, nil
+}
+
+// checkHeader checks that b holds a whole fixed header of size bytes and
+// that it starts with its magic, a 32- or 64-bit number as the header's
+// kind has it; what names the header in the errors ("nbd: short request
+// header (3 bytes)", "nbd: bad request magic 0x…").
+func checkHeader[M uint32 | uint64](b []byte, size int, what string, magic M) error {
+	if len(b) < size {
+		return fmt.Errorf("nbd: short %s header (%d bytes)", what, len(b))
+	}
+	var got M
+	switch m := any(&got).(type) {
+	case *uint32:
+		*m = binary.BigEndian.Uint32(b)
+	case *uint64:
+		*m = binary.BigEndian.Uint64(b)
+	}
+	if got != magic {
+		return fmt.Errorf("nbd: bad %s magic 0x%0*x", what, 2*binary.Size(got), got)
+	}
+	return nil
 }
 
 // Put encodes r into b (len ≥ 28).
@@ -244,11 +260,8 @@ type OptionRequest struct {
 
 // ParseOptionHeader decodes the 16-byte option request header.
 func ParseOptionHeader(b []byte) (OptionRequest, error) {
-	if len(b) < optHeaderSize {
-		return OptionRequest{}, fmt.Errorf("nbd: short option header (%d bytes)", len(b))
-	}
-	if m := binary.BigEndian.Uint64(b[0:8]); m != magicIHaveOpt {
-		return OptionRequest{}, fmt.Errorf("nbd: bad option magic 0x%016x", m)
+	if err := checkHeader(b, optHeaderSize, "option", magicIHaveOpt); err != nil {
+		return OptionRequest{}, err
 	}
 	return OptionRequest{
 		Option: binary.BigEndian.Uint32(b[8:12]),
@@ -264,15 +277,10 @@ type InfoRequest struct {
 
 // ParseInfoRequest decodes the data of an INFO or GO option.
 func ParseInfoRequest(data []byte) (InfoRequest, error) {
-	if len(data) < 4 {
-		return InfoRequest{}, errors.New("option data too short for name length")
+	name, rest, err := cutString(data, "export name")
+	if err != nil {
+		return InfoRequest{}, err
 	}
-	n := binary.BigEndian.Uint32(data[0:4])
-	if uint64(n) > uint64(len(data)-4) || n > maxStringLength {
-		return InfoRequest{}, fmt.Errorf("export name length %d exceeds option data", n)
-	}
-	name := string(data[4 : 4+n])
-	rest := data[4+n:]
 	if len(rest) < 2 {
 		return InfoRequest{}, errors.New("option data too short for info count")
 	}
@@ -297,15 +305,11 @@ type MetaContextRequest struct {
 // ParseMetaContextRequest decodes LIST_META_CONTEXT / SET_META_CONTEXT data.
 func ParseMetaContextRequest(data []byte) (MetaContextRequest, error) {
 	var r MetaContextRequest
-	if len(data) < 4 {
-		return r, errors.New("option data too short for export name length")
+	var rest []byte
+	var err error
+	if r.Export, rest, err = cutString(data, "export name"); err != nil {
+		return r, err
 	}
-	n := binary.BigEndian.Uint32(data[0:4])
-	if uint64(n) > uint64(len(data)-4) || n > maxStringLength {
-		return r, fmt.Errorf("export name length %d exceeds option data", n)
-	}
-	r.Export = string(data[4 : 4+n])
-	rest := data[4+n:]
 	if len(rest) < 4 {
 		return r, errors.New("option data too short for query count")
 	}
@@ -315,21 +319,30 @@ func ParseMetaContextRequest(data []byte) (MetaContextRequest, error) {
 		return r, fmt.Errorf("query count %d exceeds option data", cnt)
 	}
 	for i := uint32(0); i < cnt; i++ {
-		if len(rest) < 4 {
-			return r, errors.New("truncated query")
+		var q string
+		if q, rest, err = cutString(rest, "query"); err != nil {
+			return r, err
 		}
-		l := binary.BigEndian.Uint32(rest[0:4])
-		rest = rest[4:]
-		if uint64(l) > uint64(len(rest)) || l > maxStringLength {
-			return r, fmt.Errorf("query length %d exceeds option data", l)
-		}
-		r.Queries = append(r.Queries, string(rest[:l]))
-		rest = rest[l:]
+		r.Queries = append(r.Queries, q)
 	}
 	if len(rest) != 0 {
 		return r, fmt.Errorf("%d trailing bytes after queries", len(rest))
 	}
 	return r, nil
+}
+
+// cutString reads a string that option data carries behind its 32-bit
+// length (an export name, a query) and returns it with the data after it;
+// what names the string in errors. Strings are at most maxStringLength.
+func cutString(data []byte, what string) (s string, rest []byte, err error) {
+	if len(data) < 4 {
+		return "", nil, fmt.Errorf("option data too short for %s length", what)
+	}
+	n := binary.BigEndian.Uint32(data[0:4])
+	if uint64(n) > uint64(len(data)-4) || n > maxStringLength {
+		return "", nil, fmt.Errorf("%s length %d exceeds option data", what, n)
+	}
+	return string(data[4 : 4+n]), data[4+n:], nil
 }
 
 // Chunk is a decoded structured reply chunk header.
@@ -342,11 +355,8 @@ type Chunk struct {
 
 // ParseChunkHeader decodes a 20-byte structured reply chunk header.
 func ParseChunkHeader(b []byte) (Chunk, error) {
-	if len(b) < chunkHeaderSize {
-		return Chunk{}, fmt.Errorf("nbd: short chunk header (%d bytes)", len(b))
-	}
-	if m := binary.BigEndian.Uint32(b[0:4]); m != magicStructReply {
-		return Chunk{}, fmt.Errorf("nbd: bad structured reply magic 0x%08x", m)
+	if err := checkHeader(b, chunkHeaderSize, "structured reply chunk", magicStructReply); err != nil {
+		return Chunk{}, err
 	}
 	return Chunk{
 		Flags:  binary.BigEndian.Uint16(b[4:6]),

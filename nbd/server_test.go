@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"nbdscope/internal/testbin"
 )
 
 // testServer serves exports on a unix socket until the test ends.
@@ -22,16 +24,6 @@ type testServer struct {
 	srv  *Server
 	sock string
 	uri  URI
-}
-
-func shortTempDir(t testing.TB) string {
-	t.Helper()
-	d, err := os.MkdirTemp("", "nbdt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
 }
 
 // startServer serves exports with the default handshake timeout, so a busy
@@ -324,13 +316,9 @@ type rawConn struct {
 
 func rawDial(t *testing.T, ts *testServer) *rawConn {
 	t.Helper()
-	nc, err := net.Dial("unix", ts.sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc.SetDeadline(time.Now().Add(5 * time.Second))
-	t.Cleanup(func() { nc.Close() })
-	return &rawConn{t, nc}
+	r := rawDialBare(t, ts)
+	t.Cleanup(func() { r.Close() })
+	return r
 }
 
 func (r *rawConn) read(n int) []byte {
@@ -463,33 +451,24 @@ func TestBadPeers(t *testing.T) {
 		if opt, typ, _ := r.optReply(); opt != 99 || typ != RepErrUnsup {
 			t.Fatalf("unknown option: opt %d type %x", opt, typ)
 		}
-		r.opt(OptGo, goPayload("nosuch"))
-		if _, typ, _ := r.optReply(); typ != RepErrUnknown {
-			t.Fatalf("missing export: %x", typ)
-		}
-		r.opt(OptInfo, []byte{0, 0, 0, 9, 'x'}) // malformed
-		if _, typ, _ := r.optReply(); typ != RepErrInvalid {
-			t.Fatalf("malformed INFO: %x", typ)
-		}
-		r.opt(OptStartTLS, nil)
-		if _, typ, _ := r.optReply(); typ != RepErrUnsup {
-			t.Fatalf("STARTTLS: %x", typ)
-		}
-		r.opt(OptExtendedHeaders, nil)
-		if _, typ, _ := r.optReply(); typ != RepErrUnsup {
-			t.Fatalf("EXTENDED_HEADERS: %x", typ)
-		}
-		r.opt(OptSetMetaContext, []byte{0, 0, 0, 0, 0, 0, 0, 0})
-		if _, typ, _ := r.optReply(); typ != RepErrInvalid {
-			t.Fatalf("SET_META_CONTEXT without SR: %x", typ)
-		}
-		r.opt(OptList, []byte("x"))
-		if _, typ, _ := r.optReply(); typ != RepErrInvalid {
-			t.Fatalf("LIST with data: %x", typ)
-		}
-		r.opt(OptAbort, nil)
-		if _, typ, _ := r.optReply(); typ != RepAck {
-			t.Fatalf("ABORT: %x", typ)
+		for _, o := range []struct {
+			what string
+			opt  uint32
+			data []byte
+			want uint32
+		}{
+			{"missing export", OptGo, goPayload("nosuch"), RepErrUnknown},
+			{"malformed INFO", OptInfo, []byte{0, 0, 0, 9, 'x'}, RepErrInvalid},
+			{"STARTTLS", OptStartTLS, nil, RepErrUnsup},
+			{"EXTENDED_HEADERS", OptExtendedHeaders, nil, RepErrUnsup},
+			{"SET_META_CONTEXT without SR", OptSetMetaContext, []byte{0, 0, 0, 0, 0, 0, 0, 0}, RepErrInvalid},
+			{"LIST with data", OptList, []byte("x"), RepErrInvalid},
+			{"ABORT", OptAbort, nil, RepAck},
+		} {
+			r.opt(o.opt, o.data)
+			if _, typ, _ := r.optReply(); typ != o.want {
+				t.Fatalf("%s: %x", o.what, typ)
+			}
 		}
 		r.expectClosed()
 	})
@@ -619,7 +598,7 @@ func TestListAndInfo(t *testing.T) {
 }
 
 func TestServerStopsWithOpenConnections(t *testing.T) {
-	sock := filepath.Join(shortTempDir(t), "s.sock")
+	sock := filepath.Join(testbin.ShortDir(t), "s.sock")
 	ln, err := ListenUnix(sock)
 	if err != nil {
 		t.Fatal(err)
@@ -634,13 +613,8 @@ func TestServerStopsWithOpenConnections(t *testing.T) {
 	}
 	defer c.Close()
 	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Serve did not return")
+	if err := within(t, done, 5*time.Second, "Serve returning"); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := c.ReadAt(make([]byte, 512), 0); err == nil {
 		t.Fatal("read after shutdown succeeded")
@@ -648,7 +622,7 @@ func TestServerStopsWithOpenConnections(t *testing.T) {
 }
 
 func TestListenUnixRefusesNonSocket(t *testing.T) {
-	p := filepath.Join(shortTempDir(t), "file")
+	p := filepath.Join(testbin.ShortDir(t), "file")
 	if err := os.WriteFile(p, []byte("precious"), 0o644); err != nil {
 		t.Fatal(err)
 	}

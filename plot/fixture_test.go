@@ -29,7 +29,7 @@ func fixture() model.Report {
 		sc.Connections, sc.RequestSize, sc.InFlight = 1, 2<<20, 8
 		sc.SndBuf = model.Buf{Kind: model.BufSize, Bytes: 2 << 20}
 		rep.Sides = append(rep.Sides, model.SideReport{Name: sc.Name, Summary: model.Summary{Figures: model.Figures{
-			Placement: model.Placement{Setting: "split", LoadCPUs: "0", ServerCPUs: "1"}}}})
+			Placement: model.Placement{Setting: model.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}}}})
 	}
 	for k := 1; k <= 32; k++ {
 		t := float64(k) * 0.25

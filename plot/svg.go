@@ -66,6 +66,26 @@ type svgDoc struct{ strings.Builder }
 
 func (d *svgDoc) f(format string, a ...any) { fmt.Fprintf(d, format, a...) }
 
+// begin opens the document: an SVG of width by height on white, with its
+// title.
+func (d *svgDoc) begin(width, height int, title string) {
+	d.f(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
+	d.f(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">`+"\n",
+		width, height, width, height)
+	d.f("<title>%s</title>\n", esc(title))
+	d.f(`<rect width="100%%" height="100%%" fill="#ffffff"/>` + "\n")
+}
+
+// partialBanner says at the top right, ending at x, that the run or sweep
+// (what) is partial, and why ("cause not recorded" when it was not).
+func (d *svgDoc) partialBanner(x, y int, what, reason string) {
+	if reason == "" {
+		reason = "cause not recorded"
+	}
+	d.f(`<text class="partial" x="%d" y="%d" text-anchor="end" font-size="14" font-weight="bold" fill="#C62828">partial %s: %s</text>`+"\n",
+		x, y, what, esc(reason))
+}
+
 // esc escapes text for XML content and attribute values.
 func esc(s string) string {
 	var b strings.Builder
@@ -88,11 +108,7 @@ func SVG(name string, rep model.Report) string {
 	svgRows := rowsOf(&rep)
 	height := topH + len(svgRows)*rowH + 24 + 18*captionRows + 16
 	var d svgDoc
-	d.f(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	d.f(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">`+"\n",
-		svgW, height, svgW, height)
-	d.f("<title>nbdscope run %s</title>\n", esc(name))
-	d.f(`<rect width="100%%" height="100%%" fill="#ffffff"/>` + "\n")
+	d.begin(svgW, height, "nbdscope run "+name)
 	d.header(name, &rep, sides)
 	for r, rw := range svgRows {
 		segs := make([][][]segment, len(sides))
@@ -170,19 +186,14 @@ func (d *svgDoc) header(name string, rep *model.Report, sides []side) {
 		sub = append(sub, "preset "+rep.Preset)
 	}
 	if rep.Config.Mode != "" {
-		sub = append(sub, rep.Config.Mode+" mode, "+rep.Config.Interval.D().String()+" samples")
+		sub = append(sub, string(rep.Config.Mode)+" mode, "+rep.Config.Interval.D().String()+" samples")
 	}
 	if rep.Nbdscope != "" {
 		sub = append(sub, "nbdscope "+rep.Nbdscope)
 	}
 	d.f(`<text class="subtitle" x="24" y="52" fill="#555555">%s</text>`+"\n", esc(strings.Join(sub, " · ")))
 	if rep.Partial {
-		reason := rep.PartialReason
-		if reason == "" {
-			reason = "cause not recorded"
-		}
-		d.f(`<text class="partial" x="%d" y="30" text-anchor="end" font-size="14" font-weight="bold" fill="#C62828">partial run: %s</text>`+"\n",
-			svgW-24, esc(reason))
+		d.partialBanner(svgW-24, 30, "run", rep.PartialReason)
 	}
 	for k, sd := range sides {
 		sc := rep.Config.Sides[k]
@@ -197,7 +208,7 @@ func transportOf(sc model.SideConfig) string {
 	if sc.Target != "" {
 		return sc.Target
 	}
-	return sc.Transport
+	return string(sc.Transport)
 }
 
 // chart writes one side's chart of one row, with its plot area at

@@ -107,11 +107,7 @@ func SweepSVG(name string, rep model.Report) string {
 	callsY := timeY + swTimeH + 124
 	height := int(callsY) + swCallsH + 70 + 18*len(notes)
 	var d svgDoc
-	d.f(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	d.f(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">`+"\n",
-		swW, height, swW, height)
-	d.f("<title>nbdscope sweep %s</title>\n", esc(name))
-	d.f(`<rect width="100%%" height="100%%" fill="#ffffff"/>` + "\n")
+	d.begin(swW, height, "nbdscope sweep "+name)
 	d.sweepHeader(name, sw, head)
 	d.sweepLegend(legend, y)
 	d.barChart(barChart{id: "time", title: timeTitle(sw), unit: "s", value: func(b sweepBar) (float64, float64, float64) { return b.secs, b.lo, b.hi },
@@ -150,7 +146,7 @@ func sweepHeadLines(sw *model.SweepReport, rep model.Report) []string {
 			conns = "connection"
 		}
 		what = fmt.Sprintf("nbdscope's load: %s over %s, %d %s × %d in flight × %s requests, consume %s, %s backend",
-			sd.Workload, orNA(sd.Transport), sd.Connections, conns, sd.InFlight, units.FormatSize(int64(sd.RequestSize)), sd.Get(model.SetConsume), orNA(sd.Backend))
+			sd.Workload, orNA(string(sd.Transport)), sd.Connections, conns, sd.InFlight, units.FormatSize(int64(sd.RequestSize)), sd.Get(model.SetConsume), orNA(sd.Backend))
 	}
 	how := fmt.Sprintf("each size: the median of %s", runsText(sw))
 	if x := sw.Spec.Exec; x != nil {
@@ -228,12 +224,7 @@ func (d *svgDoc) sweepHeader(name string, sw *model.SweepReport, head []string) 
 		d.f(`<text class="subtitle" x="24" y="%d" fill="#555555">%s</text>`+"\n", 58+18*i, esc(strings.TrimLeft(l, " ")))
 	}
 	if sw.Partial {
-		reason := sw.PartialReason
-		if reason == "" {
-			reason = "cause not recorded"
-		}
-		d.f(`<text class="partial" x="%d" y="34" text-anchor="end" font-size="14" font-weight="bold" fill="#C62828">partial sweep: %s</text>`+"\n",
-			swW-24, esc(reason))
+		d.partialBanner(swW-24, 34, "sweep", sw.PartialReason)
 	}
 }
 

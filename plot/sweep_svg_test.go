@@ -24,7 +24,7 @@ func execSweep() model.Report {
 			Exec:          &model.ExecRow{SecondsMin: lo, SecondsMax: hi, Runs: make([]model.ExecRun, 3)}}
 		r.Figures.Settings.Workload = model.WorkRead
 		r.Figures.Server = &model.Process{SendCallsPer2MiB: model.Figure(8 / secs)}
-		r.Figures.Placement = model.Placement{Setting: "split", LoadCPUs: "0", ServerCPUs: "1"}
+		r.Figures.Placement = model.Placement{Setting: model.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
 		quiet := model.Figure(0.02)
 		r.OtherCoresBusy = &quiet
 		return r

@@ -217,9 +217,7 @@ func plotRows(m metric, sds [2]*side, ax axis, labelW, plotW int, end float64, m
 // [T-Seconds, T] touches, so consecutive samples draw a continuous line;
 // columns no sample touches are gaps (NaN).
 func (sd side) columns(m metric, end float64, w int, div float64) []float64 {
-	sum := make([]float64, w)
-	cnt := make([]int, w)
-	col := func(t float64) int { return min(max(int(math.Floor(t/end*float64(w))), 0), w-1) }
+	cols := NewColumns(0, end, div, w)
 	for _, s := range sd.samples {
 		if !s.Active {
 			continue
@@ -232,19 +230,9 @@ func (sd side) columns(m metric, end float64, w int, div float64) []float64 {
 		if finite(s.Seconds) && s.Seconds > 0 {
 			from -= s.Seconds
 		}
-		for c := col(from); c <= col(s.T); c++ {
-			sum[c] += v / div
-			cnt[c]++
-		}
+		cols.Add(from, s.T, v)
 	}
-	for c := range sum {
-		if cnt[c] == 0 {
-			sum[c] = math.NaN()
-		} else {
-			sum[c] /= float64(cnt[c])
-		}
-	}
-	return sum
+	return cols.Means()
 }
 
 // timeAxis is the time axis under a side's charts: ticks, the changes'

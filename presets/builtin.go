@@ -150,8 +150,8 @@ func macosWrite() model.Config {
 // default send buffer.
 func tcpVsUnix() model.Config {
 	c := model.DefaultConfig()
-	c.Sides[0].Transport = "unix"
-	c.Sides[1].Transport = "tcp"
+	c.Sides[0].Transport = model.TransportUnix
+	c.Sides[1].Transport = model.TransportTCP
 	for i := range c.Sides {
 		c.Sides[i].SndBuf = bufDefault
 	}

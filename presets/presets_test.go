@@ -93,7 +93,7 @@ func TestBuiltinSettings(t *testing.T) {
 				t.Errorf("%s side %s: %d conns, %d bytes, %d in flight, %s; want %+v", name, s.Name, s.Connections, s.RequestSize, s.InFlight, s.Workload, w)
 			}
 			wantSnd, wantCli, wantTr := []string{w.a, w.b}[i], []string{w.ca, w.cb}[i], []string{w.ta, w.tb}[i]
-			if s.SndBuf.String() != wantSnd || s.ClientSndBuf.String() != wantCli || s.Transport != wantTr {
+			if s.SndBuf.String() != wantSnd || s.ClientSndBuf.String() != wantCli || s.Transport != model.Transport(wantTr) {
 				t.Errorf("%s side %s: sndbuf %s client %s transport %s; want %s %s %s", name, s.Name, s.SndBuf, s.ClientSndBuf, s.Transport, wantSnd, wantCli, wantTr)
 			}
 			if s.Backend != "null" || s.Name != []string{"A", "B"}[i] {
@@ -327,7 +327,7 @@ func TestPartialPresetTakesDefaults(t *testing.T) {
 	}
 	want := model.DefaultConfig()
 	want.Sides[0].SndBuf = model.Buf{Kind: model.BufSize, Bytes: 64 << 10}
-	want.Sides[1].Transport = "tcp"
+	want.Sides[1].Transport = model.TransportTCP
 	if !reflect.DeepEqual(p.Config, want) {
 		t.Errorf("got %+v\nwant %+v", p.Config, want)
 	}

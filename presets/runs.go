@@ -2,9 +2,7 @@ package presets
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -109,9 +107,6 @@ func (s *Store) SaveRun(name string, r model.Report, force bool) error {
 	if err := ValidName(name); err != nil {
 		return err
 	}
-	if s.RunDir == "" {
-		return fmt.Errorf("saving run %q: no run directory", name)
-	}
 	if r.Version == 0 {
 		r.Version = model.ReportVersion
 	}
@@ -122,13 +117,7 @@ func (s *Store) SaveRun(name string, r model.Report, force bool) error {
 	if _, err := parseRun(data); err != nil {
 		return fmt.Errorf("run %q would not load back: %w", name, err)
 	}
-	if err := writeFile(s.RunDir, s.runFile(name), data, force); err != nil {
-		if errors.Is(err, ErrExists) {
-			return fmt.Errorf("run %q %w", name, ErrExists)
-		}
-		return fmt.Errorf("saving run %q: %w", name, err)
-	}
-	return nil
+	return writeNamed("run", s.RunDir, name, data, force)
 }
 
 // CheckRunName reports, before a run starts, whether SaveRun(name, …, force)
@@ -189,35 +178,19 @@ func (s *Store) loadRun(file string) (RunFile, error) {
 
 // Run returns the saved run of that name.
 func (s *Store) Run(name string) (RunFile, error) {
-	if err := ValidName(name); err != nil {
-		return RunFile{}, err
-	}
-	if s.RunDir == "" {
-		return RunFile{}, fmt.Errorf("run %q %w", name, ErrNotFound)
-	}
-	rf, err := s.loadRun(s.runFile(name))
-	if errors.Is(err, fs.ErrNotExist) {
-		return RunFile{}, fmt.Errorf("run %q %w", name, ErrNotFound)
-	}
-	return rf, err
+	return loadNamed("run", s.RunDir, name, s.loadRun)
 }
 
 // Runs lists the saved runs, oldest first. Each file that cannot be used
 // yields an error naming the file and the problem; every other run still
 // loads.
 func (s *Store) Runs() ([]RunInfo, []error) {
-	files, err := listFiles(s.RunDir)
+	rfs, errs, err := loadAll(s.RunDir, s.loadRun)
 	if err != nil {
 		return nil, []error{fmt.Errorf("runs: %w", err)}
 	}
 	var out []RunInfo
-	var errs []error
-	for _, f := range files {
-		rf, err := s.loadRun(f)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
+	for _, rf := range rfs {
 		out = append(out, rf.Info())
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
@@ -229,13 +202,7 @@ func (s *Store) RemoveRun(name string) error {
 	if err := ValidName(name); err != nil {
 		return err
 	}
-	if err := removeFile(s.RunDir, s.runFile(name)); err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return fmt.Errorf("run %q %w", name, ErrNotFound)
-		}
-		return fmt.Errorf("removing run %q: %w", name, err)
-	}
-	return nil
+	return removeNamed("run", s.RunDir, name)
 }
 
 // JSON is the run file as the store keeps it (runs export --format

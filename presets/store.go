@@ -175,3 +175,71 @@ func listFiles(dir string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// The presets and the runs are each a directory of named files
+// (NAME.json). loadNamed, writeNamed, removeNamed and loadAll are what
+// finding, saving, removing and listing one does, for either; kind
+// ("preset", "run") names the file's kind in errors.
+
+// loadNamed reads the file of a valid name in dir with load; no directory
+// or no such file is ErrNotFound.
+func loadNamed[T any](kind, dir, name string, load func(file string) (T, error)) (T, error) {
+	var none T
+	if err := ValidName(name); err != nil {
+		return none, err
+	}
+	if dir == "" {
+		return none, fmt.Errorf("%s %q %w", kind, name, ErrNotFound)
+	}
+	v, err := load(name + fileExt)
+	if errors.Is(err, fs.ErrNotExist) {
+		return none, fmt.Errorf("%s %q %w", kind, name, ErrNotFound)
+	}
+	return v, err
+}
+
+// writeNamed writes data as the file of name in dir, replacing one only
+// with force (ErrExists otherwise).
+func writeNamed(kind, dir, name string, data []byte, force bool) error {
+	if dir == "" {
+		return fmt.Errorf("saving %s %q: no %s directory", kind, name, kind)
+	}
+	if err := writeFile(dir, name+fileExt, data, force); err != nil {
+		if errors.Is(err, ErrExists) {
+			return fmt.Errorf("%s %q %w", kind, name, ErrExists)
+		}
+		return fmt.Errorf("saving %s %q: %w", kind, name, err)
+	}
+	return nil
+}
+
+// removeNamed deletes the file of name from dir (ErrNotFound when there is
+// none).
+func removeNamed(kind, dir, name string) error {
+	if err := removeFile(dir, name+fileExt); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("%s %q %w", kind, name, ErrNotFound)
+		}
+		return fmt.Errorf("removing %s %q: %w", kind, name, err)
+	}
+	return nil
+}
+
+// loadAll reads every file of dir with load: those that load, in name
+// order, and an error for each that did not; err when dir cannot be
+// listed.
+func loadAll[T any](dir string, load func(file string) (T, error)) (out []T, errs []error, err error) {
+	files, err := listFiles(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, f := range files {
+		v, err := load(f)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, v)
+	}
+	return out, errs, nil
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,20 +16,11 @@ func (s *Store) presetFile(name string) string { return name + fileExt }
 // error naming the file and the problem; every other preset still loads.
 func (s *Store) Presets() ([]Preset, []error) {
 	ps := builtins()
-	files, err := listFiles(s.PresetDir)
+	user, errs, err := loadAll(s.PresetDir, s.loadPreset)
 	if err != nil {
 		return ps, []error{fmt.Errorf("user presets: %w", err)}
 	}
-	var errs []error
-	for _, f := range files {
-		p, err := s.loadPreset(f)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		ps = append(ps, p)
-	}
-	return ps, errs
+	return append(ps, user...), errs
 }
 
 // loadPreset reads the user preset file in PresetDir. Errors name the file.
@@ -67,17 +57,7 @@ func (s *Store) Preset(name string) (Preset, error) {
 	if err := missingClient(name); err != nil {
 		return Preset{}, err
 	}
-	if err := ValidName(name); err != nil {
-		return Preset{}, err
-	}
-	if s.PresetDir == "" {
-		return Preset{}, fmt.Errorf("preset %q %w", name, ErrNotFound)
-	}
-	p, err := s.loadPreset(s.presetFile(name))
-	if errors.Is(err, fs.ErrNotExist) {
-		return Preset{}, fmt.Errorf("preset %q %w", name, ErrNotFound)
-	}
-	return p, err
+	return loadNamed("preset", s.PresetDir, name, s.loadPreset)
 }
 
 // SavePreset writes a user preset. It refuses built-in names, invalid
@@ -100,16 +80,7 @@ func (s *Store) SavePreset(p Preset, force bool) error {
 }
 
 func (s *Store) writePreset(name string, data []byte, force bool) error {
-	if s.PresetDir == "" {
-		return fmt.Errorf("saving preset %q: no preset directory", name)
-	}
-	if err := writeFile(s.PresetDir, s.presetFile(name), data, force); err != nil {
-		if errors.Is(err, ErrExists) {
-			return fmt.Errorf("preset %q %w", name, ErrExists)
-		}
-		return fmt.Errorf("saving preset %q: %w", name, err)
-	}
-	return nil
+	return writeNamed("preset", s.PresetDir, name, data, force)
 }
 
 // RemovePreset deletes a user preset. Built-ins cannot be removed.
@@ -120,13 +91,7 @@ func (s *Store) RemovePreset(name string) error {
 	if err := ValidName(name); err != nil {
 		return err
 	}
-	if err := removeFile(s.PresetDir, s.presetFile(name)); err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return fmt.Errorf("preset %q %w", name, ErrNotFound)
-		}
-		return fmt.Errorf("removing preset %q: %w", name, err)
-	}
-	return nil
+	return removeNamed("preset", s.PresetDir, name)
 }
 
 // RenamePreset renames a user preset, replacing a preset called newName

@@ -142,7 +142,7 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 		sum.Add(mdEscape(sr.Name), mdEscape(Across(*r, sr, func(f model.Figures) string { return bufferCell(f, sc) })), seconds,
 			num(cpu.UserS, 2)+mark, num(cpu.SysS, 2)+mark, rateNumber(s.ThroughputBps), num(s.ReceiverCallsPer2MiB(), 2),
 			FillCell(s.Fill()))
-		transport := sc.Transport
+		transport := string(sc.Transport)
 		if sc.Target != "" {
 			transport = sc.Target
 		}

@@ -115,7 +115,7 @@ var summaryText = []struct {
 		return withOwn(bufText(sm.SndBuf.ClientRcvRequested, sm.SndBuf.ClientRcvEffective), sm.SndBuf.ClientRcvOwn)
 	}},
 	{"placement (load/server cpu)", func(sm model.Summary) string {
-		return sm.Placement.Setting + " (" + sm.Placement.LoadCPUs + "/" + sm.Placement.ServerCPUs + ")"
+		return string(sm.Placement.Setting) + " (" + sm.Placement.LoadCPUs + "/" + sm.Placement.ServerCPUs + ")"
 	}},
 	{"payload / time", func(sm model.Summary) string {
 		return fmt.Sprintf("%s / %.1fs", units.FormatBytes(float64(sm.Bytes)), sm.Seconds)

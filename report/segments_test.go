@@ -60,7 +60,7 @@ func explorerRun() model.Report {
 	a := model.DefaultSide("A")
 	rcv := with(a, model.SetClientRcvBuf, "256k")
 	tcp := with(rcv, model.SetTransport, "tcp")
-	shared := with(tcp, model.SetPlacement, model.PlaceShared)
+	shared := with(tcp, model.SetPlacement, string(model.PlaceShared))
 	mac := with(shared, model.SetSndBuf, "macos")
 	sideOf(&rep, "A", stretchSpec{a, 212992}, stretchSpec{rcv, 212992}, stretchSpec{tcp, 4 << 20},
 		stretchSpec{shared, 4 << 20}, stretchSpec{mac, 8192})

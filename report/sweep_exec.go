@@ -83,32 +83,31 @@ func sentCell(e *model.ExecRow) string {
 // payloadAssumed tells whether the sweep's payloads are the export's size
 // (a real server), not counted.
 func payloadAssumed(rep model.SweepReport) bool {
-	for _, r := range rep.Rows {
-		if r.Exec != nil {
-			for _, run := range r.Exec.Runs {
-				if run.PayloadAssumed {
-					return true
-				}
-			}
-		}
-	}
-	return false
+	return firstOfRuns(rep.Rows, func(run model.ExecRun) bool { return run.PayloadAssumed })
 }
 
 // callsNAOf is why an exec sweep's client calls were not counted, from
 // its first run that says so; "" when they were.
 func callsNAOf(rep model.SweepReport) string {
-	for _, r := range rep.Rows {
+	return firstOfRuns(rep.Rows, func(run model.ExecRun) string { return run.CallsNA })
+}
+
+// firstOfRuns is the first value of of that is not zero over the exec
+// runs of rows, in order: the first reason a figure is n/a, or whether any
+// run set a flag. It is the zero value when no run has one.
+func firstOfRuns[T comparable](rows []model.SweepRow, of func(model.ExecRun) T) T {
+	var none T
+	for _, r := range rows {
 		if r.Exec == nil {
 			continue
 		}
 		for _, run := range r.Exec.Runs {
-			if run.CallsNA != "" {
-				return run.CallsNA
+			if v := of(run); v != none {
+				return v
 			}
 		}
 	}
-	return ""
+	return none
 }
 
 // execPlacementLine says where the client and the server ran, since on a

@@ -30,15 +30,5 @@ func sweepFillLine(rows []model.SweepRow) string {
 // execFillNA is why an exec sweep's runs have no fill: the first reason
 // its runs give, "" when none does.
 func execFillNA(rows []model.SweepRow) string {
-	for _, r := range rows {
-		if r.Exec == nil {
-			continue
-		}
-		for _, run := range r.Exec.Runs {
-			if run.FillNA != "" {
-				return run.FillNA
-			}
-		}
-	}
-	return ""
+	return firstOfRuns(rows, func(run model.ExecRun) string { return run.FillNA })
 }

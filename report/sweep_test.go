@@ -266,7 +266,7 @@ func TestSweepHeaderCounts(t *testing.T) {
 			[]string{"| 2 of 3 |", "| 1 of 3 |"}},
 	} {
 		if c.rep.Spec.Exec == nil && len(c.rep.Rows) > 0 {
-			c.rep.Rows[0].Placement = model.Placement{Setting: "split", LoadCPUs: "0", ServerCPUs: "1"}
+			c.rep.Rows[0].Placement = model.Placement{Setting: model.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
 		}
 		var b bytes.Buffer
 		sweepTable(&b, c.rep)

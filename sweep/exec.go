@@ -111,7 +111,7 @@ func startExecServers(sd model.SideConfig, spec model.SweepSpec, cmd clientrun.C
 		}
 		sock := filepath.Join(sdir, "nbd.sock")
 		at := sd // the side's server at this size, on its own unix socket
-		at.Size, at.Transport, at.SndBuf = spec.Bytes, "unix", size
+		at.Size, at.Transport, at.SndBuf = spec.Bytes, model.TransportUnix, size
 		sspec := wire.NewServerSpec(at, sock)
 		srv, ready, err := engine.StartServer(opts, "exec", sspec)
 		if err != nil {
@@ -157,7 +157,7 @@ type execPlacement struct {
 // them and the figures say os. A server that cannot be held stops the
 // sweep: its figures would not be what the placement claims.
 func placeExec(sd model.SideConfig, srv *engine.Server) (execPlacement, error) {
-	pl := sd.Get(model.SetPlacement)
+	pl := model.Place(sd.Get(model.SetPlacement))
 	if !platform.PinSupported {
 		pl = model.PlaceOS
 	}
@@ -274,7 +274,7 @@ func execRow(row model.SweepRow, runs []model.ExecRun) model.SweepRow {
 // than it sent.
 func execFigures(row model.SweepRow, run model.ExecRun) model.Figures {
 	// The client's shape (connections, request size) is its own: not stamped.
-	st := model.Stamp{Workload: model.WorkRead, Transport: "unix", SndBuf: row.Buffer, Placement: row.Figures.Placement.Setting}
+	st := model.Stamp{Workload: model.WorkRead, Transport: model.TransportUnix, SndBuf: row.Buffer, Placement: row.Figures.Placement.Setting}
 	if execWrites(run.Payload) {
 		st.Workload = model.WorkWrite
 	}

@@ -33,7 +33,7 @@ func stepBuf(b model.Buf, dir, def, top int) (string, bool) {
 // probed at the start), 0 when it is not known. + and - step from it.
 func (m *Model) osDefault(side int, st *model.Setting) int {
 	f := m.com.facts
-	tcp := m.cfg.Sides[side].Transport == "tcp"
+	tcp := m.cfg.Sides[side].Transport == model.TransportTCP
 	switch {
 	case st.Socket == nbd.RecvBuf && tcp:
 		return f.TCPRcvbufDefault

@@ -121,10 +121,7 @@ func (b *baseline) label() string {
 
 // Messages of the baseline picker.
 type (
-	runsMsg struct {
-		items []RunItem
-		err   error
-	}
+	runsMsg     = listMsg[RunItem]
 	baselineMsg struct {
 		name string
 		rep  model.Report
@@ -179,14 +176,11 @@ var runKind = pickerKind{
 }
 
 func (m *Model) openBaselinePicker() tea.Cmd {
-	var load func() tea.Msg
-	if l := m.opts.LoadRuns; l != nil && m.opts.LoadRun != nil {
-		load = func() tea.Msg {
-			items, err := l()
-			return runsMsg{items, err}
-		}
+	var l func() ([]RunItem, error)
+	if m.opts.LoadRun != nil { // a run listed must be one that can be drawn
+		l = m.opts.LoadRuns
 	}
-	return m.openPickerOf(runKind, m.pickRun, load, "saved runs not available")
+	return m.openPickerOf(runKind, m.pickRun, listing(l), "saved runs not available")
 }
 
 func (m *Model) onRuns(msg runsMsg) {

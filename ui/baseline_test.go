@@ -100,8 +100,7 @@ func TestKeyBaselinePicker(t *testing.T) {
 	}
 
 	// b again offers to clear it, first in the list.
-	cmd = h.press("b")
-	h.m.Update(cmd())
+	h.openPicker("b")
 	h.wantView("clear baseline", "stop drawing lastweek")
 	h.press("up", "up", "enter")
 	if h.m.charts.base != nil {
@@ -123,8 +122,7 @@ func TestKeyBaselinePicker(t *testing.T) {
 	if h.m.charts.base != nil {
 		t.Error("B did not clear the baseline")
 	}
-	cmd = h.press("b")
-	h.m.Update(cmd())
+	h.openPicker("b")
 	h.press("b")
 	if h.m.state != stNormal {
 		t.Error("b did not close the run picker")
@@ -133,10 +131,7 @@ func TestKeyBaselinePicker(t *testing.T) {
 
 func TestBaselineUnavailable(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
-	if cmd := h.press("b"); cmd != nil {
-		t.Error("b without hooks returned a command")
-	}
-	h.wantView("saved runs not available")
+	h.wantUnavailable("b", "saved runs not available")
 	h.press("B")
 	h.wantView("no baseline shown")
 }
@@ -157,8 +152,7 @@ func TestBaselineLoadErrors(t *testing.T) {
 		LoadRuns: func() ([]RunItem, error) { return nil, errors.New("runs/x.json: not JSON") },
 		LoadRun:  func(string) (model.Report, error) { return baselineReport(), nil },
 	}, 80, 24)
-	cmd := h.press("b")
-	h.m.Update(cmd())
+	h.openPicker("b")
 	if h.m.state != stNormal {
 		t.Error("picker stayed open")
 	}
@@ -167,8 +161,7 @@ func TestBaselineLoadErrors(t *testing.T) {
 		LoadRuns: func() ([]RunItem, error) { return testRuns(), errors.New("runs/y.json: not JSON") },
 		LoadRun:  func(string) (model.Report, error) { return baselineReport(), nil },
 	}, 100, 30)
-	cmd = h.press("b")
-	h.m.Update(cmd())
+	h.openPicker("b")
 	h.wantView("lastweek", "runs/y.json: not JSON")
 
 	// No runs yet.
@@ -176,8 +169,7 @@ func TestBaselineLoadErrors(t *testing.T) {
 		LoadRuns: func() ([]RunItem, error) { return nil, nil },
 		LoadRun:  func(string) (model.Report, error) { return model.Report{}, nil },
 	}, 80, 24)
-	cmd = h.press("b")
-	h.m.Update(cmd())
+	h.openPicker("b")
 	h.wantView("no saved runs yet")
 }
 

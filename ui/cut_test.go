@@ -2,7 +2,6 @@ package ui
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -18,32 +17,29 @@ import (
 // cut short (issue 21, item 11): every form must fit, on more lines or in
 // fewer words, never cut mid-word.
 func TestNoWordCut(t *testing.T) {
-	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
-		w, hgt := sz[0], sz[1]
-		t.Run(fmt.Sprintf("%dx%d", w, hgt), func(t *testing.T) {
-			for _, st := range cutStates() {
-				t.Run(st.name, func(t *testing.T) {
-					h := newHarness(t, st.opts, w, hgt)
-					screens := st.do(h)
-					golden := screens == nil
-					if golden {
-						screens = []string{h.view()}
+	cutcheck.AtEachSize(t, func(t *testing.T, w, hgt int) {
+		for _, st := range cutStates() {
+			t.Run(st.name, func(t *testing.T) {
+				h := newHarness(t, st.opts, w, hgt)
+				screens := st.do(h)
+				golden := screens == nil
+				if golden {
+					screens = []string{h.view()}
+				}
+				for _, v := range screens {
+					checkFits(t, v, w, hgt)
+					if cuts := cutcheck.Cuts(strings.Split(v, "\n")); cuts != nil {
+						t.Errorf("cut short:\n  %s\nscreen:\n%s", strings.Join(cuts, "\n  "), v)
 					}
-					for _, v := range screens {
-						checkFits(t, v, w, hgt)
-						if cuts := cutcheck.Cuts(strings.Split(v, "\n")); cuts != nil {
-							t.Errorf("cut short:\n  %s\nscreen:\n%s", strings.Join(cuts, "\n  "), v)
-						}
-					}
-					// The forms a state takes at this size, held in
-					// testdata/TestNoWordCut (regenerate with -update).
-					if golden {
-						teatest.RequireEqualOutput(t, []byte(screens[0]))
-					}
-				})
-			}
-		})
-	}
+				}
+				// The forms a state takes at this size, held in
+				// testdata/TestNoWordCut (regenerate with -update).
+				if golden {
+					teatest.RequireEqualOutput(t, []byte(screens[0]))
+				}
+			})
+		}
+	})
 }
 
 type cutState struct {
@@ -81,14 +77,12 @@ func execSample(side model.SideID, t float64) model.Sample {
 const qemuRead = `qemu-img convert -f raw -O raw -W -n {uri} 'json:{"file":{"driver":"null-co","size":{size}}}'`
 
 func cutStates() []cutState {
-	clamp := model.Update{Warning: &model.Warning{T: 5, Side: "B", Kind: "clamp",
+	clamp := model.Update{Warning: &model.Warning{T: 5, Side: "B", Kind: model.WarnClamp,
 		Text: "B sndbuf: requested 2m should give 4m effective, the kernel gave 416k: clamped by net.core.wmem_max",
 		Fix:  "sudo sysctl -w net.core.wmem_max=2097152  (persist: net.core.wmem_max = 2097152 in /etc/sysctl.d/90-nbdscope.conf)"}}
 	execA := func(h *harness) []string {
 		h.press("e")
-		h.typeText(qemuRead)
-		h.press("enter")
-		h.settle()
+		h.submit(qemuRead)
 		for i := 1; i <= 40; i++ {
 			tt := float64(i) * 0.25
 			h.m.Update(updateMsg{model.Update{Sample: ptr(execSample("A", tt))}})
@@ -123,9 +117,7 @@ func cutStates() []cutState {
 		{"save-name-error", Options{SavePreset: badName}, func(h *harness) []string {
 			h.feed(40, 10)
 			h.press("s")
-			h.typeText("bad name!")
-			h.press("enter")
-			h.settle()
+			h.submit("bad name!")
 			return nil
 		}},
 		{"presets-picker", Options{LoadPresets: func() ([]PresetItem, error) { return builtinItems(), nil }}, func(h *harness) []string {

@@ -19,7 +19,7 @@ type fakeCtrl struct {
 	updates  chan model.Update
 	elapsed  time.Duration
 	applied  []model.Change
-	modes    []string
+	modes    []model.Mode
 	pauses   []pauseCall
 	restarts []int
 	stops    int
@@ -87,7 +87,7 @@ func (f *fakeCtrl) Apply(ch model.Change) error {
 	return nil
 }
 
-func (f *fakeCtrl) SetMode(mode string) error {
+func (f *fakeCtrl) SetMode(mode model.Mode) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.modes = append(f.modes, mode)

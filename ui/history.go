@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"nbdscope/model"
+	"nbdscope/plot"
 )
 
 // The charted metrics of a sample.
@@ -106,28 +107,13 @@ func (h *history) maxIn(metric int, t0, t1 float64) float64 {
 // samples draw a continuous line; columns without samples are NaN (a gap:
 // the side was paused, off-turn or had not started).
 func (h *history) bucket(metric int, t0, span float64, w int, div float64) []float64 {
-	out := make([]float64, w)
-	cnt := make([]int, w)
-	col := func(t float64) int {
-		c := int(math.Floor((t - t0) / span * float64(w)))
-		return min(max(c, 0), w-1)
-	}
+	cols := plot.NewColumns(t0, span, div, w)
 	for _, p := range h.pts {
 		v := p.v[metric]
 		if math.IsNaN(v) || p.t < t0 || p.t-p.dur > t0+span {
 			continue
 		}
-		for c := col(p.t - p.dur); c <= col(p.t); c++ {
-			out[c] += v / div
-			cnt[c]++
-		}
+		cols.Add(p.t-p.dur, p.t, v)
 	}
-	for i := range out {
-		if cnt[i] == 0 {
-			out[i] = math.NaN()
-		} else {
-			out[i] /= float64(cnt[i])
-		}
-	}
-	return out
+	return cols.Means()
 }

@@ -82,9 +82,7 @@ func TestSaveSaysRunFile(t *testing.T) {
 	h.wantView("s saves a preset and the run so far (every sample, about 1 MB a minute) as", filepath.Join(dir, "NAME.json"))
 	h.press("esc", "s")
 	h.wantView("save preset + run as:")
-	h.typeText("mine")
-	h.press("enter")
-	h.settle()
+	h.submit("mine")
 	h.wantView("saved preset mine and the run to " + path("mine") + " (1.95 KiB)")
 }
 
@@ -101,18 +99,14 @@ func TestRejectedPromptTextCleared(t *testing.T) {
 	h.wantView("✗ sndbuf")
 	h.typeText("6")
 	h.wantView("✗ sndbuf") // still there while the next value is typed
-	h.typeText("4k")
-	h.press("enter")
-	h.settle()
+	h.submit("4k")
 	h.wantApplied(ch(0, "sndbuf", "64k"))
 
 	// Refused by the engine after it was parsed: cleared too.
 	h = newHarness(t, Options{}, 80, 24)
 	h.f.applyErr = errors.New("the side refuses it")
 	h.press("=")
-	h.typeText("64k")
-	h.press("enter")
-	h.settle()
+	h.submit("64k")
 	if h.m.state != stInput || h.m.input.Value() != "" {
 		t.Errorf("after a refused size: state %v, text %q; want the prompt open and empty", h.m.state, h.m.input.Value())
 	}
@@ -129,9 +123,7 @@ func TestRejectedPromptTextCleared(t *testing.T) {
 		t.Errorf("exec prompt kept a rejected command: %q", h.m.input.Value())
 	}
 	h.press("esc", "s")
-	h.typeText("a b")
-	h.press("enter")
-	h.settle()
+	h.submit("a b")
 	if h.m.state != stInput || h.m.input.Value() != "" {
 		t.Errorf("after a refused name: state %v, text %q; want the prompt open and empty", h.m.state, h.m.input.Value())
 	}
@@ -151,9 +143,7 @@ func TestExecSidePanelShowsCommand(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
 		h := newHarness(t, Options{}, sz[0], sz[1])
 		h.press("e")
-		h.typeText("nbdcopy {uri} null:")
-		h.press("enter")
-		h.settle()
+		h.submit("nbdcopy {uri} null:")
 		h.m.Update(updateMsg{model.Update{Sample: ptr(execSample("A", 1))}})
 		h.m.Update(updateMsg{model.Update{Sample: ptr(sample("B", 1, true))}})
 		h.m.Update(frameMsg{})
@@ -175,9 +165,7 @@ func TestExecSidePanelShowsCommand(t *testing.T) {
 			t.Errorf("%dx%d: B lost its load's settings:\n%s", sz[0], sz[1], b)
 		}
 		h.press("e")
-		h.typeText("-")
-		h.press("enter")
-		h.settle()
+		h.submit("-")
 		if a := strings.Join(h.m.panels[0].content(), "\n"); strings.Contains(a, "nbdcopy") {
 			t.Errorf("%dx%d: after e - the command is still shown:\n%s", sz[0], sz[1], a)
 		}

@@ -397,7 +397,7 @@ func (p *panel) data() panelData {
 		clientRcv:   bufData{req: c.ClientRcvBuf.String(), eff: buf.ClientRcvEffective, clamped: p.clamped(buf.ClientRcvRequested, buf.ClientRcvEffective)},
 		connections: c.Connections, inFlight: c.InFlight, requestSize: c.RequestSize,
 		workload: c.Workload, consume: consumeLine(c),
-		transport: c.Transport, placement: c.Get(model.SetPlacement),
+		transport: string(c.Transport), placement: c.Get(model.SetPlacement),
 		fig: p.figures(), errors: na,
 	}
 	if c.Target != "" {

@@ -18,7 +18,7 @@ func TestPanelData(t *testing.T) {
 	s := sample("B", 1, true)
 	s.Errors = 3
 	p.observe(s)
-	p.clamp = &model.Warning{Side: "B", Kind: "clamp", Text: "clamped", Fix: "sudo sysctl"}
+	p.clamp = &model.Warning{Side: "B", Kind: model.WarnClamp, Text: "clamped", Fix: "sudo sysctl"}
 	d = p.data()
 	if !d.server.clamped || d.server.eff != 425984 || d.client.clamped || d.clientRcv.eff != 212992 {
 		t.Errorf("buffers: %+v %+v %+v", d.server, d.client, d.clientRcv)

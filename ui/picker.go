@@ -188,6 +188,25 @@ type wrappedItem struct {
 
 func (i wrappedItem) Description() string { return i.desc }
 
+// listMsg brings a picker's entries (presets, saved runs) and the error
+// of any that could not be read.
+type listMsg[T any] struct {
+	items []T
+	err   error
+}
+
+// listing is the command that lists a picker's entries with l, nil
+// without one (openPickerOf then says what is missing).
+func listing[T any](l func() ([]T, error)) func() tea.Msg {
+	if l == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		items, err := l()
+		return listMsg[T]{items, err}
+	}
+}
+
 // openPickerOf opens the picker on a kind and starts load, whose message
 // brings the entries; without a loader it says what is missing instead.
 func (m *Model) openPickerOf(kind pickerKind, choose func(list.Item) tea.Cmd, load func() tea.Msg, missing string) tea.Cmd {

@@ -94,14 +94,7 @@ var presetKind = pickerKind{
 }
 
 func (m *Model) openPicker() tea.Cmd {
-	var load func() tea.Msg
-	if l := m.opts.LoadPresets; l != nil {
-		load = func() tea.Msg {
-			items, err := l()
-			return presetsMsg{items, err}
-		}
-	}
-	return m.openPickerOf(presetKind, m.choosePreset, load, "presets not available")
+	return m.openPickerOf(presetKind, m.choosePreset, listing(m.opts.LoadPresets), "presets not available")
 }
 
 func (m *Model) onPresets(msg presetsMsg) {

@@ -177,10 +177,7 @@ type (
 		err error
 		cfg model.Config
 	}
-	presetsMsg struct {
-		items []PresetItem
-		err   error
-	}
+	presetsMsg = listMsg[PresetItem]
 	stoppedMsg struct{}
 )
 

@@ -23,25 +23,23 @@ func TestMain(m *testing.M) {
 
 func ptr[T any](v T) *T { return &v }
 
+// namedKeys are the keys keyMsg knows by name.
+var namedKeys = map[string]tea.KeyMsg{
+	"tab":       {Type: tea.KeyTab},
+	"shift+tab": {Type: tea.KeyShiftTab},
+	"enter":     {Type: tea.KeyEnter},
+	"esc":       {Type: tea.KeyEsc},
+	" ":         {Type: tea.KeySpace, Runes: []rune{' '}},
+	"space":     {Type: tea.KeySpace, Runes: []rune{' '}},
+	"ctrl+c":    {Type: tea.KeyCtrlC},
+	"down":      {Type: tea.KeyDown},
+	"up":        {Type: tea.KeyUp},
+}
+
 // keyMsg turns "tab", "enter", "+", "ctrl+c", … into a key message.
 func keyMsg(s string) tea.KeyMsg {
-	switch s {
-	case "tab":
-		return tea.KeyMsg{Type: tea.KeyTab}
-	case "shift+tab":
-		return tea.KeyMsg{Type: tea.KeyShiftTab}
-	case "enter":
-		return tea.KeyMsg{Type: tea.KeyEnter}
-	case "esc":
-		return tea.KeyMsg{Type: tea.KeyEsc}
-	case " ", "space":
-		return tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}}
-	case "ctrl+c":
-		return tea.KeyMsg{Type: tea.KeyCtrlC}
-	case "down":
-		return tea.KeyMsg{Type: tea.KeyDown}
-	case "up":
-		return tea.KeyMsg{Type: tea.KeyUp}
+	if k, ok := namedKeys[s]; ok {
+		return k
 	}
 	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)}
 }
@@ -77,6 +75,37 @@ func (h *harness) typeText(s string) {
 	for _, r := range s {
 		h.m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
 	}
+}
+
+// openPicker presses a picker's key and delivers what its command
+// loaded: the picker then lists the entries.
+func (h *harness) openPicker(key string) {
+	h.t.Helper()
+	cmd := h.press(key)
+	if cmd == nil {
+		h.t.Fatalf("%s started no command", key)
+	}
+	h.m.Update(cmd())
+}
+
+// submit types text into the open prompt, presses enter and settles the
+// controller calls that started.
+func (h *harness) submit(text string) {
+	h.t.Helper()
+	h.typeText(text)
+	h.press("enter")
+	h.settle()
+}
+
+// openPrompt presses keys, the last of which opens a prompt, and checks
+// that it is open and shows want.
+func (h *harness) openPrompt(want string, keys ...string) {
+	h.t.Helper()
+	h.press(keys...)
+	if h.m.state != stInput {
+		h.t.Fatalf("%s did not open the prompt", keys[len(keys)-1])
+	}
+	h.wantView(want)
 }
 
 // settle runs the queued controller calls one by one, as the program
@@ -282,14 +311,8 @@ func TestApplyErrorReverts(t *testing.T) {
 
 func TestKeyExactSndbuf(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
-	h.press("2", "=")
-	if h.m.state != stInput {
-		t.Fatal("= did not open the prompt")
-	}
-	h.wantView("B sndbuf = ")
-	h.typeText("lots")
-	h.press("enter")
-	h.settle()
+	h.openPrompt("B sndbuf = ", "2", "=")
+	h.submit("lots")
 	if h.m.state != stInput {
 		t.Fatal("invalid input closed the prompt")
 	}
@@ -297,9 +320,7 @@ func TestKeyExactSndbuf(t *testing.T) {
 	for range "lots" {
 		h.m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
 	}
-	h.typeText("64k")
-	h.press("enter")
-	h.settle()
+	h.submit("64k")
 	if h.m.state != stNormal {
 		t.Fatal("valid input did not close the prompt")
 	}
@@ -518,12 +539,19 @@ func TestKeyHelp(t *testing.T) {
 	}
 }
 
+// wantUnavailable presses a picker's key on a model without the hooks
+// that list its entries: no command starts, and the view says why.
+func (h *harness) wantUnavailable(key, why string) {
+	h.t.Helper()
+	if cmd := h.press(key); cmd != nil {
+		h.t.Errorf("%s without hooks returned a command", key)
+	}
+	h.wantView(why)
+}
+
 func TestKeyPresetsUnavailable(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
-	if cmd := h.press("p"); cmd != nil {
-		t.Error("p without hooks returned a command")
-	}
-	h.wantView("presets not available")
+	h.wantUnavailable("p", "presets not available")
 	h.press("s")
 	h.wantView("presets not available")
 	if h.m.state != stNormal {
@@ -560,8 +588,7 @@ func TestKeyPresetPicker(t *testing.T) {
 		t.Errorf("preset = %q", h.m.preset)
 	}
 	// Esc closes without applying.
-	cmd = h.press("p")
-	h.m.Update(cmd())
+	h.openPicker("p")
 	h.press("esc")
 	if h.m.state != stNormal {
 		t.Error("esc did not close the picker")
@@ -574,8 +601,7 @@ func TestApplyPresetHook(t *testing.T) {
 		LoadPresets: func() ([]PresetItem, error) { return testPresets(), nil },
 		ApplyPreset: func(p PresetItem) error { got = p.Name; return nil },
 	}, 100, 30)
-	cmd := h.press("p")
-	h.m.Update(cmd())
+	h.openPicker("p")
 	h.press("enter")
 	h.settle()
 	if got != "linux-gap" {
@@ -588,8 +614,7 @@ func TestApplyPresetHook(t *testing.T) {
 
 func TestPresetLoadError(t *testing.T) {
 	h := newHarness(t, Options{LoadPresets: func() ([]PresetItem, error) { return nil, errors.New("bad file x.json") }}, 80, 24)
-	cmd := h.press("p")
-	h.m.Update(cmd())
+	h.openPicker("p")
 	if h.m.state != stNormal {
 		t.Error("picker stayed open")
 	}
@@ -598,8 +623,7 @@ func TestPresetLoadError(t *testing.T) {
 	h2 := newHarness(t, Options{LoadPresets: func() ([]PresetItem, error) {
 		return testPresets(), errors.New("bad file y.json")
 	}}, 100, 30)
-	cmd = h2.press("p")
-	h2.m.Update(cmd())
+	h2.openPicker("p")
 	if h2.m.state != stPicker {
 		t.Fatal("picker closed although presets loaded")
 	}
@@ -625,9 +649,7 @@ func TestKeySavePreset(t *testing.T) {
 	}, 80, 24)
 	h.press("s")
 	h.wantView("save preset as:")
-	h.typeText("fresh")
-	h.press("enter")
-	h.settle()
+	h.submit("fresh")
 	if _, ok := saved["fresh"]; !ok {
 		t.Fatal("not saved")
 	}
@@ -635,9 +657,7 @@ func TestKeySavePreset(t *testing.T) {
 
 	// An existing name asks first; n keeps it.
 	h.press("s")
-	h.typeText("mine")
-	h.press("enter")
-	h.settle()
+	h.submit("mine")
 	if h.m.state != stConfirm {
 		t.Fatal("no confirmation for an existing name")
 	}
@@ -648,9 +668,7 @@ func TestKeySavePreset(t *testing.T) {
 	}
 	// y overwrites.
 	h.press("s")
-	h.typeText("mine")
-	h.press("enter")
-	h.settle()
+	h.submit("mine")
 	h.press("y")
 	h.settle()
 	if overwritten != "mine" {
@@ -664,9 +682,7 @@ func TestKeySavePreset(t *testing.T) {
 func TestSaveExistsWithoutOverwrite(t *testing.T) {
 	h := newHarness(t, Options{SavePreset: func(string, model.Config) error { return os.ErrExist }}, 80, 24)
 	h.press("s")
-	h.typeText("x")
-	h.press("enter")
-	h.settle()
+	h.submit("x")
 	if h.m.state == stConfirm {
 		t.Error("asked to overwrite without a hook")
 	}
@@ -874,14 +890,14 @@ func TestEventMarker(t *testing.T) {
 
 func TestEventMessageWhenNoStrip(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
-	h.send(model.Update{Warning: &model.Warning{T: 1, Side: "B", Kind: "clamp", Text: "clamped", Fix: "sudo sysctl -w net.core.wmem_max=2097152"}})
+	h.send(model.Update{Warning: &model.Warning{T: 1, Side: "B", Kind: model.WarnClamp, Text: "clamped", Fix: "sudo sysctl -w net.core.wmem_max=2097152"}})
 	h.send(model.Update{Event: &model.Event{T: 5, Side: "A", Setting: "connections", From: "1", To: "2"}})
 	h.wantView("A connections 1→2")
 }
 
 func TestClampWarning(t *testing.T) {
 	h := newHarness(t, Options{}, 160, 48)
-	h.send(model.Update{Warning: &model.Warning{T: 2, Side: "B", Kind: "clamp",
+	h.send(model.Update{Warning: &model.Warning{T: 2, Side: "B", Kind: model.WarnClamp,
 		Text: "B sndbuf: requested 2m, effective 416k — the kernel limit net.core.wmem_max is lower",
 		Fix:  "sudo sysctl -w net.core.wmem_max=2097152  (persist: net.core.wmem_max = 2097152 in /etc/sysctl.d/90-nbdscope.conf)"}})
 	h.wantView("▲ B sndbuf: requested 2m, effective 416k", "fix: sudo sysctl -w net.core.wmem_max=2097152")
@@ -908,7 +924,7 @@ func TestClampWarning(t *testing.T) {
 	h.send(model.Update{Warning: &model.Warning{T: 4, Kind: "other", Text: "2 cores: alternate is fairer", Fix: "press m"}})
 	h.wantView("▲ 2 cores: alternate is fairer — press m")
 	// The cores warning in words that fit 80 columns.
-	h.send(model.Update{Warning: &model.Warning{T: 4, Kind: "cores",
+	h.send(model.Update{Warning: &model.Warning{T: 4, Kind: model.WarnCores,
 		Text: "this machine has 2 cores: in concurrent mode the sides compete for CPU; alternate mode is fairer", Fix: "press m or use --mode alternate"}})
 	h.wantView("▲ 2 cores: in concurrent mode the sides compete for CPU — m for alternate")
 	// Another side warning shows in the panel too.
@@ -1004,8 +1020,8 @@ func TestOddMessagesNeverPanic(t *testing.T) {
 		{Event: &model.Event{T: 1, Side: "A", Setting: "sndbuf", From: "x", To: "not a size"}},
 		{Crash: &model.Crash{Side: "Z", Role: "load", Status: "killed"}},
 		{Crash: &model.Crash{Side: "A"}},
-		{Warning: &model.Warning{Side: "Z", Kind: "clamp"}},
-		{Warning: &model.Warning{Side: "A", Kind: "clamp", Text: strings.Repeat("x", 500), Fix: strings.Repeat("y ", 300)}},
+		{Warning: &model.Warning{Side: "Z", Kind: model.WarnClamp}},
+		{Warning: &model.Warning{Side: "A", Kind: model.WarnClamp, Text: strings.Repeat("x", 500), Fix: strings.Repeat("y ", 300)}},
 		{Done: &model.Done{}},
 	}
 	for _, u := range odd {
@@ -1096,14 +1112,8 @@ func TestVReachesTheWakeupsChart(t *testing.T) {
 // side's load and applies it; - goes back to our load.
 func TestKeyExecPrompt(t *testing.T) {
 	h := newHarness(t, Options{}, 100, 24)
-	h.press("2", "e")
-	if h.m.state != stInput {
-		t.Fatal("e did not open the prompt")
-	}
-	h.wantView("B exec = ")
-	h.typeText("nbdcopy {uri} null:")
-	h.press("enter")
-	h.settle()
+	h.openPrompt("B exec = ", "2", "e")
+	h.submit("nbdcopy {uri} null:")
 	if h.m.state != stNormal {
 		t.Fatal("a command did not close the prompt")
 	}

@@ -133,7 +133,7 @@ const maxMsgLines = 3
 func (m *Model) layoutHeader(w, h int) {
 	hd := &m.header
 	hd.SetSize(w, h)
-	hd.mode = m.cfg.Mode
+	hd.mode = string(m.cfg.Mode)
 	hd.preset = m.preset
 	hd.modified = m.preset != "" && (m.cfg.Sides != m.baseCfg.Sides || m.cfg.Mode != m.baseCfg.Mode)
 	hd.elapsed = m.elapsed

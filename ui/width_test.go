@@ -71,7 +71,7 @@ func screensFit(t *testing.T, prof termenv.Profile, w, hgt int) {
 		check("samples")
 		h.send(model.Update{Event: &model.Event{T: 40, Side: "B", Setting: "sndbuf", From: "2m", To: "64k"}})
 		h.send(model.Update{Event: &model.Event{T: 50, Side: "A", Setting: "request-size", From: "2m", To: "32m"}})
-		h.send(model.Update{Warning: &model.Warning{T: 50, Side: "B", Kind: "clamp",
+		h.send(model.Update{Warning: &model.Warning{T: 50, Side: "B", Kind: model.WarnClamp,
 			Text: "B sndbuf: requested 8m, effective 416k — the kernel limit net.core.wmem_max is lower",
 			Fix:  "sudo sysctl -w net.core.wmem_max=8388608  (persist: net.core.wmem_max = 8388608 in /etc/sysctl.d/90-nbdscope.conf)"}})
 		h.send(model.Update{Crash: &model.Crash{T: 60, Side: "A", Role: "server", Status: "exit status 2",

@@ -159,13 +159,8 @@ func FormatBytes(n float64) string {
 // jumps to "1.02 GiB/s". NaN and infinities print as themselves.
 func FormatRate(bytesPerSec float64) string {
 	v := bytesPerSec
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "+Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
+	if s, ok := nonFinite(v); ok {
+		return s
 	}
 	i := 0
 	for i < len(byteUnits)-1 && math.Abs(v) >= 999.5 {
@@ -246,13 +241,8 @@ func FormatClock(sec float64) string {
 // and moves up one unit when rounding reaches 1024 ("1024.0 MiB/s" becomes
 // "1.00 GiB/s").
 func formatBinary(n float64, per string, num func(v float64, unit int) string) string {
-	switch {
-	case math.IsNaN(n):
-		return "NaN"
-	case math.IsInf(n, 1):
-		return "+Inf"
-	case math.IsInf(n, -1):
-		return "-Inf"
+	if s, ok := nonFinite(n); ok {
+		return s
 	}
 	sign := ""
 	if n < 0 {
@@ -275,4 +265,13 @@ func formatBinary(n float64, per string, num func(v float64, unit int) string) s
 		sign = "" // no "-0 B"
 	}
 	return sign + s + " " + byteUnits[unit] + per
+}
+
+// nonFinite is how NaN and the infinities print in every figure — as
+// themselves: "NaN", "+Inf", "-Inf" — and whether v is one of them.
+func nonFinite(v float64) (string, bool) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'f', -1, 64), true
+	}
+	return "", false
 }

@@ -211,6 +211,9 @@ func TestFormatRate(t *testing.T) {
 		{1023.99 * mib, "1.00 GiB/s"},
 		{1023.94 * mib, "1.00 GiB/s"},
 		{-2 << 20, "-2.00 MiB/s"},
+		{math.NaN(), "NaN"}, // as the doc says: not "NaN B/s"
+		{math.Inf(1), "+Inf"},
+		{math.Inf(-1), "-Inf"},
 	}
 	for _, tt := range tests {
 		if got := FormatRate(tt.in); got != tt.want {

@@ -121,7 +121,7 @@ func main() {
 		sb = int(n)
 	}
 	if *place == "" {
-		*place = model.DefaultPlacement()
+		*place = string(model.DefaultPlacement())
 	}
 	r := runReader(*conns, per, int(chunk), sb, *nbufs, *mode, *place)
 	if *human {
@@ -240,7 +240,7 @@ func runReader(conns int, per uint64, chunk, sndbuf, nbufs int, mode, placement 
 	}
 	// Held to cores exactly as the pair holds its load process (the
 	// reader) and server (the writer).
-	rcpus, wcpus := model.PlacementCPUs(placement, model.ModeAlternate, 0, platform.AllowedCPUs())
+	rcpus, wcpus := model.PlacementCPUs(model.Place(placement), model.ModeAlternate, 0, platform.AllowedCPUs())
 	check(platform.PinProcess(os.Getpid(), rcpus))
 	check(platform.PinProcess(cmd.Process.Pid, wcpus))
 	res.ReaderCPUs, res.WriterCPUs = fmt.Sprint(rcpus), fmt.Sprint(wcpus)

@@ -47,15 +47,8 @@ type calibrateFlags struct {
 
 func newCalibrateCmd(a *app) *cobra.Command {
 	var f calibrateFlags
-	cmd := &cobra.Command{
-		Use:     "calibrate [flags]",
-		Short:   "Our load beside qemu-img on the same server and buffers: calls, EAGAIN, wake-ups, CPU per 2 MiB and their ratio",
-		Long:    calibrateLong,
-		Example: calibrateExample,
-		Args:    noArgs,
-	}
-	setExits(cmd, exitsMeasure)
-	lf := addLoadFlags(a, cmd, false, sweptSettings()...)
+	cmd, lf := newMeasureCmd(a, "calibrate [flags]", "Our load beside qemu-img on the same server and buffers: calls, EAGAIN, wake-ups, CPU per 2 MiB and their ratio",
+		calibrateLong, calibrateExample, false, sweptSettings()...)
 	fs := cmd.Flags()
 	fs.StringVar(&f.sndbuf, "sndbuf", "default,2m", "comma-separated server send buffer `SIZES` to calibrate at")
 	cmd.RegisterFlagCompletionFunc("sndbuf", completeBufList)

@@ -18,27 +18,23 @@ import (
 // sweep runs (presetConfig refuses them).
 func (a *app) completePresets(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	liveOnly := cmd.Flags().Lookup("preset") != nil && cmd.Name() != "sweep"
-	return a.completeStored(toComplete, func(st *presets.Store) []cobra.Completion {
-		ps, _ := st.Presets()
-		var out []cobra.Completion
-		for _, p := range ps {
-			if liveOnly && p.SweepsClient() {
-				continue
-			}
-			out = append(out, cobra.CompletionWithDesc(p.Name, p.Description))
-		}
-		return out
-	})
+	return a.completePresetsWhere(toComplete, func(p presets.Preset) bool { return !liveOnly || !p.SweepsClient() })
 }
 
 // completeUserPresets offers only user presets (rm, rename: built-ins are
 // read-only).
 func (a *app) completeUserPresets(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return a.completePresetsWhere(toComplete, func(p presets.Preset) bool { return !p.BuiltIn })
+}
+
+// completePresetsWhere offers the presets keep lets through, each with its
+// description.
+func (a *app) completePresetsWhere(toComplete string, keep func(presets.Preset) bool) ([]cobra.Completion, cobra.ShellCompDirective) {
 	return a.completeStored(toComplete, func(st *presets.Store) []cobra.Completion {
 		ps, _ := st.Presets()
 		var out []cobra.Completion
 		for _, p := range ps {
-			if !p.BuiltIn {
+			if keep(p) {
 				out = append(out, cobra.CompletionWithDesc(p.Name, p.Description))
 			}
 		}

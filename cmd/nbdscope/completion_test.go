@@ -82,7 +82,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"runs", "export", "base", "--format", ""}, []string{"md", "csv", "json"}, 0},
 		{[]string{"run", "--workload-b", ""}, model.WorkloadNames(), len(model.Workloads)},
 		{[]string{"--transport", ""}, []string{"unix", "tcp"}, 2},
-		{[]string{"run", "--placement-a", ""}, model.Placements, len(model.Placements)},
+		{[]string{"run", "--placement-a", ""}, model.PlacementNames(), len(model.Placements)},
 		{[]string{"run", "--mode", ""}, []string{"alternate", "concurrent"}, 2},
 		{[]string{"run", "--sndbuf", ""}, append([]string{"macos"}, model.BufLadder...), len(model.BufLadder) + 1},
 		{[]string{"--sndbuf-b", "1"}, []string{"16k", "128k", "1m"}, 3},

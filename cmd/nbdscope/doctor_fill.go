@@ -30,7 +30,7 @@ const doctorFillInterval = 100 * time.Millisecond
 // doctorFill is the probe's result in 'doctor --json' ("buffer_fill").
 type doctorFill struct {
 	Seconds float64          `json:"seconds"` // the probe's run, under load
-	Mode    string           `json:"mode"`
+	Mode    model.Mode       `json:"mode"`
 	Sides   []doctorFillSide `json:"sides"`
 	// OtherCoresBusy is what other processes kept busy meanwhile, in
 	// cores on average (null where not measured): from a quarter of a core

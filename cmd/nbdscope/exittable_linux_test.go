@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"nbdscope/internal/testbin"
 )
 
 var reExitRow = regexp.MustCompile(`(?m)^  (\d+) +(\S.*)$`)
@@ -42,7 +44,7 @@ func helpExits(t *testing.T, path []string) map[int]string {
 // which status each must give.
 type signalCase struct {
 	args  []string
-	ready func(p *exec.Cmd, stderr *lockedBuf) bool // the signals are caught now
+	ready func(p *exec.Cmd, stderr *testbin.SyncBuffer) bool // the signals are caught now
 	want  int
 }
 
@@ -50,13 +52,13 @@ type signalCase struct {
 // path. A command whose help lists 130 must be here (130 is proven, not
 // promised), and one here that exits 0 must not list 130.
 func signalCases(t *testing.T) map[string]signalCase {
-	hasChildren := func(p *exec.Cmd, _ *lockedBuf) bool { return len(childPIDs(p.Process.Pid)) > 0 }
-	sock := filepath.Join(shortTempDir(t), "s.sock")
+	hasChildren := func(p *exec.Cmd, _ *testbin.SyncBuffer) bool { return len(childPIDs(p.Process.Pid)) > 0 }
+	sock := filepath.Join(testbin.ShortDir(t), "s.sock")
 	return map[string]signalCase{
 		"run":       {[]string{"run", "--duration", "60s", "--interval", "100ms", "--request-size", "256k", "--json"}, hasChildren, exitInterrupted},
 		"sweep":     {[]string{"sweep", "--bytes", "64g", "--repeat", "1", "--sndbuf", "default", "--json"}, hasChildren, exitInterrupted},
 		"calibrate": {[]string{"calibrate", "--bytes", "64g", "--repeat", "1", "--sndbuf", "default", "--client", "true {uri}", "--json"}, hasChildren, exitInterrupted},
-		"serve":     {[]string{"serve", "-k", sock}, func(_ *exec.Cmd, e *lockedBuf) bool { return strings.Contains(e.String(), "listening on") }, exitOK},
+		"serve":     {[]string{"serve", "-k", sock}, func(_ *exec.Cmd, e *testbin.SyncBuffer) bool { return strings.Contains(e.String(), "listening on") }, exitOK},
 		// The explorer (0 on SIGINT and SIGTERM, like q) needs a terminal:
 		// e2e's TestExplorerSignals proves it.
 		"": {},
@@ -127,7 +129,7 @@ func interrupt(t *testing.T, sc signalCase, sig syscall.Signal) (int, string, st
 	cmd := exec.CommandContext(ctx, os.Args[0], sc.args...)
 	cmd.Env = append(os.Environ(), asBinaryEnv+"=1")
 	var stdout bytes.Buffer
-	stderr := &lockedBuf{}
+	stderr := &testbin.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
 	cmd.SysProcAttr = childAttrs()
 	if err := cmd.Start(); err != nil {

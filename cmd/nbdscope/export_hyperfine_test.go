@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"nbdscope/internal/reporttest"
+	"nbdscope/internal/testbin"
 	"nbdscope/model"
 	"nbdscope/stats"
 	"nbdscope/sweep"
@@ -194,13 +195,7 @@ print(json.dumps({"parameter": names[0], "x": list(values), "mean": times_mean, 
 // goes through plot_parametrized.py's parameter reading (a float per
 // size, time against the buffer) and the other scripts' fields.
 func TestHyperfineScriptsRead(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		if os.Getenv("NBDSCOPE_INTEROP") == "1" {
-			t.Fatal("python3 not found (NBDSCOPE_INTEROP=1): cannot check that hyperfine's scripts read the export")
-		}
-		t.Skip("python3 not found: the check that hyperfine's scripts read the export needs it")
-	}
+	py := testbin.Tool(t, "the check that hyperfine's scripts read the export needs it", "python3")
 	rep := madeUpSpreadSweep(8)
 	dir := t.TempDir()
 	file, script := filepath.Join(dir, "h.json"), filepath.Join(dir, "reader.py")

@@ -35,6 +35,15 @@ type loadFlags struct {
 	forSweep bool
 }
 
+// newMeasureCmd is a command that measures our load (run, sweep,
+// calibrate) with its use line and help: it takes no arguments, has the
+// measuring commands' exit table and the load flags (addLoadFlags).
+func newMeasureCmd(a *app, use, short, long, example string, withDuration bool, skip ...string) (*cobra.Command, *loadFlags) {
+	cmd := &cobra.Command{Use: use, Short: short, Long: long, Example: example, Args: noArgs}
+	setExits(cmd, exitsMeasure)
+	return cmd, addLoadFlags(a, cmd, withDuration, skip...)
+}
+
 // addLoadFlags adds the load flags to cmd; skip names settings the command
 // defines itself (sweep's --sndbuf is the list of sizes to sweep).
 func addLoadFlags(a *app, cmd *cobra.Command, withDuration bool, skip ...string) *loadFlags {

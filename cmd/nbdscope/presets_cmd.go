@@ -34,14 +34,7 @@ func newPresetsCmd(a *app) *cobra.Command {
 	list := storeSub("list", "Name, kind (built-in or user) and description", nil, nil, a.withStore(a.presetsList))
 	show := storeSub("show NAME", "The preset as indented JSON (the file format)", []string{"NAME"}, a.completePresets,
 		a.withStore(func(st *presets.Store, args []string) error { return storeCmdErr(st.ExportPreset(args[0], a.stdout)) }))
-	rm := storeSub("rm NAME", "Remove a user preset", []string{"NAME"}, a.completeUserPresets,
-		a.withStore(func(st *presets.Store, args []string) error {
-			if err := st.RemovePreset(args[0]); err != nil {
-				return storeCmdErr(err)
-			}
-			fmt.Fprintf(a.stdout, "removed preset %s\n", args[0])
-			return nil
-		}))
+	rm := a.rmSub("Remove a user preset", "preset", a.completeUserPresets, (*presets.Store).RemovePreset)
 	rename := storeSub("rename OLD NEW [--force]", "Rename a user preset", []string{"OLD", "NEW"}, a.completeUserPresets,
 		a.withStore(func(st *presets.Store, args []string) error {
 			if err := st.RenamePreset(args[0], args[1], force); err != nil {

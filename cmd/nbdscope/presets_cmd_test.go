@@ -55,6 +55,24 @@ func storeCmdHome(t *testing.T) string {
 	return h
 }
 
+// realSidesHome skips a test that runs real NBD sides under -short, and
+// makes its store home (storeCmdHome).
+func realSidesHome(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs real NBD sides")
+	}
+	return storeCmdHome(t)
+}
+
+// inProcessSides is realSidesHome for a test that runs the command in
+// this process: the sides' children are this test binary.
+func inProcessSides(t *testing.T) {
+	t.Helper()
+	realSidesHome(t)
+	t.Setenv(asBinaryEnv, "1")
+}
+
 func TestPresetsCommands(t *testing.T) {
 	home := storeCmdHome(t)
 	expect := func(want int, stdin string, args ...string) (string, string) {
@@ -164,6 +182,24 @@ func TestPresetsCommands(t *testing.T) {
 	expect(0, "", "presets", "rename", "--help")
 }
 
+// saveTestRun saves rep under name in the store of the test's home.
+func saveTestRun(t *testing.T, name string, rep model.Report) {
+	t.Helper()
+	if err := testApp().saveRun(name, rep, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runsList is what 'runs list' prints, which must succeed.
+func runsList(t *testing.T) string {
+	t.Helper()
+	code, out, errs := storeCmdRun(t, "", "runs", "list")
+	if code != 0 {
+		t.Fatalf("runs list: exit %d: %s", code, errs)
+	}
+	return out
+}
+
 // storeCmdReport is a small finished run.
 func storeCmdReport(gibps float64, calls model.Figure) model.Report {
 	cfg := model.DefaultConfig()
@@ -200,15 +236,11 @@ func TestRunsCommands(t *testing.T) {
 	}
 
 	// run --save goes through the wired hook.
-	if err := testApp().saveRun("base", storeCmdReport(1, 10), false); err != nil {
-		t.Fatal(err)
-	}
+	saveTestRun(t, "base", storeCmdReport(1, 10))
 	if err := testApp().saveRun("base", storeCmdReport(1, 10), false); err == nil || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("second save: %v", err)
 	}
-	if err := testApp().saveRun("tuned", storeCmdReport(2, 1), false); err != nil {
-		t.Fatal(err)
-	}
+	saveTestRun(t, "tuned", storeCmdReport(2, 1))
 
 	out, _ := expect(0, "runs", "list")
 	for _, want := range []string{"NAME", "TIME", "PRESET", "base", "tuned", "linux-gap", "1.00 GiB/s", "2.00 GiB/s", "4.00 GiB/s"} {

@@ -44,15 +44,7 @@ type runFlags struct {
 
 func newRunCmd(a *app) *cobra.Command {
 	var f runFlags
-	cmd := &cobra.Command{
-		Use:     "run [flags]",
-		Short:   "A headless run with a summary table (--json, --csv, --save)",
-		Long:    runLong,
-		Example: runExample,
-		Args:    noArgs,
-	}
-	setExits(cmd, exitsMeasure)
-	lf := addLoadFlags(a, cmd, true)
+	cmd, lf := newMeasureCmd(a, "run [flags]", "A headless run with a summary table (--json, --csv, --save)", runLong, runExample, true)
 	fs := cmd.Flags()
 	fs.BoolVarP(&f.asJSON, "json", "J", false, "print the whole run as one JSON object (version 1, see docs/cli.md)")
 	fs.BoolVar(&f.asCSV, "csv", false, "print the samples as CSV")

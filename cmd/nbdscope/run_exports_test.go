@@ -37,7 +37,7 @@ func madeUpRun() model.Report {
 	}
 	rep.Samples[5].Changed = true
 	rep.Events = []model.Event{{T: 1.02, Side: "B", Setting: "sndbuf", From: "default", To: "2m"}}
-	rep.Warnings = []model.Warning{{T: 0, Kind: "cores", Text: "this machine has 2 cores"}}
+	rep.Warnings = []model.Warning{{T: 0, Kind: model.WarnCores, Text: "this machine has 2 cores"}}
 	whole := func(name string, gib float64, segs ...model.Segment) model.SideReport {
 		var sm model.Summary
 		sm.Settings = model.StampOf(cfg.Sides[0])

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"nbdscope/internal/testbin"
 	"nbdscope/model"
 	"nbdscope/report"
 )
@@ -25,11 +26,7 @@ import (
 // same run goes to three files; the lines are as many as the samples the
 // JSON export holds.
 func TestRunIntervalsAndExports(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real NBD sides")
-	}
-	storeCmdHome(t)
-	t.Setenv(asBinaryEnv, "1") // the children are this test binary
+	inProcessSides(t)
 	dir := t.TempDir()
 	fj, fc, fm := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.csv"), filepath.Join(dir, "r.md")
 	code, out, errs := runApp(t, "run", "-t", "1.5", "-P", "2", "-w", "2m", "-i", "0.25", "--size", "1g", "--intervals",
@@ -77,17 +74,14 @@ func mustOpen(t *testing.T, path string) io.Reader {
 // 130, and its stream is whole lines of JSON, each with its type, the
 // last the summary marking the run partial.
 func TestJSONStreamInterrupted(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real NBD sides")
-	}
-	home := storeCmdHome(t)
+	home := realSidesHome(t)
 	cmd := exec.Command(os.Args[0], "run", "--json-stream", "-t", "60", "-i", "0.1", "--size", "1g")
 	cmd.Env = append(os.Environ(), asBinaryEnv+"=1", "NBDSCOPE_HOME="+home)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	errs := &lockedBuf{}
+	errs := &testbin.SyncBuffer{}
 	cmd.Stderr, cmd.SysProcAttr = errs, childAttrs()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -14,12 +14,8 @@ import (
 // export --format svg writes the charts as an SVG document.
 func TestRunsCompareAndExportCharts(t *testing.T) {
 	storeCmdHome(t)
-	if err := testApp().saveRun("base", storeCmdReport(1, 10), false); err != nil {
-		t.Fatal(err)
-	}
-	if err := testApp().saveRun("tuned", storeCmdReport(2, 1), false); err != nil {
-		t.Fatal(err)
-	}
+	saveTestRun(t, "base", storeCmdReport(1, 10))
+	saveTestRun(t, "tuned", storeCmdReport(2, 1))
 	code, out, errs := storeCmdRun(t, "", "runs", "compare", "base", "tuned")
 	if code != 0 {
 		t.Fatalf("runs compare: exit %d: %s", code, errs)

@@ -61,14 +61,7 @@ func newRunsCmd(a *app) *cobra.Command {
 			}
 			return exportRun(rf, formatMarkdown, a.stdout)
 		}))
-	rm := storeSub("rm NAME", "Remove a saved run", []string{"NAME"}, a.completeRuns,
-		a.withStore(func(st *presets.Store, args []string) error {
-			if err := st.RemoveRun(args[0]); err != nil {
-				return storeCmdErr(err)
-			}
-			fmt.Fprintf(a.stdout, "removed run %s\n", args[0])
-			return nil
-		}))
+	rm := a.rmSub("Remove a saved run", "run", a.completeRuns, (*presets.Store).RemoveRun)
 	export := storeSub("export NAME [--format FORMAT] [-o FILE]", "md: summary and events; csv: one row per sample; json: the run file; svg: the charts over time (of a sweep: a bar per size)",
 		[]string{"NAME"}, a.completeRuns,
 		a.withStore(func(st *presets.Store, args []string) error {

@@ -15,16 +15,9 @@ func TestRunsListShowsPartial(t *testing.T) {
 	storeCmdHome(t)
 	cut := storeCmdReport(1, 10)
 	cut.Partial, cut.PartialReason = true, "interrupted after 2.0s of 5s"
-	if err := testApp().saveRun("cut", cut, false); err != nil {
-		t.Fatal(err)
-	}
-	if err := testApp().saveRun("whole", storeCmdReport(1, 10), false); err != nil {
-		t.Fatal(err)
-	}
-	code, out, errs := storeCmdRun(t, "", "runs", "list")
-	if code != 0 {
-		t.Fatalf("runs list: exit %d: %s", code, errs)
-	}
+	saveTestRun(t, "cut", cut)
+	saveTestRun(t, "whole", storeCmdReport(1, 10))
+	out := runsList(t)
 	rows := map[string]string{}
 	for _, l := range strings.Split(out, "\n") {
 		if f := strings.Fields(l); len(f) > 0 {
@@ -35,7 +28,7 @@ func TestRunsListShowsPartial(t *testing.T) {
 		!strings.HasSuffix(rows["whole"], "complete") {
 		t.Errorf("runs list:\n%s", out)
 	}
-	code, out, _ = storeCmdRun(t, "", "runs", "show", "cut")
+	code, out, _ := storeCmdRun(t, "", "runs", "show", "cut")
 	if code != 0 || !strings.Contains(out, "**partial run**: interrupted after 2.0s of 5s") {
 		t.Errorf("runs show (exit %d):\n%s", code, out)
 	}
@@ -50,16 +43,9 @@ func TestRunsListTellsSweeps(t *testing.T) {
 	sw := model.SweepReport{Rows: rows, Optimum: sweep.Optimum(rows)}
 	rep := storeCmdReport(1, 10)
 	rep.Sides, rep.Samples, rep.Sweep = nil, nil, &sw
-	if err := testApp().saveRun("sw", rep, false); err != nil {
-		t.Fatal(err)
-	}
-	if err := testApp().saveRun("run", storeCmdReport(1, 10), false); err != nil {
-		t.Fatal(err)
-	}
-	code, out, errs := storeCmdRun(t, "", "runs", "list")
-	if code != 0 {
-		t.Fatalf("runs list: exit %d: %s", code, errs)
-	}
+	saveTestRun(t, "sw", rep)
+	saveTestRun(t, "run", storeCmdReport(1, 10))
+	out := runsList(t)
 	var line string
 	for _, l := range strings.Split(out, "\n") {
 		if strings.HasPrefix(l, "sw ") {

@@ -18,9 +18,7 @@ func TestRunsExportSweepSVG(t *testing.T) {
 	sw := model.SweepReport{Spec: model.SweepSpec{Bytes: 1 << 30, Repeat: 1}, Rows: rows, Optimum: sweep.Optimum(rows)}
 	rep := storeCmdReport(1, 10)
 	rep.Sides, rep.Samples, rep.Sweep = nil, nil, &sw
-	if err := testApp().saveRun("sw", rep, false); err != nil {
-		t.Fatal(err)
-	}
+	saveTestRun(t, "sw", rep)
 	code, out, errs := storeCmdRun(t, "", "runs", "export", "sw", "--format", "svg")
 	if code != 0 {
 		t.Fatalf("runs export --format svg of a sweep: exit %d: %s", code, errs)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"nbdscope/internal/testbin"
 	"nbdscope/model"
 	"nbdscope/nbd"
 )
@@ -39,27 +40,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // serveProc is `nbdscope serve …` running as a child process.
 type serveProc struct {
 	cmd    *exec.Cmd
-	out    *lockedBuf
+	out    *testbin.SyncBuffer
 	exited chan struct{}
 	err    error
 }
@@ -82,7 +66,7 @@ func tryStartServeProc(t *testing.T, args ...string) (*serveProc, bool) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"serve"}, args...)...)
 	cmd.Env = append(os.Environ(), asBinaryEnv+"=1")
-	out := &lockedBuf{}
+	out := &testbin.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = childAttrs()
 	if err := cmd.Start(); err != nil {
@@ -115,16 +99,6 @@ func addrInUse(out string) bool {
 		strings.Contains(out, "Only one usage of each socket address")
 }
 
-func shortTempDir(t *testing.T) string {
-	t.Helper()
-	d, err := os.MkdirTemp("", "nbds")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
-
 func dialUnix(t *testing.T, sock string) *nbd.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -150,7 +124,7 @@ func TestServeFileSurvivesKill9(t *testing.T) {
 		block = 4 << 10
 		depth = 16
 	)
-	dir := shortTempDir(t)
+	dir := testbin.ShortDir(t)
 	img, sock := filepath.Join(dir, "disk.img"), filepath.Join(dir, "s.sock")
 	if err := os.WriteFile(img, nil, 0o644); err != nil { // nbdscope never creates an image; an empty one it sizes
 		t.Fatal(err)
@@ -316,7 +290,7 @@ func TestServeFileSurvivesKill9(t *testing.T) {
 
 // TestServeUnixSocketIs0600: `serve -k` creates its socket 0600.
 func TestServeUnixSocketIs0600(t *testing.T) {
-	dir := shortTempDir(t)
+	dir := testbin.ShortDir(t)
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -495,7 +469,7 @@ func TestServeStatsForm(t *testing.T) {
 		{[]string{"serve", "--stats="}, "--stats=: want an interval from 100ms to 1h"},
 		{[]string{"serve", "--stats=1ns"}, "--stats=1ns: want an interval from 100ms to 1h"},
 	} {
-		code, _, errs := runBin(t, append(c.args, "-k", filepath.Join(shortTempDir(t), "s.sock"))...)
+		code, _, errs := runBin(t, append(c.args, "-k", filepath.Join(testbin.ShortDir(t), "s.sock"))...)
 		if code != exitUsage || !strings.Contains(errs, c.want) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
 		}
@@ -505,7 +479,7 @@ func TestServeStatsForm(t *testing.T) {
 // TestServeStatsJSONVersion: the --stats-json file carries nbdscope_version
 // beside its version, as every JSON output does.
 func TestServeStatsJSONVersion(t *testing.T) {
-	dir := shortTempDir(t)
+	dir := testbin.ShortDir(t)
 	sock, file := filepath.Join(dir, "s.sock"), filepath.Join(dir, "stats.json")
 	srv := startServeProc(t, "-k", sock, "--backend", "null", "--size", "1m", "--stats=200ms", "--stats-json", file)
 	c := dialUnix(t, sock)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 
@@ -50,6 +51,18 @@ func storeGroup(use, short, long string, subs ...*cobra.Command) *cobra.Command 
 
 // storeSub is one subcommand of a store group: its positional arguments
 // (named for help and errors), their completion and its action.
+// rmSub is a store group's rm NAME: remove removes the named preset or
+// run (kind), and the command says so.
+func (a *app) rmSub(short, kind string, complete cobra.CompletionFunc, remove func(*presets.Store, string) error) *cobra.Command {
+	return storeSub("rm NAME", short, []string{"NAME"}, complete, a.withStore(func(st *presets.Store, args []string) error {
+		if err := remove(st, args[0]); err != nil {
+			return storeCmdErr(err)
+		}
+		fmt.Fprintf(a.stdout, "removed %s %s\n", kind, args[0])
+		return nil
+	}))
+}
+
 func storeSub(use, short string, names []string, complete cobra.CompletionFunc, run func(cmd *cobra.Command, args []string) error) *cobra.Command {
 	c := &cobra.Command{
 		Use:   use,

@@ -22,11 +22,7 @@ var sweepSmall = []string{"sweep", "--sndbuf", "default,1m", "--repeat", "2", "-
 // time is that of those bytes: the table, the CSV and the JSON say the same
 // bytes, and in each the time and the throughput agree (bytes / time).
 func TestSweepMovesItsBytes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real NBD sides")
-	}
-	storeCmdHome(t)
-	t.Setenv(asBinaryEnv, "1") // the children are this test binary
+	inProcessSides(t)
 	const want = 64 << 20
 	args := append(append([]string(nil), sweepSmall...), "--bytes", "64m")
 

@@ -90,15 +90,8 @@ func sweptSettings() []string {
 
 func newSweepCmd(a *app) *cobra.Command {
 	var f sweepFlags
-	cmd := &cobra.Command{
-		Use:     "sweep [flags]",
-		Short:   "A send-buffer sweep: table, bars and the optimum (--json, --csv, --markdown)",
-		Long:    sweepLong,
-		Example: sweepExample,
-		Args:    noArgs,
-	}
-	setExits(cmd, exitsMeasure)
-	lf := addLoadFlags(a, cmd, false, sweptSettings()...)
+	cmd, lf := newMeasureCmd(a, "sweep [flags]", "A send-buffer sweep: table, bars and the optimum (--json, --csv, --markdown)",
+		sweepLong, sweepExample, false, sweptSettings()...)
 	fs := cmd.Flags()
 	f.lists = map[string]*string{}
 	for _, st := range model.BufferSettings() {

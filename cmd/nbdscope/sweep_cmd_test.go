@@ -91,11 +91,7 @@ func TestSweepProgressLine(t *testing.T) {
 // TestSweepReal runs a short real sweep and checks that the optimum line
 // and the JSON optimum agree with the printed table.
 func TestSweepReal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real NBD sides")
-	}
-	storeCmdHome(t)
-	t.Setenv(asBinaryEnv, "1") // the children are this test binary
+	inProcessSides(t)
 	args := []string{"sweep", "--sndbuf", "default,64k,1m", "--bytes", "64m", "--repeat", "1", "--interval", "100ms",
 		"--size", "1g", "--request-size", "256k"}
 	code, out, errs := runApp(t, args...)

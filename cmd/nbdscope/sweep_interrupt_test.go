@@ -11,16 +11,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"nbdscope/internal/testbin"
 )
 
 // TestSweepSignals: a sweep stopped by SIGTERM says "terminated", by
 // SIGINT "interrupted" (never "context canceled"), exits 130 and prints
 // the rows it has, each with the count it had.
 func TestSweepSignals(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real NBD sides")
-	}
-	home := storeCmdHome(t)
+	home := realSidesHome(t)
 	for _, c := range []struct {
 		sig  syscall.Signal
 		word string
@@ -32,7 +31,7 @@ func TestSweepSignals(t *testing.T) {
 			cmd := exec.Command(os.Args[0], args...)
 			cmd.Env = append(os.Environ(), asBinaryEnv+"=1", "NBDSCOPE_HOME="+home)
 			var out bytes.Buffer
-			errs := &lockedBuf{}
+			errs := &testbin.SyncBuffer{}
 			cmd.Stdout, cmd.Stderr = &out, errs
 			cmd.SysProcAttr = childAttrs()
 			if err := cmd.Start(); err != nil {

@@ -153,9 +153,7 @@ func refused(t *testing.T, args []string, names ...string) {
 func walkSetup(t *testing.T) func([]string) []string {
 	storeCmdHome(t)
 	t.Setenv(asBinaryEnv, "1") // should anything start, its children are this binary
-	if err := testApp().saveRun("base", storeCmdReport(1, 10), false); err != nil {
-		t.Fatal(err)
-	}
+	saveTestRun(t, "base", storeCmdReport(1, 10))
 	dir := t.TempDir()
 	preset, broken := filepath.Join(dir, "p.json"), filepath.Join(dir, "broken.json")
 	if code, _, errs := runApp(t, "presets", "export", "macos-gap", "-o", preset); code != 0 {

@@ -59,7 +59,7 @@ const tickEvery = 50 * time.Millisecond
 func startRealServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.Msg, error) {
 	vars := clientrun.Vars{"size": strconv.Itoa(spec.Settings.Int(model.SetSize))}
 	addr, uri := spec.Socket, nbd.URI{Transport: "unix", Socket: spec.Socket}
-	if spec.Settings.Str(model.SetTransport) == "tcp" {
+	if model.Transport(spec.Settings.Str(model.SetTransport)) == model.TransportTCP {
 		port, err := freePort()
 		if err != nil {
 			return nil, wire.Msg{}, err

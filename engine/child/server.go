@@ -49,8 +49,8 @@ func startServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.Msg,
 	r.srv = &nbd.Server{Exports: []nbd.Export{{Name: "", Description: "nbdscope " + backend, Backend: be, ReadOnly: readOnly}}}
 	var ln net.Listener
 	var uri nbd.URI
-	switch spec.Settings.Str(model.SetTransport) {
-	case "tcp":
+	switch model.Transport(spec.Settings.Str(model.SetTransport)) {
+	case model.TransportTCP:
 		tl, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, wire.Msg{}, err

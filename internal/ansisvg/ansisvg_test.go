@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"nbdscope/internal/testbin"
 )
 
 func TestSGRColoursAndReset(t *testing.T) {
@@ -46,13 +48,7 @@ func TestRenderPlacesEveryCell(t *testing.T) {
 
 // The document is one rsvg-convert accepts (the screenshot script's path).
 func TestRenderIsValidSVG(t *testing.T) {
-	conv, err := exec.LookPath("rsvg-convert")
-	if err != nil {
-		if os.Getenv("NBDSCOPE_INTEROP") == "1" {
-			t.Fatal("rsvg-convert is missing (Debian: librsvg2-bin), and NBDSCOPE_INTEROP=1 requires it")
-		}
-		t.Skip("rsvg-convert is missing (Debian: librsvg2-bin)")
-	}
+	conv := testbin.Tool(t, "Debian: librsvg2-bin", "rsvg-convert")
 	dir := t.TempDir()
 	in := filepath.Join(dir, "s.svg")
 	if err := os.WriteFile(in, []byte(Render("\x1b[7m rev \x1b[0m┏━┓", 20, 3)), 0o644); err != nil {

@@ -13,7 +13,22 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"testing"
 )
+
+// Sizes are the terminal sizes every screen of the explorer is checked
+// at, columns by rows: the smallest supported and a roomy one.
+var Sizes = [][2]int{{80, 24}, {160, 48}}
+
+// AtEachSize runs check as a subtest at each of Sizes, named "80x24" and
+// so on.
+func AtEachSize(t *testing.T, check func(t *testing.T, w, h int)) {
+	t.Helper()
+	for _, sz := range Sizes {
+		w, h := sz[0], sz[1]
+		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) { check(t, w, h) })
+	}
+}
 
 // deliberate are the ellipses the explorer writes itself: work under way
 // ("applying…", "loading presets…", "stopping the pair…"), a side still

@@ -63,7 +63,7 @@ func Report() model.Report {
 			{T: 0, Side: "B", Setting: "sndbuf", From: "default", To: "2m"},
 			{T: 5.25, Side: "A", Setting: "connections", From: "1", To: "4"},
 		},
-		Warnings: []model.Warning{{T: 0.25, Side: "B", Kind: "clamp", Text: "SO_SNDBUF 2m clamped", Fix: "sudo sysctl -w net.core.wmem_max=2097152"}},
+		Warnings: []model.Warning{{T: 0.25, Side: "B", Kind: model.WarnClamp, Text: "SO_SNDBUF 2m clamped", Fix: "sudo sysctl -w net.core.wmem_max=2097152"}},
 	}
 	for i := 0; i < 4; i++ {
 		sA, sB := Proc(0.5, 0.25, 1.5, 0.2), Proc(0.5, 0.125, 0.75, 0.1)

@@ -70,14 +70,23 @@ func goTool() string {
 func Need(t testing.TB, hint string, tools ...string) {
 	t.Helper()
 	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			msg := fmt.Sprintf("%s not installed (%s)", tool, hint)
-			if os.Getenv("NBDSCOPE_INTEROP") == "1" {
-				t.Fatalf("%s; NBDSCOPE_INTEROP=1 requires it", msg)
-			}
-			t.Skip(msg)
-		}
+		Tool(t, hint, tool)
 	}
+}
+
+// Tool is the path of a tool the test needs; without it the test is
+// skipped, or failed under NBDSCOPE_INTEROP=1, as Need does.
+func Tool(t testing.TB, hint, tool string) string {
+	t.Helper()
+	path, err := exec.LookPath(tool)
+	if err != nil {
+		msg := fmt.Sprintf("%s not installed (%s)", tool, hint)
+		if os.Getenv("NBDSCOPE_INTEROP") == "1" {
+			t.Fatalf("%s; NBDSCOPE_INTEROP=1 requires it", msg)
+		}
+		t.Skip(msg)
+	}
+	return path
 }
 
 // WorldExecutableCopy copies the running test binary, as name, into a new
@@ -111,4 +120,22 @@ func WorldExecutableCopy(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return bin
+}
+
+// ShortDir returns a temporary directory, removed when the test ends,
+// whose path is short enough for the unix sockets a test makes in it
+// (sun_path holds 104 bytes on macOS, 108 on Linux; t.TempDir's path,
+// named after the test, can be longer).
+func ShortDir(t testing.TB) string {
+	t.Helper()
+	d := t.TempDir()
+	if len(d)+len("/s.sock") < 90 {
+		return d
+	}
+	d, err := os.MkdirTemp("", "nbd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
 }
