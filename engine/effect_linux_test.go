@@ -102,18 +102,27 @@ func effectConfig() model.Config {
 	return cfg
 }
 
+// runMacOSServerBesideBig runs cfg with A's server send buffer at macOS's
+// 8 KiB and B's at a large one (bigBuf, written into cfg), and tallies each
+// side's samples taken at its own buffer.
+func runMacOSServerBesideBig(t *testing.T, cfg *model.Config) (p *Pair, a, b *tally) {
+	t.Helper()
+	cfg.Sides[0].SndBuf = model.Buf{Kind: model.BufMacOS}
+	cfg.Sides[1].SndBuf = bigBuf(t)
+	p = startPair(t, *cfg)
+	a, b = &tally{}, &tally{}
+	collect(t, p, 60*time.Second, map[model.SideID]*tally{"A": a, "B": b}, func(side model.SideID, st model.Stamp) bool {
+		return st.SndBuf == cfg.Sides[side.Index()].SndBuf.String()
+	})
+	return p, a, b
+}
+
 // TestSmallBufferMoreCalls: one run, A's server at macOS's 8 KiB and B's
 // at 2 MiB. A's client needs at least 8× the receive calls per 2 MiB, and
 // A's server hits a full buffer (send EAGAIN) more often per 2 MiB.
 func TestSmallBufferMoreCalls(t *testing.T) {
 	cfg := effectConfig()
-	cfg.Sides[0].SndBuf = model.Buf{Kind: model.BufMacOS}
-	cfg.Sides[1].SndBuf = bigBuf(t)
-	p := startPair(t, cfg)
-	a, b := &tally{}, &tally{}
-	collect(t, p, 60*time.Second, map[model.SideID]*tally{"A": a, "B": b}, func(side model.SideID, st model.Stamp) bool {
-		return st.SndBuf == cfg.Sides[side.Index()].SndBuf.String()
-	})
+	_, a, b := runMacOSServerBesideBig(t, &cfg)
 	aRecv, bRecv := a.per2MiB(a.client.RecvCalls), b.per2MiB(b.client.RecvCalls)
 	aEAG, bEAG := a.per2MiB(a.server.SendEAGAIN), b.per2MiB(b.server.SendEAGAIN)
 	t.Logf("client receive calls per 2 MiB: A (%s) %.2f, B (%s) %.2f: %.1fx; server send EAGAIN per 2 MiB: A %.2f, B %.2f",

@@ -15,10 +15,7 @@ func TestStampFollowsWorkloadChange(t *testing.T) {
 	cfg := testConfig()
 	cfg.Interval = model.Duration(250 * time.Millisecond)
 	cfg.Duration = model.Duration(6 * time.Second)
-	ch, err := model.ParseAt("4s:b.workload=write")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ch := parseAt(t, "4s:b.workload=write")
 	cfg.Script = []model.Change{ch}
 	p := startPair(t, cfg)
 	var samples []model.Sample

@@ -87,19 +87,11 @@ func (m *fillMeter) stop() {
 // socket either holds (a listener, the control pipe to the controller, a
 // connection elsewhere) is left out.
 func DataSenders(conn *sockdiag.Conn, sender, receiver FillProc) ([]sockdiag.FD, error) {
-	sfds, err := procSockets(sender)
-	if err != nil {
-		return nil, fmt.Errorf("the sender's sockets (PID %d): %w", sender.PID, err)
-	}
-	rfds, err := procSockets(receiver)
-	if err != nil {
-		return nil, fmt.Errorf("the receiver's sockets (PID %d): %w", receiver.PID, err)
-	}
-	ss, err := conn.Describe(sfds)
+	ss, err := describeSockets(conn, sender, "sender")
 	if err != nil {
 		return nil, err
 	}
-	rs, err := conn.Describe(rfds)
+	rs, err := describeSockets(conn, receiver, "receiver")
 	if err != nil {
 		return nil, err
 	}
@@ -111,6 +103,16 @@ func DataSenders(conn *sockdiag.Conn, sender, receiver FillProc) ([]sockdiag.FD,
 		return nil, fmt.Errorf("no connection between PID %d and PID %d found", sender.PID, receiver.PID)
 	}
 	return out, nil
+}
+
+// describeSockets is what sock_diag says of the sockets p holds; role
+// ("sender") names p in an error.
+func describeSockets(conn *sockdiag.Conn, p FillProc, role string) ([]sockdiag.Socket, error) {
+	fds, err := procSockets(p)
+	if err != nil {
+		return nil, fmt.Errorf("the %s's sockets (PID %d): %w", role, p.PID, err)
+	}
+	return conn.Describe(fds)
 }
 
 // holderOf is the descriptor by which the sender holds s: the sender's

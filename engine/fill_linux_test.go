@@ -2,7 +2,6 @@ package engine
 
 import (
 	"testing"
-	"time"
 
 	"nbdscope/model"
 )
@@ -15,13 +14,7 @@ import (
 func TestSmallBufferFullMoreOften(t *testing.T) {
 	cfg := testConfig()
 	cfg.Mode = model.ModeAlternate
-	cfg.Sides[0].SndBuf = model.Buf{Kind: model.BufMacOS}
-	cfg.Sides[1].SndBuf = bigBuf(t)
-	p := startPair(t, cfg)
-	a, b := &tally{}, &tally{}
-	collect(t, p, 60*time.Second, map[model.SideID]*tally{"A": a, "B": b}, func(side model.SideID, st model.Stamp) bool {
-		return st.SndBuf == cfg.Sides[side.Index()].SndBuf.String()
-	})
+	p, a, b := runMacOSServerBesideBig(t, &cfg)
 	t.Logf("A (%s): full %.1f%%, empty %.1f%%, %.0f bytes in flight of %d, %d fill samples; B (%s): full %.1f%%, empty %.1f%%, %.0f of %d, %d",
 		cfg.Sides[0].SndBuf, a.fill.FullPct, a.fill.EmptyPct, a.fill.Bytes, a.fill.Limit, a.fill.Samples,
 		cfg.Sides[1].SndBuf, b.fill.FullPct, b.fill.EmptyPct, b.fill.Bytes, b.fill.Limit, b.fill.Samples)

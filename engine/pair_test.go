@@ -195,10 +195,7 @@ func TestCrashReportAndRestart(t *testing.T) {
 func TestScriptedChange(t *testing.T) {
 	cfg := testConfig()
 	cfg.Duration = model.Duration(2 * time.Second)
-	ch, err := model.ParseAt("1s:b.sndbuf=64k")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ch := parseAt(t, "1s:b.sndbuf=64k")
 	cfg.Script = []model.Change{ch}
 	at := ch.At.D().Seconds()
 	p := startPair(t, cfg)
@@ -246,14 +243,8 @@ func TestScriptedChange(t *testing.T) {
 func TestScriptFiresInTimeOrder(t *testing.T) {
 	cfg := testConfig()
 	cfg.Duration = model.Duration(2500 * time.Millisecond)
-	late, err := model.ParseAt("1.5s:b.sndbuf=64k")
-	if err != nil {
-		t.Fatal(err)
-	}
-	early, err := model.ParseAt("0.5s:a.sndbuf=128k")
-	if err != nil {
-		t.Fatal(err)
-	}
+	late := parseAt(t, "1.5s:b.sndbuf=64k")
+	early := parseAt(t, "0.5s:a.sndbuf=128k")
 	cfg.Script = []model.Change{late, early}
 	p := startPair(t, cfg)
 	var evs []model.Event
@@ -361,6 +352,17 @@ func alive(pid int) bool {
 type textChange struct {
 	side           int
 	setting, value string
+}
+
+// parseAt parses a scripted change as --at would, failing the test on an
+// error.
+func parseAt(t *testing.T, at string) model.Change {
+	t.Helper()
+	ch, err := model.ParseAt(at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch
 }
 
 // applyText parses a change at the edge, as a key or flag would, and

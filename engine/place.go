@@ -22,7 +22,7 @@ func (s *side) place(mode model.Mode) {
 		pl = model.DefaultPlacement()
 	}
 	loadCPUs, serverCPUs := model.PlacementCPUs(pl, mode, s.idx, s.p.cpus)
-	if pl == model.PlaceSplit && sc.Get(model.SetConsume) == model.ConsumeHash && model.ResolveHashThreads(sc, mode, s.p.cpus) > 1 {
+	if pl == model.PlaceSplit && model.ConsumeMode(sc.Get(model.SetConsume)) == model.ConsumeHash && model.ResolveHashThreads(sc, mode, s.p.cpus) > 1 {
 		loadCPUs = model.HashLoadCPUs(mode, sc.Name, s.p.cpus, serverCPUs) // room for the hash threads
 	}
 	var warning string

@@ -260,7 +260,7 @@ func (p *Pair) summary(i int) model.Summary {
 	defer s.mu.Unlock()
 	sc := s.cfg
 	t := s.tot
-	sum := model.Summary{Figures: t.figures(sc.Target == "" || s.server != nil), Consume: sc.Get(model.SetConsume), Consumed: t.consumed}
+	sum := model.Summary{Figures: t.figures(sc.Target == "" || s.server != nil), Consume: model.ConsumeMode(sc.Get(model.SetConsume)), Consumed: t.consumed}
 	execClient(sc, s.execCounted, &sum.Figures)
 	sum.Settings = s.stampOf(sc)
 	sum.TargetServer = s.targetServer()

@@ -86,7 +86,7 @@ func TestConcurrentChangesOneSide(t *testing.T) {
 		model.SetInFlight:     {"3", "1", "2"},
 		model.SetWorkload:     {string(model.WorkWrite), string(model.WorkMixed), string(model.WorkRandRead)},
 		model.SetReadPercent:  {"10", "90", "50"},
-		model.SetConsume:      {model.ConsumeNone, model.ConsumeScan, model.ConsumeCopy},
+		model.SetConsume:      {string(model.ConsumeNone), string(model.ConsumeScan), string(model.ConsumeCopy)},
 		model.SetHashThreads:  {"2", "auto", "3", "auto"},
 		model.SetPlacement:    {string(model.PlaceShared), string(model.PlaceOS), string(model.PlaceSplit)},
 	}

@@ -93,6 +93,16 @@ func waitEvent(t *testing.T, p *Pair, side, setting, to string) *model.Event {
 	}).Event
 }
 
+// applyAndWait applies a setting of a side and waits for the event that
+// says it took.
+func applyAndWait(t *testing.T, p *Pair, side int, setting, to string) *model.Event {
+	t.Helper()
+	if err := applyText(p, side, setting, to); err != nil {
+		t.Fatal(err)
+	}
+	return waitEvent(t, p, p.sides[side].name, setting, to)
+}
+
 // TestTCPDefaultReopens (issue 13): on Linux, setting SO_SNDBUF locks a
 // TCP socket's buffer and turns autotuning off for good, so going back to
 // "default" re-opens the side's connections. After default → 64k →
@@ -118,10 +128,7 @@ func TestTCPDefaultReopens(t *testing.T) {
 	}
 
 	// 64k: set on the open socket, which the kernel now locks.
-	if err := applyText(p, 1, model.SetSndBuf, "64k"); err != nil {
-		t.Fatal(err)
-	}
-	if ev := waitEvent(t, p, "B", model.SetSndBuf, "64k"); ev.Reconnected {
+	if ev := applyAndWait(t, p, 1, model.SetSndBuf, "64k"); ev.Reconnected {
 		t.Fatalf("64k re-opened the connections: %+v", ev)
 	}
 	_, locked64k, _ := nbd.ProbeSocketBuffer("tcp", nbd.SendBuf, 64<<10)
@@ -130,10 +137,7 @@ func TestTCPDefaultReopens(t *testing.T) {
 	}
 
 	// default: the connections are re-opened, the new sockets never set.
-	if err := applyText(p, 1, model.SetSndBuf, "default"); err != nil {
-		t.Fatal(err)
-	}
-	if ev := waitEvent(t, p, "B", model.SetSndBuf, "default"); !ev.Reconnected {
+	if ev := applyAndWait(t, p, 1, model.SetSndBuf, "default"); !ev.Reconnected {
 		t.Fatalf("back to default without re-opening the connections: %+v", ev)
 	}
 	waitFor(t, p, 10*time.Second, "B sample after default", activeSample("B"))
@@ -148,17 +152,11 @@ func TestTCPDefaultReopens(t *testing.T) {
 		fresh, locked64k, m.SndBuf, explicit, wmemMax(), map[bool]string{true: ": the same value, so here only the socket's history tells a lock", false: ""}[explicit >= fresh])
 
 	// The client's send buffer, the same way.
-	if err := applyText(p, 1, model.SetClientSndBuf, "64k"); err != nil {
-		t.Fatal(err)
-	}
-	waitEvent(t, p, "B", model.SetClientSndBuf, "64k")
+	applyAndWait(t, p, 1, model.SetClientSndBuf, "64k")
 	if m := pollChild(t, ld); !m.SndBufLocked || m.SndBuf != locked64k {
 		t.Fatalf("client after 64k: sndbuf %d locked %v, want %d locked", m.SndBuf, m.SndBufLocked, locked64k)
 	}
-	if err := applyText(p, 1, model.SetClientSndBuf, "default"); err != nil {
-		t.Fatal(err)
-	}
-	if ev := waitEvent(t, p, "B", model.SetClientSndBuf, "default"); !ev.Reconnected {
+	if ev := applyAndWait(t, p, 1, model.SetClientSndBuf, "default"); !ev.Reconnected {
 		t.Fatalf("client back to default without re-opening: %+v", ev)
 	}
 	waitFor(t, p, 10*time.Second, "B sample after client default", activeSample("B"))

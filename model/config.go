@@ -186,7 +186,7 @@ type SideConfig struct {
 	Verify       bool     `json:"verify,omitempty"`
 	// Consume is what the load process does with READ data: copy, scan,
 	// hash or none (consume.go).
-	Consume string `json:"consume,omitempty"`
+	Consume ConsumeMode `json:"consume,omitempty"`
 	// HashThreads is how many threads the hash mode digests with; 0 is
 	// auto (ResolveHashThreads).
 	HashThreads int `json:"hash_threads,omitempty"`
@@ -287,7 +287,7 @@ func (c *Config) Validate() error {
 // save and a load (an empty field is left out of the JSON, and a loader
 // that starts from DefaultSide would then read the default instead).
 func (s *SideConfig) Normalize() {
-	s.Consume = s.Get(SetConsume)
+	s.Consume = ConsumeMode(s.Get(SetConsume))
 	s.Placement = Place(s.Get(SetPlacement))
 }
 

@@ -5,33 +5,40 @@ import (
 	"strconv"
 )
 
-// What the load process does with READ data (SideConfig.Consume). How fast
-// the receiver drains the socket decides how many receive calls it needs
-// per 2 MiB, and so how much a bigger send buffer helps: each mode models
-// a real client of the seed's tables.
+// ConsumeMode is what the load process does with READ data
+// (SideConfig.Consume). How fast the receiver drains the socket decides
+// how many receive calls it needs per 2 MiB, and so how much a bigger send
+// buffer helps: each mode models a real client of the seed's tables.
+// JSON, presets and the command line write its name.
+type ConsumeMode string
+
+// Consume modes.
 const (
 	// ConsumeCopy copies each read once (a client that uses what it reads).
-	ConsumeCopy = "copy"
+	ConsumeCopy ConsumeMode = "copy"
 	// ConsumeScan looks for zeroes like qemu-img convert does before it
 	// writes (qemu's buffer_is_zero): it stops at the first non-zero byte.
-	ConsumeScan = "scan"
+	ConsumeScan ConsumeMode = "scan"
 	// ConsumeHash hashes the stream like blksum and nbdcopy --blkhash.
-	ConsumeHash = "hash"
+	ConsumeHash ConsumeMode = "hash"
 	// ConsumeNone is a pure sink that drains the socket the instant data
 	// arrives, and so reads it in small pieces whatever the buffer.
-	ConsumeNone = "none"
+	ConsumeNone ConsumeMode = "none"
 )
 
 // ConsumeModes lists the modes in the order the UI cycles them, each with
 // its one-line help (flags, `?` help and docs/cli.md say the same).
-var ConsumeModes = []struct{ Name, Help string }{
+var ConsumeModes = []struct {
+	Name ConsumeMode
+	Help string
+}{
 	{ConsumeCopy, "copy each read once, as a client that uses its data"},
 	{ConsumeScan, "look for zeroes like qemu-img convert (buffer_is_zero: stops at the first non-zero byte); counts zero buffers"},
 	{ConsumeHash, "hash like blksum / nbdcopy --blkhash: SHA-256 of each 64 KiB block, then of the digests and length; per pass, the root blksum prints"},
 	{ConsumeNone, "a pure sink: drain the socket as data arrives, touch nothing"},
 }
 
-func validConsume(m string) bool {
+func validConsume(m ConsumeMode) bool {
 	for _, c := range ConsumeModes {
 		if c.Name == m {
 			return true
@@ -50,7 +57,7 @@ func consumeNames() string {
 		case i > 0:
 			s += ", "
 		}
-		s += c.Name
+		s += string(c.Name)
 	}
 	return s
 }

@@ -54,7 +54,7 @@ var figureColumns = func() []csvColumn {
 		{"request_size", func(f *Figures) string { return csvInt(f.Settings.RequestSize) }},
 		{"in_flight", func(f *Figures) string { return csvInt(f.Settings.InFlight) }},
 		{"placement", func(f *Figures) string { return string(f.Settings.Placement) }},
-		{"consume", func(f *Figures) string { return f.Settings.Consume }},
+		{"consume", func(f *Figures) string { return string(f.Settings.Consume) }},
 		{"settings_changed", func(f *Figures) string { return strconv.FormatBool(f.Changed) }},
 		{"seconds", func(f *Figures) string { return strconv.FormatFloat(f.Seconds, 'f', -1, 64) }},
 		{"bytes", func(f *Figures) string { return strconv.FormatUint(f.Bytes, 10) }},

@@ -11,18 +11,18 @@ package model
 // Two stretches with equal stamps are comparable; a change of any field
 // starts a new segment.
 type Stamp struct {
-	Workload     Workload  `json:"workload" setting:"workload"`
-	ReadPercent  int       `json:"read_percent,omitempty" setting:"read-percent"` // mixed only
-	Transport    Transport `json:"transport" setting:"transport"`
-	SndBuf       string    `json:"sndbuf" setting:"sndbuf"` // server SO_SNDBUF as requested; "external"
-	ClientSndBuf string    `json:"client_sndbuf" setting:"client-sndbuf"`
-	ClientRcvBuf string    `json:"client_rcvbuf" setting:"client-rcvbuf"`
-	ServerRcvBuf string    `json:"server_rcvbuf,omitempty" setting:"server-rcvbuf"` // server SO_RCVBUF as requested
-	Connections  int       `json:"connections" setting:"connections"`
-	RequestSize  int       `json:"request_size" setting:"request-size"`
-	InFlight     int       `json:"in_flight" setting:"in-flight"`
-	Placement    Place     `json:"placement" setting:"placement"`
-	Consume      string    `json:"consume" setting:"consume"`
+	Workload     Workload    `json:"workload" setting:"workload"`
+	ReadPercent  int         `json:"read_percent,omitempty" setting:"read-percent"` // mixed only
+	Transport    Transport   `json:"transport" setting:"transport"`
+	SndBuf       string      `json:"sndbuf" setting:"sndbuf"` // server SO_SNDBUF as requested; "external"
+	ClientSndBuf string      `json:"client_sndbuf" setting:"client-sndbuf"`
+	ClientRcvBuf string      `json:"client_rcvbuf" setting:"client-rcvbuf"`
+	ServerRcvBuf string      `json:"server_rcvbuf,omitempty" setting:"server-rcvbuf"` // server SO_RCVBUF as requested
+	Connections  int         `json:"connections" setting:"connections"`
+	RequestSize  int         `json:"request_size" setting:"request-size"`
+	InFlight     int         `json:"in_flight" setting:"in-flight"`
+	Placement    Place       `json:"placement" setting:"placement"`
+	Consume      ConsumeMode `json:"consume" setting:"consume"`
 	// HashThreads (0: auto) and Exec (empty: our load) change live too, so
 	// a change of them starts a segment like any other; omitted when at
 	// their defaults, as in runs saved before the stamp carried them.
@@ -256,7 +256,7 @@ type Summary struct {
 	// Consume is the side's consume mode at the end of the span; Consumed
 	// what the modes found over it (zero buffers, hashed blocks, the root
 	// digest of the last full pass).
-	Consume  string        `json:"consume"`
+	Consume  ConsumeMode   `json:"consume"`
 	Consumed ConsumeCounts `json:"consumed"`
 	// Spread is how steady the samples were (spread.go); nil in a run
 	// saved before it was kept.

@@ -250,7 +250,7 @@ func newSettingTable() []*Setting {
 			field: intField(func(s *SideConfig) *int { return &s.ReadPercent })},
 		{Name: SetConsume, Var: "HOW", Type: TypeEnum, Choices: consumeList, Where: AtLoad,
 			Help:  "what the client does with read data: copy, scan (qemu-img's zero scan), hash (blksum / nbdcopy --blkhash) or none (a pure sink)",
-			field: strField(func(s *SideConfig) *string { return &s.Consume }, func() string { return ConsumeNone })},
+			field: strField(func(s *SideConfig) *ConsumeMode { return &s.Consume }, func() ConsumeMode { return ConsumeNone })},
 		{Name: SetHashThreads, Var: "N", Type: TypeInt, Min: 0, Max: MaxHashThreads, Where: AtLoad,
 			Help:   "threads the hash consume mode digests with: auto (1, or the side's cores minus one when placed split) or 1…64",
 			parse:  parseHashThreads,
@@ -748,7 +748,7 @@ func (s *SideConfig) SetValue(st *Setting, v Value) error {
 func consumeList() []string {
 	out := make([]string, len(ConsumeModes))
 	for i, c := range ConsumeModes {
-		out[i] = c.Name
+		out[i] = string(c.Name)
 	}
 	return out
 }

@@ -85,29 +85,30 @@ func TestClampDetectionAndFix(t *testing.T) {
 	}
 }
 
-// linuxOnly says whether a figure only Linux gives is to be checked here;
-// elsewhere it checks the figure was not given (ok false), never a 0
-// passed off as a measurement.
-func linuxOnly(t *testing.T, ok bool, got any) bool {
+// measuredOnLinux says whether a figure only Linux gives is to be checked
+// further here. On Linux it must be measured (ok) and positive; elsewhere
+// it checks the figure was not given (ok false), never a 0 passed off as a
+// measurement.
+func measuredOnLinux[T ~int64 | ~float64](t *testing.T, what string, got T, ok bool) bool {
 	t.Helper()
-	if runtime.GOOS == "linux" {
-		return true
+	if runtime.GOOS != "linux" {
+		if ok {
+			t.Errorf("measured %v on %s, where it cannot be", got, runtime.GOOS)
+		}
+		return false
 	}
-	if ok {
-		t.Errorf("measured %v on %s, where it cannot be", got, runtime.GOOS)
+	if !ok || got <= 0 {
+		t.Fatalf("%s = %v, %v: want a positive measurement", what, got, ok)
 	}
-	return false
+	return true
 }
 
 // FaultCost measures where the kernel counts the thread's faults (Linux):
 // a positive time per fault; elsewhere it says it did not measure.
 func TestFaultCost(t *testing.T) {
 	per, ok := FaultCost()
-	if !linuxOnly(t, ok, per) {
+	if !measuredOnLinux(t, "FaultCost (a time per fault)", per, ok) {
 		return
-	}
-	if !ok || per <= 0 {
-		t.Fatalf("FaultCost = %v, %v: want a time per fault", per, ok)
 	}
 	t.Logf("a minor page fault costs %v here", per)
 }
@@ -116,11 +117,8 @@ func TestFaultCost(t *testing.T) {
 // and they grow while this test burns CPU.
 func TestCPUBusy(t *testing.T) {
 	before, ok := CPUBusy()
-	if !linuxOnly(t, ok, before) {
+	if !measuredOnLinux(t, "CPUBusy", before, ok) {
 		return
-	}
-	if !ok || before <= 0 {
-		t.Fatalf("CPUBusy = %v, %v", before, ok)
 	}
 	x := 0
 	for end := time.Now().Add(200 * time.Millisecond); time.Now().Before(end); x++ {

@@ -23,7 +23,7 @@ var (
 )
 
 // shape sets the load shape of both sides and what they do with the data.
-func shape(c *model.Config, conns, reqSize, inFlight int, consume string) {
+func shape(c *model.Config, conns, reqSize, inFlight int, consume model.ConsumeMode) {
 	for i := range c.Sides {
 		c.Sides[i].Connections = conns
 		c.Sides[i].RequestSize = reqSize
@@ -125,7 +125,7 @@ func macosGap() model.Config {
 }
 
 // shaped is the default pair with both sides' load shape and consume mode.
-func shaped(conns, reqSize, inFlight int, consume string) model.Config {
+func shaped(conns, reqSize, inFlight int, consume model.ConsumeMode) model.Config {
 	c := model.DefaultConfig()
 	shape(&c, conns, reqSize, inFlight, consume)
 	return c

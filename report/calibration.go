@@ -62,5 +62,5 @@ func consumeName(sd model.SideConfig) string {
 	if sd.Consume == "" {
 		return "default"
 	}
-	return sd.Consume
+	return string(sd.Consume)
 }

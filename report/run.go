@@ -237,7 +237,7 @@ func consumeText(sm model.Summary) string {
 	case model.ConsumeHash:
 		return fmt.Sprintf("hash×%d: %d passes", c.HashThreads, c.HashPasses)
 	}
-	return sm.Consume
+	return string(sm.Consume)
 }
 
 // printSegments prints, for a run with changes, one row per stretch of

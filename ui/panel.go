@@ -430,7 +430,7 @@ func (p *panel) data() panelData {
 		// a real server's (its own value).
 		d.bufs = slices.DeleteFunc(d.bufs, func(b shownBuf) bool { return b.label == serverRcvSetting().Label })
 	}
-	if c.Get(model.SetConsume) == model.ConsumeHash {
+	if model.ConsumeMode(c.Get(model.SetConsume)) == model.ConsumeHash {
 		d.root = p.root
 	}
 	d.pace = p.paceWords()
@@ -890,7 +890,7 @@ func (p *panel) consumeInTitle() bool {
 // hashes ("hash×auto", "hash×3").
 func consumeLine(c model.SideConfig) string {
 	m := c.Get(model.SetConsume)
-	if m == model.ConsumeHash {
+	if model.ConsumeMode(m) == model.ConsumeHash {
 		m += "×" + c.Get(model.SetHashThreads)
 	}
 	return m

@@ -89,7 +89,7 @@ func TestPanelRowsOf(t *testing.T) {
 func TestPanelRootDigest(t *testing.T) {
 	const root = "3eb41ead61267f303e361caa2481ac0343422fcf3ce1c3ee7d25baa9a2f538f9"
 	p := panel{com: &common{styles: DefaultStyles()}, idx: 0, cfg: model.DefaultConfig().Sides[0]}
-	if err := p.cfg.Set(model.SetConsume, model.ConsumeHash); err != nil {
+	if err := p.cfg.Set(model.SetConsume, string(model.ConsumeHash)); err != nil {
 		t.Fatal(err)
 	}
 	p.SetSize(160, 0)
@@ -104,7 +104,7 @@ func TestPanelRootDigest(t *testing.T) {
 	if !strings.Contains(rows, "consume       hash×auto") || !strings.Contains(rows, "root digest   3eb41ead61267f30") {
 		t.Errorf("hashing with a pass done, the wide rows lack the consume mode or the root:\n%s", rows)
 	}
-	if err := p.cfg.Set(model.SetConsume, model.ConsumeScan); err != nil {
+	if err := p.cfg.Set(model.SetConsume, string(model.ConsumeScan)); err != nil {
 		t.Fatal(err)
 	}
 	if rows := strings.Join(p.rowsOf(p.data()), "\n"); strings.Contains(rows, "root digest") {

@@ -1054,7 +1054,7 @@ func TestConsumeShownAndExplained(t *testing.T) {
 	h := newHarness(t, Options{}, 160, 60)
 	h.press("?")
 	for _, mode := range model.ConsumeModes {
-		h.wantView(mode.Name, mode.Help[:30])
+		h.wantView(string(mode.Name), mode.Help[:30])
 	}
 }
 

@@ -490,7 +490,7 @@ func helpEntries() [][2]string {
 		out = append(out, f)
 		if f[0] == "consume" {
 			for _, m := range model.ConsumeModes {
-				out = append(out, [2]string{"  " + m.Name, m.Help})
+				out = append(out, [2]string{"  " + string(m.Name), m.Help})
 			}
 		}
 	}

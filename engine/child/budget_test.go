@@ -20,7 +20,7 @@ func TestMeasureSendsItsBudget(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ro, _, err := startLoadRole(ctx, wire.LoadSpec{URI: uri, Paused: true, Settings: wire.Start{model.SetConnections: {Int: 2},
-		model.SetRequestSize: {Int: req}, model.SetInFlight: {Int: 4}, model.SetWorkload: {Str: string(model.WorkRead)}, model.SetConsume: {Str: model.ConsumeNone}}})
+		model.SetRequestSize: {Int: req}, model.SetInFlight: {Int: 4}, model.SetWorkload: {Str: string(model.WorkRead)}, model.SetConsume: {Str: string(model.ConsumeNone)}}})
 	if err != nil {
 		t.Fatal(err)
 	}

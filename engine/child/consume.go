@@ -342,7 +342,7 @@ func (t *tokens) setLimit(n int) {
 // consumer is the consume state of a load process (part of loadRole). It
 // runs on the completion path, so everything is atomic or briefly locked.
 type consumer struct {
-	mode    atomic.Value // string: a ConsumeModes name
+	mode    atomic.Value // model.ConsumeMode: read it with consumeMode
 	threads *tokens
 	hasher  atomic.Pointer[streamHasher]
 	scanned atomic.Uint64
@@ -352,7 +352,7 @@ type consumer struct {
 	hashBase HashStats  // figures of hashers retired by a mode change
 }
 
-func (r *loadRole) initConsume(mode string, threads int) {
+func (r *loadRole) initConsume(mode model.ConsumeMode, threads int) {
 	if mode == "" {
 		mode = model.ConsumeNone
 	}
@@ -360,12 +360,18 @@ func (r *loadRole) initConsume(mode string, threads int) {
 	r.threads = newTokens(threads)
 }
 
+// consumeMode is the mode now. The atomic.Value holds a model.ConsumeMode
+// only: a bare string stored there would compare unequal to every mode.
+func (r *loadRole) consumeMode() model.ConsumeMode {
+	return r.mode.Load().(model.ConsumeMode)
+}
+
 // startHasher starts a hasher at the next pass boundary when the mode is
 // hash and the export size is known (after the first connection).
 func (r *loadRole) startHasher() {
 	r.cmu.Lock()
 	defer r.cmu.Unlock()
-	if r.mode.Load() != model.ConsumeHash || r.size == 0 || r.hasher.Load() != nil {
+	if r.consumeMode() != model.ConsumeHash || r.size == 0 || r.hasher.Load() != nil {
 		return
 	}
 	r.hasher.Store(newStreamHasher(r.size, r.cursor.Load(), r.threads))
@@ -383,8 +389,9 @@ func (r *loadRole) setHashThreads(c wire.Cmd) wire.Msg {
 // setConsumeMode applies a live consume change.
 func (r *loadRole) setConsumeMode(c wire.Cmd) wire.Msg {
 	r.cmu.Lock()
-	r.mode.Store(c.Str)
-	if h := r.hasher.Load(); h != nil && c.Str != model.ConsumeHash {
+	mode := model.ConsumeMode(c.Str)
+	r.mode.Store(mode)
+	if h := r.hasher.Load(); h != nil && mode != model.ConsumeHash {
 		// Retired: a later switch back starts at a fresh pass, since the
 		// blocks read meanwhile were never hashed.
 		r.hasher.Store(nil)
@@ -401,7 +408,7 @@ func (r *loadRole) setConsumeMode(c wire.Cmd) wire.Msg {
 func (r *loadRole) consume(s *slot, err error) {
 	buf := s.op.Buf
 	ok := err == nil && s.read
-	switch r.mode.Load() {
+	switch r.consumeMode() {
 	case model.ConsumeCopy:
 		if ok {
 			if cap(s.sink) < len(buf) {

@@ -216,7 +216,7 @@ func TestHashPatternExport(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			uri := serveBackend(t, jitter{nbd.NewPattern(size)})
 			spec := wire.LoadSpec{URI: uri, Settings: wire.Start{model.SetConnections: {Int: tc.conns}, model.SetRequestSize: {Int: 256 << 10},
-				model.SetInFlight: {Int: 4}, model.SetWorkload: {Str: string(model.WorkRead)}, model.SetConsume: {Str: model.ConsumeHash}, model.SetHashThreads: {Int: tc.threads}}}
+				model.SetInFlight: {Int: 4}, model.SetWorkload: {Str: string(model.WorkRead)}, model.SetConsume: {Str: string(model.ConsumeHash)}, model.SetHashThreads: {Int: tc.threads}}}
 			m := runLoad(t, spec, func(m wire.Msg) bool { return m.Consumed.HashPasses >= 1 })
 			c := m.Consumed
 			if c.RootDigest != want || c.HashBroken != 0 {
@@ -237,7 +237,7 @@ func TestScanNullExport(t *testing.T) {
 	for _, fill := range []byte{0, 0xff} {
 		uri := serveBackend(t, nbd.NewNull(1<<30, fill))
 		spec := wire.LoadSpec{URI: uri, Settings: wire.Start{model.SetConnections: {Int: 1}, model.SetRequestSize: {Int: 256 << 10}, model.SetInFlight: {Int: 4},
-			model.SetWorkload: {Str: string(model.WorkRead)}, model.SetConsume: {Str: model.ConsumeScan}}}
+			model.SetWorkload: {Str: string(model.WorkRead)}, model.SetConsume: {Str: string(model.ConsumeScan)}}}
 		m := runLoad(t, spec, func(m wire.Msg) bool { return m.Consumed.ScannedBuffers >= 200 })
 		c := m.Consumed
 		want := c.ScannedBuffers

@@ -198,20 +198,13 @@ func (r *execRole) start() (*clientrun.Process, *realproc.Calls, error) {
 // connection gets the buffers asked for within one tick.
 func (r *execRole) tick() {
 	defer r.wg.Done()
-	t := time.NewTicker(tickEvery)
-	defer t.Stop()
-	for {
+	everyTick(r.stop, nil, func() {
 		r.mu.Lock()
 		if r.live != nil {
 			r.live.look()
 		}
 		r.mu.Unlock()
-		select {
-		case <-r.stop:
-			return
-		case <-t.C:
-		}
-	}
+	})
 }
 
 // endBufs lets the finished run's sockets go, keeping what was last seen

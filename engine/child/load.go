@@ -88,7 +88,7 @@ func startLoadRole(ctx context.Context, spec wire.LoadSpec) (role, wire.Msg, err
 	r.reqSize.Store(int64(set.Int(model.SetRequestSize)))
 	r.workload.Store(workloadIndex(model.Workload(set.Str(model.SetWorkload))))
 	r.readPct.Store(int32(set.Int(model.SetReadPercent)))
-	r.initConsume(set.Str(model.SetConsume), set.Int(model.SetHashThreads))
+	r.initConsume(model.ConsumeMode(set.Str(model.SetConsume)), set.Int(model.SetHashThreads))
 	r.gate.init(spec.Paused)
 	r.defSnd, _, _ = nbd.ProbeSocketBuffer(u.Network(), nbd.SendBuf, 0)
 	r.defRcv, _, _ = nbd.ProbeSocketBuffer(u.Network(), nbd.RecvBuf, 0)
@@ -449,7 +449,7 @@ func (r *loadRole) settings() wire.Msg {
 		model.SetRequestSize:  strconv.FormatInt(r.reqSize.Load(), 10),
 		model.SetWorkload:     string(model.Workloads[r.workload.Load()]),
 		model.SetReadPercent:  strconv.Itoa(int(r.readPct.Load())),
-		model.SetConsume:      r.mode.Load().(string),
+		model.SetConsume:      string(r.consumeMode()),
 		model.SetHashThreads:  strconv.Itoa(r.threads.limit()),
 		model.SetClientSndBuf: strconv.Itoa(r.sndReq),
 		model.SetClientRcvBuf: strconv.Itoa(r.rcvReq),

@@ -205,14 +205,20 @@ func (r *realServerRole) failed() <-chan error { return r.fail }
 // the buffer in force; the poll reports what the last look saw.
 func (r *realServerRole) tick() {
 	defer r.wg.Done()
+	everyTick(r.stop, r.exited, r.look)
+}
+
+// everyTick calls look at once and then every tickEvery, until stop or
+// exited closes (a nil channel never does).
+func everyTick(stop, exited <-chan struct{}, look func()) {
 	t := time.NewTicker(tickEvery)
 	defer t.Stop()
 	for {
-		r.look()
+		look()
 		select {
-		case <-r.stop:
+		case <-stop:
 			return
-		case <-r.exited:
+		case <-exited:
 			return
 		case <-t.C:
 		}

@@ -201,11 +201,7 @@ func openFDs(t *testing.T) int {
 func TestSetSendBufferOfAnotherProcess(t *testing.T) {
 	h := startHolder(t, os.Args[0], nil)
 	fds := openFDs(t)
-	p, err := Open(h.pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := openHolder(t, h)
 	if p.PID() != h.pid {
 		t.Errorf("PID() = %d, want %d", p.PID(), h.pid)
 	}
@@ -254,6 +250,17 @@ func TestSetSendBufferOfAnotherProcess(t *testing.T) {
 	}
 }
 
+// openHolder opens the holder's process, closed when the test ends.
+func openHolder(t *testing.T, h *holder) *Process {
+	t.Helper()
+	p, err := Open(h.pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
 func wantReason(t *testing.T, what string, err error, r Reason) {
 	t.Helper()
 	var e *Error
@@ -266,12 +273,8 @@ func wantReason(t *testing.T, what string, err error, r Reason) {
 // not exist, and a size must be positive.
 func TestNotASocketNoFDBadSize(t *testing.T) {
 	h := startHolder(t, os.Args[0], nil)
-	p, err := Open(h.pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	_, err = p.Set(0, SendBuf, 1<<20)
+	p := openHolder(t, h)
+	_, err := p.Set(0, SendBuf, 1<<20)
 	wantReason(t, "fd 0 (a pipe)", err, ReasonNotSocket)
 	_, err = p.Get(100000, SendBuf)
 	wantReason(t, "fd 100000", err, ReasonNoFD)
@@ -290,14 +293,10 @@ func TestNotASocketNoFDBadSize(t *testing.T) {
 // gone, give ReasonGone.
 func TestProcessGone(t *testing.T) {
 	h := startHolder(t, os.Args[0], nil)
-	p, err := Open(h.pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := openHolder(t, h)
 	h.cmd.Process.Kill()
 	h.cmd.Wait()
-	_, err = p.Set(h.fd, SendBuf, 1<<20)
+	_, err := p.Set(h.fd, SendBuf, 1<<20)
 	wantReason(t, "Set after the process exited", err, ReasonGone)
 	_, err = Open(h.pid)
 	wantReason(t, "Open after the process exited", err, ReasonGone)

@@ -72,22 +72,18 @@ func (c *Conn) exactChunk(reqs []exactReq, res []exactRes) error {
 		return err
 	}
 	for pending := len(reqs); pending > 0; {
-		n, err := c.recvReplies()
-		if err != nil {
-			return c.abandon(err)
-		}
-		for k := range n {
-			d, err := c.reply(k)
-			if err != nil {
-				return c.abandon(err)
-			}
+		_, err := c.takeDatagrams(func(d []byte) (bool, error) {
 			i, err := takeExactReply(d, base, reqs, res, &c.scratch)
 			if err != nil {
-				return c.abandon(err)
+				return false, c.abandon(err)
 			}
 			if i >= 0 {
 				pending--
 			}
+			return false, nil
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil

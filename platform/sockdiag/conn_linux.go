@@ -85,25 +85,39 @@ func (c *Conn) roundTrip(build func(b []byte, seq uint32) []byte, parse func(b [
 	// socket or the end, so the bound below is far beyond any real table
 	// and only stops a kernel (or test double) that never ends a reply.
 	for range 1 << 16 {
-		n, err := c.recvReplies()
-		if err != nil {
-			return c.abandon(err)
-		}
-		for k := range n {
-			d, err := c.reply(k)
-			if err != nil {
-				return c.abandon(err)
-			}
+		end, err := c.takeDatagrams(func(d []byte) (bool, error) {
 			done, err := parse(d, seq)
 			if err != nil && !done {
-				return c.abandon(err)
+				return false, c.abandon(err)
 			}
-			if done {
-				return err
-			}
+			return done, err
+		})
+		if end || err != nil {
+			return err
 		}
 	}
 	return c.abandon(fmt.Errorf("%w: the kernel's reply never ended", ErrMalformed))
+}
+
+// takeDatagrams receives the datagrams the kernel has ready and hands each
+// to take, in order, until take says it ends the answer or fails. A failed
+// receive or read of a datagram abandons the connection, as take does for
+// an error it cannot go on after. The caller holds c.mu.
+func (c *Conn) takeDatagrams(take func(d []byte) (end bool, err error)) (end bool, err error) {
+	n, err := c.recvReplies()
+	if err != nil {
+		return false, c.abandon(err)
+	}
+	for k := range n {
+		d, err := c.reply(k)
+		if err != nil {
+			return false, c.abandon(err)
+		}
+		if end, err := take(d); end || err != nil {
+			return end, err
+		}
+	}
+	return false, nil
 }
 
 // reply is the k-th datagram the last recvReplies took.

@@ -5,10 +5,8 @@ package sockdiag
 import (
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,22 +78,7 @@ func TestUnixExactLookupAndGone(t *testing.T) {
 }
 
 func TestUnixListenerNameAndPeers(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "s")
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	cl, err := net.Dial("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	sv, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sv.Close()
+	path := dialUnixListener(t).path
 	fds, err := ProcessSockets(os.Getpid())
 	if err != nil {
 		t.Fatal(err)

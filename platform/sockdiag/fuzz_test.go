@@ -67,16 +67,9 @@ func checkParse[S any](t *testing.T, data []byte, seq uint32, parse func([]byte,
 }
 
 func FuzzParseUnixDiag(f *testing.F) {
-	for _, s := range syntheticUnixSeeds() {
-		f.Add(s, uint32(1))
-	}
-	for _, s := range liveSeeds(f, "unix") {
-		f.Add(s.data, s.seq)
-	}
+	addSeeds(f, syntheticUnixSeeds(), "unix")
 	f.Fuzz(func(t *testing.T, data []byte, seq uint32) {
-		checkParse(t, data, seq, ParseUnixDiag)
-		checkBatchReply(t, data, seq, KindUnix)
-		socks, _, err := ParseUnixDiag(data, seq, nil)
+		socks, err := checkReply(t, data, seq, ParseUnixDiag, KindUnix)
 		for _, s := range socks {
 			if err == nil && s.Mem.Valid && s.Mem.Fields < 4 {
 				t.Fatalf("meminfo with %d fields taken", s.Mem.Fields)
@@ -86,22 +79,36 @@ func FuzzParseUnixDiag(f *testing.F) {
 }
 
 func FuzzParseInetDiag(f *testing.F) {
-	for _, s := range syntheticInetSeeds() {
-		f.Add(s, uint32(1))
-	}
-	for _, s := range liveSeeds(f, "tcp") {
-		f.Add(s.data, s.seq)
-	}
+	addSeeds(f, syntheticInetSeeds(), "tcp")
 	f.Fuzz(func(t *testing.T, data []byte, seq uint32) {
-		checkParse(t, data, seq, ParseInetDiag)
-		checkBatchReply(t, data, seq, KindTCP)
-		socks, _, _ := ParseInetDiag(data, seq, nil)
+		socks, _ := checkReply(t, data, seq, ParseInetDiag, KindTCP)
 		for _, s := range socks {
 			if s.Family != afInet && s.Family != afInet6 {
 				t.Fatalf("socket of family %d taken", s.Family)
 			}
 		}
 	})
+}
+
+// addSeeds gives a parser's fuzzer the synthetic replies (answering
+// sequence 1) and what the live kernel answers for family.
+func addSeeds(f *testing.F, synthetic [][]byte, family string) {
+	for _, s := range synthetic {
+		f.Add(s, uint32(1))
+	}
+	for _, s := range liveSeeds(f, family) {
+		f.Add(s.data, s.seq)
+	}
+}
+
+// checkReply holds data to what every reply must satisfy, as the reply of
+// one dump (checkParse) and of a batch of lookups (checkBatchReply), and
+// returns what parse takes from it for the parser's own checks.
+func checkReply[S any](t *testing.T, data []byte, seq uint32, parse func([]byte, uint32, []S) ([]S, bool, error), kind Kind) ([]S, error) {
+	checkParse(t, data, seq, parse)
+	checkBatchReply(t, data, seq, kind)
+	socks, _, err := parse(data, seq, nil)
+	return socks, err
 }
 
 // seed is one datagram of a reply and the sequence number it answered.

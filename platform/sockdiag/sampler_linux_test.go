@@ -111,28 +111,44 @@ type acceptedSock struct {
 // as a descriptor the test owns; the client end stays open and unread.
 func unixAccepted(t *testing.T) acceptedSock {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "s")
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	cl, err := net.Dial("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cl.Close() })
-	sv, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := sv.(*net.UnixConn).File()
-	sv.Close()
+	c := dialUnixListener(t)
+	c.ln.Close()
+	f, err := c.sv.(*net.UnixConn).File()
+	c.sv.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
 	return acceptedSock{fd: int(f.Fd()), ino: fdInode(t, int(f.Fd()))}
+}
+
+// unixListenerConn is a unix listener on a fresh path and a connection
+// to it: the client end and the server end it accepted.
+type unixListenerConn struct {
+	path   string
+	ln     net.Listener
+	cl, sv net.Conn
+}
+
+// dialUnixListener listens on a fresh path, connects and accepts; each
+// end is closed when the test ends, if the test has not closed it before.
+func dialUnixListener(t *testing.T) unixListenerConn {
+	t.Helper()
+	c := unixListenerConn{path: filepath.Join(t.TempDir(), "s")}
+	var err error
+	if c.ln, err = net.Listen("unix", c.path); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.ln.Close() })
+	if c.cl, err = net.Dial("unix", c.path); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.cl.Close() })
+	if c.sv, err = c.ln.Accept(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.sv.Close() })
+	return c
 }
 
 // TestSamplerDrainingReaderIsEmpty: a reader that reads at once and a
@@ -157,32 +173,44 @@ func TestSamplerDrainingReaderIsEmpty(t *testing.T) {
 // drains rfd, until the returned stop is called.
 func slowWriter(t *testing.T, wfd, rfd int) (stop func()) {
 	t.Helper()
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		buf := make([]byte, 512)
-		for {
-			select {
-			case <-done:
-				unix.Shutdown(wfd, unix.SHUT_WR) // ends the reader
-				return
-			case <-time.After(time.Millisecond):
-			}
-			if _, err := unix.Write(wfd, buf); err != nil {
-				return
-			}
-		}
-	}()
-	go func() {
-		defer wg.Done()
+	write := func(b []byte) error { _, err := unix.Write(wfd, b); return err }
+	endWrite := func() { unix.Shutdown(wfd, unix.SHUT_WR) }
+	drain := func() {
 		buf := make([]byte, 64<<10)
 		for {
 			if n, err := unix.Read(rfd, buf); n <= 0 || err != nil {
 				return
 			}
 		}
+	}
+	return trickle(write, endWrite, drain)
+}
+
+// trickle writes 512 bytes every millisecond with write while drain reads
+// the other end, until the returned stop is called or a write fails; then
+// endWrite ends the stream, which ends drain.
+func trickle(write func([]byte) error, endWrite, drain func()) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		defer endWrite()
+		buf := make([]byte, 512)
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Millisecond):
+			}
+			if err := write(buf); err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		drain()
 	}()
 	return func() { close(done); wg.Wait() }
 }
@@ -262,31 +290,12 @@ func tcpBlockedWriter(t *testing.T, w *net.TCPConn) (stop func()) {
 	return func() { w.Close(); <-done }
 }
 
+// tcpSlowWriter is slowWriter over a TCP connection: 512 bytes every
+// millisecond to w while r is drained.
 func tcpSlowWriter(t *testing.T, w, r *net.TCPConn) (stop func()) {
 	t.Helper()
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		defer w.CloseWrite()
-		buf := make([]byte, 512)
-		for {
-			select {
-			case <-done:
-				return
-			case <-time.After(time.Millisecond):
-			}
-			if _, err := w.Write(buf); err != nil {
-				return
-			}
-		}
-	}()
-	go func() {
-		defer wg.Done()
-		io.Copy(io.Discard, r)
-	}()
-	return func() { close(done); wg.Wait() }
+	write := func(b []byte) error { _, err := w.Write(b); return err }
+	return trickle(write, func() { w.CloseWrite() }, func() { io.Copy(io.Discard, r) })
 }
 
 func TestStartSamplerRejectsBadConfig(t *testing.T) {

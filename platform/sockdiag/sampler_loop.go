@@ -291,25 +291,49 @@ func (l *loopState) resolve(t *tracked) bool {
 	}
 	s := &l.tcpBuf[i]
 	t.kind, t.cookie, t.key = KindTCP, s.Cookie, s.key()
-	if j, ok := l.tupleIdx[tupleOf(s.Remote, s.Local)]; ok {
-		k := l.tcpBuf[j].key()
+	if peer := l.dumpedTCPPeer(s); peer != nil {
+		k := peer.key()
 		t.peerKey = &k
 	}
 	return true
 }
 
+// dumpedTCPPeer is the other end of a dumped TCP connection, nil when the
+// dump does not list it (an end in another namespace, or not local).
+func (l *loopState) dumpedTCPPeer(s *TCPSocket) *TCPSocket {
+	if j, ok := l.tupleIdx[tupleOf(s.Remote, s.Local)]; ok {
+		return &l.tcpBuf[j]
+	}
+	return nil
+}
+
+// dumpedUnix is the dumped unix socket of inode ino, nil for none (0: a
+// socket with no peer) or one the dump does not list.
+func (l *loopState) dumpedUnix(ino Inode) *UnixSocket {
+	if j, ok := l.unixIdx[ino]; ok && ino != 0 {
+		return &l.unixBuf[j]
+	}
+	return nil
+}
+
 func (l *loopState) sampleUnixFromDump(t *tracked) error {
-	i, ok := l.unixIdx[t.ino]
-	if !ok || l.unixBuf[i].Cookie != t.cookie {
-		t.markGone()
+	i, ok := t.inDump(l.unixIdx, func(i int) Cookie { return l.unixBuf[i].Cookie })
+	if !ok {
 		return nil
 	}
-	u := &l.unixBuf[i]
-	var recv *UnixSocket
-	if j, ok := l.unixIdx[t.peer]; ok && t.peer != 0 {
-		recv = &l.unixBuf[j]
+	return t.takeUnix(&l.unixBuf[i], l.dumpedUnix(t.peer))
+}
+
+// inDump is where t's socket stands in a dump's listing, found by inode
+// in idx. A socket the dump lacks, or whose inode now names another socket
+// (cookieAt(i) is not the cookie t was found with), is marked gone.
+func (t *tracked) inDump(idx map[Inode]int, cookieAt func(i int) Cookie) (int, bool) {
+	i, ok := idx[t.ino]
+	if !ok || cookieAt(i) != t.cookie {
+		t.markGone()
+		return 0, false
 	}
-	return t.takeUnix(u, recv)
+	return i, true
 }
 
 func (t *tracked) takeUnix(u, recv *UnixSocket) error {
@@ -325,17 +349,12 @@ func (t *tracked) takeUnix(u, recv *UnixSocket) error {
 }
 
 func (l *loopState) sampleTCPFromDump(t *tracked) error {
-	i, ok := l.tcpIdx[t.ino]
-	if !ok || l.tcpBuf[i].Cookie != t.cookie {
-		t.markGone()
+	i, ok := t.inDump(l.tcpIdx, func(i int) Cookie { return l.tcpBuf[i].Cookie })
+	if !ok {
 		return nil
 	}
 	s := &l.tcpBuf[i]
-	var recv *TCPSocket
-	if j, ok := l.tupleIdx[tupleOf(s.Remote, s.Local)]; ok {
-		recv = &l.tcpBuf[j]
-	}
-	return t.takeTCP(s, recv)
+	return t.takeTCP(s, l.dumpedTCPPeer(s))
 }
 
 func (t *tracked) takeTCP(s, recv *TCPSocket) error {
