@@ -20,18 +20,28 @@ type pidfdReader struct {
 
 func newPidfdReader() *pidfdReader { return &pidfdReader{pidfds: map[int]int{}} }
 
+// The four calls of a read are made as raw system calls, which do not
+// tell Go's scheduler they may block: none of them does (pidfd_getfd and
+// fstat look a table up, getsockopt(SO_MEMINFO) copies counters, and
+// closing a duplicate drops a reference; the last one, when the process
+// closed the socket meanwhile, releases it without waiting, as no data
+// socket here lingers). Made the ordinary way, 64 calls a tick kept the
+// runtime's monitor thread waking to take processors back from calls
+// that had long ended, which cost more than the calls themselves
+// (BenchmarkSampler, held).
 func (r *pidfdReader) heldMem(h FD) (MemInfo, error) {
 	pfd, err := r.pidfd(h.PID)
 	if err != nil {
 		return MemInfo{}, err
 	}
-	dup, err := unix.PidfdGetfd(pfd, h.FD, 0)
-	if err != nil {
-		return MemInfo{}, r.getfdError(h.PID, err)
+	d, _, errno := unix.RawSyscall(unix.SYS_PIDFD_GETFD, uintptr(pfd), uintptr(h.FD), 0)
+	if errno != 0 {
+		return MemInfo{}, r.getfdError(h.PID, errno)
 	}
-	defer unix.Close(dup)
+	dup := int(d)
+	defer unix.RawSyscall(unix.SYS_CLOSE, uintptr(dup), 0, 0)
 	var st unix.Stat_t
-	if err := unix.Fstat(dup, &st); err != nil || st.Ino != uint64(h.Inode) {
+	if _, _, errno := unix.RawSyscall(unix.SYS_FSTAT, uintptr(dup), uintptr(unsafe.Pointer(&st)), 0); errno != 0 || st.Ino != uint64(h.Inode) {
 		return MemInfo{}, errHeldMoved
 	}
 	return soMemInfo(h.PID, dup)
@@ -70,7 +80,7 @@ func (r *pidfdReader) getfdError(pid int, err error) error {
 func soMemInfo(pid, fd int) (MemInfo, error) {
 	var m [unix.SK_MEMINFO_VARS]uint32
 	size := uint32(unsafe.Sizeof(m))
-	_, _, errno := unix.Syscall6(unix.SYS_GETSOCKOPT, uintptr(fd), unix.SOL_SOCKET, unix.SO_MEMINFO,
+	_, _, errno := unix.RawSyscall6(unix.SYS_GETSOCKOPT, uintptr(fd), unix.SOL_SOCKET, unix.SO_MEMINFO,
 		uintptr(unsafe.Pointer(&m)), uintptr(unsafe.Pointer(&size)), 0)
 	if errno != 0 {
 		return MemInfo{}, &heldRefusal{PID: pid, Err: errno}
