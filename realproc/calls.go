@@ -6,6 +6,8 @@ package realproc
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -168,6 +170,24 @@ func NA(err error) (why, fix string) {
 	return err.Error(), ""
 }
 
+// CountingEnv is the environment variable that turns the counting of
+// real processes' calls off: NBDSCOPE_SYSCOUNT=off makes Probe refuse,
+// so every caller shows those figures as n/a, with that reason, and opens
+// no counter. It exists to measure what counting costs (bench/countcost.sh
+// alternates runs with and without it); unset or "on" counts.
+const CountingEnv = "NBDSCOPE_SYSCOUNT"
+
 // Probe tells whether this process may count system calls here: nil, or
-// a *syscount.Unavailable with the reason and the fix.
-func Probe() error { return syscount.Probe() }
+// a *syscount.Unavailable with the reason and the fix. Callers probe
+// before OpenCalls, so CountingEnv is honoured here.
+func Probe() error {
+	switch v := os.Getenv(CountingEnv); v {
+	case "", "on":
+		return syscount.Probe()
+	case "off":
+		return &syscount.Unavailable{Reason: syscount.ReasonOff,
+			Why: "counting is turned off (" + CountingEnv + "=off)", Fix: "unset " + CountingEnv}
+	default:
+		return fmt.Errorf("%s=%q: want on or off (counting is off until it is one of them)", CountingEnv, v)
+	}
+}
