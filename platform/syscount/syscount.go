@@ -102,6 +102,12 @@ type Options struct {
 	// context switches (see Counter), so a caller that knows which calls
 	// a program uses can count only those.
 	Calls []Syscall
+	// AnyFD are calls counted on every fd although FDs are set: their
+	// Count.Calls is Count.Any, and they have no fd-filtered counter (a
+	// counter fewer per thread each). For calls that work on sockets only
+	// (recvmsg, sendto, …) when FDs are a process's sockets, this is the
+	// same count, cheaper.
+	AnyFD []Syscall
 	// Children also counts the processes the target starts after Open
 	// (and theirs), as `strace -f` does; with FDs, their calls on the same
 	// fd numbers, whatever those are in them. Without it only the target's
