@@ -28,7 +28,8 @@
 # median of the per-round ratios with their range), the client's and the
 # server's CPU s/GiB off → on (user+sys over all runs: steadier than time
 # on a shared machine), the cores other processes kept busy meanwhile, and
-# the load average.
+# the load average. bench/countpair does the same run by run (finer
+# alternation, paired ratios), outside the sweep.
 #
 # Usage: bench/countcost.sh [-s SIZE] [-r ROUNDS] [-o DIR]
 #        bench/countcost.sh -R DIR/raw.tsv    (the report of an earlier run)

@@ -10,7 +10,7 @@
 // machine.
 //
 //	go run ./bench/countpair -server 'nbdscope serve -k {socket} --backend null --size {size} --sndbuf default' \
-//	    -client 'qemu-img convert -f raw -O raw -W -n {uri} json:{"file":{"driver":"null-co","size":{size}}}' -pairs 20
+//	    -client "qemu-img convert -f raw -O raw -W -n {uri} 'json:{\"file\":{\"driver\":\"null-co\",\"size\":{size}}}'" -pairs 20
 //
 // The server runs on the second allowed CPU and the client on the first,
 // as the sweep's split placement holds them. It prints, for each mode, the
@@ -25,6 +25,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -121,13 +122,16 @@ func startServer(line string, vars clientrun.Vars, cpus []int) (*exec.Cmd, error
 	return cmd, nil
 }
 
+// waitSocket waits until the server accepts on path (a socket file can
+// exist before its listen).
 func waitSocket(path string, limit time.Duration) error {
 	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(path); err == nil {
+		if c, err := net.Dial("unix", path); err == nil {
+			c.Close()
 			return nil
 		}
 	}
-	return fmt.Errorf("the server made no socket %s within %v", path, limit)
+	return fmt.Errorf("the server did not accept on %s within %v", path, limit)
 }
 
 // once runs the client, counted from its exec when counted (and the

@@ -23,7 +23,7 @@ const maxAttachAttempts = 50
 // them) unless Options.AnyFD counts that call on any fd: 20 to 30 for the
 // ten calls. The kernel moves every one of them on and off the CPU at each
 // of the thread's context switches, which is most of what counting costs
-// a process that blocks often (BenchmarkPingPong: about 0.3 µs per counter
+// a process that blocks often (BenchmarkPingPong: about 0.35 µs per counter
 // per switch on the development VM); hence one filter for all the counted
 // fds rather than counters per fd, Options.AnyFD, and Options.Calls to
 // count fewer calls.
