@@ -78,8 +78,10 @@ func run(serverLine, clientLine string, size int64, pairs int, countServer bool)
 	if err != nil {
 		return err
 	}
-	defer func() { srv.Process.Kill(); srv.Wait() }()
-	if err := waitSocket(sock, 10*time.Second); err != nil {
+	exited := make(chan error, 1)
+	go func() { exited <- srv.Wait() }()
+	defer func() { srv.Process.Kill(); <-exited }()
+	if err := waitSocket(sock, 10*time.Second, exited); err != nil {
 		return err
 	}
 	argv, err := clientrun.Command{Line: clientLine}.Argv(vars)
@@ -123,12 +125,18 @@ func startServer(line string, vars clientrun.Vars, cpus []int) (*exec.Cmd, error
 }
 
 // waitSocket waits until the server accepts on path (a socket file can
-// exist before its listen).
-func waitSocket(path string, limit time.Duration) error {
+// exist before its listen), or says that it exited first.
+func waitSocket(path string, limit time.Duration, exited chan error) error {
 	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
 		if c, err := net.Dial("unix", path); err == nil {
 			c.Close()
 			return nil
+		}
+		select {
+		case err := <-exited:
+			exited <- err // for the deferred wait
+			return fmt.Errorf("the server exited before accepting on %s (%v)", path, err)
+		default:
 		}
 	}
 	return fmt.Errorf("the server did not accept on %s within %v", path, limit)
