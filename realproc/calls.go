@@ -6,6 +6,9 @@ package realproc
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -49,7 +52,10 @@ const rescanEvery = 50 * time.Millisecond
 // exec when pid is held, clientrun.StartHeld). The error is a
 // *syscount.Unavailable when the system does not allow counting.
 func OpenCalls(pid int) (*Calls, error) {
-	c, err := syscount.Open(pid, syscount.Options{Children: true})
+	// The socket-only calls are counted on any fd, without an fd-filtered
+	// counter each: the same counts, and 6 of 30 counters fewer for the
+	// kernel to switch with each thread (bench/README.md, "Counting cost").
+	c, err := syscount.Open(pid, syscount.Options{Children: true, AnyFD: socketOnlyCalls})
 	if err != nil {
 		return nil, err
 	}
@@ -122,14 +128,10 @@ func (k *Calls) Close() nbd.IOStats {
 	return io
 }
 
-// socketOnly are the calls that work on sockets only.
-func socketOnly(s syscount.Syscall) bool {
-	switch s {
-	case syscount.Recvfrom, syscount.Recvmsg, syscount.Recvmmsg, syscount.Sendto, syscount.Sendmsg, syscount.Sendmmsg:
-		return true
-	}
-	return false
-}
+// socketOnlyCalls are the calls that work on sockets only.
+var socketOnlyCalls = []syscount.Syscall{syscount.Recvfrom, syscount.Recvmsg, syscount.Recvmmsg, syscount.Sendto, syscount.Sendmsg, syscount.Sendmmsg}
+
+func socketOnly(s syscount.Syscall) bool { return slices.Contains(socketOnlyCalls, s) }
 
 // ioStatsOf turns counts into the socket-call counters of nbd.IOStats (no
 // byte counts: the payload is the controller's to know).
@@ -168,6 +170,24 @@ func NA(err error) (why, fix string) {
 	return err.Error(), ""
 }
 
+// CountingEnv is the environment variable that turns the counting of
+// real processes' calls off: NBDSCOPE_SYSCOUNT=off makes Probe refuse,
+// so every caller shows those figures as n/a, with that reason, and opens
+// no counter. It exists to measure what counting costs (bench/countcost.sh
+// alternates runs with and without it); unset or "on" counts.
+const CountingEnv = "NBDSCOPE_SYSCOUNT"
+
 // Probe tells whether this process may count system calls here: nil, or
-// a *syscount.Unavailable with the reason and the fix.
-func Probe() error { return syscount.Probe() }
+// a *syscount.Unavailable with the reason and the fix. Callers probe
+// before OpenCalls, so CountingEnv is honoured here.
+func Probe() error {
+	switch v := os.Getenv(CountingEnv); v {
+	case "", "on":
+		return syscount.Probe()
+	case "off":
+		return &syscount.Unavailable{Reason: syscount.ReasonOff,
+			Why: "counting is turned off (" + CountingEnv + "=off)", Fix: "unset " + CountingEnv}
+	default:
+		return fmt.Errorf("%s=%q: want on or off (counting is off until it is one of them)", CountingEnv, v)
+	}
+}

@@ -1,6 +1,8 @@
 package realproc
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"nbdscope/nbd"
@@ -19,5 +21,27 @@ func TestIOStatsOf(t *testing.T) {
 	want := nbd.IOStats{RecvCalls: 80 + 5, RecvEAGAIN: 20, SendCalls: 36, SendEAGAIN: 4}
 	if got != want {
 		t.Fatalf("ioStatsOf: %+v, want %+v", got, want)
+	}
+}
+
+// NBDSCOPE_SYSCOUNT=off makes Probe refuse with its own reason and the
+// fix; a value it does not know is refused too, naming the variable.
+func TestProbeHonoursCountingEnv(t *testing.T) {
+	t.Setenv(CountingEnv, "off")
+	err := Probe()
+	var u *syscount.Unavailable
+	if !errors.As(err, &u) || u.Reason != syscount.ReasonOff {
+		t.Fatalf("Probe with %s=off: %v, want an Unavailable with ReasonOff", CountingEnv, err)
+	}
+	if why, fix := NA(err); !strings.Contains(why, CountingEnv+"=off") || fix != "unset "+CountingEnv {
+		t.Fatalf("NA: why %q, fix %q", why, fix)
+	}
+	t.Setenv(CountingEnv, "no")
+	if err := Probe(); err == nil || !strings.Contains(err.Error(), CountingEnv+`="no"`) {
+		t.Fatalf("Probe with %s=no: %v, want an error naming it", CountingEnv, err)
+	}
+	t.Setenv(CountingEnv, "on")
+	if err := Probe(); errors.As(err, &u) && u.Reason == syscount.ReasonOff {
+		t.Fatalf("Probe with %s=on: %v", CountingEnv, err)
 	}
 }

@@ -180,6 +180,8 @@ func readsOf(g group) int {
 // counters on and off the CPU at each switch. Time is the process's CPU
 // time; "ratio" as in BenchmarkOverhead; "counters" is per thread:
 //   - fd: the pair's fds, all ten calls (30 counters);
+//   - fd/anyfd: the same with the six socket-only calls on any fd
+//     (Options.AnyFD), as realproc counts a real process (24);
 //   - all: every fd, all ten calls (20);
 //   - fd/4calls: the pair's fds, read, recvmsg, write and sendmsg (12).
 func BenchmarkPingPong(b *testing.B) {
@@ -189,16 +191,21 @@ func BenchmarkPingPong(b *testing.B) {
 		opt  func(pair [2]int) Options
 	}{
 		{"fd", func(pair [2]int) Options { return Options{FDs: pair[:]} }},
+		{"fd/anyfd", func(pair [2]int) Options {
+			return Options{FDs: pair[:], AnyFD: []Syscall{Recvfrom, Recvmsg, Recvmmsg, Sendto, Sendmsg, Sendmmsg}}
+		}},
 		{"all", func(pair [2]int) Options { return Options{AllFDs: true} }},
 		{"fd/4calls", func(pair [2]int) Options {
 			return Options{FDs: pair[:], Calls: []Syscall{Read, Recvmsg, Write, Sendmsg}}
 		}},
 	} {
-		b.Run(v.name, func(b *testing.B) { pingPong(b, v.opt) })
+		b.Run(v.name, func(b *testing.B) { pingPong(b, v.opt, nil) })
 	}
 }
 
-func pingPong(b *testing.B, opt func(pair [2]int) Options) {
+// pingPong measures the counters opt asks for, or those open returns
+// (disabled) when opt is nil.
+func pingPong(b *testing.B, opt func(pair [2]int) Options, open func(pair [2]int) *Counter) {
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		b.Fatal(err)
@@ -209,12 +216,17 @@ func pingPong(b *testing.B, opt func(pair [2]int) Options) {
 	defer close(echo)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	c, err := Open(os.Getpid(), opt(pair))
-	if err != nil {
-		b.Fatal(err)
+	var c *Counter
+	if opt == nil {
+		c = open(pair)
+	} else {
+		var err error
+		if c, err = Open(os.Getpid(), opt(pair)); err != nil {
+			b.Fatal(err)
+		}
+		c.setEnabled(false)
 	}
 	defer c.Close()
-	c.setEnabled(false)
 	var on, off time.Duration
 	const rounds = 5
 	for r := range rounds {

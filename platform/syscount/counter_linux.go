@@ -20,11 +20,13 @@ const maxAttachAttempts = 50
 //
 // Each thread carries 2 counters per call counted (its entries, its
 // EAGAIN exits), plus 1 per call when counting some fds (its entries on
-// them): 20 or 30 for the ten calls. The kernel moves every one of them on
-// and off the CPU at each of the thread's context switches, which is most
-// of what counting costs a process that blocks often (BenchmarkPingPong);
-// hence one filter for all the counted fds rather than counters per fd,
-// and Options.Calls to count fewer calls.
+// them) unless Options.AnyFD counts that call on any fd: 20 to 30 for the
+// ten calls. The kernel moves every one of them on and off the CPU at each
+// of the thread's context switches, which is most of what counting costs
+// a process that blocks often (BenchmarkPingPong: about 0.35 µs per counter
+// per switch on the development VM); hence one filter for all the counted
+// fds rather than counters per fd, Options.AnyFD, and Options.Calls to
+// count fewer calls.
 type Counter struct {
 	pid     int
 	tp      *tracepoints
@@ -36,9 +38,11 @@ type Counter struct {
 	// exit counter of each present call, on any fd.
 	base []group
 	// fds are the counted fds, in order; onFDs holds per thread the entry
-	// counter of each present call filtered to them (nil without fds).
-	fds   []int
-	onFDs []group
+	// counter of each call of filtered (the present calls not counted on
+	// any fd) filtered to them (nil without fds, or without such calls).
+	fds      []int
+	filtered []Syscall
+	onFDs    []group
 	// retired is what earlier sets of fds counted.
 	retired Counts
 	pidfd   int
@@ -61,6 +65,11 @@ func Open(pid int, opt Options) (*Counter, error) {
 	if len(c.present) == 0 {
 		return nil, &Unavailable{Reason: ReasonNoSyscallTracepoints,
 			Why: "the kernel has no tracepoints for the calls asked for under " + tp.dir + "/events/syscalls"}
+	}
+	for _, s := range c.present {
+		if !slices.Contains(opt.AnyFD, s) {
+			c.filtered = append(c.filtered, s)
+		}
 	}
 	n := 2 * len(c.present)
 	c.vals, c.scratch = make([]uint64, n), make([]uint64, n+1)
@@ -112,7 +121,7 @@ func (c *Counter) fdEvents(fds []int) []event {
 	}
 	filter := strings.Join(f, " || ")
 	var evs []event
-	for _, s := range c.present {
+	for _, s := range c.filtered {
 		evs = append(evs, event{id: c.tp.enter[s], filter: filter})
 	}
 	return evs
@@ -196,10 +205,12 @@ func (c *Counter) Read() (Counts, error) {
 			counts.Of[s].EAGAINAny += vals[2*i+1]
 		}
 	}
-	if c.allFDs {
-		for s := range NumSyscalls {
+	for s := range NumSyscalls {
+		if c.allFDs || !slices.Contains(c.filtered, s) {
 			counts.Of[s].Calls = counts.Of[s].Any
 		}
+	}
+	if c.allFDs {
 		return counts, nil
 	}
 	d, err := c.readFDs(c.onFDs)
@@ -218,7 +229,7 @@ func (c *Counter) readFDs(groups []group) (Counts, error) {
 		if err := g.read(vals, c.scratch); err != nil {
 			return Counts{}, fmt.Errorf("counting system calls of process %d: %w", c.pid, err)
 		}
-		for i, s := range c.present {
+		for i, s := range c.filtered {
 			counts.Of[s].Calls += vals[i]
 		}
 	}
@@ -244,7 +255,7 @@ func (c *Counter) SetFDs(fds []int) error {
 		return nil
 	}
 	var next []group
-	if len(want) > 0 {
+	if len(want) > 0 && len(c.filtered) > 0 {
 		if next, err = c.attach(c.fdEvents(want), false); err != nil {
 			return err
 		}

@@ -280,3 +280,28 @@ func TestCallsSubset(t *testing.T) {
 		t.Errorf("Missing() = %v", c.Missing())
 	}
 }
+
+// TestAnyFD counts the calls that the helper makes on its data fds only
+// (all but read and write) on any fd, with no fd-filtered counter, and
+// read on any fd too: the same counts, fewer counters per thread, and
+// read's calls those on every fd.
+func TestAnyFD(t *testing.T) {
+	needCounting(t)
+	h := startHelper(t, 4, 100)
+	anyFD := []Syscall{Readv, Recvfrom, Recvmsg, Recvmmsg, Writev, Sendto, Sendmsg, Sendmmsg}
+	c := mustOpen(t, h.pid, Options{FDs: h.fds, AnyFD: anyFD})
+	withRead := mustOpen(t, h.pid, Options{FDs: h.fds, AnyFD: []Syscall{Read}})
+	byPair := h.run(t)
+	var want selfCount
+	for _, p := range byPair {
+		want.add(p)
+	}
+	checkAgainstSelf(t, mustRead(t, c), want, true)
+	if n := len(c.onFDs[0].fds); n != int(NumSyscalls)-len(anyFD) {
+		t.Errorf("%d fd-filtered counters per thread, want %d", n, int(NumSyscalls)-len(anyFD))
+	}
+	r := mustRead(t, withRead).Of[Read]
+	if r.Calls != r.Any || r.Calls <= want.Calls[Read] {
+		t.Errorf("read counted on any fd: %+v, want Calls = Any > the data fds' %d", r, want.Calls[Read])
+	}
+}

@@ -9,8 +9,10 @@
 // thread enters or leaves one of the calls, so the figures are exact (they
 // match `strace -f -c` and `perf stat -e syscalls:…` call for call). The
 // cost to the target is a fraction of a microsecond per call counted, and
-// more per context switch, growing with the counters per thread (see
-// Counter and the benchmarks).
+// more per context switch, growing with the counters per thread (about
+// 0.35 µs per counter per switch on the development VM): a process that
+// waits often, as a client at a small send buffer does, pays 10-25% more
+// CPU (see Counter, the benchmarks, and bench/README.md, "Counting cost").
 //
 // It needs tracefs mounted and readable (for the tracepoint ids), and
 // root, CAP_PERFMON, or, for one's own processes, kernel.
@@ -102,6 +104,12 @@ type Options struct {
 	// context switches (see Counter), so a caller that knows which calls
 	// a program uses can count only those.
 	Calls []Syscall
+	// AnyFD are calls counted on every fd although FDs are set: their
+	// Count.Calls is Count.Any, and they have no fd-filtered counter (a
+	// counter fewer per thread each). For calls that work on sockets only
+	// (recvmsg, sendto, …) when FDs are a process's sockets, this is the
+	// same count, cheaper.
+	AnyFD []Syscall
 	// Children also counts the processes the target starts after Open
 	// (and theirs), as `strace -f` does; with FDs, their calls on the same
 	// fd numbers, whatever those are in them. Without it only the target's

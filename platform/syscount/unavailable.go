@@ -39,6 +39,9 @@ const (
 	ReasonBlocked
 	// ReasonGone: the process has exited.
 	ReasonGone
+	// ReasonOff: the user turned counting off (realproc's
+	// NBDSCOPE_SYSCOUNT=off, to measure what counting costs).
+	ReasonOff
 )
 
 var reasonNames = map[Reason]string{
@@ -51,6 +54,7 @@ var reasonNames = map[Reason]string{
 	ReasonOtherUser:            "other-user",
 	ReasonBlocked:              "blocked",
 	ReasonGone:                 "gone",
+	ReasonOff:                  "off",
 }
 
 // String is a short stable name ("perf-event-paranoid") for logs and JSON.
