@@ -37,3 +37,24 @@ func TestAssumedPayloadDirection(t *testing.T) {
 		}
 	}
 }
+
+// An exec row's EAGAIN per 2 MiB is its receiver's, as a sweep of our
+// load gives it: for a read the client's, once its calls are counted (it
+// was null for every read, though the client's EAGAIN was in the row's
+// figures), and unknown, never 0, when they are not.
+func TestExecRowEAGAINIsTheReceivers(t *testing.T) {
+	const export = 1 << 30
+	srv := model.Counters{IO: nbd.IOStats{RecvCalls: 532, RecvEAGAIN: 504, SendCalls: 1821, SendEAGAIN: 1118}}
+	cli := nbd.IOStats{RecvCalls: 15501, RecvEAGAIN: 12700, SendCalls: 521}
+	run := model.ExecRun{Server: srv, ClientCalls: &cli, Payload: assumedPayload(srv, &cli, export), PayloadAssumed: true}
+	run.Seconds = 4
+	row := execRow(model.SweepRow{Buffer: "default"}, []model.ExecRun{run})
+	want := 12700.0 / (export / (2 << 20))
+	if got := float64(row.EAGAINPer2MiB); !row.EAGAINPer2MiB.Known() || got < want*0.999 || got > want*1.001 {
+		t.Errorf("read row EAGAIN/2MiB %v, want the client's %.2f", row.EAGAINPer2MiB, want)
+	}
+	run.ClientCalls = nil
+	if row := execRow(model.SweepRow{Buffer: "default"}, []model.ExecRun{run}); row.EAGAINPer2MiB.Known() {
+		t.Errorf("read row EAGAIN/2MiB %v with the client's calls not counted, want unknown", row.EAGAINPer2MiB)
+	}
+}

@@ -254,10 +254,10 @@ func execRow(row model.SweepRow, runs []model.ExecRun) model.SweepRow {
 	row.ThroughputBps = model.Throughput(f.Bytes, row.Seconds)
 	row.ServerUserS, row.ServerSysS = f.Server.UserS, f.Server.SysS
 	row.RecvPer2MiB = f.ReceiverCallsPer2MiB()
-	row.EAGAINPer2MiB = model.Unknown
-	if model.IsWrite(f.Settings.Workload) {
-		row.EAGAINPer2MiB = f.Server.RecvEAGAINPer2MiB
-	}
+	// The receiver's EAGAIN, both directions, as a sweep of our load
+	// gives it: the client's for reads once its calls are counted
+	// (unknown otherwise: never 0).
+	row.EAGAINPer2MiB = figureOfReceiver(f, func(p *model.Process) model.Figure { return p.EAGAINPer2MiB })
 	row.Repeats = len(runs)
 	row.Exec = x
 	ms := make([]model.SweepMeasurement, len(runs))
@@ -267,6 +267,15 @@ func execRow(row model.SweepRow, runs []model.ExecRun) model.SweepRow {
 	row.SetSpread(ms)
 	row.OtherCoresBusy = worstOther(runs, func(r model.ExecRun) *model.Figure { return r.OtherCoresBusy })
 	return row
+}
+
+// figureOfReceiver is a figure of the bulk data's receiver in f, unknown
+// when there is none.
+func figureOfReceiver(f *model.Figures, fig func(*model.Process) model.Figure) model.Figure {
+	if r := f.Receiver(); r != nil {
+		return fig(r)
+	}
+	return model.Unknown
 }
 
 // execFigures are one run's figures in the one Figures layout. The
