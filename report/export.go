@@ -123,8 +123,8 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 		Right: []bool{false, false, true, true, true, true, true, true},
 	}
 	setup := Table{
-		Head:  []string{"side", "workload", "transport", "connections", "request size", "in flight", "server sndbuf", "client sndbuf", "client rcvbuf"},
-		Right: []bool{false, false, false, true, true, true, false, false, false},
+		Head:  []string{"side", "workload", "transport", "connections", "request size", "in flight", "server sndbuf", "server rcvbuf", "client sndbuf", "client rcvbuf"},
+		Right: []bool{false, false, false, true, true, true, false, false, false, false},
 	}
 	anyClientOnly := false
 	for i, sr := range r.Sides {
@@ -148,7 +148,7 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 		}
 		setup.Add(mdEscape(sr.Name), string(sc.Workload), mdEscape(transport), strconv.Itoa(sc.Connections),
 			units.FormatSize(int64(sc.RequestSize)), strconv.Itoa(sc.InFlight),
-			sc.SndBuf.String(), sc.ClientSndBuf.String(), sc.ClientRcvBuf.String())
+			sc.SndBuf.String(), sc.ServerRcvBuf.String(), sc.ClientSndBuf.String(), sc.ClientRcvBuf.String())
 	}
 	sum.WriteMarkdown(w)
 	fmt.Fprintln(w)
@@ -183,6 +183,7 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 			if e.Reconnected {
 				to += " (reconnected)"
 			}
+			to += reachedText(e) // a real process's: what its socket read back
 			ev.Add(strconv.FormatFloat(e.T, 'f', 2, 64), mdEscape(string(e.Side)), mdEscape(e.Setting), mdEscape(e.From), mdEscape(to))
 		}
 		ev.WriteMarkdown(w)

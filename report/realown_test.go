@@ -30,3 +30,24 @@ func TestRunTextShowsRealServerOwnAndReached(t *testing.T) {
 		}
 	}
 }
+
+// The markdown of a run (runs show, runs export --format md) gives the
+// start's server receive buffer in its setup, and, as run's text does,
+// what a change of a real server's buffer read back: it had neither, so a
+// run started at --server-rcvbuf-b 1m read as if at the default.
+func TestRunMarkdownShowsServerRcvBufAndReached(t *testing.T) {
+	rep := reporttest.Report()
+	rep.Config.Sides[1].ServerRcvBuf = model.Buf{Kind: model.BufSize, Bytes: 1 << 20}
+	one := 1
+	rep.Events = append(rep.Events, model.Event{T: 3, Side: "B", Setting: model.SetServerRcvBuf, From: "1m", To: "default", Effective: 212992, Reached: &one})
+	var out bytes.Buffer
+	if err := RunMarkdown(&out, "r", rep); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, want := range []string{"| server sndbuf | server rcvbuf |", "| 1m ", "default (208k read back, 1 socket reached)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the run's markdown lacks %q:\n%s", want, text)
+		}
+	}
+}
