@@ -78,6 +78,31 @@ func (s *side) targetServer() *model.RealProcess {
 	return &model.RealProcess{PID: s.server.realPID, Command: s.server.realCmd, BuffersNA: s.server.bufsNA}
 }
 
+// sharesTargetServer tells whether s's --target server is measured and is
+// the other side's too: one process serving both sides, as --target for
+// both gives, whose counts are of whichever side's load ran. It takes each
+// side's lock in turn; the caller holds neither.
+func (p *Pair) sharesTargetServer(s *side) bool {
+	pid := func(x *side) int {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		if ts := x.targetServer(); ts != nil {
+			return ts.PID
+		}
+		return 0
+	}
+	mine := pid(s)
+	if mine <= 0 {
+		return false
+	}
+	for _, x := range p.sides {
+		if x != nil && x != s && pid(x) == mine {
+			return true
+		}
+	}
+	return false
+}
+
 // tunedTarget tells whether the side's --target server is measured and
 // its buffers follow the side's settings. s.mu is held.
 func (s *side) tunedTarget() bool {
