@@ -86,3 +86,27 @@ func TestSharedTargetServerCountsOnlyItsTurns(t *testing.T) {
 		}
 	}
 }
+
+// In concurrent mode a --target process serving both sides cannot be
+// split between them: a warning says so, with the mode that can.
+func TestSharedTargetServerConcurrentWarns(t *testing.T) {
+	p := &Pair{updates: make(chan model.Update, 4), ending: make(chan struct{})}
+	p.rec = &recorder{p: p}
+	sc := model.DefaultSide("A")
+	sc.Target = "nbd+unix:///?socket=/tmp/q.sock"
+	for i := range p.sides {
+		p.sides[i] = &side{name: sc.Name, id: model.SideAt(i), p: p, cfg: sc, server: &child{attached: true, realPID: 42}}
+	}
+	p.warnCores(model.ModeAlternate)
+	p.warnCores(model.ModeConcurrent)
+	close(p.updates)
+	var said []string
+	for u := range p.updates {
+		if u.Warning != nil && u.Warning.Kind == model.WarnTarget {
+			said = append(said, u.Warning.Text)
+		}
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "both sides' together") {
+		t.Errorf("warnings %q: want one, in concurrent mode, saying the figures are both sides' together", said)
+	}
+}
