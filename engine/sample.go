@@ -61,8 +61,31 @@ func (p *Pair) pollSide(s *side, emit bool) {
 	s.mu.Unlock()
 	if emit {
 		p.warnFill(s, &smp)
+		p.warnRequests(s, &smp, lm.LastErr)
 		p.emit(model.Update{Sample: &smp})
 	}
+}
+
+// warnRequests says, once per side, that its requests fail, with the
+// last failure's text: the figures count only the requests that did not
+// (writes to a read-only export acknowledge nothing: 0 B/s), and the
+// errors count alone did not say why.
+func (p *Pair) warnRequests(s *side, smp *model.Sample, lastErr string) {
+	if smp.Errors == 0 {
+		return
+	}
+	s.mu.Lock()
+	warned := s.errsWarned
+	s.errsWarned = true
+	s.mu.Unlock()
+	if warned {
+		return
+	}
+	if lastErr == "" {
+		lastErr = "no reason given"
+	}
+	p.warn(s.id, model.WarnRequests, fmt.Sprintf("side %s: %d requests failed in the last %.2f s (the figures count only those that did not): %s",
+		s.name, smp.Errors, smp.Seconds, lastErr), "")
 }
 
 // pollBoth polls a side's load and server (nil: an external target) at

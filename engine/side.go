@@ -60,7 +60,9 @@ type side struct {
 	// poll reply said so); callsWarned: the warning that they are not was
 	// given.
 	execCounted, callsWarned bool
-	tot                      totals
+	// errsWarned: the warning that the side's requests fail was given.
+	errsWarned bool
+	tot        totals
 
 	// targetWhy is why a --target's server is not measured ("": it is,
 	// or the side has no target): a change of its buffers says it.
