@@ -336,7 +336,47 @@ func Compare(out io.Writer, a, b Run) error {
 		}
 	}
 	t.WriteMarkdown(w)
+	writeStartDiffs(w, a, b, names)
 	return w.Flush()
+}
+
+// writeStartDiffs says, per side, which settings the two runs started
+// with differently ("B: server ours → qemu-nbd -r …; server-rcvbuf default
+// → 1m"): the ratios are of those changes, and the table alone did not say
+// that b's B was a real qemu-nbd.
+func writeStartDiffs(w io.Writer, a, b Run, names []string) {
+	var lines []string
+	for i, name := range names {
+		sa := model.StampOf(sideConfig(&a.Report, name, i))
+		sb := model.StampOf(sideConfig(&b.Report, name, i))
+		var diffs []string
+		for _, st := range model.Settings() {
+			va, oka := sa.Text(st.Name)
+			vb, okb := sb.Text(st.Name)
+			if !oka || !okb || va == vb {
+				continue
+			}
+			diffs = append(diffs, fmt.Sprintf("%s %s → %s", st.Name, ourIfEmpty(st.Name, va), ourIfEmpty(st.Name, vb)))
+		}
+		if len(diffs) > 0 {
+			lines = append(lines, fmt.Sprintf("- %s started differently: %s", mdEscape(name), mdEscape(strings.Join(diffs, "; "))))
+		}
+	}
+	if len(lines) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, strings.Join(lines, "\n"))
+	}
+}
+
+// ourIfEmpty names an empty server or exec command: nbdscope's own.
+func ourIfEmpty(setting, v string) string {
+	if v == "" && (setting == model.SetServer || setting == model.SetExec) {
+		return "ours"
+	}
+	if v == "" {
+		return "-"
+	}
+	return v
 }
 
 // compareFigures returns throughput (GiB/s), receiver syscalls per 2 MiB

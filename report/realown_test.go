@@ -51,3 +51,23 @@ func TestRunMarkdownShowsServerRcvBufAndReached(t *testing.T) {
 		}
 	}
 }
+
+// runs compare says which settings the two runs' sides started with
+// differently, a real server among them: the ratios are of those
+// changes, and the table alone did not say that b's B was qemu-nbd.
+func TestCompareSaysWhatStartedDifferently(t *testing.T) {
+	a, b := reporttest.Report(), reporttest.Report()
+	b.Config.Sides[1].Server = "qemu-nbd -r -t -k {socket} null-co"
+	b.Config.Sides[1].ServerRcvBuf = model.Buf{Kind: model.BufSize, Bytes: 1 << 20}
+	var out bytes.Buffer
+	if err := Compare(&out, Run{Name: "a", Report: a}, Run{Name: "b", Report: b}); err != nil {
+		t.Fatal(err)
+	}
+	want := "- B started differently: server-rcvbuf default → 1m; server ours → qemu-nbd -r -t -k {socket} null-co"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("compare lacks %q:\n%s", want, out.String())
+	}
+	if strings.Contains(out.String(), "- A started differently") {
+		t.Errorf("A started alike in both runs:\n%s", out.String())
+	}
+}
