@@ -218,10 +218,18 @@ func (p *Pair) warn(side model.SideID, kind, text, fix string) {
 	p.emit(model.Update{Warning: &model.Warning{T: p.elapsed(), Side: side, Kind: kind, Text: text, Fix: fix}})
 }
 
-// warnCores says when concurrent sides will compete for too few cores.
+// warnCores says when concurrent sides will compete for too few cores,
+// or share one --target process whose counts cannot then be told apart.
 func (p *Pair) warnCores(mode model.Mode) {
-	if mode == model.ModeConcurrent && p.facts.Cores > 0 && p.facts.Cores < 4 {
+	if mode != model.ModeConcurrent {
+		return
+	}
+	if p.facts.Cores > 0 && p.facts.Cores < 4 {
 		p.warn(model.WholePair, model.WarnCores, fmt.Sprintf("this machine has %d cores: in concurrent mode the sides compete for CPU; alternate mode is fairer", p.facts.Cores), "press m or use --mode alternate")
+	}
+	if a := p.sides[0]; a != nil && p.sharesTargetServer(a) {
+		p.warn(model.WholePair, model.WarnTarget, "both sides' target is served by one process: in concurrent mode each side's server figures are that process's, both sides' together",
+			"press m or use --mode alternate: each side's server figures are then the process's in that side's turns")
 	}
 }
 

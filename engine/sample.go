@@ -35,6 +35,7 @@ func (p *Pair) pollSide(s *side, emit bool) {
 		s.noteCalls(lm)
 	}
 
+	shared := p.sharesTargetServer(s)
 	s.mu.Lock()
 	if !s.havePrev || s.load != ld {
 		s.prevT, s.prevLoad, s.prevServer, s.havePrev = now, lm, sm, true
@@ -55,13 +56,36 @@ func (p *Pair) pollSide(s *side, emit bool) {
 		s.mu.Unlock()
 		return
 	}
-	smp := s.measure(p.clock(now).Seconds(), wall, lm, sm, srv != nil, p.takeFill(s))
+	smp := s.measure(p.clock(now).Seconds(), wall, lm, sm, srv != nil, shared, p.takeFill(s))
 	s.prevT, s.prevLoad, s.prevServer = now, lm, sm
 	s.mu.Unlock()
 	if emit {
 		p.warnFill(s, &smp)
+		p.warnRequests(s, &smp, lm.LastErr)
 		p.emit(model.Update{Sample: &smp})
 	}
+}
+
+// warnRequests says, once per side, that its requests fail, with the
+// last failure's text: the figures count only the requests that did not
+// (writes to a read-only export acknowledge nothing: 0 B/s), and the
+// errors count alone did not say why.
+func (p *Pair) warnRequests(s *side, smp *model.Sample, lastErr string) {
+	if smp.Errors == 0 {
+		return
+	}
+	s.mu.Lock()
+	warned := s.errsWarned
+	s.errsWarned = true
+	s.mu.Unlock()
+	if warned {
+		return
+	}
+	if lastErr == "" {
+		lastErr = "no reason given"
+	}
+	p.warn(s.id, model.WarnRequests, fmt.Sprintf("side %s: %d requests failed in the last %.2f s (the figures count only those that did not): %s",
+		s.name, smp.Errors, smp.Seconds, lastErr), "")
 }
 
 // pollBoth polls a side's load and server (nil: an external target) at
@@ -84,8 +108,9 @@ func pollBoth(ld, srv *child, timeout time.Duration) (lm, sm wire.Msg, err error
 
 // measure turns the counters since the last poll into a Sample, stamped
 // with the settings in force now, and adds it to the run's and the
-// segment's totals. s.mu is held.
-func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer bool, fill model.Fill) model.Sample {
+// segment's totals. shared says the side's server is a --target process
+// that serves the other side too. s.mu is held.
+func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer, shared bool, fill model.Fill) model.Sample {
 	stamp := s.stampOf(s.cfg)
 	d := delta{fill: fill}
 	d.bytes = lm.Bytes - s.prevLoad.Bytes
@@ -117,6 +142,14 @@ func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer bool, fill mo
 	smp.TargetServer = s.targetServer()
 	if hasServer {
 		d.server = sm.Counters.Sub(s.prevServer.Counters)
+		if shared && d.active == 0 {
+			// One process serves both sides (--target for both): what it
+			// did while this side's load did not run at all was the other
+			// side's, and counted here it made each side's server figures
+			// the whole process's (A's and B's CPU alike, every ratio the
+			// payloads').
+			d.server = model.Counters{}
+		}
 		sp := model.ProcessFigures(d.server, d.bytes, busyBase)
 		smp.Server = &sp
 	}

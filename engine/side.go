@@ -60,7 +60,9 @@ type side struct {
 	// poll reply said so); callsWarned: the warning that they are not was
 	// given.
 	execCounted, callsWarned bool
-	tot                      totals
+	// errsWarned: the warning that the side's requests fail was given.
+	errsWarned bool
+	tot        totals
 
 	// targetWhy is why a --target's server is not measured ("": it is,
 	// or the side has no target): a change of its buffers says it.
@@ -280,7 +282,7 @@ func (s *side) apply(st *model.Setting, v model.Value) (live bool, err error) {
 	var reply wire.Msg
 	switch st.Where {
 	case model.AtRestart:
-		err = s.applyRestart(next)
+		err = s.applyRestart(cur, next)
 	case model.AtPlacement:
 		live = s.applyPlacement(next)
 	case model.AtLoad, model.AtServer:
@@ -318,11 +320,23 @@ func (s *side) commit(next model.SideConfig) {
 	s.mu.Unlock()
 }
 
-// applyRestart applies a setting that needs new children.
-func (s *side) applyRestart(next model.SideConfig) error {
+// applyRestart applies a setting that needs new children. Children that
+// do not start (a real server that never listens, a client that is not
+// there) lose nothing: the side goes back to what it ran, and the error
+// says so. Left down with the command that failed, it showed as running
+// with its last figures, and the other side ran alone.
+func (s *side) applyRestart(cur, next model.SideConfig) error {
 	s.commit(next)
 	if err := s.restart(); err != nil {
-		return err
+		if errors.Is(err, errRunEnded) {
+			return err
+		}
+		s.commit(cur)
+		if rerr := s.restart(); rerr != nil {
+			return fmt.Errorf("%w; going back to what side %s ran failed too: %v", err, s.name, rerr)
+		}
+		s.p.turns.apply(true)
+		return fmt.Errorf("%w (side %s runs as before)", err, s.name)
 	}
 	s.p.turns.apply(true)
 	return nil

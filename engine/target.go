@@ -24,7 +24,7 @@ import (
 func (s *side) attachTarget(sc model.SideConfig) *child {
 	h, err := realproc.FindServer(sc.Target)
 	if err != nil {
-		s.p.warn(s.id, model.WarnTarget, fmt.Sprintf("the target's server is not measured (its figures are n/a): %v", err), "")
+		s.warnTarget("the target's server is not measured (its figures are n/a): %v", err)
 		s.noteTargetWhy(err.Error())
 		return nil
 	}
@@ -36,17 +36,24 @@ func (s *side) attachTarget(sc model.SideConfig) *child {
 	spec.AttachPID, spec.Target = h.PID, sc.Target
 	c, ready, err := spawn(s.p.opts.Exe, model.RoleServer, sc.Name, spec, s.p.opts.StartTimeout)
 	if err != nil {
-		s.p.warn(s.id, model.WarnTarget, fmt.Sprintf("the target's server, PID %d (%s), is not measured: %v", h.PID, h.Command, err), "")
+		s.warnTarget("the target's server, PID %d (%s), is not measured: %v", h.PID, h.Command, err)
 		s.noteTargetWhy(fmt.Sprintf("its server, PID %d, is not measured: %v", h.PID, err))
 		return nil
 	}
 	c.realPID, c.attached, c.realCmd, c.bufsNA = h.PID, true, h.Command, ready.BufsNA
-	s.p.warn(s.id, model.WarnTarget, fmt.Sprintf("the target is served by PID %d (%s): measured as a real server", h.PID, h.Command), "")
+	s.warnTarget("the target is served by PID %d (%s): measured as a real server", h.PID, h.Command)
 	if c.bufsNA != "" {
-		s.p.warn(s.id, model.WarnTarget, fmt.Sprintf("the target's server (PID %d) keeps its own buffers: %s", h.PID, c.bufsNA), "")
+		s.warnTarget("the target's server (PID %d) keeps its own buffers: %s", h.PID, c.bufsNA)
 		s.noteTargetWhy(c.bufsNA)
 	}
 	return c
+}
+
+// warnTarget says something of the side's --target server, naming the
+// side: with --target for both sides each says it, and two lines alike
+// read as one said twice.
+func (s *side) warnTarget(format string, args ...any) {
+	s.p.warn(s.id, model.WarnTarget, "side "+s.name+": "+fmt.Sprintf(format, args...), "")
 }
 
 // namePeer tells a server child attached to a local --target's server
@@ -57,7 +64,7 @@ func (s *side) namePeer(srv, ld *child) {
 		return
 	}
 	if _, err := srv.call(wire.Cmd{Op: wire.OpPeer, Int: ld.pid()}, 10*time.Second); err != nil && !errors.Is(err, ErrChildGone) {
-		s.p.warn(s.id, model.WarnTarget, fmt.Sprintf("the target's server (PID %d) cannot be told our load's connections: its buffers are left as they are: %v", srv.realPID, err), "")
+		s.warnTarget("the target's server (PID %d) cannot be told our load's connections: its buffers are left as they are: %v", srv.realPID, err)
 	}
 }
 
@@ -76,6 +83,31 @@ func (s *side) targetServer() *model.RealProcess {
 		return nil
 	}
 	return &model.RealProcess{PID: s.server.realPID, Command: s.server.realCmd, BuffersNA: s.server.bufsNA}
+}
+
+// sharesTargetServer tells whether s's --target server is measured and is
+// the other side's too: one process serving both sides, as --target for
+// both gives, whose counts are of whichever side's load ran. It takes each
+// side's lock in turn; the caller holds neither.
+func (p *Pair) sharesTargetServer(s *side) bool {
+	pid := func(x *side) int {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		if ts := x.targetServer(); ts != nil {
+			return ts.PID
+		}
+		return 0
+	}
+	mine := pid(s)
+	if mine <= 0 {
+		return false
+	}
+	for _, x := range p.sides {
+		if x != nil && x != s && pid(x) == mine {
+			return true
+		}
+	}
+	return false
 }
 
 // tunedTarget tells whether the side's --target server is measured and

@@ -71,3 +71,45 @@ func TestLocalTargetMeasured(t *testing.T) {
 		t.Errorf("qemu-nbd (PID %d) is gone after the run: %v", pid, err)
 	}
 }
+
+// TestLocalTargetBothSides: --target for both sides, one qemu-nbd serving
+// both (the usual way to point nbdscope at a server). Each side's
+// warning names its side, and each side's server figures are the
+// process's in that side's turns: the samples in which a side's load did
+// not run carry (nearly) none of its server's calls, where they carried
+// the other side's, so that both sides showed the whole process's.
+func TestLocalTargetBothSides(t *testing.T) {
+	need(t, "qemu-nbd")
+	if err := syscount.Probe(); err != nil {
+		t.Skipf("system calls cannot be counted here: %v", err)
+	}
+	sock, pid := startOwnQemuNbd(t)
+	rep, r := runReport(t, 0, "--target", "nbd+unix:///?socket="+sock, "--mode", "alternate", "--duration", "4s")
+	for _, side := range []string{"A", "B"} {
+		named := false
+		for _, w := range rep.Warnings {
+			if string(w.Side) == side && strings.HasPrefix(w.Text, "side "+side+": ") && strings.Contains(w.Text, fmt.Sprintf("PID %d", pid)) {
+				named = true
+			}
+		}
+		if !named {
+			t.Errorf("no warning of side %s names it and qemu-nbd's PID %d: %+v", side, pid, rep.Warnings)
+		}
+	}
+	var idle, all uint64
+	for _, s := range rep.Samples {
+		if s.Server == nil {
+			continue
+		}
+		all += s.Server.SendCalls
+		if s.Bytes == 0 && !s.Active {
+			idle += s.Server.SendCalls
+		}
+	}
+	if all == 0 {
+		t.Fatalf("no server send calls counted:\n%s", r)
+	}
+	if idle*20 > all {
+		t.Errorf("%d of the %d server send calls are in samples in which the side's load did not run: they are the other side's", idle, all)
+	}
+}

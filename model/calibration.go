@@ -72,6 +72,10 @@ type CalibrationRow struct {
 	Ratio ClientRatios `json:"ratio"`
 	// CallsNA says why the real client's calls are unknown, when they are.
 	CallsNA string `json:"calls_na,omitempty"`
+	// OtherCoresBusy is the most other processes kept busy during any of
+	// the row's measurements, ours and the real client's (nil: not
+	// measured), as a sweep row's.
+	OtherCoresBusy *Figure `json:"other_cores_busy,omitempty"`
 }
 
 // CalibrationReport is a whole calibration, as calibrate prints it.

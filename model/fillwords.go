@@ -87,4 +87,7 @@ func FillShort(fl Fill, workload Workload) string {
 	return ""
 }
 
-func sizeText(b Figure) string { return units.FormatSize(int64(b)) }
+// sizeText is a byte figure for people: a mean is rarely a whole number
+// of KiB, and FormatSize (exact, for sizes a user types) printed it as
+// plain bytes beside the limit's "208k" ("mean 100132 of 208k").
+func sizeText(b Figure) string { return units.FormatBytes(float64(b)) }

@@ -69,5 +69,6 @@ const (
 	WarnPlacement = "placement" // the processes could not be held where asked
 	WarnConsume   = "consume"   // a consume mode's change did not take
 	WarnCalls     = "calls"     // a real client's or server's socket calls cannot be counted
+	WarnRequests  = "requests"  // requests failed: the figures count only those that did not
 	WarnTarget    = "target"    // a local --target's server: measured, or why not
 )

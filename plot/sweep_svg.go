@@ -235,6 +235,8 @@ func sweptOption(setting string) string {
 		return "client SO_SNDBUF"
 	case model.SetClientRcvBuf:
 		return "client SO_RCVBUF"
+	case model.SetServerRcvBuf:
+		return "server SO_RCVBUF"
 	}
 	return "server SO_SNDBUF"
 }

@@ -52,6 +52,15 @@ func WriteCalibration(w io.Writer, rep model.CalibrationReport) {
 		fmt.Fprintf(w, "| %s | ours / %s | %s | %s | %s | %s | %s |\n", buf, real, x.RecvCallsPer2MiB.Ratio(),
 			x.RecvEAGAINPer2MiB.Ratio(), x.WakeupsPer2MiB.Ratio(), x.CPUMsPer2MiB.Ratio(), x.ThroughputBps.Ratio())
 	}
+	// Other processes slow the two clients unevenly: a ratio taken
+	// while they ran says so, as a sweep's rows do.
+	other := make([]model.SweepRow, len(rep.Rows))
+	for i, r := range rep.Rows {
+		other[i] = model.SweepRow{Buffer: r.Buffer, OtherCoresBusy: r.OtherCoresBusy}
+	}
+	if line := otherCPULine(other); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	if rep.Partial {
 		fmt.Fprintf(w, "\nPARTIAL CALIBRATION: %s\n", rep.PartialReason)
 	}

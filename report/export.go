@@ -123,8 +123,8 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 		Right: []bool{false, false, true, true, true, true, true, true},
 	}
 	setup := Table{
-		Head:  []string{"side", "workload", "transport", "connections", "request size", "in flight", "server sndbuf", "client sndbuf", "client rcvbuf"},
-		Right: []bool{false, false, false, true, true, true, false, false, false},
+		Head:  []string{"side", "workload", "transport", "connections", "request size", "in flight", "server sndbuf", "server rcvbuf", "client sndbuf", "client rcvbuf"},
+		Right: []bool{false, false, false, true, true, true, false, false, false, false},
 	}
 	anyClientOnly := false
 	for i, sr := range r.Sides {
@@ -148,7 +148,7 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 		}
 		setup.Add(mdEscape(sr.Name), string(sc.Workload), mdEscape(transport), strconv.Itoa(sc.Connections),
 			units.FormatSize(int64(sc.RequestSize)), strconv.Itoa(sc.InFlight),
-			sc.SndBuf.String(), sc.ClientSndBuf.String(), sc.ClientRcvBuf.String())
+			sc.SndBuf.String(), sc.ServerRcvBuf.String(), sc.ClientSndBuf.String(), sc.ClientRcvBuf.String())
 	}
 	sum.WriteMarkdown(w)
 	fmt.Fprintln(w)
@@ -183,6 +183,7 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 			if e.Reconnected {
 				to += " (reconnected)"
 			}
+			to += reachedText(e) // a real process's: what its socket read back
 			ev.Add(strconv.FormatFloat(e.T, 'f', 2, 64), mdEscape(string(e.Side)), mdEscape(e.Setting), mdEscape(e.From), mdEscape(to))
 		}
 		ev.WriteMarkdown(w)
@@ -335,7 +336,47 @@ func Compare(out io.Writer, a, b Run) error {
 		}
 	}
 	t.WriteMarkdown(w)
+	writeStartDiffs(w, a, b, names)
 	return w.Flush()
+}
+
+// writeStartDiffs says, per side, which settings the two runs started
+// with differently ("B: server ours → qemu-nbd -r …; server-rcvbuf default
+// → 1m"): the ratios are of those changes, and the table alone did not say
+// that b's B was a real qemu-nbd.
+func writeStartDiffs(w io.Writer, a, b Run, names []string) {
+	var lines []string
+	for i, name := range names {
+		sa := model.StampOf(sideConfig(&a.Report, name, i))
+		sb := model.StampOf(sideConfig(&b.Report, name, i))
+		var diffs []string
+		for _, st := range model.Settings() {
+			va, oka := sa.Text(st.Name)
+			vb, okb := sb.Text(st.Name)
+			if !oka || !okb || va == vb {
+				continue
+			}
+			diffs = append(diffs, fmt.Sprintf("%s %s → %s", st.Name, ourIfEmpty(st.Name, va), ourIfEmpty(st.Name, vb)))
+		}
+		if len(diffs) > 0 {
+			lines = append(lines, fmt.Sprintf("- %s started differently: %s", mdEscape(name), mdEscape(strings.Join(diffs, "; "))))
+		}
+	}
+	if len(lines) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, strings.Join(lines, "\n"))
+	}
+}
+
+// ourIfEmpty names an empty server or exec command: nbdscope's own.
+func ourIfEmpty(setting, v string) string {
+	if v == "" && (setting == model.SetServer || setting == model.SetExec) {
+		return "ours"
+	}
+	if v == "" {
+		return "-"
+	}
+	return v
 }
 
 // compareFigures returns throughput (GiB/s), receiver syscalls per 2 MiB

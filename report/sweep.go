@@ -21,6 +21,8 @@ func sweepSetting(spec model.SweepSpec) string {
 		return "client send buffer"
 	case model.SetClientRcvBuf:
 		return "client receive buffer"
+	case model.SetServerRcvBuf:
+		return "server receive buffer"
 	}
 	return "server send buffer"
 }

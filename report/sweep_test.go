@@ -290,3 +290,17 @@ func TestSweepHeaderCounts(t *testing.T) {
 		}
 	}
 }
+
+// Every buffer a sweep can sweep is named in its captions: a sweep of
+// --server-rcvbuf said "for each server send buffer" and "GiB/s by server
+// send buffer".
+func TestSweepSettingNamesEverySweptBuffer(t *testing.T) {
+	seen := map[string]string{}
+	for _, st := range model.BufferSettings() {
+		name := sweepSetting(model.SweepSpec{Setting: st.Name})
+		if other, dup := seen[name]; dup {
+			t.Errorf("%s and %s are both captioned %q", st.Name, other, name)
+		}
+		seen[name] = st.Name
+	}
+}

@@ -107,6 +107,8 @@ func calibrationRows(sizes []model.Buf, ours, real [][]model.SweepRow) []model.C
 			row.Effective = o.Effective
 		}
 		row.Ratio = row.Ours.Ratios(row.Real)
+		both := append(append([]model.SweepRow(nil), ours[i]...), real[i]...)
+		row.OtherCoresBusy = worstOther(both, func(r model.SweepRow) *model.Figure { return r.OtherCoresBusy })
 		if x.Exec != nil {
 			for _, run := range x.Exec.Runs {
 				if run.CallsNA != "" {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -523,6 +524,12 @@ func (m *Model) setCommand(name, text string) tea.Cmd {
 		err = putValue(&ps, m.focus, st, v) // the side's check: quotes, a target
 	}
 	if err != nil {
+		if why := errors.Unwrap(err); why != nil {
+			// The prompt holds the command: echoed in front of the
+			// reason ("exec=qemu-img convert …: "), it pushed the reason's
+			// end, the way out, off an 80-column screen.
+			err = why
+		}
 		m.reject(err.Error())
 		return nil
 	}

@@ -41,3 +41,31 @@ func TestHelpCallsFigureLabelsTheSeries(t *testing.T) {
 		}
 	}
 }
+
+// The help's sndbuf entry names every buffer k stops at, the server's
+// receive buffer too (it said "server send, client send, client receive"
+// after k had gained a fifth stop).
+func TestHelpNamesEveryKStop(t *testing.T) {
+	var sndbuf string
+	for _, e := range helpEntries() {
+		if e[0] == "sndbuf" {
+			sndbuf = e[1]
+		}
+	}
+	h := newHarness(t, Options{}, 160, 48)
+	seen := map[string]bool{}
+	for range numTargets() {
+		h.press("k")
+		if t := h.m.bufTarget[h.m.focus]; t != targetSender {
+			seen[targetName(t)] = true
+		}
+	}
+	if len(seen) != int(numTargets())-1 {
+		t.Fatalf("k stopped at %v", seen)
+	}
+	for name := range seen {
+		if !strings.Contains(sndbuf, name) {
+			t.Errorf("the help's sndbuf entry does not name k's stop %q: %q", name, sndbuf)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"github.com/charmbracelet/x/ansi"
 	"os"
 	"path/filepath"
 	"strings"
@@ -169,5 +170,24 @@ func TestExecSidePanelShowsCommand(t *testing.T) {
 		if a := strings.Join(h.m.panels[0].content(), "\n"); strings.Contains(a, "nbdcopy") {
 			t.Errorf("%dx%d: after e - the command is still shown:\n%s", sz[0], sz[1], a)
 		}
+	}
+}
+
+// A real client refused on a side served by a real server: the prompt's
+// reason ends with the way out, in view at 80 columns, without the
+// command echoed in front of it (it is in the prompt).
+func TestExecRefusalReasonFitsWithItsFix(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	h.press("2", "S")
+	h.submit("nbdkit -U {socket} -f null {size}")
+	h.press("e")
+	h.submit(`qemu-img convert -n -f raw -O raw {uri} 'json:{"file":{"driver":"null-co","size":{size}}}'`)
+	view := ansi.Strip(h.view())
+	flat := strings.Join(strings.Fields(view), " ")
+	if !strings.Contains(flat, "use sweep --exec 'CLIENT' --server 'SERVER'") {
+		t.Errorf("the refusal's way out is not in view:\n%s", view)
+	}
+	if strings.Contains(flat, "exec=qemu-img") {
+		t.Errorf("the refusal echoes the command:\n%s", view)
 	}
 }

@@ -467,6 +467,10 @@ func (p *panel) rowsOf(d panelData) []string {
 	return append(rows, p.warningRows(d.warnings, p.inner())...)
 }
 
+// keptHyphen stands for a hyphen while a value is wrapped: a non-breaking
+// hyphen, one cell wide as "-" is, which ansi.Wrap does not break after.
+const keptHyphen = "\u2011"
+
 // rowLines is a row whose value may not fit its w cells: the parts
 // joined by " · " as far as they fit, then on more lines under the value
 // column; a part wider than a line is word-wrapped. Nothing is cut.
@@ -491,8 +495,10 @@ func (p *panel) rowLines(label string, lw, w int, parts ...string) []string {
 				lines = append(lines, cur)
 			}
 			// Break a long word after its punctuation (a command's
-			// JSON, a path) before anywhere else.
-			ls := strings.Split(ansi.Wrap(part, vw, ",:/"), "\n")
+			// JSON, a path) before anywhere else. ansi.Wrap always breaks
+			// after a hyphen, which cut a command's flag in two ("… -f
+			// raw -" over "O raw {uri}"): its hyphens are kept whole.
+			ls := strings.Split(strings.ReplaceAll(ansi.Wrap(strings.ReplaceAll(part, "-", keptHyphen), vw, ",:/"), keptHyphen, "-"), "\n")
 			lines = append(lines, ls[:len(ls)-1]...)
 			cur = ls[len(ls)-1]
 		}

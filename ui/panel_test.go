@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/charmbracelet/x/ansi"
 	"strings"
 	"testing"
 
@@ -170,5 +171,27 @@ func TestPanelPace(t *testing.T) {
 	p.observe(smp(30, "2m", 0.99, 0.6, model.Placement{Setting: model.PlaceOS, LoadCPUs: "any", ServerCPUs: "any"}))
 	if got := p.paceWords(); got != "not held to cores" {
 		t.Errorf("placement os: %q", got)
+	}
+}
+
+// A real client's command wraps between its words, never inside a flag:
+// at 80 columns "qemu-img convert -n -f raw -O raw …" showed "… raw -"
+// over "O raw {uri}".
+func TestExecCommandWrapsBetweenWords(t *testing.T) {
+	const cmd = `qemu-img convert -n -f raw -O raw {uri} 'json:{"file":{"driver":"null-co","size":{size}}}'`
+	h := newHarness(t, Options{}, 80, 24)
+	h.press("e")
+	h.submit(cmd)
+	h.m.Update(updateMsg{model.Update{Sample: ptr(execSample("A", 1))}})
+	h.m.Update(frameMsg{})
+	var words []string
+	for _, line := range h.m.panels[0].content() {
+		words = append(words, strings.Fields(ansi.Strip(line))...)
+	}
+	text := strings.Join(words, " ")
+	for _, flag := range []string{"-n", "-f raw", "-O raw", "qemu-img"} {
+		if !strings.Contains(text, flag) {
+			t.Errorf("the panel lost %q of the command:\n%s", flag, strings.Join(h.m.panels[0].content(), "\n"))
+		}
 	}
 }

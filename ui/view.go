@@ -337,6 +337,16 @@ func (m *Model) tooSmall() string {
 	return clipLines(strings.Join(lines, "\n"), m.com.width, m.com.height)
 }
 
+// kStops are the buffers k steps through after the sender's, in its
+// order ("server sndbuf, client sndbuf, …"): the settings table's.
+func kStops() string {
+	var labels []string
+	for _, st := range model.BufferSettings() {
+		labels = append(labels, st.Label)
+	}
+	return strings.Join(labels, ", ")
+}
+
 // figureHelp explains every figure, in the engine's definitions.
 var figureHelp = [][2]string{
 	{"throughput", "payload bytes completed per second (READ data received, WRITE data acknowledged), GiB/s or MiB/s"},
@@ -348,7 +358,7 @@ var figureHelp = [][2]string{
 	{"wake/2MiB", "voluntary context switches (ru_nvcsw) of client and server per 2 MiB: a sleep and a wake-up each time a buffer fills or empties (v: chart)"},
 	{"faults/2MiB", "minor page faults (ru_minflt) of client and server per 2 MiB: near 0 with warm buffers, up to 512 when each request faults a fresh one in"},
 	{"cpu", "user+system time of the client and the server process (getrusage), per second the side's load ran (in alternate mode, its turns): cores busy, and CPU seconds per GiB of payload"},
-	{"sndbuf", "requested → effective socket buffer. The panel's first line is the one + - = step: the bulk sender's send buffer — the server's SO_SNDBUF for reads, the client's for writes, both together for mixed (k picks another: server send, client send, client receive; g sets the sender's buffers of both sides); the others follow. + and - step the ladder 4k … 8m from the size in effect: default from what the OS gives a fresh socket (208k on Linux), macos from 8k. Effective is what getsockopt reads back right after setting, before data flows. A real server's (a --server command's, a local --target's) shows its own value beside it: what its socket had when nbdscope first saw it, the size the process set itself (qemu-nbd 10.1+: 2m, read back as 4m) or the OS's; default restores it. Linux: the request doubled (2m shows as 4m), clamped to net.core.wmem_max. macOS: the value set, never doubled; XNU lowers a busy socket's internal send limit by the bytes queued in the peer (getsockopt adds them back), so a clamp is judged by the request and the limit, never by a live figure; a request above kern.ipc.maxsockbuf's limit is refused (ENOBUFS, before 14.4) or clamped (14.4 on), + stops there, and the message names the sysctl that lifts it"},
+	{"sndbuf", "requested → effective socket buffer. The panel's first line is the one + - = step: the bulk sender's send buffer — the server's SO_SNDBUF for reads, the client's for writes, both together for mixed (k picks another: " + kStops() + "; g sets the sender's buffers of both sides); the others follow. + and - step the ladder 4k … 8m from the size in effect: default from what the OS gives a fresh socket (208k on Linux), macos from 8k. Effective is what getsockopt reads back right after setting, before data flows. A real server's (a --server command's, a local --target's) shows its own value beside it: what its socket had when nbdscope first saw it, the size the process set itself (qemu-nbd 10.1+: 2m, read back as 4m) or the OS's; default restores it. Linux: the request doubled (2m shows as 4m), clamped to net.core.wmem_max. macOS: the value set, never doubled; XNU lowers a busy socket's internal send limit by the bytes queued in the peer (getsockopt adds them back), so a clamp is judged by the request and the limit, never by a live figure; a request above kern.ipc.maxsockbuf's limit is refused (ENOBUFS, before 14.4) or clamped (14.4 on), + stops there, and the message names the sysctl that lifts it"},
 	{"placement", "where the side's load process and server run (o): split = a core each (a full send buffer costs a cross-core wake-up, as on a big machine), shared = one core (a cheap context switch: the buffer hardly matters), os = the scheduler decides"},
 	{"pace", "what set the pace over the last 2 s: the process whose core was full (its own work: a bigger buffer cannot help), or waiting (none full)"},
 	{"latency", "per request, p50 and p99 (l shows its chart)"},

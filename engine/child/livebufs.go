@@ -105,7 +105,16 @@ func (l *liveBufs) look() (sockdiag.Socket, bool) {
 		return sockdiag.Socket{}, false
 	}
 	data := l.mine(sc.Data)
-	l.bufs.Track(data)
+	if l.bufs.Track(data) > 0 {
+		// The scan predates the buffers just set on the new sockets: read
+		// them again, or the first poll after a connect reports the
+		// process's own value as the effective one (and a request that
+		// took is warned about as clamped).
+		if again, err := l.socks.Scan(); err == nil {
+			data = l.mine(again.Data)
+			l.bufs.Track(data)
+		}
+	}
 	l.conns = len(data)
 	for o := range l.own {
 		if own := l.bufs.Own(sockctl.Option(o)); own > 0 {

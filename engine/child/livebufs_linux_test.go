@@ -2,6 +2,7 @@ package child
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,4 +52,66 @@ func TestLiveBufsRefusalNamesReason(t *testing.T) {
 			t.Errorf("as nobody, on root's process: %q lacks %q", got, want)
 		}
 	}
+}
+
+// TestLiveBufsFirstLookReadsBack: the look that finds a new data socket
+// and applies the buffer asked for reports the value the socket has after
+// that, not the one it had before (the process's own), so the first
+// sample after a connect is not taken for a clamp.
+func TestLiveBufsFirstLookReadsBack(t *testing.T) {
+	dir := testbin.ShortDir(t)
+	ln, err := net.Listen("unix", filepath.Join(dir, "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	cli, err := net.Dial("unix", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	srv, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	// 16k: under any default, so the value asked for differs from the
+	// socket's own wherever the test runs (Linux reads back twice it).
+	const req = 16 << 10
+	l, err := watchBufs(os.Getpid(), [2]int{sockctl.SendBuf: req}, "the server")
+	if err != nil {
+		t.Skipf("this process's buffers cannot be changed here: %v", err)
+	}
+	defer l.close()
+	if l.socks == nil {
+		t.Skip("sock_diag is not available here")
+	}
+	if _, ok := l.look(); !ok {
+		t.Fatal("the look found no data socket of this process")
+	}
+	want := sndbufOf(t, srv.(*net.UnixConn))
+	if own := l.own[sockctl.SendBuf]; own == want {
+		t.Fatalf("the socket's own send buffer %d is what was asked for: the test cannot tell them apart", own)
+	}
+	if l.snd != want {
+		t.Errorf("after the first look the send buffer reported is %d, the socket has %d (own %d)", l.snd, want, l.own[sockctl.SendBuf])
+	}
+}
+
+// sndbufOf is a connection's SO_SNDBUF as getsockopt reads it.
+func sndbufOf(t *testing.T, c *net.UnixConn) int {
+	t.Helper()
+	rc, err := c.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v int
+	var gerr error
+	if err := rc.Control(func(fd uintptr) { v, gerr = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDBUF) }); err != nil {
+		t.Fatal(err)
+	}
+	if gerr != nil {
+		t.Fatal(gerr)
+	}
+	return v
 }
