@@ -18,8 +18,9 @@ import (
 // and go with reconnects and restarts), and whose window is taken at every
 // sample, so each Sample carries the fill of its own interval.
 
-// fillRate is the sampler's rate: 200 Hz, sockdiag's measured ~2% of a
-// core with 16 unix sockets (bench/README).
+// fillRate is the sampler's rate: 200 Hz, which costs the controller
+// 1.5-2% of a core for 8 connections a side, each read through its
+// holder (bench/README, "Send-buffer fill sampler").
 const fillRate = sockdiag.DefaultRate
 
 // fillRecvEvery looks the receivers up at 20 Hz only: their queue is not

@@ -41,20 +41,21 @@
 //
 // # Cost
 //
-// BenchmarkSampler samples 8 connections per side (16 senders and their
-// 16 receivers) at 200 Hz for 2 s and reports the process's CPU time
-// (getrusage) as a share of a core, next to the floor: the same sampler
-// with no sockets, which only wakes 200 times a second. On the 2-core
-// development VM, shared with other builds (load 5-12), unix connections
-// in ModeAuto cost 1.7-3.8% of a core of which the floor was 1.0-2.0%,
-// TCP 2.5-6% (floor 0.7-3.5%; 1.7-2.8% in the quieter runs with
-// RecvEvery 10, receivers looked up at 20 Hz); the spread is the
-// machine's, from run to run. The target of issue 24, under 2% of a core,
-// is met for unix sockets only in the quieter runs: the 200 Hz wake-ups
-// alone take 1-2% here, in a VM whose idle vCPUs make every wake-up dear. Per tick that is one unix dump (about 25 µs of kernel time for a
-// namespace of a few dozen unix sockets, 0.5 µs more per socket), or one
-// batch of exact lookups (about 2 µs per TCP lookup, 4 µs per unix
-// lookup, which scans the namespace's unix sockets). A TCP dump costs
-// 140 µs whatever it holds (the kernel walks its whole established hash
-// table), so TCP is always looked up. A tick allocates nothing.
+// BenchmarkSampler samples 8 connections per side (16 senders) at 200 Hz
+// and reports the process's CPU time (getrusage) as a share of a core:
+// the median of three 2 s stretches, each beside one of the floor (the
+// same sampler with no sockets, which only wakes 200 times a second). On
+// the 2-core development VM with nothing else running (2026-12-01), the
+// held path (SetHeld, what the engine uses) costs 1.77% of a core for
+// unix sockets (1.52-1.96% over the three), 1.55% with 1000 other unix
+// sockets in the namespace, 1.68% for TCP; the floor is 0.9-1.1%, most of
+// it the VM's timer wake-ups (a bare 200 Hz clock_nanosleep loop costs
+// 0.93% here). Per tick that is one pidfd_getfd, fstat, getsockopt and
+// close a socket, about 1.8 µs together. By netlink (Set), a dump costs
+// about 20 µs plus 0.65 µs per socket of the namespace and an exact unix
+// lookup scans the namespace's unix sockets: 1.67% for 16 unix sockets
+// alone, 5.9% beside 1000 others; TCP lookups 2.4% (1.7% with RecvEvery
+// 10). A TCP dump costs 140 µs whatever it holds (the kernel walks its
+// whole established hash table), so TCP is always looked up. A tick
+// allocates nothing.
 package sockdiag
