@@ -32,26 +32,10 @@ func BenchmarkOverhead(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer unix.Close(pair[0])
-			defer unix.Close(pair[1])
+			pair := loopPair(b)
 			c := openFor(b, mode, pair)
 			defer c.Close()
-			var on, off time.Duration
-			const rounds = 5
-			for r := range rounds {
-				n := b.N / rounds
-				if r == rounds-1 {
-					n = b.N - r*(b.N/rounds)
-				}
-				off += timeLoop(b, pair, n, nil)
-				on += timeLoop(b, pair, n, c)
-			}
-			b.ReportMetric(float64(on.Nanoseconds())/float64(b.N), "cpu-ns/op")
-			b.ReportMetric(float64(on)/float64(off), "ratio")
+			timeCounted(b, pair, c)
 			n, err := c.Read()
 			if err != nil {
 				b.Fatal(err)
@@ -65,6 +49,36 @@ func BenchmarkOverhead(b *testing.B) {
 
 // openFor opens the counter a mode measures, disabled: timeLoop enables
 // it for the counted half only.
+// loopPair is the socketpair a tight loop writes and reads, closed with
+// the benchmark.
+func loopPair(b *testing.B) [2]int {
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { unix.Close(pair[0]); unix.Close(pair[1]) })
+	return [2]int{pair[0], pair[1]}
+}
+
+// timeCounted times b.N rounds of the tight loop counted by c against as
+// many uncounted, alternating in five rounds so that a busy machine's
+// drift falls on both, and reports the counted loop's CPU per op and the
+// ratio.
+func timeCounted(b *testing.B, pair [2]int, c *Counter) {
+	var on, off time.Duration
+	const rounds = 5
+	for r := range rounds {
+		n := b.N / rounds
+		if r == rounds-1 {
+			n = b.N - r*(b.N/rounds)
+		}
+		off += timeLoop(b, pair, n, nil)
+		on += timeLoop(b, pair, n, c)
+	}
+	b.ReportMetric(float64(on.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(on)/float64(off), "ratio")
+}
+
 func openFor(b *testing.B, mode string, pair [2]int) *Counter {
 	pid := os.Getpid()
 	opt := Options{FDs: pair[:]}

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -99,24 +98,8 @@ func rawID(b *testing.B, dir, name string) uint64 {
 func tightLoop(b *testing.B, open func(*testing.B, string, [2]int) *Counter, design string) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer unix.Close(pair[0])
-	defer unix.Close(pair[1])
+	pair := loopPair(b)
 	c := open(b, design, pair)
 	defer c.Close()
-	var on, off time.Duration
-	const rounds = 5
-	for r := range rounds {
-		n := b.N / rounds
-		if r == rounds-1 {
-			n = b.N - r*(b.N/rounds)
-		}
-		off += timeLoop(b, pair, n, nil)
-		on += timeLoop(b, pair, n, c)
-	}
-	b.ReportMetric(float64(on.Nanoseconds())/float64(b.N), "cpu-ns/op")
-	b.ReportMetric(float64(on)/float64(off), "ratio")
+	timeCounted(b, pair, c)
 }
