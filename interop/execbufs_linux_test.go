@@ -23,16 +23,7 @@ func TestExecClientSndBufLive(t *testing.T) {
 	if !seen {
 		t.Errorf("qemu-img's data socket never had SO_SNDBUF 2m (the 1m request) on its own socket; last look: %+v\n%s", last, r)
 	}
-	var set, back *model.Event
-	for i, e := range rep.Events {
-		if e.Side == "B" && e.Setting == model.SetClientSndBuf {
-			if e.To == "1m" {
-				set = &rep.Events[i]
-			} else {
-				back = &rep.Events[i]
-			}
-		}
-	}
+	set, back := setAndBack(rep, model.SetClientSndBuf, "1m")
 	if set == nil || set.Reached == nil || (*set.Reached > 0 && set.Effective != 2<<20) {
 		t.Fatalf("want B's client-sndbuf event with the sockets it reached and 2m read back: %+v\n%s", set, r)
 	}

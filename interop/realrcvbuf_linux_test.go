@@ -19,16 +19,7 @@ func TestRealServerRcvBufLive(t *testing.T) {
 	if !seen {
 		t.Errorf("qemu-nbd's data socket never had SO_RCVBUF 2m (the 1m request) on its own socket; last look: %+v\n%s", last, r)
 	}
-	var set, back *model.Event
-	for i, e := range rep.Events {
-		if e.Side == "B" && e.Setting == model.SetServerRcvBuf {
-			if e.To == "1m" {
-				set = &rep.Events[i]
-			} else {
-				back = &rep.Events[i]
-			}
-		}
-	}
+	set, back := setAndBack(rep, model.SetServerRcvBuf, "1m")
 	if set == nil || set.Effective != 2<<20 || set.Reached == nil || *set.Reached < 1 {
 		t.Fatalf("want B's server-rcvbuf event with 2m read back from at least one socket: %+v\n%s", set, r)
 	}
@@ -36,4 +27,19 @@ func TestRealServerRcvBufLive(t *testing.T) {
 	if back == nil || own <= 0 || back.Effective != own {
 		t.Errorf("default should give the socket its own receive buffer %d back: %+v", own, back)
 	}
+}
+
+// setAndBack are B's events of setting: the change to to, and the change
+// back from it.
+func setAndBack(rep model.Report, setting, to string) (set, back *model.Event) {
+	for i, e := range rep.Events {
+		if e.Side == "B" && e.Setting == setting {
+			if e.To == to {
+				set = &rep.Events[i]
+			} else {
+				back = &rep.Events[i]
+			}
+		}
+	}
+	return set, back
 }
