@@ -230,7 +230,12 @@ func (r *execRole) setBuf(o sockctl.Option, req int) wire.Msg {
 		r.want[o] = req
 		return wire.Msg{}
 	}
-	m := r.live.set(o, req, "the client")
+	m, gone := r.live.set(o, req, "the client")
+	if gone {
+		// The run ended and the next has not begun: as between runs.
+		r.want[o] = req
+		return wire.Msg{}
+	}
 	if m.Type != "error" {
 		r.want[o] = req
 	}

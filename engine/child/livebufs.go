@@ -1,6 +1,7 @@
 package child
 
 import (
+	"errors"
 	"fmt"
 
 	"nbdscope/engine/wire"
@@ -134,13 +135,20 @@ func (l *liveBufs) look() (sockdiag.Socket, bool) {
 // (0: each socket's own value back): the reply has the effective value
 // read back from a real socket and how many sockets it reached, or the
 // refusal with its reason (what names the process: "the real server").
-func (l *liveBufs) set(o sockctl.Option, req int, what string) wire.Msg {
-	if err := l.bufs.Err(); err != nil {
-		return wire.Msg{Type: "error", Err: what + "'s buffers cannot be changed: " + realproc.Refusal(err)}
+//
+// gone says the change failed because the process has exited: for an exec
+// side's client, whose runs come and go, that is a change between two
+// runs, not a refusal.
+func (l *liveBufs) set(o sockctl.Option, req int, what string) (m wire.Msg, gone bool) {
+	err := l.bufs.Err()
+	var reached, eff int
+	if err == nil {
+		reached, eff, err = l.bufs.Set(o, req)
 	}
-	reached, eff, err := l.bufs.Set(o, req)
 	if err != nil {
-		return wire.Msg{Type: "error", Err: what + "'s buffers cannot be changed: " + realproc.Refusal(err)}
+		var se *sockctl.Error
+		gone = errors.As(err, &se) && se.Reason == sockctl.ReasonGone
+		return wire.Msg{Type: "error", Err: what + "'s buffers cannot be changed: " + realproc.Refusal(err)}, gone
 	}
 	switch {
 	case reached > 0 && o == sockctl.SendBuf:
@@ -148,7 +156,7 @@ func (l *liveBufs) set(o sockctl.Option, req int, what string) wire.Msg {
 	case reached > 0:
 		l.rcv = eff
 	}
-	return wire.Msg{Effective: eff, Reached: reached}
+	return wire.Msg{Effective: eff, Reached: reached}, false
 }
 
 // report puts the buffers into a poll reply.

@@ -23,7 +23,7 @@ func init() {
 	if s := os.Getenv(liveBufsHelperEnv); s != "" {
 		pid, _ := strconv.Atoi(s)
 		l, _ := watchBufs(pid, [2]int{}, "the client")
-		m := l.set(sockctl.SendBuf, 1<<20, "the client")
+		m, _ := l.set(sockctl.SendBuf, 1<<20, "the client")
 		l.close()
 		fmt.Printf("%s\t%s\n", m.Type, m.Err)
 		os.Exit(0)
@@ -114,4 +114,47 @@ func sndbufOf(t *testing.T, c *net.UnixConn) int {
 		t.Fatal(gerr)
 	}
 	return v
+}
+
+// TestLiveBufsSetOnAnExitedProcess: a change that finds the followed
+// process gone says so (gone), so that an exec side, whose client runs
+// come and go, takes it for a change between two runs rather than a
+// refusal (a scripted change that came as qemu-img exited failed the run's
+// script with "process N has exited").
+func TestLiveBufsSetOnAnExitedProcess(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("needs python3, for a process that holds a connected socket")
+	}
+	holder := exec.Command("python3", "-c", "import socket, sys, time; a, b = socket.socketpair(); print(flush=True); time.sleep(30)")
+	out, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { holder.Process.Kill(); holder.Wait() })
+	if _, err := out.Read(make([]byte, 1)); err != nil { // its sockets are made
+		t.Fatal(err)
+	}
+	l, err := watchBufs(holder.Process.Pid, [2]int{}, "the client")
+	if err != nil {
+		t.Skipf("the holder's buffers cannot be changed here: %v", err)
+	}
+	defer l.close()
+	if l.socks == nil {
+		t.Skip("sock_diag is not available here")
+	}
+	if _, ok := l.look(); !ok {
+		t.Fatal("the look found no data socket of the holder")
+	}
+	if m, gone := l.set(sockctl.SendBuf, 64<<10, "the client"); gone || m.Type == "error" || m.Reached < 1 {
+		t.Fatalf("while it runs: %+v, gone %v", m, gone)
+	}
+	holder.Process.Kill()
+	holder.Wait()
+	m, gone := l.set(sockctl.SendBuf, 1<<20, "the client")
+	if !gone || m.Type != "error" {
+		t.Errorf("after it exited: %+v, gone %v; want gone", m, gone)
+	}
 }
