@@ -12,7 +12,7 @@ import (
 // GroupUsage is the CPU seconds, minor page faults and context switches of
 // every process in process group pgid now, read from /proc: each one's own
 // time and faults and those of the children it has waited for, and its
-// threads' switches from /proc/PID/task/*/status.
+// switches from /proc/PID/status.
 // ok is false when /proc cannot be read.
 func GroupUsage(pgid int) (u Result, ok bool) {
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
@@ -47,29 +47,11 @@ func GroupUsage(pgid int) (u Result, ok bool) {
 			n, _ := strconv.ParseInt(f[k], 10, 64)
 			u.MinFlt += n
 		}
-		v, nv := threadSwitches(filepath.Dir(path))
+		v, nv := switches(filepath.Join(filepath.Dir(path), "status"))
 		u.Nvcsw += v
 		u.Nivcsw += nv
 	}
 	return u, true
-}
-
-// threadSwitches are the context switches of every live thread of the
-// process at dir (/proc/PID): /proc/PID/status has only its main
-// thread's, and a server that serves each connection on a thread of its
-// own (nbdkit) would show none. A thread that exited takes its switches
-// with it (the kernel keeps them only for the process's own getrusage).
-func threadSwitches(dir string) (v, nv int64) {
-	tasks, _ := filepath.Glob(filepath.Join(dir, "task", "[0-9]*", "status"))
-	if tasks == nil {
-		return switches(filepath.Join(dir, "status"))
-	}
-	for _, t := range tasks {
-		tv, tnv := switches(t)
-		v += tv
-		nv += tnv
-	}
-	return v, nv
 }
 
 // switches reads voluntary and involuntary context switches from a
