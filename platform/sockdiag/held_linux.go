@@ -11,7 +11,7 @@ import (
 // holders' descriptors: pidfd_getfd, fstat (the descriptor still holds
 // that socket: a process reuses the numbers it closed), one
 // getsockopt(SO_MEMINFO), close. Measured here about 1.7 µs a socket
-// against 4–25 µs a netlink lookup (BenchmarkHeldRead). It keeps one
+// against 4–25 µs a netlink lookup (BenchmarkHeldRead16). It keeps one
 // pidfd per process, so that a PID reused by a new process cannot be
 // mistaken for the old one. It belongs to the sampling goroutine.
 type pidfdReader struct {
@@ -75,10 +75,14 @@ func (r *pidfdReader) getfdError(pid int, err error) error {
 	return &heldRefusal{PID: pid, Err: err} // EPERM, ENOSYS (before 5.6)
 }
 
+// The array getsockopt fills is the kernel's whole SK_MEMINFO array: a
+// build fails here if x/sys and MemInfo come to disagree on its length.
+var _ = [1]struct{}{}[unix.SK_MEMINFO_VARS-skMemInfoVars]
+
 // soMemInfo reads the SK_MEMINFO array of a socket one holds, the one
 // sock_diag reports (SO_MEMINFO, Linux 4.12).
 func soMemInfo(pid, fd int) (MemInfo, error) {
-	var m [unix.SK_MEMINFO_VARS]uint32
+	var m [skMemInfoVars]uint32
 	size := uint32(unsafe.Sizeof(m))
 	_, _, errno := unix.RawSyscall6(unix.SYS_GETSOCKOPT, uintptr(fd), unix.SOL_SOCKET, unix.SO_MEMINFO,
 		uintptr(unsafe.Pointer(&m)), uintptr(unsafe.Pointer(&size)), 0)
@@ -89,11 +93,7 @@ func soMemInfo(pid, fd int) (MemInfo, error) {
 	if n < 4 {
 		return MemInfo{}, &heldRefusal{PID: pid, Err: errNoMemInfo}
 	}
-	return MemInfo{
-		Valid: true, Fields: n,
-		RmemAlloc: m[0], Rcvbuf: m[1], WmemAlloc: m[2], Sndbuf: m[3],
-		FwdAlloc: m[4], WmemQueued: m[5], Optmem: m[6], Backlog: m[7], Drops: m[8],
-	}, nil
+	return memInfoOf(&m, n), nil
 }
 
 func (r *pidfdReader) forget(pid int) {

@@ -76,7 +76,7 @@ type prober interface {
 	// descriptor's proc_pidfdinfo on XNU (xnu.go). Its kind is 0 where
 	// the reader cannot tell it (Linux: a listing resolves it). It fails with
 	// errHeldMoved when the descriptor no longer holds that socket, and
-	// with an *errHeldRefused when duplicates cannot be had at all.
+	// with a *heldRefusal when that process's descriptors cannot be read.
 	heldMem(h FD) (MemInfo, Kind, error)
 	// forgetHolders lets go of what heldMem keeps for processes not in
 	// pids (their pidfds).
@@ -157,7 +157,7 @@ func (s *Sampler) Set(group string, senders []Inode) {
 // reports. A sender whose holder is not known (PID 0), or whose
 // descriptor cannot be duplicated (another user's process, a Yama ptrace
 // scope, a kernel before 5.6), is read by netlink, as with Set; one that
-// no longer holds the socket is read by netlink until the next SetHeld.
+// no longer holds the socket is read by netlink until the set changes.
 func (s *Sampler) SetHeld(group string, senders []FD) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

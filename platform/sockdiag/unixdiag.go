@@ -83,17 +83,26 @@ func parseMemInfo(val []byte) (MemInfo, error) {
 	if n < 4 {
 		return MemInfo{}, fmt.Errorf("%w: SK_MEMINFO of %d bytes, want at least 16", ErrMalformed, len(val))
 	}
-	at := func(i int) uint32 {
-		if i >= n {
-			return 0
-		}
-		return ne.Uint32(val[4*i : 4*i+4])
+	var m [skMemInfoVars]uint32
+	for i := range min(n, skMemInfoVars) {
+		m[i] = ne.Uint32(val[4*i : 4*i+4])
 	}
+	return memInfoOf(&m, n), nil
+}
+
+// skMemInfoVars is how many SK_MEMINFO entries MemInfo holds
+// (SK_MEMINFO_VARS since Linux 4.6, with SK_MEMINFO_DROPS).
+const skMemInfoVars = 9
+
+// memInfoOf names the entries of an SK_MEMINFO array of which the kernel
+// sent n (those past n are 0), as netlink's reply and getsockopt(SO_MEMINFO)
+// both give it.
+func memInfoOf(m *[skMemInfoVars]uint32, n int) MemInfo {
 	return MemInfo{
 		Valid: true, Fields: n,
-		RmemAlloc: at(0), Rcvbuf: at(1), WmemAlloc: at(2), Sndbuf: at(3),
-		FwdAlloc: at(4), WmemQueued: at(5), Optmem: at(6), Backlog: at(7), Drops: at(8),
-	}, nil
+		RmemAlloc: m[0], Rcvbuf: m[1], WmemAlloc: m[2], Sndbuf: m[3],
+		FwdAlloc: m[4], WmemQueued: m[5], Optmem: m[6], Backlog: m[7], Drops: m[8],
+	}
 }
 
 // UnixSocket is one AF_UNIX socket as unix_diag describes it.
