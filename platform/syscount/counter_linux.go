@@ -48,6 +48,10 @@ type Counter struct {
 	pidfd   int
 	vals    []uint64
 	scratch []uint64
+	// bpf, when set, counts instead of base and onFDs (PerProcess);
+	// bpfWhy is why it is not, when Auto fell back to PerThread.
+	bpf    *bpfSlot
+	bpfWhy string
 }
 
 // Open starts counting process pid's calls. The counts start at zero.
@@ -76,7 +80,7 @@ func Open(pid int, opt Options) (*Counter, error) {
 	if fd, err := unix.PidfdOpen(pid, 0); err == nil {
 		c.pidfd = fd
 	}
-	if c.base, err = c.attach(c.baseEvents(), true); err != nil {
+	if err := c.start(opt); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -88,6 +92,41 @@ func Open(pid int, opt Options) (*Counter, error) {
 	}
 	return c, nil
 }
+
+// start opens the counters by the mechanism opt asks for: per process
+// where it can (Auto), falling back to per thread with the reason kept.
+func (c *Counter) start(opt Options) error {
+	if opt.Mechanism != PerThread {
+		if _, err := tasks(c.pid); err != nil {
+			return err // gone, as the per-thread path says it
+		}
+		slot, err := openBPFSlot(c.tp, c.pid, opt.Children)
+		if err == nil {
+			c.bpf = slot
+			c.mode.children = opt.Children
+			return nil
+		}
+		if opt.Mechanism == PerProcess {
+			return fmt.Errorf("counting system calls of process %d per process (bpf): %w", c.pid, err)
+		}
+		c.bpfWhy = err.Error()
+	}
+	var err error
+	c.base, err = c.attach(c.baseEvents(), true)
+	return err
+}
+
+// Mechanism is how the counter counts: PerProcess or PerThread.
+func (c *Counter) Mechanism() Mechanism {
+	if c.bpf != nil {
+		return PerProcess
+	}
+	return PerThread
+}
+
+// WhyPerThread is why an Auto counter counts per thread ("" when it
+// counts per process, or was asked to count per thread).
+func (c *Counter) WhyPerThread() string { return c.bpfWhy }
 
 // chooseCalls splits the calls asked for (all when none) into those the
 // kernel has tracepoints for and those it lacks.
@@ -193,6 +232,9 @@ func (c *Counter) openOn(tids []int, evs []event, enable bool) ([]group, error) 
 // an inherited counter adds its counts to its parent's when its thread
 // exits.
 func (c *Counter) Read() (Counts, error) {
+	if c.bpf != nil {
+		return c.readBPF()
+	}
 	counts := c.retired
 	for _, g := range c.base {
 		vals := c.vals[:len(g.fds)]
@@ -218,6 +260,24 @@ func (c *Counter) Read() (Counts, error) {
 		return Counts{}, err
 	}
 	return counts.add(d), nil
+}
+
+// readBPF reads the slot's counts: the same three raw counters per call
+// as the perf counters give.
+func (c *Counter) readBPF() (Counts, error) {
+	v, err := c.bpf.read()
+	if err != nil {
+		return Counts{}, fmt.Errorf("counting system calls of process %d: %w", c.pid, err)
+	}
+	var counts Counts
+	for _, s := range c.present {
+		n := Count{Any: v[anyIndex(s)], EAGAINAny: v[eagainIndex(s)], Calls: v[onFDsIndex(s)]}
+		if c.allFDs || !slices.Contains(c.filtered, s) {
+			n.Calls = n.Any
+		}
+		counts.Of[s] = n
+	}
+	return counts, nil
 }
 
 // readFDs reads the entry counters filtered to the fds.
@@ -252,6 +312,13 @@ func (c *Counter) SetFDs(fds []int) error {
 		return err
 	}
 	if slices.Equal(want, c.fds) {
+		return nil
+	}
+	if c.bpf != nil {
+		if err := c.bpf.setFDs(want); err != nil {
+			return err
+		}
+		c.fds = want
 		return nil
 	}
 	var next []group
@@ -321,6 +388,10 @@ func (c *Counter) Exited() bool {
 
 // Close releases every counter. The counts are gone with them.
 func (c *Counter) Close() error {
+	if c.bpf != nil {
+		c.bpf.close()
+		c.bpf = nil
+	}
 	closeAll(c.base)
 	closeAll(c.onFDs)
 	c.base, c.onFDs, c.fds = nil, nil, nil

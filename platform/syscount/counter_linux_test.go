@@ -125,8 +125,42 @@ func (h *helperProc) exit(t *testing.T) {
 	}
 }
 
+// testMechanism is the mechanism mustOpen asks for when a test's Options
+// leave it Auto; eachMechanism sets it for its subtests (none of this
+// package's tests runs in parallel).
+var testMechanism = Auto
+
+// eachMechanism runs test once counting per process (bpf) and once per
+// thread (perf): both must give the same counts. A mechanism this
+// machine does not allow is skipped with the reason.
+func eachMechanism(t *testing.T, test func(t *testing.T)) {
+	for _, m := range []Mechanism{PerProcess, PerThread} {
+		t.Run(m.String(), func(t *testing.T) {
+			if m == PerProcess {
+				needBPF(t)
+			}
+			testMechanism = m
+			defer func() { testMechanism = Auto }()
+			test(t)
+		})
+	}
+}
+
+// needBPF skips a test where BPF counting cannot be loaded.
+func needBPF(t testing.TB) {
+	t.Helper()
+	c, err := Open(os.Getpid(), Options{AllFDs: true, Mechanism: PerProcess})
+	if err != nil {
+		t.Skipf("counting per process (bpf) is not possible here: %v", err)
+	}
+	c.Close()
+}
+
 func mustOpen(t *testing.T, pid int, opt Options) *Counter {
 	t.Helper()
+	if opt.Mechanism == Auto {
+		opt.Mechanism = testMechanism
+	}
 	c, err := Open(pid, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -173,67 +207,71 @@ func checkAgainstSelf(t *testing.T, got Counts, want selfCount, allPairs bool) {
 // counter opened again for a thread that had inherited one counts its
 // calls twice, and one without inherit misses the new threads.
 func TestCountsMatchTheProcessOwnCount(t *testing.T) {
-	needCounting(t)
-	h := startHelper(t, 4, 300)
-	data := mustOpen(t, h.pid, Options{FDs: h.fds})
-	all := mustOpen(t, h.pid, Options{AllFDs: true})
-	byPair := h.run(t)
-	var want selfCount
-	for _, c := range byPair {
-		want.add(c)
-	}
-	got, gotAll := mustRead(t, data), mustRead(t, all)
-	checkAgainstSelf(t, got, want, true)
-	for s := range NumSyscalls {
-		if gotAll.Of[s].Calls < got.Of[s].Calls || gotAll.Of[s].Calls != gotAll.Of[s].Any {
-			t.Errorf("%s: on all fds %+v, on the data fds %+v", s, gotAll.Of[s], got.Of[s])
+	eachMechanism(t, func(t *testing.T) {
+		needCounting(t)
+		h := startHelper(t, 4, 300)
+		data := mustOpen(t, h.pid, Options{FDs: h.fds})
+		all := mustOpen(t, h.pid, Options{AllFDs: true})
+		byPair := h.run(t)
+		var want selfCount
+		for _, c := range byPair {
+			want.add(c)
 		}
-	}
-	// Every round read the empty pipe: the all-fd count has those.
-	if r := gotAll.Of[Read].EAGAIN(); r.Min < want.EAGAIN[Read]+4*300 {
-		t.Errorf("read EAGAIN on all fds %v, want at least %d", r, want.EAGAIN[Read]+4*300)
-	}
-	if data.Exited() {
-		t.Error("Exited before the process exited")
-	}
-	h.exit(t)
-	// The data fds saw no more calls; the helper's last read of stdin
-	// (off the data fds) may have come after the reading above.
-	after := mustRead(t, data)
-	if d := after.Sub(got); d.Calls(Recv)+d.Calls(Send) != 0 || after.Calls(Recv) == 0 {
-		t.Errorf("the data fds' counts after the process exited: %+v, before %+v", after, got)
-	}
-	if !data.Exited() {
-		t.Error("Exited is false after the process exited")
-	}
-	t.Logf("receive %d calls, EAGAIN %v; send %d calls, EAGAIN %v (all fds: receive %d, send %d)",
-		got.Calls(Recv), got.EAGAIN(Recv), got.Calls(Send), got.EAGAIN(Send), gotAll.Calls(Recv), gotAll.Calls(Send))
+		got, gotAll := mustRead(t, data), mustRead(t, all)
+		checkAgainstSelf(t, got, want, true)
+		for s := range NumSyscalls {
+			if gotAll.Of[s].Calls < got.Of[s].Calls || gotAll.Of[s].Calls != gotAll.Of[s].Any {
+				t.Errorf("%s: on all fds %+v, on the data fds %+v", s, gotAll.Of[s], got.Of[s])
+			}
+		}
+		// Every round read the empty pipe: the all-fd count has those.
+		if r := gotAll.Of[Read].EAGAIN(); r.Min < want.EAGAIN[Read]+4*300 {
+			t.Errorf("read EAGAIN on all fds %v, want at least %d", r, want.EAGAIN[Read]+4*300)
+		}
+		if data.Exited() {
+			t.Error("Exited before the process exited")
+		}
+		h.exit(t)
+		// The data fds saw no more calls; the helper's last read of stdin
+		// (off the data fds) may have come after the reading above.
+		after := mustRead(t, data)
+		if d := after.Sub(got); d.Calls(Recv)+d.Calls(Send) != 0 || after.Calls(Recv) == 0 {
+			t.Errorf("the data fds' counts after the process exited: %+v, before %+v", after, got)
+		}
+		if !data.Exited() {
+			t.Error("Exited is false after the process exited")
+		}
+		t.Logf("receive %d calls, EAGAIN %v; send %d calls, EAGAIN %v (all fds: receive %d, send %d)",
+			got.Calls(Recv), got.EAGAIN(Recv), got.Calls(Send), got.EAGAIN(Send), gotAll.Calls(Recv), gotAll.Calls(Send))
+	})
 }
 
 // TestSetFDs moves the counted fds from pairs 0 and 1 to pairs 1 and 2
 // before the I/O, then drops them all after it: the counts are those of
 // pairs 1 and 2, kept after the drop.
 func TestSetFDs(t *testing.T) {
-	needCounting(t)
-	h := startHelper(t, 4, 50)
-	c := mustOpen(t, h.pid, Options{FDs: h.fds[0:4]})
-	if err := c.SetFDs(h.fds[2:6]); err != nil {
-		t.Fatal(err)
-	}
-	if got := fmt.Sprint(c.FDs()); got != fmt.Sprint(h.fds[2:6]) {
-		t.Errorf("FDs() = %s, want %v", got, h.fds[2:6])
-	}
-	byPair := h.run(t)
-	want := byPair[1]
-	want.add(byPair[2])
-	checkAgainstSelf(t, mustRead(t, c), want, false)
-	if err := c.SetFDs(nil); err != nil {
-		t.Fatal(err)
-	}
-	checkAgainstSelf(t, mustRead(t, c), want, false)
-	if err := c.SetFDs([]int{-1}); err == nil {
-		t.Error("SetFDs took fd -1")
-	}
+	eachMechanism(t, func(t *testing.T) {
+		needCounting(t)
+		h := startHelper(t, 4, 50)
+		c := mustOpen(t, h.pid, Options{FDs: h.fds[0:4]})
+		if err := c.SetFDs(h.fds[2:6]); err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(c.FDs()); got != fmt.Sprint(h.fds[2:6]) {
+			t.Errorf("FDs() = %s, want %v", got, h.fds[2:6])
+		}
+		byPair := h.run(t)
+		want := byPair[1]
+		want.add(byPair[2])
+		checkAgainstSelf(t, mustRead(t, c), want, false)
+		if err := c.SetFDs(nil); err != nil {
+			t.Fatal(err)
+		}
+		checkAgainstSelf(t, mustRead(t, c), want, false)
+		if err := c.SetFDs([]int{-1}); err == nil {
+			t.Error("SetFDs took fd -1")
+		}
+	})
 }
 
 // TestOpenGone: a process that has exited is ReasonGone, not a panic or
@@ -257,28 +295,30 @@ func TestOpenGone(t *testing.T) {
 // TestCallsSubset counts only recvmsg and sendmsg: those exactly, the
 // others not at all.
 func TestCallsSubset(t *testing.T) {
-	needCounting(t)
-	h := startHelper(t, 2, 50)
-	c := mustOpen(t, h.pid, Options{FDs: h.fds, Calls: []Syscall{Recvmsg, Sendmsg}})
-	byPair := h.run(t)
-	want := byPair[0]
-	want.add(byPair[1])
-	got := mustRead(t, c)
-	for s := range NumSyscalls {
-		w := uint64(0)
-		if s == Recvmsg || s == Sendmsg {
-			w = want.Calls[s]
+	eachMechanism(t, func(t *testing.T) {
+		needCounting(t)
+		h := startHelper(t, 2, 50)
+		c := mustOpen(t, h.pid, Options{FDs: h.fds, Calls: []Syscall{Recvmsg, Sendmsg}})
+		byPair := h.run(t)
+		want := byPair[0]
+		want.add(byPair[1])
+		got := mustRead(t, c)
+		for s := range NumSyscalls {
+			w := uint64(0)
+			if s == Recvmsg || s == Sendmsg {
+				w = want.Calls[s]
+			}
+			if got.Of[s].Calls != w {
+				t.Errorf("%s: %d calls, want %d", s, got.Of[s].Calls, w)
+			}
 		}
-		if got.Of[s].Calls != w {
-			t.Errorf("%s: %d calls, want %d", s, got.Of[s].Calls, w)
+		if e := got.Of[Recvmsg].EAGAIN(); !e.Exact() || e.Min != want.EAGAIN[Recvmsg] {
+			t.Errorf("recvmsg EAGAIN %v, want %d", e, want.EAGAIN[Recvmsg])
 		}
-	}
-	if e := got.Of[Recvmsg].EAGAIN(); !e.Exact() || e.Min != want.EAGAIN[Recvmsg] {
-		t.Errorf("recvmsg EAGAIN %v, want %d", e, want.EAGAIN[Recvmsg])
-	}
-	if len(c.Missing()) != 0 {
-		t.Errorf("Missing() = %v", c.Missing())
-	}
+		if len(c.Missing()) != 0 {
+			t.Errorf("Missing() = %v", c.Missing())
+		}
+	})
 }
 
 // TestAnyFD counts the calls that the helper makes on its data fds only
@@ -286,22 +326,26 @@ func TestCallsSubset(t *testing.T) {
 // read on any fd too: the same counts, fewer counters per thread, and
 // read's calls those on every fd.
 func TestAnyFD(t *testing.T) {
-	needCounting(t)
-	h := startHelper(t, 4, 100)
-	anyFD := []Syscall{Readv, Recvfrom, Recvmsg, Recvmmsg, Writev, Sendto, Sendmsg, Sendmmsg}
-	c := mustOpen(t, h.pid, Options{FDs: h.fds, AnyFD: anyFD})
-	withRead := mustOpen(t, h.pid, Options{FDs: h.fds, AnyFD: []Syscall{Read}})
-	byPair := h.run(t)
-	var want selfCount
-	for _, p := range byPair {
-		want.add(p)
-	}
-	checkAgainstSelf(t, mustRead(t, c), want, true)
-	if n := len(c.onFDs[0].fds); n != int(NumSyscalls)-len(anyFD) {
-		t.Errorf("%d fd-filtered counters per thread, want %d", n, int(NumSyscalls)-len(anyFD))
-	}
-	r := mustRead(t, withRead).Of[Read]
-	if r.Calls != r.Any || r.Calls <= want.Calls[Read] {
-		t.Errorf("read counted on any fd: %+v, want Calls = Any > the data fds' %d", r, want.Calls[Read])
-	}
+	eachMechanism(t, func(t *testing.T) {
+		needCounting(t)
+		h := startHelper(t, 4, 100)
+		anyFD := []Syscall{Readv, Recvfrom, Recvmsg, Recvmmsg, Writev, Sendto, Sendmsg, Sendmmsg}
+		c := mustOpen(t, h.pid, Options{FDs: h.fds, AnyFD: anyFD})
+		withRead := mustOpen(t, h.pid, Options{FDs: h.fds, AnyFD: []Syscall{Read}})
+		byPair := h.run(t)
+		var want selfCount
+		for _, p := range byPair {
+			want.add(p)
+		}
+		checkAgainstSelf(t, mustRead(t, c), want, true)
+		if c.Mechanism() != PerThread {
+			// No counters per thread to count.
+		} else if n := len(c.onFDs[0].fds); n != int(NumSyscalls)-len(anyFD) {
+			t.Errorf("%d fd-filtered counters per thread, want %d", n, int(NumSyscalls)-len(anyFD))
+		}
+		r := mustRead(t, withRead).Of[Read]
+		if r.Calls != r.Any || r.Calls <= want.Calls[Read] {
+			t.Errorf("read counted on any fd: %+v, want Calls = Any > the data fds' %d", r, want.Calls[Read])
+		}
+	})
 }

@@ -29,6 +29,10 @@ func TestMain(m *testing.M) {
 		os.Exit(ioHelper())
 	case "probe":
 		os.Exit(probeHelper())
+	case "fork":
+		os.Exit(forkHelper())
+	case "writes":
+		os.Exit(writesHelper())
 	}
 	os.Exit(m.Run())
 }

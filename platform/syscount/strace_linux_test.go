@@ -23,49 +23,51 @@ import (
 // its EAGAIN count.) The two windows differ by the helper's blocking read
 // of stdin at either end: a call or two in thousands.
 func TestAgreesWithStrace(t *testing.T) {
-	testbin.Need(t, "apt-get install strace", "strace")
-	needCounting(t)
-	h := startHelper(t, 4, 300)
-	all := mustOpen(t, h.pid, Options{AllFDs: true})
-	summary := filepath.Join(t.TempDir(), "strace.txt")
-	strace := startStrace(t, h.pid, summary)
-	byPair := h.run(t)
-	got := mustRead(t, all)
-	// SIGINT makes strace detach, write its summary and die of the signal.
-	strace.Process.Signal(syscall.SIGINT)
-	if err := strace.Wait(); err != nil && !killedBy(err, syscall.SIGINT) {
-		t.Fatalf("strace: %v", err)
-	}
-	h.exit(t)
-	st, err := parseStraceSummary(summary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want selfCount
-	for _, c := range byPair {
-		want.add(c)
-	}
-	for _, d := range []Dir{Recv, Send} {
-		var calls, errs uint64
-		for s := range NumSyscalls {
-			if s.Dir() == d {
-				calls += st[s.String()].calls
-				errs += st[s.String()].errors
+	eachMechanism(t, func(t *testing.T) {
+		testbin.Need(t, "apt-get install strace", "strace")
+		needCounting(t)
+		h := startHelper(t, 4, 300)
+		all := mustOpen(t, h.pid, Options{AllFDs: true})
+		summary := filepath.Join(t.TempDir(), "strace.txt")
+		strace := startStrace(t, h.pid, summary)
+		byPair := h.run(t)
+		got := mustRead(t, all)
+		// SIGINT makes strace detach, write its summary and die of the signal.
+		strace.Process.Signal(syscall.SIGINT)
+		if err := strace.Wait(); err != nil && !killedBy(err, syscall.SIGINT) {
+			t.Fatalf("strace: %v", err)
+		}
+		h.exit(t)
+		st, err := parseStraceSummary(summary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want selfCount
+		for _, c := range byPair {
+			want.add(c)
+		}
+		for _, d := range []Dir{Recv, Send} {
+			var calls, errs uint64
+			for s := range NumSyscalls {
+				if s.Dir() == d {
+					calls += st[s.String()].calls
+					errs += st[s.String()].errors
+				}
+			}
+			e := got.EAGAIN(d)
+			t.Logf("%s: syscount %d calls, %v EAGAIN; strace -f -c %d calls, %d errors", d, got.Calls(d), e, calls, errs)
+			if !e.Exact() {
+				t.Errorf("%s: EAGAIN %v on all fds is not exact", d, e)
+			}
+			if !within1pc(got.Calls(d), calls) || !within1pc(e.Min, errs) {
+				t.Errorf("%s: syscount (%d calls, %v EAGAIN) and strace (%d calls, %d errors) differ by more than 1%%", d, got.Calls(d), e, calls, errs)
 			}
 		}
-		e := got.EAGAIN(d)
-		t.Logf("%s: syscount %d calls, %v EAGAIN; strace -f -c %d calls, %d errors", d, got.Calls(d), e, calls, errs)
-		if !e.Exact() {
-			t.Errorf("%s: EAGAIN %v on all fds is not exact", d, e)
+		for s := range NumSyscalls {
+			t.Logf("  %-9s syscount %6d calls %6d EAGAIN; strace %6d calls %6d errors; the helper on its data fds %6d calls %6d EAGAIN",
+				s, got.Of[s].Calls, got.Of[s].EAGAINAny, st[s.String()].calls, st[s.String()].errors, want.Calls[s], want.EAGAIN[s])
 		}
-		if !within1pc(got.Calls(d), calls) || !within1pc(e.Min, errs) {
-			t.Errorf("%s: syscount (%d calls, %v EAGAIN) and strace (%d calls, %d errors) differ by more than 1%%", d, got.Calls(d), e, calls, errs)
-		}
-	}
-	for s := range NumSyscalls {
-		t.Logf("  %-9s syscount %6d calls %6d EAGAIN; strace %6d calls %6d errors; the helper on its data fds %6d calls %6d EAGAIN",
-			s, got.Of[s].Calls, got.Of[s].EAGAINAny, st[s.String()].calls, st[s.String()].errors, want.Calls[s], want.EAGAIN[s])
-	}
+	})
 }
 
 func killedBy(err error, sig syscall.Signal) bool {

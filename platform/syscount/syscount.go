@@ -14,6 +14,11 @@
 // waits often, as a client at a small send buffer does, pays 10-25% more
 // CPU (see Counter, the benchmarks, and bench/README.md, "Counting cost").
 //
+// Where it may (root, or CAP_BPF and CAP_PERFMON), it counts per process
+// instead: BPF programs on the same tracepoints add to a process's
+// counters in a map, which costs the process nothing at a context switch
+// (Mechanism, PerProcess; bpfprog_linux.go).
+//
 // It needs tracefs mounted and readable (for the tracepoint ids), and
 // root, CAP_PERFMON, or, for one's own processes, kernel.
 // perf_event_paranoid ≤ 2. Elsewhere, or where the kernel or the
@@ -117,6 +122,49 @@ type Options struct {
 	// threads from children and counts both, which Counter.Children
 	// reports).
 	Children bool
+	// Mechanism chooses how to count; the zero value, Auto, counts per
+	// process with BPF where it may and per thread with perf elsewhere.
+	Mechanism Mechanism
+}
+
+// Mechanism is how a Counter counts. Both count the same calls exactly;
+// they differ in what they cost the counted process and what they need.
+type Mechanism int
+
+const (
+	// Auto is PerProcess where it can be loaded, else PerThread.
+	Auto Mechanism = iota
+	// PerProcess: BPF programs on the syscall tracepoints count a call
+	// when its caller's process is counted. They cost every caller of
+	// those calls on the machine a lookup (tens of nanoseconds) and
+	// nothing at a context switch. Needs CAP_BPF and CAP_PERFMON (root).
+	PerProcess
+	// PerThread: perf counters on each thread, which the kernel switches
+	// with the thread at each context switch (about 0.35 µs per counter
+	// per switch on the development VM: 10-25% more CPU for a process
+	// that waits often). Needs only perf_event_paranoid ≤ 2 for one's
+	// own processes.
+	PerThread
+)
+
+var mechanismNames = [...]string{Auto: "auto", PerProcess: "bpf", PerThread: "perf"}
+
+// String is "bpf", "perf" or "auto".
+func (m Mechanism) String() string {
+	if m < 0 || int(m) >= len(mechanismNames) {
+		return fmt.Sprintf("Mechanism(%d)", int(m))
+	}
+	return mechanismNames[m]
+}
+
+// ParseMechanism reads "auto", "bpf" or "perf".
+func ParseMechanism(s string) (Mechanism, error) {
+	for m, name := range mechanismNames {
+		if s == name {
+			return Mechanism(m), nil
+		}
+	}
+	return Auto, fmt.Errorf("counting mechanism %q: want auto, bpf or perf", s)
 }
 
 // Count is what one system call did, as three raw counters that only

@@ -1,0 +1,148 @@
+package syscount
+
+import "fmt"
+
+// The counting programs, one per tracepoint. Each runs in the kernel at
+// every entry to (or exit from) its system call, by any process, and
+// counts the call only when the caller's process (its tgid) is one a
+// Counter counts. That costs every caller a hash lookup (tens of
+// nanoseconds) and the counted ones two or three, but nothing at a
+// context switch: unlike perf counters, which the kernel moves on and off
+// the CPU with every counted thread at each switch (Counter's comment).
+//
+// The maps the programs share:
+//   - procs: tgid (u32) -> bpfWays u32s, the Counters that count the
+//     process (up to bpfWays at once: two sides on one --target server,
+//     a test beside the tool): each slot+1 in the low 16 bits (0: a free
+//     way), bpfChildrenBit set when the processes it starts count too;
+//   - socks: slot<<32 | fd (u64) -> 1, the fds each slot counts on;
+//   - counts: slot (u32) -> bpfSlotValues u64s, per CPU, only ever added
+//     to (atomically: a syscall tracepoint may run preemptible).
+
+const (
+	bpfMaxSlots    = 64
+	bpfWays        = 4
+	bpfSlotMask    = 0xffff
+	bpfChildrenBit = 1 << 16
+	// bpfSlotValues: per call, its entries on any fd, its exits with
+	// EAGAIN, its entries on the counted fds.
+	bpfSlotValues = 3 * int(NumSyscalls)
+	// cloneThread is CLONE_THREAD: a new thread, not a new process.
+	cloneThread = 0x10000
+	// eagainRet is -EAGAIN, a failed call's return value at sys_exit.
+	eagainRet = -11
+)
+
+func anyIndex(s Syscall) int16    { return int16(3 * s) }
+func eagainIndex(s Syscall) int16 { return int16(3*s + 1) }
+func onFDsIndex(s Syscall) int16  { return int16(3*s + 2) }
+
+// bpfMaps are the fds of the three maps.
+type bpfMaps struct{ procs, socks, counts int }
+
+// lookupProc emits: the caller's tgid looked up in procs; no entry
+// jumps to "out"; else r9 points at its ways.
+func (m bpfMaps) lookupProc(a *asm) {
+	a.emit(callHelper(helperGetCurrentPidTgid), aluImm(aluRSH, r0, 32), store(sizeW, r10, -4, r0))
+	a.emit(movReg(r2, r10), aluImm(aluADD, r2, -4))
+	a.emit(loadMap(r1, m.procs)...)
+	a.emit(callHelper(helperMapLookupElem))
+	a.jumpTo(jmpJEQ, r0, 0, "out")
+	a.emit(movReg(r9, r0))
+}
+
+// eachWay emits body once per way, with r7 the way's slot and r8 its
+// counts; a free way, or one whose counts are missing, skips to the
+// next. body may jump to next to end its way early.
+func (m bpfMaps) eachWay(a *asm, body func(next string)) {
+	for w := range bpfWays {
+		next := fmt.Sprintf("way%d", w+1)
+		a.emit(load(sizeW, r7, r9, int16(4*w)))
+		a.jumpTo(jmpJEQ, r7, 0, next)
+		a.emit(aluImm(aluAND, r7, bpfSlotMask), aluImm(aluADD, r7, -1), store(sizeW, r10, -8, r7))
+		a.emit(movReg(r2, r10), aluImm(aluADD, r2, -8))
+		a.emit(loadMap(r1, m.counts)...)
+		a.emit(callHelper(helperMapLookupElem))
+		a.jumpTo(jmpJEQ, r0, 0, next)
+		a.emit(movReg(r8, r0))
+		body(next)
+		a.label(next)
+	}
+}
+
+// addOne emits: the u64 at r8 + 8*index grows by one.
+func addOne(a *asm, index int16) {
+	a.emit(movImm(r1, 1), atomicAdd(r8, 8*index, r1))
+}
+
+// finish ends a program returning 1: the kernel then hands the call on
+// to the perf events on the same tracepoint (a user's `perf stat -e
+// syscalls:…`, a PerThread Counter). Returning 0 would hide every call
+// from them (kernel/trace/trace_syscalls.c, perf_syscall_enter).
+func finish(a *asm) {
+	a.label("out")
+	a.emit(movImm(r0, 1), exitInsn())
+}
+
+// enterProgram counts an entry to s, for each Counter of the caller's
+// process: on any fd, and on the counted fds when the call's first
+// argument (at fdOffset in the tracepoint's record) is one of the
+// Counter's.
+func (m bpfMaps) enterProgram(s Syscall, fdOffset int16) *asm {
+	a := &asm{}
+	a.emit(movReg(r6, r1))
+	m.lookupProc(a)
+	m.eachWay(a, func(next string) {
+		addOne(a, anyIndex(s))
+		a.emit(load(sizeDW, r1, r6, fdOffset), aluImm(aluLSH, r1, 32), aluImm(aluRSH, r1, 32))
+		a.emit(aluImm(aluLSH, r7, 32), aluReg(aluOR, r1, r7), store(sizeDW, r10, -16, r1))
+		a.emit(movReg(r2, r10), aluImm(aluADD, r2, -16))
+		a.emit(loadMap(r1, m.socks)...)
+		a.emit(callHelper(helperMapLookupElem))
+		a.jumpTo(jmpJEQ, r0, 0, next)
+		addOne(a, onFDsIndex(s))
+	})
+	finish(a)
+	return a
+}
+
+// exitProgram counts an exit from s that failed with EAGAIN (its return
+// value at retOffset). The fd is not in the exit's record, as with perf's
+// filters: Count.EAGAIN bounds which fds they were on.
+func (m bpfMaps) exitProgram(s Syscall, retOffset int16) *asm {
+	a := &asm{}
+	a.emit(movReg(r6, r1), load(sizeDW, r1, r6, retOffset))
+	a.jumpTo(jmpJNE, r1, eagainRet, "out")
+	m.lookupProc(a)
+	m.eachWay(a, func(string) { addOne(a, eagainIndex(s)) })
+	finish(a)
+	return a
+}
+
+// forkProgram, on task:task_newtask, enters a new process (not a thread:
+// threads share their tgid) for those of its creator's Counters that
+// count children. It runs in the creator before the child can run, so
+// none of the child's calls is missed.
+func (m bpfMaps) forkProgram(pidOffset, flagsOffset int16) *asm {
+	a := &asm{}
+	a.emit(movReg(r6, r1), load(sizeDW, r1, r6, flagsOffset), aluImm(aluAND, r1, cloneThread))
+	a.jumpTo(jmpJNE, r1, 0, "out")
+	m.lookupProc(a)
+	// The child's ways, at r10-32: the creator's that count children.
+	a.emit(movImm(r8, 0))
+	for w := range bpfWays {
+		keep := fmt.Sprintf("keep%d", w)
+		a.emit(load(sizeW, r7, r9, int16(4*w)), movReg(r1, r7), aluImm(aluAND, r1, bpfChildrenBit))
+		a.jumpTo(jmpJNE, r1, 0, keep)
+		a.emit(movImm(r7, 0))
+		a.label(keep)
+		a.emit(store(sizeW, r10, int16(-32+4*w), r7), aluReg(aluOR, r8, r7))
+	}
+	a.jumpTo(jmpJEQ, r8, 0, "out")
+	a.emit(load(sizeW, r1, r6, pidOffset), store(sizeW, r10, -36, r1))
+	a.emit(loadMap(r1, m.procs)...)
+	a.emit(movReg(r2, r10), aluImm(aluADD, r2, -36), movReg(r3, r10), aluImm(aluADD, r3, -32), movImm(r4, 0))
+	a.emit(callHelper(helperMapUpdateElem))
+	finish(a)
+	return a
+}
