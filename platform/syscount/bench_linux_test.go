@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,9 +27,11 @@ import (
 //
 // BenchmarkPingPong adds what a tight loop lacks: a context switch at
 // every call, as in a server blocking in recvmsg.
+//
+// Each runs counting per process (bpf/…) and per thread (perf/…).
 func BenchmarkOverhead(b *testing.B) {
 	needCounting(b)
-	for _, mode := range []string{"fd", "all", "bystander"} {
+	for _, mode := range []string{"bpf/fd", "bpf/all", "bpf/bystander", "perf/fd", "perf/all", "perf/bystander"} {
 		b.Run(mode, func(b *testing.B) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
@@ -40,7 +43,7 @@ func BenchmarkOverhead(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if mode != "bystander" && n.Calls(Send) < uint64(b.N) {
+			if !strings.HasSuffix(mode, "bystander") && n.Calls(Send) < uint64(b.N) {
 				b.Fatalf("counted %d writes, made at least %d", n.Calls(Send), b.N)
 			}
 		})
@@ -82,6 +85,7 @@ func timeCounted(b *testing.B, pair [2]int, c *Counter) {
 func openFor(b *testing.B, mode string, pair [2]int) *Counter {
 	pid := os.Getpid()
 	opt := Options{FDs: pair[:]}
+	mech, mode, _ := strings.Cut(mode, "/")
 	switch mode {
 	case "all":
 		opt = Options{AllFDs: true}
@@ -93,12 +97,26 @@ func openFor(b *testing.B, mode string, pair [2]int) *Counter {
 		b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 		pid, opt = cmd.Process.Pid, Options{AllFDs: true}
 	}
+	opt.Mechanism = benchMechanism(b, mech)
 	c, err := Open(pid, opt)
 	if err != nil {
 		b.Fatal(err)
 	}
 	c.setEnabled(false)
 	return c
+}
+
+// benchMechanism is the mechanism a benchmark's name asks for; bpf is
+// skipped where it cannot be loaded.
+func benchMechanism(b *testing.B, name string) Mechanism {
+	m, err := ParseMechanism(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if m == PerProcess {
+		needBPF(b)
+	}
+	return m
 }
 
 // timeLoop runs n ops, with c's counters enabled if c is not nil.
@@ -135,9 +153,39 @@ func threadCPU(b *testing.B) time.Duration {
 
 // setEnabled turns every counter of c on or off (the benchmark's switch;
 // a disabled syscall tracepoint costs nothing).
+//
+// Counting per process (bpf), off is with nothing loaded at all: the
+// programs cost every caller of the counted calls on the machine, counted
+// or not. The counts so far are kept across a pause (retired).
 func (c *Counter) setEnabled(on bool) {
+	if c.perProcess {
+		c.setBPFEnabled(on)
+		return
+	}
 	for _, g := range append(append([]group{}, c.base...), c.onFDs...) {
 		g.enable(on)
+	}
+}
+
+func (c *Counter) setBPFEnabled(on bool) {
+	switch {
+	case on && c.bpf == nil:
+		slot, err := openBPFSlot(c.tp, c.pid, c.mode.children)
+		if err != nil {
+			panic(err) // it was open before the pause
+		}
+		slot.setFDs(c.fds)
+		c.bpf = slot
+	case !on && c.bpf != nil:
+		n, err := c.readBPF()
+		if err != nil {
+			panic(err)
+		}
+		c.retired = n
+		e := c.bpf.e
+		c.bpf.close()
+		c.bpf = nil
+		<-e.unloaded
 	}
 }
 
@@ -204,6 +252,10 @@ func BenchmarkPingPong(b *testing.B) {
 		name string
 		opt  func(pair [2]int) Options
 	}{
+		{"bpf/fd/anyfd", func(pair [2]int) Options {
+			return Options{FDs: pair[:], AnyFD: []Syscall{Recvfrom, Recvmsg, Recvmmsg, Sendto, Sendmsg, Sendmmsg}, Mechanism: PerProcess}
+		}},
+		{"bpf/all", func(pair [2]int) Options { return Options{AllFDs: true, Mechanism: PerProcess} }},
 		{"fd", func(pair [2]int) Options { return Options{FDs: pair[:]} }},
 		{"fd/anyfd", func(pair [2]int) Options {
 			return Options{FDs: pair[:], AnyFD: []Syscall{Recvfrom, Recvmsg, Recvmmsg, Sendto, Sendmsg, Sendmmsg}}
@@ -213,7 +265,14 @@ func BenchmarkPingPong(b *testing.B) {
 			return Options{FDs: pair[:], Calls: []Syscall{Read, Recvmsg, Write, Sendmsg}}
 		}},
 	} {
-		b.Run(v.name, func(b *testing.B) { pingPong(b, v.opt, nil) })
+		b.Run(v.name, func(b *testing.B) {
+			if strings.HasPrefix(v.name, "bpf/") {
+				needBPF(b)
+				pingPong(b, v.opt, nil)
+				return
+			}
+			pingPong(b, func(pair [2]int) Options { o := v.opt(pair); o.Mechanism = PerThread; return o }, nil)
+		})
 	}
 }
 
@@ -253,7 +312,10 @@ func pingPong(b *testing.B, opt func(pair [2]int) Options, open func(pair [2]int
 	}
 	b.ReportMetric(float64(on.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(on)/float64(off), "ratio")
-	counters := len(c.base[0].fds)
+	counters := 0 // per thread: none counting per process
+	if len(c.base) > 0 {
+		counters += len(c.base[0].fds)
+	}
 	if len(c.onFDs) > 0 {
 		counters += len(c.onFDs[0].fds)
 	}

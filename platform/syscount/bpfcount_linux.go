@@ -28,12 +28,15 @@ import (
 
 // bpfEngine is the loaded programs and their maps.
 type bpfEngine struct {
-	maps   bpfMaps
-	ncpu   int
-	progs  []int
-	events []int
-	used   [bpfMaxSlots]bool
-	refs   int
+	// unloaded is closed once the programs are detached and the maps
+	// freed (benchmarks wait for it, to measure with nothing loaded).
+	unloaded chan struct{}
+	maps     bpfMaps
+	ncpu     int
+	progs    []int
+	events   []int
+	used     [bpfMaxSlots]bool
+	refs     int
 }
 
 var bpfShared struct {
@@ -72,6 +75,7 @@ func releaseBPF(e *bpfEngine) {
 }
 
 func (e *bpfEngine) close() {
+	defer close(e.unloaded)
 	for _, fd := range e.events {
 		unix.Close(fd)
 	}
@@ -92,7 +96,7 @@ func loadBPF(tp *tracepoints) (*bpfEngine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &bpfEngine{ncpu: ncpu, maps: bpfMaps{procs: -1, socks: -1, counts: -1}}
+	e := &bpfEngine{ncpu: ncpu, maps: bpfMaps{procs: -1, socks: -1, counts: -1}, unloaded: make(chan struct{})}
 	if e.maps.procs, err = createMap("nbdscope_procs", unix.BPF_MAP_TYPE_HASH, 4, 4*bpfWays, 4096); err != nil {
 		return nil, err
 	}

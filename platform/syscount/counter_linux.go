@@ -50,8 +50,9 @@ type Counter struct {
 	scratch []uint64
 	// bpf, when set, counts instead of base and onFDs (PerProcess);
 	// bpfWhy is why it is not, when Auto fell back to PerThread.
-	bpf    *bpfSlot
-	bpfWhy string
+	bpf        *bpfSlot
+	bpfWhy     string
+	perProcess bool
 }
 
 // Open starts counting process pid's calls. The counts start at zero.
@@ -102,7 +103,7 @@ func (c *Counter) start(opt Options) error {
 		}
 		slot, err := openBPFSlot(c.tp, c.pid, opt.Children)
 		if err == nil {
-			c.bpf = slot
+			c.bpf, c.perProcess = slot, true
 			c.mode.children = opt.Children
 			return nil
 		}
@@ -118,7 +119,7 @@ func (c *Counter) start(opt Options) error {
 
 // Mechanism is how the counter counts: PerProcess or PerThread.
 func (c *Counter) Mechanism() Mechanism {
-	if c.bpf != nil {
+	if c.perProcess {
 		return PerProcess
 	}
 	return PerThread
@@ -232,7 +233,7 @@ func (c *Counter) openOn(tids []int, evs []event, enable bool) ([]group, error) 
 // an inherited counter adds its counts to its parent's when its thread
 // exits.
 func (c *Counter) Read() (Counts, error) {
-	if c.bpf != nil {
+	if c.perProcess {
 		return c.readBPF()
 	}
 	counts := c.retired
@@ -265,17 +266,20 @@ func (c *Counter) Read() (Counts, error) {
 // readBPF reads the slot's counts: the same three raw counters per call
 // as the perf counters give.
 func (c *Counter) readBPF() (Counts, error) {
+	if c.bpf == nil {
+		return c.retired, nil // closed, or a benchmark's pause
+	}
 	v, err := c.bpf.read()
 	if err != nil {
 		return Counts{}, fmt.Errorf("counting system calls of process %d: %w", c.pid, err)
 	}
-	var counts Counts
+	counts := c.retired // zero, but for benchmarks that pause counting
 	for _, s := range c.present {
 		n := Count{Any: v[anyIndex(s)], EAGAINAny: v[eagainIndex(s)], Calls: v[onFDsIndex(s)]}
 		if c.allFDs || !slices.Contains(c.filtered, s) {
 			n.Calls = n.Any
 		}
-		counts.Of[s] = n
+		counts.Of[s] = counts.Of[s].add(n)
 	}
 	return counts, nil
 }
@@ -314,9 +318,11 @@ func (c *Counter) SetFDs(fds []int) error {
 	if slices.Equal(want, c.fds) {
 		return nil
 	}
-	if c.bpf != nil {
-		if err := c.bpf.setFDs(want); err != nil {
-			return err
+	if c.perProcess {
+		if c.bpf != nil { // nil: closed, or a benchmark's pause
+			if err := c.bpf.setFDs(want); err != nil {
+				return err
+			}
 		}
 		c.fds = want
 		return nil
