@@ -52,10 +52,15 @@ const rescanEvery = 50 * time.Millisecond
 // exec when pid is held, clientrun.StartHeld). The error is a
 // *syscount.Unavailable when the system does not allow counting.
 func OpenCalls(pid int) (*Calls, error) {
+	mech, err := countingMechanism()
+	if err != nil {
+		return nil, err
+	}
 	// The socket-only calls are counted on any fd, without an fd-filtered
-	// counter each: the same counts, and 6 of 30 counters fewer for the
-	// kernel to switch with each thread (bench/README.md, "Counting cost").
-	c, err := syscount.Open(pid, syscount.Options{Children: true, AnyFD: socketOnlyCalls})
+	// counter each: the same counts, and (per thread) 6 of 30 counters
+	// fewer for the kernel to switch with each thread (bench/README.md,
+	// "Counting cost").
+	c, err := syscount.Open(pid, syscount.Options{Children: true, AnyFD: socketOnlyCalls, Mechanism: mech})
 	if err != nil {
 		return nil, err
 	}
@@ -170,24 +175,68 @@ func NA(err error) (why, fix string) {
 	return err.Error(), ""
 }
 
-// CountingEnv is the environment variable that turns the counting of
-// real processes' calls off: NBDSCOPE_SYSCOUNT=off makes Probe refuse,
-// so every caller shows those figures as n/a, with that reason, and opens
-// no counter. It exists to measure what counting costs (bench/countcost.sh
-// alternates runs with and without it); unset or "on" counts.
+// CountingEnv is the environment variable that chooses how real
+// processes' calls are counted, or turns counting off, to measure what
+// it costs (bench/countcost.sh alternates runs):
+//   - unset or "on": per process (bpf) where allowed, else per thread;
+//   - "bpf" or "perf": only that way (syscount.Mechanism), n/a where it
+//     is not allowed;
+//   - "off": Probe refuses, so every caller shows those figures as n/a,
+//     with that reason, and opens no counter.
 const CountingEnv = "NBDSCOPE_SYSCOUNT"
+
+// countingMechanism is the mechanism CountingEnv asks for.
+func countingMechanism() (syscount.Mechanism, error) {
+	switch v := os.Getenv(CountingEnv); v {
+	case "", "on":
+		return syscount.Auto, nil
+	case "bpf":
+		return syscount.PerProcess, nil
+	case "perf":
+		return syscount.PerThread, nil
+	case "off":
+		return syscount.Auto, &syscount.Unavailable{Reason: syscount.ReasonOff,
+			Why: "counting is turned off (" + CountingEnv + "=off)", Fix: "unset " + CountingEnv}
+	default:
+		return syscount.Auto, fmt.Errorf("%s=%q: want on, bpf, perf or off (counting is off until it is one of them)", CountingEnv, v)
+	}
+}
 
 // Probe tells whether this process may count system calls here: nil, or
 // a *syscount.Unavailable with the reason and the fix. Callers probe
 // before OpenCalls, so CountingEnv is honoured here.
 func Probe() error {
-	switch v := os.Getenv(CountingEnv); v {
-	case "", "on":
-		return syscount.Probe()
-	case "off":
-		return &syscount.Unavailable{Reason: syscount.ReasonOff,
-			Why: "counting is turned off (" + CountingEnv + "=off)", Fix: "unset " + CountingEnv}
+	mech, err := countingMechanism()
+	if err != nil {
+		return err
+	}
+	if err := syscount.Probe(); err != nil || mech != syscount.PerProcess {
+		return err
+	}
+	if why := syscount.WhyNotPerProcess(); why != "" {
+		return &syscount.Unavailable{Reason: syscount.ReasonBlocked, Why: CountingEnv + "=bpf, and " + why, Fix: "unset " + CountingEnv}
+	}
+	return nil
+}
+
+// Mechanism says how real processes' calls are counted here ("per
+// process (bpf)" or "per thread (perf)"), and why not per process when
+// per thread; "" when they are not counted (Probe says why).
+func Mechanism() (how, whyNotPerProcess string) {
+	mech, err := countingMechanism()
+	if err != nil || syscount.Probe() != nil {
+		return "", ""
+	}
+	why := ""
+	if mech != syscount.PerThread {
+		why = syscount.WhyNotPerProcess()
+	}
+	switch {
+	case mech == syscount.PerThread:
+		return "per thread (perf counters, " + CountingEnv + "=perf)", ""
+	case why == "":
+		return "per process (bpf programs on the syscall tracepoints)", ""
 	default:
-		return fmt.Errorf("%s=%q: want on or off (counting is off until it is one of them)", CountingEnv, v)
+		return "per thread (perf counters)", why
 	}
 }

@@ -417,3 +417,29 @@ func (s *bpfSlot) leaveProcesses() {
 		}
 	}
 }
+
+// WhyNotPerProcess is why counting per process (bpf) is not possible
+// here, "" when it is: what an Auto Counter would fall back from. It
+// loads the programs to find out (5 ms), unless a Counter has them
+// loaded already.
+func WhyNotPerProcess() string {
+	tp, err := loadTracepoints()
+	if err != nil {
+		return err.Error()
+	}
+	e, err := acquireBPF(tp)
+	if err != nil {
+		return bpfRefusal(err)
+	}
+	releaseBPF(e)
+	return ""
+}
+
+// bpfRefusal says why the programs could not be loaded, with the fix
+// where one is known.
+func bpfRefusal(err error) string {
+	if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
+		return fmt.Sprintf("loading bpf programs needs root, or CAP_BPF and CAP_PERFMON (sudo setcap cap_bpf,cap_perfmon+ep %s): %v", executable(), err)
+	}
+	return err.Error()
+}

@@ -110,7 +110,7 @@ func (c *Counter) start(opt Options) error {
 		if opt.Mechanism == PerProcess {
 			return fmt.Errorf("counting system calls of process %d per process (bpf): %w", c.pid, err)
 		}
-		c.bpfWhy = err.Error()
+		c.bpfWhy = bpfRefusal(err)
 	}
 	var err error
 	c.base, err = c.attach(c.baseEvents(), true)

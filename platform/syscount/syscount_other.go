@@ -44,3 +44,13 @@ func (c *Counter) Exited() bool { return false }
 
 // Close releases every counter.
 func (c *Counter) Close() error { return nil }
+
+// Mechanism is how the counter counts (Linux only).
+func (c *Counter) Mechanism() Mechanism { return Auto }
+
+// WhyPerThread is why an Auto counter counts per thread.
+func (c *Counter) WhyPerThread() string { return "" }
+
+// WhyNotPerProcess is why counting per process (bpf) is not possible
+// here: always, off Linux.
+func WhyNotPerProcess() string { return unsupported().Error() }
