@@ -234,6 +234,7 @@ func probeHelper() int {
 		}
 		fmt.Println(reasonOf(err))
 	}
+	fmt.Printf("bpf\t%s\n", WhyNotPerProcess())
 	return 0
 }
 

@@ -64,6 +64,27 @@ func TestPermissionsAsAnotherUser(t *testing.T) {
 		}
 		checkProbeAs(t, bin, append(dac, unix.CAP_PERFMON), self, "ok", "ok")
 	})
+	checkBPFAs(t, bin, append(dac, unix.CAP_PERFMON), "CAP_BPF")
+	checkBPFAs(t, bin, append(dac, unix.CAP_PERFMON, unix.CAP_BPF), "")
+}
+
+// checkBPFAs runs probeHelper as nobody with caps and wants
+// WhyNotPerProcess to name want ("": to be empty: bpf loads).
+func checkBPFAs(t *testing.T, bin string, caps []uintptr, want string) {
+	t.Helper()
+	cmd := exec.Command(bin, "-test.run=^$")
+	cmd.Dir = filepath.Dir(bin)
+	cmd.Env = append(os.Environ(), helperEnv+"=probe")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}, AmbientCaps: caps}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("probe as nobody with caps %v: %v\n%s", caps, err, out)
+	}
+	_, why, _ := strings.Cut(strings.TrimSpace(string(out)), "bpf\t")
+	t.Logf("as nobody, caps %v: counting per process: %q", caps, why)
+	if want == "" && why != "" || want != "" && !strings.Contains(why, want) {
+		t.Errorf("as nobody with caps %v, why not per process: %q, want %q", caps, why, want)
+	}
 }
 
 // checkProbeAs runs probeHelper as nobody with caps and wants the reasons
@@ -81,7 +102,7 @@ func checkProbeAs(t *testing.T, bin string, caps []uintptr, target int, wantProb
 		t.Fatalf("probe as nobody with caps %v: %v\n%s", caps, err, out)
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 2 {
+	if len(lines) != 3 {
 		t.Fatalf("probe as nobody with caps %v said %q", caps, out)
 	}
 	t.Logf("as nobody, caps %v: Probe: %s; Open(%d): %s", caps, lines[0], target, lines[1])
