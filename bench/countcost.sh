@@ -43,6 +43,8 @@
 #   QEMU_HEAP=1      qemu-nbd and qemu-img with glibc's request buffers
 #                    kept in the heap, as in compare.sh (else this VM's
 #                    page faults set their pace); 0: as shipped
+#   ON=on            how the "on" runs count (NBDSCOPE_SYSCOUNT): on (per
+#                    process by bpf where allowed), bpf, or perf (per thread)
 #   NBDSCOPE=PATH    a prebuilt nbdscope (else built from this tree)
 #   OUT=DIR          keep the JSON of every sweep and raw.tsv in DIR
 # Needs: go (or NBDSCOPE), jq, awk, qemu-utils, libnbd-bin for nbdcopy
@@ -54,7 +56,7 @@ usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 
 SIZE=${SIZE:-4g} ROUNDS=${ROUNDS:-4} REPEAT=${REPEAT:-2} BUFS=${BUFS:-default,2m}
 SERVERS=${SERVERS:-qemu-nbd serve} CLIENTS=${CLIENTS:-qemu-img nbdcopy}
-QEMU_HEAP=${QEMU_HEAP:-1} OUT=${OUT:-} REPORT=""
+QEMU_HEAP=${QEMU_HEAP:-1} OUT=${OUT:-} REPORT="" ON=${ON:-on}
 while getopts "s:r:o:R:h" o; do
 	case $o in
 	s) SIZE=$OPTARG ;; r) ROUNDS=$OPTARG ;; o) OUT=$OPTARG ;; R) REPORT=$OPTARG ;;
@@ -160,7 +162,7 @@ done
 sweep() {
 	local srv=${2%/*} cli=${2#*/} json="$keep/$1-${2/\//-}-$3.json" args=()
 	[ "$srv" = qemu-nbd ] && args=(--server "$qemu_nbd")
-	local env=NBDSCOPE_SYSCOUNT=on
+	local env=NBDSCOPE_SYSCOUNT=$ON
 	[ "$3" = off ] && env=NBDSCOPE_SYSCOUNT=off
 	if ! env "$env" "$NBDSCOPE" sweep "${args[@]}" --exec "$(client_cmd "$cli")" --sndbuf "$BUFS" \
 		--bytes "$SIZE" --repeat "$REPEAT" --warmup 1 --json >"$json" 2>"$json.err"; then
