@@ -26,8 +26,9 @@ import (
 //   - recvfrom, recvmsg, recvmmsg, sendto, sendmsg, sendmmsg on any fd:
 //     they work on sockets only (qemu-img, qemu-nbd, nbdkit and libnbd
 //     clients move NBD data with them);
-//   - read, readv, write, writev only on the process's sockets
-//     (sockdiag.ProcessSockets), rescanned every rescanEvery, so the
+//   - read, readv, write, writev only on the sockets of the process and
+//     its children (sockdiag.TreeSockets), each process's own where the
+//     counter counts per process, rescanned every rescanEvery, so the
 //     eventfd and file reads of an event loop are not taken for socket
 //     calls. A connection's read/write calls between its accept or connect
 //     and the next rescan are missed; the msg calls never are.
@@ -84,21 +85,23 @@ func (k *Calls) watch() {
 	}
 }
 
-// rescan points the fd-filtered counters at the process's sockets now. A
+// rescan points the fd-filtered counters at the sockets of the process
+// and of everything it started, each in its own process where the
+// counter can tell them apart (syscount.Counter.SetProcessFDs). A
 // process that has gone keeps its counts.
 func (k *Calls) rescan() {
-	socks, err := sockdiag.ProcessSockets(k.pid)
+	socks, err := sockdiag.TreeSockets(k.pid)
 	if err != nil {
 		return
 	}
-	fds := make([]int, 0, len(socks))
+	byPID := map[int][]int{}
 	for _, s := range socks {
-		fds = append(fds, s.FD)
+		byPID[s.PID] = append(byPID[s.PID], s.FD)
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.c != nil {
-		k.c.SetFDs(fds)
+		k.c.SetProcessFDs(byPID)
 	}
 }
 

@@ -174,7 +174,7 @@ func (c *Counter) setBPFEnabled(on bool) {
 		if err != nil {
 			panic(err) // it was open before the pause
 		}
-		slot.setFDs(c.fds)
+		slot.setKeys(c.byPID)
 		c.bpf = slot
 	case !on && c.bpf != nil:
 		n, err := c.readBPF()

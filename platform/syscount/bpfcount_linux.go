@@ -100,7 +100,7 @@ func loadBPF(tp *tracepoints) (*bpfEngine, error) {
 	if e.maps.procs, err = createMap("nbdscope_procs", unix.BPF_MAP_TYPE_HASH, 4, 4*bpfWays, 4096); err != nil {
 		return nil, err
 	}
-	if e.maps.socks, err = createMap("nbdscope_socks", unix.BPF_MAP_TYPE_HASH, 8, 4, 4096); err != nil {
+	if e.maps.socks, err = createMap("nbdscope_socks", unix.BPF_MAP_TYPE_HASH, 16, 4, 4096); err != nil {
 		e.close()
 		return nil, err
 	}
@@ -127,7 +127,7 @@ const selfCheckFD = 1<<31 - 1
 // not refuse but would count wrong: another PID namespace (the programs
 // see the kernel's process ids), a record laid out otherwise.
 func (e *bpfEngine) selfCheck() error {
-	s := &bpfSlot{e: e, buf: make([]uint64, bpfSlotValues*e.ncpu)}
+	s := &bpfSlot{e: e, buf: make([]uint64, bpfSlotValues*e.ncpu), keys: map[sockKey]bool{}}
 	if err := s.claimLocked(os.Getpid(), false); err != nil {
 		return err
 	}
@@ -276,7 +276,7 @@ func parseFieldOffset(format, field string) (int16, bool) {
 type bpfSlot struct {
 	e    *bpfEngine
 	slot uint32
-	fds  []int
+	keys map[sockKey]bool // in socks
 	buf  []uint64
 }
 
@@ -287,7 +287,7 @@ func openBPFSlot(tp *tracepoints, pid int, children bool) (*bpfSlot, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &bpfSlot{e: e, buf: make([]uint64, bpfSlotValues*e.ncpu)}
+	s := &bpfSlot{e: e, buf: make([]uint64, bpfSlotValues*e.ncpu), keys: map[sockKey]bool{}}
 	if err := s.claim(pid, children); err != nil {
 		releaseBPF(e)
 		return nil, err
@@ -344,27 +344,41 @@ func (s *bpfSlot) read() ([bpfSlotValues]uint64, error) {
 	return sum, nil
 }
 
-func (s *bpfSlot) sockKey(fd int) uint64 { return uint64(s.slot)<<32 | uint64(uint32(fd)) }
+// sockKey is a socks key: fd in process pid (0: in any process the slot
+// counts).
+type sockKey struct{ slot, pid, fd, _ uint32 }
 
-// setFDs makes want (sorted, no repeats) the fds counted on.
+// setFDs makes want (sorted, no repeats) the fds counted on in any
+// process the slot counts.
 func (s *bpfSlot) setFDs(want []int) error {
+	return s.setKeys(map[int][]int{0: want})
+}
+
+// setKeys makes the fds counted on those of byPID, in each process (pid
+// 0: in any of them).
+func (s *bpfSlot) setKeys(byPID map[int][]int) error {
+	want := map[sockKey]bool{}
+	for pid, fds := range byPID {
+		for _, fd := range fds {
+			want[sockKey{slot: s.slot, pid: uint32(pid), fd: uint32(fd)}] = true
+		}
+	}
 	one := uint32(1)
-	for _, fd := range want {
-		if _, ok := slices.BinarySearch(s.fds, fd); ok {
+	for k := range want {
+		if s.keys[k] {
 			continue
 		}
-		key := s.sockKey(fd)
-		if err := mapOp(unix.BPF_MAP_UPDATE_ELEM, s.e.maps.socks, unsafe.Pointer(&key), unsafe.Pointer(&one), unix.BPF_ANY); err != nil {
-			return fmt.Errorf("counting on fd %d: %w", fd, err)
+		if err := mapOp(unix.BPF_MAP_UPDATE_ELEM, s.e.maps.socks, unsafe.Pointer(&k), unsafe.Pointer(&one), unix.BPF_ANY); err != nil {
+			return fmt.Errorf("counting on fd %d of process %d: %w", k.fd, k.pid, err)
+		}
+		s.keys[k] = true
+	}
+	for k := range s.keys {
+		if !want[k] {
+			mapOp(unix.BPF_MAP_DELETE_ELEM, s.e.maps.socks, unsafe.Pointer(&k), nil, 0)
+			delete(s.keys, k)
 		}
 	}
-	for _, fd := range s.fds {
-		if _, ok := slices.BinarySearch(want, fd); !ok {
-			key := s.sockKey(fd)
-			mapOp(unix.BPF_MAP_DELETE_ELEM, s.e.maps.socks, unsafe.Pointer(&key), nil, 0)
-		}
-	}
-	s.fds = slices.Clone(want)
 	return nil
 }
 

@@ -15,7 +15,8 @@ import "fmt"
 //     process (up to bpfWays at once: two sides on one --target server,
 //     a test beside the tool): each slot+1 in the low 16 bits (0: a free
 //     way), bpfChildrenBit set when the processes it starts count too;
-//   - socks: slot<<32 | fd (u64) -> 1, the fds each slot counts on;
+//   - socks: {slot, tgid, fd, 0} (four u32s) -> 1, the fds each slot
+//     counts on: in that process, or (tgid 0) in any process it counts;
 //   - counts: slot (u32) -> bpfSlotValues u64s, per CPU, only ever added
 //     to (atomically: a syscall tracepoint may run preemptible).
 
@@ -94,16 +95,28 @@ func (m bpfMaps) enterProgram(s Syscall, fdOffset int16) *asm {
 	m.lookupProc(a)
 	m.eachWay(a, func(next string) {
 		addOne(a, anyIndex(s))
-		a.emit(load(sizeDW, r1, r6, fdOffset), aluImm(aluLSH, r1, 32), aluImm(aluRSH, r1, 32))
-		a.emit(aluImm(aluLSH, r7, 32), aluReg(aluOR, r1, r7), store(sizeDW, r10, -16, r1))
-		a.emit(movReg(r2, r10), aluImm(aluADD, r2, -16))
-		a.emit(loadMap(r1, m.socks)...)
-		a.emit(callHelper(helperMapLookupElem))
+		// The key {slot, tgid, fd, 0} at r10-24; the tgid is at r10-4.
+		counted := next + "fd"
+		a.emit(store(sizeW, r10, -24, r7), load(sizeW, r1, r10, -4), store(sizeW, r10, -20, r1))
+		a.emit(load(sizeDW, r1, r6, fdOffset), store(sizeW, r10, -16, r1), movImm(r1, 0), store(sizeW, r10, -12, r1))
+		m.lookupSock(a)
+		a.jumpTo(jmpJNE, r0, 0, counted)
+		// Not this process's: one of the fds counted in any of them?
+		a.emit(movImm(r1, 0), store(sizeW, r10, -20, r1))
+		m.lookupSock(a)
 		a.jumpTo(jmpJEQ, r0, 0, next)
+		a.label(counted)
 		addOne(a, onFDsIndex(s))
 	})
 	finish(a)
 	return a
+}
+
+// lookupSock emits the lookup of the key at r10-24 in socks.
+func (m bpfMaps) lookupSock(a *asm) {
+	a.emit(movReg(r2, r10), aluImm(aluADD, r2, -24))
+	a.emit(loadMap(r1, m.socks)...)
+	a.emit(callHelper(helperMapLookupElem))
 }
 
 // exitProgram counts an exit from s that failed with EAGAIN (its return

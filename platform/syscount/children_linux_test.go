@@ -58,27 +58,11 @@ func TestChildren(t *testing.T) {
 	needCounting(t)
 	eachMechanism(t, func(t *testing.T) {
 		for _, children := range []bool{true, false} {
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), helperEnv+"=fork")
-			stdin, _ := cmd.StdinPipe()
-			stdout, _ := cmd.StdoutPipe()
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			out := bufio.NewReader(stdout)
-			if line, err := out.ReadString('\n'); line != "ready\n" {
-				t.Fatalf("fork helper said %q: %v", line, err)
-			}
-			c := mustOpen(t, cmd.Process.Pid, Options{FDs: []int{childrenFD}, Children: children, Calls: []Syscall{Write}})
-			io.WriteString(stdin, "go\n")
-			if line, err := out.ReadString('\n'); line != "done\n" {
-				t.Fatalf("fork helper said %q: %v", line, err)
-			}
+			var c *Counter
+			forkAndCount(t, func(pid int) {
+				c = mustOpen(t, pid, Options{FDs: []int{childrenFD}, Children: children, Calls: []Syscall{Write}})
+			})
 			got := mustRead(t, c).Of[Write].Calls
-			stdin.Close()
-			if err := cmd.Wait(); err != nil {
-				t.Fatal(err)
-			}
 			want := uint64(parentWrites)
 			if c.Children() { // asked for, or forced by a kernel before 5.13 (perf)
 				want += childWrites
@@ -90,6 +74,61 @@ func TestChildren(t *testing.T) {
 				t.Errorf("children %v (counted: %v), %s: %d writes on fd %d, want %d", children, c.Children(), c.Mechanism(), got, childrenFD, want)
 			}
 			c.Close()
+		}
+	})
+}
+
+// forkAndCount starts the fork helper, calls open with its pid, lets it
+// run (its child's writes, then its own) and waits for it to exit.
+func forkAndCount(t *testing.T, open func(pid int)) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"=fork")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer stdin.Close()
+	out := bufio.NewReader(stdout)
+	if line, err := out.ReadString('\n'); line != "ready\n" {
+		t.Fatalf("fork helper said %q: %v", line, err)
+	}
+	open(cmd.Process.Pid)
+	io.WriteString(stdin, "go\n")
+	if line, err := out.ReadString('\n'); line != "done\n" {
+		t.Fatalf("fork helper said %q: %v", line, err)
+	}
+}
+
+// TestProcessFDs: fds given per process count in that process only when
+// counting per process (the child's writes to its own fd 1000 are not the
+// parent's fd 1000); per thread, a filter cannot name a process, and they
+// count in every process counted.
+func TestProcessFDs(t *testing.T) {
+	needCounting(t)
+	eachMechanism(t, func(t *testing.T) {
+		var c *Counter
+		forkAndCount(t, func(pid int) {
+			c = mustOpen(t, pid, Options{Children: true, Calls: []Syscall{Write}})
+			if err := c.SetProcessFDs(map[int][]int{pid: {childrenFD}}); err != nil {
+				t.Fatal(err)
+			}
+		})
+		got := mustRead(t, c).Of[Write].Calls
+		want := uint64(parentWrites)
+		if c.Mechanism() == PerThread {
+			want += childWrites
+		}
+		if got != want {
+			t.Errorf("%s: %d writes on the parent's fd %d, want %d", c.Mechanism(), got, childrenFD, want)
+		}
+		if fds := c.FDs(); len(fds) != 1 || fds[0] != childrenFD {
+			t.Errorf("FDs() = %v", fds)
+		}
+		if err := c.SetProcessFDs(map[int][]int{0: {1}}); err == nil {
+			t.Error("SetProcessFDs took pid 0")
 		}
 	})
 }

@@ -3,6 +3,7 @@ package syscount
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -53,6 +54,7 @@ type Counter struct {
 	bpf        *bpfSlot
 	bpfWhy     string
 	perProcess bool
+	byPID      map[int][]int // the fds counted per process (bpf; 0: in all)
 }
 
 // Open starts counting process pid's calls. The counts start at zero.
@@ -315,16 +317,10 @@ func (c *Counter) SetFDs(fds []int) error {
 	if err != nil {
 		return err
 	}
-	if slices.Equal(want, c.fds) {
-		return nil
-	}
 	if c.perProcess {
-		if c.bpf != nil { // nil: closed, or a benchmark's pause
-			if err := c.bpf.setFDs(want); err != nil {
-				return err
-			}
-		}
-		c.fds = want
+		return c.setKeys(map[int][]int{0: want})
+	}
+	if slices.Equal(want, c.fds) {
 		return nil
 	}
 	var next []group
@@ -350,6 +346,54 @@ func (c *Counter) SetFDs(fds []int) error {
 	c.retired = c.retired.add(d)
 	closeAll(c.onFDs)
 	c.fds, c.onFDs = want, next
+	return nil
+}
+
+// SetProcessFDs is SetFDs for a process tree: byPID holds the fds of each
+// process (the target, a child it started), and each is counted in that
+// process only, where the counter counts per process (bpf). Per thread
+// (perf) a filter cannot tell processes apart: the fds of them all are
+// counted in each, as with SetFDs. A caller following a tree's sockets
+// (sockdiag.TreeSockets) gets its children's read and write calls on
+// their own sockets this way, not on whatever their fd numbers are.
+func (c *Counter) SetProcessFDs(byPID map[int][]int) error {
+	if c.allFDs {
+		return errors.New("counting system calls: the counter counts every fd; open another to count some")
+	}
+	norm := make(map[int][]int, len(byPID))
+	var union []int
+	for pid, fds := range byPID {
+		want, err := normalFDs(fds)
+		if err != nil {
+			return err
+		}
+		if pid <= 0 {
+			return fmt.Errorf("counting system calls: bad process id %d", pid)
+		}
+		norm[pid], union = want, append(union, want...)
+	}
+	if !c.perProcess {
+		return c.SetFDs(union)
+	}
+	return c.setKeys(norm)
+}
+
+// setKeys points the bpf slot at byPID's fds (pid 0: in every process).
+func (c *Counter) setKeys(byPID map[int][]int) error {
+	if maps.EqualFunc(byPID, c.byPID, slices.Equal) {
+		return nil
+	}
+	if c.bpf != nil { // nil: closed, or a benchmark's pause
+		if err := c.bpf.setKeys(byPID); err != nil {
+			return err
+		}
+	}
+	var union []int
+	for _, fds := range byPID {
+		union = append(union, fds...)
+	}
+	c.fds, _ = normalFDs(union)
+	c.byPID = byPID
 	return nil
 }
 

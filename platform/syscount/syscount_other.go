@@ -54,3 +54,6 @@ func (c *Counter) WhyPerThread() string { return "" }
 // WhyNotPerProcess is why counting per process (bpf) is not possible
 // here: always, off Linux.
 func WhyNotPerProcess() string { return unsupported().Error() }
+
+// SetProcessFDs changes the fds counted, per process of a tree.
+func (c *Counter) SetProcessFDs(byPID map[int][]int) error { return unsupported() }
