@@ -14,26 +14,67 @@ import (
 //
 // The value each socket had when first seen is the process's own (qemu-nbd
 // 10.1+ sets 2 MiB itself): asking for 0 restores it, socket by socket.
-// Not safe for concurrent use.
+//
+// The sockets may be held by the process or by processes it started (a
+// shell running the real client): each is changed through its holder,
+// taken hold of when its first socket is seen and let go when it has none
+// left. Not safe for concurrent use.
 type Buffers struct {
 	proc    *sockctl.Process
 	openErr error
 	want    [2]int                 // per option: the setsockopt request; 0 = the process's own
 	own     map[sockdiag.Inode]own // first seen, per socket
+	// others are the processes below proc holding tracked sockets.
+	others map[int]*sockctl.Process
 }
 
 type own struct {
-	fd  int
-	buf [2]int // SO_SNDBUF, SO_RCVBUF as getsockopt read them when first seen
+	proc *sockctl.Process // its holder
+	fd   int
+	buf  [2]int // SO_SNDBUF, SO_RCVBUF as getsockopt read them when first seen
 }
 
 // ControlBuffers takes hold of process pid's sockets. A refusal (another
 // user, Yama, an old kernel, macOS) is not an error here: Set returns it,
 // so the key or --at that asks is refused with the reason.
 func ControlBuffers(pid int) *Buffers {
-	b := &Buffers{own: map[sockdiag.Inode]own{}}
+	b := &Buffers{own: map[sockdiag.Inode]own{}, others: map[int]*sockctl.Process{}}
 	b.proc, b.openErr = sockctl.Open(pid)
 	return b
+}
+
+// holder is the process to change a socket held by pid through: the
+// process itself, or one it started, taken hold of on first use (nil when
+// that is refused: its sockets are left as they are).
+func (b *Buffers) holder(pid int) *sockctl.Process {
+	if pid == b.proc.PID() {
+		return b.proc
+	}
+	if p, ok := b.others[pid]; ok {
+		return p
+	}
+	p, err := sockctl.Open(pid)
+	if err != nil {
+		p = nil
+	}
+	b.others[pid] = p
+	return p
+}
+
+// forget lets go of the processes below proc that hold no tracked socket.
+func (b *Buffers) forget() {
+	held := map[*sockctl.Process]bool{}
+	for _, o := range b.own {
+		held[o.proc] = true
+	}
+	for pid, p := range b.others {
+		if !held[p] {
+			if p != nil {
+				p.Close()
+			}
+			delete(b.others, pid)
+		}
+	}
 }
 
 // Err is why the buffers cannot be changed; nil when they can.
@@ -49,27 +90,10 @@ func (b *Buffers) Track(data []sockdiag.Socket) (changed int) {
 	seen := map[sockdiag.Inode]bool{}
 	for _, k := range data {
 		seen[k.Inode] = true
-		if _, ok := b.own[k.Inode]; ok || len(k.Holders) == 0 || k.Holders[0].PID != b.proc.PID() {
+		if _, ok := b.own[k.Inode]; ok || len(k.Holders) == 0 {
 			continue
 		}
-		fd := k.Holders[0].FD
-		var o own
-		o.fd = fd
-		var err error
-		if o.buf[0], err = b.proc.Get(fd, sockctl.SendBuf); err != nil {
-			continue // closed meanwhile
-		}
-		o.buf[1], _ = b.proc.Get(fd, sockctl.RecvBuf)
-		b.own[k.Inode] = o
-		did := false
-		for opt, req := range b.want {
-			if req > 0 {
-				if _, err := b.proc.Set(fd, sockctl.Option(opt), req); err == nil {
-					did = true
-				}
-			}
-		}
-		if did {
+		if b.track(k.Inode, k.Holders[0]) {
 			changed++
 		}
 	}
@@ -78,7 +102,33 @@ func (b *Buffers) Track(data []sockdiag.Socket) (changed int) {
 			delete(b.own, ino)
 		}
 	}
+	b.forget()
 	return changed
+}
+
+// track notes a new socket's own buffers, through its holder h, and
+// applies the requests in force: true when one was applied.
+func (b *Buffers) track(ino sockdiag.Inode, h sockdiag.FD) bool {
+	p := b.holder(h.PID)
+	if p == nil {
+		return false
+	}
+	o := own{proc: p, fd: h.FD}
+	var err error
+	if o.buf[0], err = p.Get(h.FD, sockctl.SendBuf); err != nil {
+		return false // closed meanwhile
+	}
+	o.buf[1], _ = p.Get(h.FD, sockctl.RecvBuf)
+	b.own[ino] = o
+	did := false
+	for opt, req := range b.want {
+		if req > 0 {
+			if _, err := p.Set(h.FD, sockctl.Option(opt), req); err == nil {
+				did = true
+			}
+		}
+	}
+	return did
 }
 
 // Set asks for req bytes of buffer o (0: each socket's own value back) on
@@ -98,7 +148,7 @@ func (b *Buffers) Set(o sockctl.Option, req int) (reached, effective int, err er
 		if ask <= 0 {
 			continue
 		}
-		eff, err := b.proc.Set(s.fd, o, ask)
+		eff, err := s.proc.Set(s.fd, o, ask)
 		if err != nil {
 			var se *sockctl.Error
 			if errors.As(err, &se) && (se.Reason == sockctl.ReasonNoFD || se.Reason == sockctl.ReasonNotSocket) {
@@ -133,6 +183,12 @@ func (b *Buffers) Close() {
 	if b.proc != nil {
 		b.proc.Close()
 	}
+	for _, p := range b.others {
+		if p != nil {
+			p.Close()
+		}
+	}
+	clear(b.others)
 }
 
 // Refusal is a refused change in a sentence with the fix.

@@ -122,8 +122,16 @@ func (l *liveBufs) look() (sockdiag.Socket, bool) {
 			l.own[o] = own
 		}
 	}
+	// The first data socket of the process, else of one it started (a
+	// shell's real client).
 	for _, k := range data {
 		if len(k.Holders) > 0 && k.Holders[0].PID == l.pid {
+			l.snd, l.rcv = memSndRcv(k)
+			return k, true
+		}
+	}
+	for _, k := range data {
+		if len(k.Holders) > 0 {
 			l.snd, l.rcv = memSndRcv(k)
 			return k, true
 		}
