@@ -19,6 +19,9 @@ const maxAttachAttempts = 50
 
 // Counter counts one process's calls. It is not safe for concurrent use.
 //
+// Counting per process (bpf), it holds a slot of the shared programs'
+// maps (bpfcount_linux.go); what follows is of counting per thread.
+//
 // Each thread carries 2 counters per call counted (its entries, its
 // EAGAIN exits), plus 1 per call when counting some fds (its entries on
 // them) unless Options.AnyFD counts that call on any fd: 20 to 30 for the

@@ -2,22 +2,26 @@
 // calls that receive and send data, and the ones among them that failed
 // with EAGAIN, on chosen file descriptors or on all of them.
 //
-// On Linux it opens perf_event_open counters in counting mode on the
-// kernel's syscall tracepoints (syscalls:sys_enter_recvmsg and so on):
-// one group per thread, inherited by the threads it starts. Nothing is
-// sampled or traced: the kernel adds one to a counter each time a counted
-// thread enters or leaves one of the calls, so the figures are exact (they
-// match `strace -f -c` and `perf stat -e syscalls:…` call for call). The
-// cost to the target is a fraction of a microsecond per call counted, and
-// more per context switch, growing with the counters per thread (about
-// 0.35 µs per counter per switch on the development VM): a process that
-// waits often, as a client at a small send buffer does, pays 10-25% more
-// CPU (see Counter, the benchmarks, and bench/README.md, "Counting cost").
+// On Linux it counts on the kernel's syscall tracepoints
+// (syscalls:sys_enter_recvmsg and so on), in one of two ways (Mechanism):
 //
-// Where it may (root, or CAP_BPF and CAP_PERFMON), it counts per process
-// instead: BPF programs on the same tracepoints add to a process's
-// counters in a map, which costs the process nothing at a context switch
-// (Mechanism, PerProcess; bpfprog_linux.go).
+//   - PerProcess, where it may (root, or CAP_BPF and CAP_PERFMON): small
+//     BPF programs on those tracepoints add one to the counted process's
+//     counters in a map, keyed by process (tgid), with the processes it
+//     starts entered as they are created. It costs every caller of those
+//     calls on the machine a map lookup, and the counted process nothing
+//     at a context switch.
+//   - PerThread, elsewhere: perf_event_open counters in counting mode, one
+//     group per thread, inherited by the threads it starts. The kernel
+//     moves a thread's counters with it at each context switch (about
+//     0.35 µs per counter per switch on the development VM), so a process
+//     that waits often, as a client at a small send buffer does, pays
+//     10-25% more CPU (see Counter, the benchmarks, and bench/README.md,
+//     "Counting cost").
+//
+// Nothing is sampled or traced either way: the figures are exact (they
+// match `strace -f -c` and `perf stat -e syscalls:…` call for call, and
+// the tests check both ways against each other and against strace).
 //
 // It needs tracefs mounted and readable (for the tracepoint ids), and
 // root, CAP_PERFMON, or, for one's own processes, kernel.
