@@ -28,10 +28,11 @@ import (
 // BenchmarkPingPong adds what a tight loop lacks: a context switch at
 // every call, as in a server blocking in recvmsg.
 //
-// Each runs counting per process (bpf/…) and per thread (perf/…).
+// Each runs counting per process (bpf/…; bpf-percall/…, without the raw
+// programs) and per thread (perf/…).
 func BenchmarkOverhead(b *testing.B) {
 	needCounting(b)
-	for _, mode := range []string{"bpf/fd", "bpf/all", "bpf/bystander", "perf/fd", "perf/all", "perf/bystander"} {
+	for _, mode := range []string{"bpf/fd", "bpf/all", "bpf/bystander", "bpf-percall/fd", "bpf-percall/bystander", "perf/fd", "perf/all", "perf/bystander"} {
 		b.Run(mode, func(b *testing.B) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
@@ -97,26 +98,14 @@ func openFor(b *testing.B, mode string, pair [2]int) *Counter {
 		b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 		pid, opt = cmd.Process.Pid, Options{AllFDs: true}
 	}
-	opt.Mechanism = benchMechanism(b, mech)
+	opt.Mechanism = useMechanism(b, mech)
+	b.Cleanup(func() { useRaw = true })
 	c, err := Open(pid, opt)
 	if err != nil {
 		b.Fatal(err)
 	}
 	c.setEnabled(false)
 	return c
-}
-
-// benchMechanism is the mechanism a benchmark's name asks for; bpf is
-// skipped where it cannot be loaded.
-func benchMechanism(b *testing.B, name string) Mechanism {
-	m, err := ParseMechanism(name)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if m == PerProcess {
-		needBPF(b)
-	}
-	return m
 }
 
 // timeLoop runs n ops, with c's counters enabled if c is not nil.
@@ -248,30 +237,25 @@ func readsOf(g group) int {
 //   - fd/4calls: the pair's fds, read, recvmsg, write and sendmsg (12).
 func BenchmarkPingPong(b *testing.B) {
 	needCounting(b)
+	anyFD := []Syscall{Recvfrom, Recvmsg, Recvmmsg, Sendto, Sendmsg, Sendmmsg}
 	for _, v := range []struct {
 		name string
 		opt  func(pair [2]int) Options
 	}{
-		{"bpf/fd/anyfd", func(pair [2]int) Options {
-			return Options{FDs: pair[:], AnyFD: []Syscall{Recvfrom, Recvmsg, Recvmmsg, Sendto, Sendmsg, Sendmmsg}, Mechanism: PerProcess}
-		}},
-		{"bpf/all", func(pair [2]int) Options { return Options{AllFDs: true, Mechanism: PerProcess} }},
-		{"fd", func(pair [2]int) Options { return Options{FDs: pair[:]} }},
-		{"fd/anyfd", func(pair [2]int) Options {
-			return Options{FDs: pair[:], AnyFD: []Syscall{Recvfrom, Recvmsg, Recvmmsg, Sendto, Sendmsg, Sendmmsg}}
-		}},
-		{"all", func(pair [2]int) Options { return Options{AllFDs: true} }},
-		{"fd/4calls", func(pair [2]int) Options {
+		{"bpf/fd/anyfd", func(pair [2]int) Options { return Options{FDs: pair[:], AnyFD: anyFD} }},
+		{"bpf-percall/fd/anyfd", func(pair [2]int) Options { return Options{FDs: pair[:], AnyFD: anyFD} }},
+		{"perf/fd", func(pair [2]int) Options { return Options{FDs: pair[:]} }},
+		{"perf/fd/anyfd", func(pair [2]int) Options { return Options{FDs: pair[:], AnyFD: anyFD} }},
+		{"perf/all", func(pair [2]int) Options { return Options{AllFDs: true} }},
+		{"perf/fd/4calls", func(pair [2]int) Options {
 			return Options{FDs: pair[:], Calls: []Syscall{Read, Recvmsg, Write, Sendmsg}}
 		}},
 	} {
 		b.Run(v.name, func(b *testing.B) {
-			if strings.HasPrefix(v.name, "bpf/") {
-				needBPF(b)
-				pingPong(b, v.opt, nil)
-				return
-			}
-			pingPong(b, func(pair [2]int) Options { o := v.opt(pair); o.Mechanism = PerThread; return o }, nil)
+			mech, _, _ := strings.Cut(v.name, "/")
+			m := useMechanism(b, mech)
+			defer func() { useRaw = true }()
+			pingPong(b, func(pair [2]int) Options { o := v.opt(pair); o.Mechanism = m; return o }, nil)
 		})
 	}
 }

@@ -37,6 +37,8 @@ type bpfEngine struct {
 	events   []int
 	used     [bpfMaxSlots]bool
 	refs     int
+	// raw: the calls are counted on the raw syscall tracepoints.
+	raw bool
 }
 
 var bpfShared struct {
@@ -86,17 +88,31 @@ func (e *bpfEngine) close() {
 	}
 }
 
-// loadBPF makes the maps, loads a program for each call's entry and
-// exit and one for new processes, and attaches them.
+// useRaw lets loadBPF put the counting on the raw syscall tracepoints
+// where it can (bpfraw_linux.go); the benchmarks compare both ways.
+var useRaw = true
+
+// loadBPF makes the maps, loads the programs and attaches them: on the
+// raw syscall tracepoints where this architecture's registers are known
+// and the kernel takes them, else one program per call's entry and exit.
 func loadBPF(tp *tracepoints) (*bpfEngine, error) {
 	if err := inInitialPIDNamespace(); err != nil {
 		return nil, err
 	}
+	if rawHere != nil && useRaw {
+		if e, err := loadBPFWith(tp, true); err == nil {
+			return e, nil
+		}
+	}
+	return loadBPFWith(tp, false)
+}
+
+func loadBPFWith(tp *tracepoints, raw bool) (*bpfEngine, error) {
 	ncpu, err := possibleCPUs()
 	if err != nil {
 		return nil, err
 	}
-	e := &bpfEngine{ncpu: ncpu, maps: bpfMaps{procs: -1, socks: -1, counts: -1}, unloaded: make(chan struct{})}
+	e := &bpfEngine{ncpu: ncpu, maps: bpfMaps{procs: -1, socks: -1, counts: -1}, unloaded: make(chan struct{}), raw: raw}
 	if e.maps.procs, err = createMap("nbdscope_procs", unix.BPF_MAP_TYPE_HASH, 4, 4*bpfWays, 4096); err != nil {
 		return nil, err
 	}
@@ -148,9 +164,43 @@ func (e *bpfEngine) selfCheck() error {
 	return nil
 }
 
-// attachAll loads and attaches the programs of every call the kernel has
-// tracepoints for, and the one for new processes.
+// attachAll loads and attaches the programs that count the calls the
+// kernel has tracepoints for, and the one for new processes.
 func (e *bpfEngine) attachAll(tp *tracepoints) error {
+	var err error
+	if e.raw {
+		err = e.attachRawCalls(tp.present())
+	} else {
+		err = e.attachPerCall(tp)
+	}
+	if err != nil {
+		return err
+	}
+	id, err := readEventID(tp.dir, "task", "task_newtask")
+	if err != nil {
+		return fmt.Errorf("the tracepoint for new processes: %w", err)
+	}
+	pidOff, err := fieldOffset(tp.dir, "task", "task_newtask", "pid")
+	if err != nil {
+		return err
+	}
+	flagsOff, err := fieldOffset(tp.dir, "task", "task_newtask", "clone_flags")
+	if err != nil {
+		return err
+	}
+	return e.attach(id, "newtask", e.maps.forkProgram(pidOff, flagsOff))
+}
+
+// attachRawCalls counts calls on raw_syscalls:sys_enter and sys_exit.
+func (e *bpfEngine) attachRawCalls(calls []Syscall) error {
+	if err := e.attachRaw("sys_enter", e.maps.rawEnterProgram(rawHere, calls)); err != nil {
+		return err
+	}
+	return e.attachRaw("sys_exit", e.maps.rawExitProgram(rawHere, calls))
+}
+
+// attachPerCall counts each call on its own entry and exit tracepoints.
+func (e *bpfEngine) attachPerCall(tp *tracepoints) error {
 	for _, s := range tp.present() {
 		fdOff, err := fieldOffset(tp.dir, "syscalls", "sys_enter_"+s.String(), "fd")
 		if err != nil {
@@ -167,19 +217,7 @@ func (e *bpfEngine) attachAll(tp *tracepoints) error {
 			return err
 		}
 	}
-	id, err := readEventID(tp.dir, "task", "task_newtask")
-	if err != nil {
-		return fmt.Errorf("the tracepoint for new processes: %w", err)
-	}
-	pidOff, err := fieldOffset(tp.dir, "task", "task_newtask", "pid")
-	if err != nil {
-		return err
-	}
-	flagsOff, err := fieldOffset(tp.dir, "task", "task_newtask", "clone_flags")
-	if err != nil {
-		return err
-	}
-	return e.attach(id, "newtask", e.maps.forkProgram(pidOff, flagsOff))
+	return nil
 }
 
 // attach loads a program and hangs it on tracepoint id. One perf event,
