@@ -38,15 +38,7 @@ func TestLiveBufsRefusalNamesReason(t *testing.T) {
 		t.Skip("needs root, to run a process as another user")
 	}
 	bin := testbin.WorldExecutableCopy(t, "child")
-	cmd := exec.Command(bin, "-test.run=^$")
-	cmd.Dir = filepath.Dir(bin)
-	cmd.Env = append(os.Environ(), liveBufsHelperEnv+"="+strconv.Itoa(os.Getpid()))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	got := string(out)
+	got := testbin.RunAsNobody(t, bin, nil, liveBufsHelperEnv, strconv.Itoa(os.Getpid()))
 	for _, want := range []string{"error\t", "the client's buffers cannot be changed", "runs as uid 0", "fix: sudo "} {
 		if !strings.Contains(got, want) {
 			t.Errorf("as nobody, on root's process: %q lacks %q", got, want)

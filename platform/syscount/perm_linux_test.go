@@ -4,19 +4,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
 	"nbdscope/internal/testbin"
 )
-
-// nobody is the unprivileged user the permission tests run the probe as.
-const nobody = 65534
 
 // TestPermissionsAsAnotherUser runs Probe, and Open on this (root)
 // process, in a child running as nobody, with and without capabilities,
@@ -72,15 +67,8 @@ func TestPermissionsAsAnotherUser(t *testing.T) {
 // Probe's reason and the fix it names.
 func checkProbeAs(t *testing.T, bin string, caps []uintptr, target int, wantProbe, wantOpen string) (reason, fix string) {
 	t.Helper()
-	cmd := exec.Command(bin, "-test.run=^$")
-	cmd.Dir = filepath.Dir(bin)
-	cmd.Env = append(os.Environ(), helperEnv+"=probe", "HELPER_TARGET="+strconv.Itoa(target))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}, AmbientCaps: caps}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("probe as nobody with caps %v: %v\n%s", caps, err, out)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	out := testbin.RunAsNobody(t, bin, caps, helperEnv, "probe", "HELPER_TARGET="+strconv.Itoa(target))
+	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 2 {
 		t.Fatalf("probe as nobody with caps %v said %q", caps, out)
 	}
