@@ -25,10 +25,7 @@ func startOwnQemuNbd(t *testing.T) (sock string, pid int) {
 	sock = filepath.Join(testbin.ShortDir(t), "q.sock")
 	cmd := exec.Command("qemu-nbd", "-r", "-t", "-e", "0", "-f", "raw", "-k", sock, `json:{"file":{"driver":"null-co","size":4294967296}}`)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	testbin.Start(t, cmd)
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if fi, err := os.Stat(sock); err == nil && fi.Mode()&os.ModeSocket != 0 {
 			return sock, cmd.Process.Pid

@@ -38,6 +38,18 @@ func HelperCommand(bin, env, role string, extra ...string) *exec.Cmd {
 	return cmd
 }
 
+// Start starts cmd, which is killed (and reaped) when the test ends.
+func Start(t testing.TB, cmd *exec.Cmd) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+}
+
 // LineWait bounds how long Helper.Line waits for a helper's next line.
 const LineWait = 2 * time.Minute
 
@@ -63,13 +75,7 @@ func StartHelper(t testing.TB, cmd *exec.Cmd) *Helper {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
+	Start(t, cmd)
 	return &Helper{Cmd: cmd, Stdin: stdin, out: bufio.NewReader(stdout)}
 }
 

@@ -92,9 +92,13 @@ func Tool(t testing.TB, hint, tool string) string {
 // WorldExecutableCopy copies the running test binary, as name, into a new
 // directory that any user may enter and run it from (a test's own binary
 // usually sits where another user cannot reach it): for tests that run
-// the binary again as an unprivileged user. The copy goes with the test.
+// the binary again as an unprivileged user, which only root may: without
+// root the test is skipped. The copy goes with the test.
 func WorldExecutableCopy(t *testing.T, name string) string {
 	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to run a process as another user")
+	}
 	dir, err := os.MkdirTemp("", name+"-perm")
 	if err != nil {
 		t.Fatal(err)

@@ -58,9 +58,6 @@ func tryHeldHelper() int {
 // (root) process through a duplicate is refused, and says so (the sampler
 // then reads it by netlink); root reads its own.
 func TestHeldRefusedForAnotherUser(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root, to run a process as another user")
-	}
 	bin := testbin.WorldExecutableCopy(t, "sockdiag")
 	p := newSocketPair(t)
 	h := p.holder(0, true)

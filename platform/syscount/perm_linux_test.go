@@ -20,11 +20,8 @@ import (
 // lifts it. tracefs's mount options and the paranoid level are put back.
 // It needs root and a machine where counting works for root.
 func TestPermissionsAsAnotherUser(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root, to run the probe as another user")
-	}
+	bin := testbin.WorldExecutableCopy(t, "syscount") // skips without root
 	needCounting(t)
-	bin := testbin.WorldExecutableCopy(t, "syscount")
 	self := os.Getpid()
 	dac := []uintptr{unix.CAP_DAC_READ_SEARCH} // reads tracefs as root would
 	withParanoid(t, 2, func() {
