@@ -52,7 +52,10 @@ type signalCase struct {
 // path. A command whose help lists 130 must be here (130 is proven, not
 // promised), and one here that exits 0 must not list 130.
 func signalCases(t *testing.T) map[string]signalCase {
-	hasChildren := func(p *exec.Cmd, _ *testbin.SyncBuffer) bool { return len(childPIDs(p.Process.Pid)) > 0 }
+	hasChildren := func(p *exec.Cmd, _ *testbin.SyncBuffer) bool {
+		kids, _ := testbin.ChildPIDs(p.Process.Pid)
+		return len(kids) > 0
+	}
 	sock := filepath.Join(testbin.ShortDir(t), "s.sock")
 	return map[string]signalCase{
 		"run":       {[]string{"run", "--duration", "60s", "--interval", "100ms", "--request-size", "256k", "--json"}, hasChildren, exitInterrupted},
@@ -158,27 +161,4 @@ wait:
 		t.Fatalf("%q died of %v instead of exiting: %s", sc.args, sig, stderr)
 	}
 	return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
-}
-
-// childPIDs are the processes whose parent is pid (/proc/PID/stat).
-func childPIDs(pid int) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		n, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid …: comm may hold spaces and parentheses.
-		i := bytes.LastIndexByte(b, ')')
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
-			out = append(out, n)
-		}
-	}
-	return out
 }
