@@ -1,10 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -12,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -38,14 +33,6 @@ func helpExits(t *testing.T, path []string) map[int]string {
 		codes[n] = m[2]
 	}
 	return codes
-}
-
-// signalCase starts a command that handles SIGINT and SIGTERM, and says
-// which status each must give.
-type signalCase struct {
-	args  []string
-	ready func(p *exec.Cmd, stderr *testbin.SyncBuffer) bool // the signals are caught now
-	want  int
 }
 
 // signalCases are the commands that catch SIGINT and SIGTERM, keyed by
@@ -121,44 +108,4 @@ func TestSignalExits(t *testing.T) {
 			}
 		}
 	}
-}
-
-// interrupt starts sc as a process of this binary, waits (bounded) until
-// it catches signals, sends sig and returns how it exited.
-func interrupt(t *testing.T, sc signalCase, sig syscall.Signal) (int, string, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], sc.args...)
-	cmd.Env = append(os.Environ(), asBinaryEnv+"=1")
-	var stdout bytes.Buffer
-	stderr := &testbin.SyncBuffer{}
-	cmd.Stdout, cmd.Stderr = &stdout, stderr
-	cmd.SysProcAttr = childAttrs()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	deadline := time.After(30 * time.Second)
-wait:
-	for !sc.ready(cmd, stderr) {
-		select {
-		case err := <-exited:
-			t.Fatalf("%q exited before it was ready (%v):\n%s", sc.args, err, stderr)
-		case <-deadline:
-			break wait // the signal still goes; the status will tell
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	cmd.Process.Signal(sig)
-	err := <-exited
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatalf("%q: %v", sc.args, err)
-	}
-	if ee != nil && ee.ProcessState.ExitCode() < 0 {
-		t.Fatalf("%q died of %v instead of exiting: %s", sc.args, sig, stderr)
-	}
-	return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
 }
