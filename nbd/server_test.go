@@ -279,7 +279,7 @@ func TestSetSocketBufferLive(t *testing.T) {
 
 func TestManyConnections(t *testing.T) {
 	ts := startServer(t, Export{Backend: NewPattern(16 << 20), ReadOnly: true})
-	errs := onEachConn(8, func(i int) error {
+	errs := testbin.Concurrently(8, func(i int) error {
 		c := dial(t, ts, ClientOptions{})
 		buf := make([]byte, 64<<10+13)
 		for k := range 20 {

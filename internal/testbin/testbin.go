@@ -1,6 +1,9 @@
-// Package testbin holds what the end-to-end test packages share: building
-// the nbdscope binary once per package, and skipping (or, in CI, failing)
-// a test whose external tool is missing.
+// Package testbin holds what test packages share about the processes they
+// run: building the nbdscope binary once per package, skipping (or, in CI,
+// failing) a test whose external tool is missing, a test binary started
+// again as a helper process (helper.go), possibly as another user
+// (nobody_linux.go), a process's children, and work run on n goroutines
+// at once.
 package testbin
 
 import (
