@@ -36,6 +36,18 @@ func TestExplorer(t *testing.T) {
 
 var reSockDir = regexp.MustCompile(`"socket":"([^"]+)/[AB]\.sock"`)
 
+// socketDir is the directory of the sockets the running explorer's
+// children were started with, "" while none runs (it needs /proc).
+func socketDir() string {
+	dir := ""
+	for _, p := range binProcs() {
+		if m := reSockDir.FindStringSubmatch(p.cmdline); m != nil && p.nbdscope {
+			dir = m[1]
+		}
+	}
+	return dir
+}
+
 func explore(t *testing.T, w, h int) {
 	start := time.Now()
 	tm := startTerm(t, w, h)
@@ -94,11 +106,7 @@ func explore(t *testing.T, w, h int) {
 	// Where its sockets are: under the TMPDIR we gave it.
 	sockDir := ""
 	if haveProc() {
-		for _, p := range binProcs() {
-			if m := reSockDir.FindStringSubmatch(p.cmdline); m != nil && p.nbdscope {
-				sockDir = m[1]
-			}
-		}
+		sockDir = socketDir()
 		if sockDir == "" {
 			t.Errorf("no child process with a socket in its command line: %v", binProcs())
 		} else if filepath.Dir(sockDir) != tm.tmpDir {
@@ -209,16 +217,8 @@ func TestHangup(t *testing.T) {
 		t.Skip("e2e: needs /proc to find the processes")
 	}
 	tm := startTerm(t, 80, 24)
-	tm.waitFor("data moving", func(rows []string) bool {
-		p, err := panels(rows, 80)
-		return err == nil && (p[0].rate > 0 || p[1].rate > 0)
-	})
-	sockDir := ""
-	for _, p := range binProcs() {
-		if m := reSockDir.FindStringSubmatch(p.cmdline); m != nil && p.nbdscope {
-			sockDir = m[1]
-		}
-	}
+	tm.waitForData()
+	sockDir := socketDir()
 	if sockDir == "" {
 		t.Fatalf("no child process with a socket in its command line: %v", binProcs())
 	}

@@ -16,10 +16,7 @@ func TestExplorerSignals(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			tm := startTerm(t, 80, 24)
-			tm.waitFor("data moving", func(rows []string) bool {
-				p, err := panels(rows, 80)
-				return err == nil && (p[0].rate > 0 || p[1].rate > 0)
-			})
+			tm.waitForData()
 			if err := syscall.Kill(tm.pid, sig); err != nil {
 				t.Fatal(err)
 			}

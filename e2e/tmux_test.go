@@ -200,6 +200,16 @@ func (tm *term) waitFor(what string, cond func(rows []string) bool) []string {
 	}
 }
 
+// waitForData waits until either panel shows data moving (a rate above
+// 0) and returns that screen.
+func (tm *term) waitForData() []string {
+	tm.t.Helper()
+	return tm.waitFor("data moving", func(rows []string) bool {
+		p, err := panels(rows, tm.w)
+		return err == nil && (p[0].rate > 0 || p[1].rate > 0)
+	})
+}
+
 // exited reports whether nbdscope exited and how ("exit status N"): the
 // pane's shell waits for it and writes its status to a file. (tmux's own
 // #{pane_dead_status} is not reliable: tmux 3.3 sometimes leaves the

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"nbdscope/engine/childproc"
 	"nbdscope/engine/wire"
 	"nbdscope/internal/leakcheck"
+	"nbdscope/internal/testbin"
 	"nbdscope/model"
 )
 
@@ -306,26 +306,9 @@ func TestDecideRuns(t *testing.T) {
 // childProcesses lists the live processes whose parent is this one (Linux).
 func childProcesses(t *testing.T) []int {
 	t.Helper()
-	ents, err := os.ReadDir("/proc")
+	kids, err := testbin.ChildPIDs(os.Getpid())
 	if err != nil {
 		t.Skipf("no /proc: %v", err)
-	}
-	var kids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid …: comm may hold spaces, so cut at ')'.
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndex(s, ")")+1:])
-		if len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) && f[0] != "Z" {
-			kids = append(kids, pid)
-		}
 	}
 	return kids
 }

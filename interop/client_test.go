@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"nbdscope/internal/testbin"
@@ -257,47 +256,38 @@ func multiConn(t *testing.T, uri string, n int) {
 	part := size / int64(n)
 	ref := make([]byte, size)
 	fillRandom(rand.New(rand.NewPCG(7, 7)), ref)
-	var wg sync.WaitGroup
-	errs := make(chan error, 2*n)
-	for i, c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			base := int64(i) * part
-			const req = 256 << 10
-			ops := make([]*nbd.Op, 0, 16)
-			for off := base; off < base+part; off += req {
-				op := nbd.NewOp()
-				op.Cmd, op.Offset, op.Buf = nbd.CmdWrite, uint64(off), ref[off:min(off+req, base+part)]
-				if err := c.Start(op); err != nil {
-					errs <- err
-					return
-				}
-				ops = append(ops, op)
-				if len(ops) == 16 {
-					for _, o := range ops {
-						if err := o.Wait(); err != nil {
-							errs <- fmt.Errorf("conn %d WRITE at %d: %w", i, o.Offset, err)
-							return
-						}
+	errs := testbin.Concurrently(n, func(i int) error {
+		c := clients[i]
+		base := int64(i) * part
+		const req = 256 << 10
+		ops := make([]*nbd.Op, 0, 16)
+		for off := base; off < base+part; off += req {
+			op := nbd.NewOp()
+			op.Cmd, op.Offset, op.Buf = nbd.CmdWrite, uint64(off), ref[off:min(off+req, base+part)]
+			if err := c.Start(op); err != nil {
+				return err
+			}
+			ops = append(ops, op)
+			if len(ops) == 16 {
+				for _, o := range ops {
+					if err := o.Wait(); err != nil {
+						return fmt.Errorf("conn %d WRITE at %d: %w", i, o.Offset, err)
 					}
-					ops = ops[:0]
 				}
+				ops = ops[:0]
 			}
-			for _, o := range ops {
-				if err := o.Wait(); err != nil {
-					errs <- fmt.Errorf("conn %d WRITE at %d: %w", i, o.Offset, err)
-					return
-				}
+		}
+		for _, o := range ops {
+			if err := o.Wait(); err != nil {
+				return fmt.Errorf("conn %d WRITE at %d: %w", i, o.Offset, err)
 			}
-			if err := c.Flush(); err != nil {
-				errs <- fmt.Errorf("conn %d FLUSH: %w", i, err)
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+		}
+		if err := c.Flush(); err != nil {
+			return fmt.Errorf("conn %d FLUSH: %w", i, err)
+		}
+		return nil
+	})
+	for _, err := range errs {
 		t.Fatal(err)
 	}
 	for i, c := range clients {
@@ -350,47 +340,36 @@ func TestClientNbdkitMemory(t *testing.T) {
 // Flush, WriteZeroes on disjoint ranges), as the race detector watches.
 func sharedClient(t *testing.T, c *nbd.Client) {
 	const workers, rounds, region = 8, 40, 4 << 20
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(w), 99))
-			base := int64(w) * region
-			data := make([]byte, 128<<10)
-			got := make([]byte, len(data))
-			for r := range rounds {
-				off := base + rng.Int64N(region-int64(len(data)))
-				fillRandom(rng, data)
-				if _, err := c.WriteAt(data, off); err != nil {
-					errs <- fmt.Errorf("worker %d WRITE: %w", w, err)
-					return
-				}
-				if _, err := c.ReadAt(got, off); err != nil {
-					errs <- fmt.Errorf("worker %d READ: %w", w, err)
-					return
-				}
-				if !bytes.Equal(got, data) {
-					errs <- fmt.Errorf("worker %d round %d: read back differs at %d", w, r, off)
-					return
-				}
-				var err error
-				if r%2 == 0 {
-					err = c.Flush()
-				} else {
-					err = c.WriteZeroes(off, 4096, 0)
-				}
-				if err != nil {
-					errs <- fmt.Errorf("worker %d: %w", w, err)
-					return
-				}
+	errs := testbin.Concurrently(workers, func(w int) error {
+		rng := rand.New(rand.NewPCG(uint64(w), 99))
+		base := int64(w) * region
+		data := make([]byte, 128<<10)
+		got := make([]byte, len(data))
+		for r := range rounds {
+			off := base + rng.Int64N(region-int64(len(data)))
+			fillRandom(rng, data)
+			if _, err := c.WriteAt(data, off); err != nil {
+				return fmt.Errorf("worker %d WRITE: %w", w, err)
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+			if _, err := c.ReadAt(got, off); err != nil {
+				return fmt.Errorf("worker %d READ: %w", w, err)
+			}
+			if !bytes.Equal(got, data) {
+				return fmt.Errorf("worker %d round %d: read back differs at %d", w, r, off)
+			}
+			var err error
+			if r%2 == 0 {
+				err = c.Flush()
+			} else {
+				err = c.WriteZeroes(off, 4096, 0)
+			}
+			if err != nil {
+				return fmt.Errorf("worker %d: %w", w, err)
+			}
+		}
+		return nil
+	})
+	for _, err := range errs {
 		t.Error(err)
 	}
 }

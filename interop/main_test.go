@@ -20,6 +20,7 @@ import (
 
 	"nbdscope/internal/testbin"
 	"nbdscope/nbd"
+	"nbdscope/platform/syscount"
 )
 
 // Bounds that keep a broken tool or server from hanging the suite.
@@ -42,6 +43,15 @@ func TestMain(m *testing.M) { testbin.Main(m, "nbdscope-interop-", &nbdscopeBin)
 func need(t testing.TB, tools ...string) {
 	t.Helper()
 	testbin.Need(t, "apt-get install qemu-utils libnbd-bin nbdkit fio", tools...)
+}
+
+// needCounting skips a test whose figures are counted system calls where
+// they cannot be counted (syscount.Probe says why).
+func needCounting(t testing.TB) {
+	t.Helper()
+	if err := syscount.Probe(); err != nil {
+		t.Skipf("system calls cannot be counted here: %v", err)
+	}
 }
 
 // result is what an external command did.

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"nbdscope/model"
-	"nbdscope/platform/syscount"
 )
 
 // straceCounts reads strace -c's table: calls and errors per syscall.
@@ -57,9 +56,7 @@ func within1pct(got, want uint64) bool {
 // calls of its own.
 func TestSweepExecCallsAgreeWithStrace(t *testing.T) {
 	need(t, "qemu-img", "strace")
-	if err := syscount.Probe(); err != nil {
-		t.Skipf("system calls cannot be counted here: %v", err)
-	}
+	needCounting(t)
 	out := filepath.Join(t.TempDir(), "strace.out")
 	cmd := "strace -f -c -o " + out + " -e trace=recvmsg,recvfrom,sendmsg,sendto " +
 		`qemu-img convert -f raw -O raw -W -n {uri} 'json:{"file":{"driver":"null-co","size":{size}}}'`

@@ -15,7 +15,6 @@ import (
 
 	"nbdscope/internal/testbin"
 	"nbdscope/model"
-	"nbdscope/platform/syscount"
 )
 
 // qemuNbdNull serves a null-co export of {size} on {socket}: the issue's
@@ -44,9 +43,7 @@ func runReport(t *testing.T, wantCode int, args ...string) (model.Report, envRes
 // change (a ratio of counts).
 func TestRealServerQemuNbdLive(t *testing.T) {
 	need(t, "qemu-nbd")
-	if err := syscount.Probe(); err != nil {
-		t.Skipf("system calls cannot be counted here: %v", err)
-	}
+	needCounting(t)
 	rep, r := runReport(t, 0, "--server-b", qemuNbdNull, "--sndbuf-b", "default", "--at", "3s:b.sndbuf=2m", "--duration", "6s")
 	var ev *model.Event
 	for i, e := range rep.Events {
@@ -81,9 +78,7 @@ func TestRealServerQemuNbdLive(t *testing.T) {
 // TestRealServerNbdkit: nbdkit serves side B; its figures are counted.
 func TestRealServerNbdkit(t *testing.T) {
 	need(t, "nbdkit")
-	if err := syscount.Probe(); err != nil {
-		t.Skipf("system calls cannot be counted here: %v", err)
-	}
+	needCounting(t)
 	rep, _ := runReport(t, 0, "--server-b", "nbdkit -U {socket} -f null {size}", "--duration", "3s")
 	srv := rep.Sides[1].Summary.Server
 	if srv == nil || srv.SendCalls == 0 || !srv.SendCallsPer2MiB.Known() || !srv.CoresBusy.Known() {
@@ -164,9 +159,7 @@ func procsWith(s string) []string {
 // counts).
 func TestSweepRealServerQemuImg(t *testing.T) {
 	need(t, "qemu-nbd", "qemu-img")
-	if err := syscount.Probe(); err != nil {
-		t.Skipf("system calls cannot be counted here: %v", err)
-	}
+	needCounting(t)
 	rep := sweepExec(t, t.TempDir(), "--server", qemuNbdNull, "--preset", "qemu-img-read")
 	if len(rep.Rows) != 2 {
 		t.Fatalf("want 2 rows, got %d", len(rep.Rows))

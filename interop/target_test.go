@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"nbdscope/internal/testbin"
-	"nbdscope/platform/syscount"
 )
 
 // startOwnQemuNbd starts qemu-nbd on a socket of its own, leading its own
@@ -25,10 +24,7 @@ func startOwnQemuNbd(t *testing.T) (sock string, pid int) {
 	sock = filepath.Join(testbin.ShortDir(t), "q.sock")
 	cmd := exec.Command("qemu-nbd", "-r", "-t", "-e", "0", "-f", "raw", "-k", sock, `json:{"file":{"driver":"null-co","size":4294967296}}`)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	testbin.Start(t, cmd)
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if fi, err := os.Stat(sock); err == nil && fi.Mode()&os.ModeSocket != 0 {
 			return sock, cmd.Process.Pid
@@ -45,9 +41,7 @@ func startOwnQemuNbd(t *testing.T) (sock string, pid int) {
 // ends (it is not ours to stop).
 func TestLocalTargetMeasured(t *testing.T) {
 	need(t, "qemu-nbd")
-	if err := syscount.Probe(); err != nil {
-		t.Skipf("system calls cannot be counted here: %v", err)
-	}
+	needCounting(t)
 	sock, pid := startOwnQemuNbd(t)
 	rep, r := runReport(t, 0, "--target-b", "nbd+unix:///?socket="+sock, "--duration", "3s")
 	srv := rep.Sides[1].Summary.Server
@@ -80,9 +74,7 @@ func TestLocalTargetMeasured(t *testing.T) {
 // the other side's, so that both sides showed the whole process's.
 func TestLocalTargetBothSides(t *testing.T) {
 	need(t, "qemu-nbd")
-	if err := syscount.Probe(); err != nil {
-		t.Skipf("system calls cannot be counted here: %v", err)
-	}
+	needCounting(t)
 	sock, pid := startOwnQemuNbd(t)
 	rep, r := runReport(t, 0, "--target", "nbd+unix:///?socket="+sock, "--mode", "alternate", "--duration", "4s")
 	for _, side := range []string{"A", "B"} {

@@ -7,9 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"nbdscope/internal/testbin"
 	"nbdscope/model"
 )
 
@@ -103,7 +103,7 @@ func TestLocalTargetOtherUserRefused(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "run", "--target-b", "nbd+unix:///?socket="+sock, "--at", "1s:b.sndbuf=2m", "--duration", "2s")
 	cmd.Env = append(os.Environ(), "NBDSCOPE_HOME="+dir, "HOME="+dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	cmd.SysProcAttr = testbin.AsNobody(nil)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("want exit 0 (the change is refused, the run goes on): %v\n%s", err, out)

@@ -9,8 +9,6 @@ import (
 	"testing"
 )
 
-// bkErrno returns the Errno wrapped in err (0 for nil, -1 for an error
-// without one).
 // wantWritesRefused checks that a read-only backend refuses every write
 // (WriteAt, Trim, Zero with mayTrim) with EPERM.
 func wantWritesRefused(t *testing.T, b mutableBackend, mayTrim bool) {
@@ -26,6 +24,8 @@ func wantWritesRefused(t *testing.T, b mutableBackend, mayTrim bool) {
 	}
 }
 
+// bkErrno returns the Errno wrapped in err (0 for nil, -1 for an error
+// without one).
 func bkErrno(err error) Errno {
 	if err == nil {
 		return 0
@@ -219,43 +219,32 @@ func TestOpenBackendFill(t *testing.T) {
 	}
 }
 
-func TestBackendCoherent(t *testing.T) {
+// TestBackendTraits: what the server asks of a backend, whether its
+// reads see its writes at once (BackendCoherent) and whether it refuses
+// writes (BackendReadOnly), for each backend and for types it does not
+// know.
+func TestBackendTraits(t *testing.T) {
 	f := bkOpenTempFile(t, 4096)
 	tests := []struct {
-		name string
-		b    Backend
-		want bool
+		name               string
+		b                  Backend
+		coherent, readOnly bool
 	}{
-		{"null", NewNull(512, 0), true},
-		{"pattern", NewPattern(512), true},
-		{"memory", NewMemory(512), true},
-		{"file", f, true},
-		{"unknown type", &bkOther{}, false},
-		{"unknown type saying yes", &bkCoherentOther{coherent: true}, true},
-		{"unknown type saying no", &bkCoherentOther{coherent: false}, false},
-		{"nil", nil, false},
+		{"null", NewNull(512, 0), true, false},
+		{"pattern", NewPattern(512), true, true},
+		{"memory", NewMemory(512), true, false},
+		{"file", f, true, false},
+		{"unknown type", &bkOther{}, false, false}, // ReadOnly promoted from the embedded Null
+		{"unknown type saying yes", &bkCoherentOther{coherent: true}, true, false},
+		{"unknown type saying no", &bkCoherentOther{coherent: false}, false, false},
+		{"nil", nil, false, false},
 	}
 	for _, tt := range tests {
-		if got := BackendCoherent(tt.b); got != tt.want {
-			t.Errorf("%s: BackendCoherent = %v, want %v", tt.name, got, tt.want)
+		if got := BackendCoherent(tt.b); got != tt.coherent {
+			t.Errorf("%s: BackendCoherent = %v, want %v", tt.name, got, tt.coherent)
 		}
-	}
-}
-
-func TestBackendReadOnly(t *testing.T) {
-	tests := []struct {
-		name string
-		b    Backend
-		want bool
-	}{
-		{"null", NewNull(512, 0), false},
-		{"pattern", NewPattern(512), true},
-		{"memory", NewMemory(512), false},
-		{"unknown type", &bkOther{}, false}, // promoted from the embedded Null
-	}
-	for _, tt := range tests {
-		if got := BackendReadOnly(tt.b); got != tt.want {
-			t.Errorf("%s: BackendReadOnly = %v, want %v", tt.name, got, tt.want)
+		if got := BackendReadOnly(tt.b); got != tt.readOnly {
+			t.Errorf("%s: BackendReadOnly = %v, want %v", tt.name, got, tt.readOnly)
 		}
 	}
 }

@@ -152,11 +152,8 @@ func (c *Conn) rawRead(p []byte) (int, error) {
 	c.rbuf, c.rn, c.rerr = p, 0, nil
 	err := c.raw.Read(c.rfn)
 	c.rbuf = nil
-	if err != nil {
-		return 0, wrapNetErr("read", err)
-	}
-	if c.rerr != nil {
-		return 0, wrapNetErr("read", os.NewSyscallError("read", c.rerr))
+	if err != nil || c.rerr != nil {
+		return 0, rawErr("read", "read", err, c.rerr)
 	}
 	if c.rn == 0 {
 		return 0, io.EOF
@@ -245,11 +242,8 @@ func (c *Conn) Writev(bufs [][]byte) error {
 		c.wvecs, c.wn, c.werr = bufs, 0, nil
 		err := c.raw.Write(c.wfn)
 		c.wvecs = nil
-		if err != nil {
-			return wrapNetErr("write", err)
-		}
-		if c.werr != nil {
-			return wrapNetErr("write", os.NewSyscallError("writev", c.werr))
+		if err != nil || c.werr != nil {
+			return rawErr("write", "writev", err, c.werr)
 		}
 		c.ctr.sendBytes.Add(uint64(c.wn))
 		n := c.wn
@@ -294,11 +288,8 @@ func (c *Conn) TryWrite(p []byte) (int, error) {
 	c.tp, c.wn, c.werr = p, 0, nil
 	err := c.raw.Write(c.tfn)
 	c.tp = nil
-	if err != nil {
-		return 0, wrapNetErr("write", err)
-	}
-	if c.werr != nil {
-		return 0, wrapNetErr("write", os.NewSyscallError("write", c.werr))
+	if err != nil || c.werr != nil {
+		return 0, rawErr("write", "write", err, c.werr)
 	}
 	c.ctr.sendBytes.Add(uint64(c.wn))
 	return c.wn, nil
@@ -312,6 +303,18 @@ func (c *Conn) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// rawErr is how a raw read or write of op failed (the callers check that
+// one of the two is set, so that the path of a call that worked stays
+// inline): err is the RawConn's own (a closed connection, a deadline),
+// else callErr is the errno of the system call named call, which the
+// RawConn's callback kept.
+func rawErr(op, call string, err, callErr error) error {
+	if err != nil {
+		return wrapNetErr(op, err)
+	}
+	return wrapNetErr(op, os.NewSyscallError(call, callErr))
 }
 
 func wrapNetErr(op string, err error) error {

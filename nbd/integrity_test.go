@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"testing"
 	"time"
+
+	"nbdscope/internal/testbin"
 )
 
 // Data integrity and connection churn (issue 6).
@@ -84,7 +85,7 @@ func TestIntegrityConcurrentWrites(t *testing.T) {
 					at := rng.Int64N(int64(len(pool)) - s.n)
 					data[i] = append([]byte(nil), pool[at:at+s.n]...)
 				}
-				errs := onEachConn(conns, func(c int) error {
+				errs := testbin.Concurrently(conns, func(c int) error {
 					var ops []*Op
 					for i := c; i < len(segs); i += conns {
 						op := NewOp()
@@ -132,7 +133,7 @@ func TestIntegrityConcurrentWrites(t *testing.T) {
 			if prev < size {
 				all = append(all, segment{prev, size - prev})
 			}
-			errs := onEachConn(conns, func(c int) error {
+			errs := testbin.Concurrently(conns, func(c int) error {
 				ops := make([]*Op, 0, depth)
 				flush := func() error {
 					for _, op := range ops {
@@ -281,27 +282,4 @@ func TestConnectionChurn(t *testing.T) {
 	if got := ts.srv.Stats().Accepted - before; got != uint64(done) {
 		t.Errorf("server accepted %d connections, want %d", got, done)
 	}
-}
-
-// onEachConn runs work for each of n connections at once and returns the
-// errors they ended with.
-func onEachConn(n int, work func(c int) error) []error {
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	for c := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := work(c); err != nil {
-				errs <- err
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	var out []error
-	for err := range errs {
-		out = append(out, err)
-	}
-	return out
 }

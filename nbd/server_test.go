@@ -12,7 +12,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -280,30 +279,21 @@ func TestSetSocketBufferLive(t *testing.T) {
 
 func TestManyConnections(t *testing.T) {
 	ts := startServer(t, Export{Backend: NewPattern(16 << 20), ReadOnly: true})
-	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	for i := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := dial(t, ts, ClientOptions{})
-			buf := make([]byte, 64<<10+13)
-			for k := range 20 {
-				off := int64((i*20+k)*4099) % (16<<20 - int64(len(buf)))
-				if _, err := c.ReadAt(buf, off); err != nil {
-					errs <- err
-					return
-				}
-				if bad, ok := PatternCheck(off, buf); !ok {
-					errs <- fmt.Errorf("pattern mismatch at %d (read at %d)", bad, off)
-					return
-				}
+	errs := testbin.Concurrently(8, func(i int) error {
+		c := dial(t, ts, ClientOptions{})
+		buf := make([]byte, 64<<10+13)
+		for k := range 20 {
+			off := int64((i*20+k)*4099) % (16<<20 - int64(len(buf)))
+			if _, err := c.ReadAt(buf, off); err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+			if bad, ok := PatternCheck(off, buf); !ok {
+				return fmt.Errorf("pattern mismatch at %d (read at %d)", bad, off)
+			}
+		}
+		return nil
+	})
+	for _, err := range errs {
 		t.Fatal(err)
 	}
 }

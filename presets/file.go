@@ -183,15 +183,24 @@ func readLimited(r io.Reader, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-func readFileLimited(path string, limit int64) ([]byte, error) {
+// parseFile reads the file at path, refusing more than limit bytes, and
+// parses it (a preset's or a run's file). Every error names the file (the
+// open error is os's own, which does, and which loadNamed looks into for
+// a file that does not exist).
+func parseFile[T any](path string, limit int64, parse func([]byte) (T, error)) (T, error) {
+	var none T
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	defer f.Close()
 	data, err := readLimited(f, limit)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return none, fmt.Errorf("%s: %w", path, err)
 	}
-	return data, nil
+	v, err := parse(data)
+	if err != nil {
+		return none, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
 }

@@ -164,13 +164,9 @@ func (s *Store) loadRun(file string) (RunFile, error) {
 	if err := ValidName(name); err != nil {
 		return RunFile{}, fmt.Errorf("%s: the file name is not a run name: %w", path, err)
 	}
-	data, err := readFileLimited(path, maxRunFile)
+	rf, err := parseFile(path, maxRunFile, parseRun)
 	if err != nil {
 		return RunFile{}, err
-	}
-	rf, err := parseRun(data)
-	if err != nil {
-		return RunFile{}, fmt.Errorf("%s: %w", path, err)
 	}
 	rf.Name, rf.File = name, path
 	return rf, nil

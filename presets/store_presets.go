@@ -33,13 +33,9 @@ func (s *Store) loadPreset(file string) (Preset, error) {
 	if IsBuiltin(name) {
 		return Preset{}, fmt.Errorf("%s: %q %w: rename the file", path, name, ErrBuiltIn)
 	}
-	data, err := readFileLimited(path, maxPresetFile)
+	p, err := parseFile(path, maxPresetFile, parsePreset)
 	if err != nil {
-		return Preset{}, err // names the file
-	}
-	p, err := parsePreset(data)
-	if err != nil {
-		return Preset{}, fmt.Errorf("%s: %w", path, err)
+		return Preset{}, err
 	}
 	p.Name, p.File = name, path
 	return p, nil

@@ -8,10 +8,16 @@ import (
 	"nbdscope/model"
 )
 
+// testPanel is the panel of side idx of the default configuration, in
+// the default styles.
+func testPanel(idx int) panel {
+	return panel{com: &common{styles: DefaultStyles()}, idx: idx, cfg: model.DefaultConfig().Sides[idx]}
+}
+
 // TestPanelData: what a panel shows is computed from its side's state
 // without rendering anything.
 func TestPanelData(t *testing.T) {
-	p := panel{com: &common{styles: DefaultStyles()}, idx: 1, cfg: model.DefaultConfig().Sides[1]}
+	p := testPanel(1)
 	d := p.data()
 	if d.fig.tput.Known() || d.errors != na || d.placed || d.warnings != nil || d.server.eff != 0 {
 		t.Errorf("before any sample: %+v", d)
@@ -89,7 +95,7 @@ func TestPanelRowsOf(t *testing.T) {
 // without one keeps it, and with another consume mode it is not shown.
 func TestPanelRootDigest(t *testing.T) {
 	const root = "3eb41ead61267f303e361caa2481ac0343422fcf3ce1c3ee7d25baa9a2f538f9"
-	p := panel{com: &common{styles: DefaultStyles()}, idx: 0, cfg: model.DefaultConfig().Sides[0]}
+	p := testPanel(0)
 	if err := p.cfg.Set(model.SetConsume, string(model.ConsumeHash)); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +145,7 @@ func TestNarrowPanelExecSideShowsServerSends(t *testing.T) {
 // setting (model.PaceOf): the client's core full, or waiting; a change of
 // settings starts over; processes not held to cores get no verdict.
 func TestPanelPace(t *testing.T) {
-	p := panel{com: &common{styles: DefaultStyles()}, cfg: model.DefaultConfig().Sides[0]}
+	p := testPanel(0)
 	split := model.Placement{Setting: model.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
 	smp := func(tm float64, buf string, cli, srv float64, pl model.Placement) model.Sample {
 		c := model.Counters{UserS: cli * 0.25}

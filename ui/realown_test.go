@@ -14,7 +14,7 @@ import (
 // named after the process where the line has room, and within the
 // panel's width at both sizes; our own server has no such value.
 func TestPanelShowsRealServerOwnBuffer(t *testing.T) {
-	p := panel{com: &common{styles: DefaultStyles()}, idx: 1, cfg: model.DefaultConfig().Sides[1]}
+	p := testPanel(1)
 	p.cfg.Server = `/usr/bin/qemu-nbd -r -t -e 0 -f raw -k {socket} 'json:{"file":{"driver":"null-co","size":{size}}}'`
 	s := sample("B", 1, true)
 	s.SndBuf.ServerEffective, s.SndBuf.ServerOwn, s.SndBuf.Clamped = 4<<20, 212992, false
@@ -51,7 +51,7 @@ func TestPanelShowsRealServerOwnBuffer(t *testing.T) {
 // command, its buffers are the side's requests (set from outside) with
 // the process's own values; an external one's stay n/a.
 func TestPanelNamesTargetServer(t *testing.T) {
-	p := panel{com: &common{styles: DefaultStyles()}, idx: 1, cfg: model.DefaultConfig().Sides[1]}
+	p := testPanel(1)
 	p.cfg.Target = "nbd+unix:///?socket=/tmp/q.sock"
 	s := sample("B", 1, true)
 	s.SndBuf.ServerEffective, s.SndBuf.ServerOwn, s.SndBuf.Clamped = 4<<20, 212992, false

@@ -1,10 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -12,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -40,19 +35,14 @@ func helpExits(t *testing.T, path []string) map[int]string {
 	return codes
 }
 
-// signalCase starts a command that handles SIGINT and SIGTERM, and says
-// which status each must give.
-type signalCase struct {
-	args  []string
-	ready func(p *exec.Cmd, stderr *testbin.SyncBuffer) bool // the signals are caught now
-	want  int
-}
-
 // signalCases are the commands that catch SIGINT and SIGTERM, keyed by
 // path. A command whose help lists 130 must be here (130 is proven, not
 // promised), and one here that exits 0 must not list 130.
 func signalCases(t *testing.T) map[string]signalCase {
-	hasChildren := func(p *exec.Cmd, _ *testbin.SyncBuffer) bool { return len(childPIDs(p.Process.Pid)) > 0 }
+	hasChildren := func(p *exec.Cmd, _ *testbin.SyncBuffer) bool {
+		kids, _ := testbin.ChildPIDs(p.Process.Pid)
+		return len(kids) > 0
+	}
 	sock := filepath.Join(testbin.ShortDir(t), "s.sock")
 	return map[string]signalCase{
 		"run":       {[]string{"run", "--duration", "60s", "--interval", "100ms", "--request-size", "256k", "--json"}, hasChildren, exitInterrupted},
@@ -118,67 +108,4 @@ func TestSignalExits(t *testing.T) {
 			}
 		}
 	}
-}
-
-// interrupt starts sc as a process of this binary, waits (bounded) until
-// it catches signals, sends sig and returns how it exited.
-func interrupt(t *testing.T, sc signalCase, sig syscall.Signal) (int, string, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], sc.args...)
-	cmd.Env = append(os.Environ(), asBinaryEnv+"=1")
-	var stdout bytes.Buffer
-	stderr := &testbin.SyncBuffer{}
-	cmd.Stdout, cmd.Stderr = &stdout, stderr
-	cmd.SysProcAttr = childAttrs()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	deadline := time.After(30 * time.Second)
-wait:
-	for !sc.ready(cmd, stderr) {
-		select {
-		case err := <-exited:
-			t.Fatalf("%q exited before it was ready (%v):\n%s", sc.args, err, stderr)
-		case <-deadline:
-			break wait // the signal still goes; the status will tell
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	cmd.Process.Signal(sig)
-	err := <-exited
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatalf("%q: %v", sc.args, err)
-	}
-	if ee != nil && ee.ProcessState.ExitCode() < 0 {
-		t.Fatalf("%q died of %v instead of exiting: %s", sc.args, sig, stderr)
-	}
-	return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
-}
-
-// childPIDs are the processes whose parent is pid (/proc/PID/stat).
-func childPIDs(pid int) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		n, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid …: comm may hold spaces and parentheses.
-		i := bytes.LastIndexByte(b, ')')
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
-			out = append(out, n)
-		}
-	}
-	return out
 }

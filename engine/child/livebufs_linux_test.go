@@ -34,19 +34,8 @@ func init() {
 // root process (this one) is refused, and the reply names the reason and
 // the fix, as a key press or --at then shows it; nothing is changed.
 func TestLiveBufsRefusalNamesReason(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root, to run a process as another user")
-	}
 	bin := testbin.WorldExecutableCopy(t, "child")
-	cmd := exec.Command(bin, "-test.run=^$")
-	cmd.Dir = filepath.Dir(bin)
-	cmd.Env = append(os.Environ(), liveBufsHelperEnv+"="+strconv.Itoa(os.Getpid()))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	got := string(out)
+	got := testbin.RunAsNobody(t, bin, nil, liveBufsHelperEnv, strconv.Itoa(os.Getpid()))
 	for _, want := range []string{"error\t", "the client's buffers cannot be changed", "runs as uid 0", "fix: sudo "} {
 		if !strings.Contains(got, want) {
 			t.Errorf("as nobody, on root's process: %q lacks %q", got, want)
@@ -78,17 +67,7 @@ func TestLiveBufsFirstLookReadsBack(t *testing.T) {
 	// 16k: under any default, so the value asked for differs from the
 	// socket's own wherever the test runs (Linux reads back twice it).
 	const req = 16 << 10
-	l, err := watchBufs(os.Getpid(), [2]int{sockctl.SendBuf: req}, "the server")
-	if err != nil {
-		t.Skipf("this process's buffers cannot be changed here: %v", err)
-	}
-	defer l.close()
-	if l.socks == nil {
-		t.Skip("sock_diag is not available here")
-	}
-	if _, ok := l.look(); !ok {
-		t.Fatal("the look found no data socket of this process")
-	}
+	l := watchedAndLooked(t, os.Getpid(), [2]int{sockctl.SendBuf: req}, "the server")
 	want := sndbufOf(t, srv.(*net.UnixConn))
 	if own := l.own[sockctl.SendBuf]; own == want {
 		t.Fatalf("the socket's own send buffer %d is what was asked for: the test cannot tell them apart", own)
@@ -96,6 +75,26 @@ func TestLiveBufsFirstLookReadsBack(t *testing.T) {
 	if l.snd != want {
 		t.Errorf("after the first look the send buffer reported is %d, the socket has %d (own %d)", l.snd, want, l.own[sockctl.SendBuf])
 	}
+}
+
+// watchedAndLooked follows pid's data sockets for whose (watchBufs, with
+// the buffers asked for), closed when the test ends, after a first look
+// that found one. The test is skipped where the process's buffers cannot
+// be changed or sock_diag is missing.
+func watchedAndLooked(t *testing.T, pid int, asked [2]int, whose string) *liveBufs {
+	t.Helper()
+	l, err := watchBufs(pid, asked, whose)
+	if err != nil {
+		t.Skipf("the buffers of process %d cannot be changed here: %v", pid, err)
+	}
+	t.Cleanup(l.close)
+	if l.socks == nil {
+		t.Skip("sock_diag is not available here")
+	}
+	if _, ok := l.look(); !ok {
+		t.Fatalf("the look found no data socket of process %d", pid)
+	}
+	return l
 }
 
 // sndbufOf is a connection's SO_SNDBUF as getsockopt reads it.
@@ -137,17 +136,7 @@ func TestLiveBufsSetOnAnExitedProcess(t *testing.T) {
 	if _, err := out.Read(make([]byte, 1)); err != nil { // its sockets are made
 		t.Fatal(err)
 	}
-	l, err := watchBufs(holder.Process.Pid, [2]int{}, "the client")
-	if err != nil {
-		t.Skipf("the holder's buffers cannot be changed here: %v", err)
-	}
-	defer l.close()
-	if l.socks == nil {
-		t.Skip("sock_diag is not available here")
-	}
-	if _, ok := l.look(); !ok {
-		t.Fatal("the look found no data socket of the holder")
-	}
+	l := watchedAndLooked(t, holder.Process.Pid, [2]int{}, "the client")
 	if m, gone := l.set(sockctl.SendBuf, 64<<10, "the client"); gone || m.Type == "error" || m.Reached < 1 {
 		t.Fatalf("while it runs: %+v, gone %v", m, gone)
 	}

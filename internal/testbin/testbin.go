@@ -1,6 +1,9 @@
-// Package testbin holds what the end-to-end test packages share: building
-// the nbdscope binary once per package, and skipping (or, in CI, failing)
-// a test whose external tool is missing.
+// Package testbin holds what test packages share about the processes they
+// run: building the nbdscope binary once per package, skipping (or, in CI,
+// failing) a test whose external tool is missing, a test binary started
+// again as a helper process (helper.go), possibly as another user
+// (nobody_linux.go), a process's children, and work run on n goroutines
+// at once.
 package testbin
 
 import (
@@ -92,9 +95,13 @@ func Tool(t testing.TB, hint, tool string) string {
 // WorldExecutableCopy copies the running test binary, as name, into a new
 // directory that any user may enter and run it from (a test's own binary
 // usually sits where another user cannot reach it): for tests that run
-// the binary again as an unprivileged user. The copy goes with the test.
+// the binary again as an unprivileged user, which only root may: without
+// root the test is skipped. The copy goes with the test.
 func WorldExecutableCopy(t *testing.T, name string) string {
 	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to run a process as another user")
+	}
 	dir, err := os.MkdirTemp("", name+"-perm")
 	if err != nil {
 		t.Fatal(err)

@@ -4,10 +4,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -15,16 +13,10 @@ import (
 	"nbdscope/internal/testbin"
 )
 
-// nobody is the unprivileged user the permission tests run as.
-const nobody = 65534
-
 // TestAnotherUserIsRefused: as nobody, changing a buffer of this (root)
 // process is refused with ReasonOtherUser and a fix; as root, changing
 // nobody's is allowed.
 func TestAnotherUserIsRefused(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root, to run a process as another user")
-	}
 	bin := testbin.WorldExecutableCopy(t, "sockctl")
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -33,22 +25,15 @@ func TestAnotherUserIsRefused(t *testing.T) {
 	defer unix.Close(pair[0])
 	defer unix.Close(pair[1])
 	before, _ := unix.GetsockoptInt(pair[0], unix.SOL_SOCKET, unix.SO_SNDBUF)
-	cmd := exec.Command(bin, "-test.run=^$")
-	cmd.Dir = filepath.Dir(bin)
-	cmd.Env = append(os.Environ(), helperEnv+"=tryset", "HELPER_TARGET="+strconv.Itoa(os.Getpid()), "HELPER_FD="+strconv.Itoa(pair[0]))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	out := testbin.RunAsNobody(t, bin, nil, helperEnv, "tryset", "HELPER_TARGET="+strconv.Itoa(os.Getpid()), "HELPER_FD="+strconv.Itoa(pair[0]))
 	t.Logf("as nobody: %s", out)
-	if !strings.HasPrefix(string(out), "other-user\t") || !strings.Contains(string(out), "fix: sudo ") {
+	if !strings.HasPrefix(out, "other-user\t") || !strings.Contains(out, "fix: sudo ") {
 		t.Errorf("as nobody, on root's process: %q, want other-user with a fix", out)
 	}
 	if after, _ := unix.GetsockoptInt(pair[0], unix.SOL_SOCKET, unix.SO_SNDBUF); after != before {
 		t.Errorf("the refused change changed the buffer: %d -> %d", before, after)
 	}
-	h := startHolder(t, bin, &syscall.Credential{Uid: nobody, Gid: nobody})
+	h := startHolder(t, bin, testbin.AsNobody(nil))
 	p, err := Open(h.pid)
 	if err != nil {
 		t.Fatalf("root on nobody's process: %v", err)

@@ -6,15 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
+
+	"nbdscope/internal/testbin"
 )
 
 // The test binary re-executes itself as the other process, selected by
@@ -23,13 +22,7 @@ import (
 const helperEnv = "NBDSCOPE_SOCKCTL_HELPER"
 
 func TestMain(m *testing.M) {
-	switch os.Getenv(helperEnv) {
-	case "hold":
-		os.Exit(holdHelper())
-	case "tryset":
-		os.Exit(trySetHelper())
-	}
-	os.Exit(m.Run())
+	testbin.Roles(m, helperEnv, map[string]func() int{"hold": holdHelper, "tryset": trySetHelper})
 }
 
 // holdHelper makes a socketpair, prints "PID FD" (one end), and answers
@@ -84,67 +77,30 @@ func reasonOf(err error) string {
 
 // holder is a running holdHelper.
 type holder struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	out   *bufio.Reader
-	pid   int
-	fd    int
+	*testbin.Helper
+	pid int
+	fd  int
 }
 
 // startHolder starts holdHelper from bin (the test binary, or a copy),
-// as cred if not nil; it is killed at the end of the test.
-func startHolder(t *testing.T, bin string, cred *syscall.Credential) *holder {
+// with attr (another user's credentials) if not nil; it is killed at the
+// end of the test.
+func startHolder(t *testing.T, bin string, attr *syscall.SysProcAttr) *holder {
 	t.Helper()
-	cmd := exec.Command(bin, "-test.run=^$")
-	cmd.Dir = filepath.Dir(bin)
-	cmd.Env = append(os.Environ(), helperEnv+"=hold")
-	cmd.Stderr = os.Stderr
-	if cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	h := &holder{cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout), pid: cmd.Process.Pid}
-	if _, err := fmt.Sscan(h.line(t), &h.pid, &h.fd); err != nil {
+	cmd := testbin.HelperCommand(bin, helperEnv, "hold")
+	cmd.SysProcAttr = attr
+	h := &holder{Helper: testbin.StartHelper(t, cmd)}
+	if _, err := fmt.Sscan(h.Line(t), &h.pid, &h.fd); err != nil {
 		t.Fatal(err)
 	}
 	return h
 }
 
-func (h *holder) line(t *testing.T) string {
-	t.Helper()
-	ch := make(chan string, 1)
-	go func() {
-		s, _ := h.out.ReadString('\n')
-		ch <- s
-	}()
-	select {
-	case s := <-ch:
-		return strings.TrimSpace(s)
-	case <-time.After(30 * time.Second):
-		t.Fatal("the holder said nothing for 30s")
-	}
-	return ""
-}
-
 // own is the holder's own getsockopt of its socket.
 func (h *holder) own(t *testing.T) (snd, rcv int) {
 	t.Helper()
-	io.WriteString(h.stdin, "get\n")
-	if _, err := fmt.Sscan(h.line(t), &snd, &rcv); err != nil {
+	io.WriteString(h.Stdin, "get\n")
+	if _, err := fmt.Sscan(h.Line(t), &snd, &rcv); err != nil {
 		t.Fatal(err)
 	}
 	return snd, rcv
@@ -294,8 +250,8 @@ func TestNotASocketNoFDBadSize(t *testing.T) {
 func TestProcessGone(t *testing.T) {
 	h := startHolder(t, os.Args[0], nil)
 	p := openHolder(t, h)
-	h.cmd.Process.Kill()
-	h.cmd.Wait()
+	h.Cmd.Process.Kill()
+	h.Cmd.Wait()
 	_, err := p.Set(h.fd, SendBuf, 1<<20)
 	wantReason(t, "Set after the process exited", err, ReasonGone)
 	_, err = Open(h.pid)

@@ -175,13 +175,7 @@ func TestTCPInfoOffsets(t *testing.T) {
 // yet acknowledged) and the receiver's rqueue is SIOCINQ, on a connection
 // whose reader does not read.
 func TestTCPQueuesAgreeWithIoctl(t *testing.T) {
-	client, server := tcpPair(t, "tcp4", "127.0.0.1:0")
-	if err := server.SetWriteBuffer(64 << 10); err != nil {
-		t.Fatal(err)
-	}
-	if err := client.SetReadBuffer(64 << 10); err != nil {
-		t.Fatal(err)
-	}
+	client, server := smallTCPPair(t)
 	sf, cf := tcpFD(t, server), tcpFD(t, client)
 	sent := fillNonblocking(t, int(sf.Fd()))
 	c := dial(t)

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -20,10 +18,7 @@ import (
 const heldHelperEnv = "SOCKDIAG_HELD_HELPER"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(heldHelperEnv) != "" {
-		os.Exit(tryHeldHelper())
-	}
-	os.Exit(m.Run())
+	testbin.Roles(m, heldHelperEnv, map[string]func() int{"1": tryHeldHelper})
 }
 
 func tryHeldHelper() int {
@@ -63,23 +58,13 @@ func tryHeldHelper() int {
 // (root) process through a duplicate is refused, and says so (the sampler
 // then reads it by netlink); root reads its own.
 func TestHeldRefusedForAnotherUser(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root, to run a process as another user")
-	}
 	bin := testbin.WorldExecutableCopy(t, "sockdiag")
 	p := newSocketPair(t)
 	h := p.holder(0, true)
-	cmd := exec.Command(bin, "-test.run=^$")
-	cmd.Dir = filepath.Dir(bin)
-	cmd.Env = append(os.Environ(), heldHelperEnv+"=1", "HELD_PID="+strconv.Itoa(h.PID),
+	out := testbin.RunAsNobody(t, bin, nil, heldHelperEnv, "1", "HELD_PID="+strconv.Itoa(h.PID),
 		"HELD_FD="+strconv.Itoa(h.FD), "HELD_INODE="+strconv.Itoa(int(h.Inode)))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
 	want := fmt.Sprintf("refused %d %v", h.PID, syscall.EPERM)
-	if got := strings.TrimSpace(string(out)); got != want {
+	if got := strings.TrimSpace(out); got != want {
 		t.Errorf("as nobody, on root's socket: %q, want %q", got, want)
 	}
 	r := newPidfdReader()

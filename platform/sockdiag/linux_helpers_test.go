@@ -99,6 +99,21 @@ func dial(t testing.TB) *Conn {
 	return c
 }
 
+// smallTCPPair is a tcp4 loopback pair (tcpPair) whose server sends
+// through a 64 KiB buffer and whose client receives into one, so that a
+// client that does not read soon leaves both full.
+func smallTCPPair(t testing.TB) (client, server *net.TCPConn) {
+	t.Helper()
+	client, server = tcpPair(t, "tcp4", "127.0.0.1:0")
+	if err := server.SetWriteBuffer(64 << 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.SetReadBuffer(64 << 10); err != nil {
+		t.Fatal(err)
+	}
+	return client, server
+}
+
 // tcpPair is a loopback TCP connection: client and the server's end.
 func tcpPair(t testing.TB, network, addr string) (client, server *net.TCPConn) {
 	t.Helper()

@@ -243,13 +243,7 @@ func TestSamplerSocketClosedWhileSampled(t *testing.T) {
 func TestSamplerTCPLoopback(t *testing.T) {
 	for _, mode := range modes {
 		t.Run(mode.String(), func(t *testing.T) {
-			client, server := tcpPair(t, "tcp4", "127.0.0.1:0")
-			if err := server.SetWriteBuffer(64 << 10); err != nil {
-				t.Fatal(err)
-			}
-			if err := client.SetReadBuffer(64 << 10); err != nil {
-				t.Fatal(err)
-			}
+			_, server := smallTCPPair(t) // the client reads nothing
 			stopW := tcpBlockedWriter(t, server)
 			defer stopW()
 			c2, s2 := tcpPair(t, "tcp6", "[::1]:0")

@@ -34,12 +34,7 @@ func BenchmarkOverhead(b *testing.B) {
 	needCounting(b)
 	for _, mode := range []string{"bpf/fd", "bpf/all", "bpf/bystander", "bpf-percall/fd", "bpf-percall/bystander", "perf/fd", "perf/all", "perf/bystander"} {
 		b.Run(mode, func(b *testing.B) {
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			pair := loopPair(b)
-			c := openFor(b, mode, pair)
-			defer c.Close()
-			timeCounted(b, pair, c)
+			c := tightLoop(b, openFor, mode)
 			n, err := c.Read()
 			if err != nil {
 				b.Fatal(err)
@@ -51,8 +46,20 @@ func BenchmarkOverhead(b *testing.B) {
 	}
 }
 
-// openFor opens the counter a mode measures, disabled: timeLoop enables
-// it for the counted half only.
+// tightLoop times the tight loop (timeLoop) on a thread of its own,
+// counted by what open returns for design (a mode of BenchmarkOverhead,
+// or a design of BenchmarkRawGroups), and returns that counter, closed
+// when the benchmark ends.
+func tightLoop(b *testing.B, open func(*testing.B, string, [2]int) *Counter, design string) *Counter {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	pair := loopPair(b)
+	c := open(b, design, pair)
+	b.Cleanup(func() { c.Close() })
+	timeCounted(b, c, func(n int, c *Counter) time.Duration { return timeLoop(b, pair, n, c) })
+	return c
+}
+
 // loopPair is the socketpair a tight loop writes and reads, closed with
 // the benchmark.
 func loopPair(b *testing.B) [2]int {
@@ -64,11 +71,12 @@ func loopPair(b *testing.B) [2]int {
 	return [2]int{pair[0], pair[1]}
 }
 
-// timeCounted times b.N rounds of the tight loop counted by c against as
-// many uncounted, alternating in five rounds so that a busy machine's
-// drift falls on both, and reports the counted loop's CPU per op and the
-// ratio.
-func timeCounted(b *testing.B, pair [2]int, c *Counter) {
+// timeCounted times b.N ops of a loop (loop(n, c) runs n of them, counted
+// by c where it is not nil, and returns their CPU time) counted by c
+// against as many uncounted, alternating in five rounds so that a busy
+// machine's drift falls on both, and reports the counted loop's CPU per
+// op and the ratio.
+func timeCounted(b *testing.B, c *Counter, loop func(n int, c *Counter) time.Duration) {
 	var on, off time.Duration
 	const rounds = 5
 	for r := range rounds {
@@ -76,13 +84,15 @@ func timeCounted(b *testing.B, pair [2]int, c *Counter) {
 		if r == rounds-1 {
 			n = b.N - r*(b.N/rounds)
 		}
-		off += timeLoop(b, pair, n, nil)
-		on += timeLoop(b, pair, n, c)
+		off += loop(n, nil)
+		on += loop(n, c)
 	}
 	b.ReportMetric(float64(on.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(on)/float64(off), "ratio")
 }
 
+// openFor opens the counter a mode measures, disabled: timeLoop enables
+// it for the counted half only.
 func openFor(b *testing.B, mode string, pair [2]int) *Counter {
 	pid := os.Getpid()
 	opt := Options{FDs: pair[:]}
@@ -284,18 +294,7 @@ func pingPong(b *testing.B, opt func(pair [2]int) Options, open func(pair [2]int
 		c.setEnabled(false)
 	}
 	defer c.Close()
-	var on, off time.Duration
-	const rounds = 5
-	for r := range rounds {
-		n := b.N / rounds
-		if r == rounds-1 {
-			n = b.N - r*(b.N/rounds)
-		}
-		off += pingPongRound(b, pair[0], echo, n, nil)
-		on += pingPongRound(b, pair[0], echo, n, c)
-	}
-	b.ReportMetric(float64(on.Nanoseconds())/float64(b.N), "cpu-ns/op")
-	b.ReportMetric(float64(on)/float64(off), "ratio")
+	timeCounted(b, c, func(n int, c *Counter) time.Duration { return pingPongRound(b, pair[0], echo, n, c) })
 	counters := 0 // per thread: none counting per process
 	if len(c.base) > 0 {
 		counters += len(c.base[0].fds)

@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"nbdscope/internal/testbin"
 )
 
 // childrenFD is the fd number the fork helper and its child write to: no
@@ -30,9 +31,7 @@ func forkHelper() int {
 	if line, _ := in.ReadString('\n'); line != "go\n" {
 		return 2
 	}
-	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), helperEnv+"=writes")
-	if err := child.Run(); err != nil {
+	if err := testbin.HelperCommand(os.Args[0], helperEnv, "writes").Run(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -82,24 +81,17 @@ func TestChildren(t *testing.T) {
 // run (its child's writes, then its own) and waits for it to exit.
 func forkAndCount(t *testing.T, open func(pid int)) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"=fork")
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	h := testbin.StartHelper(t, testbin.HelperCommand(os.Args[0], helperEnv, "fork"))
+	if line := h.Line(t); line != "ready" {
+		t.Fatalf("fork helper said %q", line)
 	}
-	defer cmd.Wait()
-	defer stdin.Close()
-	out := bufio.NewReader(stdout)
-	if line, err := out.ReadString('\n'); line != "ready\n" {
-		t.Fatalf("fork helper said %q: %v", line, err)
+	open(h.Cmd.Process.Pid)
+	io.WriteString(h.Stdin, "go\n")
+	if line := h.Line(t); line != "done" {
+		t.Fatalf("fork helper said %q", line)
 	}
-	open(cmd.Process.Pid)
-	io.WriteString(stdin, "go\n")
-	if line, err := out.ReadString('\n'); line != "done\n" {
-		t.Fatalf("fork helper said %q: %v", line, err)
-	}
+	h.Stdin.Close()
+	h.Cmd.Wait()
 }
 
 // TestProcessFDs: fds given per process count in that process only when

@@ -1,7 +1,6 @@
 package syscount
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"nbdscope/internal/testbin"
 )
 
 // needCounting skips a test when this machine does not allow counting,
@@ -29,39 +29,20 @@ func needCounting(t testing.TB) {
 
 // helperProc is a running ioHelper.
 type helperProc struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	out   *bufio.Reader
-	pid   int
-	fds   []int // pair i is fds[2i] (the sending end), fds[2i+1]
+	*testbin.Helper
+	pid int
+	fds []int // pair i is fds[2i] (the sending end), fds[2i+1]
 }
 
-// startHelper starts ioHelper with workers pairs of rounds each, through
-// wrap (a command such as strace to run it under) if any, and waits for
-// its first line. It is killed at the end of the test.
+// startHelper starts ioHelper with workers pairs of rounds each and waits
+// for its first line. It is killed at the end of the test.
 func startHelper(t *testing.T, workers, rounds int) *helperProc {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"=io",
+	cmd := testbin.HelperCommand(os.Args[0], helperEnv, "io",
 		"HELPER_WORKERS="+strconv.Itoa(workers), "HELPER_ROUNDS="+strconv.Itoa(rounds))
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	h := &helperProc{cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout), pid: cmd.Process.Pid}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	f := strings.Fields(h.line(t))
+	h := &helperProc{Helper: testbin.StartHelper(t, cmd)}
+	h.pid = h.Cmd.Process.Pid
+	f := strings.Fields(h.Line(t))
 	if len(f) != 2 || f[0] != strconv.Itoa(h.pid) {
 		t.Fatalf("helper said %q", f)
 	}
@@ -75,37 +56,13 @@ func startHelper(t *testing.T, workers, rounds int) *helperProc {
 	return h
 }
 
-// line reads the helper's next line, within a bound.
-func (h *helperProc) line(t *testing.T) string {
-	t.Helper()
-	type result struct {
-		s   string
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		s, err := h.out.ReadString('\n')
-		ch <- result{s, err}
-	}()
-	select {
-	case r := <-ch:
-		if r.err != nil {
-			t.Fatalf("helper: %v (read %q)", r.err, r.s)
-		}
-		return strings.TrimSpace(r.s)
-	case <-time.After(2 * time.Minute):
-		t.Fatal("helper said nothing for 2 minutes")
-	}
-	return ""
-}
-
 // run says "go" and returns the helper's own count of each pair's calls.
 func (h *helperProc) run(t *testing.T) []selfCount {
 	t.Helper()
-	if _, err := io.WriteString(h.stdin, "go\n"); err != nil {
+	if _, err := io.WriteString(h.Stdin, "go\n"); err != nil {
 		t.Fatal(err)
 	}
-	js, ok := strings.CutPrefix(h.line(t), "done ")
+	js, ok := strings.CutPrefix(h.Line(t), "done ")
 	if !ok {
 		t.Fatalf("helper said %q, not done", js)
 	}
@@ -119,8 +76,8 @@ func (h *helperProc) run(t *testing.T) []selfCount {
 // exit closes the helper's stdin and waits for it to exit.
 func (h *helperProc) exit(t *testing.T) {
 	t.Helper()
-	h.stdin.Close()
-	if err := h.cmd.Wait(); err != nil {
+	h.Stdin.Close()
+	if err := h.Cmd.Wait(); err != nil {
 		t.Fatalf("helper: %v", err)
 	}
 }

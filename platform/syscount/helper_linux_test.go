@@ -15,6 +15,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"nbdscope/internal/testbin"
 )
 
 // The test binary re-executes itself as the process to count, selected by
@@ -24,17 +26,7 @@ const helperEnv = "NBDSCOPE_SYSCOUNT_HELPER"
 
 // TestMain runs the helper roles when the tests start the binary as one.
 func TestMain(m *testing.M) {
-	switch os.Getenv(helperEnv) {
-	case "io":
-		os.Exit(ioHelper())
-	case "probe":
-		os.Exit(probeHelper())
-	case "fork":
-		os.Exit(forkHelper())
-	case "writes":
-		os.Exit(writesHelper())
-	}
-	os.Exit(m.Run())
+	testbin.Roles(m, helperEnv, map[string]func() int{"io": ioHelper, "probe": probeHelper, "fork": forkHelper, "writes": writesHelper})
 }
 
 // selfCount is what the helper counts of its own calls on its data fds.

@@ -4,19 +4,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
 	"nbdscope/internal/testbin"
 )
-
-// nobody is the unprivileged user the permission tests run the probe as.
-const nobody = 65534
 
 // TestPermissionsAsAnotherUser runs Probe, and Open on this (root)
 // process, in a child running as nobody, with and without capabilities,
@@ -25,11 +20,8 @@ const nobody = 65534
 // lifts it. tracefs's mount options and the paranoid level are put back.
 // It needs root and a machine where counting works for root.
 func TestPermissionsAsAnotherUser(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root, to run the probe as another user")
-	}
+	bin := testbin.WorldExecutableCopy(t, "syscount") // skips without root
 	needCounting(t)
-	bin := testbin.WorldExecutableCopy(t, "syscount")
 	self := os.Getpid()
 	dac := []uintptr{unix.CAP_DAC_READ_SEARCH} // reads tracefs as root would
 	withParanoid(t, 2, func() {
@@ -72,15 +64,8 @@ func TestPermissionsAsAnotherUser(t *testing.T) {
 // WhyNotPerProcess to name want ("": to be empty: bpf loads).
 func checkBPFAs(t *testing.T, bin string, caps []uintptr, want string) {
 	t.Helper()
-	cmd := exec.Command(bin, "-test.run=^$")
-	cmd.Dir = filepath.Dir(bin)
-	cmd.Env = append(os.Environ(), helperEnv+"=probe")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}, AmbientCaps: caps}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("probe as nobody with caps %v: %v\n%s", caps, err, out)
-	}
-	_, why, _ := strings.Cut(strings.TrimSpace(string(out)), "bpf\t")
+	out := testbin.RunAsNobody(t, bin, caps, helperEnv, "probe")
+	_, why, _ := strings.Cut(strings.TrimSpace(out), "bpf\t")
 	t.Logf("as nobody, caps %v: counting per process: %q", caps, why)
 	if want == "" && why != "" || want != "" && !strings.Contains(why, want) {
 		t.Errorf("as nobody with caps %v, why not per process: %q, want %q", caps, why, want)
@@ -93,15 +78,8 @@ func checkBPFAs(t *testing.T, bin string, caps []uintptr, want string) {
 // Probe's reason and the fix it names.
 func checkProbeAs(t *testing.T, bin string, caps []uintptr, target int, wantProbe, wantOpen string) (reason, fix string) {
 	t.Helper()
-	cmd := exec.Command(bin, "-test.run=^$")
-	cmd.Dir = filepath.Dir(bin)
-	cmd.Env = append(os.Environ(), helperEnv+"=probe", "HELPER_TARGET="+strconv.Itoa(target))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}, AmbientCaps: caps}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("probe as nobody with caps %v: %v\n%s", caps, err, out)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	out := testbin.RunAsNobody(t, bin, caps, helperEnv, "probe", "HELPER_TARGET="+strconv.Itoa(target))
+	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 3 {
 		t.Fatalf("probe as nobody with caps %v said %q", caps, out)
 	}

@@ -93,13 +93,3 @@ func rawID(b *testing.B, dir, name string) uint64 {
 	}
 	return id
 }
-
-// tightLoop is BenchmarkOverhead's loop, counted by a design.
-func tightLoop(b *testing.B, open func(*testing.B, string, [2]int) *Counter, design string) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	pair := loopPair(b)
-	c := open(b, design, pair)
-	defer c.Close()
-	timeCounted(b, pair, c)
-}

@@ -98,13 +98,7 @@ func startStrace(t *testing.T, pid int, summary string) *exec.Cmd {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
+	testbin.Start(t, cmd)
 	attached := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
