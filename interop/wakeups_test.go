@@ -57,3 +57,21 @@ func TestRunExecSideKeepsMakingProgress(t *testing.T) {
 	}
 	t.Logf("B moved data in %d samples, none in %d; %d finished runs", moved, still, runs)
 }
+
+// TestRealServerNbdkitWakeups: nbdkit serves each connection on threads
+// other than its main one, so its wake-ups are every thread's: read from
+// its main thread alone (/proc/PID/status) they were 0 per 2 MiB while it
+// moved gigabytes.
+func TestRealServerNbdkitWakeups(t *testing.T) {
+	need(t, "nbdkit")
+	rep, _ := runReport(t, 0, "--server-b", "nbdkit -U {socket} -f null {size}", "--duration", "3s")
+	sum := rep.Sides[1].Summary
+	srv := sum.Server
+	if srv == nil || sum.Bytes == 0 {
+		t.Fatalf("nbdkit's figures: %+v, %d bytes", srv, sum.Bytes)
+	}
+	if srv.VolCS == 0 || !srv.VolCSPer2MiB.Known() || srv.VolCSPer2MiB <= 0 {
+		t.Errorf("nbdkit moved %d bytes with %d voluntary switches (%v per 2 MiB), want some: its connection threads' are missing", sum.Bytes, srv.VolCS, srv.VolCSPer2MiB)
+	}
+	t.Logf("nbdkit: %d voluntary switches, %v per 2 MiB", srv.VolCS, srv.VolCSPer2MiB)
+}
