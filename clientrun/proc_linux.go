@@ -26,11 +26,13 @@ func GroupUsage(pgid int) (Result, bool) { return NewGroup(pgid).Usage() }
 // the last reading and its exit is missed until the run's wait4.
 //
 // Each thread is read at /proc/TID/status, not /proc/PID/task/TID/status:
-// entries under /proc/PID/task/TID/ made reaping a multithreaded client
-// take seconds (the waiter looped in waitid → release_task →
-// proc_flush_pid → d_invalidate → shrink_dcache_parent while its exiting
-// last thread flushed /proc/PID/task/TID/ too, here on Linux 6.18), and an
-// exec side's client then stopped after a run or two.
+// with entries under /proc/PID/task/TID/, reaping a multithreaded client
+// took 1 to 4 s, and an exec side's client stopped after a run or two. The
+// waiter's kernel stack was waitid → release_task →
+// proc_invalidate_siblings_dcache → d_invalidate → shrink_dcache_parent,
+// looping (Linux 6.18), and the client's last thread, whose own exit
+// flushes /proc/PID/task/TID/, was freed only when it ended. /proc/TID/ is
+// the thread's own tree, which the leader's reaping does not walk.
 //
 // A Group is not safe for concurrent use.
 type Group struct {
