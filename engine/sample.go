@@ -161,6 +161,8 @@ func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer, shared bool,
 	}
 	s.tot.add(d)
 	s.tot.consumed.AddBetween(lm.Consumed, s.prevLoad.Consumed)
+	s.addToTurn(d, isActive || lm.Warming, smp.Changed)
+	smp.Turn = s.turnFigures(smp.Figures, hasServer)
 	smp.RootDigest = model.PassRoot(lm.Consumed, s.prevLoad.Consumed)
 	if !smp.Changed {
 		seg := s.segment(stamp, t-wall, t, smp)
