@@ -355,7 +355,9 @@ func (r *recorder) note(u model.Update) {
 	defer r.mu.Unlock()
 	switch {
 	case u.Sample != nil:
-		r.samples = append(r.samples, *u.Sample)
+		smp := *u.Sample
+		smp.Turn = nil // what a waiting side shows now; a run's report holds none, and a run keeps every sample
+		r.samples = append(r.samples, smp)
 	case u.Event != nil:
 		r.events = append(r.events, *u.Event)
 	case u.Crash != nil:
