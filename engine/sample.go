@@ -161,6 +161,8 @@ func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer, shared bool,
 	}
 	s.tot.add(d)
 	s.tot.consumed.AddBetween(lm.Consumed, s.prevLoad.Consumed)
+	s.addToTurn(d, isActive || lm.Warming, smp.Changed)
+	smp.Turn = s.turnFigures(smp.Figures, hasServer)
 	smp.RootDigest = model.PassRoot(lm.Consumed, s.prevLoad.Consumed)
 	if !smp.Changed {
 		seg := s.segment(stamp, t-wall, t, smp)
@@ -353,7 +355,9 @@ func (r *recorder) note(u model.Update) {
 	defer r.mu.Unlock()
 	switch {
 	case u.Sample != nil:
-		r.samples = append(r.samples, *u.Sample)
+		smp := *u.Sample
+		smp.Turn = nil // what a waiting side shows now; a run's report holds none, and a run keeps every sample
+		r.samples = append(r.samples, smp)
 	case u.Event != nil:
 		r.events = append(r.events, *u.Event)
 	case u.Crash != nil:

@@ -63,6 +63,10 @@ type side struct {
 	// errsWarned: the warning that the side's requests fail was given.
 	errsWarned bool
 	tot        totals
+	// turn are the totals of the side's current (or last) turn, inTurn
+	// whether its load ran at the last sample (turnfigures.go).
+	turn   totals
+	inTurn bool
 
 	// targetWhy is why a --target's server is not measured ("": it is,
 	// or the side has no target): a change of its buffers says it.

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,6 +47,16 @@ const MacOSSendBuffer = 8 << 10
 
 // ParseBuf reads "default", "macos" or a size ("65536", "64k", "2m").
 func ParseBuf(s string) (Buf, error) {
+	b, err := parseBuf(s)
+	if err != nil {
+		return Buf{}, fmt.Errorf("buffer %q: %w", s, err)
+	}
+	return b, nil
+}
+
+// parseBuf is ParseBuf, its error the reason alone (Setting.Parse's
+// ValueError names the setting and the value).
+func parseBuf(s string) (Buf, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", "default", "os":
 		return Buf{Kind: BufDefault}, nil
@@ -54,10 +65,10 @@ func ParseBuf(s string) (Buf, error) {
 	}
 	n, err := units.ParseSize(s)
 	if err != nil {
-		return Buf{}, fmt.Errorf("buffer %q: want default, macos or a size like 64k or 2m", s)
+		return Buf{}, errors.New("want default, macos or a size like 64k or 2m")
 	}
 	if n < 1024 || n > 1<<30 {
-		return Buf{}, fmt.Errorf("buffer %q: want a size between 1k and 1g", s)
+		return Buf{}, errors.New("want a size between 1k and 1g")
 	}
 	return Buf{Kind: BufSize, Bytes: int(n)}, nil
 }
@@ -292,16 +303,16 @@ func (s *SideConfig) Normalize() {
 }
 
 // errExecNoTarget refuses an exec side with a --target.
-var errExecNoTarget = errors.New("exec: a side with a command runs against its own spawned server, not a --target")
+var errExecNoTarget = errors.New("a side with a command runs against its own spawned server, not a --target")
 
 // Validate checks one side.
 func (s *SideConfig) Validate() error {
 	if s.Exec != "" {
 		if s.Target != "" {
-			return errExecNoTarget
+			return &ValueError{Setting: SetExec, Value: s.Exec, Reason: errExecNoTarget}
 		}
 		if _, err := clientrun.Split(s.Exec); err != nil {
-			return fmt.Errorf("exec: %w", err)
+			return &ValueError{Setting: SetExec, Value: s.Exec, Reason: err}
 		}
 	}
 	if err := s.validateServer(); err != nil {
@@ -309,44 +320,44 @@ func (s *SideConfig) Validate() error {
 	}
 	if s.Target != "" {
 		if _, err := nbd.ParseURI(s.Target); err != nil {
-			return fmt.Errorf("target: %w", err)
+			return &ValueError{Setting: SetTarget, Value: s.Target, Reason: uriProblem(err)}
 		}
 	} else {
 		if !slices.Contains(Transports, s.Transport) {
-			return fmt.Errorf("transport %q: want unix or tcp", s.Transport)
+			return refused(SetTransport, string(s.Transport), "want unix or tcp")
 		}
 		if s.Size <= 0 || s.Size%512 != 0 {
-			return fmt.Errorf("size %d: want a positive multiple of 512", s.Size)
+			return refused(SetSize, strconv.FormatInt(s.Size, 10), "want a positive multiple of 512")
 		}
 		switch {
 		case s.Backend == "null", s.Backend == "pattern", s.Backend == "memory", strings.HasPrefix(s.Backend, "file:") && len(s.Backend) > 5:
 		default:
-			return fmt.Errorf("backend %q: want null, pattern, memory or file:PATH", s.Backend)
+			return refused(SetBackend, s.Backend, "want null, pattern, memory or file:PATH")
 		}
 	}
 	if s.Connections < MinConnections || s.Connections > MaxConnections {
-		return fmt.Errorf("connections %d: want %d…%d", s.Connections, MinConnections, MaxConnections)
+		return refused(SetConnections, strconv.Itoa(s.Connections), "want %d…%d", MinConnections, MaxConnections)
 	}
 	if s.RequestSize < MinRequestSize || s.RequestSize > MaxRequestSize || s.RequestSize%512 != 0 {
-		return fmt.Errorf("request size %d: want a multiple of 512 from 512 to 32m", s.RequestSize)
+		return refused(SetRequestSize, strconv.Itoa(s.RequestSize), "want a multiple of 512 from 512 to 32m")
 	}
 	if s.InFlight < MinInFlight || s.InFlight > MaxInFlight {
-		return fmt.Errorf("in-flight %d: want %d…%d", s.InFlight, MinInFlight, MaxInFlight)
+		return refused(SetInFlight, strconv.Itoa(s.InFlight), "want %d…%d", MinInFlight, MaxInFlight)
 	}
 	if !validWorkload(s.Workload) {
-		return fmt.Errorf("workload %q: want one of %s", s.Workload, strings.Join(WorkloadNames(), ", "))
+		return refused(SetWorkload, string(s.Workload), "want one of %s", strings.Join(WorkloadNames(), ", "))
 	}
 	if s.Consume != "" && !validConsume(s.Consume) {
-		return fmt.Errorf("consume %q: want %s", s.Consume, consumeNames())
+		return refused(SetConsume, string(s.Consume), "want %s", consumeNames())
 	}
 	if s.HashThreads < 0 || s.HashThreads > MaxHashThreads {
-		return fmt.Errorf("hash threads %d: want auto or 1…%d", s.HashThreads, MaxHashThreads)
+		return refused(SetHashThreads, strconv.Itoa(s.HashThreads), "want auto or 1…%d", MaxHashThreads)
 	}
 	if s.Placement != "" && !slices.Contains(Placements, s.Placement) {
-		return fmt.Errorf("placement %q: want one of %s", s.Placement, strings.Join(PlacementNames(), ", "))
+		return refused(SetPlacement, string(s.Placement), "want one of %s", strings.Join(PlacementNames(), ", "))
 	}
 	if s.ReadPercent < 0 || s.ReadPercent > 100 {
-		return fmt.Errorf("read percent %d: want 0…100", s.ReadPercent)
+		return refused(SetReadPercent, strconv.Itoa(s.ReadPercent), "want 0…100")
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"strconv"
 )
 
@@ -72,7 +71,7 @@ func ParseHashThreads(s string) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 || n > MaxHashThreads {
-		return 0, fmt.Errorf("hash threads %q: want auto or 1…%d", s, MaxHashThreads)
+		return 0, refused(SetHashThreads, s, "want auto or 1…%d", MaxHashThreads)
 	}
 	return n, nil
 }

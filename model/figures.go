@@ -221,6 +221,13 @@ type Sample struct {
 	Warming bool `json:"warming,omitempty"`
 	Figures
 	Connections int `json:"connections"` // connections open at the end
+	// Turn is the side's figures over its current turn, or over its last
+	// one while it waits (or is paused): from the turn's first sample to
+	// this one, the drain after the turn included, added up as the run's
+	// summary adds its samples (nil before any). A turn starts again at a
+	// change of the settings. In process only: what the explorer shows
+	// of a side that waits; a saved run's samples hold none.
+	Turn *Figures `json:"-"`
 	// RootDigest is set on the sample in which a hashed pass over the
 	// export completed: that pass's root digest (consume hash).
 	RootDigest string `json:"root_digest,omitempty"`

@@ -2,7 +2,6 @@ package model
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
 	"nbdscope/clientrun"
@@ -15,10 +14,10 @@ import (
 // neither end's bytes can be counted on a unix socket, so it would have no
 // payload and every per-2-MiB figure would be made up. An exec sweep
 // (sweep --exec --server) knows each run moves the export once.
-var errServerExec = errors.New("server: a side with a real server runs our load; a real client against a real server has no payload count live " +
+var errServerExec = errors.New("a side with a real server runs our load; a real client against a real server has no payload count live " +
 	"(a unix socket has no byte counters): use sweep --exec 'CLIENT' --server 'SERVER'")
 
-var errServerTarget = errors.New("server: a side runs either a real server command or loads a --target, not both")
+var errServerTarget = errors.New("a side runs either a real server command or loads a --target, not both")
 
 // validateServer checks a side's real server command: words that split,
 // a placeholder for where to listen, and no --target beside it.
@@ -27,20 +26,20 @@ func (s *SideConfig) validateServer() error {
 		return nil
 	}
 	if s.Target != "" {
-		return errServerTarget
+		return &ValueError{Setting: SetServer, Value: s.Server, Reason: errServerTarget}
 	}
 	if s.Exec != "" {
-		return errServerExec
+		return &ValueError{Setting: SetServer, Value: s.Server, Reason: errServerExec}
 	}
 	if _, err := clientrun.Split(s.Server); err != nil {
-		return fmt.Errorf("server: %w", err)
+		return &ValueError{Setting: SetServer, Value: s.Server, Reason: err}
 	}
 	want := "{socket}"
 	if s.Transport == TransportTCP {
 		want = "{port}"
 	}
 	if !strings.Contains(s.Server, want) {
-		return fmt.Errorf("server %q: put %s where the command takes the address to listen on (transport %s)", s.Server, want, s.Transport)
+		return refused(SetServer, s.Server, "put %s where the command takes the address to listen on (transport %s)", want, s.Transport)
 	}
 	return nil
 }

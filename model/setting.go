@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -376,13 +377,10 @@ func (st *Setting) Values() []string {
 // and bounds (not against the rest of the side: Apply does that).
 func (st *Setting) Parse(s string) (Value, error) {
 	v, err := st.parseType(strings.TrimSpace(s))
-	switch {
-	case err == nil:
-		return v, nil
-	case st.Type == TypeBuf || st.parse != nil:
-		return Value{}, fmt.Errorf("%s: %w", st.Name, err) // the error names the value
+	if err != nil {
+		return Value{}, asValueError(err, st.Name, s)
 	}
-	return Value{}, fmt.Errorf("%s %q: %w", strings.ReplaceAll(st.Name, "-", " "), s, err)
+	return v, nil
 }
 
 func (st *Setting) parseType(s string) (Value, error) {
@@ -391,7 +389,7 @@ func (st *Setting) parseType(s string) (Value, error) {
 	}
 	switch st.Type {
 	case TypeBuf:
-		b, err := ParseBuf(s)
+		b, err := parseBuf(s)
 		return Value{Buf: b}, err
 	case TypeInt:
 		n, err := strconv.Atoi(s)
@@ -402,7 +400,7 @@ func (st *Setting) parseType(s string) (Value, error) {
 	case TypeSize:
 		n, err := units.ParseSize(s)
 		if err != nil {
-			return Value{}, err
+			return Value{}, sizeProblem(err)
 		}
 		if st.Align > 1 && n%int64(st.Align) != 0 {
 			return Value{}, fmt.Errorf("want a multiple of %d", st.Align)
@@ -739,7 +737,7 @@ func (s *SideConfig) SetValue(st *Setting, v Value) error {
 	n := *s
 	st.put(&n, v)
 	if err := n.Validate(); err != nil {
-		return fmt.Errorf("%s=%s: %w", st.Name, st.Format(v), err)
+		return asValueError(err, st.Name, st.Format(v))
 	}
 	*s = n
 	return nil
@@ -751,6 +749,16 @@ func consumeList() []string {
 		out[i] = string(c.Name)
 	}
 	return out
+}
+
+// sizeProblem is a size's parse error without the size it names (the
+// ValueError names it).
+func sizeProblem(err error) error {
+	var se *units.SizeError
+	if errors.As(err, &se) {
+		return errors.New(se.Problem)
+	}
+	return err
 }
 
 func parseHashThreads(s string) (Value, error) {

@@ -38,7 +38,7 @@ type URI struct {
 // ParseURI parses an NBD URI.
 func ParseURI(s string) (URI, error) {
 	bad := func(err error) (URI, error) {
-		return URI{}, fmt.Errorf("invalid NBD URI %q: %s", s, err)
+		return URI{}, fmt.Errorf("invalid NBD URI %q: %w", s, err)
 	}
 	var u URI
 	scheme, err := uriScheme(s, &u)

@@ -359,7 +359,7 @@ func TestBrokenPresetFiles(t *testing.T) {
 	words := map[string]string{
 		"invalid.json": "unexpected end", "syntax.json": "line 2", "future.json": "version 99",
 		"types.json": "connections", "typever.json": "version", "nover.json": "version",
-		"unknown.json": "conections", "invalid2.json": "connections 0", "badbuf.json": "huge",
+		"unknown.json": "conections", "invalid2.json": `connections "0"`, "badbuf.json": "huge",
 		"oneside.json": "2 sides", "array.json": "object", "empty.json": "empty",
 		"linux-gap.json": "built-in", "bad name.json": "not a preset name", "badsweep.json": "sweep",
 		"multi.json": "one line",

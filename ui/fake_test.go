@@ -164,7 +164,10 @@ func sample(side model.SideID, t float64, active bool) model.Sample {
 	s.Server = &srv
 	s.Bytes = uint64(float64(s.ThroughputBps) * s.Seconds)
 	if !active {
-		s.ThroughputBps, s.Bytes = 0, 0
+		// Off its turn: the engine's sample carries the turn's figures
+		// (model.Sample.Turn), here the active sample's.
+		turn := sample(side, t, true).Figures
+		s.ThroughputBps, s.Bytes, s.Turn = 0, 0, &turn
 	}
 	return s
 }

@@ -65,9 +65,10 @@ func (p *panel) fillShort() string {
 	return fillBar(p.currentShare(), 6) + " " + fl.FullPct.Fixed(0) + "/" + fl.EmptyPct.Fixed(0) + st.Dim.Render("%")
 }
 
-// currentShare is the last active sample's fill against its limit.
+// currentShare is the shown figures' fill against its limit: the last
+// active sample's, or a waiting side's last turn's.
 func (p *panel) currentShare() model.Figure {
-	if a := p.lastActive; a != nil {
+	if a, _ := p.shown(); a != nil {
 		if f := a.Fill(); f.Known() && f.Limit > 0 {
 			return model.Figure(min(1, float64(f.Bytes)/float64(f.Limit)))
 		}

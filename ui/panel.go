@@ -29,6 +29,10 @@ type panel struct {
 
 	last       *model.Sample // the latest sample
 	lastActive *model.Sample // the latest sample with load running
+	// lastTurn are the figures of the side's last turn, over the whole
+	// of it (model.Sample.Turn), from the latest sample after it: what
+	// the panel shows while the side waits (shown).
+	lastTurn *model.Figures
 	// root is the root digest of the side's latest hashed full pass
 	// (consume hash): what blksum prints for the export.
 	root string
@@ -110,6 +114,9 @@ func (p *panel) SetSize(w, h int) { p.width, p.height = w, h }
 // observe takes a sample of this side.
 func (p *panel) observe(s model.Sample) {
 	p.last = &s
+	if !s.Active && !s.Warming && s.Turn != nil {
+		p.lastTurn = s.Turn // a warming sample's is the new turn's
+	}
 	if s.RootDigest != "" {
 		p.root = s.RootDigest
 	}
@@ -160,7 +167,23 @@ func (p *panel) anyClamped(b model.Buffers) bool {
 }
 
 func (p *panel) reset() {
-	p.last, p.lastActive, p.stuckFrom = nil, nil, -1
+	p.last, p.lastActive, p.lastTurn, p.stuckFrom = nil, nil, nil, -1
+}
+
+// shown are the figures the panel shows, and whether they are the last
+// turn's: the latest active sample's while the load runs; while it
+// waits its turn (warms up, is paused), its last turn's, over the whole
+// turn and the drain after it, as the run's summary adds them. The
+// latest active sample of a turn is its end, often its drain alone (0.58
+// server calls per 2 MiB shown against the run's 3.0).
+func (p *panel) shown() (f *model.Figures, lastTurn bool) {
+	if p.last != nil && !p.last.Active && p.lastTurn != nil {
+		return p.lastTurn, true
+	}
+	if p.lastActive != nil {
+		return &p.lastActive.Figures, false
+	}
+	return nil, false
 }
 
 // stallAfter is how long a running load may go without completing a
@@ -217,8 +240,8 @@ func (p *panel) status(short bool) string {
 	case p.pending:
 		s += st.Dim.Render(" · applying…")
 	}
-	if a := p.lastActive; a != nil && a.Errors > 0 {
-		s += " " + st.Error.Render(fmt.Sprintf(pick(short, "· %d err", "· %d errors"), a.Errors))
+	if f, _ := p.shown(); f != nil && f.Errors > 0 {
+		s += " " + st.Error.Render(fmt.Sprintf(pick(short, "· %d err", "· %d errors"), f.Errors))
 	}
 	return s
 }
@@ -435,8 +458,8 @@ func (p *panel) data() panelData {
 	}
 	d.pace = p.paceWords()
 	d.fillWords = p.fillWords()
-	if a := p.lastActive; a != nil {
-		d.errors = fmt.Sprint(a.Errors)
+	if f, _ := p.shown(); f != nil {
+		d.errors = fmt.Sprint(f.Errors)
 	}
 	if p.last != nil && p.last.Placement.Setting != "" {
 		d.placed, d.loadCPUs, d.serverCPUs = true, p.last.Placement.LoadCPUs, p.last.Placement.ServerCPUs
@@ -751,7 +774,7 @@ type panelFigures struct {
 func (p *panel) figures() panelFigures {
 	u := model.Unknown
 	wl := p.cfg.Workload
-	a := p.lastActive
+	a, _ := p.shown()
 	if a != nil {
 		wl = a.Settings.Workload
 	}
@@ -839,12 +862,29 @@ func (p *panel) View() string {
 		lines = append(lines, bst.Render(vt)+" "+fit(l, iw)+" "+bst.Render(vt))
 	}
 	if p.height >= 2 {
-		lines = append(lines, bst.Render(bl+strings.Repeat(hz, p.width-2)+br))
+		lines = append(lines, p.bottom(bst.Render, bl, hz, br))
 	}
 	if len(lines) > p.height {
 		lines = lines[:p.height]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// bottom is the bottom border. While the panel shows its last turn's
+// figures (shown) the border says so: there it takes no row, so the
+// panel keeps its height from one turn to the next, and the title keeps
+// the side's state.
+func (p *panel) bottom(border func(...string) string, bl, hz, br string) string {
+	rule := func(n int) string { return strings.Repeat(hz, max(n, 0)) }
+	label := ""
+	if _, lastTurn := p.shown(); lastTurn {
+		label = pick(!p.wide(), "figures: last turn", "figures: its whole last turn")
+	}
+	if label == "" || ansi.StringWidth(label)+6 > p.width {
+		return border(bl + rule(p.width-2) + br)
+	}
+	fill := p.width - 5 - ansi.StringWidth(label)
+	return border(bl+rule(fill)) + " " + p.com.styles.Dim.Render(label) + " " + border(hz+br)
 }
 
 // titles are the title's forms, longest first: the side's name and

@@ -316,7 +316,7 @@ func TestKeyExactSndbuf(t *testing.T) {
 	if h.m.state != stInput {
 		t.Fatal("invalid input closed the prompt")
 	}
-	h.wantView(`buffer "lots"`) // the error from parsing it, before any engine call
+	h.wantView(`sndbuf "lots": want`) // the error from parsing it, before any engine call
 	for range "lots" {
 		h.m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
 	}

@@ -282,7 +282,7 @@ func (m *Model) otherLine(i, w int) string {
 	st := m.com.styles
 	p := &m.panels[i]
 	s := st.Side[i].Bold(true).Render(m.cfg.Sides[i].Name) + " " + p.status(false)
-	if a := p.lastActive; a != nil {
+	if a, _ := p.shown(); a != nil {
 		s += "  " + rate(a.ThroughputBps) + " · " + fig(a.ReceiverCallsPer2MiB()) + " calls/2MiB"
 	}
 	return spread(s, st.Dim.Render("tab ⇄"), w)

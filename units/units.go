@@ -8,7 +8,6 @@
 package units
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -42,15 +41,18 @@ const unitLetters = "kmgtpe"
 // Surrounding white space and blanks between number and unit are ignored.
 func ParseSize(s string) (int64, error) {
 	orig := s
+	bad := func(format string, args ...any) (int64, error) {
+		return 0, &SizeError{Input: orig, Problem: fmt.Sprintf(format, args...)}
+	}
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return 0, errors.New("empty size")
+		return bad("is empty")
 	}
 	if len(s) > maxSizeInput {
-		return 0, fmt.Errorf("size %.20q… is too long", s)
+		return 0, &SizeError{Input: s[:20] + "…", Problem: "is too long"}
 	}
 	if s[0] == '-' {
-		return 0, fmt.Errorf("size %q is negative", orig)
+		return bad("is negative")
 	}
 	// Split the number from the suffix.
 	i := 0
@@ -59,21 +61,21 @@ func ParseSize(s string) (int64, error) {
 	}
 	num, suffix := s[:i], strings.TrimLeft(s[i:], " \t")
 	if num == "" {
-		return 0, fmt.Errorf("size %q does not start with a number", orig)
+		return bad("does not start with a number")
 	}
 	intPart, fracPart, hasDot := strings.Cut(num, ".")
 	if intPart == "" || strings.Contains(fracPart, ".") || (hasDot && fracPart == "") {
-		return 0, fmt.Errorf("size %q has a malformed number %q", orig, num)
+		return bad("has a malformed number %q", num)
 	}
 	shift, err := parseSuffix(suffix)
 	if err != nil {
-		return 0, fmt.Errorf("size %q: %w", orig, err)
+		return bad("has an %v", err)
 	}
 
 	// value = (intPart.fracPart) * 2^shift, computed exactly.
 	v := new(big.Int)
 	if _, ok := v.SetString(intPart+fracPart, 10); !ok {
-		return 0, fmt.Errorf("size %q has a malformed number %q", orig, num)
+		return bad("has a malformed number %q", num)
 	}
 	v.Lsh(v, shift)
 	if len(fracPart) > 0 {
@@ -81,14 +83,24 @@ func ParseSize(s string) (int64, error) {
 		var rem big.Int
 		v.QuoRem(v, den, &rem)
 		if rem.Sign() != 0 {
-			return 0, fmt.Errorf("size %q is not a whole number of bytes", orig)
+			return bad("is not a whole number of bytes")
 		}
 	}
 	if !v.IsInt64() {
-		return 0, fmt.Errorf("size %q is too large (maximum %d bytes)", orig, int64(math.MaxInt64))
+		return bad("is too large (maximum %d bytes)", int64(math.MaxInt64))
 	}
 	return v.Int64(), nil
 }
+
+// A SizeError is a size that does not parse: the text and what is wrong
+// with it, apart, so that a caller that names the text itself (a flag's
+// error) says the problem alone.
+type SizeError struct {
+	Input   string // the text as given
+	Problem string // naming neither the text nor "size": "is negative"
+}
+
+func (e *SizeError) Error() string { return fmt.Sprintf("size %q %s", e.Input, e.Problem) }
 
 // parseSuffix returns the power-of-two shift of a unit suffix.
 func parseSuffix(suf string) (uint, error) {

@@ -139,7 +139,7 @@ func sndbufList(list string) ([]model.Buf, error) {
 		}
 		v, err := st.Parse(s)
 		if err != nil {
-			return nil, usageErrorf("calibrate: --sndbuf: %v", err)
+			return nil, valueError(nil, model.SetSndBuf, err)
 		}
 		sizes = append(sizes, v.Buf)
 	}

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"errors"
 	"os"
 	"strings"
 	"time"
@@ -122,7 +122,7 @@ func (lf *loadFlags) apply(base model.Config) (model.Config, error) {
 	}
 	for _, st := range model.Settings() {
 		if err := lf.applySetting(&state, st); err != nil {
-			return state.Cfg, usageErrorf("%s: %v", flagName(lf.fs, st.Name), err)
+			return state.Cfg, err
 		}
 	}
 	lf.imageSizes(&state.Cfg)
@@ -130,7 +130,7 @@ func (lf *loadFlags) apply(base model.Config) (model.Config, error) {
 	for _, at := range lf.at {
 		ch, err := model.ParseAt(at)
 		if err != nil {
-			return cfg, usageErrorf("--at: %v", err)
+			return cfg, usageErrorf("%v", err) // ParseAt names --at and the change
 		}
 		cfg.Script = append(cfg.Script, ch)
 	}
@@ -176,19 +176,21 @@ func (lf *loadFlags) imageSizes(cfg *model.Config) {
 
 // applySetting applies one setting's flags, if given. An empty value
 // typed is refused (it would have been ignored), but for the free-text
-// settings, where it means none: --exec-b "" is our load.
+// settings, where it means none: --exec-b "" is our load. An error names
+// the flag typed (valueError).
 func (lf *loadFlags) applySetting(state *model.State, st *model.Setting) error {
-	empty := func(text string) error {
+	parse := func(flag, text string) (model.Value, error) {
 		if text == "" && st.Type != model.TypeText {
-			return fmt.Errorf("an empty value; want %s", st.Help)
+			return model.Value{}, usageErrorf("%s: an empty value; want %s", flagName(lf.fs, flag), st.Help)
 		}
-		return nil
+		v, err := st.Parse(text)
+		if err != nil {
+			return v, valueError(lf.fs, flag, err)
+		}
+		return v, nil
 	}
 	if p, ok := lf.pair[st.Name]; ok && lf.fs.Changed(st.Name) {
-		if err := empty(*p); err != nil {
-			return err
-		}
-		v, err := st.Parse(*p)
+		v, err := parse(st.Name, *p)
 		if err != nil {
 			return err
 		}
@@ -199,25 +201,39 @@ func (lf *loadFlags) applySetting(state *model.State, st *model.Setting) error {
 		return nil
 	}
 	for side := 0; side < 2; side++ {
-		text, given := vals[0], lf.fs.Changed(st.Name)
+		flag, text, given := st.Name, vals[0], lf.fs.Changed(st.Name)
 		if one := st.Name + "-" + string(rune('a'+side)); lf.fs.Changed(one) {
-			text, given = vals[1+side], true
+			flag, text, given = one, vals[1+side], true
 		}
 		if !given {
 			continue
 		}
-		if err := empty(text); err != nil {
-			return err
-		}
-		v, err := st.Parse(text)
+		v, err := parse(flag, text)
 		if err != nil {
 			return err
 		}
 		if err := state.Cfg.Sides[side].SetValue(st, v); err != nil {
-			return err
+			return valueError(lf.fs, flag, err)
 		}
 	}
 	return nil
+}
+
+// valueError is a refusal of the value of flag, as typed, naming it once
+// with the value and the reason: --sndbuf-b "zz": want default, … (the
+// setting's own error names the setting, which read as the base flag's:
+// -w/--sndbuf: sndbuf: buffer "zz": …). It is a usage error (exit 2).
+// A nil fs names the flag by its long form.
+func valueError(fs *pflag.FlagSet, flag string, err error) error {
+	name := "--" + flag
+	if fs != nil {
+		name = flagName(fs, flag)
+	}
+	var ve *model.ValueError
+	if errors.As(err, &ve) {
+		return usageErrorf("%s %q: %v", name, ve.Value, ve.Reason)
+	}
+	return usageErrorf("%s: %v", name, err)
 }
 
 // config resolves the flags on the preset (or the built-in default).

@@ -32,7 +32,7 @@ func TestNoSilentNoOps(t *testing.T) {
 		{[]string{"sweep", "--interval", "0s"}, "interval 0s: want 50ms to 1m"},
 		{[]string{"--interval", "0s"}, "interval 0s: want 50ms to 1m"},
 		{[]string{"run", "--duration", "0s"}, "--duration must be positive"},
-		{[]string{"run", "--sndbuf-b", ""}, "--sndbuf: an empty value"},
+		{[]string{"run", "--sndbuf-b", ""}, "--sndbuf-b: an empty value"},
 		{[]string{"run", "--connections", ""}, "--connections: an empty value"},
 		{[]string{"run", "--mode", ""}, "--mode: an empty value"},
 	} {

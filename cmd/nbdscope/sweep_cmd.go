@@ -257,7 +257,7 @@ func (f *sweepFlags) sweptBuffer(fs *pflag.FlagSet, spec *model.SweepSpec) error
 		}
 		v, err := st.Parse(s)
 		if err != nil {
-			return usageErrorf("sweep: --%s: %v", name, err)
+			return valueError(fs, name, err)
 		}
 		spec.Sizes = append(spec.Sizes, v.Buf)
 	}

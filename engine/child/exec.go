@@ -35,9 +35,10 @@ type execRole struct {
 	mu     sync.Mutex
 	paused bool
 	cur    *clientrun.Process
-	cnt    *realproc.Calls // the run under way's, nil when not counted
-	doneIO nbd.IOStats     // finished runs' socket calls, added up
-	seenIO nbd.IOStats     // the highest reported
+	group  *clientrun.Group // the run under way's process group, read while it runs
+	cnt    *realproc.Calls  // the run under way's, nil when not counted
+	doneIO nbd.IOStats      // finished runs' socket calls, added up
+	seenIO nbd.IOStats      // the highest reported
 	// callsErr is why the client's calls are not counted (nil: they are).
 	callsErr error
 	done     clientrun.Result // finished runs, added up
@@ -169,7 +170,7 @@ func (r *execRole) start() (*clientrun.Process, *realproc.Calls, error) {
 		return nil, nil, err
 	}
 	r.mu.Lock()
-	r.cur, r.cnt = p, cnt
+	r.cur, r.cnt, r.group = p, cnt, clientrun.NewGroup(p.Pid())
 	if cerr != nil {
 		r.callsErr = cerr
 	}
@@ -298,7 +299,7 @@ func (r *execRole) poll() wire.Msg {
 	}
 	use := r.done
 	if r.cur != nil {
-		if live, ok := clientrun.GroupUsage(r.cur.Pid()); ok {
+		if live, ok := r.group.Usage(); ok {
 			use = addResult(use, live)
 		}
 	}

@@ -46,6 +46,7 @@ type realServerRole struct {
 	callsErr error
 	live     *liveBufs        // its data sockets and their buffers
 	seenUse  clientrun.Result // the highest CPU reading, so counters never go back
+	group    *clientrun.Group // the server's process group from the first poll on
 	closing  bool
 }
 
@@ -273,7 +274,10 @@ func (r *realServerRole) poll() wire.Msg {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.live.look() // a connection the last tick missed has its buffers before it is reported
-	if use, ok := clientrun.GroupUsage(r.pid); ok {
+	if r.group == nil {
+		r.group = clientrun.NewGroup(r.pid)
+	}
+	if use, ok := r.group.Usage(); ok {
 		r.seenUse = clientrun.Result{UserS: max(r.seenUse.UserS, use.UserS), SysS: max(r.seenUse.SysS, use.SysS),
 			Nvcsw: max(r.seenUse.Nvcsw, use.Nvcsw), Nivcsw: max(r.seenUse.Nivcsw, use.Nivcsw), MinFlt: max(r.seenUse.MinFlt, use.MinFlt)}
 	}

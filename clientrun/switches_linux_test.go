@@ -1,0 +1,157 @@
+package clientrun
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// threadSleeperEnv makes the test binary, run again, a multithreaded
+// process whose wake-ups are all on a thread other than its main one (as
+// nbdkit's are, a thread per connection): it sleeps sleeperNaps times on
+// a thread of its own and says "ready". With threadSleeperEnv=exit, a
+// line on stdin then ends that thread (its switches leave /proc with it)
+// and it says "gone" once /proc no longer lists it; it exits when stdin
+// closes.
+const threadSleeperEnv = "NBDSCOPE_THREAD_SLEEPER"
+
+const sleeperNaps = 300
+
+func init() {
+	mode := os.Getenv(threadSleeperEnv)
+	if mode == "" {
+		return
+	}
+	runtime.LockOSThread() // main stays on the main thread, so the naps are on another
+	ready, end := make(chan struct{}), make(chan struct{})
+	go func() {
+		// Locked and never unlocked: the thread lives as long as this
+		// goroutine, and ends with it.
+		runtime.LockOSThread()
+		for range sleeperNaps {
+			time.Sleep(time.Millisecond)
+		}
+		close(ready)
+		<-end
+	}()
+	<-ready
+	fmt.Println("ready")
+	in := bufio.NewReader(os.Stdin)
+	if mode == "exit" {
+		in.ReadString('\n')
+		threads := len(tasksOf(os.Getpid()))
+		close(end)
+		// Bounded: the thread is gone within a few scheduler ticks.
+		for deadline := time.Now().Add(10 * time.Second); len(tasksOf(os.Getpid())) >= threads && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
+		fmt.Println("gone")
+	}
+	in.ReadString('\n')
+	os.Exit(0)
+}
+
+func tasksOf(pid int) []os.DirEntry {
+	ts, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	return ts
+}
+
+// sleeper is a started thread sleeper: its pid, stdin and stdout.
+type sleeper struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+// startSleeper starts the test binary as a thread sleeper in mode ("1" or
+// "exit") and waits for its "ready"; it is killed when the test ends.
+func startSleeper(t *testing.T, mode string) *sleeper {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-test.run=^$")
+	cmd.Env = append(os.Environ(), threadSleeperEnv+"="+mode)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Close()
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	})
+	s := &sleeper{cmd: cmd, in: in, out: bufio.NewReader(out)}
+	s.expect(t, "ready")
+	return s
+}
+
+func (s *sleeper) expect(t *testing.T, word string) {
+	t.Helper()
+	line, err := s.out.ReadString('\n')
+	if err != nil || strings.TrimSpace(line) != word {
+		t.Fatalf("the helper said %q, want %q: %v", line, word, err)
+	}
+}
+
+// TestGroupUsageCountsEveryThreadsSwitches: a process's wake-ups are
+// those of all its threads, not only its main thread's (/proc/PID/status):
+// a real server such as nbdkit, which serves each connection on a thread
+// of its own, showed 0 wake-ups per 2 MiB.
+func TestGroupUsageCountsEveryThreadsSwitches(t *testing.T) {
+	s := startSleeper(t, "1")
+	u, ok := NewGroup(s.cmd.Process.Pid).Usage()
+	if !ok {
+		t.Skip("/proc cannot be read")
+	}
+	// Each nap parks the thread: a voluntary switch. Some may be merged
+	// by the runtime's timers, never most of them.
+	if u.Nvcsw < sleeperNaps/2 {
+		t.Errorf("%d voluntary switches for a process whose second thread slept %d times, want at least %d", u.Nvcsw, sleeperNaps, sleeperNaps/2)
+	}
+}
+
+// TestGroupSwitchesNeverGoBackWhenAThreadExits: a thread that exits takes
+// its switches out of /proc; the Group keeps its last reading, so the
+// figure does not fall (the exec side's and the real server's counters
+// would stall at the old maximum until the others made it up).
+func TestGroupSwitchesNeverGoBackWhenAThreadExits(t *testing.T) {
+	s := startSleeper(t, "exit")
+	g := NewGroup(s.cmd.Process.Pid)
+	before, ok := g.Usage()
+	if !ok {
+		t.Skip("/proc cannot be read")
+	}
+	if before.Nvcsw < sleeperNaps/2 {
+		t.Fatalf("%d voluntary switches before the thread exits, want at least %d", before.Nvcsw, sleeperNaps/2)
+	}
+	fmt.Fprintln(s.in, "end the thread")
+	s.expect(t, "gone")
+	// The scenario: /proc alone has lost the thread's switches.
+	if once, _ := GroupUsage(s.cmd.Process.Pid); once.Nvcsw >= before.Nvcsw {
+		t.Fatalf("a fresh reading has %d voluntary switches, %d before the thread exited: it did not leave /proc, nothing tested", once.Nvcsw, before.Nvcsw)
+	}
+	after, ok := g.Usage()
+	if !ok {
+		t.Fatal("/proc cannot be read after the thread exited")
+	}
+	if after.Nvcsw < before.Nvcsw || after.Nivcsw < before.Nivcsw {
+		t.Errorf("switches went back when a thread exited: %d+%d, then %d+%d", before.Nvcsw, before.Nivcsw, after.Nvcsw, after.Nivcsw)
+	}
+}

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPerSideFlagErrorsNameTheFlagTyped: a bad value of a per-side flag
+// (or of its base, or its short form) is refused with exit 2 and one line
+// that names the flag as typed, once, with the value once: a bad
+// --sndbuf-b was reported as -w/--sndbuf's ("-w/--sndbuf: sndbuf: buffer
+// "zz": …"), a bad --server-b named server three times.
+func TestPerSideFlagErrorsNameTheFlagTyped(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--sndbuf-b", "zz"}, `--sndbuf-b "zz": want default, macos or a size like 64k or 2m`},
+		{[]string{"--client-rcvbuf-a", "1"}, `--client-rcvbuf-a "1": want a size between 1k and 1g`},
+		{[]string{"-w", "zz"}, `-w/--sndbuf "zz": want default, macos or a size like 64k or 2m`},
+		{[]string{"--connections-a", "0"}, `--connections-a "0": want 1…64`},
+		{[]string{"--size-b", "x"}, `--size-b "x": does not start with a number`},
+		{[]string{"--hash-threads-b", "0"}, `--hash-threads-b "0": want auto or 1…64`},
+		{[]string{"--server-b", "nosuch"}, `--server-b "nosuch": put {socket} where the command takes the address to listen on (transport unix)`},
+		{[]string{"--transport-b", "tcp", "--server-b", "qemu-nbd -k {socket}"},
+			`--server-b "qemu-nbd -k {socket}": put {port} where the command takes the address to listen on (transport tcp)`},
+		{[]string{"--target-a", "foo://x"}, `--target-a "foo://x": not an NBD URI: unknown scheme "foo": want nbd:// or nbd+unix://`},
+		{[]string{"--exec-b", "true", "--target-b", "nbd://localhost"},
+			`--exec-b "true": a side with a command runs against its own spawned server, not a --target`},
+	} {
+		args := append([]string{"run", "-t", "1"}, c.args...)
+		code, _, stderr := runBin(t, args...)
+		first, _, _ := strings.Cut(stderr, "\n")
+		if code != exitUsage || first != "nbdscope: "+c.want {
+			t.Errorf("%q: exit %d, %q; want exit %d and %q", c.args, code, first, exitUsage, "nbdscope: "+c.want)
+		}
+	}
+}

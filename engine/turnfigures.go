@@ -1,0 +1,41 @@
+package engine
+
+import "nbdscope/model"
+
+// A side's turn figures (model.Sample.Turn): its totals from the first
+// sample of a turn (its load ran, or warmed its buffers, after samples it
+// did not) through the samples after the turn, which hold the drain of
+// its requests in flight, added as the run's summary adds every sample
+// (totals.add, totals.figures). A waiting side's latest sample alone is
+// the drain: it showed 0.58 server calls per 2 MiB against the run's
+// 3.0. A sample that straddles a change of the settings starts them
+// again, after it, as a segment does (it mixes the two settings).
+
+// addToTurn adds an interval to the side's turn; running says its load
+// ran (or warmed) in it, changed that the settings changed in it. s.mu
+// is held.
+func (s *side) addToTurn(d delta, running, changed bool) {
+	newTurn := running && !s.inTurn
+	s.inTurn = running
+	switch {
+	case changed:
+		s.turn = totals{}
+		return
+	case newTurn:
+		s.turn = totals{}
+	}
+	s.turn.add(d)
+}
+
+// turnFigures are the turn's figures, with the settings, buffers and
+// placement of smp (the latest sample); nil when the turn has none yet.
+// s.mu is held.
+func (s *side) turnFigures(smp model.Figures, hasServer bool) *model.Figures {
+	if s.turn.bytes == 0 && s.turn.active == 0 {
+		return nil
+	}
+	f := s.turn.figures(hasServer)
+	execClient(s.cfg, s.execCounted, &f)
+	f.Settings, f.SndBuf, f.Placement, f.TargetServer = smp.Settings, smp.SndBuf, smp.Placement, smp.TargetServer
+	return &f
+}
