@@ -266,12 +266,12 @@ func loadProgramOfType(progType uint32, name string, a *asm) (int, error) {
 	attr := progLoadAttr{progType: progType, insnCount: uint32(len(a.insns)),
 		insns: uint64(uintptr(unsafe.Pointer(&code[0]))), license: uint64(uintptr(unsafe.Pointer(&bpfLicense[0])))}
 	copy(attr.name[:unix.BPF_OBJ_NAME_LEN-1], name)
-	fd, err := bpfCall(unix.BPF_PROG_LOAD, unsafe.Pointer(&attr), unsafe.Sizeof(attr))
+	fd, err := progLoad(&attr)
 	if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EINVAL) {
 		// Again with the log, to say why.
 		attr.logLevel, attr.logSize = 1, uint32(len(logBuf))
 		attr.logBuf = uint64(uintptr(unsafe.Pointer(&logBuf[0])))
-		fd, err = bpfCall(unix.BPF_PROG_LOAD, unsafe.Pointer(&attr), unsafe.Sizeof(attr))
+		fd, err = progLoad(&attr)
 	}
 	if err != nil {
 		log := strings.TrimSpace(strings.TrimRight(string(logBuf), "\x00"))
@@ -281,6 +281,21 @@ func loadProgramOfType(progType uint32, name string, a *asm) (int, error) {
 		return -1, fmt.Errorf("loading bpf program %s: %w", name, err)
 	}
 	return fd, nil
+}
+
+// progLoad is BPF_PROG_LOAD, made again when the verifier gave up
+// because a signal came (EAGAIN: the Go runtime signals its threads to
+// preempt them), as libbpf does.
+func progLoad(attr *progLoadAttr) (int, error) {
+	var fd int
+	var err error
+	for range 10 {
+		fd, err = bpfCall(unix.BPF_PROG_LOAD, unsafe.Pointer(attr), unsafe.Sizeof(*attr))
+		if !errors.Is(err, unix.EAGAIN) {
+			break
+		}
+	}
+	return fd, err
 }
 
 func lastLines(s string, n int) string {

@@ -213,6 +213,9 @@ func (c *Counter) openOn(tids []int, evs []event, enable bool) ([]group, error) 
 	var groups []group
 	for _, tid := range tids {
 		g, err := openGroup(tid, evs, c.mode, enable)
+		if errors.Is(err, unix.EINVAL) && threadExiting(c.pid, tid) {
+			continue // refused as it exits (Linux 6.18): as ESRCH
+		}
 		if errors.Is(err, unix.EINVAL) && !c.mode.children {
 			// No inherit_thread before Linux 5.13: children are counted too.
 			c.mode.children = true
@@ -478,6 +481,21 @@ func tasks(pid int) ([]int, error) {
 	}
 	sort.Ints(tids)
 	return tids, nil
+}
+
+// threadExiting tells whether thread tid of process pid has exited or
+// is exiting (a zombie, or dead, or gone from /proc).
+func threadExiting(pid, tid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/stat")
+	if err != nil {
+		return true
+	}
+	// The state follows the command's closing parenthesis.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 || i+2 >= len(b) {
+		return false
+	}
+	return strings.IndexByte("ZXx", b[i+2]) >= 0
 }
 
 // isSubset tells whether every element of a (sorted) is in b (sorted).

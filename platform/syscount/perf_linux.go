@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -135,7 +136,32 @@ func (e *openError) Unwrap() error { return e.err }
 // read adds the group's values, in event order, to vals (len(g.fds)).
 // scratch holds at least 1+len(g.fds) values, so that a reading allocates
 // nothing.
+//
+// Linux 6.18 sometimes refuses to read a counter whose thread is exiting
+// (ECHILD; seen 1 run in 30 of TestSetFDs at a load average of 8, never on
+// a quiet machine): the read is made again for up to echildWait, and the
+// error is returned if it lasts, rather than a count that would miss the
+// thread's calls.
 func (g group) read(vals, scratch []uint64) error {
+	err := g.readNow(scratch)
+	for deadline := time.Now().Add(echildWait); errors.Is(err, unix.ECHILD) && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+		err = g.readNow(scratch)
+	}
+	if err != nil {
+		return err
+	}
+	for i := range g.fds {
+		vals[i] += scratch[i]
+	}
+	return nil
+}
+
+// echildWait bounds how long read waits out an exiting thread's ECHILD.
+const echildWait = 200 * time.Millisecond
+
+// readNow reads the group's values into scratch[:len(g.fds)].
+func (g group) readNow(scratch []uint64) error {
 	if g.grouped {
 		// PERF_FORMAT_GROUP: u64 nr, then nr values, leader first.
 		buf := scratch[:1+len(g.fds)]
@@ -145,9 +171,7 @@ func (g group) read(vals, scratch []uint64) error {
 		if buf[0] != uint64(len(g.fds)) {
 			return fmt.Errorf("counter group read %d values, want %d", buf[0], len(g.fds))
 		}
-		for i := range g.fds {
-			vals[i] += buf[1+i]
-		}
+		copy(scratch, buf[1:])
 		return nil
 	}
 	var one [1]uint64
@@ -155,7 +179,7 @@ func (g group) read(vals, scratch []uint64) error {
 		if err := readU64s(fd, one[:]); err != nil {
 			return err
 		}
-		vals[i] += one[0]
+		scratch[i] = one[0]
 	}
 	return nil
 }
