@@ -20,11 +20,13 @@ import (
 // Counter closes, so nothing runs in the kernel while nobody counts.
 //
 // What it needs: CAP_BPF and CAP_PERFMON (root has both), a kernel with
-// BPF tracepoint programs (CONFIG_BPF_EVENTS, Linux 4.7+, atomic adds
-// 5.12+), and this process in the initial PID namespace (the programs
-// see the kernel's process ids, /proc here shows the namespace's). Where
-// any is missing, Open counts with per-thread perf counters instead:
-// the same counts, at a higher cost to a process that switches often.
+// BPF tracepoint programs (CONFIG_BPF_EVENTS; the raw programs need
+// Linux 5.5), and this process in the initial PID namespace (the
+// programs see the kernel's process ids, /proc here shows the
+// namespace's). Where any is missing, Open counts with per-thread perf
+// counters instead: the same counts, at a higher cost to a process that
+// switches often. A failure to load is kept: a later Counter does not
+// try again (a failed load can take a second to undo).
 
 // bpfEngine is the loaded programs and their maps.
 type bpfEngine struct {
@@ -44,15 +46,21 @@ type bpfEngine struct {
 var bpfShared struct {
 	sync.Mutex
 	e *bpfEngine
+	// failed is why the programs could not be loaded, kept.
+	failed error
 }
 
 // acquireBPF returns the shared engine, loading it on first use.
 func acquireBPF(tp *tracepoints) (*bpfEngine, error) {
 	bpfShared.Lock()
 	defer bpfShared.Unlock()
+	if bpfShared.failed != nil {
+		return nil, bpfShared.failed
+	}
 	if bpfShared.e == nil {
 		e, err := loadBPF(tp)
 		if err != nil {
+			bpfShared.failed = err
 			return nil, err
 		}
 		bpfShared.e = e
@@ -92,6 +100,10 @@ func (e *bpfEngine) close() {
 // where it can (bpfraw_linux.go); the benchmarks compare both ways.
 var useRaw = true
 
+// rawFailed: the raw programs could not be loaded here (bpfShared holds
+// its lock).
+var rawFailed bool
+
 // loadBPF makes the maps, loads the programs and attaches them: on the
 // raw syscall tracepoints where this architecture's registers are known
 // and the kernel takes them, else one program per call's entry and exit.
@@ -99,10 +111,12 @@ func loadBPF(tp *tracepoints) (*bpfEngine, error) {
 	if err := inInitialPIDNamespace(); err != nil {
 		return nil, err
 	}
-	if rawHere != nil && useRaw {
-		if e, err := loadBPFWith(tp, true); err == nil {
+	if rawHere != nil && useRaw && !rawFailed {
+		e, err := loadBPFWith(tp, true)
+		if err == nil {
 			return e, nil
 		}
+		rawFailed = true // kept, as bpfShared.failed is
 	}
 	return loadBPFWith(tp, false)
 }
