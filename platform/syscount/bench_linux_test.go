@@ -28,11 +28,10 @@ import (
 // BenchmarkPingPong adds what a tight loop lacks: a context switch at
 // every call, as in a server blocking in recvmsg.
 //
-// Each runs counting per process (bpf/…; bpf-percall/…, without the raw
-// programs) and per thread (perf/…).
+// Each runs counting per process (bpf/…) and per thread (perf/…).
 func BenchmarkOverhead(b *testing.B) {
 	needCounting(b)
-	for _, mode := range []string{"bpf/fd", "bpf/all", "bpf/bystander", "bpf-percall/fd", "bpf-percall/bystander", "perf/fd", "perf/all", "perf/bystander"} {
+	for _, mode := range []string{"bpf/fd", "bpf/all", "bpf/bystander", "perf/fd", "perf/all", "perf/bystander"} {
 		b.Run(mode, func(b *testing.B) {
 			c := tightLoop(b, openFor, mode)
 			n, err := c.Read()
@@ -109,7 +108,6 @@ func openFor(b *testing.B, mode string, pair [2]int) *Counter {
 		pid, opt = cmd.Process.Pid, Options{AllFDs: true}
 	}
 	opt.Mechanism = useMechanism(b, mech)
-	b.Cleanup(func() { useRaw = true })
 	c, err := Open(pid, opt)
 	if err != nil {
 		b.Fatal(err)
@@ -253,7 +251,6 @@ func BenchmarkPingPong(b *testing.B) {
 		opt  func(pair [2]int) Options
 	}{
 		{"bpf/fd/anyfd", func(pair [2]int) Options { return Options{FDs: pair[:], AnyFD: anyFD} }},
-		{"bpf-percall/fd/anyfd", func(pair [2]int) Options { return Options{FDs: pair[:], AnyFD: anyFD} }},
 		{"perf/fd", func(pair [2]int) Options { return Options{FDs: pair[:]} }},
 		{"perf/fd/anyfd", func(pair [2]int) Options { return Options{FDs: pair[:], AnyFD: anyFD} }},
 		{"perf/all", func(pair [2]int) Options { return Options{AllFDs: true} }},
@@ -264,7 +261,6 @@ func BenchmarkPingPong(b *testing.B) {
 		b.Run(v.name, func(b *testing.B) {
 			mech, _, _ := strings.Cut(v.name, "/")
 			m := useMechanism(b, mech)
-			defer func() { useRaw = true }()
 			pingPong(b, func(pair [2]int) Options { o := v.opt(pair); o.Mechanism = m; return o }, nil)
 		})
 	}

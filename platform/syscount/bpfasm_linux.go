@@ -19,9 +19,6 @@ import (
 // than a BPF toolchain or a library, and need no C compiler at build
 // time.
 
-// ja jumps off instructions ahead.
-func ja(off int16) insn { return mkInsn(classJMP|jmpJA, 0, 0, off, 0) }
-
 // A register: r0 return value, r1-r5 arguments (clobbered by calls),
 // r6-r9 kept across calls, r10 the frame pointer (read only).
 type reg uint8
@@ -65,7 +62,6 @@ const (
 	aluRSH = 0x70
 	aluMOV = 0xb0
 
-	jmpJA   = 0x00
 	jmpJEQ  = 0x10
 	jmpJNE  = 0x50
 	jmpCALL = 0x80
@@ -81,7 +77,6 @@ const (
 	helperMapLookupElem     = 1
 	helperMapUpdateElem     = 2
 	helperGetCurrentPidTgid = 14
-	helperProbeReadKernel   = 113
 )
 
 // insn is one struct bpf_insn.
@@ -137,9 +132,6 @@ func loadMap(dst reg, fd int) []insn {
 type asm struct {
 	insns   []insn
 	pending map[string][]int // label -> indexes of the jumps to it
-	// scope prefixes the labels a repeated block makes (bpfMaps.eachWay),
-	// so that a program can hold the block once per call.
-	scope string
 }
 
 func (a *asm) emit(is ...insn) { a.insns = append(a.insns, is...) }
@@ -151,15 +143,6 @@ func (a *asm) jumpTo(op uint8, dst reg, imm int32, label string) {
 	}
 	a.pending[label] = append(a.pending[label], len(a.insns))
 	a.emit(jumpImm(op, dst, imm, 0))
-}
-
-// goTo emits a jump to label, always taken.
-func (a *asm) goTo(label string) {
-	if a.pending == nil {
-		a.pending = map[string][]int{}
-	}
-	a.pending[label] = append(a.pending[label], len(a.insns))
-	a.emit(ja(0))
 }
 
 // label places label here: every jump to it lands on the next
@@ -253,17 +236,12 @@ var bpfLicense = []byte("Dual MIT/GPL\x00")
 // loadProgram loads a tracepoint program. When the verifier refuses it,
 // the error carries the verifier's log, which says at which instruction.
 func loadProgram(name string, a *asm) (int, error) {
-	return loadProgramOfType(unix.BPF_PROG_TYPE_TRACEPOINT, name, a)
-}
-
-// loadProgramOfType loads a program of type progType.
-func loadProgramOfType(progType uint32, name string, a *asm) (int, error) {
 	code, err := a.bytes()
 	if err != nil {
 		return -1, err
 	}
 	logBuf := make([]byte, 64<<10)
-	attr := progLoadAttr{progType: progType, insnCount: uint32(len(a.insns)),
+	attr := progLoadAttr{progType: unix.BPF_PROG_TYPE_TRACEPOINT, insnCount: uint32(len(a.insns)),
 		insns: uint64(uintptr(unsafe.Pointer(&code[0]))), license: uint64(uintptr(unsafe.Pointer(&bpfLicense[0])))}
 	copy(attr.name[:unix.BPF_OBJ_NAME_LEN-1], name)
 	fd, err := progLoad(&attr)

@@ -20,10 +20,9 @@ import (
 // Counter closes, so nothing runs in the kernel while nobody counts.
 //
 // What it needs: CAP_BPF and CAP_PERFMON (root has both), a kernel with
-// BPF tracepoint programs (CONFIG_BPF_EVENTS; the raw programs need
-// Linux 5.5), and this process in the initial PID namespace (the
-// programs see the kernel's process ids, /proc here shows the
-// namespace's). Where any is missing, Open counts with per-thread perf
+// BPF tracepoint programs (CONFIG_BPF_EVENTS), and this process in the
+// initial PID namespace (the programs see the kernel's process ids,
+// /proc here shows the namespace's). Where any is missing, Open counts with per-thread perf
 // counters instead: the same counts, at a higher cost to a process that
 // switches often. A failure to load is kept: a later Counter does not
 // try again (a failed load can take a second to undo).
@@ -39,8 +38,6 @@ type bpfEngine struct {
 	events   []int
 	used     [bpfMaxSlots]bool
 	refs     int
-	// raw: the calls are counted on the raw syscall tracepoints.
-	raw bool
 }
 
 var bpfShared struct {
@@ -96,37 +93,24 @@ func (e *bpfEngine) close() {
 	}
 }
 
-// useRaw lets loadBPF put the counting on the raw syscall tracepoints
-// where it can (bpfraw_linux.go); the benchmarks compare both ways.
-var useRaw = true
-
-// rawFailed: the raw programs could not be loaded here (bpfShared holds
-// its lock).
-var rawFailed bool
-
-// loadBPF makes the maps, loads the programs and attaches them: on the
-// raw syscall tracepoints where this architecture's registers are known
-// and the kernel takes them, else one program per call's entry and exit.
+// loadBPF makes the maps, loads a program for each call's entry and
+// exit and one for new processes, and attaches them.
+//
+// The programs go on each call's own tracepoints, not on
+// raw_syscalls:sys_enter and sys_exit: those run a program at every
+// system call of every process, and qemu-img and qemu-nbd make a fifth of
+// theirs outside the ten calls counted (ppoll, mmap, munmap). Measured
+// both ways on the development VM, the per-call programs cost the counted
+// sweeps as little or less (bench/README, "Counting cost").
 func loadBPF(tp *tracepoints) (*bpfEngine, error) {
 	if err := inInitialPIDNamespace(); err != nil {
 		return nil, err
 	}
-	if rawHere != nil && useRaw && !rawFailed {
-		e, err := loadBPFWith(tp, true)
-		if err == nil {
-			return e, nil
-		}
-		rawFailed = true // kept, as bpfShared.failed is
-	}
-	return loadBPFWith(tp, false)
-}
-
-func loadBPFWith(tp *tracepoints, raw bool) (*bpfEngine, error) {
 	ncpu, err := possibleCPUs()
 	if err != nil {
 		return nil, err
 	}
-	e := &bpfEngine{ncpu: ncpu, maps: bpfMaps{procs: -1, socks: -1, counts: -1}, unloaded: make(chan struct{}), raw: raw}
+	e := &bpfEngine{ncpu: ncpu, maps: bpfMaps{procs: -1, socks: -1, counts: -1}, unloaded: make(chan struct{})}
 	if e.maps.procs, err = createMap("nbdscope_procs", unix.BPF_MAP_TYPE_HASH, 4, 4*bpfWays, 4096); err != nil {
 		return nil, err
 	}
@@ -181,13 +165,7 @@ func (e *bpfEngine) selfCheck() error {
 // attachAll loads and attaches the programs that count the calls the
 // kernel has tracepoints for, and the one for new processes.
 func (e *bpfEngine) attachAll(tp *tracepoints) error {
-	var err error
-	if e.raw {
-		err = e.attachRawCalls(tp.present())
-	} else {
-		err = e.attachPerCall(tp)
-	}
-	if err != nil {
+	if err := e.attachPerCall(tp); err != nil {
 		return err
 	}
 	id, err := readEventID(tp.dir, "task", "task_newtask")
@@ -203,14 +181,6 @@ func (e *bpfEngine) attachAll(tp *tracepoints) error {
 		return err
 	}
 	return e.attach(id, "newtask", e.maps.forkProgram(pidOff, flagsOff))
-}
-
-// attachRawCalls counts calls on raw_syscalls:sys_enter and sys_exit.
-func (e *bpfEngine) attachRawCalls(calls []Syscall) error {
-	if err := e.attachRaw("sys_enter", e.maps.rawEnterProgram(rawHere, calls)); err != nil {
-		return err
-	}
-	return e.attachRaw("sys_exit", e.maps.rawExitProgram(rawHere, calls))
 }
 
 // attachPerCall counts each call on its own entry and exit tracepoints.

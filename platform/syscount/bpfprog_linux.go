@@ -57,7 +57,7 @@ func (m bpfMaps) lookupProc(a *asm) {
 // next. body may jump to next to end its way early.
 func (m bpfMaps) eachWay(a *asm, body func(next string)) {
 	for w := range bpfWays {
-		next := fmt.Sprintf("%sway%d", a.scope, w+1)
+		next := fmt.Sprintf("way%d", w+1)
 		a.emit(load(sizeW, r7, r9, int16(4*w)))
 		a.jumpTo(jmpJEQ, r7, 0, next)
 		a.emit(aluImm(aluAND, r7, bpfSlotMask), aluImm(aluADD, r7, -1), store(sizeW, r10, -8, r7))
@@ -85,12 +85,10 @@ func finish(a *asm) {
 	a.emit(movImm(r0, 1), exitInsn())
 }
 
-// Stack slots the programs use, below the keys of lookupProc (-4: the
-// tgid), eachWay (-8: the slot) and countEntry (-24..-9: a socks key).
-const (
-	rawFDSlot   = -56 // the call's fd, for countEntry
-	rawWordSlot = -48 // a word read from the registers (bpfraw_linux.go)
-)
+// fdSlot is where enterProgram keeps the call's fd, below the keys of
+// lookupProc (-4: the tgid), eachWay (-8: the slot) and countEntry
+// (-24..-9: a socks key).
+const fdSlot = -56
 
 // enterProgram counts an entry to s, on its own tracepoint: its first
 // argument, the fd, is at fdOffset in the tracepoint's record.
@@ -98,7 +96,7 @@ func (m bpfMaps) enterProgram(s Syscall, fdOffset int16) *asm {
 	a := &asm{}
 	a.emit(movReg(r6, r1))
 	m.lookupProc(a)
-	a.emit(load(sizeDW, r1, r6, fdOffset), store(sizeDW, r10, rawFDSlot, r1))
+	a.emit(load(sizeDW, r1, r6, fdOffset), store(sizeDW, r10, fdSlot, r1))
 	m.countEntry(a, s)
 	finish(a)
 	return a
@@ -106,14 +104,14 @@ func (m bpfMaps) enterProgram(s Syscall, fdOffset int16) *asm {
 
 // countEntry emits, for each Counter of the caller's process (r9: its
 // ways), one entry to s on any fd, and one on the counted fds when the fd
-// at rawFDSlot is one of the Counter's.
+// at fdSlot is one of the Counter's.
 func (m bpfMaps) countEntry(a *asm, s Syscall) {
 	m.eachWay(a, func(next string) {
 		addOne(a, anyIndex(s))
 		// The key {slot, tgid, fd, 0} at r10-24; the tgid is at r10-4.
 		counted := next + "fd"
 		a.emit(store(sizeW, r10, -24, r7), load(sizeW, r1, r10, -4), store(sizeW, r10, -20, r1))
-		a.emit(load(sizeDW, r1, r10, rawFDSlot), store(sizeW, r10, -16, r1), movImm(r1, 0), store(sizeW, r10, -12, r1))
+		a.emit(load(sizeDW, r1, r10, fdSlot), store(sizeW, r10, -16, r1), movImm(r1, 0), store(sizeW, r10, -12, r1))
 		m.lookupSock(a)
 		a.jumpTo(jmpJNE, r0, 0, counted)
 		// Not this process's: one of the fds counted in any of them?

@@ -87,30 +87,23 @@ func (h *helperProc) exit(t *testing.T) {
 // package's tests runs in parallel).
 var testMechanism = Auto
 
-// eachMechanism runs test counting per process (bpf: on the raw syscall
-// tracepoints where this architecture has them, and bpf-percall: on each
-// call's own tracepoints) and per thread (perf): all must give the same
-// counts. A mechanism this machine does not allow is skipped with the
-// reason.
+// eachMechanism runs test counting per process (bpf) and per thread
+// (perf): both must give the same counts. A mechanism this machine does
+// not allow is skipped with the reason.
 func eachMechanism(t *testing.T, test func(t *testing.T)) {
-	for _, name := range []string{"bpf", "bpf-percall", "perf"} {
+	for _, name := range []string{"bpf", "perf"} {
 		t.Run(name, func(t *testing.T) {
 			testMechanism = useMechanism(t, name)
-			defer func() { testMechanism, useRaw = Auto, true }()
+			defer func() { testMechanism = Auto }()
 			test(t)
 		})
 	}
 }
 
-// useMechanism sets up the mechanism a test or benchmark names: bpf,
-// bpf-percall (bpf without the raw programs) or perf. bpf is skipped
-// where it cannot be loaded; the caller puts useRaw back.
+// useMechanism is the mechanism a test or benchmark names (bpf or perf);
+// bpf is skipped where it cannot be loaded.
 func useMechanism(t testing.TB, name string) Mechanism {
 	t.Helper()
-	if name == "bpf-percall" {
-		useRaw = false
-		name = "bpf"
-	}
 	m, err := ParseMechanism(name)
 	if err != nil {
 		t.Fatal(err)
