@@ -268,15 +268,6 @@ func inInitialPIDNamespace() error {
 	return nil
 }
 
-// readEventID reads events/GROUP/NAME/id under a tracefs directory.
-func readEventID(dir, group, name string) (uint64, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "events", group, name, "id"))
-	if err != nil {
-		return 0, err
-	}
-	return strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
-}
-
 // fieldOffset reads where a tracepoint's field starts in its record,
 // from its format file ("field:int fd;	offset:16;	size:8;...").
 func fieldOffset(dir, group, event, field string) (int16, error) {

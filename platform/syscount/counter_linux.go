@@ -257,7 +257,7 @@ func (c *Counter) Read() (Counts, error) {
 		}
 	}
 	for s := range NumSyscalls {
-		if c.allFDs || !slices.Contains(c.filtered, s) {
+		if c.onAnyFD(s) {
 			counts.Of[s].Calls = counts.Of[s].Any
 		}
 	}
@@ -270,6 +270,15 @@ func (c *Counter) Read() (Counts, error) {
 	}
 	return counts.add(d), nil
 }
+
+// onAnyFD tells whether s's calls on the counted fds are its calls on any
+// fd: when the counter counts every fd, or s is one of Options.AnyFD.
+func (c *Counter) onAnyFD(s Syscall) bool {
+	return c.allFDs || !slices.Contains(c.filtered, s)
+}
+
+// errAllFDs refuses fds to a counter that counts every fd.
+var errAllFDs = errors.New("counting system calls: the counter counts every fd; open another to count some")
 
 // readBPF reads the slot's counts: the same three raw counters per call
 // as the perf counters give.
@@ -284,7 +293,7 @@ func (c *Counter) readBPF() (Counts, error) {
 	counts := c.retired // zero, but for benchmarks that pause counting
 	for _, s := range c.present {
 		n := Count{Any: v[anyIndex(s)], EAGAINAny: v[eagainIndex(s)], Calls: v[onFDsIndex(s)]}
-		if c.allFDs || !slices.Contains(c.filtered, s) {
+		if c.onAnyFD(s) {
 			n.Calls = n.Any
 		}
 		counts.Of[s] = counts.Of[s].add(n)
@@ -317,7 +326,7 @@ func (c *Counter) readFDs(groups []group) (Counts, error) {
 // connection makes between its accept and the poll that adds it.)
 func (c *Counter) SetFDs(fds []int) error {
 	if c.allFDs {
-		return errors.New("counting system calls: the counter counts every fd; open another to count some")
+		return errAllFDs
 	}
 	want, err := normalFDs(fds)
 	if err != nil {
@@ -364,7 +373,7 @@ func (c *Counter) SetFDs(fds []int) error {
 // their own sockets this way, not on whatever their fd numbers are.
 func (c *Counter) SetProcessFDs(byPID map[int][]int) error {
 	if c.allFDs {
-		return errors.New("counting system calls: the counter counts every fd; open another to count some")
+		return errAllFDs
 	}
 	norm := make(map[int][]int, len(byPID))
 	var union []int

@@ -158,8 +158,11 @@ func readAll(dir string) (*tracepoints, error) {
 }
 
 // readID reads events/syscalls/NAME/id under a tracefs directory.
-func readID(dir, name string) (uint64, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "events", "syscalls", name, "id"))
+func readID(dir, name string) (uint64, error) { return readEventID(dir, "syscalls", name) }
+
+// readEventID reads events/GROUP/NAME/id under a tracefs directory.
+func readEventID(dir, group, name string) (uint64, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "events", group, name, "id"))
 	if err != nil {
 		return 0, err
 	}
