@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -43,6 +44,71 @@ func BenchmarkOverhead(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkTracepointFloor measures what the kernel's syscall
+// tracepoints cost before any counting program does anything: the tight
+// loop of BenchmarkOverhead with a program that only returns on the
+// entry and exit tracepoints of write and read, against the same loop
+// with none, alternating. "cpu-ns/call" is what the tracepoints add to
+// each call (entry and exit together), the floor of counting per
+// process on them; the counting programs' own cost is BenchmarkOverhead's
+// bpf/fd minus this.
+func BenchmarkTracepointFloor(b *testing.B) {
+	needCounting(b)
+	tp, err := loadTracepoints()
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	pair := loopPair(b)
+	var on, off time.Duration
+	const rounds = 5
+	for r := range rounds {
+		n := b.N / rounds
+		if r == rounds-1 {
+			n = b.N - r*(b.N/rounds)
+		}
+		off += timeLoop(b, pair, n, nil)
+		fds := attachReturnOnly(b, tp, Write, Read)
+		on += timeLoop(b, pair, n, nil)
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+	}
+	b.ReportMetric(float64((on-off).Nanoseconds())/float64(2*b.N), "cpu-ns/call")
+	b.ReportMetric(float64(on)/float64(off), "ratio")
+}
+
+// attachReturnOnly hangs a program that returns at once on the entry
+// and exit tracepoints of calls, as bpfEngine.attach hangs the counting
+// ones, and returns the fds that detach them.
+func attachReturnOnly(b *testing.B, tp *tracepoints, calls ...Syscall) []int {
+	b.StopTimer()
+	defer b.StartTimer()
+	var fds []int
+	for _, s := range calls {
+		for _, id := range []uint64{tp.enter[s], tp.exit[s]} {
+			a := &asm{}
+			a.emit(movImm(r0, 1), exitInsn())
+			prog, err := loadProgram("return_only", a)
+			if err != nil {
+				b.Fatal(err)
+			}
+			attr := unix.PerfEventAttr{Type: unix.PERF_TYPE_TRACEPOINT, Config: id, Bits: unix.PerfBitDisabled}
+			attr.Size = uint32(unsafe.Sizeof(attr))
+			fd, err := unix.PerfEventOpen(&attr, -1, 0, -1, unix.PERF_FLAG_FD_CLOEXEC)
+			if err != nil {
+				b.Fatal(err)
+			}
+			fds = append(fds, fd, prog)
+			if err := unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_SET_BPF, prog); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	return fds
 }
 
 // tightLoop times the tight loop (timeLoop) on a thread of its own,
