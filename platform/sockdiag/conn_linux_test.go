@@ -5,6 +5,7 @@ package sockdiag
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -372,4 +374,81 @@ func TestTreeWhileProcessesComeAndGo(t *testing.T) {
 		default:
 		}
 	}
+}
+
+// TestDescribeDumpsTCPOnlyWhenASocketMayBeTCP checks that describing
+// sockets that are all unix, or learned to be neither unix nor TCP, makes
+// no TCP dump (each walks the kernel's whole established hash: Describe),
+// and that a TCP socket is still described: one held from the start, and
+// one connected after Describe first found it in neither listing.
+func TestDescribeDumpsTCPOnlyWhenASocketMayBeTCP(t *testing.T) {
+	defer func(d time.Duration) { notTCPFor = d }(notTCPFor)
+	notTCPFor = 200 * time.Millisecond
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(pair[0])
+	defer unix.Close(pair[1])
+	unbound, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(unbound)
+	c := dial(t)
+	describeFDs := func(fds ...int) []Socket {
+		t.Helper()
+		socks, err := c.Describe(fdsOf(t, fds...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return socks
+	}
+	if socks := describeFDs(pair[:]...); len(socks) != 2 || c.tcpDumps != 0 {
+		t.Fatalf("a socketpair: %d sockets described with %d TCP dumps, want 2 with none", len(socks), c.tcpDumps)
+	}
+	describeFDs(pair[0], unbound) // the unbound socket is in no listing: learned
+	describeFDs(pair[0], unbound)
+	if c.tcpDumps != 1 {
+		t.Fatalf("%d TCP dumps for an unbound socket described twice, want 1", c.tcpDumps)
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().(*net.TCPAddr)
+	if err := unix.Connect(unbound, &unix.SockaddrInet4{Port: addr.Port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		socks := describeFDs(unbound)
+		if len(socks) == 1 && socks[0].Kind == KindTCP {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a socket connected after it was learned to be neither is still not described: %+v", socks)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// fdsOf is the FDs of this process's sockets among fds.
+func fdsOf(t *testing.T, fds ...int) []FD {
+	t.Helper()
+	all, err := ProcessSockets(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []FD
+	for _, f := range all {
+		if slices.Contains(fds, f.FD) {
+			out = append(out, f)
+		}
+	}
+	if len(out) != len(fds) {
+		t.Fatalf("fds %v: found %v", fds, out)
+	}
+	return out
 }
