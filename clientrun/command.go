@@ -56,6 +56,13 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// unclosed is Split's error for the quote q at rune i that is never
+// closed. It names where, not the line: the caller names the line once,
+// with the flag or setting it came in (each said it again).
+func unclosed(q rune, i int) error {
+	return fmt.Errorf("the %c at character %d opens a quote that is never closed", q, i+1)
+}
+
 // Split splits a command line into words as sh would without expanding
 // anything: blanks separate words, '…' quotes literally, "…" quotes with
 // \" \\ \$ \` escapes, and a backslash outside quotes escapes the next
@@ -81,7 +88,7 @@ func Split(line string) ([]string, error) {
 				j++
 			}
 			if j == len(rs) {
-				return nil, fmt.Errorf("unterminated ' in %q", line)
+				return nil, unclosed('\'', i)
 			}
 			cur.WriteString(string(rs[i+1 : j]))
 			i = j
@@ -95,13 +102,13 @@ func Split(line string) ([]string, error) {
 				cur.WriteRune(rs[j])
 			}
 			if j == len(rs) {
-				return nil, fmt.Errorf("unterminated \" in %q", line)
+				return nil, unclosed('"', i)
 			}
 			i = j
 		case r == '\\':
 			inWord = true
 			if i+1 == len(rs) {
-				return nil, fmt.Errorf("trailing \\ in %q", line)
+				return nil, fmt.Errorf("the \\ at character %d ends the line, with nothing to quote", i+1)
 			}
 			i++
 			cur.WriteRune(rs[i])

@@ -3,11 +3,17 @@ package clientrun
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"nbdscope/platform"
 )
+
+// readProc reads a file of /proc; tests see through it what a reading
+// reads.
+var readProc = os.ReadFile
 
 // GroupUsage is one reading of Group: the usage of process group pgid
 // now, counting only the threads alive at this moment.
@@ -34,12 +40,33 @@ func GroupUsage(pgid int) (Result, bool) { return NewGroup(pgid).Usage() }
 // flushes /proc/PID/task/TID/, was freed only when it ended. /proc/TID/ is
 // the thread's own tree, which the leader's reaping does not walk.
 //
+// The group's members are found from the children lists of its
+// processes' threads (/proc/TID/task/TID/children, in each thread's own
+// tree for the same reason), from the leader and every member of the last
+// reading, each kept only while its stat gives the group's pgid (a member
+// may leave with setsid or setpgid). A process may be in the group but in
+// no member's tree: started into it from outside (setpgid), or orphaned
+// before a reading saw it. Every fullScanEvery readings, and at the first,
+// the stat of every process on the machine is read instead, which finds
+// those, and each is followed from then on. The scan at every reading was
+// a quarter of the real-server child's system calls (nbdkit -f null,
+// strace -f -y over 2 s: 5745 of 21703); the walk's are 0.6%.
+//
 // A Group is not safe for concurrent use.
 type Group struct {
-	pgid    int
-	threads map[int]switchCount // each live thread's last reading
-	gone    switchCount         // threads read before and gone since
+	pgid     int
+	threads  map[int]switchCount // each live thread's last reading
+	gone     switchCount         // threads read before and gone since
+	readings int                 // how many readings there have been
+	members  []int               // the group's processes at the last reading, sorted
 }
+
+// fullScanEvery is how often a reading scans every process for the
+// group's members (at the default 250 ms a sample, each 5 s).
+const fullScanEvery = 20
+
+// maxWalk bounds the processes one walk of the children lists looks at.
+const maxWalk = 1 << 14
 
 // switchCount is one thread's voluntary and involuntary context switches.
 type switchCount struct{ v, nv int64 }
@@ -47,19 +74,49 @@ type switchCount struct{ v, nv int64 }
 // NewGroup follows process group pgid (the group's leader's pid).
 func NewGroup(pgid int) *Group { return &Group{pgid: pgid, threads: map[int]switchCount{}} }
 
+// member is one process of the group at a reading: its pid, the fields
+// of its stat after the command, its threads' ids.
+type member struct {
+	pid  int
+	stat []string
+	tids []string
+}
+
 // Usage is the group's usage now: each process's own time and faults and
 // those of the children it has waited for, and the switches of every
 // thread it has had since the Group's first reading.
 // ok is false when /proc cannot be read.
 func (g *Group) Usage() (u Result, ok bool) {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	if stats == nil {
+	g.readings++
+	var ms []member
+	if g.readings%fullScanEvery == 1 || !haveChildrenLists() {
+		ms, ok = g.scan()
+	} else {
+		ms, ok = g.walk()
+	}
+	if !ok {
 		return u, false
 	}
 	seen := make(map[int]switchCount, len(g.threads))
-	for _, path := range stats {
-		g.addProcess(&u, path, seen)
+	var ticks [4]int64 // utime, stime, cutime, cstime
+	g.members = g.members[:0]
+	for _, m := range ms {
+		// m.stat[0] is field 3 (state); minflt and cminflt are 10 and
+		// 11, utime..cstime 14..17.
+		for k := range ticks {
+			n, _ := strconv.ParseInt(m.stat[11+k], 10, 64)
+			ticks[k] += n
+		}
+		for _, k := range []int{7, 8} {
+			n, _ := strconv.ParseInt(m.stat[k], 10, 64)
+			u.MinFlt += n
+		}
+		g.readThreads(m.tids, seen)
+		g.members = append(g.members, m.pid)
 	}
+	slices.Sort(g.members)
+	u.UserS = float64(ticks[0]+ticks[2]) / platform.UserHZ
+	u.SysS = float64(ticks[1]+ticks[3]) / platform.UserHZ
 	// A thread not seen now has exited: its last reading stays counted.
 	for tid, c := range g.threads {
 		if _, ok := seen[tid]; !ok {
@@ -75,53 +132,106 @@ func (g *Group) Usage() (u Result, ok bool) {
 	return u, true
 }
 
-// addProcess adds the process of /proc/PID/stat path to u if it is in the
-// group, and its threads' switches to seen.
-func (g *Group) addProcess(u *Result, path string, seen map[int]switchCount) {
-	b, err := os.ReadFile(path)
+// haveChildrenLists says whether the kernel keeps children lists
+// (CONFIG_PROC_CHILDREN); without them every reading scans.
+var haveChildrenLists = sync.OnceValue(func() bool {
+	_, err := os.Stat("/proc/thread-self/children")
+	return err == nil
+})
+
+// scan finds the group's members in the stat of every process; ok is
+// false when /proc cannot be read.
+func (g *Group) scan() (ms []member, ok bool) {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	if stats == nil {
+		return nil, false
+	}
+	for _, path := range stats {
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(path)))
+		if err != nil {
+			continue
+		}
+		if m, ok := g.readMember(pid); ok {
+			ms = append(ms, m)
+		}
+	}
+	return ms, true
+}
+
+// walk finds the group's members from the leader and the last reading's
+// members down their threads' children lists. When it finds none (the
+// group has gone, or /proc cannot be read), the scan says.
+func (g *Group) walk() ([]member, bool) {
+	queue := append([]int{g.pgid}, g.members...)
+	looked := make(map[int]bool, len(queue))
+	var ms []member
+	for i := 0; i < len(queue) && len(looked) < maxWalk; i++ {
+		pid := queue[i]
+		if looked[pid] {
+			continue
+		}
+		looked[pid] = true
+		m, ok := g.readMember(pid)
+		if !ok {
+			continue // gone, or no longer in the group: nor are its children
+		}
+		ms = append(ms, m)
+		for _, tid := range m.tids {
+			b, err := readProc("/proc/" + tid + "/task/" + tid + "/children")
+			if err != nil {
+				continue // an exited thread
+			}
+			for _, f := range strings.Fields(string(b)) {
+				if c, err := strconv.Atoi(f); err == nil && c > 0 {
+					queue = append(queue, c)
+				}
+			}
+		}
+	}
+	if len(ms) == 0 {
+		return g.scan()
+	}
+	return ms, true
+}
+
+// readMember reads process pid's stat and lists its threads; ok is false
+// when it is gone or not in the group.
+func (g *Group) readMember(pid int) (m member, ok bool) {
+	dir := "/proc/" + strconv.Itoa(pid)
+	b, err := readProc(dir + "/stat")
 	if err != nil {
-		return // gone meanwhile
+		return m, false // gone meanwhile
 	}
 	// The command may hold spaces and parentheses: fields start after
 	// the last ')'.
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return
+		return m, false
 	}
 	f := strings.Fields(s[i+1:])
-	// f[0] is field 3 (state); pgrp is field 5, minflt and cminflt 10 and
-	// 11, utime..cstime 14..17.
+	// f[0] is field 3 (state); pgrp is field 5.
 	if len(f) < 15 || f[2] != strconv.Itoa(g.pgid) {
-		return
+		return m, false
 	}
-	var ticks [4]float64
-	for k := range ticks {
-		ticks[k], _ = strconv.ParseFloat(f[11+k], 64)
+	m = member{pid: pid, stat: f}
+	if d, err := os.Open(dir + "/task"); err == nil { // else gone meanwhile: its threads' last readings stay
+		m.tids, _ = d.Readdirnames(-1)
+		d.Close()
 	}
-	u.UserS += (ticks[0] + ticks[2]) / platform.UserHZ
-	u.SysS += (ticks[1] + ticks[3]) / platform.UserHZ
-	for _, k := range []int{7, 8} {
-		n, _ := strconv.ParseInt(f[k], 10, 64)
-		u.MinFlt += n
-	}
-	g.readThreads(filepath.Dir(path), seen)
+	return m, true
 }
 
-// readThreads reads the switches of every thread of the process at dir
-// (/proc/PID) into seen.
-func (g *Group) readThreads(dir string, seen map[int]switchCount) {
-	tasks, err := os.ReadDir(filepath.Join(dir, "task"))
-	if err != nil {
-		return // gone meanwhile: its threads' last readings stay
-	}
-	for _, t := range tasks {
-		tid, err := strconv.Atoi(t.Name())
+// readThreads reads the switches of threads tids (of one process) into
+// seen.
+func (g *Group) readThreads(tids []string, seen map[int]switchCount) {
+	for _, name := range tids {
+		tid, err := strconv.Atoi(name)
 		if err != nil {
 			continue
 		}
 		last, known := g.threads[tid]
-		c, ok := switches("/proc/" + t.Name() + "/status")
+		c, ok := switches("/proc/" + name + "/status")
 		switch {
 		case !ok && known:
 			c = last // exiting now: keep what was read; it goes next time
@@ -140,7 +250,7 @@ func (c switchCount) add(o switchCount) switchCount { return switchCount{c.v + o
 // switches reads voluntary and involuntary context switches from a
 // /proc/PID/status file; ok is false when it cannot be read.
 func switches(path string) (c switchCount, ok bool) {
-	b, err := os.ReadFile(path)
+	b, err := readProc(path)
 	if err != nil {
 		return c, false
 	}

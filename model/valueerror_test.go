@@ -16,8 +16,9 @@ func TestValueErrorsSayTheValueOnce(t *testing.T) {
 		{SetSndBuf, "zz"}, {SetClientRcvBuf, "1"}, {SetConnections, "0"}, {SetInFlight, "x"},
 		{SetSize, "x"}, {SetSize, "-1"}, {SetHashThreads, "0"}, {SetWorkload, "foo"},
 		{SetServer, "nosuch"}, {SetTarget, "foo://x"}, {SetBackend, "foo"},
-		// Not the exec and server commands' quoting errors: clientrun.Split's
-		// text names the command line (unterminated " in "a \"b").
+		// The commands' quoting errors too: clientrun.Split's text said
+		// the line again (unterminated " in "a \"b").
+		{SetExec, "qemu-img 'unclosed"}, {SetExec, `a "b`}, {SetServer, "nbdkit -U {socket} 'x"},
 	} {
 		sc := DefaultSide("B")
 		err := sc.Set(c.setting, c.value)

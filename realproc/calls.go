@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"nbdscope/nbd"
@@ -209,41 +210,65 @@ func countingMechanism() (syscount.Mechanism, error) {
 	}
 }
 
-// Probe tells whether this process may count system calls here: nil, or
-// a *syscount.Unavailable with the reason and the fix. Callers probe
-// before OpenCalls, so CountingEnv is honoured here.
-func Probe() error {
-	mech, err := countingMechanism()
-	if err != nil {
-		return err
-	}
-	if err := syscount.Probe(); err != nil || mech != syscount.PerProcess {
-		return err
-	}
-	if why := syscount.WhyNotPerProcess(); why != "" {
-		return &syscount.Unavailable{Reason: syscount.ReasonBlocked, Why: CountingEnv + "=bpf, and " + why, Fix: "unset " + CountingEnv}
-	}
-	return nil
+// probes and bpfLoads count this process's probes of counting, for
+// Probes.
+var probes, bpfLoads atomic.Int64
+
+// Probes is how often this process has probed counting (syscount.Probe:
+// a counter opened and closed) and tried the bpf programs
+// (syscount.WhyNotPerProcess: loaded and unloaded), which doctor does
+// once each.
+func Probes() (probed, bpfTried int64) { return probes.Load(), bpfLoads.Load() }
+
+func probeSyscount() error {
+	probes.Add(1)
+	return syscount.Probe()
 }
 
-// Mechanism says how real processes' calls are counted here ("per
-// process (bpf)" or "per thread (perf)"), and why not per process when
-// per thread; "" when they are not counted (Probe says why).
-func Mechanism() (how, whyNotPerProcess string) {
+func tryBPF() string {
+	bpfLoads.Add(1)
+	return syscount.WhyNotPerProcess()
+}
+
+// Probe tells whether this process may count system calls here: nil, or
+// a *syscount.Unavailable with the reason and the fix. Callers probe
+// before OpenCalls, so CountingEnv is honoured here. Where the bpf
+// programs are not asked for by name, it does not try them: a role's
+// OpenCalls finds out.
+func Probe() error {
+	_, _, err := probe(false)
+	return err
+}
+
+// ProbeMechanism is Probe, and how real processes' calls are counted
+// here ("per process (bpf …)" or "per thread (perf …)") with why not per
+// process when per thread, from one probe: doctor tells both, and each
+// probe opens a counter, and tries loading the bpf programs.
+func ProbeMechanism() (how, whyNotPerProcess string, err error) { return probe(true) }
+
+// probe probes counting once; how and why are known only when describe
+// is set, or the bpf programs are asked for.
+func probe(describe bool) (how, whyNotPerProcess string, err error) {
 	mech, err := countingMechanism()
-	if err != nil || syscount.Probe() != nil {
-		return "", ""
+	if err != nil {
+		return "", "", err
 	}
-	why := ""
-	if mech != syscount.PerThread {
-		why = syscount.WhyNotPerProcess()
+	if err := probeSyscount(); err != nil {
+		return "", "", err
 	}
+	if mech == syscount.PerThread {
+		return "per thread (perf counters, " + CountingEnv + "=perf)", "", nil
+	}
+	if mech != syscount.PerProcess && !describe {
+		return "", "", nil
+	}
+	why := tryBPF()
 	switch {
-	case mech == syscount.PerThread:
-		return "per thread (perf counters, " + CountingEnv + "=perf)", ""
 	case why == "":
-		return "per process (bpf programs on the syscall tracepoints)", ""
+		return "per process (bpf programs on the syscall tracepoints)", "", nil
+	case mech == syscount.PerProcess:
+		return "", "", &syscount.Unavailable{Reason: syscount.ReasonBlocked, Why: CountingEnv + "=bpf, and " + why, Fix: "unset " + CountingEnv}
 	default:
-		return "per thread (perf counters)", why
+		return "per thread (perf counters)", why, nil
 	}
 }

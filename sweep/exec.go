@@ -124,7 +124,7 @@ func startExecServers(sd model.SideConfig, spec model.SweepSpec, cmd clientrun.C
 		}
 		s.argv, err = cmd.Argv(clientrun.Vars{"uri": ready.URI, "socket": sock, "size": strconv.FormatInt(spec.Bytes, 10)})
 		if err != nil {
-			return servers, err
+			return servers, fmt.Errorf("client command %q: %w", cmd.Line, err) // Split's error says where, not the line
 		}
 		s.row.Figures.Placement = s.place.Placement
 		_, s.row.Effective, _ = nbd.ProbeSocketBuffer("unix", nbd.SendBuf, model.BufRequest(size))

@@ -113,11 +113,15 @@ type charts struct {
 	names         [2]string
 	hist          [2]history
 	last          [2]*point // latest active point, for the legends
-	events        []model.Event
-	now           float64   // seconds since the start
-	latency       bool      // show the latency chart
-	page          int       // first chart shown when not all fit
-	base          *baseline // a saved run drawn behind (nil: none)
+	// turn is a waiting side's last turn, over the whole of it (what its
+	// panel shows then, panel.shown), nil while the side runs: its
+	// legends show it, marked (turnMarks).
+	turn    [2]*point
+	events  []model.Event
+	now     float64   // seconds since the start
+	latency bool      // show the latency chart
+	page    int       // first chart shown when not all fit
+	base    *baseline // a saved run drawn behind (nil: none)
 }
 
 func newCharts(com *common, window float64, names [2]string) charts {
@@ -137,6 +141,17 @@ func (c *charts) add(i int, s model.Sample) {
 	}
 }
 
+// setTurn sets side i's last turn's figures while it waits, or nil
+// while it runs (see turn).
+func (c *charts) setTurn(i int, f *model.Figures) {
+	if f == nil {
+		c.turn[i] = nil
+		return
+	}
+	p := pointOf(model.Sample{Figures: *f})
+	c.turn[i] = &p
+}
+
 func (c *charts) addEvent(ev model.Event) {
 	c.events = append(c.events, ev)
 	// Keep what the window can show, and a few for the event strip.
@@ -153,7 +168,7 @@ func (c *charts) addEvent(ev model.Event) {
 // clear forgets every point and marker (the `x` key).
 func (c *charts) clear() {
 	c.hist = [2]history{}
-	c.last = [2]*point{}
+	c.last, c.turn = [2]*point{}, [2]*point{}
 	c.events = nil
 }
 
@@ -411,36 +426,16 @@ func (c *charts) marks(p chartPlan) (marks []mark, inWindow []model.Event) {
 	return marks, inWindow
 }
 
+// turnMarks mark a waiting side's legend figures as its last turn's,
+// the longer where it fits.
+var turnMarks = []string{" last turn", " turn"}
+
 // titleLine is "throughput (GiB/s)  A ── 1.52  B ━━ 4.10", with the
 // paging hint on the right. When it does not fit, the title and then the
 // hint get shorter, so that the legend's figures stay readable.
 func (c *charts) titleLine(d chartDef, sc scale, pageHint bool, total, shown int) string {
 	st := c.com.styles
-	var b strings.Builder
-	for side := 0; side < 2; side++ {
-		b.WriteString("  ")
-		b.WriteString(st.Side[side].Render(c.names[side]))
-		for _, s := range d.series {
-			if s.side != side {
-				continue
-			}
-			b.WriteString(" ")
-			b.WriteString(st.Side[side].Render(glyph(s.side, s.dashed)))
-			if s.label != "" {
-				b.WriteString(" " + st.Dim.Render(s.label))
-			}
-			v := na
-			if p := c.last[side]; p != nil && !math.IsNaN(p.v[s.metric]) {
-				v = legendValue(d.unit, p.v[s.metric]/sc.div)
-			}
-			if v == na {
-				b.WriteString(" " + st.NA.Render(v))
-			} else {
-				b.WriteString(" " + v)
-			}
-		}
-	}
-	legend := b.String()
+	legend := c.legend(d, sc, turnMarks[0])
 	// The baseline's figures (at the live run's elapsed time) follow,
 	// with its name when there is room.
 	legends := []string{legend}
@@ -461,6 +456,9 @@ func (c *charts) titleLine(d chartDef, sc scale, pageHint bool, total, shown int
 		}
 		named := bl.String() + st.Dim.Render(" (baseline "+c.base.name+")")
 		legends = []string{legend + named, legend + bl.String(), legend}
+	}
+	if short := c.legend(d, sc, turnMarks[1]); short != legend {
+		legends = append(legends, short)
 	}
 	full, short := st.Title.Render(chartTitle(d, sc.unit, false)), st.Title.Render(chartTitle(d, sc.unit, true))
 	hints := []string{""}
@@ -484,6 +482,43 @@ func (c *charts) titleLine(d chartDef, sc scale, pageHint bool, total, shown int
 		}
 	}
 	return clip(short+legends[0], c.width)
+}
+
+// legend is "  A ── 1.52  B ━━ 4.10": each side's series and their
+// figures. A running side's figures are its latest sample's, the end of
+// its line. A side that waits its turn (or is paused) shows its last
+// turn's, over the whole turn, as its panel does, marked with mark: its
+// latest active sample is the turn's end, often its drain alone (the
+// explorer showed 3.89 GiB/s against the panel's 5.53), so it would be
+// neither the turn's figure nor, the line having stopped, a live one.
+func (c *charts) legend(d chartDef, sc scale, mark string) string {
+	st := c.com.styles
+	var b strings.Builder
+	for side := 0; side < 2; side++ {
+		b.WriteString("  ")
+		b.WriteString(st.Side[side].Render(c.names[side]))
+		p := c.last[side]
+		if c.turn[side] != nil {
+			p = c.turn[side]
+			b.WriteString(st.Dim.Render(mark))
+		}
+		for _, s := range d.series {
+			if s.side != side {
+				continue
+			}
+			b.WriteString(" ")
+			b.WriteString(st.Side[side].Render(glyph(s.side, s.dashed)))
+			if s.label != "" {
+				b.WriteString(" " + st.Dim.Render(s.label))
+			}
+			if p != nil && !math.IsNaN(p.v[s.metric]) {
+				b.WriteString(" " + legendValue(d.unit, p.v[s.metric]/sc.div))
+			} else {
+				b.WriteString(" " + st.NA.Render(na))
+			}
+		}
+	}
+	return b.String()
 }
 
 // plot renders one chart's rows: y labels, axis and series, with the

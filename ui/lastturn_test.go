@@ -53,3 +53,42 @@ func panelOf(view, side string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestWaitingSidesLegendShowsItsLastTurn: the charts' legends of a side
+// that waits its turn show the figures its panel shows, its last turn's
+// over the whole turn, and say so ("last turn"): they showed the turn's
+// last active sample (1.80 GiB/s, 10.2 calls), unlabelled, beside a panel
+// that said 1.25 and 3.00. The running side's legend is its latest sample,
+// unmarked; back on its turn, the side's is again.
+func TestWaitingSidesLegendShowsItsLastTurn(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		h := newHarness(t, Options{}, size[0], size[1])
+		h.feed(8, 2)
+		turn := sample("A", 2, true).Figures
+		turn.Client.RecvCallsPer2MiB, turn.ThroughputBps = 3.0, model.Figure(1.25*(1<<30))
+		drain := sample("A", 2.25, false)
+		drain.Client.RecvCallsPer2MiB, drain.Turn = 0.43, &turn
+		h.send(model.Update{Sample: &drain})
+		v := h.view()
+		for _, c := range []struct{ title, turn, sample string }{{"throughput", "A last turn ── 1.25", "1.80"}, {"syscalls", "A last turn ── 3.00", "10.2"}} {
+			line := lineStarting(v, c.title)
+			if !strings.Contains(line, c.turn) || strings.Contains(line, c.sample) || strings.Count(line, "last turn") != 1 {
+				t.Errorf("%dx%d: the %s legend while A waits is %q: want %q, once, not its last sample's %s", size[0], size[1], c.title, line, c.turn, c.sample)
+			}
+		}
+		h.feed(1, 2.5)
+		if line := lineStarting(h.view(), "throughput"); strings.Contains(line, "last turn") || !strings.Contains(line, "A ── ") {
+			t.Errorf("%dx%d: A on its turn again: the throughput legend is %q, want its latest sample, unmarked", size[0], size[1], line)
+		}
+	}
+}
+
+// lineStarting is the first line of view that starts with prefix, or "".
+func lineStarting(view, prefix string) string {
+	for _, l := range strings.Split(view, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	return ""
+}

@@ -424,6 +424,11 @@ func (m *Model) onUpdate(u model.Update) bool {
 			return false
 		}
 		m.panels[i].observe(s)
+		turn, waiting := m.panels[i].shown()
+		if !waiting {
+			turn = nil
+		}
+		m.charts.setTurn(i, turn)
 		if s.Active {
 			m.charts.add(i, s)
 		} else if s.T > m.charts.now {

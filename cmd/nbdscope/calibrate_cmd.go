@@ -106,7 +106,7 @@ func (f *calibrateFlags) plan(a *app, cmd *cobra.Command, lf *loadFlags) (model.
 	spec.Bytes = ss.Bytes
 	spec.Client = clientrun.Command{Line: f.client}
 	if _, err := spec.Client.Argv(clientrun.Vars{}); err != nil {
-		return cfg, spec, usageErrorf("calibrate: --client: %v", err)
+		return cfg, spec, usageErrorf("calibrate: --client %q: %v", f.client, err)
 	}
 	return cfg, spec, clientInstalled(f.client)
 }

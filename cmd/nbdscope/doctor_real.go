@@ -17,9 +17,8 @@ type doctorCalls struct {
 }
 
 func probeCalls() doctorCalls {
-	err := realproc.Probe()
+	how, why, err := realproc.ProbeMechanism() // one probe: each opens a counter and may load the bpf programs
 	if err == nil {
-		how, why := realproc.Mechanism()
 		return doctorCalls{OK: true, How: how, WhyNotPerProcess: why}
 	}
 	why, fix := realproc.NA(err)

@@ -9,7 +9,8 @@ import (
 // (or of its base, or its short form) is refused with exit 2 and one line
 // that names the flag as typed, once, with the value once: a bad
 // --sndbuf-b was reported as -w/--sndbuf's ("-w/--sndbuf: sndbuf: buffer
-// "zz": …"), a bad --server-b named server three times.
+// "zz": …"), a bad --server-b named server three times, and a quoting
+// error the command twice.
 func TestPerSideFlagErrorsNameTheFlagTyped(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -27,6 +28,12 @@ func TestPerSideFlagErrorsNameTheFlagTyped(t *testing.T) {
 		{[]string{"--target-a", "foo://x"}, `--target-a "foo://x": not an NBD URI: unknown scheme "foo": want nbd:// or nbd+unix://`},
 		{[]string{"--exec-b", "true", "--target-b", "nbd://localhost"},
 			`--exec-b "true": a side with a command runs against its own spawned server, not a --target`},
+		// A quoting error names the flag once, the command once, and
+		// where the quote opens (it said the command twice, not where).
+		{[]string{"--exec-b", "qemu-img 'unclosed"}, `--exec-b "qemu-img 'unclosed": the ' at character 10 opens a quote that is never closed`},
+		{[]string{"--server-b", "nbdkit 'x"}, `--server-b "nbdkit 'x": the ' at character 8 opens a quote that is never closed`},
+		{[]string{"--exec-a", `qemu-img "x`}, `--exec-a "qemu-img \"x": the " at character 10 opens a quote that is never closed`},
+		{[]string{"--exec-b", `qemu-img x\`}, `--exec-b "qemu-img x\\": the \ at character 11 ends the line, with nothing to quote`},
 	} {
 		args := append([]string{"run", "-t", "1"}, c.args...)
 		code, _, stderr := runBin(t, args...)

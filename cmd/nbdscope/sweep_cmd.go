@@ -369,7 +369,7 @@ func (f *sweepFlags) execSpec(fs *pflag.FlagSet, spec *model.SweepSpec, cfg *mod
 		spec.Bytes = cfg.Sides[0].Size // serve's --size, when given
 	}
 	if _, err := (clientrun.Command{Line: x.Command, Shell: x.Shell}).Argv(clientrun.Vars{}); err != nil {
-		return usageErrorf("sweep: --exec: %v", err)
+		return usageErrorf("sweep: --exec %q: %v", x.Command, err)
 	}
 	if x.Needs != "" {
 		prog, _ := clientrun.Split(x.Command)

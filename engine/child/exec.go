@@ -69,7 +69,7 @@ func startExecRole(ctx context.Context, spec wire.LoadSpec) (role, wire.Msg, err
 	}
 	argv, err := clientrun.Command{Line: spec.Exec()}.Argv(vars)
 	if err != nil {
-		return nil, wire.Msg{}, err
+		return nil, wire.Msg{}, fmt.Errorf("exec command %q: %w", spec.Exec(), err) // Split's error says where, not the line
 	}
 	r := &execRole{argv: argv, fail: make(chan error, 1), stop: make(chan struct{}), paused: spec.Paused, resumed: make(chan struct{})}
 	r.want = [2]int{sockctl.SendBuf: spec.Settings.Int(model.SetClientSndBuf), sockctl.RecvBuf: spec.Settings.Int(model.SetClientRcvBuf)}

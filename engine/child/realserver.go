@@ -72,7 +72,7 @@ func startRealServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.
 	}
 	argv, err := clientrun.Command{Line: spec.Command()}.Argv(vars)
 	if err != nil {
-		return nil, wire.Msg{}, fmt.Errorf("server command: %w", err)
+		return nil, wire.Msg{}, fmt.Errorf("server command %q: %w", spec.Command(), err)
 	}
 	r := &realServerRole{argv: argv, socket: spec.Socket, fail: make(chan error, 1), exited: make(chan struct{}), stop: make(chan struct{})}
 	r.callsErr = realproc.Probe()

@@ -133,6 +133,15 @@ func childrenTree(root int) (tree []int, ok bool) {
 // childrenOf lists pid's children, in PID order, from its threads'
 // children lists (a child is listed under the thread that started it);
 // ok is false when pid has no thread whose list can be read.
+//
+// Each thread's list is read in the thread's own tree,
+// /proc/TID/task/TID/children, not under the leader's,
+// /proc/PID/task/TID/children: entries under /proc/PID/task/TID/ made
+// reaping a multithreaded process (qemu-img) take 1 to 4 s, the waiter
+// looping in release_task → proc_invalidate_siblings_dcache →
+// shrink_dcache_parent, and Tree is read every 50 ms (see clientrun's
+// Group, which read each thread's status there and stopped for the same
+// reason). The leader's task directory is only listed, for the TIDs.
 func childrenOf(pid int) ([]int, bool) {
 	dir := procRoot + "/" + strconv.Itoa(pid) + "/task"
 	tids, err := readDirNames(dir, maxProcs)
@@ -142,7 +151,7 @@ func childrenOf(pid int) ([]int, bool) {
 	var kids []int
 	ok := false
 	for _, tid := range tids {
-		b, err := os.ReadFile(dir + "/" + tid + "/children")
+		b, err := os.ReadFile(procRoot + "/" + tid + "/task/" + tid + "/children")
 		if err != nil {
 			continue // an exited thread, or no lists at all
 		}

@@ -16,15 +16,21 @@ import (
 // TestTreeReadsTheTreesOwnChildrenLists: the tree comes from its
 // threads' children lists, not from every process's stat: in a /proc
 // that has the lists and no stat files at all, the whole tree is found
-// (the scan of /proc/*/stat found the root alone).
+// (the scan of /proc/*/stat found the root alone). Each thread's list is
+// read in the thread's own tree, /proc/TID/task/TID/children: the fake
+// /proc has it only there, and under /proc/PID/task/TID/ the bare
+// directory that lists the thread (see childrenOf for why).
 func TestTreeReadsTheTreesOwnChildrenLists(t *testing.T) {
 	root := t.TempDir()
 	children := func(pid, tid, list string) {
-		dir := filepath.Join(root, pid, "task", tid)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(root, pid, "task", tid), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, "children"), []byte(list), 0o644); err != nil {
+		own := filepath.Join(root, tid, "task", tid)
+		if err := os.MkdirAll(own, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(own, "children"), []byte(list), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
