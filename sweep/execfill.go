@@ -19,9 +19,17 @@ import (
 // by one sampler for the sweep, as a live side's are (engine/fill.go).
 // After the run the direction the payload went picks the sender's fill.
 
-// execFillLookup is how often a run's connections are looked up: a
-// client connects within milliseconds of its start, and may open more.
-const execFillLookup = 20 * time.Millisecond
+// execFillLookup is how often a run's connections are looked up until
+// one is found: a client connects within milliseconds of its start.
+// execFillRefresh is how often after that: a client may open more
+// (nbdcopy), but looking every 20 ms for the whole run cost the sweep
+// process a tenth of a core on a 2-core machine (each look lists both
+// processes' sockets and describes them, twice), taken from the client
+// and server it measures.
+const (
+	execFillLookup  = 20 * time.Millisecond
+	execFillRefresh = 250 * time.Millisecond
+)
 
 // Sampler groups: the server sending (reads), the client sending (writes).
 const (
@@ -71,6 +79,7 @@ type execFillRun struct {
 	why       string // the last lookup's failure
 	found     bool   // a data connection was found
 	began     bool   // started was called: the client ran
+	lookups   int    // made so far (tests)
 }
 
 // watch begins following a run against the server with serverPID; its
@@ -95,8 +104,12 @@ func (r *execFillRun) started(pid int) {
 		defer close(r.done)
 		t := time.NewTicker(execFillLookup)
 		defer t.Stop()
+		refreshing := false
 		for {
-			r.lookup(pid)
+			if r.lookup(pid) && !refreshing {
+				t.Reset(execFillRefresh)
+				refreshing = true
+			}
 			select {
 			case <-r.end:
 				return
@@ -106,13 +119,15 @@ func (r *execFillRun) started(pid int) {
 	}()
 }
 
-// lookup points the sampler at the run's data connections, both ways.
-func (r *execFillRun) lookup(pid int) {
+// lookup points the sampler at the run's data connections, both ways,
+// and tells whether one has been found.
+func (r *execFillRun) lookup(pid int) bool {
 	srv, cli := engine.FillProc{PID: r.serverPID}, engine.FillProc{PID: pid, Tree: true}
 	toClient, err := engine.DataSenders(r.f.conn, srv, cli)
 	toServer, _ := engine.DataSenders(r.f.conn, cli, srv)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.lookups++
 	if err != nil && !r.found {
 		r.why = err.Error()
 	}
@@ -123,6 +138,7 @@ func (r *execFillRun) lookup(pid int) {
 	if len(toServer) > 0 {
 		r.f.smp.SetHeld(execFillClient, toServer)
 	}
+	return r.found
 }
 
 // finish ends following the run and gives the bulk sender's fill (the

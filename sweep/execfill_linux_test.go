@@ -1,0 +1,50 @@
+package sweep
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestExecFillLooksLessOnceFound: a run's connections are looked up every
+// execFillLookup until one is found, then every execFillRefresh. The
+// "client" is a child holding one end of a socketpair whose other end
+// this process, the "server", holds. Over a second of that run, lookups
+// every 20 ms would be some 50; at most 1000/250 + 1 after the first find,
+// plus the few before it, are allowed.
+func TestExecFillLooksLessOnceFound(t *testing.T) {
+	f := startExecFill(t.Context())
+	defer f.stop()
+	if f.smp == nil {
+		t.Skipf("no sampler here: %v", f.err)
+	}
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(pair[0])
+	end := os.NewFile(uintptr(pair[1]), "client end")
+	cmd := exec.Command("sleep", "30")
+	cmd.ExtraFiles = []*os.File{end}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	end.Close()
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	r := f.watch(os.Getpid())
+	r.started(cmd.Process.Pid)
+	time.Sleep(time.Second)
+	r.finish(false)
+	r.mu.Lock()
+	found, lookups := r.found, r.lookups
+	r.mu.Unlock()
+	if !found {
+		t.Fatalf("the connection to the client was not found in %d lookups: %s", lookups, r.why)
+	}
+	if lookups > 10 {
+		t.Errorf("%d lookups in a second after the connection was found, want at most 10 (every %v)", lookups, execFillRefresh)
+	}
+}
