@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -207,18 +206,20 @@ func (s *Sampler) Stop() {
 // Done is closed when the sampling goroutine has ended.
 func (s *Sampler) Done() <-chan struct{} { return s.done }
 
-// run ticks until ctx ends or Stop. The loop keeps an OS thread of its
-// own and sleeps on it until each tick's time (sleepUntil): a Go ticker
-// wakes the runtime's poller, which then wakes a thread to run the
-// goroutine, and at 200 Hz those wake-ups cost more than the sampling
-// (BenchmarkSampler's floor: 1.2% of a core with a ticker, 0.95% asleep
-// on the thread, on the development VM). A tick that comes late is not
-// made up for: the next one is an interval after it.
+// run ticks until ctx ends or Stop, sleeping on the runtime's timer
+// (time.Sleep) until each tick's time. It slept in clock_nanosleep on an
+// OS thread of its own before, which alone was cheaper (BenchmarkSampler's
+// floor, 0.95% of a core against 1.2%), but in a process with anything
+// else to run that thread was a goroutine in a system call for 5 ms at a
+// time, which Go's monitor thread kept waking every 20 µs to take its
+// processor back: in `nbdscope run` the sampler cost 8% of a core that
+// way and 5% on the timer, in an exec sweep 9% against 7% (the
+// controller's CPU over 5 s, and over whole sweeps; bench/README). A tick
+// that comes late is not made up for: the next one is an interval after
+// it.
 func (s *Sampler) run(ctx context.Context) {
 	defer close(s.done)
 	defer s.loop.p.Close()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	next := time.Now()
 	for {
 		next = next.Add(s.interval)
@@ -247,7 +248,7 @@ func sleepUntil(ctx context.Context, t time.Time) bool {
 	if d <= 0 {
 		return true
 	}
-	sleepFor(min(d, maxSleep))
+	time.Sleep(min(d, maxSleep))
 	return ctx.Err() != nil || !time.Now().Before(t)
 }
 
