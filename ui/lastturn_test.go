@@ -14,13 +14,7 @@ import (
 // alone (10.2). Back on its turn, it shows its live figures again.
 func TestWaitingSideShowsItsLastTurn(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
-		h := newHarness(t, Options{}, size[0], size[1])
-		h.feed(8, 2)
-		turn := sample("A", 2, true).Figures
-		turn.Client.RecvCallsPer2MiB, turn.ThroughputBps = 3.0, model.Figure(1.25*(1<<30))
-		drain := sample("A", 2.25, false)
-		drain.Client.RecvCallsPer2MiB, drain.Turn = 0.43, &turn
-		h.send(model.Update{Sample: &drain})
+		h := waitingAfterTurn(t, size)
 		v := h.view()
 		a := panelOf(v, "A")
 		if !strings.Contains(a, "3.00") || !strings.Contains(a, "1.25 GiB/s") || !strings.Contains(a, "last turn") ||
@@ -32,6 +26,21 @@ func TestWaitingSideShowsItsLastTurn(t *testing.T) {
 			t.Errorf("%dx%d: A on its turn again does not show its live figures:\n%s", size[0], size[1], h.view())
 		}
 	}
+}
+
+// waitingAfterTurn is a harness at size whose side A has just ended its
+// turn: its last sample is the drain (0.43 receive calls per 2 MiB), its
+// turn's figures are 3.00 calls and 1.25 GiB/s, and its last active
+// sample's (those sample gives) 10.2 calls and 1.80 GiB/s.
+func waitingAfterTurn(t *testing.T, size [2]int) *harness {
+	h := newHarness(t, Options{}, size[0], size[1])
+	h.feed(8, 2)
+	turn := sample("A", 2, true).Figures
+	turn.Client.RecvCallsPer2MiB, turn.ThroughputBps = 3.0, model.Figure(1.25*(1<<30))
+	drain := sample("A", 2.25, false)
+	drain.Client.RecvCallsPer2MiB, drain.Turn = 0.43, &turn
+	h.send(model.Update{Sample: &drain})
+	return h
 }
 
 // panelOf is side's panel on a screen: the panels sit side by side, A's
@@ -62,13 +71,7 @@ func panelOf(view, side string) string {
 // unmarked; back on its turn, the side's is again.
 func TestWaitingSidesLegendShowsItsLastTurn(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
-		h := newHarness(t, Options{}, size[0], size[1])
-		h.feed(8, 2)
-		turn := sample("A", 2, true).Figures
-		turn.Client.RecvCallsPer2MiB, turn.ThroughputBps = 3.0, model.Figure(1.25*(1<<30))
-		drain := sample("A", 2.25, false)
-		drain.Client.RecvCallsPer2MiB, drain.Turn = 0.43, &turn
-		h.send(model.Update{Sample: &drain})
+		h := waitingAfterTurn(t, size)
 		v := h.view()
 		for _, c := range []struct{ title, turn, sample string }{{"throughput", "A last turn ── 1.25", "1.80"}, {"syscalls", "A last turn ── 3.00", "10.2"}} {
 			line := lineStarting(v, c.title)

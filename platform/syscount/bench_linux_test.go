@@ -63,20 +63,15 @@ func BenchmarkTracepointFloor(b *testing.B) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	pair := loopPair(b)
-	var on, off time.Duration
-	const rounds = 5
-	for r := range rounds {
-		n := b.N / rounds
-		if r == rounds-1 {
-			n = b.N - r*(b.N/rounds)
-		}
-		off += timeLoop(b, pair, n, nil)
+	on, off := alternate(b, func(n int) time.Duration { return timeLoop(b, pair, n, nil) }, func(n int) time.Duration {
 		fds := attachReturnOnly(b, tp, Write, Read)
-		on += timeLoop(b, pair, n, nil)
-		for _, fd := range fds {
-			unix.Close(fd)
-		}
-	}
+		defer func() {
+			for _, fd := range fds {
+				unix.Close(fd)
+			}
+		}()
+		return timeLoop(b, pair, n, nil)
+	})
 	b.ReportMetric(float64((on-off).Nanoseconds())/float64(2*b.N), "cpu-ns/call")
 	b.ReportMetric(float64(on)/float64(off), "ratio")
 }
@@ -142,16 +137,7 @@ func loopPair(b *testing.B) [2]int {
 // machine's drift falls on both, and reports the counted loop's CPU per
 // op and the ratio.
 func timeCounted(b *testing.B, c *Counter, loop func(n int, c *Counter) time.Duration) {
-	var on, off time.Duration
-	const rounds = 5
-	for r := range rounds {
-		n := b.N / rounds
-		if r == rounds-1 {
-			n = b.N - r*(b.N/rounds)
-		}
-		off += loop(n, nil)
-		on += loop(n, c)
-	}
+	on, off := alternate(b, func(n int) time.Duration { return loop(n, nil) }, func(n int) time.Duration { return loop(n, c) })
 	b.ReportMetric(float64(on.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(on)/float64(off), "ratio")
 }
@@ -214,6 +200,22 @@ func timeLoop(b *testing.B, pair [2]int, n int, c *Counter) time.Duration {
 	d := threadCPU(b) - t0
 	b.StopTimer()
 	return d
+}
+
+// alternate runs b.N ops of off and as many of on (each runs n ops and
+// returns their time) in five rounds, off then on, and returns their
+// times summed.
+func alternate(b *testing.B, off, on func(n int) time.Duration) (onTime, offTime time.Duration) {
+	const rounds = 5
+	for r := range rounds {
+		n := b.N / rounds
+		if r == rounds-1 {
+			n = b.N - r*(b.N/rounds)
+		}
+		offTime += off(n)
+		onTime += on(n)
+	}
+	return onTime, offTime
 }
 
 // threadCPU is the CPU time the calling thread has used.
