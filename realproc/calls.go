@@ -23,7 +23,14 @@ import (
 // write: an exec side's client, a real server. It counts with
 // platform/syscount over the process and everything it starts.
 //
-// What it counts as a socket call:
+// Where the bpf programs may be loaded it counts at the kernel's socket
+// layer (syscount.Options.Sockets): every one of the ten calls that
+// moved data through a socket of the process or its children, read on a
+// socket too, and nothing else; an eventfd's read is never seen, which
+// is why it costs a real process far less than counting per call (qemu
+// makes two or three eventfd calls for each socket call). Elsewhere (an
+// older kernel, per thread) it counts per call, and what it counts as a
+// socket call is:
 //   - recvfrom, recvmsg, recvmmsg, sendto, sendmsg, sendmmsg on any fd:
 //     they work on sockets only (qemu-img, qemu-nbd, nbdkit and libnbd
 //     clients move NBD data with them);
@@ -62,11 +69,16 @@ func OpenCalls(pid int) (*Calls, error) {
 	// counter each: the same counts, and (per thread) 6 of 30 counters
 	// fewer for the kernel to switch with each thread (bench/README.md,
 	// "Counting cost").
-	c, err := syscount.Open(pid, syscount.Options{Children: true, AnyFD: socketOnlyCalls, Mechanism: mech})
-	if err != nil {
+	k := &Calls{pid: pid, stop: make(chan struct{}), done: make(chan struct{})}
+	if mech != syscount.PerThread && os.Getenv(CountingEnv) != "bpf-calls" {
+		if k.c, err = syscount.Open(pid, syscount.Options{Children: true, Sockets: true, Mechanism: syscount.PerProcess}); err == nil {
+			close(k.done) // no sockets to follow: the socket layer sees them all
+			return k, nil
+		}
+	}
+	if k.c, err = syscount.Open(pid, syscount.Options{Children: true, AnyFD: socketOnlyCalls, Mechanism: mech}); err != nil {
 		return nil, err
 	}
-	k := &Calls{pid: pid, c: c, stop: make(chan struct{}), done: make(chan struct{})}
 	go k.watch()
 	return k, nil
 }
@@ -128,7 +140,7 @@ func (k *Calls) Close() nbd.IOStats {
 		return nbd.IOStats{}
 	}
 	io := k.Read()
-	close(k.stop)
+	close(k.stop) // the watch, if any, ends
 	<-k.done
 	k.mu.Lock()
 	c := k.c
@@ -150,6 +162,15 @@ func socketOnly(s syscount.Syscall) bool { return slices.Contains(socketOnlyCall
 // byte counts: the payload is the controller's to know).
 func ioStatsOf(c syscount.Counts) nbd.IOStats {
 	var io nbd.IOStats
+	for _, d := range []syscount.Dir{syscount.Recv, syscount.Send} {
+		n := c.Socket[d] // counted at the socket layer: every kind at once
+		eagain := min(n.EAGAIN().Min, n.Calls)
+		if d == syscount.Recv {
+			io.RecvCalls, io.RecvEAGAIN = n.Calls-eagain, eagain
+		} else {
+			io.SendCalls, io.SendEAGAIN = n.Calls-eagain, eagain
+		}
+	}
 	for s := range syscount.NumSyscalls {
 		n := c.Of[s]
 		if socketOnly(s) {
@@ -186,9 +207,12 @@ func NA(err error) (why, fix string) {
 // CountingEnv is the environment variable that chooses how real
 // processes' calls are counted, or turns counting off, to measure what
 // it costs (bench/countcost.sh alternates runs):
-//   - unset or "on": per process (bpf) where allowed, else per thread;
+//   - unset or "on": per process (bpf) where allowed, at the socket
+//     layer where the kernel has its tracepoints, else per thread;
 //   - "bpf" or "perf": only that way (syscount.Mechanism), n/a where it
 //     is not allowed;
+//   - "bpf-calls": per process, on each call's syscall tracepoints, not
+//     at the socket layer (to measure the two: bench/countcost.sh);
 //   - "off": Probe refuses, so every caller shows those figures as n/a,
 //     with that reason, and opens no counter.
 const CountingEnv = "NBDSCOPE_SYSCOUNT"
@@ -198,7 +222,7 @@ func countingMechanism() (syscount.Mechanism, error) {
 	switch v := os.Getenv(CountingEnv); v {
 	case "", "on":
 		return syscount.Auto, nil
-	case "bpf":
+	case "bpf", "bpf-calls":
 		return syscount.PerProcess, nil
 	case "perf":
 		return syscount.PerThread, nil
@@ -206,7 +230,7 @@ func countingMechanism() (syscount.Mechanism, error) {
 		return syscount.Auto, &syscount.Unavailable{Reason: syscount.ReasonOff,
 			Why: "counting is turned off (" + CountingEnv + "=off)", Fix: "unset " + CountingEnv}
 	default:
-		return syscount.Auto, fmt.Errorf("%s=%q: want on, bpf, perf or off (counting is off until it is one of them)", CountingEnv, v)
+		return syscount.Auto, fmt.Errorf("%s=%q: want on, bpf, bpf-calls, perf or off (counting is off until it is one of them)", CountingEnv, v)
 	}
 }
 
@@ -225,9 +249,21 @@ func probeSyscount() error {
 	return syscount.Probe()
 }
 
-func tryBPF() string {
+// tryBPF loads the bpf programs (once, for both ways of counting per
+// process) and says where they count: at the socket layer, or on the
+// syscall tracepoints and why not at the socket layer; or why not at all.
+func tryBPF() (where, whyNot string) {
 	bpfLoads.Add(1)
-	return syscount.WhyNotPerProcess()
+	if why := syscount.WhyNotPerProcess(); why != "" {
+		return "", why
+	}
+	if os.Getenv(CountingEnv) == "bpf-calls" {
+		return "on the syscall tracepoints, " + CountingEnv + "=bpf-calls", ""
+	}
+	if why := syscount.WhyNotSockets(); why != "" {
+		return "on the syscall tracepoints; not at the socket layer: " + why, ""
+	}
+	return "at the socket layer", ""
 }
 
 // Probe tells whether this process may count system calls here: nil, or
@@ -262,10 +298,10 @@ func probe(describe bool) (how, whyNotPerProcess string, err error) {
 	if mech != syscount.PerProcess && !describe {
 		return "", "", nil
 	}
-	why := tryBPF()
+	where, why := tryBPF()
 	switch {
 	case why == "":
-		return "per process (bpf programs on the syscall tracepoints)", "", nil
+		return "per process (bpf programs " + where + ")", "", nil
 	case mech == syscount.PerProcess:
 		return "", "", &syscount.Unavailable{Reason: syscount.ReasonBlocked, Why: CountingEnv + "=bpf, and " + why, Fix: "unset " + CountingEnv}
 	default:

@@ -32,7 +32,7 @@ import (
 // Each runs counting per process (bpf/…) and per thread (perf/…).
 func BenchmarkOverhead(b *testing.B) {
 	needCounting(b)
-	for _, mode := range []string{"bpf/fd", "bpf/all", "bpf/bystander", "perf/fd", "perf/all", "perf/bystander"} {
+	for _, mode := range []string{"bpf/fd", "bpf/all", "bpf/bystander", "bpf/sockets", "bpf/sockets-bystander", "perf/fd", "perf/all", "perf/bystander"} {
 		b.Run(mode, func(b *testing.B) {
 			c := tightLoop(b, openFor, mode)
 			n, err := c.Read()
@@ -65,42 +65,114 @@ func BenchmarkTracepointFloor(b *testing.B) {
 	pair := loopPair(b)
 	on, off := alternate(b, func(n int) time.Duration { return timeLoop(b, pair, n, nil) }, func(n int) time.Duration {
 		fds := attachReturnOnly(b, tp, Write, Read)
-		defer func() {
-			for _, fd := range fds {
-				unix.Close(fd)
-			}
-		}()
+		defer closeFDs(fds)
 		return timeLoop(b, pair, n, nil)
 	})
 	b.ReportMetric(float64((on-off).Nanoseconds())/float64(2*b.N), "cpu-ns/call")
 	b.ReportMetric(float64(on)/float64(off), "ratio")
 }
 
+// BenchmarkSocketFloor is BenchmarkTracepointFloor at the socket layer
+// (Options.Sockets): a program that only returns, on sock_recv_length and
+// sock_send_length, against none; "socket" loops on a socketpair, as the
+// floor benchmark does, "eventfd" on an eventfd, whose calls the socket
+// layer never sees.
+func BenchmarkSocketFloor(b *testing.B) {
+	needCounting(b)
+	tp, err := loadTracepoints()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ids []uint64
+	for _, ev := range sockEvents {
+		id, err := readEventID(tp.dir, "sock", ev)
+		if err != nil {
+			b.Skipf("no socket-layer tracepoint here: %v", err)
+		}
+		ids = append(ids, id)
+	}
+	for _, on := range []string{"socket", "eventfd"} {
+		b.Run(on, func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			loop := func(n int) time.Duration { return timeLoop(b, loopPair(b), n, nil) }
+			if on == "eventfd" {
+				loop = func(n int) time.Duration { return eventfdLoop(b, n) }
+			}
+			onTime, offTime := alternate(b, loop, func(n int) time.Duration {
+				fds := attachReturnOnlyAt(b, ids)
+				defer closeFDs(fds)
+				return loop(n)
+			})
+			b.ReportMetric(float64((onTime-offTime).Nanoseconds())/float64(2*b.N), "cpu-ns/call")
+			b.ReportMetric(float64(onTime)/float64(offTime), "ratio")
+		})
+	}
+}
+
+// eventfdLoop times n ops of one write and one read of an eventfd.
+func eventfdLoop(b *testing.B, n int) time.Duration {
+	b.StopTimer()
+	efd, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer unix.Close(efd)
+	buf := []byte{1, 0, 0, 0, 0, 0, 0, 0}
+	b.StartTimer()
+	t0 := threadCPU(b)
+	for range n {
+		if _, err := unix.Write(efd, buf); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := unix.Read(efd, buf); err != nil {
+			b.Fatal(err)
+		}
+		buf[0] = 1
+	}
+	d := threadCPU(b) - t0
+	b.StopTimer()
+	return d
+}
+
+func closeFDs(fds []int) {
+	for _, fd := range fds {
+		unix.Close(fd)
+	}
+}
+
 // attachReturnOnly hangs a program that returns at once on the entry
 // and exit tracepoints of calls, as bpfEngine.attach hangs the counting
 // ones, and returns the fds that detach them.
 func attachReturnOnly(b *testing.B, tp *tracepoints, calls ...Syscall) []int {
+	var ids []uint64
+	for _, s := range calls {
+		ids = append(ids, tp.enter[s], tp.exit[s])
+	}
+	return attachReturnOnlyAt(b, ids)
+}
+
+// attachReturnOnlyAt hangs one on each tracepoint of ids.
+func attachReturnOnlyAt(b *testing.B, ids []uint64) []int {
 	b.StopTimer()
 	defer b.StartTimer()
 	var fds []int
-	for _, s := range calls {
-		for _, id := range []uint64{tp.enter[s], tp.exit[s]} {
-			a := &asm{}
-			a.emit(movImm(r0, 1), exitInsn())
-			prog, err := loadProgram("return_only", a)
-			if err != nil {
-				b.Fatal(err)
-			}
-			attr := unix.PerfEventAttr{Type: unix.PERF_TYPE_TRACEPOINT, Config: id, Bits: unix.PerfBitDisabled}
-			attr.Size = uint32(unsafe.Sizeof(attr))
-			fd, err := unix.PerfEventOpen(&attr, -1, 0, -1, unix.PERF_FLAG_FD_CLOEXEC)
-			if err != nil {
-				b.Fatal(err)
-			}
-			fds = append(fds, fd, prog)
-			if err := unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_SET_BPF, prog); err != nil {
-				b.Fatal(err)
-			}
+	for _, id := range ids {
+		a := &asm{}
+		a.emit(movImm(r0, 1), exitInsn())
+		prog, err := loadProgram("return_only", a)
+		if err != nil {
+			b.Fatal(err)
+		}
+		attr := unix.PerfEventAttr{Type: unix.PERF_TYPE_TRACEPOINT, Config: id, Bits: unix.PerfBitDisabled}
+		attr.Size = uint32(unsafe.Sizeof(attr))
+		fd, err := unix.PerfEventOpen(&attr, -1, 0, -1, unix.PERF_FLAG_FD_CLOEXEC)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fds = append(fds, fd, prog)
+		if err := unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_SET_BPF, prog); err != nil {
+			b.Fatal(err)
 		}
 	}
 	return fds
@@ -151,13 +223,15 @@ func openFor(b *testing.B, mode string, pair [2]int) *Counter {
 	switch mode {
 	case "all":
 		opt = Options{AllFDs: true}
-	case "bystander":
+	case "sockets":
+		opt = Options{Sockets: true}
+	case "bystander", "sockets-bystander":
 		cmd := exec.Command("sleep", "600")
 		if err := cmd.Start(); err != nil {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		pid, opt = cmd.Process.Pid, Options{AllFDs: true}
+		pid, opt = cmd.Process.Pid, Options{AllFDs: true, Sockets: mode == "sockets-bystander"}
 	}
 	opt.Mechanism = useMechanism(b, mech)
 	c, err := Open(pid, opt)
@@ -246,7 +320,7 @@ func (c *Counter) setEnabled(on bool) {
 func (c *Counter) setBPFEnabled(on bool) {
 	switch {
 	case on && c.bpf == nil:
-		slot, err := openBPFSlot(c.tp, c.pid, c.mode.children)
+		slot, err := openBPFSlot(c.tp, c.pid, c.mode.children, c.set)
 		if err != nil {
 			panic(err) // it was open before the pause
 		}
@@ -331,6 +405,7 @@ func BenchmarkPingPong(b *testing.B) {
 		opt  func(pair [2]int) Options
 	}{
 		{"bpf/fd/anyfd", func(pair [2]int) Options { return Options{FDs: pair[:], AnyFD: anyFD} }},
+		{"bpf/sockets", func(pair [2]int) Options { return Options{Sockets: true} }},
 		{"perf/fd", func(pair [2]int) Options { return Options{FDs: pair[:]} }},
 		{"perf/fd/anyfd", func(pair [2]int) Options { return Options{FDs: pair[:], AnyFD: anyFD} }},
 		{"perf/all", func(pair [2]int) Options { return Options{AllFDs: true} }},

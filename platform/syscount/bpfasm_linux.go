@@ -55,12 +55,13 @@ const (
 	srcK = 0x00 // the immediate
 	srcX = 0x08 // the source register
 
-	aluADD = 0x00
-	aluOR  = 0x40
-	aluAND = 0x50
-	aluLSH = 0x60
-	aluRSH = 0x70
-	aluMOV = 0xb0
+	aluADD  = 0x00
+	aluOR   = 0x40
+	aluAND  = 0x50
+	aluLSH  = 0x60
+	aluRSH  = 0x70
+	aluMOV  = 0xb0
+	aluARSH = 0xc0
 
 	jmpJEQ  = 0x10
 	jmpJNE  = 0x50
@@ -76,6 +77,7 @@ const (
 const (
 	helperMapLookupElem     = 1
 	helperMapUpdateElem     = 2
+	helperMapDeleteElem     = 3
 	helperGetCurrentPidTgid = 14
 )
 

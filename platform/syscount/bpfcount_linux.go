@@ -35,28 +35,63 @@ type bpfEngine struct {
 	unloaded chan struct{}
 	maps     bpfMaps
 	ncpu     int
-	progs    []int
-	events   []int
-	used     [bpfMaxSlots]bool
-	refs     int
+	// base is the program for new processes; sets[set] the programs of
+	// each set, attached when a Counter first asks for it (acquireBPF).
+	base attached
+	sets [numProgramSets]attached
+	used [bpfMaxSlots]bool
+	refs int
 	// idle counts the times refs fell to 0: a linger's timer unloads only
 	// if no Counter came and went since it was set.
 	idle int
 }
 
+// programSet is a set of counting programs a Counter counts with.
+type programSet int
+
+const (
+	// callSet counts each call on its own tracepoints (bpfprog_linux.go).
+	callSet programSet = iota
+	// socketSet counts socket calls at the socket layer (Options.Sockets,
+	// bpfsock_linux.go).
+	socketSet
+	numProgramSets
+)
+
+// attached is what carries loaded programs: their fds and those of the
+// perf events they hang on; closing both detaches them. ok is set once
+// the set passed its self-check.
+type attached struct {
+	progs, events []int
+	ok            bool
+}
+
+func (a *attached) close() {
+	for _, fd := range append(a.events, a.progs...) {
+		unix.Close(fd)
+	}
+	*a = attached{}
+}
+
 var bpfShared struct {
 	sync.Mutex
 	e *bpfEngine
-	// failed is why the programs could not be loaded, kept.
-	failed error
+	// failed is why the maps and the base program could not be loaded,
+	// failedSet why each set could not: kept, so as not to try again.
+	failed    error
+	failedSet [numProgramSets]error
 }
 
-// acquireBPF returns the shared engine, loading it on first use.
-func acquireBPF(tp *tracepoints) (*bpfEngine, error) {
+// acquireBPF returns the shared engine with set attached, loading the
+// engine and the set on first use.
+func acquireBPF(tp *tracepoints, set programSet) (*bpfEngine, error) {
 	bpfShared.Lock()
 	defer bpfShared.Unlock()
 	if bpfShared.failed != nil {
 		return nil, bpfShared.failed
+	}
+	if bpfShared.failedSet[set] != nil {
+		return nil, bpfShared.failedSet[set]
 	}
 	if bpfShared.e == nil {
 		e, err := loadBPF(tp)
@@ -66,8 +101,33 @@ func acquireBPF(tp *tracepoints) (*bpfEngine, error) {
 		}
 		bpfShared.e = e
 	}
-	bpfShared.e.refs++
-	return bpfShared.e, nil
+	e := bpfShared.e
+	if !e.sets[set].ok {
+		if err := e.attachSet(tp, set); err != nil {
+			e.sets[set].close()
+			bpfShared.failedSet[set] = err
+			return nil, err
+		}
+	}
+	e.refs++
+	return e, nil
+}
+
+// attachSet loads and attaches set's programs, then checks that they
+// count this process's own calls.
+func (e *bpfEngine) attachSet(tp *tracepoints, set programSet) error {
+	a := &e.sets[set]
+	var err error
+	if set == socketSet {
+		err = e.attachSockets(tp, a)
+	} else {
+		err = e.attachPerCall(tp, a)
+	}
+	if err == nil {
+		err = e.selfCheck(set)
+	}
+	a.ok = err == nil
+	return err
 }
 
 // releaseBPF drops a reference. The last one unloads everything, but
@@ -107,10 +167,11 @@ const bpfLinger = 5 * time.Second
 
 func (e *bpfEngine) close() {
 	defer close(e.unloaded)
-	for _, fd := range e.events {
-		unix.Close(fd)
+	for i := range e.sets {
+		e.sets[i].close()
 	}
-	for _, fd := range append(e.progs, e.maps.procs, e.maps.socks, e.maps.counts) {
+	e.base.close()
+	for _, fd := range []int{e.maps.procs, e.maps.socks, e.maps.counts, e.maps.inMmsg} {
 		if fd >= 0 {
 			unix.Close(fd)
 		}
@@ -134,7 +195,7 @@ func loadBPF(tp *tracepoints) (*bpfEngine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &bpfEngine{ncpu: ncpu, maps: bpfMaps{procs: -1, socks: -1, counts: -1}, unloaded: make(chan struct{})}
+	e := &bpfEngine{ncpu: ncpu, maps: bpfMaps{procs: -1, socks: -1, counts: -1, inMmsg: -1}, unloaded: make(chan struct{})}
 	if e.maps.procs, err = createMap("nbdscope_procs", unix.BPF_MAP_TYPE_HASH, 4, 4*bpfWays, 4096); err != nil {
 		return nil, err
 	}
@@ -146,11 +207,11 @@ func loadBPF(tp *tracepoints) (*bpfEngine, error) {
 		e.close()
 		return nil, err
 	}
-	if err := e.attachAll(tp); err != nil {
+	if e.maps.inMmsg, err = createMap("nbdscope_mmsg", unix.BPF_MAP_TYPE_HASH, 4, 4, 16384); err != nil {
 		e.close()
 		return nil, err
 	}
-	if err := e.selfCheck(); err != nil {
+	if err := e.attachFork(tp); err != nil {
 		e.close()
 		return nil, err
 	}
@@ -160,16 +221,19 @@ func loadBPF(tp *tracepoints) (*bpfEngine, error) {
 // selfCheckFD is an fd number no process here has open.
 const selfCheckFD = 1<<31 - 1
 
-// selfCheck counts three writes of this thread to a closed fd: the
-// programs must see exactly those. It catches what the kernel would
-// not refuse but would count wrong: another PID namespace (the programs
-// see the kernel's process ids), a record laid out otherwise.
-func (e *bpfEngine) selfCheck() error {
-	s := &bpfSlot{e: e, buf: make([]uint64, bpfSlotValues*e.ncpu), keys: map[sockKey]bool{}}
+// selfCheck counts this process's own calls with set's programs: they
+// must see exactly those made. It catches what the kernel would not
+// refuse but would count wrong: another PID namespace (the programs see
+// the kernel's process ids), a record laid out otherwise.
+func (e *bpfEngine) selfCheck(set programSet) error {
+	s := &bpfSlot{e: e, set: set, buf: make([]uint64, bpfSlotValues*e.ncpu), keys: map[sockKey]bool{}}
 	if err := s.claimLocked(os.Getpid(), false); err != nil {
 		return err
 	}
 	defer s.closeLocked()
+	if set == socketSet {
+		return checkSocketCounts(s)
+	}
 	if err := s.setFDs([]int{selfCheckFD}); err != nil {
 		return err
 	}
@@ -186,12 +250,8 @@ func (e *bpfEngine) selfCheck() error {
 	return nil
 }
 
-// attachAll loads and attaches the programs that count the calls the
-// kernel has tracepoints for, and the one for new processes.
-func (e *bpfEngine) attachAll(tp *tracepoints) error {
-	if err := e.attachPerCall(tp); err != nil {
-		return err
-	}
+// attachFork attaches the program that enters new processes.
+func (e *bpfEngine) attachFork(tp *tracepoints) error {
 	id, err := readEventID(tp.dir, "task", "task_newtask")
 	if err != nil {
 		return fmt.Errorf("the tracepoint for new processes: %w", err)
@@ -204,24 +264,24 @@ func (e *bpfEngine) attachAll(tp *tracepoints) error {
 	if err != nil {
 		return err
 	}
-	return e.attach(id, "newtask", e.maps.forkProgram(pidOff, flagsOff))
+	return e.attach(&e.base, id, "newtask", e.maps.forkProgram(pidOff, flagsOff))
 }
 
 // attachPerCall counts each call on its own entry and exit tracepoints.
-func (e *bpfEngine) attachPerCall(tp *tracepoints) error {
+func (e *bpfEngine) attachPerCall(tp *tracepoints, a *attached) error {
 	for _, s := range tp.present() {
 		fdOff, err := fieldOffset(tp.dir, "syscalls", "sys_enter_"+s.String(), "fd")
 		if err != nil {
 			return err
 		}
-		if err := e.attach(tp.enter[s], "enter_"+s.String(), e.maps.enterProgram(s, fdOff)); err != nil {
+		if err := e.attach(a, tp.enter[s], "enter_"+s.String(), e.maps.enterProgram(s, fdOff)); err != nil {
 			return err
 		}
 		retOff, err := fieldOffset(tp.dir, "syscalls", "sys_exit_"+s.String(), "ret")
 		if err != nil {
 			return err
 		}
-		if err := e.attach(tp.exit[s], "exit_"+s.String(), e.maps.exitProgram(s, retOff)); err != nil {
+		if err := e.attach(a, tp.exit[s], "exit_"+s.String(), e.maps.exitProgram(s, retOff)); err != nil {
 			return err
 		}
 	}
@@ -234,19 +294,19 @@ func (e *bpfEngine) attachPerCall(tp *tracepoints) error {
 // whether the event is enabled or not. It is left disabled, so that it
 // never counts itself: what the programs hand on (finish) costs only
 // the perf events others opened.
-func (e *bpfEngine) attach(id uint64, name string, a *asm) error {
+func (e *bpfEngine) attach(to *attached, id uint64, name string, a *asm) error {
 	prog, err := loadProgram(name, a)
 	if err != nil {
 		return err
 	}
-	e.progs = append(e.progs, prog)
+	to.progs = append(to.progs, prog)
 	attr := unix.PerfEventAttr{Type: unix.PERF_TYPE_TRACEPOINT, Config: id, Bits: unix.PerfBitDisabled}
 	attr.Size = uint32(unsafe.Sizeof(attr))
 	fd, err := unix.PerfEventOpen(&attr, -1, 0, -1, unix.PERF_FLAG_FD_CLOEXEC)
 	if err != nil {
 		return fmt.Errorf("opening tracepoint %d for bpf program %s: %w", id, name, err)
 	}
-	e.events = append(e.events, fd)
+	to.events = append(to.events, fd)
 	if err := unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_SET_BPF, prog); err != nil {
 		return fmt.Errorf("attaching bpf program %s: %w", name, err)
 	}
@@ -270,20 +330,32 @@ func inInitialPIDNamespace() error {
 
 // fieldOffset reads where a tracepoint's field starts in its record,
 // from its format file ("field:int fd;	offset:16;	size:8;...").
+// The programs read 8 bytes there; fieldOffset32 is for a 4-byte field
+// the programs read as such (the socket layer's int ret).
 func fieldOffset(dir, group, event, field string) (int16, error) {
+	return fieldOffsetAligned(dir, group, event, field, 8)
+}
+
+func fieldOffset32(dir, group, event, field string) (int16, error) {
+	return fieldOffsetAligned(dir, group, event, field, 4)
+}
+
+func fieldOffsetAligned(dir, group, event, field string, align int64) (int16, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "events", group, event, "format"))
 	if err != nil {
 		return 0, fmt.Errorf("reading the format of %s: %w", event, err)
 	}
-	off, ok := parseFieldOffset(string(b), field)
+	off, ok := parseFieldOffset(string(b), field, align)
 	if !ok {
-		return 0, fmt.Errorf("tracepoint %s has no field %s", event, field)
+		return 0, fmt.Errorf("tracepoint %s has no field %s at a %d-aligned offset", event, field, align)
 	}
 	return off, nil
 }
 
-// parseFieldOffset finds field's offset in a tracepoint format's text.
-func parseFieldOffset(format, field string) (int16, bool) {
+// parseFieldOffset finds field's offset in a tracepoint format's text;
+// false unless it is past the first 8 bytes, which the kernel keeps for
+// itself, and a multiple of align.
+func parseFieldOffset(format, field string, align int64) (int16, bool) {
 	for line := range strings.Lines(format) {
 		decl, rest, ok := strings.Cut(strings.TrimSpace(line), ";")
 		if !ok || !strings.HasPrefix(decl, "field:") {
@@ -299,9 +371,7 @@ func parseFieldOffset(format, field string) (int16, bool) {
 		}
 		num, _, _ := strings.Cut(after, ";")
 		off, err := strconv.ParseInt(strings.TrimSpace(num), 10, 16)
-		if err != nil || off < 8 || off%8 != 0 {
-			// The programs read 8 bytes at an 8-aligned offset past the
-			// first 8, which the kernel keeps for itself.
+		if err != nil || off < 8 || off%align != 0 {
 			return 0, false
 		}
 		return int16(off), true
@@ -312,6 +382,7 @@ func parseFieldOffset(format, field string) (int16, bool) {
 // bpfSlot is one Counter's share of the engine.
 type bpfSlot struct {
 	e    *bpfEngine
+	set  programSet
 	slot uint32
 	keys map[sockKey]bool // in socks
 	buf  []uint64
@@ -319,12 +390,12 @@ type bpfSlot struct {
 
 // openBPFSlot starts counting pid (and, with children, the processes it
 // starts from now on) in a slot of its own, from zero.
-func openBPFSlot(tp *tracepoints, pid int, children bool) (*bpfSlot, error) {
-	e, err := acquireBPF(tp)
+func openBPFSlot(tp *tracepoints, pid int, children bool, set programSet) (*bpfSlot, error) {
+	e, err := acquireBPF(tp, set)
 	if err != nil {
 		return nil, err
 	}
-	s := &bpfSlot{e: e, buf: make([]uint64, bpfSlotValues*e.ncpu), keys: map[sockKey]bool{}}
+	s := &bpfSlot{e: e, set: set, buf: make([]uint64, bpfSlotValues*e.ncpu), keys: map[sockKey]bool{}}
 	if err := s.claim(pid, children); err != nil {
 		releaseBPF(e)
 		return nil, err
@@ -478,7 +549,23 @@ func WhyNotPerProcess() string {
 	if err != nil {
 		return err.Error()
 	}
-	e, err := acquireBPF(tp)
+	e, err := acquireBPF(tp, callSet)
+	if err != nil {
+		return bpfRefusal(err)
+	}
+	releaseBPF(e)
+	return ""
+}
+
+// WhyNotSockets is why counting socket calls at the socket layer
+// (Options.Sockets) is not possible here, "" when it is. It loads those
+// programs to find out, unless a Counter has them loaded already.
+func WhyNotSockets() string {
+	tp, err := loadTracepoints()
+	if err != nil {
+		return err.Error()
+	}
+	e, err := acquireBPF(tp, socketSet)
 	if err != nil {
 		return bpfRefusal(err)
 	}

@@ -18,7 +18,9 @@ import "fmt"
 //   - socks: {slot, tgid, fd, 0} (four u32s) -> 1, the fds each slot
 //     counts on: in that process, or (tgid 0) in any process it counts;
 //   - counts: slot (u32) -> bpfSlotValues u64s, per CPU, only ever added
-//     to (atomically: a syscall tracepoint may run preemptible).
+//     to (atomically: a syscall tracepoint may run preemptible);
+//   - inMmsg: thread id (u32) -> 1 while a counted thread is inside a
+//     recvmmsg or sendmmsg call (bpfsock_linux.go).
 
 const (
 	bpfMaxSlots    = 64
@@ -26,8 +28,9 @@ const (
 	bpfSlotMask    = 0xffff
 	bpfChildrenBit = 1 << 16
 	// bpfSlotValues: per call, its entries on any fd, its exits with
-	// EAGAIN, its entries on the counted fds.
-	bpfSlotValues = 3 * int(NumSyscalls)
+	// EAGAIN, its entries on the counted fds; then per direction, its
+	// socket calls and those that failed with EAGAIN (Options.Sockets).
+	bpfSlotValues = 3*int(NumSyscalls) + 4
 	// cloneThread is CLONE_THREAD: a new thread, not a new process.
 	cloneThread = 0x10000
 	// eagainRet is -EAGAIN, a failed call's return value at sys_exit.
@@ -38,8 +41,11 @@ func anyIndex(s Syscall) int16    { return int16(3 * s) }
 func eagainIndex(s Syscall) int16 { return int16(3*s + 1) }
 func onFDsIndex(s Syscall) int16  { return int16(3*s + 2) }
 
-// bpfMaps are the fds of the three maps.
-type bpfMaps struct{ procs, socks, counts int }
+func socketIndex(d Dir) int16       { return int16(3*NumSyscalls) + int16(2*d) }
+func socketEAGAINIndex(d Dir) int16 { return socketIndex(d) + 1 }
+
+// bpfMaps are the fds of the maps.
+type bpfMaps struct{ procs, socks, counts, inMmsg int }
 
 // lookupProc emits: the caller's tgid looked up in procs; no entry
 // jumps to "out"; else r9 points at its ways.

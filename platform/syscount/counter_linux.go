@@ -57,7 +57,11 @@ type Counter struct {
 	bpf        *bpfSlot
 	bpfWhy     string
 	perProcess bool
-	byPID      map[int][]int // the fds counted per process (bpf; 0: in all)
+	// sockets: the counter counts socket calls at the socket layer
+	// (Options.Sockets), with set's programs.
+	sockets bool
+	set     programSet
+	byPID   map[int][]int // the fds counted per process (bpf; 0: in all)
 }
 
 // Open starts counting process pid's calls. The counts start at zero.
@@ -70,7 +74,7 @@ func Open(pid int, opt Options) (*Counter, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Counter{pid: pid, tp: tp, allFDs: opt.AllFDs, mode: mode{children: opt.Children, userOnly: userOnlyWorks(tp)}, pidfd: -1}
+	c := &Counter{pid: pid, tp: tp, allFDs: opt.AllFDs || opt.Sockets, mode: mode{children: opt.Children, userOnly: userOnlyWorks(tp)}, pidfd: -1}
 	c.present, c.missing = chooseCalls(tp, opt.Calls)
 	if len(c.present) == 0 {
 		return nil, &Unavailable{Reason: ReasonNoSyscallTracepoints,
@@ -102,11 +106,14 @@ func Open(pid int, opt Options) (*Counter, error) {
 // start opens the counters by the mechanism opt asks for: per process
 // where it can (Auto), falling back to per thread with the reason kept.
 func (c *Counter) start(opt Options) error {
+	if opt.Sockets {
+		return c.startSockets(opt)
+	}
 	if opt.Mechanism != PerThread {
 		if _, err := tasks(c.pid); err != nil {
 			return err // gone, as the per-thread path says it
 		}
-		slot, err := openBPFSlot(c.tp, c.pid, opt.Children)
+		slot, err := openBPFSlot(c.tp, c.pid, opt.Children, callSet)
 		if err == nil {
 			c.bpf, c.perProcess = slot, true
 			c.mode.children = opt.Children
@@ -120,6 +127,24 @@ func (c *Counter) start(opt Options) error {
 	var err error
 	c.base, err = c.attach(c.baseEvents(), true)
 	return err
+}
+
+// startSockets counts the socket calls per process, or says why it
+// cannot: there is no per-thread way (Options.Sockets).
+func (c *Counter) startSockets(opt Options) error {
+	if opt.Mechanism == PerThread {
+		return fmt.Errorf("counting the socket calls of process %d: only per process (bpf), not per thread", c.pid)
+	}
+	if _, err := tasks(c.pid); err != nil {
+		return err
+	}
+	slot, err := openBPFSlot(c.tp, c.pid, opt.Children, socketSet)
+	if err != nil {
+		return fmt.Errorf("counting the socket calls of process %d per process (bpf): %w", c.pid, err)
+	}
+	c.bpf, c.perProcess, c.sockets, c.set = slot, true, true, socketSet
+	c.mode.children = opt.Children
+	return nil
 }
 
 // Mechanism is how the counter counts: PerProcess or PerThread.
@@ -291,6 +316,13 @@ func (c *Counter) readBPF() (Counts, error) {
 		return Counts{}, fmt.Errorf("counting system calls of process %d: %w", c.pid, err)
 	}
 	counts := c.retired // zero, but for benchmarks that pause counting
+	if c.sockets {
+		for d := range counts.Socket {
+			n := v[socketIndex(Dir(d))]
+			counts.Socket[d] = counts.Socket[d].add(Count{Calls: n, Any: n, EAGAINAny: v[socketEAGAINIndex(Dir(d))]})
+		}
+		return counts, nil
+	}
 	for _, s := range c.present {
 		n := Count{Any: v[anyIndex(s)], EAGAINAny: v[eagainIndex(s)], Calls: v[onFDsIndex(s)]}
 		if c.onAnyFD(s) {

@@ -129,6 +129,14 @@ type Options struct {
 	// Mechanism chooses how to count; the zero value, Auto, counts per
 	// process with BPF where it may and per thread with perf elsewhere.
 	Mechanism Mechanism
+	// Sockets counts the process's socket calls instead, per direction
+	// (Counts.Socket): each call that moved data through one of its
+	// sockets, or tried to, whichever of the ten calls made it (read on a
+	// socket counts, read on an eventfd does not), and only those. It
+	// counts per process only (bpf), at the kernel's socket layer, and
+	// needs no fds: Open fails where that cannot be loaded, for the
+	// caller to count per call instead. See bpfsock_linux.go.
+	Sockets bool
 }
 
 // Mechanism is how a Counter counts. Both count the same calls exactly;
@@ -250,11 +258,15 @@ type Counts struct {
 	// Of holds each call's counters. A call whose tracepoint this kernel
 	// lacks stays zero: Counter.Missing lists those.
 	Of [NumSyscalls]Count
+	// Socket holds, with Options.Sockets, each direction's socket calls
+	// (indexed by Dir), of every kind together; Of is then zero. Its
+	// Calls and Any are the same, so its EAGAIN is exact.
+	Socket [2]Count
 }
 
 // Calls is how many calls of direction d were made on the counted fds.
 func (c Counts) Calls(d Dir) uint64 {
-	var n uint64
+	n := c.Socket[d].Calls
 	for s := range NumSyscalls {
 		if s.Dir() == d {
 			n += c.Of[s].Calls
@@ -267,7 +279,7 @@ func (c Counts) Calls(d Dir) uint64 {
 // EAGAIN: the sum of each call's range (summing per call keeps the range
 // as narrow as each call allows).
 func (c Counts) EAGAIN(d Dir) Range {
-	var r Range
+	r := c.Socket[d].EAGAIN()
 	for s := range NumSyscalls {
 		if s.Dir() == d {
 			e := c.Of[s].EAGAIN()
@@ -284,12 +296,18 @@ func (c Counts) Sub(earlier Counts) Counts {
 	for s := range NumSyscalls {
 		d.Of[s] = c.Of[s].sub(earlier.Of[s])
 	}
+	for dir := range c.Socket {
+		d.Socket[dir] = c.Socket[dir].sub(earlier.Socket[dir])
+	}
 	return d
 }
 
 func (c Counts) add(d Counts) Counts {
 	for s := range NumSyscalls {
 		c.Of[s] = c.Of[s].add(d.Of[s])
+	}
+	for dir := range c.Socket {
+		c.Socket[dir] = c.Socket[dir].add(d.Socket[dir])
 	}
 	return c
 }

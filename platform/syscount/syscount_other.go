@@ -57,3 +57,6 @@ func WhyNotPerProcess() string { return unsupported().Error() }
 
 // SetProcessFDs changes the fds counted, per process of a tree.
 func (c *Counter) SetProcessFDs(byPID map[int][]int) error { return unsupported() }
+
+// WhyNotSockets is why socket calls cannot be counted at the socket layer.
+func WhyNotSockets() string { return unsupported().Error() }

@@ -31,12 +31,15 @@ type tracepoints struct {
 func (t *tracepoints) present() []Syscall {
 	var p []Syscall
 	for s := range NumSyscalls {
-		if t.enter[s] != 0 && t.exit[s] != 0 {
+		if t.has(s) {
 			p = append(p, s)
 		}
 	}
 	return p
 }
+
+// has tells whether s's entry and exit tracepoints both exist.
+func (t *tracepoints) has(s Syscall) bool { return t.enter[s] != 0 && t.exit[s] != 0 }
 
 // loadTracepoints finds tracefs and reads every id, or says why it
 // cannot (not mounted, not readable, no syscall tracepoints).

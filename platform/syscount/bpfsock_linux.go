@@ -1,0 +1,184 @@
+package syscount
+
+import (
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// Counting socket calls at the socket layer (Options.Sockets). The
+// kernel's sock:sock_recv_length and sock:sock_send_length tracepoints
+// (Linux 6.3+) fire once in every receive and send a socket makes for a
+// caller, with its result: recvmsg, recvfrom, read and readv on a socket
+// all receive through sock_recvmsg, and the send calls through
+// sock_sendmsg. A program there counts one call of its direction, and an
+// EAGAIN when that is the result, for the counted processes.
+//
+// Why not the syscall tracepoints, as callSet does: the read and write
+// tracepoints fire for every read and write on the machine, an eventfd's
+// as much as a socket's, and each entry and exit costs its caller the
+// tracepoint's own path before any program runs (BenchmarkTracepointFloor:
+// 292 ns a call here). qemu-nbd and qemu-img make two to three eventfd
+// reads and writes for each socket call, so counting them per call cost
+// qemu-nbd 10% more CPU per GiB at the default buffer. The socket-layer
+// tracepoints cost a socket call about 50-100 ns, once, and anything else
+// nothing (BenchmarkSocketFloor).
+//
+// recvmmsg and sendmmsg receive or send each message through the socket
+// layer, but strace counts each such call once: their own syscall
+// tracepoints count the call (and its EAGAIN), and mark the thread as
+// inside one (the inMmsg map) so that the socket layer's events within it
+// are not counted again. They are socket calls only, so their
+// tracepoints fire for nothing else.
+//
+// What the socket layer sees that strace does not: a socket's I/O that
+// no system call of these ten made (io_uring, sendfile, splice), none of
+// which qemu, nbdkit or libnbd use for NBD. What strace sees that it does
+// not: a call that failed before reaching a socket (a bad fd, a bad
+// buffer address).
+
+// sockEvents are the socket layer's tracepoints, per direction.
+var sockEvents = [2]string{Recv: "sock_recv_length", Send: "sock_send_length"}
+
+// mmsgCalls are the calls counted on their own tracepoints, per direction.
+var mmsgCalls = [2]Syscall{Recv: Recvmmsg, Send: Sendmmsg}
+
+// attachSockets loads and attaches the socket layer's programs and the
+// mmsg calls' into a.
+func (e *bpfEngine) attachSockets(tp *tracepoints, a *attached) error {
+	for d, ev := range sockEvents {
+		dir := Dir(d)
+		id, err := readEventID(tp.dir, "sock", ev)
+		if err != nil {
+			return fmt.Errorf("the socket layer's tracepoint sock:%s (Linux 6.3+): %w", ev, err)
+		}
+		retOff, err := fieldOffset32(tp.dir, "sock", ev, "ret")
+		if err != nil {
+			return err
+		}
+		if err := e.attach(a, id, "sock_"+dir.String(), e.maps.socketProgram(dir, retOff)); err != nil {
+			return err
+		}
+		s := mmsgCalls[d]
+		if !tp.has(s) {
+			continue // no such call here: none to count
+		}
+		retOff, err = fieldOffset(tp.dir, "syscalls", "sys_exit_"+s.String(), "ret")
+		if err != nil {
+			return err
+		}
+		if err := e.attach(a, tp.enter[s], "in_"+s.String(), e.maps.mmsgEnterProgram(dir)); err != nil {
+			return err
+		}
+		if err := e.attach(a, tp.exit[s], "out_"+s.String(), e.maps.mmsgExitProgram(dir, retOff)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// The stack slots the socket programs use beside lookupProc's (-4) and
+// eachWay's (-8): the thread id, an inMmsg value, the call's result.
+const (
+	tidSlot    = -40
+	markSlot   = -44
+	resultSlot = -56
+)
+
+// socketProgram counts a socket call of direction d, and its EAGAIN,
+// unless the thread is inside an mmsg call. The result is the record's
+// 32-bit int at retOffset.
+func (m bpfMaps) socketProgram(d Dir, retOffset int16) *asm {
+	a := &asm{}
+	a.emit(movReg(r6, r1))
+	m.lookupProc(a)
+	m.lookupMark(a)
+	a.jumpTo(jmpJNE, r0, 0, "out")
+	a.emit(load(sizeW, r1, r6, retOffset), aluImm(aluLSH, r1, 32), aluImm(aluARSH, r1, 32), store(sizeDW, r10, resultSlot, r1))
+	m.eachWay(a, func(next string) {
+		addOne(a, socketIndex(d))
+		a.emit(load(sizeDW, r1, r10, resultSlot))
+		a.jumpTo(jmpJNE, r1, eagainRet, next)
+		addOne(a, socketEAGAINIndex(d))
+	})
+	finish(a)
+	return a
+}
+
+// lookupMark emits the lookup of the calling thread in inMmsg (r0: its
+// entry, or 0), the thread id left at tidSlot.
+func (m bpfMaps) lookupMark(a *asm) {
+	a.emit(callHelper(helperGetCurrentPidTgid), store(sizeW, r10, tidSlot, r0))
+	a.emit(movReg(r2, r10), aluImm(aluADD, r2, tidSlot))
+	a.emit(loadMap(r1, m.inMmsg)...)
+	a.emit(callHelper(helperMapLookupElem))
+}
+
+// mmsgEnterProgram counts an mmsg call of direction d and marks its
+// thread as inside it.
+func (m bpfMaps) mmsgEnterProgram(d Dir) *asm {
+	a := &asm{}
+	m.lookupProc(a)
+	m.eachWay(a, func(string) { addOne(a, socketIndex(d)) })
+	a.emit(callHelper(helperGetCurrentPidTgid), store(sizeW, r10, tidSlot, r0), movImm(r1, 1), store(sizeW, r10, markSlot, r1))
+	a.emit(loadMap(r1, m.inMmsg)...)
+	a.emit(movReg(r2, r10), aluImm(aluADD, r2, tidSlot), movReg(r3, r10), aluImm(aluADD, r3, markSlot), movImm(r4, 0))
+	a.emit(callHelper(helperMapUpdateElem))
+	finish(a)
+	return a
+}
+
+// mmsgExitProgram ends an mmsg call of direction d: its thread's mark
+// goes, and an EAGAIN result (the record's 64-bit ret at retOffset)
+// counts.
+func (m bpfMaps) mmsgExitProgram(d Dir, retOffset int16) *asm {
+	a := &asm{}
+	a.emit(movReg(r6, r1))
+	m.lookupProc(a)
+	a.emit(callHelper(helperGetCurrentPidTgid), store(sizeW, r10, tidSlot, r0))
+	a.emit(loadMap(r1, m.inMmsg)...)
+	a.emit(movReg(r2, r10), aluImm(aluADD, r2, tidSlot))
+	a.emit(callHelper(helperMapDeleteElem))
+	a.emit(load(sizeDW, r1, r6, retOffset))
+	a.jumpTo(jmpJNE, r1, eagainRet, "out")
+	m.eachWay(a, func(string) { addOne(a, socketEAGAINIndex(d)) })
+	finish(a)
+	return a
+}
+
+// checkSocketCounts is socketSet's self-check, in the slot s claimed for
+// this process: on a non-blocking socketpair, three sends, a receive and
+// a receive that fails with EAGAIN, and an eventfd's write and read
+// between them, must count as exactly three send calls and two receive
+// calls, one of them EAGAIN.
+func checkSocketCounts(s *bpfSlot) error {
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("the socket counters' self-check: %w", err)
+	}
+	defer unix.Close(pair[0])
+	defer unix.Close(pair[1])
+	efd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		return fmt.Errorf("the socket counters' self-check: %w", err)
+	}
+	defer unix.Close(efd)
+	one, buf := []byte{1}, make([]byte, 8)
+	for range 3 {
+		unix.Write(pair[0], one)
+	}
+	unix.Write(efd, []byte{1, 0, 0, 0, 0, 0, 0, 0})
+	unix.Read(efd, buf)
+	unix.Read(pair[1], buf)
+	unix.Read(pair[1], buf) // EAGAIN: drained
+	v, err := s.read()
+	if err != nil {
+		return err
+	}
+	got := [4]uint64{v[socketIndex(Send)], v[socketIndex(Recv)], v[socketEAGAINIndex(Recv)], v[socketEAGAINIndex(Send)]}
+	if got != [4]uint64{3, 2, 1, 0} {
+		return fmt.Errorf("the socket counters saw %d sends, %d receives (%d EAGAIN) and %d send EAGAIN of this process, want 3, 2 (1) and 0 (another PID namespace?)",
+			got[0], got[1], got[2], got[3])
+	}
+	return nil
+}
