@@ -116,6 +116,11 @@ func atomicAdd(dst reg, off int16, src reg) insn {
 	return mkInsn(classSTX|sizeDW|modeATOMIC, dst, src, off, aluADD)
 }
 
+// atomicOr is *(u64 *)(dst + off) |= src, atomically (Linux 5.12+).
+func atomicOr(dst reg, off int16, src reg) insn {
+	return mkInsn(classSTX|sizeDW|modeATOMIC, dst, src, off, aluOR)
+}
+
 // jumpImm jumps off instructions ahead when dst op imm; ja always does.
 func jumpImm(op uint8, dst reg, imm int32, off int16) insn {
 	return mkInsn(classJMP|op|srcK, dst, 0, off, imm)

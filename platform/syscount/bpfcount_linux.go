@@ -171,7 +171,8 @@ func (e *bpfEngine) close() {
 		e.sets[i].close()
 	}
 	e.base.close()
-	for _, fd := range []int{e.maps.procs, e.maps.socks, e.maps.counts, e.maps.inMmsg} {
+	m := e.maps
+	for _, fd := range []int{m.procs, m.socks, m.counts, m.inMmsg, m.mmsgs, m.bits, m.forkBits} {
 		if fd >= 0 {
 			unix.Close(fd)
 		}
@@ -195,7 +196,8 @@ func loadBPF(tp *tracepoints) (*bpfEngine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &bpfEngine{ncpu: ncpu, maps: bpfMaps{procs: -1, socks: -1, counts: -1, inMmsg: -1}, unloaded: make(chan struct{})}
+	e := &bpfEngine{ncpu: ncpu, maps: bpfMaps{procs: -1, socks: -1, counts: -1, inMmsg: -1, mmsgs: -1, bits: -1, forkBits: -1},
+		unloaded: make(chan struct{})}
 	if e.maps.procs, err = createMap("nbdscope_procs", unix.BPF_MAP_TYPE_HASH, 4, 4*bpfWays, 4096); err != nil {
 		return nil, err
 	}
@@ -207,7 +209,7 @@ func loadBPF(tp *tracepoints) (*bpfEngine, error) {
 		e.close()
 		return nil, err
 	}
-	if e.maps.inMmsg, err = createMap("nbdscope_mmsg", unix.BPF_MAP_TYPE_HASH, 4, 4, 16384); err != nil {
+	if err := e.createSmallMaps(); err != nil {
 		e.close()
 		return nil, err
 	}
@@ -216,6 +218,37 @@ func loadBPF(tp *tracepoints) (*bpfEngine, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// createSmallMaps makes the maps beside procs, socks and counts
+// (bpfprog_linux.go).
+func (e *bpfEngine) createSmallMaps() error {
+	var err error
+	if e.maps.inMmsg, err = createMap("nbdscope_mmsg", unix.BPF_MAP_TYPE_HASH, 4, 4, 16384); err != nil {
+		return err
+	}
+	if e.maps.mmsgs, err = createMap("nbdscope_mmsgs", unix.BPF_MAP_TYPE_ARRAY, 4, 8, 1); err != nil {
+		return err
+	}
+	if e.maps.bits, err = createMap("nbdscope_bits", unix.BPF_MAP_TYPE_ARRAY, 4, 8, bitWords); err != nil {
+		return err
+	}
+	e.maps.forkBits, err = createMap("nbdscope_forkbits", unix.BPF_MAP_TYPE_ARRAY, 4, 8, bitWords)
+	return err
+}
+
+// setBit sets pid's bit in bits, which only this process writes.
+func (e *bpfEngine) setBit(pid int) error {
+	key := uint32(pid>>6) & (bitWords - 1)
+	var word uint64
+	if err := mapOp(unix.BPF_MAP_LOOKUP_ELEM, e.maps.bits, unsafe.Pointer(&key), unsafe.Pointer(&word), 0); err != nil {
+		return fmt.Errorf("reading the bpf process bits: %w", err)
+	}
+	word |= 1 << (pid & 63)
+	if err := mapOp(unix.BPF_MAP_UPDATE_ELEM, e.maps.bits, unsafe.Pointer(&key), unsafe.Pointer(&word), unix.BPF_ANY); err != nil {
+		return fmt.Errorf("setting the bpf process bits: %w", err)
+	}
+	return nil
 }
 
 // selfCheckFD is an fd number no process here has open.
@@ -430,6 +463,9 @@ func (s *bpfSlot) claimLocked(pid int, children bool) error {
 	ways[way] = s.slot + 1
 	if children {
 		ways[way] |= bpfChildrenBit
+	}
+	if err := s.e.setBit(pid); err != nil {
+		return err
 	}
 	if err := mapOp(unix.BPF_MAP_UPDATE_ELEM, s.e.maps.procs, unsafe.Pointer(&key), unsafe.Pointer(&ways), unix.BPF_ANY); err != nil {
 		return fmt.Errorf("entering process %d for counting: %w", pid, err)

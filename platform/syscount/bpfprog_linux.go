@@ -20,7 +20,17 @@ import "fmt"
 //   - counts: slot (u32) -> bpfSlotValues u64s, per CPU, only ever added
 //     to (atomically: a syscall tracepoint may run preemptible);
 //   - inMmsg: thread id (u32) -> 1 while a counted thread is inside a
-//     recvmmsg or sendmmsg call (bpfsock_linux.go).
+//     recvmmsg or sendmmsg call, and mmsgs (one u64) how many are
+//     (bpfsock_linux.go);
+//   - bits and forkBits: 1024 u64s, 65536 bits, a bit for each tgid modulo
+//     65536 that may be in procs, set by this process (bits) and by the
+//     fork program (forkBits, atomically: two maps, so that neither's
+//     writes can undo the other's). A caller whose bit is clear is not
+//     counted, which the programs learn from an array read instead of a
+//     hash lookup: that is every caller of the counted calls on the
+//     machine but the few counted. Bits are only ever set while the
+//     programs are loaded: one left by a process that has gone costs a
+//     hash lookup, never a missed call.
 
 const (
 	bpfMaxSlots    = 64
@@ -45,12 +55,30 @@ func socketIndex(d Dir) int16       { return int16(3*NumSyscalls) + int16(2*d) }
 func socketEAGAINIndex(d Dir) int16 { return socketIndex(d) + 1 }
 
 // bpfMaps are the fds of the maps.
-type bpfMaps struct{ procs, socks, counts, inMmsg int }
+type bpfMaps struct{ procs, socks, counts, inMmsg, mmsgs, bits, forkBits int }
 
-// lookupProc emits: the caller's tgid looked up in procs; no entry
-// jumps to "out"; else r9 points at its ways.
+// bitWords is how many u64s bits and forkBits hold.
+const bitWords = 1024
+
+// bitKeySlot is where lookupProc keeps a bits key.
+const bitKeySlot = -64
+
+// lookupProc emits: the caller's tgid looked up in procs, unless its bit
+// is clear in both bit maps; not counted jumps to "out"; else r9 points
+// at its ways. It uses r7.
 func (m bpfMaps) lookupProc(a *asm) {
 	a.emit(callHelper(helperGetCurrentPidTgid), aluImm(aluRSH, r0, 32), store(sizeW, r10, -4, r0))
+	a.emit(aluImm(aluRSH, r0, 6), aluImm(aluAND, r0, bitWords-1), store(sizeW, r10, bitKeySlot, r0))
+	a.emit(movImm(r7, 0))
+	for _, bits := range []int{m.bits, m.forkBits} {
+		a.emit(movReg(r2, r10), aluImm(aluADD, r2, bitKeySlot))
+		a.emit(loadMap(r1, bits)...)
+		a.emit(callHelper(helperMapLookupElem))
+		a.jumpTo(jmpJEQ, r0, 0, "out")
+		a.emit(load(sizeDW, r1, r0, 0), aluReg(aluOR, r7, r1))
+	}
+	a.emit(load(sizeW, r2, r10, -4), aluImm(aluAND, r2, 63), aluReg(aluRSH, r7, r2), aluImm(aluAND, r7, 1))
+	a.jumpTo(jmpJEQ, r7, 0, "out")
 	a.emit(movReg(r2, r10), aluImm(aluADD, r2, -4))
 	a.emit(loadMap(r1, m.procs)...)
 	a.emit(callHelper(helperMapLookupElem))
@@ -170,6 +198,13 @@ func (m bpfMaps) forkProgram(pidOffset, flagsOffset int16) *asm {
 	}
 	a.jumpTo(jmpJEQ, r8, 0, "out")
 	a.emit(load(sizeW, r1, r6, pidOffset), store(sizeW, r10, -36, r1))
+	// The child's bit first, so that no call it makes finds it clear.
+	a.emit(aluImm(aluRSH, r1, 6), aluImm(aluAND, r1, bitWords-1), store(sizeW, r10, bitKeySlot, r1))
+	a.emit(movReg(r2, r10), aluImm(aluADD, r2, bitKeySlot))
+	a.emit(loadMap(r1, m.forkBits)...)
+	a.emit(callHelper(helperMapLookupElem))
+	a.jumpTo(jmpJEQ, r0, 0, "out")
+	a.emit(load(sizeW, r2, r10, -36), aluImm(aluAND, r2, 63), movImm(r1, 1), aluReg(aluLSH, r1, r2), atomicOr(r0, 0, r1))
 	a.emit(loadMap(r1, m.procs)...)
 	a.emit(movReg(r2, r10), aluImm(aluADD, r2, -36), movReg(r3, r10), aluImm(aluADD, r3, -32), movImm(r4, 0))
 	a.emit(callHelper(helperMapUpdateElem))

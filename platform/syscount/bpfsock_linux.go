@@ -92,8 +92,7 @@ func (m bpfMaps) socketProgram(d Dir, retOffset int16) *asm {
 	a := &asm{}
 	a.emit(movReg(r6, r1))
 	m.lookupProc(a)
-	m.lookupMark(a)
-	a.jumpTo(jmpJNE, r0, 0, "out")
+	m.skipInMmsg(a)
 	a.emit(load(sizeW, r1, r6, retOffset), aluImm(aluLSH, r1, 32), aluImm(aluARSH, r1, 32), store(sizeDW, r10, resultSlot, r1))
 	m.eachWay(a, func(next string) {
 		addOne(a, socketIndex(d))
@@ -105,13 +104,31 @@ func (m bpfMaps) socketProgram(d Dir, retOffset int16) *asm {
 	return a
 }
 
-// lookupMark emits the lookup of the calling thread in inMmsg (r0: its
-// entry, or 0), the thread id left at tidSlot.
-func (m bpfMaps) lookupMark(a *asm) {
+// skipInMmsg emits a jump to "out" when the calling thread is inside an
+// mmsg call: looked up in inMmsg only while some counted thread is
+// (mmsgs), which is never for qemu, nbdkit or libnbd clients.
+func (m bpfMaps) skipInMmsg(a *asm) {
+	a.emit(movImm(r1, 0), store(sizeW, r10, tidSlot, r1), movReg(r2, r10), aluImm(aluADD, r2, tidSlot))
+	a.emit(loadMap(r1, m.mmsgs)...)
+	a.emit(callHelper(helperMapLookupElem))
+	a.jumpTo(jmpJEQ, r0, 0, "none")
+	a.emit(load(sizeDW, r1, r0, 0))
+	a.jumpTo(jmpJEQ, r1, 0, "none")
 	a.emit(callHelper(helperGetCurrentPidTgid), store(sizeW, r10, tidSlot, r0))
 	a.emit(movReg(r2, r10), aluImm(aluADD, r2, tidSlot))
 	a.emit(loadMap(r1, m.inMmsg)...)
 	a.emit(callHelper(helperMapLookupElem))
+	a.jumpTo(jmpJNE, r0, 0, "out")
+	a.label("none")
+}
+
+// addMmsgs emits mmsgs[0] += delta, atomically.
+func (m bpfMaps) addMmsgs(a *asm, delta int32) {
+	a.emit(movImm(r1, 0), store(sizeW, r10, tidSlot, r1), movReg(r2, r10), aluImm(aluADD, r2, tidSlot))
+	a.emit(loadMap(r1, m.mmsgs)...)
+	a.emit(callHelper(helperMapLookupElem))
+	a.jumpTo(jmpJEQ, r0, 0, "out")
+	a.emit(movImm(r1, delta), atomicAdd(r0, 0, r1))
 }
 
 // mmsgEnterProgram counts an mmsg call of direction d and marks its
@@ -124,6 +141,8 @@ func (m bpfMaps) mmsgEnterProgram(d Dir) *asm {
 	a.emit(loadMap(r1, m.inMmsg)...)
 	a.emit(movReg(r2, r10), aluImm(aluADD, r2, tidSlot), movReg(r3, r10), aluImm(aluADD, r3, markSlot), movImm(r4, 0))
 	a.emit(callHelper(helperMapUpdateElem))
+	a.jumpTo(jmpJNE, r0, 0, "out")
+	m.addMmsgs(a, 1)
 	finish(a)
 	return a
 }
@@ -139,6 +158,9 @@ func (m bpfMaps) mmsgExitProgram(d Dir, retOffset int16) *asm {
 	a.emit(loadMap(r1, m.inMmsg)...)
 	a.emit(movReg(r2, r10), aluImm(aluADD, r2, tidSlot))
 	a.emit(callHelper(helperMapDeleteElem))
+	a.jumpTo(jmpJNE, r0, 0, "counted")
+	m.addMmsgs(a, -1)
+	a.label("counted")
 	a.emit(load(sizeDW, r1, r6, retOffset))
 	a.jumpTo(jmpJNE, r1, eagainRet, "out")
 	m.eachWay(a, func(string) { addOne(a, socketEAGAINIndex(d)) })

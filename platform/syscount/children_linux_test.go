@@ -35,8 +35,10 @@ func forkHelper() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	fd, done := writeTarget()
+	defer done()
 	for range parentWrites {
-		unix.Write(childrenFD, []byte{0})
+		unix.Write(fd, []byte{0})
 	}
 	fmt.Println("done")
 	io.Copy(io.Discard, in)
@@ -44,10 +46,29 @@ func forkHelper() int {
 }
 
 func writesHelper() int {
+	fd, done := writeTarget()
+	defer done()
 	for range childWrites {
-		unix.Write(childrenFD, []byte{0})
+		unix.Write(fd, []byte{0})
 	}
 	return 0
+}
+
+// writeTarget is where the fork helper and its child write: childrenFD,
+// or, with HELPER_SOCKETS=1 (inherited by the child), a non-blocking
+// socketpair of the writer's own, so that the socket layer sees each
+// write (Options.Sockets); one that finds the buffer full still counts,
+// as EAGAIN.
+func writeTarget() (fd int, done func()) {
+	if os.Getenv("HELPER_SOCKETS") != "1" {
+		return childrenFD, func() {}
+	}
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	return pair[0], func() { unix.Close(pair[0]); unix.Close(pair[1]) }
 }
 
 // TestChildren: with Options.Children, the calls of a process the target
@@ -79,9 +100,9 @@ func TestChildren(t *testing.T) {
 
 // forkAndCount starts the fork helper, calls open with its pid, lets it
 // run (its child's writes, then its own) and waits for it to exit.
-func forkAndCount(t *testing.T, open func(pid int)) {
+func forkAndCount(t *testing.T, open func(pid int), env ...string) {
 	t.Helper()
-	h := testbin.StartHelper(t, testbin.HelperCommand(os.Args[0], helperEnv, "fork"))
+	h := testbin.StartHelper(t, testbin.HelperCommand(os.Args[0], helperEnv, "fork", env...))
 	if line := h.Line(t); line != "ready" {
 		t.Fatalf("fork helper said %q", line)
 	}

@@ -54,3 +54,27 @@ func TestSocketsNeedBPF(t *testing.T) {
 		t.Fatalf("Open(Sockets, PerThread) = %v, want an error that it is per process only", err)
 	}
 }
+
+// TestSocketsCountChildren: at the socket layer too, with Options.Children
+// a process the target starts after Open is counted from its first
+// instruction (its writes to a socket of its own), and without it only the
+// target's are.
+func TestSocketsCountChildren(t *testing.T) {
+	needCounting(t)
+	needBPF(t)
+	for _, children := range []bool{true, false} {
+		var c *Counter
+		forkAndCount(t, func(pid int) {
+			c = mustOpen(t, pid, Options{Sockets: true, Children: children, Mechanism: PerProcess})
+		}, "HELPER_SOCKETS=1")
+		got := mustRead(t, c)
+		want := uint64(parentWrites)
+		if children {
+			want += childWrites
+		}
+		if got.Calls(Send) != want || got.Calls(Recv) != 0 {
+			t.Errorf("children %v: %d send calls (%v EAGAIN), %d receive, want %d sends", children, got.Calls(Send), got.EAGAIN(Send), got.Calls(Recv), want)
+		}
+		c.Close()
+	}
+}

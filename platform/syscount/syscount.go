@@ -19,6 +19,12 @@
 //     10-25% more CPU (see Counter, the benchmarks, and bench/README.md,
 //     "Counting cost").
 //
+// A caller that wants a process's socket calls alone, per direction, and
+// not per call on chosen fds (realproc) asks for Options.Sockets: BPF
+// programs at the kernel's socket layer (sock:sock_recv_length and
+// sock_send_length), which see only socket I/O, so the process's eventfd
+// and file reads and writes cost it nothing (bpfsock_linux.go).
+//
 // Nothing is sampled or traced either way: the figures are exact (they
 // match `strace -f -c` and `perf stat -e syscalls:…` call for call, and
 // the tests check both ways against each other and against strace).
