@@ -1,8 +1,8 @@
 package interop
 
-// A real client's socket calls, counted by nbdscope (realproc, perf
-// syscall tracepoints), against strace -f -c of the very same run (issue
-// 23 §2's agreement).
+// A real client's socket calls, counted by nbdscope (realproc: at the
+// socket layer by bpf where allowed, else per call or per thread), against
+// strace -f -c of the very same run (issue 23 §2's agreement).
 
 import (
 	"math"

@@ -28,7 +28,7 @@ func execTable(w io.Writer, rep model.SweepReport) {
 	if x.Note != "" {
 		fmt.Fprintf(w, "Note: %s.\n", x.Note)
 	}
-	fmt.Fprintln(w, "Time is wall time; user and system are the client's whole process tree (wait4); server figures are its own counts; the client's socket calls are counted from its exec (syscall tracepoints: per process by bpf where allowed, else per thread by perf; nbdscope doctor says which).")
+	fmt.Fprintln(w, "Time is wall time; user and system are the client's whole process tree (wait4); server figures are its own counts; the client's socket calls are counted from its exec (per process by bpf, at the socket layer, where allowed, else per thread by perf; nbdscope doctor says which).")
 	if payloadAssumed(rep) {
 		fmt.Fprintln(w, "The server is a real one: its calls are counted, its bytes cannot be on a unix socket, so each run is taken to move the whole export once (per 2 MiB figures and GiB/s use that).")
 	}

@@ -32,9 +32,9 @@ size); the two clients go in rounds, ours then the real one, --repeat times,
 and each figure is that client's median measurement by time. Our load is
 side A's settings (1 connection, 2 MiB requests, 8 in flight, zero scan by
 default: qemu-img convert's shape). The real client's socket calls are
-counted exactly on the syscall tracepoints (per process by bpf where
-allowed, else per thread by perf); where neither is allowed they are n/a,
-with the reason (see nbdscope doctor).`
+counted exactly (per process by bpf, at the socket layer, where allowed,
+else per thread by perf); where neither is allowed they are n/a, with the
+reason (see nbdscope doctor).`
 
 const calibrateExample = `  nbdscope calibrate
   nbdscope calibrate --bytes 4g --repeat 5 --sndbuf default,256k,2m
