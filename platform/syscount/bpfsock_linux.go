@@ -21,7 +21,7 @@ import (
 // 292 ns a call here). qemu-nbd and qemu-img make two to three eventfd
 // reads and writes for each socket call, so counting them per call cost
 // qemu-nbd 10% more CPU per GiB at the default buffer. The socket-layer
-// tracepoints cost a socket call about 50-100 ns, once, and anything else
+// tracepoints cost a socket call about 0.13 µs, once, and anything else
 // nothing (BenchmarkSocketFloor).
 //
 // recvmmsg and sendmmsg receive or send each message through the socket
