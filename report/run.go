@@ -131,7 +131,11 @@ func Summary(w io.Writer, rep model.Report) {
 	if len(rep.Sides) == 0 {
 		return
 	}
-	SummaryTable(rep).WriteText(w)
+	t := SummaryTable(rep)
+	t.WriteText(w)
+	if l := spreadLegend(t); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	printSegments(w, rep)
 	printRunNotes(w, rep)
 }

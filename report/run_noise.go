@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"nbdscope/model"
 	"nbdscope/stats"
@@ -57,6 +58,24 @@ func spreadCell(rep model.Report, get summaryGetter) string {
 		return " ≈ " + sp
 	}
 	return " " + sp
+}
+
+// spreadLegend says what a B/A cell's ± and ≈ mean, when the table has
+// any: a reader meets "1.03x ≈ ±476%" with nothing else to go on.
+func spreadLegend(t Table) string {
+	spread, within := false, false
+	for _, row := range t.Rows {
+		c := row[len(row)-1]
+		spread = spread || strings.Contains(c, "±")
+		within = within || strings.Contains(c, "≈")
+	}
+	switch {
+	case within:
+		return "B/A ±: the ratio's spread, from the σ of each side's steady samples; ≈: B/A is within it, no difference beyond the run's own noise"
+	case spread:
+		return "B/A ±: the ratio's spread, from the σ of each side's steady samples"
+	}
+	return ""
 }
 
 // printNoise says who waited on whom when no pace line does, and whether

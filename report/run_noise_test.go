@@ -41,3 +41,19 @@ func TestRatioCellCarriesSpread(t *testing.T) {
 		t.Errorf("one sample a side: cell %q, want none", c)
 	}
 }
+
+// TestSpreadLegend: a summary whose B/A cells carry a spread says what ±
+// means, and what ≈ means when a cell has it; one without says nothing.
+func TestSpreadLegend(t *testing.T) {
+	within := noiseReport([]float64{100e6, 110e6, 90e6, 105e6}, []float64{104e6, 96e6, 112e6, 99e6})
+	if l := spreadLegend(SummaryTable(within)); !strings.Contains(l, "±") || !strings.Contains(l, "≈: B/A is within it") {
+		t.Errorf("a table with a ≈ cell: legend %q", l)
+	}
+	beyond := noiseReport([]float64{100e6, 101e6, 99e6}, []float64{200e6, 202e6, 198e6})
+	if l := spreadLegend(SummaryTable(beyond)); !strings.HasPrefix(l, "B/A ±") || strings.Contains(l, "≈") {
+		t.Errorf("a table with spreads and no ≈: legend %q", l)
+	}
+	if l := spreadLegend(SummaryTable(noiseReport([]float64{100e6}, []float64{200e6}))); l != "" {
+		t.Errorf("one sample a side, no spread: legend %q", l)
+	}
+}
