@@ -90,6 +90,7 @@ func startRealServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.
 	r.wg.Add(1)
 	go r.wait()
 	if err != nil {
+		err = r.exitedFirst(addr, err)
 		r.close()
 		return nil, wire.Msg{}, err
 	}
@@ -149,6 +150,23 @@ func (r *realServerRole) wait() {
 		err = fmt.Errorf("%s: exited (status 0) while serving", cmdText(r.argv))
 	}
 	r.fail <- fmt.Errorf("real server: %w", err)
+}
+
+// exitGrace is how long a refused buffer waits for the server's exit
+// to be reaped, in case the exit was the refusal's cause.
+const exitGrace = 500 * time.Millisecond
+
+// exitedFirst is the error to report for a buffer refused at the start:
+// the server's exit, when it has exited (a command that fails at once
+// gives "process … has exited" from the buffer's setsockopt, which says
+// nothing of why), else the refusal itself.
+func (r *realServerRole) exitedFirst(addr string, refused error) error {
+	select {
+	case err := <-r.fail:
+		return fmt.Errorf("exited before it listened on %s: %w", addr, errors.Unwrap(err))
+	case <-time.After(exitGrace):
+		return refused
+	}
 }
 
 // waitListening waits until the server listens at addr (its socket's
