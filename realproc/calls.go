@@ -65,10 +65,6 @@ func OpenCalls(pid int) (*Calls, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The socket-only calls are counted on any fd, without an fd-filtered
-	// counter each: the same counts, and (per thread) 6 of 30 counters
-	// fewer for the kernel to switch with each thread (bench/README.md,
-	// "Counting cost").
 	k := &Calls{pid: pid, stop: make(chan struct{}), done: make(chan struct{})}
 	if mech != syscount.PerThread && os.Getenv(CountingEnv) != "bpf-calls" {
 		if k.c, err = syscount.Open(pid, syscount.Options{Children: true, Sockets: true, Mechanism: syscount.PerProcess}); err == nil {
@@ -76,6 +72,10 @@ func OpenCalls(pid int) (*Calls, error) {
 			return k, nil
 		}
 	}
+	// Per call, the socket-only calls are counted on any fd, without an
+	// fd-filtered counter each: the same counts, and (per thread) 6 of 30
+	// counters fewer for the kernel to switch with each thread
+	// (bench/README.md, "Counting cost").
 	if k.c, err = syscount.Open(pid, syscount.Options{Children: true, AnyFD: socketOnlyCalls, Mechanism: mech}); err != nil {
 		return nil, err
 	}
