@@ -580,28 +580,20 @@ func (s *bpfSlot) leaveProcesses() {
 // here, "" when it is: what an Auto Counter would fall back from. It
 // loads the programs to find out (5 ms), unless a Counter has them
 // loaded already.
-func WhyNotPerProcess() string {
-	tp, err := loadTracepoints()
-	if err != nil {
-		return err.Error()
-	}
-	e, err := acquireBPF(tp, callSet)
-	if err != nil {
-		return bpfRefusal(err)
-	}
-	releaseBPF(e)
-	return ""
-}
+func WhyNotPerProcess() string { return whyNot(callSet) }
 
 // WhyNotSockets is why counting socket calls at the socket layer
 // (Options.Sockets) is not possible here, "" when it is. It loads those
 // programs to find out, unless a Counter has them loaded already.
-func WhyNotSockets() string {
+func WhyNotSockets() string { return whyNot(socketSet) }
+
+// whyNot is why set's programs cannot be loaded here, "" when they can.
+func whyNot(set programSet) string {
 	tp, err := loadTracepoints()
 	if err != nil {
 		return err.Error()
 	}
-	e, err := acquireBPF(tp, socketSet)
+	e, err := acquireBPF(tp, set)
 	if err != nil {
 		return bpfRefusal(err)
 	}
