@@ -249,21 +249,24 @@ func probeSyscount() error {
 	return syscount.Probe()
 }
 
-// tryBPF loads the bpf programs (once, for both ways of counting per
-// process) and says where they count: at the socket layer, or on the
-// syscall tracepoints and why not at the socket layer; or why not at all.
+// tryBPF loads the bpf programs OpenCalls would count with and says
+// where they count: at the socket layer; else on the syscall tracepoints,
+// and why not at the socket layer; or why not at all. The per-call
+// programs are loaded only when the socket layer's are not used: each
+// set costs every process on the machine while it is loaded.
 func tryBPF() (where, whyNot string) {
 	bpfLoads.Add(1)
+	notSockets := CountingEnv + "=bpf-calls"
+	if os.Getenv(CountingEnv) != "bpf-calls" {
+		if notSockets = syscount.WhyNotSockets(); notSockets == "" {
+			return "at the socket layer", ""
+		}
+		notSockets = "not at the socket layer: " + notSockets
+	}
 	if why := syscount.WhyNotPerProcess(); why != "" {
 		return "", why
 	}
-	if os.Getenv(CountingEnv) == "bpf-calls" {
-		return "on the syscall tracepoints, " + CountingEnv + "=bpf-calls", ""
-	}
-	if why := syscount.WhyNotSockets(); why != "" {
-		return "on the syscall tracepoints; not at the socket layer: " + why, ""
-	}
-	return "at the socket layer", ""
+	return "on the syscall tracepoints; " + notSockets, ""
 }
 
 // Probe tells whether this process may count system calls here: nil, or
