@@ -323,22 +323,26 @@ func (c *Conn) Describe(fds []FD) ([]Socket, error) {
 	if err != nil {
 		return nil, err
 	}
+	known := make(map[Inode]bool, len(unixSocks))
+	for _, u := range unixSocks {
+		known[u.Inode] = true
+	}
 	var tcpSocks []TCPSocket
-	if c.mayBeTCP(fds, unixSocks) {
+	if c.mayBeTCP(fds, known) {
 		if tcpSocks, err = c.TCPSockets(nil); err != nil {
 			return nil, err
 		}
-		c.learnNotTCP(fds, unixSocks, tcpSocks)
+		for _, t := range tcpSocks {
+			known[t.Inode] = true
+		}
+		c.learnNotTCP(fds, known)
 	}
 	return describe(fds, unixSocks, tcpSocks), nil
 }
 
-// mayBeTCP tells whether a socket among fds may be a TCP one.
-func (c *Conn) mayBeTCP(fds []FD, unixSocks []UnixSocket) bool {
-	isUnix := make(map[Inode]bool, len(unixSocks))
-	for _, u := range unixSocks {
-		isUnix[u.Inode] = true
-	}
+// mayBeTCP tells whether a socket among fds may be a TCP one: not in the
+// unix listing (isUnix), nor learned to be in neither.
+func (c *Conn) mayBeTCP(fds []FD, isUnix map[Inode]bool) bool {
 	for _, f := range fds {
 		if !isUnix[f.Inode] && !c.notTCP.has(f.Inode) {
 			return true
@@ -347,15 +351,9 @@ func (c *Conn) mayBeTCP(fds []FD, unixSocks []UnixSocket) bool {
 	return false
 }
 
-// learnNotTCP remembers the sockets among fds that neither listing has.
-func (c *Conn) learnNotTCP(fds []FD, unixSocks []UnixSocket, tcpSocks []TCPSocket) {
-	known := make(map[Inode]bool, len(unixSocks)+len(tcpSocks))
-	for _, u := range unixSocks {
-		known[u.Inode] = true
-	}
-	for _, t := range tcpSocks {
-		known[t.Inode] = true
-	}
+// learnNotTCP remembers the sockets among fds that neither listing has
+// (known: the inodes of both).
+func (c *Conn) learnNotTCP(fds []FD, known map[Inode]bool) {
 	for _, f := range fds {
 		if !known[f.Inode] {
 			c.notTCP.add(f.Inode)
