@@ -39,7 +39,7 @@ func recordReads(t *testing.T, paths *[]string) {
 // glob of /proc/[0-9]*/stat was 74% of its system calls).
 func TestGroupReadsOnlyItsOwnProcesses(t *testing.T) {
 	s := startSleeper(t, "1")
-	pid := s.cmd.Process.Pid
+	pid := s.Cmd.Process.Pid
 	g := NewGroup(pid)
 	if _, ok := g.Usage(); !ok {
 		t.Skip("/proc cannot be read")

@@ -3,14 +3,13 @@ package clientrun
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"runtime"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"nbdscope/internal/testbin"
 )
 
 // threadSleeperEnv makes the test binary, run again, a multithreaded
@@ -63,50 +62,25 @@ func tasksOf(pid int) []os.DirEntry {
 	return ts
 }
 
-// sleeper is a started thread sleeper: its pid, stdin and stdout.
-type sleeper struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
-}
+// sleeper is a started thread sleeper.
+type sleeper struct{ *testbin.Helper }
 
 // startSleeper starts the test binary as a thread sleeper in mode ("1" or
-// "exit") and waits for its "ready"; it is killed when the test ends.
+// "exit"), in a process group of its own (what a Group follows), and
+// waits for its "ready"; it is killed when the test ends.
 func startSleeper(t *testing.T, mode string) *sleeper {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(self, "-test.run=^$")
-	cmd.Env = append(os.Environ(), threadSleeperEnv+"="+mode)
+	cmd := testbin.HelperCommand(os.Args[0], threadSleeperEnv, mode)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		in.Close()
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
-	})
-	s := &sleeper{cmd: cmd, in: in, out: bufio.NewReader(out)}
+	s := &sleeper{testbin.StartHelper(t, cmd)}
 	s.expect(t, "ready")
 	return s
 }
 
 func (s *sleeper) expect(t *testing.T, word string) {
 	t.Helper()
-	line, err := s.out.ReadString('\n')
-	if err != nil || strings.TrimSpace(line) != word {
-		t.Fatalf("the helper said %q, want %q: %v", line, word, err)
+	if line := s.Line(t); line != word {
+		t.Fatalf("the helper said %q, want %q", line, word)
 	}
 }
 
@@ -116,7 +90,7 @@ func (s *sleeper) expect(t *testing.T, word string) {
 // of its own, showed 0 wake-ups per 2 MiB.
 func TestGroupUsageCountsEveryThreadsSwitches(t *testing.T) {
 	s := startSleeper(t, "1")
-	u, ok := NewGroup(s.cmd.Process.Pid).Usage()
+	u, ok := NewGroup(s.Cmd.Process.Pid).Usage()
 	if !ok {
 		t.Skip("/proc cannot be read")
 	}
@@ -133,7 +107,7 @@ func TestGroupUsageCountsEveryThreadsSwitches(t *testing.T) {
 // would stall at the old maximum until the others made it up).
 func TestGroupSwitchesNeverGoBackWhenAThreadExits(t *testing.T) {
 	s := startSleeper(t, "exit")
-	g := NewGroup(s.cmd.Process.Pid)
+	g := NewGroup(s.Cmd.Process.Pid)
 	before, ok := g.Usage()
 	if !ok {
 		t.Skip("/proc cannot be read")
@@ -141,10 +115,10 @@ func TestGroupSwitchesNeverGoBackWhenAThreadExits(t *testing.T) {
 	if before.Nvcsw < sleeperNaps/2 {
 		t.Fatalf("%d voluntary switches before the thread exits, want at least %d", before.Nvcsw, sleeperNaps/2)
 	}
-	fmt.Fprintln(s.in, "end the thread")
+	fmt.Fprintln(s.Stdin, "end the thread")
 	s.expect(t, "gone")
 	// The scenario: /proc alone has lost the thread's switches.
-	if once, _ := GroupUsage(s.cmd.Process.Pid); once.Nvcsw >= before.Nvcsw {
+	if once, _ := GroupUsage(s.Cmd.Process.Pid); once.Nvcsw >= before.Nvcsw {
 		t.Fatalf("a fresh reading has %d voluntary switches, %d before the thread exited: it did not leave /proc, nothing tested", once.Nvcsw, before.Nvcsw)
 	}
 	after, ok := g.Usage()
