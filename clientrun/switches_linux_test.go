@@ -30,10 +30,12 @@ func init() {
 	}
 	runtime.LockOSThread() // main stays on the main thread, so the naps are on another
 	ready, end := make(chan struct{}), make(chan struct{})
+	var napper int // the napping thread's id
 	go func() {
 		// Locked and never unlocked: the thread lives as long as this
 		// goroutine, and ends with it.
 		runtime.LockOSThread()
+		napper = syscall.Gettid()
 		for range sleeperNaps {
 			time.Sleep(time.Millisecond)
 		}
@@ -45,11 +47,15 @@ func init() {
 	in := bufio.NewReader(os.Stdin)
 	if mode == "exit" {
 		in.ReadString('\n')
-		threads := len(tasksOf(os.Getpid()))
 		close(end)
-		// Bounded: the thread is gone within a few scheduler ticks.
-		for deadline := time.Now().Add(10 * time.Second); len(tasksOf(os.Getpid())) >= threads && time.Now().Before(deadline); {
-			time.Sleep(time.Millisecond)
+		// That thread, not a count of threads: the runtime may start
+		// another as it ends, and the count then never falls. Bounded:
+		// the thread is gone within a few scheduler ticks.
+		task := fmt.Sprintf("/proc/self/task/%d", napper)
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			if _, err := os.Stat(task); err != nil {
+				break
+			}
 		}
 		fmt.Println("gone")
 	}
