@@ -28,10 +28,38 @@ const (
 
 // style is the SGR state that applies to a run of cells.
 type style struct {
-	fg, bg          string // "" for the default
-	bold, faint     bool
-	italic, reverse bool
-	underline       bool
+	fg, bg string // "" for the default
+	attrs  attr
+}
+
+// attr is a set of SGR text attributes.
+type attr uint8
+
+const (
+	attrBold attr = 1 << iota
+	attrFaint
+	attrItalic
+	attrUnderline
+	attrReverse
+)
+
+// sgrSets are the SGR codes that set attributes, sgrClears those that
+// clear them (22 is "normal intensity": neither bold nor faint).
+var (
+	sgrSets   = map[int]attr{1: attrBold, 2: attrFaint, 3: attrItalic, 4: attrUnderline, 7: attrReverse}
+	sgrClears = map[int]attr{22: attrBold | attrFaint, 23: attrItalic, 24: attrUnderline, 27: attrReverse}
+)
+
+// svgAttrs are the SVG text attributes that draw each SGR attribute
+// (reverse is drawn by swapping the colours).
+var svgAttrs = []struct {
+	a   attr
+	svg string
+}{
+	{attrBold, ` font-weight="bold"`},
+	{attrFaint, ` opacity="0.6"`},
+	{attrItalic, ` font-style="italic"`},
+	{attrUnderline, ` text-decoration="underline"`},
 }
 
 // cell is one character position of the screen.
@@ -95,7 +123,7 @@ func layLine(line []cell, text string, cur style) style {
 	// The rest of the line keeps the background in force, as a terminal
 	// clears it.
 	for ; x < len(line); x++ {
-		line[x] = cell{r: ' ', s: style{bg: cur.bg, reverse: cur.reverse}}
+		line[x] = cell{r: ' ', s: style{bg: cur.bg, attrs: cur.attrs & attrReverse}}
 	}
 	return cur
 }
@@ -124,36 +152,10 @@ func applySGR(params string, cur *style) {
 		switch {
 		case n == 0:
 			*cur = style{}
-		case n == 1:
-			cur.bold = true
-		case n == 2:
-			cur.faint = true
-		case n == 3:
-			cur.italic = true
-		case n == 4:
-			cur.underline = true
-		case n == 7:
-			cur.reverse = true
-		case n == 22:
-			cur.bold, cur.faint = false, false
-		case n == 23:
-			cur.italic = false
-		case n == 24:
-			cur.underline = false
-		case n == 27:
-			cur.reverse = false
-		case n >= 30 && n <= 37:
-			cur.fg = palette16[n-30]
-		case n >= 90 && n <= 97:
-			cur.fg = palette16[n-90+8]
-		case n == 39:
-			cur.fg = ""
-		case n >= 40 && n <= 47:
-			cur.bg = palette16[n-40]
-		case n >= 100 && n <= 107:
-			cur.bg = palette16[n-100+8]
-		case n == 49:
-			cur.bg = ""
+		case sgrSets[n] != 0:
+			cur.attrs |= sgrSets[n]
+		case sgrClears[n] != 0:
+			cur.attrs &^= sgrClears[n]
 		case n == 38 || n == 48:
 			var c string
 			c, k = extendedColour(ps, k)
@@ -162,7 +164,27 @@ func applySGR(params string, cur *style) {
 			} else {
 				cur.bg = c
 			}
+		default:
+			applyBasicColour(n, cur)
 		}
+	}
+}
+
+// applyBasicColour applies a 16-colour code: foreground 30-37, bright
+// 90-97 and 39 (the default); background the same plus 10. Any other
+// code is one this renderer does not draw (blink, conceal, ...).
+func applyBasicColour(n int, cur *style) {
+	target := &cur.fg
+	if n >= 40 && n <= 49 || n >= 100 && n <= 107 {
+		target, n = &cur.bg, n-10
+	}
+	switch {
+	case n >= 30 && n <= 37:
+		*target = palette16[n-30]
+	case n >= 90 && n <= 97:
+		*target = palette16[n-90+8]
+	case n == 39:
+		*target = ""
 	}
 }
 
@@ -188,7 +210,7 @@ func (s style) colours() (fg, bg string) {
 	if fg == "" {
 		fg = defaultFG
 	}
-	if s.reverse {
+	if s.attrs&attrReverse != 0 {
 		if bg == "" {
 			bg = defaultBG
 		}
@@ -246,17 +268,10 @@ func writeRun(b *strings.Builder, run []cell, x0, y int, s style) {
 	}
 	fg, _ := s.colours()
 	attrs := fmt.Sprintf(`fill="%s"`, fg)
-	if s.bold {
-		attrs += ` font-weight="bold"`
-	}
-	if s.faint {
-		attrs += ` opacity="0.6"`
-	}
-	if s.italic {
-		attrs += ` font-style="italic"`
-	}
-	if s.underline {
-		attrs += ` text-decoration="underline"`
+	for _, a := range svgAttrs {
+		if s.attrs&a.a != 0 {
+			attrs += a.svg
+		}
 	}
 	baseline := pad + float64(y)*cellH + 13.0 // the font's ascent at 14 px
 	fmt.Fprintf(b, `<text x="%s" y="%.1f" %s>%s</text>`+"\n",

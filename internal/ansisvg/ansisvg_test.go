@@ -12,7 +12,7 @@ import (
 
 func TestSGRColoursAndReset(t *testing.T) {
 	grid := parse("\x1b[1m\x1b[38;5;147mnb\x1b[0m x\x1b[48;2;1;2;3my", 5, 2)
-	if c := grid[0][0]; c.r != 'n' || !c.s.bold || c.s.fg != xterm256(147) {
+	if c := grid[0][0]; c.r != 'n' || c.s.attrs&attrBold == 0 || c.s.fg != xterm256(147) {
 		t.Fatalf("cell 0 = %+v, want bold 'n' in colour 147 (%s)", c, xterm256(147))
 	}
 	if c := grid[0][3]; c.r != 'x' || c.s != (style{}) {
@@ -23,6 +23,33 @@ func TestSGRColoursAndReset(t *testing.T) {
 	}
 	if c := grid[1][0]; c.r != ' ' {
 		t.Fatalf("row 1 = %+v, want blank", c)
+	}
+}
+
+// Each SGR code of the 16 colours and the attributes, set and cleared,
+// as lipgloss writes them: the state after the codes.
+func TestSGRCodes(t *testing.T) {
+	for _, c := range []struct {
+		params string
+		want   style
+	}{
+		{"31", style{fg: palette16[1]}},
+		{"97", style{fg: palette16[15]}},
+		{"31;39", style{}},
+		{"44", style{bg: palette16[4]}},
+		{"101", style{bg: palette16[9]}},
+		{"44;49", style{}},
+		{"1;2;3;4;7", style{attrs: attrBold | attrFaint | attrItalic | attrUnderline | attrReverse}},
+		{"1;2;3;4;7;22", style{attrs: attrItalic | attrUnderline | attrReverse}},
+		{"3;4;7;23;24;27", style{}},
+		{"5;8;53", style{}}, // blink, conceal, overline: not drawn
+		{"1;32;;33", style{fg: palette16[3]}},
+	} {
+		var got style
+		applySGR(c.params, &got)
+		if got != c.want {
+			t.Errorf("ESC[%sm: %+v, want %+v", c.params, got, c.want)
+		}
 	}
 }
 
