@@ -77,15 +77,9 @@ func (a *app) writeRun(rep model.Report, o *runOutputFlags, live liveOutput, nam
 
 // writeRunAs writes a run in one format; name titles the markdown.
 func writeRunAs(format string, w io.Writer, rep model.Report, name string) error {
-	switch format {
-	case fmtJSON:
-		return writeJSON(w, rep)
-	case fmtCSV:
-		return model.WriteRunCSV(w, rep)
-	case fmtMarkdown:
-		return report.RunMarkdown(w, name, rep)
-	case fmtText:
-		return writeErr(w, func(w io.Writer) { report.Summary(w, rep) })
-	}
-	return fmt.Errorf("run: no output format %q", format)
+	return formatWriters{
+		fmtCSV:      func(w io.Writer) error { return model.WriteRunCSV(w, rep) },
+		fmtMarkdown: func(w io.Writer) error { return report.RunMarkdown(w, name, rep) },
+		fmtText:     printed(func(w io.Writer) { report.Summary(w, rep) }),
+	}.write("run", format, w, rep)
 }

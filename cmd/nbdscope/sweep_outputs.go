@@ -26,19 +26,35 @@ func planSweepOutputs(cmd *cobra.Command, ex *exportFlags) ([]destination, error
 // writeSweepAs writes a sweep in one format; width is that of stdout's
 // terminal (the bars of the text table).
 func writeSweepAs(format string, w io.Writer, rep model.SweepReport, width int) error {
-	switch format {
-	case fmtJSON:
+	return formatWriters{
+		fmtCSV:       func(w io.Writer) error { return report.SweepCSV(w, rep) },
+		fmtMarkdown:  printed(func(w io.Writer) { report.SweepMarkdown(w, rep) }),
+		fmtHyperfine: func(w io.Writer) error { return writeSweepHyperfine(w, rep) },
+		fmtText:      printed(func(w io.Writer) { report.SweepText(w, rep, width) }),
+	}.write("sweep", format, w, rep)
+}
+
+// formatWriters are one report's writers by output format, but for JSON,
+// which every report has and is the report itself (write adds it).
+type formatWriters map[string]func(io.Writer) error
+
+// write writes rep in format, or says that what (the command) has no such
+// output format.
+func (fw formatWriters) write(what, format string, w io.Writer, rep any) error {
+	if format == fmtJSON {
 		return writeJSON(w, rep)
-	case fmtCSV:
-		return report.SweepCSV(w, rep)
-	case fmtMarkdown:
-		return writeErr(w, func(w io.Writer) { report.SweepMarkdown(w, rep) })
-	case fmtHyperfine:
-		return writeSweepHyperfine(w, rep)
-	case fmtText:
-		return writeErr(w, func(w io.Writer) { report.SweepText(w, rep, width) })
 	}
-	return fmt.Errorf("sweep: no output format %q", format)
+	if write, ok := fw[format]; ok {
+		return write(w)
+	}
+	return fmt.Errorf("%s: no output format %q", what, format)
+}
+
+// printed makes a writer of one that prints with fmt.Fprintf all along and
+// so never sees an error: writeErr returns the first one the underlying
+// writer returned.
+func printed(print func(io.Writer)) func(io.Writer) error {
+	return func(w io.Writer) error { return writeErr(w, print) }
 }
 
 // writeErr runs a writer that ignores errors (fmt.Fprintf all along) and
