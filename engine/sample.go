@@ -71,14 +71,7 @@ func (p *Pair) pollSide(s *side, emit bool) {
 // (writes to a read-only export acknowledge nothing: 0 B/s), and the
 // errors count alone did not say why.
 func (p *Pair) warnRequests(s *side, smp *model.Sample, lastErr string) {
-	if smp.Errors == 0 {
-		return
-	}
-	s.mu.Lock()
-	warned := s.errsWarned
-	s.errsWarned = true
-	s.mu.Unlock()
-	if warned {
+	if smp.Errors == 0 || !s.errsWarned.CompareAndSwap(false, true) {
 		return
 	}
 	if lastErr == "" {
