@@ -97,6 +97,16 @@ func (h *harness) submit(text string) {
 	h.settle()
 }
 
+// submitLeaves submits text and checks that it leaves the explorer in the
+// state want; why says what went wrong if it does not.
+func (h *harness) submitLeaves(text string, want state, why string) {
+	h.t.Helper()
+	h.submit(text)
+	if h.m.state != want {
+		h.t.Fatal(why)
+	}
+}
+
 // openPrompt presses keys, the last of which opens a prompt, and checks
 // that it is open and shows want.
 func (h *harness) openPrompt(want string, keys ...string) {
@@ -312,18 +322,12 @@ func TestApplyErrorReverts(t *testing.T) {
 func TestKeyExactSndbuf(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
 	h.openPrompt("B sndbuf = ", "2", "=")
-	h.submit("lots")
-	if h.m.state != stInput {
-		t.Fatal("invalid input closed the prompt")
-	}
+	h.submitLeaves("lots", stInput, "invalid input closed the prompt")
 	h.wantView(`sndbuf "lots": want`) // the error from parsing it, before any engine call
 	for range "lots" {
 		h.m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
 	}
-	h.submit("64k")
-	if h.m.state != stNormal {
-		t.Fatal("valid input did not close the prompt")
-	}
+	h.submitLeaves("64k", stNormal, "valid input did not close the prompt")
 	h.wantApplied(ch(1, "sndbuf", "64k"))
 	h.wantView("64k → ")
 
@@ -657,10 +661,7 @@ func TestKeySavePreset(t *testing.T) {
 
 	// An existing name asks first; n keeps it.
 	h.press("s")
-	h.submit("mine")
-	if h.m.state != stConfirm {
-		t.Fatal("no confirmation for an existing name")
-	}
+	h.submitLeaves("mine", stConfirm, "no confirmation for an existing name")
 	h.wantView(`"mine" exists`)
 	h.press("n")
 	if overwritten != "" {
@@ -1113,9 +1114,6 @@ func TestVReachesTheWakeupsChart(t *testing.T) {
 func TestKeyExecPrompt(t *testing.T) {
 	h := newHarness(t, Options{}, 100, 24)
 	h.openPrompt("B exec = ", "2", "e")
-	h.submit("nbdcopy {uri} null:")
-	if h.m.state != stNormal {
-		t.Fatal("a command did not close the prompt")
-	}
+	h.submitLeaves("nbdcopy {uri} null:", stNormal, "a command did not close the prompt")
 	h.wantApplied(ch(1, "exec", "nbdcopy {uri} null:"))
 }
