@@ -4,12 +4,9 @@ package interop
 // digest of the same export, and the blksum-exec preset sweeps blksum.
 
 import (
-	"encoding/json"
 	"os/exec"
 	"strings"
 	"testing"
-
-	"nbdscope/model"
 )
 
 // needBlksum skips when blksum is missing, even under NBDSCOPE_INTEROP=1:
@@ -38,15 +35,8 @@ func TestHashRootMatchesBlksum(t *testing.T) {
 	}
 	want := fields[0]
 
-	r := runEnv(t, nil, nbdscopeBin, "run", "--backend", "pattern", "--size", size, "--consume", "hash",
-		"--workload", "read", "--request-size", "256k", "--connections", "2", "--duration", "4s", "--json")
-	if r.code != 0 {
-		t.Fatalf("want exit 0:\n%s", r)
-	}
-	var rep model.Report
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
-		t.Fatalf("run --json: %v\n%s", err, r)
-	}
+	rep, _ := runReport(t, 0, "--backend", "pattern", "--size", size, "--consume", "hash",
+		"--workload", "read", "--request-size", "256k", "--connections", "2", "--duration", "4s")
 	for _, s := range rep.Sides {
 		c := s.Summary.Consumed
 		if c.HashPasses == 0 || c.RootDigest != want {

@@ -3,7 +3,6 @@ package interop
 // A real client as a live side: run --exec-b (issue 15 §2).
 
 import (
-	"encoding/json"
 	"testing"
 
 	"nbdscope/model"
@@ -19,15 +18,8 @@ import (
 func TestRunExecSideQemuImg(t *testing.T) {
 	need(t, "qemu-img")
 	cmd := `qemu-img convert -f raw -O raw -W -n {uri} 'json:{"file":{"driver":"null-co","size":268435456}}'`
-	r := runEnv(t, nil, nbdscopeBin, "run", "--exec-b", cmd, "--size-b", "256m", "--sndbuf-b", "default",
-		"--duration", "8s", "--at", "4s:b.sndbuf=2m", "--json")
-	if r.code != 0 {
-		t.Fatalf("want exit 0:\n%s", r)
-	}
-	var rep model.Report
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
-		t.Fatalf("run --json: %v\n%s", err, r)
-	}
+	rep, r := runReport(t, 0, "--exec-b", cmd, "--size-b", "256m", "--sndbuf-b", "default",
+		"--duration", "8s", "--at", "4s:b.sndbuf=2m")
 	var before, after struct {
 		calls, bytes uint64
 		eff          int

@@ -1,7 +1,6 @@
 package interop
 
 import (
-	"encoding/json"
 	"testing"
 
 	"nbdscope/model"
@@ -24,15 +23,8 @@ import (
 func TestRunExecSideKeepsMakingProgress(t *testing.T) {
 	need(t, "qemu-img")
 	cmd := `qemu-img convert -f raw -O raw -W -n -S 0 'json:{"file":{"driver":"null-co","size":1073741824}}' {uri}`
-	r := runEnv(t, nil, nbdscopeBin, "run", "--exec-b", cmd, "--size-b", "1g", "--workload-b", "write",
-		"--mode", "concurrent", "--duration", "8s", "--json")
-	if r.code != 0 {
-		t.Fatalf("want exit 0:\n%s", r)
-	}
-	var rep model.Report
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
-		t.Fatalf("run --json: %v\n%s", err, r)
-	}
+	rep, r := runReport(t, 0, "--exec-b", cmd, "--size-b", "1g", "--workload-b", "write",
+		"--mode", "concurrent", "--duration", "8s")
 	runs := 0
 	for _, e := range rep.Events {
 		if e.Side == "B" && e.Setting == model.ExecRunEvent {
