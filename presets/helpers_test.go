@@ -54,22 +54,21 @@ func eqv(a, b reflect.Value) bool {
 			}
 		}
 		return true
-	case reflect.Slice:
+	case reflect.Slice, reflect.Map:
 		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
 			return false
 		}
 		fallthrough
 	case reflect.Array:
-		for i := 0; i < a.Len(); i++ {
-			if !eqv(a.Index(i), b.Index(i)) {
-				return false
-			}
-		}
-		return true
-	case reflect.Map:
-		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
-			return false
-		}
+		return eqvElems(a, b)
+	}
+	return reflect.DeepEqual(a.Interface(), b.Interface())
+}
+
+// eqvElems compares two arrays, slices or maps of one length element by
+// element (maps by a's keys).
+func eqvElems(a, b reflect.Value) bool {
+	if a.Kind() == reflect.Map {
 		for _, k := range a.MapKeys() {
 			if !eqv(a.MapIndex(k), b.MapIndex(k)) {
 				return false
@@ -77,7 +76,12 @@ func eqv(a, b reflect.Value) bool {
 		}
 		return true
 	}
-	return reflect.DeepEqual(a.Interface(), b.Interface())
+	for i := range a.Len() {
+		if !eqv(a.Index(i), b.Index(i)) {
+			return false
+		}
+	}
+	return true
 }
 
 // noTempFiles fails when a directory holds leftovers of a save.
