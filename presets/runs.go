@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"nbdscope/model"
@@ -159,12 +158,7 @@ func checkWritable(dir string) error {
 
 // loadRun reads a run file in RunDir. Errors name the file.
 func (s *Store) loadRun(file string) (RunFile, error) {
-	path := filepath.Join(s.RunDir, file)
-	name := strings.TrimSuffix(file, fileExt)
-	if err := ValidName(name); err != nil {
-		return RunFile{}, fmt.Errorf("%s: the file name is not a run name: %w", path, err)
-	}
-	rf, err := parseFile(path, maxRunFile, parseRun)
+	rf, name, path, err := loadFile("run", s.RunDir, file, maxRunFile, parseRun, nil)
 	if err != nil {
 		return RunFile{}, err
 	}

@@ -25,15 +25,12 @@ func (s *Store) Presets() ([]Preset, []error) {
 
 // loadPreset reads the user preset file in PresetDir. Errors name the file.
 func (s *Store) loadPreset(file string) (Preset, error) {
-	path := filepath.Join(s.PresetDir, file)
-	name := strings.TrimSuffix(file, fileExt)
-	if err := ValidName(name); err != nil {
-		return Preset{}, fmt.Errorf("%s: the file name is not a preset name: %w", path, err)
-	}
-	if IsBuiltin(name) {
-		return Preset{}, fmt.Errorf("%s: %q %w: rename the file", path, name, ErrBuiltIn)
-	}
-	p, err := parseFile(path, maxPresetFile, parsePreset)
+	p, name, path, err := loadFile("preset", s.PresetDir, file, maxPresetFile, parsePreset, func(name, path string) error {
+		if IsBuiltin(name) {
+			return fmt.Errorf("%s: %q %w: rename the file", path, name, ErrBuiltIn)
+		}
+		return nil
+	})
 	if err != nil {
 		return Preset{}, err
 	}

@@ -48,8 +48,8 @@ type calibrateFlags struct {
 
 func newCalibrateCmd(a *app) *cobra.Command {
 	var f calibrateFlags
-	cmd, lf := newMeasureCmd(a, "calibrate [flags]", "Our load beside qemu-img on the same server and buffers: calls, EAGAIN, wake-ups, CPU per 2 MiB and their ratio",
-		calibrateLong, calibrateExample, false, sweptSettings()...)
+	cmd, lf := newSweptCmd(a, "calibrate [flags]", "Our load beside qemu-img on the same server and buffers: calls, EAGAIN, wake-ups, CPU per 2 MiB and their ratio",
+		calibrateLong, calibrateExample)
 	fs := cmd.Flags()
 	fs.StringVar(&f.sndbuf, "sndbuf", "default,2m", "comma-separated server send buffer `SIZES` to calibrate at")
 	cmd.RegisterFlagCompletionFunc("sndbuf", completeBufList)

@@ -76,22 +76,23 @@ type sweepFlags struct {
 	outs                []destination // where the sweep is written (planSweepOutputs)
 }
 
-// sweptSettings are the settings whose per-side flags a sweep (and a
-// calibration) leaves out: a buffer's flag there (--sndbuf,
-// --client-sndbuf, --client-rcvbuf) is the list of sizes to go through,
-// and --exec the client to run.
-func sweptSettings() []string {
+// newSweptCmd is a measuring command that goes through a list of buffer
+// sizes (sweep, calibrate): it runs no fixed duration, and leaves out the
+// per-side flags of the swept settings, since a buffer's flag there
+// (--sndbuf, --client-sndbuf, --client-rcvbuf) is the list of sizes to go
+// through and --exec the client to run.
+func newSweptCmd(a *app, use, short, long, example string) (*cobra.Command, *loadFlags) {
 	names := []string{model.SetExec}
 	for _, st := range model.BufferSettings() {
 		names = append(names, st.Name)
 	}
-	return names
+	return newMeasureCmd(a, use, short, long, example, false, names...)
 }
 
 func newSweepCmd(a *app) *cobra.Command {
 	var f sweepFlags
-	cmd, lf := newMeasureCmd(a, "sweep [flags]", "A send-buffer sweep: table, bars and the optimum (--json, --csv, --markdown)",
-		sweepLong, sweepExample, false, sweptSettings()...)
+	cmd, lf := newSweptCmd(a, "sweep [flags]", "A send-buffer sweep: table, bars and the optimum (--json, --csv, --markdown)",
+		sweepLong, sweepExample)
 	fs := cmd.Flags()
 	f.lists = map[string]*string{}
 	for _, st := range model.BufferSettings() {
