@@ -9,26 +9,6 @@ import (
 	"time"
 )
 
-func TestSplit(t *testing.T) {
-	for line, want := range map[string][]string{
-		`qemu-img convert -n {uri} 'json:{"file":{"driver":"null-co"}}'`: {"qemu-img", "convert", "-n", "{uri}", `json:{"file":{"driver":"null-co"}}`},
-		`a "b c" d\ e 'f''g'`: {"a", "b c", "d e", "fg"},
-		`x "say \"hi\" \n"`:   {"x", `say "hi" \n`},
-		"  tabs\tand\nlines ": {"tabs", "and", "lines"},
-		`''`:                  {""},
-	} {
-		got, err := Split(line)
-		if err != nil || !reflect.DeepEqual(got, want) {
-			t.Errorf("Split(%q) = %q, %v; want %q", line, got, err, want)
-		}
-	}
-	for _, bad := range []string{`a 'b`, `a "b`, `a \`, "", "   "} {
-		if _, err := Split(bad); err == nil {
-			t.Errorf("Split(%q): no error", bad)
-		}
-	}
-}
-
 func TestArgv(t *testing.T) {
 	vars := Vars{"uri": "nbd+unix:///?socket=/t/it's.sock", "socket": "/t/it's.sock", "size": "4096"}
 	got, err := Command{Line: `nbdcopy {uri} null: --x={size} '{"a":1}'`}.Argv(vars)

@@ -7,8 +7,9 @@ package clientrun
 
 import (
 	"errors"
-	"fmt"
 	"strings"
+
+	"nbdscope/shellword"
 )
 
 // Vars are the placeholders a command may use; each {name} is replaced by
@@ -30,9 +31,9 @@ func (c Command) Argv(vars Vars) ([]string, error) {
 		return nil, errors.New("empty command")
 	}
 	if c.Shell {
-		return []string{"/bin/sh", "-c", substitute(c.Line, vars, shellQuote)}, nil
+		return []string{"/bin/sh", "-c", substitute(c.Line, vars, shellword.QuoteAlways)}, nil
 	}
-	words, err := Split(c.Line)
+	words, err := shellword.Split(c.Line)
 	if err != nil {
 		return nil, err
 	}
@@ -50,78 +51,4 @@ func substitute(s string, vars Vars, quote func(string) string) string {
 		pairs = append(pairs, "{"+k+"}", quote(v))
 	}
 	return strings.NewReplacer(pairs...).Replace(s)
-}
-
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// unclosed is Split's error for the quote q at rune i that is never
-// closed. It names where, not the line: the caller names the line once,
-// with the flag or setting it came in (each said it again).
-func unclosed(q rune, i int) error {
-	return fmt.Errorf("the %c at character %d opens a quote that is never closed", q, i+1)
-}
-
-// Split splits a command line into words as sh would without expanding
-// anything: blanks separate words, '…' quotes literally, "…" quotes with
-// \" \\ \$ \` escapes, and a backslash outside quotes escapes the next
-// character.
-func Split(line string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	rs := []rune(line)
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		switch {
-		case r == ' ' || r == '\t' || r == '\n':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		case r == '\'':
-			inWord = true
-			j := i + 1
-			for j < len(rs) && rs[j] != '\'' {
-				j++
-			}
-			if j == len(rs) {
-				return nil, unclosed('\'', i)
-			}
-			cur.WriteString(string(rs[i+1 : j]))
-			i = j
-		case r == '"':
-			inWord = true
-			j := i + 1
-			for ; j < len(rs) && rs[j] != '"'; j++ {
-				if rs[j] == '\\' && j+1 < len(rs) && strings.ContainsRune("\"\\$`", rs[j+1]) {
-					j++
-				}
-				cur.WriteRune(rs[j])
-			}
-			if j == len(rs) {
-				return nil, unclosed('"', i)
-			}
-			i = j
-		case r == '\\':
-			inWord = true
-			if i+1 == len(rs) {
-				return nil, fmt.Errorf("the \\ at character %d ends the line, with nothing to quote", i+1)
-			}
-			i++
-			cur.WriteRune(rs[i])
-		default:
-			inWord = true
-			cur.WriteRune(r)
-		}
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	if len(words) == 0 {
-		return nil, errors.New("empty command")
-	}
-	return words, nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"nbdscope/platform"
+	"nbdscope/shellword"
 )
 
 // Result is one run of a client command.
@@ -40,14 +41,7 @@ type Failure struct {
 }
 
 func (f *Failure) Error() string {
-	words := make([]string, len(f.Argv))
-	for i, a := range f.Argv {
-		words[i] = a
-		if a == "" || strings.ContainsAny(a, " \t'\"\\$&;|<>*?()") {
-			words[i] = shellQuote(a)
-		}
-	}
-	s := fmt.Sprintf("%s: %s", strings.Join(words, " "), f.Status)
+	s := fmt.Sprintf("%s: %s", shellword.Join(f.Argv), f.Status)
 	if f.Stderr != "" {
 		s += "\n" + f.Stderr
 	}

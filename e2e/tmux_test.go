@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"nbdscope/shellword"
 )
 
 // Bounds: no wait of these tests is open-ended.
@@ -73,8 +75,8 @@ func startTerm(t *testing.T, w, h int, args ...string) *term {
 	t.Cleanup(tm.kill)
 
 	tm.statusFile = filepath.Join(dir, "status")
-	cmd := shellJoin(append([]string{"env", "TMPDIR=" + tm.tmpDir, "NBDSCOPE_HOME=" + home, nbdscopeBin}, args...))
-	cmd += "; echo $? >" + shellJoin([]string{tm.statusFile})
+	cmd := shellword.Join(append([]string{"env", "TMPDIR=" + tm.tmpDir, "NBDSCOPE_HOME=" + home, nbdscopeBin}, args...))
+	cmd += "; echo $? >" + shellword.Join([]string{tm.statusFile})
 	if _, err := tm.tmuxErr("-f", conf, "new-session", "-d", "-s", "s",
 		"-x", strconv.Itoa(w), "-y", strconv.Itoa(h), cmd); err != nil {
 		t.Fatalf("starting tmux: %v", err)
@@ -359,17 +361,4 @@ next:
 		out = append(out, kv)
 	}
 	return out
-}
-
-// shellJoin quotes args for sh -c (tmux runs a one-string command so).
-func shellJoin(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		if a != "" && !strings.ContainsAny(a, " \t\n'\"$&?;*()<>|\\`!#~{}[]") {
-			q[i] = a
-			continue
-		}
-		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(q, " ")
 }

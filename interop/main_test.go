@@ -21,6 +21,7 @@ import (
 	"nbdscope/internal/testbin"
 	"nbdscope/nbd"
 	"nbdscope/platform/syscount"
+	"nbdscope/shellword"
 )
 
 // Bounds that keep a broken tool or server from hanging the suite.
@@ -77,7 +78,7 @@ func run(t testing.TB, dir, name string, args ...string) result {
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
-	r := result{cmdline: shellQuote(name, args), out: string(out)}
+	r := result{cmdline: shellword.Join(append([]string{name}, args...)), out: string(out)}
 	var ee *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
@@ -98,17 +99,6 @@ func mustRun(t testing.TB, dir, name string, args ...string) result {
 		t.Fatalf("want exit 0:\n%s", r)
 	}
 	return r
-}
-
-func shellQuote(name string, args []string) string {
-	parts := []string{name}
-	for _, a := range args {
-		if a == "" || strings.ContainsAny(a, " \t'\"$&?;*()<>|\\") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		parts = append(parts, a)
-	}
-	return strings.Join(parts, " ")
 }
 
 // waitOutput waits until p's output holds a whole line containing want
@@ -218,7 +208,7 @@ func startProc(t testing.TB, spec procSpec) *proc {
 	cmd.WaitDelay = stopTimeout
 	// Should the test binary die, take the server along (Linux).
 	cmd.SysProcAttr = childProcAttr()
-	p := &proc{name: filepath.Base(spec.name), cmdline: shellQuote(spec.name, spec.args), cmd: cmd, out: out, exited: make(chan struct{})}
+	p := &proc{name: filepath.Base(spec.name), cmdline: shellword.Join(append([]string{spec.name}, spec.args...)), cmd: cmd, out: out, exited: make(chan struct{})}
 	if err := cmd.Start(); err != nil {
 		cancel()
 		t.Fatalf("starting %s: %v", p.cmdline, err)

@@ -17,6 +17,7 @@ import (
 
 	"nbdscope/internal/testbin"
 	"nbdscope/model"
+	"nbdscope/shellword"
 )
 
 // sweepExec runs an exec sweep of default and 2m over a 256 MiB export,
@@ -178,7 +179,7 @@ func runEnv(t testing.TB, env []string, name string, args ...string) envResult {
 	var out, errb testbin.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
-	r := envResult{cmdline: shellQuote(name, args), stdout: out.String(), stderr: errb.String()}
+	r := envResult{cmdline: shellword.Join(append([]string{name}, args...)), stdout: out.String(), stderr: errb.String()}
 	var ee *exec.ExitError
 	switch {
 	case ctx.Err() != nil:

@@ -18,9 +18,9 @@ import (
 	"strings"
 	"time"
 
-	"nbdscope/clientrun"
 	"nbdscope/nbd"
 	"nbdscope/platform"
+	"nbdscope/shellword"
 	"nbdscope/units"
 )
 
@@ -311,7 +311,7 @@ func (s *SideConfig) Validate() error {
 		if s.Target != "" {
 			return &ValueError{Setting: SetExec, Value: s.Exec, Reason: errExecNoTarget}
 		}
-		if _, err := clientrun.Split(s.Exec); err != nil {
+		if _, err := shellword.Split(s.Exec); err != nil {
 			return &ValueError{Setting: SetExec, Value: s.Exec, Reason: err}
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"nbdscope/clientrun"
+	"nbdscope/shellword"
 )
 
 // A side served by a real server command (SideConfig.Server): the checks
@@ -31,7 +31,7 @@ func (s *SideConfig) validateServer() error {
 	if s.Exec != "" {
 		return &ValueError{Setting: SetServer, Value: s.Server, Reason: errServerExec}
 	}
-	if _, err := clientrun.Split(s.Server); err != nil {
+	if _, err := shellword.Split(s.Server); err != nil {
 		return &ValueError{Setting: SetServer, Value: s.Server, Reason: err}
 	}
 	want := "{socket}"

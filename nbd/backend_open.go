@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"nbdscope/shellword"
 )
 
 // DefaultNullFill is the byte the null backend returns by default: not zero,
@@ -86,21 +88,11 @@ var ErrNoImage = errors.New("no such image")
 func CheckImage(path string) error {
 	_, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		q := shellQuote(path)
+		q := shellword.Quote(path)
 		return fmt.Errorf("file backend %s: %w; nbdscope never creates an image: create it with `truncate -s 1G %s` or `qemu-img create -f raw %s 1G`",
 			path, ErrNoImage, q, q)
 	}
 	return nil // any other problem (a directory, permissions) is OpenFile's to say
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:+,=@%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func backendCheckSize(name string, size int64) error {

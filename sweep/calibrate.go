@@ -7,6 +7,7 @@ import (
 	"nbdscope/clientrun"
 	"nbdscope/engine"
 	"nbdscope/model"
+	"nbdscope/shellword"
 )
 
 // A calibration measures our load and a real client (qemu-img convert)
@@ -44,7 +45,7 @@ func Calibrate(ctx context.Context, base model.Config, spec CalibrateSpec, opts 
 	}
 	ours := make([][]model.SweepRow, len(spec.Sizes))
 	real := make([][]model.SweepRow, len(spec.Sizes))
-	prog, _ := clientrun.Split(spec.Client.Line)
+	prog, _ := shellword.Split(spec.Client.Line)
 	pr := CalibrateProgress{Total: 2 * spec.Repeat}
 	step := func(client string) {
 		pr.Done++

@@ -15,6 +15,7 @@ import (
 	"nbdscope/model"
 	"nbdscope/presets"
 	"nbdscope/report"
+	"nbdscope/shellword"
 	"nbdscope/sweep"
 	"nbdscope/units"
 )
@@ -114,7 +115,7 @@ func (f *calibrateFlags) plan(a *app, cmd *cobra.Command, lf *loadFlags) (model.
 // clientInstalled refuses a real client whose program is not on PATH
 // before anything runs (exit 1, as a sweep whose client cannot start).
 func clientInstalled(line string) error {
-	argv, _ := clientrun.Split(line)
+	argv, _ := shellword.Split(line)
 	if len(argv) == 0 {
 		return usageErrorf("calibrate: --client is empty")
 	}

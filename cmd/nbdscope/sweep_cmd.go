@@ -15,6 +15,7 @@ import (
 	"nbdscope/engine"
 	"nbdscope/model"
 	"nbdscope/platform"
+	"nbdscope/shellword"
 	"nbdscope/sweep"
 	"nbdscope/units"
 )
@@ -373,7 +374,7 @@ func (f *sweepFlags) execSpec(fs *pflag.FlagSet, spec *model.SweepSpec, cfg *mod
 		return usageErrorf("sweep: --exec %q: %v", x.Command, err)
 	}
 	if x.Needs != "" {
-		prog, _ := clientrun.Split(x.Command)
+		prog, _ := shellword.Split(x.Command)
 		if len(prog) == 0 || !clientrun.Supports(prog[0], x.Needs) {
 			x.Note = fmt.Sprintf("%s has no %s here; running %q instead", prog[0], x.Needs, x.Fallback)
 			x.Command = x.Fallback

@@ -33,24 +33,26 @@ type rule struct {
 
 var rules = []rule{
 	{pkg: "units", only: []string{}, why: "units is the bottom: sizes, rates, ratios"},
-	{pkg: "nbd", only: []string{"units"}, why: "the NBD protocol knows sizes and nothing of nbdscope"},
+	{pkg: "shellword", only: []string{}, why: "splitting and quoting command lines is a bottom of its own"},
+	// nbd quotes the path of the command its missing-image error suggests.
+	{pkg: "nbd", only: []string{"units", "shellword"}, why: "the NBD protocol knows sizes and nothing of nbdscope"},
 	// platform needs nbd for the socket buffers it describes (nbd.SockBuf,
 	// nbd.ProbeSocketBuffer, nbd.RequestForEffective).
-	{pkg: "platform", only: []string{"units", "nbd"}, why: "the OS facts sit under everything that uses them"},
-	{pkg: "realproc", only: []string{"platform", "platform/syscount", "platform/sockdiag", "platform/sockctl", "units", "nbd"},
+	{pkg: "platform", only: []string{"units", "nbd", "shellword"}, why: "the OS facts sit under everything that uses them"},
+	{pkg: "realproc", only: []string{"platform", "platform/syscount", "platform/sockdiag", "platform/sockctl", "units", "nbd", "shellword"},
 		why: "measuring a real process needs only the OS's mechanisms"},
-	{pkg: "clientrun", only: []string{"platform", "units", "nbd"}, why: "running a real client needs only the OS"},
+	{pkg: "clientrun", only: []string{"platform", "units", "nbd", "shellword"}, why: "running a real client needs only the OS"},
 	// model holds what a run is. Beyond nbd (URIs) and units it reaches
-	// three leaves, none of which imports anything above it: platform (a
+	// four leaves, none of which imports anything above it: platform (a
 	// Report records the machine's platform.Facts; the default placement
 	// and the macOS buffer request depend on the machine), clientrun (a
-	// sweep's ExecRun embeds a client run's clientrun.Result; Validate
-	// splits an exec command line with clientrun.Split) and buildinfo (the
+	// sweep's ExecRun embeds a client run's clientrun.Result), shellword
+	// (Validate splits an exec command line) and buildinfo (the
 	// version a report records), and stats, the one definition of a
 	// spread and of "within noise" (a leaf itself).
-	{pkg: "model", only: []string{"nbd", "units", "stats", "platform", "clientrun", "internal/buildinfo"},
+	{pkg: "model", only: []string{"nbd", "units", "stats", "platform", "clientrun", "shellword", "internal/buildinfo"},
 		why: "the data model imports no runtime"},
-	{pkg: "report", only: []string{"model", "stats", "nbd", "units", "platform", "clientrun", "internal/buildinfo"},
+	{pkg: "report", only: []string{"model", "stats", "nbd", "units", "platform", "clientrun", "shellword", "internal/buildinfo"},
 		why: "the tables are rendered from the model alone, so runs show needs no runtime"},
 	{pkg: "engine/wire", never: []string{"engine", "engine/child"}, why: "the protocol lies below both of its ends"},
 	{pkg: "engine", never: []string{"engine/child", "sweep"}, why: "the controller reaches its children only through engine/wire"},
