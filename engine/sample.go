@@ -71,14 +71,16 @@ func (p *Pair) pollSide(s *side, emit bool) {
 // (writes to a read-only export acknowledge nothing: 0 B/s), and the
 // errors count alone did not say why.
 func (p *Pair) warnRequests(s *side, smp *model.Sample, lastErr string) {
-	if smp.Errors == 0 || !s.errsWarned.CompareAndSwap(false, true) {
+	if smp.Errors == 0 {
 		return
 	}
-	if lastErr == "" {
-		lastErr = "no reason given"
-	}
-	p.warn(s.id, model.WarnRequests, fmt.Sprintf("side %s: %d requests failed in the last %.2f s (the figures count only those that did not): %s",
-		s.name, smp.Errors, smp.Seconds, lastErr), "")
+	s.errsWarned.Do(func() {
+		if lastErr == "" {
+			lastErr = "no reason given"
+		}
+		p.warn(s.id, model.WarnRequests, fmt.Sprintf("side %s: %d requests failed in the last %.2f s (the figures count only those that did not): %s",
+			s.name, smp.Errors, smp.Seconds, lastErr), "")
+	})
 }
 
 // pollBoth polls a side's load and server (nil: an external target) at

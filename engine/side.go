@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"nbdscope/engine/wire"
@@ -61,10 +60,9 @@ type side struct {
 	// poll reply said so); callsWarned: the warning that they are not was
 	// given.
 	execCounted, callsWarned bool
-	// errsWarned: the warning that the side's requests fail was given
-	// (atomic, not under mu: set once, by the first sample that sees
-	// failures).
-	errsWarned atomic.Bool
+	// errsWarned gives the warning that the side's requests fail once
+	// (not under mu: only the first sample that sees failures gives it).
+	errsWarned sync.Once
 	tot        totals
 	// turn are the totals of the side's current (or last) turn, inTurn
 	// whether its load ran at the last sample (turnfigures.go).

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"nbdscope/model"
@@ -182,26 +181,6 @@ func readLimited(r io.Reader, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%w than %d bytes", errTooLarge, limit)
 	}
 	return data, nil
-}
-
-// loadFile reads the file of a kind ("run", "preset") in dir and parses
-// it, and returns it with its name (the file's, less the extension) and
-// path. The name must be a valid one; refuse (nil: none) turns away a
-// name the kind cannot have. Errors name the file.
-func loadFile[T any](kind, dir, file string, limit int64, parse func([]byte) (T, error), refuse func(name, path string) error) (T, string, string, error) {
-	var none T
-	path := filepath.Join(dir, file)
-	name := strings.TrimSuffix(file, fileExt)
-	if err := ValidName(name); err != nil {
-		return none, "", "", fmt.Errorf("%s: the file name is not a %s name: %w", path, kind, err)
-	}
-	if refuse != nil {
-		if err := refuse(name, path); err != nil {
-			return none, "", "", err
-		}
-	}
-	v, err := parseFile(path, limit, parse)
-	return v, name, path, err
 }
 
 // parseFile reads the file at path, refusing more than limit bytes, and

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 )
 
 // Store is where user presets and runs live. The zero value has no
@@ -196,6 +197,26 @@ func loadNamed[T any](kind, dir, name string, load func(file string) (T, error))
 		return none, fmt.Errorf("%s %q %w", kind, name, ErrNotFound)
 	}
 	return v, err
+}
+
+// loadFile reads the file of a kind ("run", "preset") in dir and parses
+// it, and returns it with its name (the file's, less the extension) and
+// path. The name must be a valid one; refuse (nil: none) turns away a
+// name the kind cannot have. Errors name the file.
+func loadFile[T any](kind, dir, file string, limit int64, parse func([]byte) (T, error), refuse func(name, path string) error) (T, string, string, error) {
+	var none T
+	path := filepath.Join(dir, file)
+	name := strings.TrimSuffix(file, fileExt)
+	if err := ValidName(name); err != nil {
+		return none, "", "", fmt.Errorf("%s: the file name is not a %s name: %w", path, kind, err)
+	}
+	if refuse != nil {
+		if err := refuse(name, path); err != nil {
+			return none, "", "", err
+		}
+	}
+	v, err := parseFile(path, limit, parse)
+	return v, name, path, err
 }
 
 // writeNamed writes data as the file of name in dir, replacing one only
