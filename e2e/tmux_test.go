@@ -14,6 +14,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"nbdscope/internal/testbin"
 	"nbdscope/shellword"
 )
 
@@ -284,26 +285,9 @@ type proc struct {
 // explorer, its children, and the tmux server started to run it. Without
 // /proc it returns nil.
 func binProcs() []proc {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
 	var ps []proc
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || len(b) == 0 { // gone, or a zombie
-			continue
-		}
-		cl := strings.TrimRight(strings.ReplaceAll(string(b), "\x00", " "), " ")
-		if !strings.Contains(cl, nbdscopeBin) {
-			continue
-		}
-		argv0, _, _ := strings.Cut(string(b), "\x00")
-		ps = append(ps, proc{pid: pid, cmdline: cl, nbdscope: argv0 == nbdscopeBin})
+	for _, p := range testbin.ProcsWith(nbdscopeBin) {
+		ps = append(ps, proc{pid: p.PID, cmdline: p.CmdLine(), nbdscope: p.Argv[0] == nbdscopeBin})
 	}
 	return ps
 }
@@ -311,22 +295,12 @@ func binProcs() []proc {
 // startedByBin reports whether process pid's parent is the binary this
 // test built (a child of the explorer), or pid is gone.
 func startedByBin(pid int) bool {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	_, ppid, err := testbin.ProcStat(pid)
 	if err != nil {
 		return true
 	}
-	// pid (comm) state ppid …: comm may hold spaces and parentheses.
-	rest := string(b[strings.LastIndexByte(string(b), ')')+1:])
-	f := strings.Fields(rest)
-	if len(f) < 2 {
-		return true
-	}
-	cl, err := os.ReadFile(filepath.Join("/proc", f[1], "cmdline"))
-	if err != nil {
-		return false
-	}
-	argv0, _, _ := strings.Cut(string(cl), "\x00")
-	return argv0 == nbdscopeBin
+	argv, err := testbin.ProcArgv(ppid)
+	return err == nil && len(argv) > 0 && argv[0] == nbdscopeBin
 }
 
 // hasEnv reports whether process pid was started with the environment

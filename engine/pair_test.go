@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -13,6 +12,7 @@ import (
 
 	inchild "nbdscope/engine/child"
 	"nbdscope/internal/childtest"
+	"nbdscope/internal/testbin"
 	"nbdscope/model"
 	"nbdscope/nbd"
 	"nbdscope/platform"
@@ -337,15 +337,11 @@ func TestChildrenDieWithController(t *testing.T) {
 // alive tells a running process from a gone or zombie one (a zombie has
 // exited; only its parent, now init, has yet to reap it).
 func alive(pid int) bool {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	state, _, err := testbin.ProcStat(pid)
 	if err != nil {
 		return syscall.Kill(pid, 0) == nil
 	}
-	s := string(b)
-	if i := strings.LastIndex(s, ")"); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z'
-	}
-	return true
+	return state != 'Z'
 }
 
 // textChange is a change in its text form, as a test writes it.

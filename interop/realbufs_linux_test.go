@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"nbdscope/internal/testbin"
 	"nbdscope/model"
 )
 
@@ -61,10 +62,8 @@ func dataSocketBufs(pid int) []sockBufs {
 // pidsWith are the processes whose command line holds s.
 func pidsWith(s string) []int {
 	var out []int
-	for _, p := range procsWith(s) {
-		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil && pid != os.Getpid() {
-			out = append(out, pid)
-		}
+	for _, p := range testbin.ProcsWith(s) {
+		out = append(out, p.PID)
 	}
 	return out
 }

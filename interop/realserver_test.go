@@ -105,7 +105,7 @@ func TestRealServerBadCommands(t *testing.T) {
 			if r.code != 1 || !strings.Contains(r.stderr, c.want) {
 				t.Fatalf("want exit 1 and %q:\n%s", c.want, r)
 			}
-			if pids := procsWith(c.cmd[strings.Index(c.cmd, "'")+1 : strings.LastIndex(c.cmd, "'")]); len(pids) > 0 {
+			if pids := testbin.ProcsWith(c.cmd[strings.Index(c.cmd, "'")+1 : strings.LastIndex(c.cmd, "'")]); len(pids) > 0 {
 				t.Errorf("left behind: %v", pids)
 			}
 		})
@@ -137,19 +137,6 @@ func TestRealServerCrash(t *testing.T) {
 	if len(rep.Crashes) == 0 || rep.Crashes[0].Side != "B" || rep.Crashes[0].Role != model.RoleServer || !strings.Contains(rep.Crashes[0].Reason, "killed") {
 		t.Fatalf("want side B's server reported killed:\n%+v\n%s", rep.Crashes, r)
 	}
-}
-
-// procsWith lists the processes whose command line holds s.
-func procsWith(s string) []string {
-	var out []string
-	dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, d := range dirs {
-		b, err := os.ReadFile(d)
-		if err == nil && strings.Contains(strings.ReplaceAll(string(b), "\x00", " "), s) {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 // TestSweepRealServerQemuImg: sweep --server qemu-nbd --preset
