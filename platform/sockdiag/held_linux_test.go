@@ -11,28 +11,14 @@ import (
 // TestHeldAgreesWithNetlink: a socket read through its holder gives the
 // SK_MEMINFO netlink gives, at a fill that does not move (nobody reads).
 func TestHeldAgreesWithNetlink(t *testing.T) {
-	c := dial(t)
-	r := newPidfdReader()
-	defer r.Close()
-	p := newSocketPair(t)
-	fillNonblocking(t, p.fd[0])
-	acc := unixAccepted(t)
-	if _, err := unix.Write(acc.fd, make([]byte, 64<<10)); err != nil {
-		t.Fatal(err)
-	}
-	_, server := tcpPair(t, "tcp4", "127.0.0.1:0")
-	tcpFile, err := server.File()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tcpFile.Close()
-	for _, h := range []FD{p.holder(0, true), {PID: os.Getpid(), FD: acc.fd, Inode: acc.ino},
-		{PID: os.Getpid(), FD: int(tcpFile.Fd()), Inode: tcpInode(t, server)}} {
-		held, err := r.heldMem(h)
+	p := linuxProbe(t) // what a sampler reads through: netlink and pidfds
+	defer p.Close()
+	for _, h := range heldOfEachKind(t) {
+		held, _, err := p.heldMem(h)
 		if err != nil {
 			t.Fatalf("%v: %v", h, err)
 		}
-		ss, err := c.Describe([]FD{h})
+		ss, err := p.Describe([]FD{h})
 		if err != nil || len(ss) != 1 {
 			t.Fatalf("%v: netlink %v, %v", h, ss, err)
 		}
@@ -45,6 +31,26 @@ func TestHeldAgreesWithNetlink(t *testing.T) {
 			t.Errorf("%v (%v): through the holder %+v, by netlink %+v", h, ss[0].Kind, held, mem)
 		}
 	}
+}
+
+// heldOfEachKind is a socket of each kind this process holds, as their
+// holders: a socketpair's end with its send buffer full, a listener's
+// accepted socket with 64 KiB queued, and a TCP connection's server end.
+func heldOfEachKind(t *testing.T) []FD {
+	p := newSocketPair(t)
+	fillNonblocking(t, p.fd[0])
+	acc := unixAccepted(t)
+	if _, err := unix.Write(acc.fd, make([]byte, 64<<10)); err != nil {
+		t.Fatal(err)
+	}
+	_, server := tcpPair(t, "tcp4", "127.0.0.1:0")
+	tcpFile, err := server.File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tcpFile.Close() })
+	return []FD{p.holder(0, true), {PID: os.Getpid(), FD: acc.fd, Inode: acc.ino},
+		{PID: os.Getpid(), FD: int(tcpFile.Fd()), Inode: tcpInode(t, server)}}
 }
 
 // TestHeldSocketClosesWithItsOwner: the sampler reads a socket through a

@@ -16,13 +16,16 @@ const (
 )
 
 func (k Kind) String() string {
-	switch k {
-	case KindUnix:
-		return "unix"
-	case KindTCP:
-		return "tcp"
+	return nameOf(k, "kind", []string{KindUnix: "unix", KindTCP: "tcp"})
+}
+
+// nameOf is the name names gives v, or what(v) where it gives none, so
+// that a value out of range still prints as itself ("kind(7)").
+func nameOf[T ~uint8](v T, what string, names []string) string {
+	if int(v) < len(names) && names[v] != "" {
+		return names[v]
 	}
-	return fmt.Sprintf("kind(%d)", uint8(k))
+	return fmt.Sprintf("%s(%d)", what, uint8(v))
 }
 
 // Socket is a socket processes hold, with what sock_diag says of it.

@@ -14,15 +14,12 @@ import (
 // the listing and the read, stat files are garbage, and names are not
 // PIDs; the tree is found from what can be read.
 func TestTreeToleratesAStrangeProc(t *testing.T) {
-	root := t.TempDir()
+	proc := newFakeProc(t)
 	write := func(pid, stat string) {
-		if err := os.MkdirAll(filepath.Join(root, pid), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if stat != "" {
-			if err := os.WriteFile(filepath.Join(root, pid, "stat"), []byte(stat), 0o644); err != nil {
-				t.Fatal(err)
-			}
+		if stat == "" {
+			proc.mkdir(pid)
+		} else {
+			proc.write(stat, pid, "stat")
 		}
 	}
 	write("1", "1 (init) S 0 1 1 0")
@@ -33,9 +30,6 @@ func TestTreeToleratesAStrangeProc(t *testing.T) {
 	write("14", "14 (sh) S 11 1 1") // grandchild
 	write("self", "self (x) S 10 1 1")
 	write("sys", "")
-	old := procRoot
-	procRoot = root
-	defer func() { procRoot = old }()
 
 	tree, err := Tree(10)
 	if err != nil {
@@ -51,17 +45,48 @@ func TestTreeToleratesAStrangeProc(t *testing.T) {
 	if _, err := TreeSockets(10); !errors.Is(err, ErrGone) {
 		t.Errorf("TreeSockets when the root's fds cannot be listed: %v", err)
 	}
-	if err := os.MkdirAll(filepath.Join(root, "10", "fd"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	os.Symlink("socket:[555]", filepath.Join(root, "10", "fd", "3"))
-	os.Symlink("pipe:[556]", filepath.Join(root, "10", "fd", "4"))
-	os.Symlink("socket:[557]", filepath.Join(root, "10", "fd", "10"))
+	fdDir := proc.mkdir("10", "fd")
+	os.Symlink("socket:[555]", filepath.Join(fdDir, "3"))
+	os.Symlink("pipe:[556]", filepath.Join(fdDir, "4"))
+	os.Symlink("socket:[557]", filepath.Join(fdDir, "10"))
 	fds, err := TreeSockets(10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []FD{{10, 3, 555}, {10, 10, 557}}; !slices.Equal(fds, want) {
 		t.Errorf("TreeSockets = %v, want %v (descendants without fd directories left out)", fds, want)
+	}
+}
+
+// fakeProc is a /proc a test makes: the scans read it instead of the
+// real one until the test ends.
+type fakeProc struct {
+	t    *testing.T
+	root string
+}
+
+func newFakeProc(t *testing.T) fakeProc {
+	p := fakeProc{t: t, root: t.TempDir()}
+	old := procRoot
+	procRoot = p.root
+	t.Cleanup(func() { procRoot = old })
+	return p
+}
+
+// mkdir makes the directory at path (its elements, under the root) and
+// returns it.
+func (p fakeProc) mkdir(path ...string) string {
+	dir := filepath.Join(append([]string{p.root}, path...)...)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		p.t.Fatal(err)
+	}
+	return dir
+}
+
+// write makes the file at path, and its directory, holding content.
+func (p fakeProc) write(content string, path ...string) {
+	file := filepath.Join(p.mkdir(path[:len(path)-1]...), path[len(path)-1])
+	if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+		p.t.Fatal(err)
 	}
 }

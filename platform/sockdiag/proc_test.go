@@ -1,6 +1,7 @@
 package sockdiag
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -58,5 +59,18 @@ func TestDescendants(t *testing.T) {
 	}
 	if got := descendants(99, parents); !slices.Equal(got, []int{99}) {
 		t.Errorf("descendants of a leaf = %v", got)
+	}
+}
+
+// TestNames: the kinds and modes print as logs and errors name them, and
+// a value with no name prints as its number rather than as another's.
+func TestNames(t *testing.T) {
+	for v, want := range map[fmt.Stringer]string{
+		KindUnix: "unix", KindTCP: "tcp", Kind(0): "kind(0)", Kind(7): "kind(7)",
+		ModeAuto: "auto", ModeDump: "dump", ModeExact: "exact", Mode(3): "mode(3)",
+	} {
+		if got := v.String(); got != want {
+			t.Errorf("%#v prints as %q, want %q", v, got, want)
+		}
 	}
 }

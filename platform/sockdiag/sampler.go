@@ -41,15 +41,7 @@ const (
 )
 
 func (m Mode) String() string {
-	switch m {
-	case ModeAuto:
-		return "auto"
-	case ModeDump:
-		return "dump"
-	case ModeExact:
-		return "exact"
-	}
-	return fmt.Sprintf("mode(%d)", uint8(m))
+	return nameOf(m, "mode", []string{ModeAuto: "auto", ModeDump: "dump", ModeExact: "exact"})
 }
 
 // SamplerConfig configures a Sampler.

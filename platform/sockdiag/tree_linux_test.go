@@ -5,7 +5,6 @@ package sockdiag
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"syscall"
@@ -21,18 +20,10 @@ import (
 // /proc has it only there, and under /proc/PID/task/TID/ the bare
 // directory that lists the thread (see childrenOf for why).
 func TestTreeReadsTheTreesOwnChildrenLists(t *testing.T) {
-	root := t.TempDir()
+	proc := newFakeProc(t)
 	children := func(pid, tid, list string) {
-		if err := os.MkdirAll(filepath.Join(root, pid, "task", tid), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		own := filepath.Join(root, tid, "task", tid)
-		if err := os.MkdirAll(own, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(own, "children"), []byte(list), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		proc.mkdir(pid, "task", tid)
+		proc.write(list, tid, "task", tid, "children")
 	}
 	children("10", "10", "12 11 ")
 	children("10", "13", "15\n") // started by a thread of 10's
@@ -40,9 +31,6 @@ func TestTreeReadsTheTreesOwnChildrenLists(t *testing.T) {
 	children("12", "12", "")
 	children("14", "14", "10 ") // a reused PID's cycle is ignored
 	// 15 has exited: no directory.
-	old := procRoot
-	procRoot = root
-	defer func() { procRoot = old }()
 
 	tree, err := Tree(10)
 	if err != nil {

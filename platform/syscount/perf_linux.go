@@ -81,7 +81,9 @@ func openGroup(tid int, evs []event, m mode, enable bool) (group, error) {
 		fd, err := unix.PerfEventOpen(&attr, tid, -1, leader, unix.PERF_FLAG_FD_CLOEXEC)
 		if err != nil {
 			g.close()
-			return group{}, &openError{tid: tid, err: err}
+			// Wrapped, not classified: the caller knows whose thread it is
+			// and tells the reasons apart by the errno (classifyOpen).
+			return group{}, fmt.Errorf("perf_event_open on thread %d: %w", tid, err)
 		}
 		g.fds = append(g.fds, fd)
 		if ev.filter == "" {
@@ -119,19 +121,6 @@ func (g group) enable(on bool) error {
 	}
 	return nil
 }
-
-// openError is a failed perf_event_open, classified later with what the
-// caller knows (whose thread, which process).
-type openError struct {
-	tid int
-	err error
-}
-
-func (e *openError) Error() string {
-	return fmt.Sprintf("perf_event_open on thread %d: %v", e.tid, e.err)
-}
-
-func (e *openError) Unwrap() error { return e.err }
 
 // read adds the group's values, in event order, to vals (len(g.fds)).
 // scratch holds at least 1+len(g.fds) values, so that a reading allocates

@@ -5,28 +5,38 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
 )
 
-func TestTracefsCandidates(t *testing.T) {
-	for _, c := range []struct{ mounts, want string }{
-		{"sysfs /sys sysfs rw 0 0\n" +
-			"tracefs /mnt/my\\040trace tracefs rw 0 0\n" +
-			"tracefs /sys/kernel/tracing tracefs rw 0 0\n" +
-			"debugfs /sys/kernel/debug debugfs rw 0 0\n", "[/sys/kernel/tracing /sys/kernel/debug/tracing /mnt/my trace]"},
-		{"sysfs /sys sysfs rw 0 0\n", "[]"},
-		{"debugfs /sys/kernel/debug debugfs rw 0 0\n", "[/sys/kernel/debug/tracing]"},
-		{"tracefs /sys/kernel/debug/tracing tracefs rw 0 0\nbad\n", "[/sys/kernel/debug/tracing]"},
-	} {
-		if got := fmt.Sprint(tracefsCandidates(c.mounts)); got != c.want {
-			t.Errorf("candidates of %q: %s, want %s", c.mounts, got, c.want)
-		}
-	}
+// TestUnescapeMount: /proc/mounts writes a backslash in a path as \134
+// (and a space as \040); a backslash not followed by three octal digits
+// stays as it is.
+func TestUnescapeMount(t *testing.T) {
 	if got := unescapeMount(`a\134b\0`); got != `a\b\0` {
 		t.Errorf("unescape gives %q", got)
+	}
+}
+
+// TestTracefsCandidates: the standard places first, then the other
+// tracefs mounts, by their unescaped paths; a path is compared whole, so
+// that one with a space is not read as two.
+func TestTracefsCandidates(t *testing.T) {
+	for mounts, want := range map[string][]string{
+		"sysfs /sys sysfs rw 0 0\n" +
+			"tracefs /mnt/my\\040trace tracefs rw 0 0\n" +
+			"tracefs /sys/kernel/tracing tracefs rw 0 0\n" +
+			"debugfs /sys/kernel/debug debugfs rw 0 0\n": {"/sys/kernel/tracing", "/sys/kernel/debug/tracing", "/mnt/my trace"},
+		"sysfs /sys sysfs rw 0 0\n":                               {},
+		"debugfs /sys/kernel/debug debugfs rw 0 0\n":              {"/sys/kernel/debug/tracing"},
+		"tracefs /sys/kernel/debug/tracing tracefs rw 0 0\nbad\n": {"/sys/kernel/debug/tracing"},
+	} {
+		if got := tracefsCandidates(mounts); !slices.Equal(got, want) {
+			t.Errorf("candidates of %q: %q, want %q", mounts, got, want)
+		}
 	}
 }
 

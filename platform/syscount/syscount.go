@@ -75,11 +75,15 @@ var syscallNames = [NumSyscalls]string{
 }
 
 // String is the call's name as strace and tracefs spell it ("recvmsg").
-func (s Syscall) String() string {
-	if s < 0 || s >= NumSyscalls {
-		return fmt.Sprintf("Syscall(%d)", int(s))
+func (s Syscall) String() string { return nameOf(s, "Syscall", syscallNames[:]) }
+
+// nameOf is the name names gives v, or what(v) where it gives none, so
+// that a value out of range still prints as itself ("Syscall(10)").
+func nameOf[T ~int](v T, what string, names []string) string {
+	if v >= 0 && int(v) < len(names) && names[v] != "" {
+		return names[v]
 	}
-	return syscallNames[s]
+	return fmt.Sprintf("%s(%d)", what, int(v))
 }
 
 // Dir is the direction of a call: data in (receive) or out (send).
@@ -168,12 +172,7 @@ const (
 var mechanismNames = [...]string{Auto: "auto", PerProcess: "bpf", PerThread: "perf"}
 
 // String is "bpf", "perf" or "auto".
-func (m Mechanism) String() string {
-	if m < 0 || int(m) >= len(mechanismNames) {
-		return fmt.Sprintf("Mechanism(%d)", int(m))
-	}
-	return mechanismNames[m]
-}
+func (m Mechanism) String() string { return nameOf(m, "Mechanism", mechanismNames[:]) }
 
 // ParseMechanism reads "auto", "bpf" or "perf".
 func ParseMechanism(s string) (Mechanism, error) {

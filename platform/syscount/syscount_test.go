@@ -77,15 +77,18 @@ func TestCountsSumAndSub(t *testing.T) {
 
 func TestReasonNames(t *testing.T) {
 	seen := map[string]bool{}
-	for r := ReasonUnsupported; r <= ReasonGone; r++ {
+	for r := ReasonUnsupported; r <= ReasonOff; r++ {
 		s := r.String()
 		if seen[s] || s == "" {
 			t.Errorf("reason %d has name %q", int(r), s)
 		}
 		seen[s] = true
 	}
-	if Reason(0).String() != "Reason(0)" {
-		t.Error("the zero reason has a name")
+	if Reason(0).String() != "Reason(0)" || (ReasonOff+1).String() != "Reason(11)" {
+		t.Error("the zero reason, or one past the last, has a name")
+	}
+	if Mechanism(-1).String() != "Mechanism(-1)" || PerThread.String() != "perf" || Syscall(-1).String() != "Syscall(-1)" {
+		t.Errorf("mechanisms and calls are named %s, %s, %s", Mechanism(-1), PerThread, Syscall(-1))
 	}
 	u := &Unavailable{Reason: ReasonParanoid, Why: "why", Fix: "do"}
 	if u.Error() != "system calls cannot be counted: why (fix: do)" {

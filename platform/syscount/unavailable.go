@@ -1,7 +1,5 @@
 package syscount
 
-import "fmt"
-
 // Reason is why system calls cannot be counted.
 type Reason int
 
@@ -44,25 +42,20 @@ const (
 	ReasonOff
 )
 
-var reasonNames = map[Reason]string{
-	ReasonUnsupported:          "unsupported",
-	ReasonNoPerfEvents:         "no-perf-events",
-	ReasonTracefsNotMounted:    "tracefs-not-mounted",
-	ReasonTracefsUnreadable:    "tracefs-unreadable",
-	ReasonNoSyscallTracepoints: "no-syscall-tracepoints",
-	ReasonParanoid:             "perf-event-paranoid",
-	ReasonOtherUser:            "other-user",
-	ReasonBlocked:              "blocked",
-	ReasonGone:                 "gone",
-	ReasonOff:                  "off",
-}
-
 // String is a short stable name ("perf-event-paranoid") for logs and JSON.
 func (r Reason) String() string {
-	if s, ok := reasonNames[r]; ok {
-		return s
-	}
-	return fmt.Sprintf("Reason(%d)", int(r))
+	return nameOf(r, "Reason", []string{
+		ReasonUnsupported:          "unsupported",
+		ReasonNoPerfEvents:         "no-perf-events",
+		ReasonTracefsNotMounted:    "tracefs-not-mounted",
+		ReasonTracefsUnreadable:    "tracefs-unreadable",
+		ReasonNoSyscallTracepoints: "no-syscall-tracepoints",
+		ReasonParanoid:             "perf-event-paranoid",
+		ReasonOtherUser:            "other-user",
+		ReasonBlocked:              "blocked",
+		ReasonGone:                 "gone",
+		ReasonOff:                  "off",
+	})
 }
 
 // Unavailable says why system calls cannot be counted and how to lift it.
