@@ -125,15 +125,8 @@ func TestFileReadWrite(t *testing.T) {
 	for _, tt := range tests {
 		buf := make([]byte, tt.n)
 		PatternFill(tt.off, buf)
-		if n, err := f.WriteAt(buf, tt.off); err != nil || n != tt.n {
-			t.Fatalf("WriteAt(%d, %d) = %d, %v", tt.off, tt.n, n, err)
-		}
-		got := make([]byte, tt.n)
-		if n, err := f.ReadAt(got, tt.off); err != nil || n != tt.n {
-			t.Fatalf("ReadAt(%d, %d) = %d, %v", tt.off, tt.n, n, err)
-		}
-		if bad, ok := PatternCheck(tt.off, got); !ok {
-			t.Fatalf("read back (%d, %d): bad byte at %d", tt.off, tt.n, bad)
+		if err := bkWriteReadBack(f, buf, make([]byte, tt.n), tt.off); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if err := f.Sync(); err != nil {
@@ -391,16 +384,8 @@ func TestFileConcurrent(t *testing.T) {
 			for i := w; i < size/block; i += workers {
 				off := int64(i) * block
 				PatternFill(off, buf)
-				if _, err := f.WriteAt(buf, off); err != nil {
+				if err := bkWriteReadBack(f, buf, got, off); err != nil {
 					t.Error(err)
-					return
-				}
-				if _, err := f.ReadAt(got, off); err != nil {
-					t.Error(err)
-					return
-				}
-				if bad, ok := PatternCheck(off, got); !ok {
-					t.Errorf("bad byte at %d", bad)
 					return
 				}
 				if i%3 == 0 {

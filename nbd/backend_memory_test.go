@@ -48,12 +48,8 @@ func bkMemVerify(t *testing.T, m *Memory, model []byte) {
 	if _, err := m.ReadAt(got, 0); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, model) {
-		for i := range got {
-			if got[i] != model[i] {
-				t.Fatalf("byte %d = %#x, model has %#x", i, got[i], model[i])
-			}
-		}
+	if i := bkFirstDiff(got, model); i >= 0 {
+		t.Fatalf("byte %d = %#x, model has %#x", i, got[i], model[i])
 	}
 	ext, err := m.Extents(0, m.Size())
 	if err != nil {
@@ -70,6 +66,33 @@ func bkMemVerify(t *testing.T, m *Memory, model []byte) {
 		}
 		pos += int64(e.Length)
 	}
+}
+
+// bkWriteReadBack writes p at off and reads the range back into got
+// (len(p) bytes): the error says which call fell short or where the bytes
+// read differ from those written.
+func bkWriteReadBack(b Backend, p, got []byte, off int64) error {
+	if n, err := b.WriteAt(p, off); err != nil || n != len(p) {
+		return fmt.Errorf("WriteAt(%d, %d) = %d, %v", off, len(p), n, err)
+	}
+	if n, err := b.ReadAt(got, off); err != nil || n != len(got) {
+		return fmt.Errorf("ReadAt(%d, %d) = %d, %v", off, len(got), n, err)
+	}
+	if i := bkFirstDiff(got, p); i >= 0 {
+		return fmt.Errorf("read back (%d, %d): byte %d is %#x, %#x was written", off, len(p), off+int64(i), got[i], p[i])
+	}
+	return nil
+}
+
+// bkFirstDiff is the index of the first byte where got and want differ
+// (-1 when they are equal; they have the same length).
+func bkFirstDiff(got, want []byte) int {
+	for i := range got {
+		if got[i] != want[i] {
+			return i
+		}
+	}
+	return -1
 }
 
 func TestMemoryScenarios(t *testing.T) {
@@ -407,16 +430,8 @@ func TestMemoryConcurrent(t *testing.T) {
 			for round := 0; round < 50; round++ {
 				for c := int64(0); c < 4; c++ {
 					off := c*cs + int64(w)*slot
-					if _, err := m.WriteAt(buf, off); err != nil {
-						t.Error(err)
-						return
-					}
-					if _, err := m.ReadAt(rbuf, off); err != nil {
-						t.Error(err)
-						return
-					}
-					if !bytes.Equal(rbuf, buf) {
-						t.Errorf("worker %d: read back %#x, want %#x", w, rbuf[0], buf[0])
+					if err := bkWriteReadBack(m, buf, rbuf, off); err != nil {
+						t.Errorf("worker %d: %v", w, err)
 						return
 					}
 				}

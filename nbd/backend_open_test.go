@@ -32,8 +32,7 @@ func bkErrno(err error) Errno {
 	if err == nil {
 		return 0
 	}
-	var e Errno
-	if errors.As(err, &e) {
+	if e, ok := errors.AsType[Errno](err); ok {
 		return e
 	}
 	return ^Errno(0)

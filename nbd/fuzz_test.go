@@ -84,17 +84,30 @@ func FuzzParseInfoRequest(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 0, 0xff, 0xff})
 	f.Add(append(infoPayload("a", 1), 0))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ir, err := ParseInfoRequest(data)
-		if err != nil {
-			return
-		}
-		if len(ir.Name) > maxStringLength {
-			t.Fatalf("name of %d bytes accepted", len(ir.Name))
-		}
-		if got := infoPayload(ir.Name, ir.Infos...); !bytes.Equal(got, data) {
-			t.Fatalf("% x parsed to %+v, which encodes as % x", data, ir, got)
-		}
+		roundTripOptionData(t, data, ParseInfoRequest, func(ir InfoRequest) ([]byte, []string) {
+			return infoPayload(ir.Name, ir.Infos...), []string{ir.Name}
+		})
 	})
+}
+
+// roundTripOptionData checks an option data parser on data: what it
+// accepts holds no string over maxStringLength and encodes back to exactly
+// the bytes it came from (encode gives the bytes and the strings).
+func roundTripOptionData[R any](t *testing.T, data []byte, parse func([]byte) (R, error), encode func(R) ([]byte, []string)) {
+	t.Helper()
+	r, err := parse(data)
+	if err != nil {
+		return
+	}
+	got, strs := encode(r)
+	for _, s := range strs {
+		if len(s) > maxStringLength {
+			t.Fatalf("string of %d bytes accepted in %+v", len(s), r)
+		}
+	}
+	if !bytes.Equal(got, data) {
+		t.Fatalf("% x parsed to %+v, which encodes as % x", data, r, got)
+	}
 }
 
 func FuzzParseMetaContextRequest(f *testing.F) {
@@ -106,21 +119,9 @@ func FuzzParseMetaContextRequest(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff})
 	f.Add(append(metaPayload("", "x"), 0))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		mr, err := ParseMetaContextRequest(data)
-		if err != nil {
-			return
-		}
-		if len(mr.Export) > maxStringLength {
-			t.Fatalf("export name of %d bytes accepted", len(mr.Export))
-		}
-		for _, q := range mr.Queries {
-			if len(q) > maxStringLength {
-				t.Fatalf("query of %d bytes accepted", len(q))
-			}
-		}
-		if got := metaPayload(mr.Export, mr.Queries...); !bytes.Equal(got, data) {
-			t.Fatalf("% x parsed to %+v, which encodes as % x", data, mr, got)
-		}
+		roundTripOptionData(t, data, ParseMetaContextRequest, func(mr MetaContextRequest) ([]byte, []string) {
+			return metaPayload(mr.Export, mr.Queries...), append([]string{mr.Export}, mr.Queries...)
+		})
 	})
 }
 

@@ -172,16 +172,17 @@ func waitTimeout(t testing.TB, op *Op, d time.Duration) error {
 	return within(t, ch, d, fmt.Sprintf("op.Wait (%s at %d) returning", CmdName(op.Cmd), op.Offset))
 }
 
-// within is the error ch brings within d; when none comes, the test fails
-// saying what did not happen in time.
-func within(t testing.TB, ch <-chan error, d time.Duration, what string) error {
+// within is what ch brings within d (an error, mostly); when nothing comes,
+// the test fails saying what did not happen in time.
+func within[T any](t testing.TB, ch <-chan T, d time.Duration, what string) T {
 	t.Helper()
 	select {
-	case err := <-ch:
-		return err
+	case v := <-ch:
+		return v
 	case <-time.After(d):
 		t.Fatalf("%s: not within %v", what, d)
-		return nil
+		var zero T
+		return zero
 	}
 }
 

@@ -765,8 +765,7 @@ func toErrno(err error) Errno {
 	if err == nil {
 		return 0
 	}
-	var e Errno
-	if errors.As(err, &e) {
+	if e, ok := errors.AsType[Errno](err); ok {
 		return e
 	}
 	switch {

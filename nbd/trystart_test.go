@@ -49,13 +49,7 @@ func TestTryStartNeverWaits(t *testing.T) {
 			}
 			done <- sent
 		}()
-		select {
-		case sent := <-done:
-			return sent
-		case <-time.After(5 * time.Second):
-			t.Fatalf("TryStart waited (%s)", what)
-			return false
-		}
+		return within(t, done, 5*time.Second, "TryStart returning ("+what+")")
 	}
 	if try("a WRITE holds the socket") {
 		t.Fatal("TryStart sent while a WRITE was being sent")
