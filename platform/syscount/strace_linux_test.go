@@ -3,8 +3,6 @@ package syscount
 import (
 	"bufio"
 	"errors"
-	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -13,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"nbdscope/internal/stracetest"
 	"nbdscope/internal/testbin"
 )
 
@@ -38,7 +37,7 @@ func TestAgreesWithStrace(t *testing.T) {
 			t.Fatalf("strace: %v", err)
 		}
 		h.exit(t)
-		st, err := parseStraceSummary(summary)
+		st, err := stracetest.Read(summary)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,25 +46,26 @@ func TestAgreesWithStrace(t *testing.T) {
 			want.add(c)
 		}
 		for _, d := range []Dir{Recv, Send} {
-			var calls, errs uint64
+			var names []string
 			for s := range NumSyscalls {
 				if s.Dir() == d {
-					calls += st[s.String()].calls
-					errs += st[s.String()].errors
+					names = append(names, s.String())
 				}
 			}
+			sum := st.Sum(names...)
+			calls, errs := sum.Calls, sum.Errors
 			e := got.EAGAIN(d)
 			t.Logf("%s: syscount %d calls, %v EAGAIN; strace -f -c %d calls, %d errors", d, got.Calls(d), e, calls, errs)
 			if !e.Exact() {
 				t.Errorf("%s: EAGAIN %v on all fds is not exact", d, e)
 			}
-			if !within1pc(got.Calls(d), calls) || !within1pc(e.Min, errs) {
+			if !stracetest.Within1Pct(got.Calls(d), calls) || !stracetest.Within1Pct(e.Min, errs) {
 				t.Errorf("%s: syscount (%d calls, %v EAGAIN) and strace (%d calls, %d errors) differ by more than 1%%", d, got.Calls(d), e, calls, errs)
 			}
 		}
 		for s := range NumSyscalls {
 			t.Logf("  %-9s syscount %6d calls %6d EAGAIN; strace %6d calls %6d errors; the helper on its data fds %6d calls %6d EAGAIN",
-				s, got.Of[s].Calls, got.Of[s].EAGAINAny, st[s.String()].calls, st[s.String()].errors, want.Calls[s], want.EAGAIN[s])
+				s, got.Of[s].Calls, got.Of[s].EAGAINAny, st[s.String()].Calls, st[s.String()].Errors, want.Calls[s], want.EAGAIN[s])
 		}
 	})
 }
@@ -79,11 +79,6 @@ func killedBy(err error, sig syscall.Signal) bool {
 	return ok && ws.Signaled() && ws.Signal() == sig
 }
 
-func within1pc(a, b uint64) bool {
-	hi, lo := max(a, b), min(a, b)
-	return float64(hi-lo) <= 0.01*float64(hi)
-}
-
 // startStrace attaches `strace -f -c` to pid, tracing the counted calls,
 // and returns once it says it has attached to every thread.
 func startStrace(t *testing.T, pid int, summary string) *exec.Cmd {
@@ -92,8 +87,9 @@ func startStrace(t *testing.T, pid int, summary string) *exec.Cmd {
 	for s := range NumSyscalls {
 		names = append(names, s.String())
 	}
-	cmd := exec.Command("strace", "-f", "-c", "-U", "name,calls,errors", "-o", summary,
+	args := append(append([]string{"-f"}, stracetest.Columns...), "-o", summary,
 		"-e", "trace="+strings.Join(names, ","), "-p", strconv.Itoa(pid))
+	cmd := exec.Command("strace", args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -118,36 +114,4 @@ func startStrace(t *testing.T, pid int, summary string) *exec.Cmd {
 		t.Fatal("strace did not attach within 30s")
 	}
 	return cmd
-}
-
-type straceLine struct{ calls, errors uint64 }
-
-// parseStraceSummary reads the table `strace -c -U name,calls,errors`
-// writes: a header, dashes, "NAME CALLS [ERRORS]" lines, dashes, total.
-func parseStraceSummary(path string) (map[string]straceLine, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]straceLine{}
-	for line := range strings.Lines(string(b)) {
-		f := strings.Fields(line)
-		if len(f) < 2 || f[0] == "syscall" || strings.HasPrefix(f[0], "-") || f[0] == "total" {
-			continue
-		}
-		var l straceLine
-		if l.calls, err = strconv.ParseUint(f[1], 10, 64); err != nil {
-			return nil, fmt.Errorf("strace summary line %q: %w", line, err)
-		}
-		if len(f) > 2 {
-			if l.errors, err = strconv.ParseUint(f[2], 10, 64); err != nil {
-				return nil, fmt.Errorf("strace summary line %q: %w", line, err)
-			}
-		}
-		out[f[0]] = l
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("strace summary %s has no calls:\n%s", path, b)
-	}
-	return out, nil
 }
