@@ -83,13 +83,24 @@ func Tool(t testing.TB, hint, tool string) string {
 	t.Helper()
 	path, err := exec.LookPath(tool)
 	if err != nil {
-		msg := fmt.Sprintf("%s not installed (%s)", tool, hint)
-		if os.Getenv("NBDSCOPE_INTEROP") == "1" {
-			t.Fatalf("%s; NBDSCOPE_INTEROP=1 requires it", msg)
-		}
-		t.Skip(msg)
+		Require(t, fmt.Errorf("%s not installed (%s)", tool, hint))
 	}
 	return path
+}
+
+// Require skips the test when err says what it needs is missing here (a
+// tool, a kernel mechanism, a permission), or fails it under
+// NBDSCOPE_INTEROP=1, where CI has installed and mounted all of it and a
+// skip would pass a test that never ran. A nil err is nothing missing.
+func Require(t testing.TB, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	if os.Getenv("NBDSCOPE_INTEROP") == "1" {
+		t.Fatalf("%v; NBDSCOPE_INTEROP=1 requires it", err)
+	}
+	t.Skip(err)
 }
 
 // WorldExecutableCopy copies the running test binary, as name, into a new

@@ -17,6 +17,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"nbdscope/internal/testbin"
 )
 
 func TestProcessSocketsAndDescribe(t *testing.T) {
@@ -264,13 +266,7 @@ func TestUnixWmemIsSIOCOUTQ(t *testing.T) {
 
 // TestAgreesWithSS compares the memory figures with `ss -xm`'s skmem.
 func TestAgreesWithSS(t *testing.T) {
-	ssPath, err := exec.LookPath("ss")
-	if err != nil {
-		if os.Getenv("NBDSCOPE_INTEROP") == "1" {
-			t.Fatal("ss (iproute2) is not installed")
-		}
-		t.Skip("ss (iproute2) is not installed")
-	}
+	ssPath := testbin.Tool(t, "apt-get install iproute2", "ss")
 	p := newSocketPair(t)
 	fillNonblocking(t, p.fd[0])
 	s, err := dial(t).UnixSocket(p.ino[0], NoCookie)
