@@ -15,8 +15,7 @@ import (
 // the save prompt refusing a bad name, and a side whose load is a real
 // client (e).
 func TestNoWordCut(t *testing.T) {
-	need(t, "tmux")
-	cutcheck.AtEachSize(t, noWordCut)
+	underTmuxAtEachSize(t, noWordCut)
 }
 
 func noWordCut(t *testing.T, w, h int) {

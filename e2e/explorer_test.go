@@ -10,8 +10,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"nbdscope/internal/cutcheck"
 )
 
 // TestExplorer runs the explorer on its default preset, linux-gap (A at the OS
@@ -30,8 +28,7 @@ import (
 //
 // Every screen captured must fit the pane.
 func TestExplorer(t *testing.T) {
-	need(t, "tmux")
-	cutcheck.AtEachSize(t, explore)
+	underTmuxAtEachSize(t, explore)
 }
 
 var reSockDir = regexp.MustCompile(`"socket":"([^"]+)/[AB]\.sock"`)

@@ -3,6 +3,7 @@ package e2e
 import (
 	"testing"
 
+	"nbdscope/internal/cutcheck"
 	"nbdscope/internal/testbin"
 )
 
@@ -18,4 +19,12 @@ func need(t testing.TB, tools ...string) {
 	for _, tool := range tools {
 		testbin.Need(t, "apt-get install "+tool, tool)
 	}
+}
+
+// underTmuxAtEachSize runs an explorer test in tmux at each of the sizes
+// the explorer must fit (cutcheck.Sizes), or skips it without tmux.
+func underTmuxAtEachSize(t *testing.T, check func(t *testing.T, w, h int)) {
+	t.Helper()
+	need(t, "tmux")
+	cutcheck.AtEachSize(t, check)
 }

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"nbdscope/internal/cutcheck"
 )
 
 // TestExplorerWrites (issue 17): on a write side the buffer keys act on
@@ -18,7 +16,7 @@ import (
 // client buffer back from the panel: 64k requested, 128k effective on
 // Linux (the request doubled).
 func TestExplorerWrites(t *testing.T) {
-	cutcheck.AtEachSize(t, exploreWrites)
+	underTmuxAtEachSize(t, exploreWrites)
 }
 
 func exploreWrites(t *testing.T, w, h int) {
