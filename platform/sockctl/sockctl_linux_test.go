@@ -64,12 +64,12 @@ func trySetHelper() int {
 	return 0
 }
 
+// reasonOf is the line a helper prints of err for the test to parse.
 func reasonOf(err error) string {
-	var e *Error
-	switch {
-	case err == nil:
+	if err == nil {
 		return "ok"
-	case errors.As(err, &e):
+	}
+	if e, ok := errors.AsType[*Error](err); ok {
 		return e.Reason.String() + "\t" + e.Error()
 	}
 	return "error\t" + err.Error()

@@ -230,12 +230,12 @@ func probeHelper() int {
 	return 0
 }
 
+// reasonOf is the line a helper prints of err for the test to parse.
 func reasonOf(err error) string {
-	var u *Unavailable
-	switch {
-	case err == nil:
+	if err == nil {
 		return "ok"
-	case errors.As(err, &u):
+	}
+	if u, ok := errors.AsType[*Unavailable](err); ok {
 		return u.Reason.String() + "\t" + u.Fix + "\t" + u.Error()
 	}
 	return "error\t\t" + err.Error()
