@@ -180,9 +180,7 @@ func (r *execRole) start() (*clientrun.Process, *realproc.Calls, error) {
 	r.mu.Unlock()
 	if berr != nil {
 		// The buffer asked for is not the client's: not a run to measure.
-		p.Signal(syscall.SIGCONT)
-		p.Signal(syscall.SIGKILL)
-		p.Wait()
+		berr = exitedOrRefused(p, berr)
 		if cnt != nil {
 			cnt.Close()
 		}
@@ -193,6 +191,31 @@ func (r *execRole) start() (*clientrun.Process, *realproc.Calls, error) {
 		return nil, nil, berr
 	}
 	return p, cnt, nil
+}
+
+// exitedOrRefused ends a run whose buffers were refused at its start, and
+// returns what to report: the client's own failure when it exits within
+// exitGrace (a command that fails at once gives "process … has exited"
+// from the buffer's setsockopt, which says nothing of why: the exit
+// status and stderr do), else the refusal, the client killed.
+func exitedOrRefused(p *clientrun.Process, refused error) error {
+	exited := make(chan error, 1)
+	go func() {
+		_, err := p.Wait()
+		exited <- err
+	}()
+	select {
+	case err := <-exited:
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("%w (the client exited at once, with status 0)", refused)
+	case <-time.After(exitGrace):
+		p.Signal(syscall.SIGCONT)
+		p.Signal(syscall.SIGKILL)
+		<-exited
+		return refused
+	}
 }
 
 // tick looks at the run under way's sockets every tickEvery: a new

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
+
+	"nbdscope/clientrun"
 )
 
 // TestExitedFirstPrefersTheExit: a buffer refused at the start because
@@ -22,5 +25,31 @@ func TestExitedFirstPrefersTheExit(t *testing.T) {
 	refused := errors.New("the real server's SO_SNDBUF cannot be set: Yama")
 	if err := (&realServerRole{fail: make(chan error, 1)}).exitedFirst("/x.sock", refused); err != refused {
 		t.Errorf("a live server's refused buffer: %v, want the refusal", err)
+	}
+}
+
+// TestExecExitedOrRefused: a client whose buffers were refused at its
+// start reports its own failure when it has exited (its status, where the
+// refusal said only "process … has exited"), and the refusal, killed,
+// when it still runs.
+func TestExecExitedOrRefused(t *testing.T) {
+	gone := errors.New("the client's SO_RCVBUF cannot be set: process 42 has exited")
+	p, err := clientrun.Start([]string{"sh", "-c", "echo no export >&2; exit 3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := exitedOrRefused(p, gone); !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "no export") {
+		t.Errorf("an exited client's refused buffer: %v, want its exit status and stderr", err)
+	}
+	p, err = clientrun.Start([]string{"sleep", "30"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := errors.New("the client's SO_RCVBUF cannot be set: Yama")
+	if err := exitedOrRefused(p, refused); err != refused {
+		t.Errorf("a live client's refused buffer: %v, want the refusal", err)
+	}
+	if err := syscall.Kill(p.Pid(), 0); err == nil {
+		t.Errorf("the live client (PID %d) was not ended", p.Pid())
 	}
 }
