@@ -47,7 +47,7 @@ var svgRows = []row{
 	{"throughput", "throughput (%s)", []metric{mThroughput}, []string{""}},
 	{"calls", "receive calls per 2 MiB of payload (receiving process)", []metric{mCalls}, []string{""}},
 	{"cpu", "CPU (%s busy, user+sys)", []metric{mCPUClient, mCPUServer}, []string{"client", "server"}},
-	{"fill", "send buffer of the bulk sender: share of samples full (≥ 90%%) and empty (< 10%%), %s", []metric{mFillFull, mFillEmpty}, []string{"full", "empty"}},
+	{"fill", "send buffer full ≥ 90%% / empty < 10%% (%s of samples)", []metric{mFillFull, mFillEmpty}, []string{"full", "empty"}},
 }
 
 // rowsOf are the charts of a report: the fill's only when a sample has
