@@ -39,6 +39,10 @@ func reachedText(e model.Event) string {
 	return fmt.Sprintf(" (%s read back, %d socket%s reached)", units.FormatSize(int64(e.Effective)), *e.Reached, s)
 }
 
+// execRunText is a finished run of an exec side's client: its time, not
+// a change from one value to another.
+func execRunText(e model.Event) string { return "client run finished in " + e.To }
+
 // summaryGetter reads one figure of a summary.
 type summaryGetter func(sm model.Summary) model.Figure
 
@@ -214,6 +218,10 @@ func printRunNotes(w io.Writer, rep model.Report) {
 		reopened := ""
 		if e.Reconnected {
 			reopened = " (connections re-opened: a TCP buffer set once stays locked)"
+		}
+		if e.Setting == model.ExecRunEvent {
+			fmt.Fprintf(w, "event %6.2fs %s %s\n", e.T, side, execRunText(e))
+			continue
 		}
 		fmt.Fprintf(w, "event %6.2fs %s %s: %s → %s%s%s\n", e.T, side, e.Setting, e.From, e.To, reopened, reachedText(e))
 	}

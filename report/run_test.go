@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"nbdscope/internal/reporttest"
+	"nbdscope/model"
 )
 
 // words is a table line as its words: a text row and a markdown row of the
@@ -86,6 +87,21 @@ func TestSummaryPrintsItsTable(t *testing.T) {
 	for i, row := range tb.Rows {
 		if got, want := words(lines[1+i]), words(strings.Join(row, " ")); got != want {
 			t.Errorf("line %d: %q, want %q", 1+i, got, want)
+		}
+	}
+}
+
+// A finished run of an exec side reads as one, in the summary and in the
+// interval lines: it printed "B exec.run:  → 0.310s", a change from nothing.
+func TestExecRunEventReadsAsARun(t *testing.T) {
+	rep := reporttest.Report()
+	ev := model.Event{T: 1.77, Side: "B", Setting: model.ExecRunEvent, To: "0.310s"}
+	rep.Events = []model.Event{ev}
+	var text bytes.Buffer
+	Summary(&text, rep)
+	for what, got := range map[string]string{"summary": text.String(), "intervals": EventIntervalLine(ev)} {
+		if !strings.Contains(got, "client run finished in 0.310s") || strings.Contains(got, "exec.run") || !strings.Contains(got, "1.77") {
+			t.Errorf("%s: %q, want client run finished in 0.310s", what, got)
 		}
 	}
 }
