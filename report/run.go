@@ -243,6 +243,9 @@ func f3(v model.Figure) string { return v.Fixed(3) }
 // consumeText is what a side's consume mode found, in a table cell.
 func consumeText(sm model.Summary) string {
 	c := sm.Consumed
+	if sm.Settings.Exec != "" && c.ScannedBuffers == 0 && c.HashBlocks == 0 {
+		return "n/a (a real client was the load)" // our consume mode never ran
+	}
 	switch sm.Consume {
 	case model.ConsumeScan:
 		return fmt.Sprintf("scan: %d/%d zero", c.ZeroBuffers, c.ScannedBuffers)

@@ -105,3 +105,19 @@ func TestExecRunEventReadsAsARun(t *testing.T) {
 		}
 	}
 }
+
+// A side whose load was a real client consumed nothing of ours: its
+// consume cell said "scan: 0/0 zero", as if our scan had found no buffers.
+func TestExecSideConsumeIsNotMeasured(t *testing.T) {
+	sm := model.Summary{}
+	sm.Consume = model.ConsumeScan
+	sm.Settings.Exec = "qemu-img convert {uri} x"
+	if got := consumeText(sm); got != "n/a (a real client was the load)" {
+		t.Errorf("exec side's consume cell %q, want n/a (a real client was the load)", got)
+	}
+	sm.Settings.Exec = ""
+	sm.Consumed.ScannedBuffers, sm.Consumed.ZeroBuffers = 10, 2
+	if got := consumeText(sm); got != "scan: 2/10 zero" {
+		t.Errorf("our load's consume cell %q, want scan: 2/10 zero", got)
+	}
+}
