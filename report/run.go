@@ -3,9 +3,11 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"nbdscope/model"
 	"nbdscope/units"
@@ -37,6 +39,23 @@ func reachedText(e model.Event) string {
 		return " (no socket open yet: applied to each as it connects)"
 	}
 	return fmt.Sprintf(" (%s read back, %d socket%s reached)", units.FormatSize(int64(e.Effective)), *e.Reached, s)
+}
+
+// printNeverRan says why a side of a whole alternate-mode run moved
+// nothing: the run ended before its first turn, so its column is n/a.
+func printNeverRan(w io.Writer, rep model.Report) {
+	cfg := rep.Config
+	if rep.Partial || cfg.Mode != model.ModeAlternate || cfg.Duration <= 0 {
+		return
+	}
+	turn := model.TurnLength(time.Duration(cfg.Interval))
+	for _, s := range rep.Sides {
+		if s.Summary.Seconds > 0 || s.Summary.Bytes > 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s never ran: in alternate mode the sides take turns of %v (4 intervals of %v, at least 1s) and the %v run ended before %s's turn; run at least %v (-t %d), or --mode concurrent\n",
+			s.Name, turn, time.Duration(cfg.Interval), time.Duration(cfg.Duration), s.Name, 2*turn, int(math.Ceil((2 * turn).Seconds())))
+	}
 }
 
 // execRunText is a finished run of an exec side's client: its time, not
@@ -191,6 +210,7 @@ func SummaryTable(rep model.Report) Table {
 // printRunNotes are the lines after the table: root digests, events,
 // crashes, warnings and whether the run is partial.
 func printRunNotes(w io.Writer, rep model.Report) {
+	printNeverRan(w, rep)
 	printSidesNoise(w, rep)
 	printOtherCPU(w, rep)
 	printNoise(w, rep)

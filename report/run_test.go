@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"nbdscope/internal/reporttest"
 	"nbdscope/model"
@@ -119,5 +120,25 @@ func TestExecSideConsumeIsNotMeasured(t *testing.T) {
 	sm.Consumed.ScannedBuffers, sm.Consumed.ZeroBuffers = 10, 2
 	if got := consumeText(sm); got != "scan: 2/10 zero" {
 		t.Errorf("our load's consume cell %q, want scan: 2/10 zero", got)
+	}
+}
+
+// A run too short for B's first alternate-mode turn ('run -t 2 -i 0.5':
+// turns of 2 s) printed a column of n/a for B and "0 B / 0.0s", and said
+// nothing of why; now a line says B never ran, why, and what to give.
+func TestSideThatNeverRanSaysWhy(t *testing.T) {
+	rep := reporttest.Report()
+	rep.Config.Mode = model.ModeAlternate
+	rep.Config.Interval = model.Duration(500 * time.Millisecond)
+	rep.Config.Duration = model.Duration(2 * time.Second)
+	rep.Sides[1].Summary = model.Summary{}
+	var text bytes.Buffer
+	Summary(&text, rep)
+	want := "B never ran: in alternate mode the sides take turns of 2s (4 intervals of 500ms, at least 1s) and the 2s run ended before B's turn; run at least 4s (-t 4), or --mode concurrent"
+	if !strings.Contains(text.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, text.String())
+	}
+	if strings.Contains(text.String(), "A never ran") {
+		t.Error("A ran, yet the summary says it never did")
 	}
 }
