@@ -20,6 +20,11 @@ const fillMost = 50
 // empty most of the time is said to fill and drain in turns.
 const fillTurnsFull = 20
 
+// fillMinSamples is the fewest samples a verdict is drawn from, a tenth
+// of a second at 200 Hz: a small sweep measurement lasts a few
+// milliseconds, and two or three readings say nothing of who waited.
+const fillMinSamples = 20
+
 // FillVerdict names what the fill says.
 const (
 	FillWaitReader = "full"  // the sender waited on its reader
@@ -32,7 +37,7 @@ const (
 // FillVerdictOf says what a span's fill says (see the constants).
 func FillVerdictOf(fl Fill) string {
 	switch {
-	case !fl.Known():
+	case !fl.Known() || fl.Samples < fillMinSamples:
 		return FillUnknown
 	case fl.FullPct >= fillMost:
 		return FillWaitReader
