@@ -25,6 +25,9 @@ const fillTurnsFull = 20
 // milliseconds, and two or three readings say nothing of who waited.
 const fillMinSamples = 20
 
+// TooFew tells a measured fill drawn from too few samples for a verdict.
+func (f Fill) TooFew() bool { return f.Known() && f.Samples < fillMinSamples }
+
 // FillVerdict names what the fill says.
 const (
 	FillWaitReader = "full"  // the sender waited on its reader
