@@ -172,3 +172,21 @@ func TestSVGExecRunsAreNotChanges(t *testing.T) {
 		t.Error("the caption does not count the client's runs")
 	}
 }
+
+// An exec side's head names its client, not our load's settings: it
+// said "read, unix, 1 conn × 2m, 8 in flight" over a qemu-img run.
+func TestSVGExecSideHeadNamesTheClient(t *testing.T) {
+	rep := fixture()
+	rep.Config.Sides[1].Exec = "qemu-img convert -f raw -O raw {uri} null"
+	root := parseSVG(t, SVG("r", rep))
+	heads := root.all("text", "side-head")
+	if len(heads) != 2 {
+		t.Fatalf("%d side heads, want 2", len(heads))
+	}
+	if got := heads[1].text(); !strings.Contains(got, "qemu-img") || strings.Contains(got, "in flight") {
+		t.Errorf("exec side's head %q, want its client named and no load settings", got)
+	}
+	if got := heads[0].text(); !strings.Contains(got, "in flight") {
+		t.Errorf("our load's head %q, want its settings", got)
+	}
+}
