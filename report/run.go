@@ -58,6 +58,15 @@ func printNeverRan(w io.Writer, rep model.Report) {
 	}
 }
 
+// errorsText is a side's failed requests; a real client's requests are
+// not seen (a failing run ends the side, reported as its crash): n/a, not 0.
+func errorsText(sm model.Summary) string {
+	if sm.Settings.Exec != "" && sm.Errors == 0 {
+		return "n/a (a real client's requests are not seen)"
+	}
+	return strconv.FormatUint(sm.Errors, 10)
+}
+
 // execRunText is a finished run of an exec side's client: its time, not
 // a change from one value to another.
 func execRunText(e model.Event) string { return "client run finished in " + e.To }
@@ -143,7 +152,7 @@ var summaryText = []struct {
 	{"payload / time", func(sm model.Summary) string {
 		return fmt.Sprintf("%s / %.1fs", units.FormatBytes(float64(sm.Bytes)), sm.Seconds)
 	}},
-	{"errors", func(sm model.Summary) string { return strconv.FormatUint(sm.Errors, 10) }},
+	{"errors", errorsText},
 	{"consume", consumeText},
 }
 

@@ -142,3 +142,16 @@ func TestSideThatNeverRanSaysWhy(t *testing.T) {
 		t.Error("A ran, yet the summary says it never did")
 	}
 }
+
+// An exec side's request errors are not seen: its cell said 0.
+func TestExecSideErrorsNotMeasured(t *testing.T) {
+	sm := model.Summary{}
+	sm.Settings.Exec = "qemu-img convert {uri} x"
+	if got := errorsText(sm); !strings.HasPrefix(got, "n/a") {
+		t.Errorf("exec side's errors cell %q, want n/a", got)
+	}
+	sm.Settings.Exec = ""
+	if got := errorsText(sm); got != "0" {
+		t.Errorf("our load's errors cell %q, want 0", got)
+	}
+}
