@@ -130,30 +130,35 @@ var summaryRows = []struct {
 
 // summaryText are the summary's rows of text: the settings in effect and
 // what was moved, a cell per side.
-var summaryText = []struct {
-	name string
-	get  func(sm model.Summary) string
-}{
+// textRow is a row of text of the summary table; across: it names a
+// setting, each one the side moved data under, in time order (Across).
+type textRow struct {
+	name   string
+	get    func(sm model.Summary) string
+	across bool
+}
+
+var summaryText = []textRow{
 	{"server SO_SNDBUF (eff.)", func(sm model.Summary) string {
 		return withOwn(bufText(sm.SndBuf.ServerRequested, sm.SndBuf.ServerEffective), sm.SndBuf.ServerOwn)
-	}},
+	}, true},
 	{"server SO_RCVBUF (eff.)", func(sm model.Summary) string {
 		return withOwn(bufText(sm.SndBuf.ServerRcvRequested, sm.SndBuf.ServerRcvEffective), sm.SndBuf.ServerRcvOwn)
-	}},
+	}, true},
 	{"client SO_SNDBUF (eff.)", func(sm model.Summary) string {
 		return withOwn(bufText(sm.SndBuf.ClientRequested, sm.SndBuf.ClientEffective), sm.SndBuf.ClientOwn)
-	}},
+	}, true},
 	{"client SO_RCVBUF (eff.)", func(sm model.Summary) string {
 		return withOwn(bufText(sm.SndBuf.ClientRcvRequested, sm.SndBuf.ClientRcvEffective), sm.SndBuf.ClientRcvOwn)
-	}},
+	}, true},
 	{"placement (load/server cpu)", func(sm model.Summary) string {
 		return string(sm.Placement.Setting) + " (" + sm.Placement.LoadCPUs + "/" + sm.Placement.ServerCPUs + ")"
-	}},
+	}, true},
 	{"payload / time", func(sm model.Summary) string {
 		return fmt.Sprintf("%s / %.1fs", units.FormatBytes(float64(sm.Bytes)), sm.Seconds)
-	}},
-	{"errors", errorsText},
-	{"consume", consumeText},
+	}, false},
+	{"errors", errorsText, false},
+	{"consume", consumeText, false},
 }
 
 // Summary is run's text: one row per figure, a column per side and the
@@ -202,6 +207,10 @@ func SummaryTable(rep model.Report) Table {
 	for _, r := range append(spreadRows, summaryText...) {
 		cells := []string{r.name}
 		for _, s := range rep.Sides {
+			if r.across {
+				cells = append(cells, Across(rep, s, func(f model.Figures) string { return r.get(model.Summary{Figures: f}) }))
+				continue
+			}
 			cells = append(cells, r.get(s.Summary))
 		}
 		if two {
