@@ -19,7 +19,7 @@ func sweepFillLine(rows []model.SweepRow) string {
 		any = any || fl.Known()
 		part := r.Buffer + " " + FillCell(fl)
 		if fl.TooFew() { // a measurement of milliseconds: a share of a handful
-			part += fmt.Sprintf(" (%d samples)", fl.Samples)
+			part += fmt.Sprintf(" (%d sample%s)", fl.Samples, map[bool]string{true: "", false: "s"}[fl.Samples == 1])
 			few = true
 		}
 		parts = append(parts, part)

@@ -18,6 +18,10 @@ func TestSweepFillLineSaysFewSamples(t *testing.T) {
 	if !strings.Contains(got, "1m 0/75 (4 samples)") || strings.Contains(got, "400 samples") {
 		t.Errorf("fill line %q, want 1m's 4 samples named and default's 400 not", got)
 	}
+	rows[1].Figures.SetFill(model.Fill{Samples: 1, FullPct: 0, EmptyPct: 100, Limit: 4194304})
+	if one := sweepFillLine(rows); !strings.Contains(one, "1m 0/100 (1 sample)") {
+		t.Errorf("fill line %q, want (1 sample)", one)
+	}
 	if !strings.Contains(got, "--bytes") {
 		t.Errorf("fill line %q does not say how to get more samples", got)
 	}
