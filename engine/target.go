@@ -26,6 +26,7 @@ func (s *side) attachTarget(sc model.SideConfig) *child {
 	if err != nil {
 		s.warnTarget("the target's server is not measured (its figures are n/a): %v", err)
 		s.noteTargetWhy(err.Error())
+		s.warnBuffersUnset(sc, err.Error())
 		return nil
 	}
 	if h.PID == os.Getpid() {
@@ -38,6 +39,7 @@ func (s *side) attachTarget(sc model.SideConfig) *child {
 	if err != nil {
 		s.warnTarget("the target's server, PID %d (%s), is not measured: %v", h.PID, h.Command, err)
 		s.noteTargetWhy(fmt.Sprintf("its server, PID %d, is not measured: %v", h.PID, err))
+		s.warnBuffersUnset(sc, err.Error())
 		return nil
 	}
 	c.realPID, c.attached, c.realCmd, c.bufsNA = h.PID, true, h.Command, ready.BufsNA
@@ -47,6 +49,20 @@ func (s *side) attachTarget(sc model.SideConfig) *child {
 		s.noteTargetWhy(c.bufsNA)
 	}
 	return c
+}
+
+// warnBuffersUnset says which of the server buffers asked for a --target
+// side are not applied, its server not being measured (why): they stay
+// the server's own, where the summary only says "external".
+func (s *side) warnBuffersUnset(sc model.SideConfig, why string) {
+	for _, b := range []struct {
+		name string
+		buf  model.Buf
+	}{{"sndbuf", sc.SndBuf}, {"server-rcvbuf", sc.ServerRcvBuf}} {
+		if b.buf.Kind != model.BufDefault {
+			s.warnTarget("%s %s is not applied: the target's server keeps its own buffers, as it is not measured: %s", b.name, b.buf, why)
+		}
+	}
 }
 
 // warnTarget says something of the side's --target server, naming the

@@ -110,3 +110,27 @@ func TestSharedTargetServerConcurrentWarns(t *testing.T) {
 		t.Errorf("warnings %q: want one, in concurrent mode, saying the figures are both sides' together", said)
 	}
 }
+
+// A --target whose server is not measured keeps its own buffers: a
+// starting --sndbuf-b 2m was dropped without a word ('server SO_SNDBUF
+// external', exit 0); now a warning says it is not applied, and why.
+func TestTargetUnsetBuffersSaid(t *testing.T) {
+	p := &Pair{updates: make(chan model.Update, 4), ending: make(chan struct{})}
+	p.rec = &recorder{p: p}
+	sc := model.DefaultSide("B")
+	sc.Target = "nbd+unix:///?socket=/tmp/q.sock"
+	s := &side{name: "B", id: model.SideAt(1), p: p, cfg: sc}
+	s.warnBuffersUnset(sc, "no reason") // at the default: nothing to say
+	sc.SndBuf = model.Buf{Kind: model.BufSize, Bytes: 2 << 20}
+	s.warnBuffersUnset(sc, "PID 42 does not lead its own process group")
+	close(p.updates)
+	var said []string
+	for u := range p.updates {
+		if u.Warning != nil {
+			said = append(said, u.Warning.Text)
+		}
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "sndbuf 2m is not applied") || !strings.Contains(said[0], "PID 42 does not lead") {
+		t.Errorf("warnings %q: want one saying sndbuf 2m is not applied, and why", said)
+	}
+}

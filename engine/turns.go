@@ -32,9 +32,7 @@ type turns struct {
 }
 
 func newTurns(mode model.Mode, interval time.Duration, sides [2]*side, warn func(*side, string)) *turns {
-	// A turn is long enough for several samples, short enough that both
-	// sides see the same machine.
-	return &turns{sides: sides, slice: max(4*interval, time.Second), warn: warn, mode: mode, turnAt: time.Now()}
+	return &turns{sides: sides, slice: model.TurnLength(interval), warn: warn, mode: mode, turnAt: time.Now()}
 }
 
 // Mode is the current mode.

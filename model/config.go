@@ -245,6 +245,11 @@ func DefaultSide(name string) SideConfig {
 	}
 }
 
+// TurnLength is how long a side runs alone in alternate mode: long
+// enough for several samples (four intervals), short enough that both
+// sides see the same machine, and never under a second.
+func TurnLength(interval time.Duration) time.Duration { return max(4*interval, time.Second) }
+
 // DefaultMode is alternate on machines with fewer than 4 cores, where two
 // sides running at once would compete for CPU and distort each other.
 func DefaultMode() Mode {

@@ -20,6 +20,14 @@ const fillMost = 50
 // empty most of the time is said to fill and drain in turns.
 const fillTurnsFull = 20
 
+// fillMinSamples is the fewest samples a verdict is drawn from, a tenth
+// of a second at 200 Hz: a small sweep measurement lasts a few
+// milliseconds, and two or three readings say nothing of who waited.
+const fillMinSamples = 20
+
+// TooFew tells a measured fill drawn from too few samples for a verdict.
+func (f Fill) TooFew() bool { return f.Known() && f.Samples < fillMinSamples }
+
 // FillVerdict names what the fill says.
 const (
 	FillWaitReader = "full"  // the sender waited on its reader
@@ -32,7 +40,7 @@ const (
 // FillVerdictOf says what a span's fill says (see the constants).
 func FillVerdictOf(fl Fill) string {
 	switch {
-	case !fl.Known():
+	case !fl.Known() || fl.Samples < fillMinSamples:
 		return FillUnknown
 	case fl.FullPct >= fillMost:
 		return FillWaitReader

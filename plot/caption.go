@@ -21,23 +21,26 @@ func captionOf(rep *model.Report, sides []side) caption {
 	for k, sd := range sides {
 		c.head = append(c.head, fmt.Sprintf("side %s: %s; placement %s", sd.name, buffersText(rep, sd, k), placementText(rep, sd)))
 	}
-	if len(rep.Events) == 0 {
+	changes := changesOf(rep)
+	if len(changes) == 0 {
 		c.changes = append(c.changes, "changes: none")
 	}
-	for i, e := range rep.Events {
-		if !finite(e.T) {
-			continue
-		}
+	for _, e := range changes {
 		who := "both sides"
 		if e.Side != "" {
 			who = "side " + string(e.Side)
 		}
-		c.changes = append(c.changes, fmt.Sprintf("change %d at %.2fs, %s: %s %s → %s", i+1, e.T, who, e.Setting, e.From, e.To))
+		c.changes = append(c.changes, fmt.Sprintf("change %d at %.2fs, %s: %s %s → %s", e.n, e.T, who, e.Setting, e.From, e.To))
 	}
+	c.changes = append(c.changes, execRunsText(rep, sides)...)
 	c.tail = append(c.tail,
 		"throughput: payload bytes completed per second. receive calls per 2 MiB: data-socket receive calls of the process that receives the bulk data "+
 			"(the client for reads, the server for writes) per 2 MiB of payload. CPU: user+system seconds of each process per second its side's load ran. "+
 			"Each point is a sample's end; a gap is time the side did not run (its turn in alternate mode, paused) or a figure that was not measured.")
+	if len(rowsOf(rep)) == len(svgRows) { // the fill chart is drawn; its short title leaves out whose buffer
+		c.tail = append(c.tail, "send buffer full / empty: the share of 200 Hz samples in which the bulk sender's send buffer "+
+			"(the server's for reads, the client's for writes) held ≥ 90% / < 10% of its limit.")
+	}
 	c.head, c.changes, c.tail = wrapAll(c.head), wrapAll(c.changes), wrapAll(c.tail)
 	return c
 }
@@ -146,4 +149,22 @@ func placementText(rep *model.Report, sd side) string {
 		}
 	}
 	return "not recorded"
+}
+
+// execRunsText is a line per exec side whose client finished runs: how
+// many, and the shortest and longest.
+func execRunsText(rep *model.Report, sides []side) []string {
+	var out []string
+	for _, sd := range sides {
+		var secs []string
+		for _, e := range rep.Events {
+			if e.Setting == model.ExecRunEvent && e.Side == sd.id {
+				secs = append(secs, e.To)
+			}
+		}
+		if len(secs) > 0 {
+			out = append(out, fmt.Sprintf("side %s: %d client runs finished (the first in %s, the last in %s)", sd.name, len(secs), secs[0], secs[len(secs)-1]))
+		}
+	}
+	return out
 }

@@ -34,3 +34,27 @@ func TestSVGFillChart(t *testing.T) {
 		}
 	}
 }
+
+// TestSVGChartTitlesClearTheirLegend: a chart's bold title ends before
+// its legend starts; the fill chart's title ran through "full — empty".
+func TestSVGChartTitlesClearTheirLegend(t *testing.T) {
+	rep := fixture()
+	for i := range rep.Samples {
+		rep.Samples[i].SetFill(model.Fill{Samples: 40, FullPct: 50, EmptyPct: 20, Bytes: 1000, Limit: 4096})
+	}
+	root := parseSVG(t, SVG("r", rep))
+	for _, c := range root.all("g", "chart") {
+		legends := c.all("g", "legend")
+		if len(legends) == 0 {
+			continue
+		}
+		title := c.all("text", "chart-title")[0]
+		end := num(t, title.attr("x")) + textWidth(title.text(), 12)*1.1 // bold is about a tenth wider
+		for _, l := range legends[0].all("line", "") {
+			if x := num(t, l.attr("x1")); x < end {
+				t.Errorf("%s/%s: title %q ends at %.0f, past its legend at %.0f", c.attr("data-side"), c.attr("data-figure"), title.text(), end, x)
+				break
+			}
+		}
+	}
+}

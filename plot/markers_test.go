@@ -149,3 +149,44 @@ func TestLayoutMarkersMergesABurst(t *testing.T) {
 		t.Errorf("five digits at 10px: %.1f px wide", w)
 	}
 }
+
+// A finished client run of an exec side is not a change: the SVG drew
+// each as a numbered marker ("change 1 at 1.52s, side B: exec.run →
+// 0.186s"), seven of them over a 4 s run. Changes are numbered without
+// them, and the caption counts the runs on one line.
+func TestSVGExecRunsAreNotChanges(t *testing.T) {
+	rep := fixture()
+	rep.Events = []model.Event{
+		{T: 1, Side: "B", Setting: model.ExecRunEvent, To: "0.186s"},
+		{T: 2, Side: "B", Setting: "sndbuf", From: "default", To: "2m"},
+		{T: 3, Side: "B", Setting: model.ExecRunEvent, To: "0.211s"},
+	}
+	doc := SVG("r", rep)
+	if strings.Contains(doc, "exec.run") {
+		t.Error("the SVG names exec.run events as changes")
+	}
+	if !strings.Contains(doc, "change 1 at 2.00s, side B: sndbuf default → 2m") {
+		t.Error("the one change is not change 1")
+	}
+	if !strings.Contains(doc, "side B: 2 client runs finished") {
+		t.Error("the caption does not count the client's runs")
+	}
+}
+
+// An exec side's head names its client, not our load's settings: it
+// said "read, unix, 1 conn × 2m, 8 in flight" over a qemu-img run.
+func TestSVGExecSideHeadNamesTheClient(t *testing.T) {
+	rep := fixture()
+	rep.Config.Sides[1].Exec = "qemu-img convert -f raw -O raw {uri} null"
+	root := parseSVG(t, SVG("r", rep))
+	heads := root.all("text", "side-head")
+	if len(heads) != 2 {
+		t.Fatalf("%d side heads, want 2", len(heads))
+	}
+	if got := heads[1].text(); !strings.Contains(got, "qemu-img") || strings.Contains(got, "in flight") {
+		t.Errorf("exec side's head %q, want its client named and no load settings", got)
+	}
+	if got := heads[0].text(); !strings.Contains(got, "in flight") {
+		t.Errorf("our load's head %q, want its settings", got)
+	}
+}

@@ -75,6 +75,19 @@ type change struct {
 	model.Event
 }
 
+// changesOf are a report's changes, numbered from 1: its events with a
+// time, less the finished runs of an exec side's client, which change
+// nothing (the caption counts them).
+func changesOf(rep *model.Report) []change {
+	var out []change
+	for _, e := range rep.Events {
+		if finite(e.T) && e.Setting != model.ExecRunEvent {
+			out = append(out, change{len(out) + 1, e})
+		}
+	}
+	return out
+}
+
 // sidesOf returns a report's sides, A then B, with their samples and
 // events. A side is named by its configuration, else by its summary,
 // else by its position.
@@ -99,9 +112,9 @@ func sidesOf(rep *model.Report) []side {
 				sd.samples = append(sd.samples, s)
 			}
 		}
-		for i, e := range rep.Events {
-			if (e.Side == model.WholePair || e.Side == sd.id) && finite(e.T) {
-				sd.events = append(sd.events, change{i + 1, e})
+		for _, c := range changesOf(rep) {
+			if c.Side == model.WholePair || c.Side == sd.id {
+				sd.events = append(sd.events, c)
 			}
 		}
 	}

@@ -47,7 +47,7 @@ var svgRows = []row{
 	{"throughput", "throughput (%s)", []metric{mThroughput}, []string{""}},
 	{"calls", "receive calls per 2 MiB of payload (receiving process)", []metric{mCalls}, []string{""}},
 	{"cpu", "CPU (%s busy, user+sys)", []metric{mCPUClient, mCPUServer}, []string{"client", "server"}},
-	{"fill", "send buffer of the bulk sender: share of samples full (≥ 90%%) and empty (< 10%%), %s", []metric{mFillFull, mFillEmpty}, []string{"full", "empty"}},
+	{"fill", "send buffer full ≥ 90%% / empty < 10%% (%s of samples)", []metric{mFillFull, mFillEmpty}, []string{"full", "empty"}},
 }
 
 // rowsOf are the charts of a report: the fill's only when a sample has
@@ -199,6 +199,9 @@ func (d *svgDoc) header(name string, rep *model.Report, sides []side) {
 		sc := rep.Config.Sides[k]
 		what := fmt.Sprintf("%s, %s, %d conn × %s, %d in flight", sc.Workload, transportOf(sc),
 			sc.Connections, units.FormatSize(int64(sc.RequestSize)), sc.InFlight)
+		if f := strings.Fields(sc.Exec); len(f) > 0 { // a real client's shape is its own, not our load's settings
+			what = fmt.Sprintf("%s, %s: a real client (%s) as the load", sc.Workload, transportOf(sc), f[0])
+		}
 		d.f(`<text class="side-head" x="%d" y="82" font-size="15" font-weight="bold" fill="%s">side %s <tspan font-weight="normal" font-size="12" fill="#333333">%s</tspan></text>`+"\n",
 			k*colW+24, sideColour[k%2], esc(sd.name), esc(what))
 	}

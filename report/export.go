@@ -146,8 +146,8 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 		if sc.Target != "" {
 			transport = sc.Target
 		}
-		setup.Add(mdEscape(sr.Name), string(sc.Workload), mdEscape(transport), strconv.Itoa(sc.Connections),
-			units.FormatSize(int64(sc.RequestSize)), strconv.Itoa(sc.InFlight),
+		conns, req, inFlight := loadShape(sc)
+		setup.Add(mdEscape(sr.Name), string(sc.Workload), mdEscape(transport), conns, req, inFlight,
 			sc.SndBuf.String(), sc.ServerRcvBuf.String(), sc.ClientSndBuf.String(), sc.ClientRcvBuf.String())
 	}
 	sum.WriteMarkdown(w)
@@ -170,6 +170,7 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 		fmt.Fprintln(w)
 	}
 	setup.WriteMarkdown(w)
+	writeExecLoads(w, r)
 
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "## Events")
@@ -190,6 +191,33 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 	}
 	writeWarningsAndCrashes(w, r)
 	return w.Flush()
+}
+
+// loadShape is a side's connections, request size and requests in
+// flight, as the setup gives them: a real client's are its own
+// (writeExecLoads names it).
+func loadShape(sc model.SideConfig) (conns, req, inFlight string) {
+	if sc.Exec != "" {
+		return "its own", "its own", "its own"
+	}
+	return strconv.Itoa(sc.Connections), units.FormatSize(int64(sc.RequestSize)), strconv.Itoa(sc.InFlight)
+}
+
+// writeExecLoads names, under the setup, the real client of each side
+// whose load it was at the start.
+func writeExecLoads(w io.Writer, r *model.Report) {
+	first := true
+	for i, sr := range r.Sides {
+		sc := sideConfig(r, sr.Name, i)
+		if sc.Exec == "" {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w)
+			first = false
+		}
+		fmt.Fprintf(w, "- %s's load: a real client, `%s` (its connections, request size and requests in flight are its own)\n", mdEscape(sr.Name), sc.Exec)
+	}
 }
 
 // writeMixedSummaries says, under the summary table, which sides' rows

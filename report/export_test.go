@@ -173,3 +173,22 @@ func TestPartialRunExports(t *testing.T) {
 		t.Errorf("compare does not say b is partial:\n%s", cmp.String())
 	}
 }
+
+// The markdown's setup of an exec side named our load's shape ("1 | 2m |
+// 8") and not the client that was the load; now it names the client, and
+// its shape is its own.
+func TestExportMarkdownNamesExecClient(t *testing.T) {
+	rep := reporttest.Report()
+	rep.Config.Sides[1].Exec = "qemu-img convert -f raw -O raw {uri} null"
+	var b bytes.Buffer
+	if err := RunMarkdown(&b, "demo", rep); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	if !strings.Contains(md, "its own") {
+		t.Errorf("B's setup row does not say its shape is its client's own:\n%s", md)
+	}
+	if !strings.Contains(md, "- B's load: a real client, `qemu-img convert -f raw -O raw {uri} null`") {
+		t.Errorf("the setup does not name B's client:\n%s", md)
+	}
+}

@@ -70,7 +70,11 @@ func EventIntervalLine(e model.Event) string {
 	if e.Side == model.WholePair {
 		side = "pair"
 	}
-	line := fmt.Sprintf("%s  %s %s → %s", intervalSpan(side, fmt.Sprintf("%5.2f s", e.T)), e.Setting, e.From, e.To)
+	change := fmt.Sprintf("%s %s → %s", e.Setting, e.From, e.To)
+	if e.Setting == model.ExecRunEvent {
+		change = execRunText(e)
+	}
+	line := fmt.Sprintf("%s  %s", intervalSpan(side, fmt.Sprintf("%5.2f s", e.T)), change)
 	if e.Reconnected {
 		line += " (connections re-opened)"
 	}

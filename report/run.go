@@ -3,9 +3,11 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"nbdscope/model"
 	"nbdscope/units"
@@ -38,6 +40,36 @@ func reachedText(e model.Event) string {
 	}
 	return fmt.Sprintf(" (%s read back, %d socket%s reached)", units.FormatSize(int64(e.Effective)), *e.Reached, s)
 }
+
+// printNeverRan says why a side of a whole alternate-mode run moved
+// nothing: the run ended before its first turn, so its column is n/a.
+func printNeverRan(w io.Writer, rep model.Report) {
+	cfg := rep.Config
+	if rep.Partial || cfg.Mode != model.ModeAlternate || cfg.Duration <= 0 {
+		return
+	}
+	turn := model.TurnLength(time.Duration(cfg.Interval))
+	for _, s := range rep.Sides {
+		if s.Summary.Seconds > 0 || s.Summary.Bytes > 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s never ran: in alternate mode the sides take turns of %v (4 intervals of %v, at least 1s) and the %v run ended before %s's turn; run at least %v (-t %d), or --mode concurrent\n",
+			s.Name, turn, time.Duration(cfg.Interval), time.Duration(cfg.Duration), s.Name, 2*turn, int(math.Ceil((2 * turn).Seconds())))
+	}
+}
+
+// errorsText is a side's failed requests; a real client's requests are
+// not seen (a failing run ends the side, reported as its crash): n/a, not 0.
+func errorsText(sm model.Summary) string {
+	if sm.Settings.Exec != "" && sm.Errors == 0 {
+		return "n/a (a real client's requests are not seen)"
+	}
+	return strconv.FormatUint(sm.Errors, 10)
+}
+
+// execRunText is a finished run of an exec side's client: its time, not
+// a change from one value to another.
+func execRunText(e model.Event) string { return "client run finished in " + e.To }
 
 // summaryGetter reads one figure of a summary.
 type summaryGetter func(sm model.Summary) model.Figure
@@ -98,30 +130,35 @@ var summaryRows = []struct {
 
 // summaryText are the summary's rows of text: the settings in effect and
 // what was moved, a cell per side.
-var summaryText = []struct {
-	name string
-	get  func(sm model.Summary) string
-}{
+// textRow is a row of text of the summary table; across: it names a
+// setting, each one the side moved data under, in time order (Across).
+type textRow struct {
+	name   string
+	get    func(sm model.Summary) string
+	across bool
+}
+
+var summaryText = []textRow{
 	{"server SO_SNDBUF (eff.)", func(sm model.Summary) string {
 		return withOwn(bufText(sm.SndBuf.ServerRequested, sm.SndBuf.ServerEffective), sm.SndBuf.ServerOwn)
-	}},
+	}, true},
 	{"server SO_RCVBUF (eff.)", func(sm model.Summary) string {
 		return withOwn(bufText(sm.SndBuf.ServerRcvRequested, sm.SndBuf.ServerRcvEffective), sm.SndBuf.ServerRcvOwn)
-	}},
+	}, true},
 	{"client SO_SNDBUF (eff.)", func(sm model.Summary) string {
 		return withOwn(bufText(sm.SndBuf.ClientRequested, sm.SndBuf.ClientEffective), sm.SndBuf.ClientOwn)
-	}},
+	}, true},
 	{"client SO_RCVBUF (eff.)", func(sm model.Summary) string {
 		return withOwn(bufText(sm.SndBuf.ClientRcvRequested, sm.SndBuf.ClientRcvEffective), sm.SndBuf.ClientRcvOwn)
-	}},
+	}, true},
 	{"placement (load/server cpu)", func(sm model.Summary) string {
 		return string(sm.Placement.Setting) + " (" + sm.Placement.LoadCPUs + "/" + sm.Placement.ServerCPUs + ")"
-	}},
+	}, true},
 	{"payload / time", func(sm model.Summary) string {
 		return fmt.Sprintf("%s / %.1fs", units.FormatBytes(float64(sm.Bytes)), sm.Seconds)
-	}},
-	{"errors", func(sm model.Summary) string { return strconv.FormatUint(sm.Errors, 10) }},
-	{"consume", consumeText},
+	}, false},
+	{"errors", errorsText, false},
+	{"consume", consumeText, false},
 }
 
 // Summary is run's text: one row per figure, a column per side and the
@@ -170,6 +207,10 @@ func SummaryTable(rep model.Report) Table {
 	for _, r := range append(spreadRows, summaryText...) {
 		cells := []string{r.name}
 		for _, s := range rep.Sides {
+			if r.across {
+				cells = append(cells, Across(rep, s, func(f model.Figures) string { return r.get(model.Summary{Figures: f}) }))
+				continue
+			}
 			cells = append(cells, r.get(s.Summary))
 		}
 		if two {
@@ -187,6 +228,7 @@ func SummaryTable(rep model.Report) Table {
 // printRunNotes are the lines after the table: root digests, events,
 // crashes, warnings and whether the run is partial.
 func printRunNotes(w io.Writer, rep model.Report) {
+	printNeverRan(w, rep)
 	printSidesNoise(w, rep)
 	printOtherCPU(w, rep)
 	printNoise(w, rep)
@@ -215,6 +257,10 @@ func printRunNotes(w io.Writer, rep model.Report) {
 		if e.Reconnected {
 			reopened = " (connections re-opened: a TCP buffer set once stays locked)"
 		}
+		if e.Setting == model.ExecRunEvent {
+			fmt.Fprintf(w, "event %6.2fs %s %s\n", e.T, side, execRunText(e))
+			continue
+		}
 		fmt.Fprintf(w, "event %6.2fs %s %s: %s → %s%s%s\n", e.T, side, e.Setting, e.From, e.To, reopened, reachedText(e))
 	}
 	for _, c := range rep.Crashes {
@@ -235,6 +281,9 @@ func f3(v model.Figure) string { return v.Fixed(3) }
 // consumeText is what a side's consume mode found, in a table cell.
 func consumeText(sm model.Summary) string {
 	c := sm.Consumed
+	if sm.Settings.Exec != "" && c.ScannedBuffers == 0 && c.HashBlocks == 0 {
+		return "n/a (a real client was the load)" // our consume mode never ran
+	}
 	switch sm.Consume {
 	case model.ConsumeScan:
 		return fmt.Sprintf("scan: %d/%d zero", c.ZeroBuffers, c.ScannedBuffers)

@@ -43,12 +43,9 @@ func relSigma(s stats.Summary) string {
 }
 
 // spreadRows are the summary table's rows of the sides' spread.
-var spreadRows = []struct {
-	name string
-	get  func(sm model.Summary) string
-}{
-	{"throughput mean ± σ (samples)", func(sm model.Summary) string { return spreadRate(sm.Spread) }},
-	{"recv calls/2MiB mean ± σ", func(sm model.Summary) string { return spreadRecv(sm.Spread) }},
+var spreadRows = []textRow{
+	{"throughput mean ± σ (samples)", func(sm model.Summary) string { return spreadRate(sm.Spread) }, false},
+	{"recv calls/2MiB mean ± σ", func(sm model.Summary) string { return spreadRecv(sm.Spread) }, false},
 }
 
 // printSidesNoise says whether the sides' throughputs differ by more than

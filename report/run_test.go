@@ -5,8 +5,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"nbdscope/internal/reporttest"
+	"nbdscope/model"
 )
 
 // words is a table line as its words: a text row and a markdown row of the
@@ -87,5 +89,69 @@ func TestSummaryPrintsItsTable(t *testing.T) {
 		if got, want := words(lines[1+i]), words(strings.Join(row, " ")); got != want {
 			t.Errorf("line %d: %q, want %q", 1+i, got, want)
 		}
+	}
+}
+
+// A finished run of an exec side reads as one, in the summary and in the
+// interval lines: it printed "B exec.run:  → 0.310s", a change from nothing.
+func TestExecRunEventReadsAsARun(t *testing.T) {
+	rep := reporttest.Report()
+	ev := model.Event{T: 1.77, Side: "B", Setting: model.ExecRunEvent, To: "0.310s"}
+	rep.Events = []model.Event{ev}
+	var text bytes.Buffer
+	Summary(&text, rep)
+	for what, got := range map[string]string{"summary": text.String(), "intervals": EventIntervalLine(ev)} {
+		if !strings.Contains(got, "client run finished in 0.310s") || strings.Contains(got, "exec.run") || !strings.Contains(got, "1.77") {
+			t.Errorf("%s: %q, want client run finished in 0.310s", what, got)
+		}
+	}
+}
+
+// A side whose load was a real client consumed nothing of ours: its
+// consume cell said "scan: 0/0 zero", as if our scan had found no buffers.
+func TestExecSideConsumeIsNotMeasured(t *testing.T) {
+	sm := model.Summary{}
+	sm.Consume = model.ConsumeScan
+	sm.Settings.Exec = "qemu-img convert {uri} x"
+	if got := consumeText(sm); got != "n/a (a real client was the load)" {
+		t.Errorf("exec side's consume cell %q, want n/a (a real client was the load)", got)
+	}
+	sm.Settings.Exec = ""
+	sm.Consumed.ScannedBuffers, sm.Consumed.ZeroBuffers = 10, 2
+	if got := consumeText(sm); got != "scan: 2/10 zero" {
+		t.Errorf("our load's consume cell %q, want scan: 2/10 zero", got)
+	}
+}
+
+// A run too short for B's first alternate-mode turn ('run -t 2 -i 0.5':
+// turns of 2 s) printed a column of n/a for B and "0 B / 0.0s", and said
+// nothing of why; now a line says B never ran, why, and what to give.
+func TestSideThatNeverRanSaysWhy(t *testing.T) {
+	rep := reporttest.Report()
+	rep.Config.Mode = model.ModeAlternate
+	rep.Config.Interval = model.Duration(500 * time.Millisecond)
+	rep.Config.Duration = model.Duration(2 * time.Second)
+	rep.Sides[1].Summary = model.Summary{}
+	var text bytes.Buffer
+	Summary(&text, rep)
+	want := "B never ran: in alternate mode the sides take turns of 2s (4 intervals of 500ms, at least 1s) and the 2s run ended before B's turn; run at least 4s (-t 4), or --mode concurrent"
+	if !strings.Contains(text.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, text.String())
+	}
+	if strings.Contains(text.String(), "A never ran") {
+		t.Error("A ran, yet the summary says it never did")
+	}
+}
+
+// An exec side's request errors are not seen: its cell said 0.
+func TestExecSideErrorsNotMeasured(t *testing.T) {
+	sm := model.Summary{}
+	sm.Settings.Exec = "qemu-img convert {uri} x"
+	if got := errorsText(sm); !strings.HasPrefix(got, "n/a") {
+		t.Errorf("exec side's errors cell %q, want n/a", got)
+	}
+	sm.Settings.Exec = ""
+	if got := errorsText(sm); got != "0" {
+		t.Errorf("our load's errors cell %q, want 0", got)
 	}
 }

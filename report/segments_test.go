@@ -191,3 +191,21 @@ func TestAcrossLabelsBySettingsMeasuredUnder(t *testing.T) {
 		t.Error("a run without changes has a segments table")
 	}
 }
+
+// run's summary table labels a side's buffers and placement by what it
+// moved data under, as runs show does: it gave only the last ("64k
+// (128k)") for a side that ran at 2m first, beside figures of both.
+func TestSummaryTableLabelsAcrossChanges(t *testing.T) {
+	rep := explorerRun()
+	var text strings.Builder
+	Summary(&text, rep)
+	var row string
+	for _, l := range strings.Split(text.String(), "\n") {
+		if strings.HasPrefix(l, "server SO_SNDBUF (eff.)") {
+			row = l
+		}
+	}
+	if !strings.Contains(row, "default (208k) → default (4m) → macos (8k)") {
+		t.Errorf("A's buffer row %q, want every setting it moved data under, in time order", row)
+	}
+}

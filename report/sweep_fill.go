@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 
 	"nbdscope/model"
@@ -12,11 +13,16 @@ import (
 // sweep of ours saved before fill was sampled.
 func sweepFillLine(rows []model.SweepRow) string {
 	var parts []string
-	any := false
+	any, few := false, false
 	for _, r := range rows {
 		fl := r.Figures.Fill()
 		any = any || fl.Known()
-		parts = append(parts, r.Buffer+" "+FillCell(fl))
+		part := r.Buffer + " " + FillCell(fl)
+		if fl.TooFew() { // a measurement of milliseconds: a share of a handful
+			part += fmt.Sprintf(" (%d sample%s)", fl.Samples, map[bool]string{true: "", false: "s"}[fl.Samples == 1])
+			few = true
+		}
+		parts = append(parts, part)
 	}
 	if !any {
 		if why := execFillNA(rows); why != "" {
@@ -24,7 +30,11 @@ func sweepFillLine(rows []model.SweepRow) string {
 		}
 		return ""
 	}
-	return "send-buffer fill (full/empty % of samples): " + strings.Join(parts, ", ")
+	line := "send-buffer fill (full/empty % of samples): " + strings.Join(parts, ", ")
+	if few {
+		line += "; a share of so few samples (200 a second) says little: give a larger --bytes"
+	}
+	return line
 }
 
 // execFillNA is why an exec sweep's runs have no fill: the first reason

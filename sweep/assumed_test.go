@@ -58,3 +58,17 @@ func TestExecRowEAGAINIsTheReceivers(t *testing.T) {
 		t.Errorf("read row EAGAIN/2MiB %v with the client's calls not counted, want unknown", row.EAGAINPer2MiB)
 	}
 }
+
+// A real client's request latencies are not seen: all three latency
+// figures of an exec row are unknown. The longest was 0, so the CSV's
+// latency_max_ms said 0 beside empty p50 and p99.
+func TestExecRowLatencyUnknown(t *testing.T) {
+	run := model.ExecRun{Payload: nbd.Payload{ReadBytes: 1 << 30}}
+	run.Seconds = 1
+	row := execRow(model.SweepRow{Buffer: "default"}, []model.ExecRun{run})
+	for name, f := range map[string]model.Figure{"p50": row.Figures.LatencyP50Ms, "p99": row.Figures.LatencyP99Ms, "max": row.Figures.LatencyMaxMs} {
+		if f.Known() {
+			t.Errorf("exec row latency %s %v, want unknown", name, f)
+		}
+	}
+}

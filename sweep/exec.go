@@ -300,7 +300,7 @@ func execFigures(row model.SweepRow, run model.ExecRun) model.Figures {
 	}
 	server := model.ProcessFigures(run.Server, pl, run.Seconds)
 	f := model.Figures{Settings: st, Seconds: run.Seconds, Bytes: pl, ThroughputBps: model.Throughput(pl, run.Seconds),
-		Client: client, Server: &server, LatencyP50Ms: model.Unknown, LatencyP99Ms: model.Unknown,
+		Client: client, Server: &server, LatencyP50Ms: model.Unknown, LatencyP99Ms: model.Unknown, LatencyMaxMs: model.Unknown,
 		SndBuf:    model.Buffers{ServerRequested: row.Buffer, ServerEffective: row.Effective, ClientRequested: model.BufDefaultName, ClientRcvRequested: model.BufDefaultName},
 		Placement: row.Figures.Placement}
 	// Sampled from outside while the client ran (execfill.go); n/a (null)

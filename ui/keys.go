@@ -155,7 +155,7 @@ var (
 	keyNo     = key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "keep it"))
 	keyFilter = key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter"))
 	keyMove   = key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "move"))
-	keyClose  = key.NewBinding(key.WithKeys("esc", "?", "q"), key.WithHelp("esc/?", "close help"))
+	keyClose  = key.NewBinding(key.WithKeys("esc", "?"), key.WithHelp("esc/?", "close help"))
 	keyForce  = key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit"))
 	keyScroll = key.NewBinding(key.WithKeys("up", "down", "pgup", "pgdown", "home", "end"), key.WithHelp("↑/↓", "scroll"))
 )

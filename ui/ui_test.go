@@ -541,6 +541,11 @@ func TestKeyHelp(t *testing.T) {
 	if h.m.state != stNormal {
 		t.Error("? did not close help")
 	}
+	// The help's footer and the README say q quits from the help too.
+	h.press("?")
+	if cmd := h.press("q"); cmd == nil || !h.m.quitting {
+		t.Error("q in the help closed it instead of quitting, as its footer says")
+	}
 }
 
 // wantUnavailable presses a picker's key on a model without the hooks

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/mattn/go-isatty"
 
@@ -41,7 +42,9 @@ func (a *app) execute(args []string) int {
 	root.SetArgs(args)
 	err := root.Execute()
 	if err != nil {
-		fmt.Fprintf(a.stderr, "nbdscope: %v\n", err)
+		// An error that names its command by its path ("nbdscope doctor: …")
+		// already starts with the program's name: print it once.
+		fmt.Fprintf(a.stderr, "nbdscope: %s\n", strings.TrimPrefix(err.Error(), "nbdscope "))
 		var ue usageError
 		if errors.As(err, &ue) {
 			fmt.Fprintln(a.stderr, "Run 'nbdscope help' or 'nbdscope COMMAND --help' for usage.")

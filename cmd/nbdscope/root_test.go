@@ -145,5 +145,8 @@ func TestExitCodes(t *testing.T) {
 		if c.code != 0 && !strings.HasPrefix(errs, "nbdscope: ") {
 			t.Errorf("%v: stderr %q does not say why", c.args, errs)
 		}
+		if strings.HasPrefix(errs, "nbdscope: nbdscope") {
+			t.Errorf("%v: stderr %q names the program twice", c.args, errs)
+		}
 	}
 }

@@ -62,7 +62,7 @@ const sweepExample = `  nbdscope sweep --sndbuf default,64k,128k,256k,512k,1m,2m
   nbdscope sweep --workload write --client-sndbuf default,256k,1m,2m,4m --bytes 4g --repeat 3
   nbdscope sweep --preset sweep --repeat 1 --bytes 1g --markdown
   nbdscope sweep --preset qemu-img-read --bytes 4g --repeat 3 --sndbuf default,256k,1m,2m,4m
-  nbdscope sweep --exec 'nbdinfo --map {uri}' --sndbuf default,2m --bytes 1g --save map`
+  nbdscope sweep --exec 'nbdcopy {uri} null:' --sndbuf default,2m --bytes 1g --save copy`
 
 type sweepFlags struct {
 	lists               map[string]*string // buffer setting → sizes to sweep

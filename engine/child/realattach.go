@@ -21,7 +21,8 @@ func attachRealServerRole(spec wire.ServerSpec) (role, wire.Msg, error) {
 	pid := spec.AttachPID
 	if !realproc.LeadsGroup(pid) {
 		// Its process group's CPU would be other processes' too.
-		return nil, wire.Msg{}, fmt.Errorf("the target's server (PID %d) does not lead its own process group: its CPU cannot be told from its group's", pid)
+		return nil, wire.Msg{}, fmt.Errorf("the target's server (PID %d) does not lead its own process group: its CPU cannot be told from its group's; "+
+			"start it with setsid (setsid qemu-nbd …) or from an interactive shell, which gives each job a group of its own", pid)
 	}
 	r := &realServerRole{pid: pid, argv: strings.Fields(cmdlineOf(pid)), fail: make(chan error, 1), exited: make(chan struct{}), stop: make(chan struct{})}
 	if r.callsErr = realproc.Probe(); r.callsErr == nil {
