@@ -33,12 +33,7 @@ func TestRunAndRunsShowPrintOneSegmentsTable(t *testing.T) {
 		t.Fatal("the fixture has no segments")
 	}
 	lines := strings.Split(text.String(), "\n")
-	var head string
-	for _, l := range lines {
-		if strings.HasPrefix(l, "side ") {
-			head = l
-		}
-	}
+	head := lastLineStarting(text.String(), "side ")
 	for _, want := range []string{"client-rcvbuf", "transport", "placement", "from–to (s)", "throughput"} {
 		if !strings.Contains(head, want) {
 			t.Errorf("run's segments head %q lacks %q", head, want)
@@ -154,4 +149,16 @@ func TestExecSideErrorsNotMeasured(t *testing.T) {
 	if got := errorsText(sm); got != "0" {
 		t.Errorf("our load's errors cell %q, want 0", got)
 	}
+}
+
+// lastLineStarting is the last line of text that starts with prefix ("":
+// none does): a table's row by its label.
+func lastLineStarting(text, prefix string) string {
+	var row string
+	for l := range strings.Lines(text) {
+		if strings.HasPrefix(l, prefix) {
+			row = strings.TrimSuffix(l, "\n")
+		}
+	}
+	return row
 }

@@ -199,12 +199,7 @@ func TestSummaryTableLabelsAcrossChanges(t *testing.T) {
 	rep := explorerRun()
 	var text strings.Builder
 	Summary(&text, rep)
-	var row string
-	for _, l := range strings.Split(text.String(), "\n") {
-		if strings.HasPrefix(l, "server SO_SNDBUF (eff.)") {
-			row = l
-		}
-	}
+	row := lastLineStarting(text.String(), "server SO_SNDBUF (eff.)")
 	if !strings.Contains(row, "default (208k) → default (4m) → macos (8k)") {
 		t.Errorf("A's buffer row %q, want every setting it moved data under, in time order", row)
 	}
