@@ -128,8 +128,6 @@ var summaryRows = []struct {
 	{"latency max ms", func(sm model.Summary) model.Figure { return sm.LatencyMaxMs }, f2, true},
 }
 
-// summaryText are the summary's rows of text: the settings in effect and
-// what was moved, a cell per side.
 // textRow is a row of text of the summary table; across: it names a
 // setting, each one the side moved data under, in time order (Across).
 type textRow struct {
@@ -138,6 +136,8 @@ type textRow struct {
 	across bool
 }
 
+// summaryText are the summary's rows of text: the settings in effect and
+// what was moved, a cell per side.
 var summaryText = []textRow{
 	{"server SO_SNDBUF (eff.)", func(sm model.Summary) string {
 		return withOwn(bufText(sm.SndBuf.ServerRequested, sm.SndBuf.ServerEffective), sm.SndBuf.ServerOwn)
