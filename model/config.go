@@ -271,13 +271,23 @@ func DefaultConfig() Config {
 	}
 }
 
+// CheckInterval refuses a sample interval outside 50 ms to 1 min: the
+// flag checks it itself, so that its error names the flag, and Validate
+// for a preset file.
+func CheckInterval(d time.Duration) error {
+	if d < 50*time.Millisecond || d > time.Minute {
+		return errors.New("want 50ms to 1m")
+	}
+	return nil
+}
+
 // Validate checks a configuration and names the first problem.
 func (c *Config) Validate() error {
 	if !slices.Contains(Modes, c.Mode) {
 		return fmt.Errorf("mode %q: want alternate or concurrent", c.Mode)
 	}
-	if c.Interval.D() < 50*time.Millisecond || c.Interval.D() > time.Minute {
-		return fmt.Errorf("interval %v: want 50ms to 1m", c.Interval.D())
+	if err := CheckInterval(c.Interval.D()); err != nil {
+		return fmt.Errorf("interval %v: %w", c.Interval.D(), err)
 	}
 	if c.Duration < 0 {
 		return fmt.Errorf("duration %v is negative", c.Duration.D())

@@ -35,6 +35,8 @@ func TestConventionsBadUsage(t *testing.T) {
 		{[]string{"run", "-w", "2x"}, []string{"-w/--sndbuf", "2x"}},
 		{[]string{"sweep", "-w", "x"}, []string{"-w, --warmup"}},
 		{[]string{"run", "-t", "soon"}, []string{"-t, --duration"}},
+		{[]string{"run", "-i", "0"}, []string{"-i/--interval 0s", "want 50ms to 1m"}},
+		{[]string{"sweep", "--interval", "2m"}, []string{"--interval 2m0s", "want 50ms to 1m"}},
 		{[]string{"run", "--json", "--export-csv", "-"}, []string{"--json", "--export-csv -", "stdout"}},
 		{[]string{"run", "--intervals", "--json-stream"}, []string{"--intervals", "--json-stream", "stdout"}},
 		{[]string{"sweep", "--csv", "--markdown"}, []string{"--csv", "--markdown", "stdout"}},

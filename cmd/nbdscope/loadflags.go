@@ -115,6 +115,9 @@ func (lf *loadFlags) apply(base model.Config) (model.Config, error) {
 	// run) refuses --interval 0s as it refuses 1ns, instead of the
 	// default silently standing in for it.
 	if lf.intv != 0 || lf.fs.Changed("interval") {
+		if err := model.CheckInterval(lf.intv); err != nil {
+			return state.Cfg, usageErrorf("%s %v: %v", flagName(lf.fs, "interval"), lf.intv, err)
+		}
 		state.Cfg.Interval = model.Duration(lf.intv)
 	}
 	if lf.dur != 0 || lf.fs.Lookup("duration") != nil && lf.fs.Changed("duration") {
