@@ -180,6 +180,10 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 	} else {
 		ev := Table{Head: []string{"t (s)", "side", "setting", "from", "to"}, Right: []bool{true, false, false, false, false}}
 		for _, e := range r.Events {
+			if e.Setting == model.ExecRunEvent { // not a change: a real client's run that ended
+				ev.Add(strconv.FormatFloat(e.T, 'f', 2, 64), mdEscape(string(e.Side)), "client run", "", "finished in "+mdEscape(e.To))
+				continue
+			}
 			to := e.To
 			if e.Reconnected {
 				to += " (reconnected)"

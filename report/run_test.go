@@ -87,14 +87,21 @@ func TestSummaryPrintsItsTable(t *testing.T) {
 	}
 }
 
-// A finished run of an exec side reads as one, in the summary and in the
-// interval lines: it printed "B exec.run:  → 0.310s", a change from nothing.
+// A finished run of an exec side reads as one, in the summary, the
+// interval lines and runs export's markdown: it printed "B exec.run:  →
+// 0.310s" (a change from nothing), and "| exec.run |  | 0.310s |".
 func TestExecRunEventReadsAsARun(t *testing.T) {
 	rep := reporttest.Report()
 	ev := model.Event{T: 1.77, Side: "B", Setting: model.ExecRunEvent, To: "0.310s"}
 	rep.Events = []model.Event{ev}
-	var text bytes.Buffer
+	var text, md bytes.Buffer
 	Summary(&text, rep)
+	if err := RunMarkdown(&md, "x", rep); err != nil {
+		t.Fatal(err)
+	}
+	if got := md.String(); !strings.Contains(got, "| client run |") || !strings.Contains(got, "finished in 0.310s") || strings.Contains(got, "exec.run") {
+		t.Errorf("markdown: want a client run row finished in 0.310s:\n%s", got)
+	}
 	for what, got := range map[string]string{"summary": text.String(), "intervals": EventIntervalLine(ev)} {
 		if !strings.Contains(got, "client run finished in 0.310s") || strings.Contains(got, "exec.run") || !strings.Contains(got, "1.77") {
 			t.Errorf("%s: %q, want client run finished in 0.310s", what, got)
