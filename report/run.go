@@ -31,14 +31,18 @@ func reachedText(e model.Event) string {
 	if e.Reached == nil {
 		return ""
 	}
-	s := "s"
-	if *e.Reached == 1 {
-		s = ""
-	}
 	if *e.Reached == 0 {
 		return " (no socket open yet: applied to each as it connects)"
 	}
-	return fmt.Sprintf(" (%s read back, %d socket%s reached)", units.FormatSize(int64(e.Effective)), *e.Reached, s)
+	return fmt.Sprintf(" (%s read back, %s reached)", units.FormatSize(int64(e.Effective)), countOf(*e.Reached, "socket"))
+}
+
+// countOf is n of noun, in the plural but for one: "1 socket", "4 sockets".
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // printNeverRan says why a side of a whole alternate-mode run moved

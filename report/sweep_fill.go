@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"strings"
 
 	"nbdscope/model"
@@ -19,7 +18,7 @@ func sweepFillLine(rows []model.SweepRow) string {
 		any = any || fl.Known()
 		part := r.Buffer + " " + FillCell(fl)
 		if fl.TooFew() { // a measurement of milliseconds: a share of a handful
-			part += fmt.Sprintf(" (%d sample%s)", fl.Samples, map[bool]string{true: "", false: "s"}[fl.Samples == 1])
+			part += " (" + countOf(fl.Samples, "sample") + ")"
 			few = true
 		}
 		parts = append(parts, part)
