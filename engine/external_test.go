@@ -64,7 +64,7 @@ func TestExternalTargets(t *testing.T) {
 		if s.Server != nil || s.SndBuf.ServerRequested != "external" || s.SndBuf.ServerEffective != 0 {
 			t.Fatalf("%s: server figures for an external target: %+v", side, s)
 		}
-		if !s.Client.RecvCallsPer2MiB.Known() || s.Errors != 0 {
+		if !s.Client.RecvCallsPer2MiB.Known() || s.ErrorCount() != 0 {
 			t.Fatalf("%s: %+v", side, s)
 		}
 	}
@@ -76,7 +76,7 @@ func TestExternalTargets(t *testing.T) {
 	}
 	waitFor(t, p, 5*time.Second, "A after the change", activeSample("A"))
 	rep := p.Report()
-	if rep.Sides[0].Summary.Server != nil || rep.Sides[0].Summary.Errors != 0 {
+	if rep.Sides[0].Summary.Server != nil || rep.Sides[0].Summary.ErrorCount() != 0 {
 		t.Fatalf("A summary: %+v", rep.Sides[0].Summary)
 	}
 }

@@ -137,7 +137,7 @@ func TestPairSamplesAndLiveChanges(t *testing.T) {
 		t.Fatalf("config not updated: %+v", p.Config())
 	}
 	for _, sd := range rep.Sides {
-		if sd.Summary.Bytes == 0 || !sd.Summary.ThroughputBps.Known() || sd.Summary.Errors != 0 {
+		if sd.Summary.Bytes == 0 || !sd.Summary.ThroughputBps.Known() || sd.Summary.ErrorCount() != 0 {
 			t.Fatalf("summary %s: %+v", sd.Name, sd.Summary)
 		}
 	}

@@ -109,7 +109,7 @@ func TestConnectionChangesUnderLoad(t *testing.T) {
 		t.Errorf("open fds: load %d → %d, server %d → %d", baseLoad, gotLoad, baseSrv, gotSrv)
 	}
 	for _, sd := range p.Report().Sides {
-		if sd.Name == "A" && sd.Summary.Errors != 0 {
+		if sd.Name == "A" && sd.Summary.ErrorCount() != 0 {
 			t.Errorf("side A had %d request errors during the changes", sd.Summary.Errors)
 		}
 	}

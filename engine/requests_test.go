@@ -16,7 +16,8 @@ func TestWarnRequestsOncePerSideWithTheReason(t *testing.T) {
 	s := &side{name: "B", id: model.SideAt(1), p: p}
 	ok := model.Sample{Side: "B"}
 	failed := model.Sample{Side: "B"}
-	failed.Errors, failed.Seconds = 152, 0.25
+	errs := uint64(152)
+	failed.Errors, failed.Seconds = &errs, 0.25
 	p.warnRequests(s, &ok, "")
 	p.warnRequests(s, &failed, "nbd: EINVAL (invalid argument): Export is read-only")
 	p.warnRequests(s, &failed, "nbd: EINVAL (invalid argument): Export is read-only")

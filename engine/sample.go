@@ -71,7 +71,7 @@ func (p *Pair) pollSide(s *side, emit bool) {
 // (writes to a read-only export acknowledge nothing: 0 B/s), and the
 // errors count alone did not say why.
 func (p *Pair) warnRequests(s *side, smp *model.Sample, lastErr string) {
-	if smp.Errors == 0 {
+	if smp.ErrorCount() == 0 {
 		return
 	}
 	s.errsWarned.Do(func() {
@@ -79,7 +79,7 @@ func (p *Pair) warnRequests(s *side, smp *model.Sample, lastErr string) {
 			lastErr = "no reason given"
 		}
 		p.warn(s.id, model.WarnRequests, fmt.Sprintf("side %s: %d requests failed in the last %.2f s (the figures count only those that did not): %s",
-			s.name, smp.Errors, smp.Seconds, lastErr), "")
+			s.name, smp.ErrorCount(), smp.Seconds, lastErr), "")
 	})
 }
 
@@ -111,6 +111,7 @@ func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer, shared bool,
 	d.bytes = lm.Bytes - s.prevLoad.Bytes
 	if s.cfg.Exec != "" {
 		d.bytes = execPayload(sm, s.prevServer) // the client's own count is not ours: the server's
+		d.unseen = true                         // nor are its requests, nor their failures
 	}
 	d.active = float64(lm.ActiveNs-s.prevLoad.ActiveNs) / 1e9
 	d.client = lm.Counters.Sub(s.prevLoad.Counters)
@@ -197,6 +198,7 @@ type delta struct {
 	client, server model.Counters
 	hist           []uint64
 	errors         uint64
+	unseen         bool  // the requests (and errors) are a real client's, not seen
 	maxLat         int64 // ns: the longest request completed
 	fill           model.Fill
 }
@@ -211,7 +213,10 @@ func (d delta) figures(busy float64, hasServer bool) model.Figures {
 		LatencyP50Ms:  model.Percentile(d.hist, 50),
 		LatencyP99Ms:  model.Percentile(d.hist, 99),
 		LatencyMaxMs:  latencyMs(d.maxLat),
-		Errors:        d.errors,
+	}
+	if !d.unseen {
+		errs := d.errors
+		f.Errors = &errs
 	}
 	f.SetFill(d.fill)
 	if hasServer {
@@ -231,6 +236,7 @@ func (t *totals) add(d delta) {
 	t.server = t.server.Add(d.server)
 	t.hist = histAdd(t.hist, d.hist)
 	t.errors += d.errors
+	t.seen = t.seen || !d.unseen
 	t.maxLat = max(t.maxLat, d.maxLat)
 	t.fill = t.fill.Add(d.fill)
 }
@@ -238,7 +244,7 @@ func (t *totals) add(d delta) {
 // figures are the figures of a span's totals.
 func (t totals) figures(hasServer bool) model.Figures {
 	return delta{bytes: t.bytes, active: t.active, client: t.client, server: t.server,
-		hist: t.hist, errors: t.errors, maxLat: t.maxLat, fill: t.fill}.figures(t.wall, hasServer)
+		hist: t.hist, errors: t.errors, unseen: !t.seen, maxLat: t.maxLat, fill: t.fill}.figures(t.wall, hasServer)
 }
 
 // segTotals accumulate one stretch of unchanged settings.

@@ -88,6 +88,7 @@ type totals struct {
 	server model.Counters
 	hist   []uint64
 	errors uint64
+	seen   bool // some of the span's requests were ours, seen (not all a real client's)
 	// consumed are the consume counts, added across load restarts.
 	consumed model.ConsumeCounts
 	maxLat   int64 // ns: the longest request of the run; pendLat: of polls folded into the next sample

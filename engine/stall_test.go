@@ -153,7 +153,7 @@ func checkNoStall(t *testing.T, cfg model.Config) {
 				continue
 			}
 			active++
-			if s.Errors != 0 {
+			if s.ErrorCount() != 0 {
 				t.Errorf("%s at %.2fs: %d errors", side, s.T, s.Errors)
 			}
 			if s.Bytes > 0 {

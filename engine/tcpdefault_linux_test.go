@@ -168,7 +168,7 @@ func TestTCPDefaultReopens(t *testing.T) {
 	}
 	rep := p.Report()
 	for _, sd := range rep.Sides {
-		if sd.Name == "B" && (sd.Summary.Errors != 0 || sd.Summary.Bytes == 0) {
+		if sd.Name == "B" && (sd.Summary.ErrorCount() != 0 || sd.Summary.Bytes == 0) {
 			t.Fatalf("B over the run: %+v", sd.Summary)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 // TestRunExecSideQemuImg: qemu-img convert runs in a loop as side B's load
 // for a few seconds while B's server send buffer goes from the default to
 // 2m. The samples carry the server's figures and the client's CPU (its
-// calls are unknown, not 0), finished runs are events, and the server's
+// calls are unknown, not 0; its errors null), finished runs are events, and the server's
 // send calls per 2 MiB fall with the larger buffer (a ratio of counts,
 // checked where the kernel let the buffer grow).
 func TestRunExecSideQemuImg(t *testing.T) {
@@ -31,6 +31,9 @@ func TestRunExecSideQemuImg(t *testing.T) {
 		}
 		if s.Server == nil {
 			t.Fatalf("B sample at %.1fs has no server figures", s.T)
+		}
+		if s.Errors != nil { // JSON null: a real client's requests are not seen
+			t.Errorf("B sample at %.1fs: errors %d, want null (not seen)", s.T, *s.Errors)
 		}
 		if counted := syscount.Probe() == nil; s.Client.RecvCallsPer2MiB.Known() != counted {
 			t.Errorf("B sample at %.1fs: the real client's receive calls %v, want them counted: %v (syscount.Probe)", s.T, s.Client.RecvCallsPer2MiB, counted)

@@ -79,7 +79,12 @@ var figureColumns = func() []csvColumn {
 		csvColumn{"latency_p50_ms", func(f *Figures) string { return csvFigure(f.LatencyP50Ms) }},
 		csvColumn{"latency_p99_ms", func(f *Figures) string { return csvFigure(f.LatencyP99Ms) }},
 		csvColumn{"latency_max_ms", func(f *Figures) string { return csvFigure(f.LatencyMaxMs) }},
-		csvColumn{"errors", func(f *Figures) string { return strconv.FormatUint(f.Errors, 10) }},
+		csvColumn{"errors", func(f *Figures) string {
+			if f.Errors == nil {
+				return "" // not seen (a real client's): empty, as an unknown figure
+			}
+			return strconv.FormatUint(*f.Errors, 10)
+		}},
 		csvColumn{"sndbuf_full_pct", func(f *Figures) string { return csvFigure(f.Fill().FullPct) }},
 		csvColumn{"sndbuf_empty_pct", func(f *Figures) string { return csvFigure(f.Fill().EmptyPct) }},
 		csvColumn{"sndbuf_fill_bytes", func(f *Figures) string { return csvFigure(f.Fill().Bytes) }},

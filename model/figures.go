@@ -62,7 +62,18 @@ type Figures struct {
 	LatencyP50Ms Figure       `json:"latency_p50_ms"`
 	LatencyP99Ms Figure       `json:"latency_p99_ms"`
 	LatencyMaxMs Figure       `json:"latency_max_ms"` // the longest request completed in the span
-	Errors       uint64       `json:"errors"`
+	// Errors are the requests that failed; nil (JSON null) where the
+	// requests are not seen: a real client's (--exec), whose failing run
+	// ends the side and is reported as its crash.
+	Errors *uint64 `json:"errors"`
+}
+
+// ErrorCount is Errors, 0 where they are not seen.
+func (f Figures) ErrorCount() uint64 {
+	if f.Errors == nil {
+		return 0
+	}
+	return *f.Errors
 }
 
 // IsWrite reports whether the bulk data flows from the client to the
@@ -185,7 +196,10 @@ func (f Figures) Add(o Figures) Figures {
 	sum.SndBuf, sum.Placement, sum.TargetServer = o.SndBuf, o.Placement, o.TargetServer
 	sum.Bytes += o.Bytes
 	sum.Seconds += o.Seconds
-	sum.Errors += o.Errors
+	if f.Errors != nil || o.Errors != nil { // the spans whose requests were seen
+		n := f.ErrorCount() + o.ErrorCount()
+		sum.Errors = &n
+	}
 	sum.ThroughputBps = Throughput(sum.Bytes, sum.Seconds)
 	sum.SetFill(f.Fill().Add(o.Fill()))
 	sum.Client = ProcessFigures(f.Client.Counters().Add(o.Client.Counters()), sum.Bytes, sum.Seconds)

@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -40,5 +41,28 @@ func TestOldReportFiguresUnknown(t *testing.T) {
 	if st.Samples[0].Settings.Workload != WorkWrite || ReceiverName(st.Samples[0].Settings.Workload) != "server" ||
 		st.Sides[0].Summary.Settings.Workload != rep.Config.Sides[0].Workload || rep.Samples[0].Settings.Workload != "" {
 		t.Errorf("stamps %+v / %+v; the original changed: %q", st.Samples[0].Settings, st.Sides[0].Summary.Settings, rep.Samples[0].Settings.Workload)
+	}
+}
+
+// Errors not seen (a real client's requests) are null in JSON and empty
+// in CSV, not 0; a span adds the errors of its parts whose requests were
+// seen, and stays unseen only when none were.
+func TestErrorsNotSeenAreNull(t *testing.T) {
+	unseen := Figures{Bytes: 1, Seconds: 1}
+	two := uint64(2)
+	seen := Figures{Bytes: 1, Seconds: 1, Errors: &two}
+	b, err := json.Marshal(unseen)
+	if err != nil || !strings.Contains(string(b), `"errors":null`) {
+		t.Errorf("unseen errors marshal as %s, %v; want null", b, err)
+	}
+	if sum := unseen.Add(unseen); sum.Errors != nil {
+		t.Errorf("unseen + unseen = %d errors, want unseen", *sum.Errors)
+	}
+	if sum := unseen.Add(seen).Add(seen); sum.Errors == nil || *sum.Errors != 4 {
+		t.Errorf("unseen + 2 + 2 = %v errors, want 4", sum.Errors)
+	}
+	var back Figures
+	if err := json.Unmarshal([]byte(`{"errors":0}`), &back); err != nil || back.Errors == nil || *back.Errors != 0 {
+		t.Errorf("a saved run's errors 0 read back as %v, %v", back.Errors, err)
 	}
 }

@@ -65,10 +65,10 @@ func printNeverRan(w io.Writer, rep model.Report) {
 // errorsText is a side's failed requests; a real client's requests are
 // not seen (a failing run ends the side, reported as its crash): n/a, not 0.
 func errorsText(sm model.Summary) string {
-	if sm.Settings.Exec != "" && sm.Errors == 0 {
+	if sm.Errors == nil {
 		return "n/a (a real client's requests are not seen)"
 	}
-	return strconv.FormatUint(sm.Errors, 10)
+	return strconv.FormatUint(*sm.Errors, 10)
 }
 
 // execRunText is a finished run of an exec side's client: its time, not

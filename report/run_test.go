@@ -145,7 +145,8 @@ func TestSideThatNeverRanSaysWhy(t *testing.T) {
 	}
 }
 
-// An exec side's request errors are not seen: its cell said 0.
+// An exec side's request errors are not seen (Errors nil, JSON null): its
+// cell said 0.
 func TestExecSideErrorsNotMeasured(t *testing.T) {
 	sm := model.Summary{}
 	sm.Settings.Exec = "qemu-img convert {uri} x"
@@ -153,6 +154,8 @@ func TestExecSideErrorsNotMeasured(t *testing.T) {
 		t.Errorf("exec side's errors cell %q, want n/a", got)
 	}
 	sm.Settings.Exec = ""
+	zero := uint64(0)
+	sm.Errors = &zero // our load's requests are seen: 0 failed
 	if got := errorsText(sm); got != "0" {
 		t.Errorf("our load's errors cell %q, want 0", got)
 	}

@@ -69,6 +69,7 @@ func execSample(side model.SideID, t float64) model.Sample {
 	u := model.Unknown
 	s.Client.RecvCallsPer2MiB, s.Client.SendCallsPer2MiB, s.Client.RecvEAGAINPer2MiB, s.Client.SendEAGAINPer2MiB = u, u, u, u
 	s.LatencyP50Ms, s.LatencyP99Ms = u, u
+	s.Errors = nil // a real client's requests are not seen
 	// The client's own sockets, read from outside: its own values.
 	s.SndBuf.ClientOwn, s.SndBuf.ClientRcvOwn = s.SndBuf.ClientEffective, s.SndBuf.ClientRcvEffective
 	return s

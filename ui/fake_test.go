@@ -140,6 +140,7 @@ func (f *fakeCtrl) stopCount() int {
 func sample(side model.SideID, t float64, active bool) model.Sample {
 	s := model.Sample{T: t, Side: side, Active: active, Connections: 1}
 	s.Seconds = 0.25
+	s.Errors = ptr(uint64(0)) // our load's requests are seen
 	s.Placement = model.Placement{Setting: model.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
 	srv := model.Process{RecvCallsPer2MiB: 0.01, SendCallsPer2MiB: 1, EAGAINPer2MiB: 0, UserS: 0.01, SysS: 0.05}
 	if side == "A" {

@@ -240,8 +240,8 @@ func (p *panel) status(short bool) string {
 	case p.pending:
 		s += st.Dim.Render(" · applying…")
 	}
-	if f, _ := p.shown(); f != nil && f.Errors > 0 {
-		s += " " + st.Error.Render(fmt.Sprintf(pick(short, "· %d err", "· %d errors"), f.Errors))
+	if f, _ := p.shown(); f != nil && f.ErrorCount() > 0 {
+		s += " " + st.Error.Render(fmt.Sprintf(pick(short, "· %d err", "· %d errors"), f.ErrorCount()))
 	}
 	return s
 }
@@ -459,7 +459,10 @@ func (p *panel) data() panelData {
 	d.pace = p.paceWords()
 	d.fillWords = p.fillWords()
 	if f, _ := p.shown(); f != nil {
-		d.errors = fmt.Sprint(f.Errors)
+		d.errors = "n/a" // a real client's requests are not seen
+		if f.Errors != nil {
+			d.errors = fmt.Sprint(*f.Errors)
+		}
 	}
 	if p.last != nil && p.last.Placement.Setting != "" {
 		d.placed, d.loadCPUs, d.serverCPUs = true, p.last.Placement.LoadCPUs, p.last.Placement.ServerCPUs

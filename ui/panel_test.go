@@ -23,7 +23,7 @@ func TestPanelData(t *testing.T) {
 		t.Errorf("before any sample: %+v", d)
 	}
 	s := sample("B", 1, true)
-	s.Errors = 3
+	s.Errors = ptr(uint64(3))
 	p.observe(s)
 	p.clamp = &model.Warning{Side: "B", Kind: model.WarnClamp, Text: "clamped", Fix: "sudo sysctl"}
 	d = p.data()

@@ -23,6 +23,7 @@ func madeUpRun() model.Report {
 		s.Settings = model.StampOf(cfg.Sides[0])
 		s.Settings.SndBuf = buf
 		s.Seconds, s.Bytes = 0.5, uint64(gib*0.5*model.GiB)
+		s.Errors = new(uint64) // our load's requests are seen: none failed
 		s.ThroughputBps = model.Figure(gib * model.GiB)
 		s.Client = model.Process{RecvCallsPer2MiB: model.Figure(recv), RecvEAGAINPer2MiB: 2, CoresBusy: 0.75}
 		s.Server = &model.Process{SendCallsPer2MiB: 1, CoresBusy: 0.5}
@@ -42,6 +43,7 @@ func madeUpRun() model.Report {
 		var sm model.Summary
 		sm.Settings = model.StampOf(cfg.Sides[0])
 		sm.ThroughputBps, sm.Seconds, sm.Bytes = model.Figure(gib*model.GiB), 2, uint64(gib*2*model.GiB)
+		sm.Errors = new(uint64)
 		sm.Changed = len(segs) > 1
 		sp := model.SpreadOf(rep.Samples, model.SideID(name), nil)
 		sm.Spread = &sp
@@ -56,6 +58,7 @@ func madeUpRun() model.Report {
 		g := model.Segment{From: from, To: to}
 		g.Settings = model.StampOf(cfg.Sides[0])
 		g.Settings.SndBuf, g.ThroughputBps = buf, model.Figure(gib*model.GiB)
+		g.Errors = new(uint64)
 		return g
 	}
 	rep.Sides = []model.SideReport{whole("A", 1.5, seg(0, 2, "default", 1.5)), whole("B", 2.25, seg(0, 1, "default", 1.375), seg(1.5, 2, "2m", 3.125))}
