@@ -172,29 +172,36 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 	setup.WriteMarkdown(w)
 	writeExecLoads(w, r)
 
+	writeEvents(w, r.Events)
+	writeWarningsAndCrashes(w, r)
+	return w.Flush()
+}
+
+// writeEvents is the markdown's Events section: each change as it took
+// effect, and each finished run of a real client.
+func writeEvents(w io.Writer, events []model.Event) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "## Events")
 	fmt.Fprintln(w)
-	if len(r.Events) == 0 {
+	if len(events) == 0 {
 		fmt.Fprintln(w, "none")
-	} else {
-		ev := Table{Head: []string{"t (s)", "side", "setting", "from", "to"}, Right: []bool{true, false, false, false, false}}
-		for _, e := range r.Events {
-			if e.Setting == model.ExecRunEvent { // not a change: a real client's run that ended
-				ev.Add(strconv.FormatFloat(e.T, 'f', 2, 64), mdEscape(string(e.Side)), "client run", "", "finished in "+mdEscape(e.To))
-				continue
-			}
-			to := e.To
-			if e.Reconnected {
-				to += " (reconnected)"
-			}
-			to += reachedText(e) // a real process's: what its socket read back
-			ev.Add(strconv.FormatFloat(e.T, 'f', 2, 64), mdEscape(string(e.Side)), mdEscape(e.Setting), mdEscape(e.From), mdEscape(to))
-		}
-		ev.WriteMarkdown(w)
+		return
 	}
-	writeWarningsAndCrashes(w, r)
-	return w.Flush()
+	ev := Table{Head: []string{"t (s)", "side", "setting", "from", "to"}, Right: []bool{true, false, false, false, false}}
+	for _, e := range events {
+		at := strconv.FormatFloat(e.T, 'f', 2, 64)
+		if e.Setting == model.ExecRunEvent { // not a change: a real client's run that ended
+			ev.Add(at, mdEscape(string(e.Side)), "client run", "", "finished in "+mdEscape(e.To))
+			continue
+		}
+		to := e.To
+		if e.Reconnected {
+			to += " (reconnected)"
+		}
+		to += reachedText(e) // a real process's: what its socket read back
+		ev.Add(at, mdEscape(string(e.Side)), mdEscape(e.Setting), mdEscape(e.From), mdEscape(to))
+	}
+	ev.WriteMarkdown(w)
 }
 
 // loadShape is a side's connections, request size and requests in
