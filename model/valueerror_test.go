@@ -16,7 +16,7 @@ func TestValueErrorsSayTheValueOnce(t *testing.T) {
 		{SetSndBuf, "zz"}, {SetClientRcvBuf, "1"}, {SetConnections, "0"}, {SetInFlight, "x"},
 		{SetSize, "x"}, {SetSize, "-1"}, {SetHashThreads, "0"}, {SetWorkload, "foo"},
 		{SetServer, "nosuch"}, {SetTarget, "foo://x"}, {SetBackend, "foo"},
-		// The commands' quoting errors too: clientrun.Split's text said
+		// The commands' quoting errors too: shellword.Split's text said
 		// the line again (unterminated " in "a \"b").
 		{SetExec, "qemu-img 'unclosed"}, {SetExec, `a "b`}, {SetServer, "nbdkit -U {socket} 'x"},
 	} {
