@@ -50,10 +50,11 @@ func newDoctorCmd(a *app) *cobra.Command {
 		Short: "Platform socket-buffer facts, limits and fixes",
 		Long: `Probe this machine's socket buffers (defaults, the largest grant, whether
 the kernel doubles requests), where the pair's processes can run, and say
-how to lift a limit that would hide the send-buffer effect. A 3.5 s run of
-the default pair (the OS default send buffer against 2 MiB) then says how
-full each buffer was, who waited on whom, and the client's receive calls
-per 2 MiB at each.`,
+how to lift a limit that would hide the send-buffer effect. A short run of
+the default pair (the OS default send buffer against 2 MiB, a turn each:
+about 2 s, at most 15 s on a loaded machine) then says how full each
+buffer was, who waited on whom, and the client's receive calls per 2 MiB
+at each.`,
 		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error { return a.doctor(asJSON) },
 	}

@@ -18,10 +18,16 @@ import (
 // 2 MiB at each. It answers, for this machine, whether the buffer's size
 // can matter here at all before anyone reads a sweep.
 
-// doctorFillDuration is the probe's run: two turns of A and almost two of
-// B (a turn is a second), so that with the pair's start the probe takes
-// under 5 s.
-const doctorFillDuration = 3500 * time.Millisecond
+// doctorFillSamples is how many samples with its load running each side
+// must have before the probe ends: most of a turn (a turn is a second, 10
+// samples at doctorFillInterval). The probe ends on them, not after a set
+// time: a side's first turn waits for its buffers to warm (up to 5 s), so
+// on a loaded machine a fixed 3.5 s run left B no turn at all (CI, under
+// every package's tests at once), and its figures null.
+const doctorFillSamples = 8
+
+// doctorFillLimit bounds the probe where a side never gets its samples.
+const doctorFillLimit = 15 * time.Second
 
 // doctorFillInterval is the probe's sample interval: short, so its turns
 // hold several samples each.
@@ -54,19 +60,27 @@ type doctorFillSide struct {
 	Words           string            `json:"words,omitempty"` // who waited, as the pace lines say it
 }
 
-// doctorFillRun runs the probe's pair to its end and returns its report;
-// tests replace it.
+// doctorFillRun runs the probe's pair until each side has had
+// doctorFillSamples samples of its load running (or cfg.Duration is over)
+// and returns its report; tests replace it.
 var doctorFillRun = func(ctx context.Context, cfg model.Config) (model.Report, error) {
 	p, err := startPair(ctx, cfg)
 	if err != nil {
 		return model.Report{}, err
 	}
-	for range p.Updates() {
-		// Warnings and samples are read off the report.
+	var active [2]int
+	for u := range p.Updates() { // warnings and samples are read off the report
+		if s := u.Sample; s != nil && s.Active && s.Bytes > 0 && s.Side.Index() >= 0 {
+			active[s.Side.Index()]++
+			if min(active[0], active[1]) >= doctorFillSamples {
+				break
+			}
+		}
 	}
-	rep := p.Report()
 	p.Stop()
-	return rep, nil
+	for range p.Updates() {
+	}
+	return p.Report(), nil
 }
 
 // doctorFillConfig is the default pair, A at the OS default send buffer and
@@ -76,7 +90,7 @@ func doctorFillConfig() model.Config {
 	cfg.Sides[0].SndBuf = model.Buf{Kind: model.BufDefault}
 	cfg.Sides[1].SndBuf = model.Buf{Kind: model.BufSize, Bytes: 2 << 20}
 	cfg.Mode = model.ModeAlternate
-	cfg.Duration = model.Duration(doctorFillDuration)
+	cfg.Duration = model.Duration(doctorFillLimit)
 	cfg.Interval = model.Duration(doctorFillInterval)
 	return cfg
 }
@@ -94,11 +108,20 @@ func probeFill(ctx context.Context) (*doctorFill, error) {
 	if len(rep.Crashes) > 0 {
 		return nil, fmt.Errorf("the probe's pair: %s", rep.Crashes[0].Text())
 	}
-	df := &doctorFill{Seconds: cfg.Duration.D().Seconds(), Mode: cfg.Mode, OtherCoresBusy: rep.OtherCoresBusy}
+	df := &doctorFill{Seconds: lastSampleAt(rep), Mode: cfg.Mode, OtherCoresBusy: rep.OtherCoresBusy}
 	for i, s := range rep.Sides {
 		df.Sides = append(df.Sides, fillSideOf(rep, s, cfg.Sides[i].SndBuf.String()))
 	}
 	return df, nil
+}
+
+// lastSampleAt is how long the probe's run went: its last sample's time.
+func lastSampleAt(rep model.Report) float64 {
+	var t float64
+	for _, s := range rep.Samples {
+		t = max(t, s.T)
+	}
+	return t
 }
 
 // fillSideOf is one side's part of the probe, from its run's summary.
@@ -142,7 +165,7 @@ func printFill(out io.Writer, df *doctorFill, err error) {
 		fmt.Fprintf(out, "✗ buffer fill: n/a: %v\n", err)
 		return
 	}
-	fmt.Fprintf(out, "• buffer fill: a %s run of the default pair (%s), each side's server sending:\n", time.Duration(df.Seconds*float64(time.Second)).String(), df.Mode)
+	fmt.Fprintf(out, "• buffer fill: a %s run of the default pair (%s), each side's server sending:\n", time.Duration(df.Seconds*float64(time.Second)).Round(100*time.Millisecond).String(), df.Mode)
 	for _, s := range df.Sides {
 		at := "the OS default"
 		if s.SndBuf != "default" {
