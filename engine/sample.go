@@ -247,6 +247,16 @@ func (t totals) figures(hasServer bool) model.Figures {
 		hist: t.hist, errors: t.errors, unseen: !t.seen, maxLat: t.maxLat, fill: t.fill}.figures(t.wall, hasServer)
 }
 
+// consumedCounts are what the consume modes found over the span, nil
+// where our load never ran in it (its requests all a real client's).
+func (t totals) consumedCounts() *model.ConsumeCounts {
+	if !t.seen {
+		return nil
+	}
+	c := t.consumed
+	return &c
+}
+
 // segTotals accumulate one stretch of unchanged settings.
 type segTotals struct {
 	stamp     model.Stamp
@@ -296,7 +306,7 @@ func (p *Pair) summary(i int) model.Summary {
 	defer s.mu.Unlock()
 	sc := s.cfg
 	t := s.tot
-	sum := model.Summary{Figures: t.figures(sc.Target == "" || s.server != nil), Consume: model.ConsumeMode(sc.Get(model.SetConsume)), Consumed: t.consumed}
+	sum := model.Summary{Figures: t.figures(sc.Target == "" || s.server != nil), Consume: model.ConsumeMode(sc.Get(model.SetConsume)), Consumed: t.consumedCounts()}
 	execClient(sc, s.execCounted, &sum.Figures)
 	sum.Settings = s.stampOf(sc)
 	sum.TargetServer = s.targetServer()
@@ -327,7 +337,7 @@ func (p *Pair) segments(i int) []model.Segment {
 	defer s.mu.Unlock()
 	var out []model.Segment
 	for _, g := range s.segs {
-		sum := model.Summary{Figures: g.tot.figures(g.hasServer), Consume: g.stamp.Consume, Consumed: g.tot.consumed}
+		sum := model.Summary{Figures: g.tot.figures(g.hasServer), Consume: g.stamp.Consume, Consumed: g.tot.consumedCounts()}
 		execClient(s.cfg, s.execCounted, &sum.Figures)
 		sum.Settings, sum.SndBuf, sum.Placement = g.stamp, g.buf, g.placement
 		out = append(out, model.Segment{From: g.from, To: g.to, Summary: sum})

@@ -12,7 +12,7 @@ import (
 // TestRunExecSideQemuImg: qemu-img convert runs in a loop as side B's load
 // for a few seconds while B's server send buffer goes from the default to
 // 2m. The samples carry the server's figures and the client's CPU (its
-// calls are unknown, not 0; its errors null), finished runs are events, and the server's
+// calls are unknown, not 0; its errors and consumed null), finished runs are events, and the server's
 // send calls per 2 MiB fall with the larger buffer (a ratio of counts,
 // checked where the kernel let the buffer grow).
 func TestRunExecSideQemuImg(t *testing.T) {
@@ -49,6 +49,12 @@ func TestRunExecSideQemuImg(t *testing.T) {
 		side.calls += s.Server.SendCalls
 		side.bytes += s.Bytes
 		side.eff = s.SndBuf.ServerEffective
+	}
+	if c := rep.Sides[1].Summary.Consumed; c != nil { // JSON null: our consume mode never ran on B
+		t.Errorf("B's summary: consumed %+v, want null (a real client was the load)", *c)
+	}
+	if rep.Sides[0].Summary.Consumed == nil || rep.Sides[0].Summary.Errors == nil {
+		t.Errorf("A's summary (our load): consumed %v, errors %v, want both measured", rep.Sides[0].Summary.Consumed, rep.Sides[0].Summary.Errors)
 	}
 	if before.bytes == 0 || after.bytes == 0 || cpu <= 0 {
 		t.Fatalf("want active B samples before and after the change and the client's CPU: before %+v, after %+v, cpu %v\n%s",

@@ -276,9 +276,10 @@ type Summary struct {
 	Figures
 	// Consume is the side's consume mode at the end of the span; Consumed
 	// what the modes found over it (zero buffers, hashed blocks, the root
-	// digest of the last full pass).
-	Consume  ConsumeMode   `json:"consume"`
-	Consumed ConsumeCounts `json:"consumed"`
+	// digest of the last full pass), nil (JSON null) where our load never
+	// ran in it: a real client's data is its own (--exec).
+	Consume  ConsumeMode    `json:"consume"`
+	Consumed *ConsumeCounts `json:"consumed"`
 	// Spread is how steady the samples were (spread.go); nil in a run
 	// saved before it was kept.
 	Spread *Spread `json:"spread,omitempty"`

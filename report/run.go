@@ -248,8 +248,8 @@ func printRunNotes(w io.Writer, rep model.Report) {
 		}
 	}
 	for _, s := range rep.Sides {
-		if d := s.Summary.Consumed.RootDigest; d != "" {
-			fmt.Fprintf(w, "root digest %s (blksum's digest of the export, last of %d full passes): %s\n", s.Name, s.Summary.Consumed.HashPasses, d)
+		if c := s.Summary.Consumed; c != nil && c.RootDigest != "" {
+			fmt.Fprintf(w, "root digest %s (blksum's digest of the export, last of %d full passes): %s\n", s.Name, c.HashPasses, c.RootDigest)
 		}
 	}
 	for _, e := range rep.Events {
@@ -285,7 +285,7 @@ func f3(v model.Figure) string { return v.Fixed(3) }
 // consumeText is what a side's consume mode found, in a table cell.
 func consumeText(sm model.Summary) string {
 	c := sm.Consumed
-	if sm.Settings.Exec != "" && c.ScannedBuffers == 0 && c.HashBlocks == 0 {
+	if c == nil || sm.Settings.Exec != "" && c.ScannedBuffers == 0 && c.HashBlocks == 0 {
 		return "n/a (a real client was the load)" // our consume mode never ran
 	}
 	switch sm.Consume {

@@ -109,8 +109,9 @@ func TestExecRunEventReadsAsARun(t *testing.T) {
 	}
 }
 
-// A side whose load was a real client consumed nothing of ours: its
-// consume cell said "scan: 0/0 zero", as if our scan had found no buffers.
+// A side whose load was a real client consumed nothing of ours (Consumed
+// nil, JSON null): its consume cell said "scan: 0/0 zero", as if our scan
+// had found no buffers.
 func TestExecSideConsumeIsNotMeasured(t *testing.T) {
 	sm := model.Summary{}
 	sm.Consume = model.ConsumeScan
@@ -119,7 +120,7 @@ func TestExecSideConsumeIsNotMeasured(t *testing.T) {
 		t.Errorf("exec side's consume cell %q, want n/a (a real client was the load)", got)
 	}
 	sm.Settings.Exec = ""
-	sm.Consumed.ScannedBuffers, sm.Consumed.ZeroBuffers = 10, 2
+	sm.Consumed = &model.ConsumeCounts{ScannedBuffers: 10, ZeroBuffers: 2}
 	if got := consumeText(sm); got != "scan: 2/10 zero" {
 		t.Errorf("our load's consume cell %q, want scan: 2/10 zero", got)
 	}

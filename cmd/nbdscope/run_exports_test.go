@@ -43,7 +43,7 @@ func madeUpRun() model.Report {
 		var sm model.Summary
 		sm.Settings = model.StampOf(cfg.Sides[0])
 		sm.ThroughputBps, sm.Seconds, sm.Bytes = model.Figure(gib*model.GiB), 2, uint64(gib*2*model.GiB)
-		sm.Errors = new(uint64)
+		sm.Errors, sm.Consumed = new(uint64), &model.ConsumeCounts{} // our load's
 		sm.Changed = len(segs) > 1
 		sp := model.SpreadOf(rep.Samples, model.SideID(name), nil)
 		sm.Spread = &sp
@@ -58,7 +58,7 @@ func madeUpRun() model.Report {
 		g := model.Segment{From: from, To: to}
 		g.Settings = model.StampOf(cfg.Sides[0])
 		g.Settings.SndBuf, g.ThroughputBps = buf, model.Figure(gib*model.GiB)
-		g.Errors = new(uint64)
+		g.Errors, g.Consumed = new(uint64), &model.ConsumeCounts{}
 		return g
 	}
 	rep.Sides = []model.SideReport{whole("A", 1.5, seg(0, 2, "default", 1.5)), whole("B", 2.25, seg(0, 1, "default", 1.375), seg(1.5, 2, "2m", 3.125))}
