@@ -202,16 +202,9 @@ func (g *Group) readMember(pid int) (m member, ok bool) {
 	if err != nil {
 		return m, false // gone meanwhile
 	}
-	// The command may hold spaces and parentheses: fields start after
-	// the last ')'.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return m, false
-	}
-	f := strings.Fields(s[i+1:])
+	f, ok := platform.StatFields(b)
 	// f[0] is field 3 (state); pgrp is field 5.
-	if len(f) < 15 || f[2] != strconv.Itoa(g.pgid) {
+	if !ok || len(f) < 15 || f[2] != strconv.Itoa(g.pgid) {
 		return m, false
 	}
 	m = member{pid: pid, stat: f}

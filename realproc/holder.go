@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"nbdscope/nbd"
+	"nbdscope/platform"
 	"nbdscope/platform/sockdiag"
 )
 
@@ -122,10 +123,6 @@ func LeadsGroup(pid int) bool {
 	if err != nil {
 		return false
 	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return false
-	}
-	f := strings.Fields(string(b[i+1:])) // state ppid pgrp …
-	return len(f) > 2 && f[2] == strconv.Itoa(pid)
+	f, ok := platform.StatFields(b) // state ppid pgrp …
+	return ok && len(f) > 2 && f[2] == strconv.Itoa(pid)
 }

@@ -20,7 +20,8 @@ func ProcStat(pid int) (state byte, ppid int, err error) {
 		return 0, 0, err
 	}
 	// pid (comm) state ppid …: comm may hold spaces and parentheses, so
-	// cut at the last ')'.
+	// cut at the last ')'. (platform.StatFields reads the same layout; nbd's
+	// tests use testbin, and platform imports nbd: an import cycle.)
 	s := string(b)
 	f := strings.Fields(s[strings.LastIndex(s, ")")+1:])
 	if len(f) < 2 || len(f[0]) != 1 {

@@ -1,10 +1,11 @@
 package sockdiag
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
+
+	"nbdscope/platform"
 )
 
 // FD is one socket a process holds: its PID, the descriptor number, and
@@ -44,15 +45,14 @@ func socketInode(link string) (Inode, bool) {
 // The command name (field 2) is in parentheses and may itself hold spaces
 // and parentheses, so the fields are counted from the last ')'.
 func parseStatPPID(stat []byte) (int, error) {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
+	fields, ok := platform.StatFields(stat)
+	if !ok {
 		return 0, fmt.Errorf("no ')' after the command name")
 	}
-	fields := bytes.Fields(stat[i+1:])
 	if len(fields) < 2 { // state, ppid
 		return 0, fmt.Errorf("%d fields after the command name, want state and ppid", len(fields))
 	}
-	ppid, err := strconv.Atoi(string(fields[1]))
+	ppid, err := strconv.Atoi(fields[1])
 	if err != nil || ppid < 0 {
 		return 0, fmt.Errorf("ppid %q is not a number", fields[1])
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"nbdscope/platform"
 )
 
 // maxAttachAttempts bounds the retries of an attach that raced with the
@@ -531,12 +533,11 @@ func threadExiting(pid, tid int) bool {
 	if err != nil {
 		return true
 	}
-	// The state follows the command's closing parenthesis.
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 || i+2 >= len(b) {
+	f, ok := platform.StatFields(b)
+	if !ok || len(f) == 0 {
 		return false
 	}
-	return strings.IndexByte("ZXx", b[i+2]) >= 0
+	return strings.IndexByte("ZXx", f[0][0]) >= 0
 }
 
 // isSubset tells whether every element of a (sorted) is in b (sorted).
