@@ -110,7 +110,7 @@ func TestConnectionChangesUnderLoad(t *testing.T) {
 	}
 	for _, sd := range p.Report().Sides {
 		if sd.Name == "A" && sd.Summary.ErrorCount() != 0 {
-			t.Errorf("side A had %d request errors during the changes", sd.Summary.Errors)
+			t.Errorf("side A had %d request errors during the changes", sd.Summary.ErrorCount())
 		}
 	}
 }

@@ -154,7 +154,7 @@ func checkNoStall(t *testing.T, cfg model.Config) {
 			}
 			active++
 			if s.ErrorCount() != 0 {
-				t.Errorf("%s at %.2fs: %d errors", side, s.T, s.Errors)
+				t.Errorf("%s at %.2fs: %d errors", side, s.T, s.ErrorCount())
 			}
 			if s.Bytes > 0 {
 				started, stuck = true, 0
