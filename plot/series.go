@@ -105,6 +105,7 @@ func sidesOf(rep *model.Report) []side {
 		}
 		out = append(out, side{name: name, id: model.SideAt(i), workload: rep.Config.Sides[i].Workload})
 	}
+	changes := changesOf(rep)
 	for k := range out {
 		sd := &out[k]
 		for _, s := range rep.Samples {
@@ -112,7 +113,7 @@ func sidesOf(rep *model.Report) []side {
 				sd.samples = append(sd.samples, s)
 			}
 		}
-		for _, c := range changesOf(rep) {
+		for _, c := range changes {
 			if c.Side == model.WholePair || c.Side == sd.id {
 				sd.events = append(sd.events, c)
 			}

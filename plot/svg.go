@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"nbdscope/model"
+	"nbdscope/shellword"
 	"nbdscope/units"
 )
 
@@ -199,7 +200,7 @@ func (d *svgDoc) header(name string, rep *model.Report, sides []side) {
 		sc := rep.Config.Sides[k]
 		what := fmt.Sprintf("%s, %s, %d conn × %s, %d in flight", sc.Workload, transportOf(sc),
 			sc.Connections, units.FormatSize(int64(sc.RequestSize)), sc.InFlight)
-		if f := strings.Fields(sc.Exec); len(f) > 0 { // a real client's shape is its own, not our load's settings
+		if f, _ := shellword.Split(sc.Exec); len(f) > 0 { // a real client's shape is its own, not our load's settings
 			what = fmt.Sprintf("%s, %s: a real client (%s) as the load", sc.Workload, transportOf(sc), f[0])
 		}
 		d.f(`<text class="side-head" x="%d" y="82" font-size="15" font-weight="bold" fill="%s">side %s <tspan font-weight="normal" font-size="12" fill="#333333">%s</tspan></text>`+"\n",
