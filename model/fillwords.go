@@ -40,7 +40,7 @@ const (
 // FillVerdictOf says what a span's fill says (see the constants).
 func FillVerdictOf(fl Fill) string {
 	switch {
-	case !fl.Known() || fl.Samples < fillMinSamples:
+	case !fl.Known() || fl.TooFew():
 		return FillUnknown
 	case fl.FullPct >= fillMost:
 		return FillWaitReader

@@ -459,7 +459,7 @@ func (p *panel) data() panelData {
 	d.pace = p.paceWords()
 	d.fillWords = p.fillWords()
 	if f, _ := p.shown(); f != nil {
-		d.errors = "n/a" // a real client's requests are not seen
+		d.errors = na // a real client's requests are not seen
 		if f.Errors != nil {
 			d.errors = fmt.Sprint(*f.Errors)
 		}
