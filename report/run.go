@@ -63,9 +63,11 @@ func printNeverRan(w io.Writer, rep model.Report) {
 }
 
 // errorsText is a side's failed requests; a real client's requests are
-// not seen (a failing run ends the side, reported as its crash): n/a, not 0.
+// not seen (a failing run ends the side, reported as its crash): n/a, not
+// 0. A run saved before they were null has 0 there, as consumeText's
+// zeros.
 func errorsText(sm model.Summary) string {
-	if sm.Errors == nil {
+	if sm.Errors == nil || sm.Settings.Exec != "" && *sm.Errors == 0 {
 		return "n/a (a real client's requests are not seen)"
 	}
 	return strconv.FormatUint(*sm.Errors, 10)
@@ -285,8 +287,10 @@ func f3(v model.Figure) string { return v.Fixed(3) }
 // consumeText is what a side's consume mode found, in a table cell.
 func consumeText(sm model.Summary) string {
 	c := sm.Consumed
+	// Our consume mode never ran: nil, or zeros in a run saved before
+	// consumed could be null.
 	if c == nil || sm.Settings.Exec != "" && c.ScannedBuffers == 0 && c.HashBlocks == 0 {
-		return "n/a (a real client was the load)" // our consume mode never ran
+		return "n/a (a real client was the load)"
 	}
 	switch sm.Consume {
 	case model.ConsumeScan:

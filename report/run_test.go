@@ -154,6 +154,12 @@ func TestExecSideErrorsNotMeasured(t *testing.T) {
 	if got := errorsText(sm); !strings.HasPrefix(got, "n/a") {
 		t.Errorf("exec side's errors cell %q, want n/a", got)
 	}
+	saved := uint64(0)
+	sm.Errors = &saved // a run saved before errors could be null
+	if got := errorsText(sm); !strings.HasPrefix(got, "n/a") {
+		t.Errorf("a saved exec side's errors 0: cell %q, want n/a", got)
+	}
+	sm.Errors = nil
 	sm.Settings.Exec = ""
 	zero := uint64(0)
 	sm.Errors = &zero // our load's requests are seen: 0 failed
