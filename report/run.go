@@ -142,21 +142,31 @@ type textRow struct {
 	across bool
 }
 
+// bufferRow is the summary's row of one of a side's four buffers: as
+// asked, what the kernel made of it and, for a real process, its own
+// (withOwn). of picks the buffer's three figures from the side's.
+func bufferRow(name string, of func(model.Buffers) (requested string, effective, own int)) textRow {
+	return textRow{name, func(sm model.Summary) string {
+		requested, effective, own := of(sm.SndBuf)
+		return withOwn(bufText(requested, effective), own)
+	}, true}
+}
+
 // summaryText are the summary's rows of text: the settings in effect and
 // what was moved, a cell per side.
 var summaryText = []textRow{
-	{"server SO_SNDBUF (eff.)", func(sm model.Summary) string {
-		return withOwn(bufText(sm.SndBuf.ServerRequested, sm.SndBuf.ServerEffective), sm.SndBuf.ServerOwn)
-	}, true},
-	{"server SO_RCVBUF (eff.)", func(sm model.Summary) string {
-		return withOwn(bufText(sm.SndBuf.ServerRcvRequested, sm.SndBuf.ServerRcvEffective), sm.SndBuf.ServerRcvOwn)
-	}, true},
-	{"client SO_SNDBUF (eff.)", func(sm model.Summary) string {
-		return withOwn(bufText(sm.SndBuf.ClientRequested, sm.SndBuf.ClientEffective), sm.SndBuf.ClientOwn)
-	}, true},
-	{"client SO_RCVBUF (eff.)", func(sm model.Summary) string {
-		return withOwn(bufText(sm.SndBuf.ClientRcvRequested, sm.SndBuf.ClientRcvEffective), sm.SndBuf.ClientRcvOwn)
-	}, true},
+	bufferRow("server SO_SNDBUF (eff.)", func(b model.Buffers) (string, int, int) {
+		return b.ServerRequested, b.ServerEffective, b.ServerOwn
+	}),
+	bufferRow("server SO_RCVBUF (eff.)", func(b model.Buffers) (string, int, int) {
+		return b.ServerRcvRequested, b.ServerRcvEffective, b.ServerRcvOwn
+	}),
+	bufferRow("client SO_SNDBUF (eff.)", func(b model.Buffers) (string, int, int) {
+		return b.ClientRequested, b.ClientEffective, b.ClientOwn
+	}),
+	bufferRow("client SO_RCVBUF (eff.)", func(b model.Buffers) (string, int, int) {
+		return b.ClientRcvRequested, b.ClientRcvEffective, b.ClientRcvOwn
+	}),
 	{"placement (load/server cpu)", func(sm model.Summary) string {
 		return string(sm.Placement.Setting) + " (" + sm.Placement.LoadCPUs + "/" + sm.Placement.ServerCPUs + ")"
 	}, true},

@@ -6,6 +6,22 @@ import (
 	"testing"
 )
 
+// formats are a formatter's cases: an input and the text it must give.
+type formats[T any] []struct {
+	in   T
+	want string
+}
+
+// check runs fn over the cases, naming it in each failure.
+func (cases formats[T]) check(t *testing.T, name string, fn func(T) string) {
+	t.Helper()
+	for _, c := range cases {
+		if got := fn(c.in); got != c.want {
+			t.Errorf("%s(%v) = %q, want %q", name, c.in, got, c.want)
+		}
+	}
+}
+
 func TestParseSize(t *testing.T) {
 	tests := []struct {
 		in   string
@@ -51,13 +67,8 @@ func TestParseSize(t *testing.T) {
 		{"8191.9990234375p", 8191*(1<<50) + 1023*(1<<40)}, // 0.9990234375 = 1023/1024
 	}
 	for _, tt := range tests {
-		got, err := ParseSize(tt.in)
-		if err != nil {
-			t.Errorf("ParseSize(%q): unexpected error %v", tt.in, err)
-			continue
-		}
-		if got != tt.want {
-			t.Errorf("ParseSize(%q) = %d, want %d", tt.in, got, tt.want)
+		if got, err := ParseSize(tt.in); err != nil || got != tt.want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", tt.in, got, err, tt.want)
 		}
 	}
 }
@@ -97,13 +108,8 @@ func TestParseSizeErrors(t *testing.T) {
 		{strings.Repeat("9", 100), "too long"},
 	}
 	for _, tt := range tests {
-		got, err := ParseSize(tt.in)
-		if err == nil {
-			t.Errorf("ParseSize(%q) = %d, want error containing %q", tt.in, got, tt.errPart)
-			continue
-		}
-		if !strings.Contains(err.Error(), tt.errPart) {
-			t.Errorf("ParseSize(%q) error %q, want it to contain %q", tt.in, err, tt.errPart)
+		if got, err := ParseSize(tt.in); err == nil || !strings.Contains(err.Error(), tt.errPart) {
+			t.Errorf("ParseSize(%q) = %d, %v; want an error containing %q", tt.in, got, err, tt.errPart)
 		}
 	}
 }
@@ -151,10 +157,7 @@ func TestFormatSize(t *testing.T) {
 }
 
 func TestFormatBytes(t *testing.T) {
-	tests := []struct {
-		in   float64
-		want string
-	}{
+	formats[float64]{
 		{0, "0 B"},
 		{1, "1 B"},
 		{512, "512 B"},
@@ -177,20 +180,12 @@ func TestFormatBytes(t *testing.T) {
 		{math.NaN(), "NaN"},
 		{math.Inf(1), "+Inf"},
 		{math.Inf(-1), "-Inf"},
-	}
-	for _, tt := range tests {
-		if got := FormatBytes(tt.in); got != tt.want {
-			t.Errorf("FormatBytes(%v) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
+	}.check(t, "FormatBytes", FormatBytes)
 }
 
 func TestFormatRate(t *testing.T) {
 	const mib, gib = 1 << 20, 1 << 30
-	tests := []struct {
-		in   float64
-		want string
-	}{
+	formats[float64]{
 		{0, "0 B/s"},
 		{512, "512 B/s"},
 		{1024, "1.00 KiB/s"},
@@ -214,31 +209,15 @@ func TestFormatRate(t *testing.T) {
 		{math.NaN(), "NaN"}, // as the doc says: not "NaN B/s"
 		{math.Inf(1), "+Inf"},
 		{math.Inf(-1), "-Inf"},
-	}
-	for _, tt := range tests {
-		if got := FormatRate(tt.in); got != tt.want {
-			t.Errorf("FormatRate(%v) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
+	}.check(t, "FormatRate", FormatRate)
 }
 
 func TestSigRatioClock(t *testing.T) {
-	for in, want := range map[float64]string{0: "0.00", 9.8: "9.80", 9.996: "10.0", 16.44: "16.4", 99.97: "100", 935.2: "935", -3.1: "-3.10"} {
-		if got := Sig(in); got != want {
-			t.Errorf("Sig(%v) = %q, want %q", in, got, want)
-		}
-	}
-	for in, want := range map[float64]string{2.4: "2.40x", 0: "0.00x", 0.14: "0.14x", 0.0453: "0.0453x",
-		0.000453: "0.000453x", 0.09996: "0.10x", 118.4: "118x", 2208.2: "2208x"} {
-		if got := FormatRatio(in); got != want {
-			t.Errorf("FormatRatio(%v) = %q, want %q", in, got, want)
-		}
-	}
-	for in, want := range map[float64]string{-1: "0:00", 0: "0:00", 61.9: "1:01", 3725: "1:02:05"} {
-		if got := FormatClock(in); got != want {
-			t.Errorf("FormatClock(%v) = %q, want %q", in, got, want)
-		}
-	}
+	formats[float64]{{0, "0.00"}, {9.8, "9.80"}, {9.996, "10.0"}, {16.44, "16.4"}, {99.97, "100"}, {935.2, "935"},
+		{-3.1, "-3.10"}}.check(t, "Sig", Sig)
+	formats[float64]{{2.4, "2.40x"}, {0, "0.00x"}, {0.14, "0.14x"}, {0.0453, "0.0453x"}, {0.000453, "0.000453x"},
+		{0.09996, "0.10x"}, {118.4, "118x"}, {2208.2, "2208x"}}.check(t, "FormatRatio", FormatRatio)
+	formats[float64]{{-1, "0:00"}, {0, "0:00"}, {61.9, "1:01"}, {3725, "1:02:05"}}.check(t, "FormatClock", FormatClock)
 	if d, u := RateUnit(3 << 30); d != 1<<30 || u != "GiB/s" {
 		t.Errorf("RateUnit(3 GiB/s) = %v %s", d, u)
 	}
