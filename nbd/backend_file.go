@@ -12,10 +12,9 @@ import (
 // File is a backend on a raw image file (or block device) accessed with
 // pread/pwrite, safe for concurrent use.
 type File struct {
-	f        *os.File
-	path     string
-	size     int64
-	readOnly bool
+	bounds
+	f    *os.File
+	path string
 
 	// Set once the OS said a feature is unsupported, so it is not asked
 	// again (see backend_file_linux.go).
@@ -96,22 +95,16 @@ func OpenFile(path string, size int64, readOnly bool) (*File, error) {
 	if size%512 != 0 {
 		return fail(fmt.Errorf("file backend: %s is %d bytes, not a multiple of 512 (resize it, e.g. truncate -s %d)", path, size, (size+511)/512*512))
 	}
-	return &File{f: f, path: path, size: size, readOnly: readOnly}, nil
+	return &File{bounds: bounds{kind: "file", size: size, readOnly: readOnly}, f: f, path: path}, nil
 }
-
-// Size returns the export size.
-func (b *File) Size() int64 { return b.size }
 
 // Path returns the path the file was opened with.
 func (b *File) Path() string { return b.path }
 
-// ReadOnly reports whether the file was opened read-only.
-func (b *File) ReadOnly() bool { return b.readOnly }
-
 // ReadAt reads len(p) bytes at off with pread. A short read (the file
 // shrank under us) is an error wrapping EIO and io.ErrUnexpectedEOF.
 func (b *File) ReadAt(p []byte, off int64) (int, error) {
-	if err := backendCheckRange("file", "read", off, int64(len(p)), b.size); err != nil {
+	if err := b.checkRange("read", off, int64(len(p))); err != nil {
 		return 0, err
 	}
 	n, err := b.f.ReadAt(p, off)
@@ -127,7 +120,7 @@ func (b *File) ReadAt(p []byte, off int64) (int, error) {
 
 // WriteAt writes p at off with pwrite.
 func (b *File) WriteAt(p []byte, off int64) (int, error) {
-	if err := backendCheckWrite("file", "write", b.readOnly, off, int64(len(p)), b.size); err != nil {
+	if err := b.checkWrite("write", off, int64(len(p))); err != nil {
 		return 0, err
 	}
 	return b.f.WriteAt(p, off)
@@ -139,7 +132,7 @@ func (b *File) Sync() error { return b.f.Sync() }
 // Trim discards [off, off+length): a punched hole where the OS and file
 // system support it, otherwise zeroes are written.
 func (b *File) Trim(off, length int64) error {
-	if err := backendCheckWrite("file", "trim", b.readOnly, off, length, b.size); err != nil {
+	if err := b.checkWrite("trim", off, length); err != nil {
 		return err
 	}
 	if length == 0 {
@@ -155,7 +148,7 @@ func (b *File) Trim(off, length int64) error {
 // with FALLOC_FL_ZERO_RANGE (keeping the blocks allocated), falling back to
 // writing zeroes.
 func (b *File) Zero(off, length int64, mayTrim bool) error {
-	if err := backendCheckWrite("file", "zero", b.readOnly, off, length, b.size); err != nil {
+	if err := b.checkWrite("zero", off, length); err != nil {
 		return err
 	}
 	if length == 0 {
@@ -170,7 +163,7 @@ func (b *File) Zero(off, length int64, mayTrim bool) error {
 // Extents reports holes (StateHole|StateZero) found with SEEK_DATA and
 // SEEK_HOLE where supported; otherwise the whole range is data.
 func (b *File) Extents(off, length int64) ([]Extent, error) {
-	if err := backendCheckRange("file", "block status", off, length, b.size); err != nil {
+	if err := b.checkRange("block status", off, length); err != nil {
 		return nil, err
 	}
 	if length == 0 {

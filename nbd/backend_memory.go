@@ -24,8 +24,7 @@ var memZeroChunk memChunk // never written
 // in or zero). No goroutine holds mu and a stripe at once, so there is no
 // lock order to get wrong.
 type Memory struct {
-	size     int64
-	readOnly bool
+	bounds
 
 	mu      sync.RWMutex
 	chunks  map[int64]*memChunk
@@ -34,14 +33,8 @@ type Memory struct {
 
 // NewMemory returns an empty (all-hole) memory backend of size bytes.
 func NewMemory(size int64) *Memory {
-	return &Memory{size: size, chunks: make(map[int64]*memChunk)}
+	return &Memory{bounds: bounds{kind: "memory", size: size}, chunks: make(map[int64]*memChunk)}
 }
-
-// Size returns the export size.
-func (m *Memory) Size() int64 { return m.size }
-
-// ReadOnly reports whether writes are refused.
-func (m *Memory) ReadOnly() bool { return m.readOnly }
 
 // Allocated returns the bytes held in allocated chunks.
 func (m *Memory) Allocated() int64 {
@@ -83,7 +76,7 @@ func memForChunks(off, n int64, fn func(idx int64, co, ro, l int64)) {
 
 // ReadAt copies data out; holes read as zero.
 func (m *Memory) ReadAt(p []byte, off int64) (int, error) {
-	if err := backendCheckRange("memory", "read", off, int64(len(p)), m.size); err != nil {
+	if err := m.checkRange("read", off, int64(len(p))); err != nil {
 		return 0, err
 	}
 	memForChunks(off, int64(len(p)), func(idx, co, ro, l int64) {
@@ -104,7 +97,7 @@ func (m *Memory) ReadAt(p []byte, off int64) (int, error) {
 // WriteAt copies p in, allocating chunks as needed. Zero data written to a
 // hole does not allocate.
 func (m *Memory) WriteAt(p []byte, off int64) (int, error) {
-	if err := backendCheckWrite("memory", "write", m.readOnly, off, int64(len(p)), m.size); err != nil {
+	if err := m.checkWrite("write", off, int64(len(p))); err != nil {
 		return 0, err
 	}
 	memForChunks(off, int64(len(p)), func(idx, co, ro, l int64) {
@@ -130,7 +123,7 @@ func (m *Memory) Sync() error { return nil }
 // Trim frees the chunks [off, off+length) covers entirely and zeroes the
 // partly covered ones.
 func (m *Memory) Trim(off, length int64) error {
-	if err := backendCheckWrite("memory", "trim", m.readOnly, off, length, m.size); err != nil {
+	if err := m.checkWrite("trim", off, length); err != nil {
 		return err
 	}
 	m.zeroRange(off, length)
@@ -142,7 +135,7 @@ func (m *Memory) Trim(off, length int64) error {
 // nbdkit's memory plugin: in RAM a hole is just a zero chunk, and NO_HOLE is
 // only a hint about future writes.
 func (m *Memory) Zero(off, length int64, mayTrim bool) error {
-	if err := backendCheckWrite("memory", "zero", m.readOnly, off, length, m.size); err != nil {
+	if err := m.checkWrite("zero", off, length); err != nil {
 		return err
 	}
 	m.zeroRange(off, length)
@@ -210,7 +203,7 @@ func (m *Memory) zeroRange(off, length int64) {
 // Extents reports unallocated chunks as holes (StateHole|StateZero) and
 // allocated ones as data, merging adjacent runs of the same state.
 func (m *Memory) Extents(off, length int64) ([]Extent, error) {
-	if err := backendCheckRange("memory", "block status", off, length, m.size); err != nil {
+	if err := m.checkRange("block status", off, length); err != nil {
 		return nil, err
 	}
 	if length == 0 {

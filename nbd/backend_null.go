@@ -9,10 +9,9 @@ const nullTemplateSize = 64 << 10
 // Null is a backend without storage: reads return a fill byte, writes are
 // discarded. It measures the data path without any storage cost.
 type Null struct {
-	size     int64
-	fill     byte
-	readOnly bool
-	tmpl     []byte // nullTemplateSize bytes of fill; nil when fill is 0
+	bounds
+	fill byte
+	tmpl []byte // nullTemplateSize bytes of fill; nil when fill is 0
 
 	// view is what View hands out: fill bytes, grown on demand to the
 	// largest read seen (at most MaxPayload), never written after it is
@@ -24,7 +23,7 @@ type Null struct {
 // (callers normally pass DefaultNullFill, 0xff, so that no client skips the
 // data as zeroes).
 func NewNull(size int64, fill byte) *Null {
-	n := &Null{size: size, fill: fill}
+	n := &Null{bounds: bounds{kind: "null", size: size}, fill: fill}
 	if fill != 0 {
 		n.tmpl = make([]byte, nullTemplateSize)
 		n.tmpl[0] = fill
@@ -35,18 +34,12 @@ func NewNull(size int64, fill byte) *Null {
 	return n
 }
 
-// Size returns the export size.
-func (n *Null) Size() int64 { return n.size }
-
 // Fill returns the byte reads return.
 func (n *Null) Fill() byte { return n.fill }
 
-// ReadOnly reports whether writes are refused.
-func (n *Null) ReadOnly() bool { return n.readOnly }
-
 // ReadAt fills p with the fill byte.
 func (n *Null) ReadAt(p []byte, off int64) (int, error) {
-	if err := backendCheckRange("null", "read", off, int64(len(p)), n.size); err != nil {
+	if err := n.checkRange("read", off, int64(len(p))); err != nil {
 		return 0, err
 	}
 	if n.tmpl == nil {
@@ -62,7 +55,7 @@ func (n *Null) ReadAt(p []byte, off int64) (int, error) {
 // View returns length bytes of fill without copying them: a read-only
 // slice the server writes to the socket as it is (see Viewer).
 func (n *Null) View(off int64, length int) ([]byte, bool) {
-	if length < 0 || length > MaxPayload || backendCheckRange("null", "read", off, int64(length), n.size) != nil {
+	if length < 0 || length > MaxPayload || n.checkRange("read", off, int64(length)) != nil {
 		return nil, false
 	}
 	if v := n.view.Load(); v != nil && len(*v) >= length {
@@ -98,7 +91,7 @@ func (n *Null) View(off int64, length int) ([]byte, bool) {
 
 // WriteAt discards p.
 func (n *Null) WriteAt(p []byte, off int64) (int, error) {
-	if err := backendCheckWrite("null", "write", n.readOnly, off, int64(len(p)), n.size); err != nil {
+	if err := n.checkWrite("write", off, int64(len(p))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -109,18 +102,18 @@ func (n *Null) Sync() error { return nil }
 
 // Trim does nothing.
 func (n *Null) Trim(off, length int64) error {
-	return backendCheckWrite("null", "trim", n.readOnly, off, length, n.size)
+	return n.checkWrite("trim", off, length)
 }
 
 // Zero does nothing (reads keep returning the fill byte: the null backend
 // has no state).
 func (n *Null) Zero(off, length int64, mayTrim bool) error {
-	return backendCheckWrite("null", "zero", n.readOnly, off, length, n.size)
+	return n.checkWrite("zero", off, length)
 }
 
 // Extents reports the whole range as data.
 func (n *Null) Extents(off, length int64) ([]Extent, error) {
-	if err := backendCheckRange("null", "block status", off, length, n.size); err != nil {
+	if err := n.checkRange("block status", off, length); err != nil {
 		return nil, err
 	}
 	return backendAppendExtent(nil, uint64(length), 0), nil

@@ -129,34 +129,51 @@ func BackendReadOnly(b Backend) bool {
 	return false
 }
 
-// errBackendReadOnly is returned (wrapped) by writes to read-only backends.
-func errBackendReadOnly(name, op string) error {
-	return fmt.Errorf("%s backend is read-only, %s refused: %w", name, op, EPERM)
+// bounds are what each backend's requests are checked against: its kind
+// (the name its errors give), its size and whether it refuses changes.
+// Embedded in every backend, it gives them Size and ReadOnly, and the
+// checks each request starts with, so that no two backends can differ on
+// what is out of range or which errno says so.
+type bounds struct {
+	kind     string // "file", "memory", "null", "pattern"
+	size     int64
+	readOnly bool
 }
 
-// backendCheckWrite is the check every change to a backend (write, trim,
-// zero) starts with: refused on a read-only backend, then the range's
-// (backendCheckRange).
-func backendCheckWrite(name, op string, readOnly bool, off, n, size int64) error {
-	if readOnly {
-		return errBackendReadOnly(name, op)
-	}
-	return backendCheckRange(name, op, off, n, size)
-}
+// Size returns the export size.
+func (b *bounds) Size() int64 { return b.size }
 
-// backendCheckRange checks that [off, off+n) lies within [0, size). Reads,
-// trims and block status out of range wrap EINVAL, writes and zeroes ENOSPC,
-// as the NBD spec asks.
-func backendCheckRange(name, op string, off, n, size int64) error {
-	if off < 0 || n < 0 || off > size || n > size-off {
+// ReadOnly reports whether writes, trims and zeroes are refused.
+func (b *bounds) ReadOnly() bool { return b.readOnly }
+
+// checkRange checks that a read, trim, write, zero or block status of n
+// bytes at off, [off, off+n), lies within [0, size). Out of range, reads,
+// trims and block status wrap EINVAL, writes and zeroes ENOSPC, as the NBD
+// spec asks.
+func (b *bounds) checkRange(op string, off, n int64) error {
+	if off < 0 || n < 0 || off > b.size || n > b.size-off {
 		errno := EINVAL
 		if op == "write" || op == "zero" {
 			errno = ENOSPC
 		}
 		return fmt.Errorf("%s backend: %s of %d bytes at offset %d is beyond the end of the %d-byte export: %w",
-			name, op, n, off, size, errno)
+			b.kind, op, n, off, b.size, errno)
 	}
 	return nil
+}
+
+// checkWrite is the check every change to a backend (write, trim, zero)
+// starts with: refused on a read-only backend, then checkRange's.
+func (b *bounds) checkWrite(op string, off, n int64) error {
+	if b.readOnly {
+		return errBackendReadOnly(b.kind, op)
+	}
+	return b.checkRange(op, off, n)
+}
+
+// errBackendReadOnly is returned (wrapped) by writes to read-only backends.
+func errBackendReadOnly(name, op string) error {
+	return fmt.Errorf("%s backend is read-only, %s refused: %w", name, op, EPERM)
 }
 
 // backendAppendExtent appends a run to ext, merging it with the last one when

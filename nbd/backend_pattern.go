@@ -7,21 +7,17 @@ import "encoding/binary"
 // byte at offset o is byte o%8 of the big-endian u64 o&^7. Clients can check
 // what they read without a reference copy (PatternCheck).
 type Pattern struct {
-	size int64
+	bounds
 }
 
 // NewPattern returns a pattern backend of size bytes.
-func NewPattern(size int64) *Pattern { return &Pattern{size: size} }
-
-// Size returns the export size.
-func (b *Pattern) Size() int64 { return b.size }
-
-// ReadOnly is always true.
-func (b *Pattern) ReadOnly() bool { return true }
+func NewPattern(size int64) *Pattern {
+	return &Pattern{bounds{kind: "pattern", size: size, readOnly: true}}
+}
 
 // ReadAt fills p with the pattern at off.
 func (b *Pattern) ReadAt(p []byte, off int64) (int, error) {
-	if err := backendCheckRange("pattern", "read", off, int64(len(p)), b.size); err != nil {
+	if err := b.checkRange("read", off, int64(len(p))); err != nil {
 		return 0, err
 	}
 	PatternFill(off, p)
@@ -30,7 +26,7 @@ func (b *Pattern) ReadAt(p []byte, off int64) (int, error) {
 
 // WriteAt always fails with EPERM: the pattern backend is read-only.
 func (b *Pattern) WriteAt(p []byte, off int64) (int, error) {
-	return 0, errBackendReadOnly("pattern", "write")
+	return 0, b.checkWrite("write", off, int64(len(p)))
 }
 
 // Sync does nothing.
@@ -38,7 +34,7 @@ func (b *Pattern) Sync() error { return nil }
 
 // Extents reports the whole range as data.
 func (b *Pattern) Extents(off, length int64) ([]Extent, error) {
-	if err := backendCheckRange("pattern", "block status", off, length, b.size); err != nil {
+	if err := b.checkRange("block status", off, length); err != nil {
 		return nil, err
 	}
 	return backendAppendExtent(nil, uint64(length), 0), nil
