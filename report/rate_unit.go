@@ -1,6 +1,9 @@
 package report
 
 import (
+	"math"
+	"strconv"
+
 	"nbdscope/model"
 	"nbdscope/units"
 )
@@ -42,7 +45,18 @@ func rateNumber(f model.Figure) string {
 	if shownRate != nil {
 		return shownRate.Number(float64(f))
 	}
-	return (f / model.GiB).Fixed(2)
+	return gibNumber(float64(f / model.GiB))
+}
+
+// gibNumber is a rate in GiB/s as the sweep's columns align it, with two
+// decimals; a rate above 0 that two decimals would print as 0.00 (a
+// client that moved a few KiB) has three significant digits ("0.000477"),
+// so that it never reads as nothing moved.
+func gibNumber(v float64) string {
+	if v > 0 && v < 0.005 {
+		return strconv.FormatFloat(v, 'f', 2-int(math.Floor(math.Log10(v))), 64)
+	}
+	return units.Fixed(v, 2)
 }
 
 // rate is a rate with its unit: "2.31 GiB/s", or in --rate-unit's.

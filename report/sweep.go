@@ -68,6 +68,9 @@ func SweepText(w io.Writer, rep model.SweepReport, width int) {
 // says when the sweep is partial.
 func sweepEnd(w io.Writer, rep model.SweepReport) {
 	fmt.Fprintln(w, OptimumLine(rep.Optimum))
+	if l := execPayloadLine(rep); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	if l := sweepFillLine(rep.Rows); l != "" {
 		fmt.Fprintln(w, l)
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 
 	"nbdscope/model"
@@ -136,4 +137,45 @@ func execCSVCells(rep model.SweepReport, r model.SweepRow) []string {
 	}
 	return []string{ff(e.SecondsMin), ff(e.SecondsMax), ff(e.UserMin), ff(e.UserMax), ff(e.SysMin), ff(e.SysMax),
 		strconv.FormatUint(e.ServerSentB, 10), rep.Spec.Exec.Command}
+}
+
+// execPayloadLine says when the client moved much less than the export,
+// as a command that only asks the server (nbdinfo) or reads a header
+// does: its time is then mostly its start-up and handshake, and a figure
+// per 2 MiB is of that little (scaled up, below 2 MiB). "" when every
+// size moved at least half the export, and when the payload was assumed
+// (a real server's, not counted).
+func execPayloadLine(rep model.SweepReport) string {
+	if rep.Spec.Exec == nil || len(rep.Rows) == 0 || rep.Spec.Bytes <= 0 || payloadAssumed(rep) {
+		return ""
+	}
+	least, most := rep.Rows[0].Figures.Bytes, rep.Rows[0].Figures.Bytes
+	for _, r := range rep.Rows {
+		least, most = min(least, r.Figures.Bytes), max(most, r.Figures.Bytes)
+	}
+	export := uint64(rep.Spec.Bytes)
+	if least >= export/2 {
+		return ""
+	}
+	moved := units.FormatBytes(float64(least))
+	if most != least {
+		moved += " to " + units.FormatBytes(float64(most))
+	}
+	per := "each figure per 2 MiB is of that part"
+	if most < 2<<20 {
+		per = "each figure per 2 MiB is scaled up from less than 2 MiB"
+	}
+	return fmt.Sprintf("▲ payload: the client moved %s a run, %s of the %s export: its time is mostly what it does besides "+
+		"moving data (start-up, handshake), and %s; a command that moves the export, such as 'nbdcopy {uri} null:', measures the data path",
+		moved, share(least, export), units.FormatBytes(float64(export)), per)
+}
+
+// share is part of whole as a percentage, with three significant digits
+// below 1% ("0.0122%"), where "0%" would say it moved nothing.
+func share(part, whole uint64) string {
+	p := float64(part) / float64(whole) * 100
+	if p > 0 && p < 1 {
+		return strconv.FormatFloat(p, 'f', 2-int(math.Floor(math.Log10(p))), 64) + "%"
+	}
+	return strconv.FormatFloat(p, 'f', 0, 64) + "%"
 }
