@@ -281,7 +281,13 @@ func paceLine(rep model.SweepReport) string {
 		dp := def.Pace()
 		atDefault = &dp
 	}
-	return "pace: at " + o.Buffer + " " + model.PaceText(p, atDefault, best.Figures.Client.FaultsPer2MiB)
+	faults := best.Figures.Client.FaultsPer2MiB
+	if execPayloadLine(rep) != "" {
+		// A client that moved a sliver of the export: its faults are
+		// its start-up's, not buffers faulted in afresh for its data.
+		faults = model.Unknown
+	}
+	return "pace: at " + o.Buffer + " " + model.PaceText(p, atDefault, faults)
 }
 
 // otherCPULine says how much CPU other processes took during the sweep's

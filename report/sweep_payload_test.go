@@ -54,3 +54,24 @@ func TestGiBNumberNeverZeroForSome(t *testing.T) {
 		}
 	}
 }
+
+// TestPaceOfASliverNamesNoFaults: the pace line of a client that moved a
+// sliver of the export does not put its page faults (its start-up's) down
+// to buffers faulted in afresh; one that moved the export does.
+func TestPaceOfASliverNamesNoFaults(t *testing.T) {
+	for _, c := range []struct {
+		bytes      uint64
+		wantFaults bool
+	}{{8 << 10, false}, {64 << 20, true}} {
+		row := model.SweepRow{Buffer: "2m", Exec: &model.ExecRow{Runs: []model.ExecRun{{}}}}
+		row.Figures.Bytes = c.bytes
+		row.Figures.Placement = model.Placement{Setting: model.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
+		row.Figures.Client.CoresBusy, row.Figures.Client.FaultsPer2MiB = 0.97, 300000
+		rep := model.SweepReport{Spec: model.SweepSpec{Bytes: 64 << 20, Exec: &model.ExecSpec{Command: "x"}},
+			Rows: []model.SweepRow{row}, Optimum: &model.SweepOptimum{Buffer: "2m"}}
+		got := paceLine(rep)
+		if !strings.HasPrefix(got, "pace: at 2m") || strings.Contains(got, "faulting its buffers") != c.wantFaults {
+			t.Errorf("%d bytes moved: %q, want the faults named: %v", c.bytes, got, c.wantFaults)
+		}
+	}
+}
