@@ -33,6 +33,10 @@ type panel struct {
 	// of it (model.Sample.Turn), from the latest sample after it: what
 	// the panel shows while the side waits (shown).
 	lastTurn *model.Figures
+	// turnBefore: a change of the side took effect after its last turn,
+	// so those figures were measured under the settings before it (the
+	// panel's rows show the new ones); cleared when its load runs again.
+	turnBefore bool
 	// root is the root digest of the side's latest hashed full pass
 	// (consume hash): what blksum prints for the export.
 	root string
@@ -127,6 +131,7 @@ func (p *panel) observe(s model.Sample) {
 		p.stuckFrom = s.T - s.Seconds
 	}
 	if s.Active {
+		p.turnBefore = false
 		p.keepRecent(s)
 		p.lastActive = &s
 		if p.crash != nil && s.T > p.crash.T {
@@ -167,7 +172,15 @@ func (p *panel) anyClamped(b model.Buffers) bool {
 }
 
 func (p *panel) reset() {
-	p.last, p.lastActive, p.lastTurn, p.stuckFrom = nil, nil, nil, -1
+	p.last, p.lastActive, p.lastTurn, p.stuckFrom, p.turnBefore = nil, nil, nil, -1, false
+}
+
+// changed notes that a change of the side took effect: figures of a turn
+// before it, shown while the side waits, are then marked as such.
+func (p *panel) changed() {
+	if _, lastTurn := p.shown(); lastTurn {
+		p.turnBefore = true
+	}
 }
 
 // shown are the figures the panel shows, and whether they are the last
@@ -882,6 +895,9 @@ func (p *panel) bottom(border func(...string) string, bl, hz, br string) string 
 	label := ""
 	if _, lastTurn := p.shown(); lastTurn {
 		label = pick(!p.wide(), "figures: last turn", "figures: its whole last turn")
+		if p.turnBefore {
+			label = pick(!p.wide(), "figures: before the change", "figures: its last turn, before the change")
+		}
 	}
 	if label == "" || ansi.StringWidth(label)+6 > p.width {
 		return border(bl + rule(p.width-2) + br)
