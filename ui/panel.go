@@ -637,7 +637,7 @@ func (p *panel) narrowRows(d panelData) []string {
 	}
 	return append(rows,
 		p.row("cores", lw, p.val(fig(f.cliCores))+st.Dim.Render(" cli + ")+p.val(fig(f.srvCores))+st.Dim.Render(" srv · ")+d.placement),
-		p.row("fill", lw, p.fillShort()+st.Dim.Render(" · p99 ")+p.val(fig(f.p99))+st.Dim.Render(" ms")))
+		p.row("fill", lw, p.fillShort()+st.Dim.Render(" · p99 ")+p.ms(f.p99)))
 }
 
 // shortBuf abbreviates a buffer's label for a narrow panel.
@@ -759,7 +759,16 @@ func shortDigest(d string) string {
 // latency is "p50 1.2 ms · p99 3.4 ms".
 func (p *panel) latency(f panelFigures) string {
 	st := p.com.styles
-	return st.Dim.Render("p50 ") + p.val(fig(f.p50)) + st.Dim.Render(" ms · p99 ") + p.val(fig(f.p99)) + st.Dim.Render(" ms")
+	return st.Dim.Render("p50 ") + p.ms(f.p50) + st.Dim.Render(" · p99 ") + p.ms(f.p99)
+}
+
+// ms is a latency in milliseconds, "3.4 ms"; unmeasured (a real client's
+// requests are not seen) "n/a", with no unit.
+func (p *panel) ms(f model.Figure) string {
+	if !f.Known() {
+		return p.val(na)
+	}
+	return p.val(fig(f)) + p.com.styles.Dim.Render(" ms")
 }
 
 // cores says where the side's processes ran, from the latest sample.
