@@ -33,10 +33,12 @@ type panel struct {
 	// of it (model.Sample.Turn), from the latest sample after it: what
 	// the panel shows while the side waits (shown).
 	lastTurn *model.Figures
-	// turnBefore: a change of the side took effect after its last turn,
-	// so those figures were measured under the settings before it (the
-	// panel's rows show the new ones); cleared when its load runs again.
-	turnBefore bool
+	// changedAt is when a change of the side last took effect (run
+	// time; hasChange: there was one): after its last turn ended, that
+	// turn's figures were measured under the settings before it, while
+	// the panel's rows show the new ones.
+	changedAt float64
+	hasChange bool
 	// root is the root digest of the side's latest hashed full pass
 	// (consume hash): what blksum prints for the export.
 	root string
@@ -131,7 +133,6 @@ func (p *panel) observe(s model.Sample) {
 		p.stuckFrom = s.T - s.Seconds
 	}
 	if s.Active {
-		p.turnBefore = false
 		p.keepRecent(s)
 		p.lastActive = &s
 		if p.crash != nil && s.T > p.crash.T {
@@ -172,15 +173,25 @@ func (p *panel) anyClamped(b model.Buffers) bool {
 }
 
 func (p *panel) reset() {
-	p.last, p.lastActive, p.lastTurn, p.stuckFrom, p.turnBefore = nil, nil, nil, -1, false
+	p.last, p.lastActive, p.lastTurn, p.stuckFrom = nil, nil, nil, -1
 }
 
-// changed notes that a change of the side took effect: figures of a turn
-// before it, shown while the side waits, are then marked as such.
-func (p *panel) changed() {
-	if _, lastTurn := p.shown(); lastTurn {
-		p.turnBefore = true
+// changed notes that a change of the side took effect at t: the figures
+// of a turn that ended before it are then marked as such.
+func (p *panel) changed(t float64) { p.changedAt, p.hasChange = t, true }
+
+// turnLabel names the last turn's figures the panel shows: before a
+// change that took effect after the turn's load last ran, or the turn's
+// alone. (A change within a turn starts its figures again after it, so
+// they are never the two settings' mixed: engine/turnfigures.go.) The
+// time of the turn's last active sample, not the panel's state when the
+// event came, decides: space then C at once may bring the change before
+// the pause's first waiting sample.
+func (p *panel) turnLabel() string {
+	if p.hasChange && p.lastActive != nil && p.changedAt >= p.lastActive.T {
+		return pick(!p.wide(), "figures: before the change", "figures: its last turn, before the change")
 	}
+	return pick(!p.wide(), "figures: last turn", "figures: its whole last turn")
 }
 
 // shown are the figures the panel shows, and whether they are the last
@@ -903,10 +914,7 @@ func (p *panel) bottom(border func(...string) string, bl, hz, br string) string 
 	rule := func(n int) string { return strings.Repeat(hz, max(n, 0)) }
 	label := ""
 	if _, lastTurn := p.shown(); lastTurn {
-		label = pick(!p.wide(), "figures: last turn", "figures: its whole last turn")
-		if p.turnBefore {
-			label = pick(!p.wide(), "figures: before the change", "figures: its last turn, before the change")
-		}
+		label = p.turnLabel()
 	}
 	if label == "" || ansi.StringWidth(label)+6 > p.width {
 		return border(bl + rule(p.width-2) + br)

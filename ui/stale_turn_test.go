@@ -39,3 +39,20 @@ func TestLastTurnWithoutAChangeIsPlain(t *testing.T) {
 		t.Errorf("A's panel, B changed:\n%s", a)
 	}
 }
+
+// TestChangeBeforeThePauseSaysSo: space then C at once: the change's
+// event came while the side's last sample was still an active one, and
+// the panel, asked only then, never marked the turn that followed. The
+// times decide: the change took effect after the turn's load last ran.
+func TestChangeBeforeThePauseSaysSo(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	h.feed(8, 2)
+	h.send(model.Update{Event: &model.Event{T: 2.1, Side: "A", Setting: "connections", From: "1", To: "2"}})
+	turn := sample("A", 2, true).Figures
+	drain := sample("A", 2.25, false)
+	drain.Turn = &turn
+	h.send(model.Update{Sample: &drain})
+	if a := panelOf(h.view(), "A"); !strings.Contains(a, "before the change") {
+		t.Errorf("A's last turn ended before its change:\n%s", a)
+	}
+}
