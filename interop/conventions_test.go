@@ -51,7 +51,7 @@ func TestSweepExecHyperfineExport(t *testing.T) {
 		t.Fatalf("h.json: %v\n%s", err, data)
 	}
 	for i, res := range hf.Results {
-		if len(res.Times) != 3 || len(res.ExitCodes) != 3 || res.Stddev == nil || res.Command != client || res.Parameters["sndbuf_effective_bytes"] == "" {
+		if len(res.Times) != 3 || len(res.ExitCodes) != 3 || res.Stddev == nil || res.Command != client+" (sndbuf="+rep.Rows[i].Buffer+")" || res.Parameters["sndbuf_effective_bytes"] == "" {
 			t.Errorf("result %d: %+v", i, res)
 		}
 		for j, x := range res.Times {

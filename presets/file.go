@@ -116,9 +116,13 @@ func parsePreset(data []byte) (Preset, error) {
 	}
 	p := Preset{Name: pf.Name, Description: pf.Description, Demonstrates: pf.Demonstrates, Config: pf.Config, Sweep: pf.Sweep}
 	for i, n := range [2]string{"A", "B"} {
-		if p.Config.Sides[i].Name == "" {
-			p.Config.Sides[i].Name = n
+		// The sides are A and B, in that order: the flags (--X-b), --at
+		// (b.SETTING), the keys and every table's B/A say so, whatever
+		// the file calls them.
+		if name := p.Config.Sides[i].Name; name != "" && !strings.EqualFold(name, n) {
+			return Preset{}, fmt.Errorf("config.sides[%d].name %q: want %q (the sides are A and B, in that order), or leave it out", i, name, n)
 		}
+		p.Config.Sides[i].Name = n
 		p.Config.Sides[i].Normalize()
 	}
 	if err := p.validateBody(); err != nil {

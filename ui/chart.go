@@ -481,7 +481,22 @@ func (c *charts) titleLine(d chartDef, sc scale, pageHint bool, total, shown int
 			}
 		}
 	}
-	return clip(short+legends[0], c.width)
+	return c.fitLegend(short, c.legendItems(d, sc, turnMarks[len(turnMarks)-1]))
+}
+
+// fitLegend is title and as many of the legend's items as fit, whole,
+// with "…" for those left out: cut anywhere, "srv 140" read "srv 1…".
+func (c *charts) fitLegend(title string, items []string) string {
+	for n := len(items); n > 0; n-- {
+		s := title + strings.Join(items[:n], "")
+		if n < len(items) {
+			s += " …"
+		}
+		if ansi.StringWidth(s) <= c.width {
+			return s
+		}
+	}
+	return clip(title, c.width)
 }
 
 // legend is "  A ── 1.52  B ━━ 4.10": each side's series and their
@@ -492,9 +507,16 @@ func (c *charts) titleLine(d chartDef, sc scale, pageHint bool, total, shown int
 // explorer showed 3.89 GiB/s against the panel's 5.53), so it would be
 // neither the turn's figure nor, the line having stopped, a live one.
 func (c *charts) legend(d chartDef, sc scale, mark string) string {
+	return strings.Join(c.legendItems(d, sc, mark), "")
+}
+
+// legendItems are the legend's series, each with its figure; a side's
+// first carries the side's name (and mark) before it.
+func (c *charts) legendItems(d chartDef, sc scale, mark string) []string {
 	st := c.com.styles
-	var b strings.Builder
+	var items []string
 	for side := 0; side < 2; side++ {
+		var b strings.Builder
 		b.WriteString("  ")
 		b.WriteString(st.Side[side].Render(c.names[side]))
 		p := c.last[side]
@@ -516,9 +538,11 @@ func (c *charts) legend(d chartDef, sc scale, mark string) string {
 			} else {
 				b.WriteString(" " + st.NA.Render(na))
 			}
+			items = append(items, b.String())
+			b.Reset()
 		}
 	}
-	return b.String()
+	return items
 }
 
 // plot renders one chart's rows: y labels, axis and series, with the

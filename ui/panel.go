@@ -33,6 +33,12 @@ type panel struct {
 	// of it (model.Sample.Turn), from the latest sample after it: what
 	// the panel shows while the side waits (shown).
 	lastTurn *model.Figures
+	// changedAt is when a change of the side last took effect (run
+	// time; hasChange: there was one): after its last turn ended, that
+	// turn's figures were measured under the settings before it, while
+	// the panel's rows show the new ones.
+	changedAt float64
+	hasChange bool
 	// root is the root digest of the side's latest hashed full pass
 	// (consume hash): what blksum prints for the export.
 	root string
@@ -168,6 +174,24 @@ func (p *panel) anyClamped(b model.Buffers) bool {
 
 func (p *panel) reset() {
 	p.last, p.lastActive, p.lastTurn, p.stuckFrom = nil, nil, nil, -1
+}
+
+// changed notes that a change of the side took effect at t: the figures
+// of a turn that ended before it are then marked as such.
+func (p *panel) changed(t float64) { p.changedAt, p.hasChange = t, true }
+
+// turnLabel names the last turn's figures the panel shows: before a
+// change that took effect after the turn's load last ran, or the turn's
+// alone. (A change within a turn starts its figures again after it, so
+// they are never the two settings' mixed: engine/turnfigures.go.) The
+// time of the turn's last active sample, not the panel's state when the
+// event came, decides: space then C at once may bring the change before
+// the pause's first waiting sample.
+func (p *panel) turnLabel() string {
+	if p.hasChange && p.lastActive != nil && p.changedAt >= p.lastActive.T {
+		return pick(!p.wide(), "figures: before the change", "figures: its last turn, before the change")
+	}
+	return pick(!p.wide(), "figures: last turn", "figures: its whole last turn")
 }
 
 // shown are the figures the panel shows, and whether they are the last
@@ -624,7 +648,7 @@ func (p *panel) narrowRows(d panelData) []string {
 	}
 	return append(rows,
 		p.row("cores", lw, p.val(fig(f.cliCores))+st.Dim.Render(" cli + ")+p.val(fig(f.srvCores))+st.Dim.Render(" srv · ")+d.placement),
-		p.row("fill", lw, p.fillShort()+st.Dim.Render(" · p99 ")+p.val(fig(f.p99))+st.Dim.Render(" ms")))
+		p.row("fill", lw, p.fillShort()+st.Dim.Render(" · p99 ")+p.ms(f.p99)))
 }
 
 // shortBuf abbreviates a buffer's label for a narrow panel.
@@ -746,7 +770,16 @@ func shortDigest(d string) string {
 // latency is "p50 1.2 ms · p99 3.4 ms".
 func (p *panel) latency(f panelFigures) string {
 	st := p.com.styles
-	return st.Dim.Render("p50 ") + p.val(fig(f.p50)) + st.Dim.Render(" ms · p99 ") + p.val(fig(f.p99)) + st.Dim.Render(" ms")
+	return st.Dim.Render("p50 ") + p.ms(f.p50) + st.Dim.Render(" · p99 ") + p.ms(f.p99)
+}
+
+// ms is a latency in milliseconds, "3.4 ms"; unmeasured (a real client's
+// requests are not seen) "n/a", with no unit.
+func (p *panel) ms(f model.Figure) string {
+	if !f.Known() {
+		return p.val(na)
+	}
+	return p.val(fig(f)) + p.com.styles.Dim.Render(" ms")
 }
 
 // cores says where the side's processes ran, from the latest sample.
@@ -881,7 +914,7 @@ func (p *panel) bottom(border func(...string) string, bl, hz, br string) string 
 	rule := func(n int) string { return strings.Repeat(hz, max(n, 0)) }
 	label := ""
 	if _, lastTurn := p.shown(); lastTurn {
-		label = pick(!p.wide(), "figures: last turn", "figures: its whole last turn")
+		label = p.turnLabel()
 	}
 	if label == "" || ansi.StringWidth(label)+6 > p.width {
 		return border(bl + rule(p.width-2) + br)

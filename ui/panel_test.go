@@ -69,7 +69,7 @@ func TestPanelRowsOf(t *testing.T) {
 		"rate    1.00 GiB/s · n/a cpu s/GiB",
 		"calls   1.50 per 2MiB (client recv)",
 		"cores   n/a cli + n/a srv · split",
-		"fill    buf n/a · p99 n/a ms",
+		"fill    buf n/a · p99 n/a",
 		"▲ B sndbuf clamped",
 		"fix: sudo sysctl -w x=1",
 	}

@@ -515,6 +515,7 @@ func (m *Model) applyEvent(ev model.Event) {
 			return
 		}
 		m.base.Cfg.Sides[i] = sc
+		m.panels[i].changed(ev.T)
 	} else {
 		st.Put(&m.base, i, v)
 	}

@@ -776,7 +776,7 @@ func TestUnknownFiguresAreNA(t *testing.T) {
 		}
 	}
 	left := strings.Join(panelLines, "\n")
-	for _, want := range []string{"throughput  n/a", "recv calls  n/a", "cpu server  n/a cores · n/a s/GiB", "p50 n/a ms"} {
+	for _, want := range []string{"throughput  n/a", "recv calls  n/a", "cpu server  n/a cores · n/a s/GiB", "p50 n/a · p99 n/a"} {
 		if !strings.Contains(left, want) {
 			t.Errorf("panel lacks %q:\n%s", want, left)
 		}

@@ -100,12 +100,20 @@ func hyperfineParameter(rep model.SweepReport) (string, func(model.SweepRow) str
 	return key, func(r model.SweepRow) string { return strconv.Itoa(r.Effective) }
 }
 
-// hyperfineCommand is a result's command: the client's command line of
-// an exec sweep; for our load, what it is, e.g. "nbdscope load: 1 conn,
-// 8×2m read, unix, sndbuf=2m".
+// hyperfineCommand is a result's command, which hyperfine's scripts
+// label it by: the client's command line of an exec sweep with the size
+// after it, "nbdcopy {uri} null: (sndbuf=2m)", as hyperfine's -L puts
+// its parameter into each command (the buffer is not in the client's
+// line, and one label for every size made one name of every box); for
+// our load, what it is, e.g. "nbdscope load: 1 conn, 8×2m read, unix,
+// sndbuf=2m".
 func hyperfineCommand(rep model.SweepReport, r model.SweepRow) string {
 	if x := rep.Spec.Exec; x != nil {
-		return x.Command
+		setting := rep.Spec.Setting
+		if setting == "" {
+			setting = model.DefaultSweepSetting
+		}
+		return fmt.Sprintf("%s (%s=%s)", x.Command, setting, r.Buffer)
 	}
 	return loadDescription(rep.Config.Sides[0], rep.Spec.Setting, r.Buffer)
 }
