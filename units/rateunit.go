@@ -12,6 +12,7 @@ import (
 // display changes.
 type RateScale struct {
 	Flag     string  // the name --rate-unit takes: gib, gbit, mib, mbit
+	Letter   string  // iperf3's -f letter for it: G, g, M, m (case matters)
 	Name     string  // "GiB/s", "Gbit/s"
 	BytesPer float64 // bytes per second in one unit
 	Decimals int     // decimals a table shows (Number)
@@ -19,20 +20,22 @@ type RateScale struct {
 
 // RateScales are the units --rate-unit offers, largest first.
 var RateScales = []RateScale{
-	{"gib", "GiB/s", float64(GiB), 2},
-	{"gbit", "Gbit/s", 1e9 / 8, 2},
-	{"mib", "MiB/s", float64(MiB), 1},
-	{"mbit", "Mbit/s", 1e6 / 8, 0},
+	{"gib", "G", "GiB/s", float64(GiB), 2},
+	{"gbit", "g", "Gbit/s", 1e9 / 8, 2},
+	{"mib", "M", "MiB/s", float64(MiB), 1},
+	{"mbit", "m", "Mbit/s", 1e6 / 8, 0},
 }
 
-// ParseRateScale finds a unit by its flag name.
+// ParseRateScale finds a unit by its flag name or by iperf3's -f letter
+// (G: GBytes, which iperf3 counts in 1024s, as GiB; g: Gbits, in 1000s).
+// iperf3's k, K, t and T are not offered: no NBD rate is shown in them.
 func ParseRateScale(s string) (RateScale, error) {
 	for _, u := range RateScales {
-		if s == u.Flag {
+		if s == u.Flag || s == u.Letter {
 			return u, nil
 		}
 	}
-	return RateScale{}, fmt.Errorf("unknown rate unit %q: want gib, gbit, mib or mbit", s)
+	return RateScale{}, fmt.Errorf("unknown rate unit %q: want gib, gbit, mib or mbit (or iperf3's G, g, M, m)", s)
 }
 
 // Number is bytesPerSec in the unit with the unit's decimals, for a

@@ -25,3 +25,19 @@ func TestRateScales(t *testing.T) {
 		t.Error("gb accepted")
 	}
 }
+
+// TestRateScaleIperf3Letters: iperf3's -f letters name the same units,
+// upper case for bytes (iperf3 counts those in 1024s), lower case for
+// bits (in 1000s); its k, K, t and T are refused, with the list.
+func TestRateScaleIperf3Letters(t *testing.T) {
+	for letter, flag := range map[string]string{"G": "gib", "g": "gbit", "M": "mib", "m": "mbit"} {
+		if u, err := ParseRateScale(letter); err != nil || u.Flag != flag {
+			t.Errorf("-f %s: %+v, %v; want %s", letter, u, err, flag)
+		}
+	}
+	for _, bad := range []string{"k", "K", "t", "T", "GIB"} {
+		if _, err := ParseRateScale(bad); err == nil {
+			t.Errorf("-f %s accepted", bad)
+		}
+	}
+}

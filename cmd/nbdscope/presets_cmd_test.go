@@ -259,6 +259,9 @@ func TestRunsCommands(t *testing.T) {
 	if !strings.Contains(out, "| Gbit/s |") || strings.Contains(out, "| GiB/s |") {
 		t.Errorf("show --rate-unit gbit:\n%s", out)
 	}
+	if out, _ = expect(0, "runs", "show", "base", "-f", "g"); !strings.Contains(out, "| Gbit/s |") {
+		t.Errorf("show -f g (iperf3's letter for Gbit/s):\n%s", out)
+	}
 	expect(2, "runs", "show", "base", "--rate-unit", "bogus")
 	if out, _ = expect(0, "runs", "show", "base"); !strings.Contains(out, "| GiB/s |") {
 		t.Errorf("show after --rate-unit gbit:\n%s", out)

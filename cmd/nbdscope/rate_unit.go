@@ -7,9 +7,9 @@ import (
 	"nbdscope/units"
 )
 
-// addRateUnitFlag adds --rate-unit to cmd.
+// addRateUnitFlag adds --rate-unit, and iperf3's -f for it, to cmd.
 func addRateUnitFlag(cmd *cobra.Command) *string {
-	return cmd.Flags().String("rate-unit", "", "show rates in `UNIT`: gib, gbit, mib or mbit (iperf3's -f; JSON and CSV stay bytes per second)")
+	return cmd.Flags().StringP("rate-unit", "f", "", "show rates in `UNIT`: gib, gbit, mib or mbit, or iperf3's -f letters G, g, M, m (JSON and CSV stay bytes per second)")
 }
 
 // setRateUnit applies --rate-unit (bad usage for an unknown unit, or
