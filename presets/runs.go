@@ -177,7 +177,7 @@ func (s *Store) Run(name string) (RunFile, error) {
 func (s *Store) Runs() ([]RunInfo, []error) {
 	rfs, errs, err := loadAll(s.RunDir, s.loadRun)
 	if err != nil {
-		return nil, []error{fmt.Errorf("runs: %w", err)}
+		return nil, []error{fmt.Errorf("saved runs: %w", err)}
 	}
 	var out []RunInfo
 	for _, rf := range rfs {

@@ -104,7 +104,7 @@ func newRunsCmd(a *app) *cobra.Command {
 func (a *app) runsList(st *presets.Store, _ []string) error {
 	runs, errs := st.Runs()
 	for _, e := range errs {
-		fmt.Fprintf(a.stderr, "nbdscope: runs: %v\n", e)
+		fmt.Fprintf(a.stderr, "nbdscope: %v\n", e) // each names its file, or the runs directory
 	}
 	if len(runs) == 0 && len(errs) > 0 {
 		return fmt.Errorf("no saved run could be read")
