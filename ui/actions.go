@@ -496,11 +496,11 @@ func (m *Model) save(name string, overwrite bool) tea.Cmd {
 		m.setMsg(msgWarn, "presets not available")
 		return nil
 	}
-	note, path := new(string), m.runPath(name)
+	note, path, from := new(string), m.runPath(name), m.preset
 	return m.enqueue(op{
 		kind: kind, side: -1, name: name, note: note,
 		run: func(c engine.Controller) error {
-			if err := fn(name, c.Config()); err != nil {
+			if err := fn(name, c.Config(), from); err != nil {
 				return err
 			}
 			if path != "" {

@@ -92,7 +92,7 @@ func cutStates() []cutState {
 		h.send(model.Update{Event: &model.Event{T: 9, Side: "A", Setting: "exec", From: "", To: qemuRead}})
 		return nil
 	}
-	badName := func(string, model.Config) error {
+	badName := func(string, model.Config, string) error {
 		return errors.New(`invalid name "bad name!": want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit`)
 	}
 	return []cutState{
@@ -152,7 +152,7 @@ func cutStates() []cutState {
 			h.settle()
 			return nil
 		}},
-		{"help-pages", Options{SavePreset: func(string, model.Config) error { return nil },
+		{"help-pages", Options{SavePreset: func(string, model.Config, string) error { return nil },
 			RunPath: func(n string) string { return "/home/someone/.local/share/nbdscope/runs/" + n + ".json" }}, func(h *harness) []string {
 			h.press("?")
 			var all []string

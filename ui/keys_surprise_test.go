@@ -71,7 +71,7 @@ func TestSaveSaysRunFile(t *testing.T) {
 	dir := t.TempDir()
 	path := func(name string) string { return filepath.Join(dir, name+".json") }
 	h := newHarness(t, Options{
-		SavePreset: func(name string, _ model.Config) error {
+		SavePreset: func(name string, _ model.Config, _ string) error {
 			return writeFileT(path(name), 2000)
 		},
 		RunPath: path,
@@ -114,7 +114,7 @@ func TestRejectedPromptTextCleared(t *testing.T) {
 	h.wantView("the side refuses it")
 
 	// The exec prompt and the save prompt alike.
-	h = newHarness(t, Options{SavePreset: func(string, model.Config) error {
+	h = newHarness(t, Options{SavePreset: func(string, model.Config, string) error {
 		return errors.New(`invalid name "a b": want letters`)
 	}}, 80, 24)
 	h.press("e")

@@ -60,10 +60,10 @@ type Options struct {
 	// SavePreset saves the configuration in effect under a name (`s`). It
 	// must not replace an existing preset: it returns an error wrapping
 	// ErrPresetExists (or fs.ErrExist) instead, and the UI asks the user.
-	SavePreset func(name string, cfg model.Config) error
+	SavePreset SaveFunc
 	// OverwritePreset replaces a preset after the user confirmed it. When
 	// nil, an existing name cannot be overwritten from the UI.
-	OverwritePreset func(name string, cfg model.Config) error
+	OverwritePreset SaveFunc
 	// RunPath, when set, says that saving a preset (s) also writes the
 	// run so far under the same name, and where: the help, the prompt and
 	// the message after the save name the file.
@@ -84,6 +84,11 @@ type PresetItem struct {
 	BuiltIn     bool
 	Config      model.Config
 }
+
+// SaveFunc saves cfg, the configuration in effect, under name; from is
+// the preset the header names (the one started from or last picked, ""
+// for none), so that a run saved with it says where it came from.
+type SaveFunc func(name string, cfg model.Config, from string) error
 
 // ErrPresetExists is what SavePreset wraps when the name is taken.
 var ErrPresetExists = errors.New("preset exists")

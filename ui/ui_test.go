@@ -642,17 +642,19 @@ func TestPresetLoadError(t *testing.T) {
 func TestKeySavePreset(t *testing.T) {
 	saved := map[string]model.Config{"mine": {}}
 	var overwritten string
+	from := map[string]string{} // the preset each save came from: what a run saved with it names
 	h := newHarness(t, Options{
-		SavePreset: func(name string, cfg model.Config) error {
+		PresetName: "linux-gap",
+		SavePreset: func(name string, cfg model.Config, was string) error {
 			if _, ok := saved[name]; ok {
 				return fmt.Errorf("preset %s: %w", name, ErrPresetExists)
 			}
-			saved[name] = cfg
+			saved[name], from[name] = cfg, was
 			return nil
 		},
-		OverwritePreset: func(name string, cfg model.Config) error {
+		OverwritePreset: func(name string, cfg model.Config, was string) error {
 			overwritten = name
-			saved[name] = cfg
+			saved[name], from[name] = cfg, was
 			return nil
 		},
 	}, 80, 24)
@@ -683,10 +685,13 @@ func TestKeySavePreset(t *testing.T) {
 	if saved["mine"].Sides[1].SndBuf.String() != "2m" {
 		t.Error("the configuration in effect was not saved")
 	}
+	if from["fresh"] != "linux-gap" || from["mine"] != "fresh" {
+		t.Errorf("saved from %q, want fresh from linux-gap (the header's) and mine from fresh (the last saved)", from)
+	}
 }
 
 func TestSaveExistsWithoutOverwrite(t *testing.T) {
-	h := newHarness(t, Options{SavePreset: func(string, model.Config) error { return os.ErrExist }}, 80, 24)
+	h := newHarness(t, Options{SavePreset: func(string, model.Config, string) error { return os.ErrExist }}, 80, 24)
 	h.press("s")
 	h.submit("x")
 	if h.m.state == stConfirm {

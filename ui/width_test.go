@@ -48,7 +48,7 @@ func screensFit(t *testing.T, prof termenv.Profile, w, hgt int) {
 		defer lipgloss.SetColorProfile(termenv.Ascii)
 		h := newHarness(t, Options{
 			LoadPresets: func() ([]PresetItem, error) { return testPresets(), nil },
-			SavePreset:  func(string, model.Config) error { return nil },
+			SavePreset:  func(string, model.Config, string) error { return nil },
 		}, w, hgt)
 		check := func(what string) {
 			t.Helper()

@@ -121,7 +121,7 @@ func (a *app) runTUI(lf *loadFlags, window time.Duration, rateUnit *units.RateSc
 	if err != nil {
 		return err
 	}
-	a.saveRunsToo(&opts, ctrl, lf.preset)
+	a.saveRunsToo(&opts, ctrl)
 	// ui.Run stops the pair however the explorer ends. SIGINT from
 	// outside (bubbletea's ErrInterrupted) is ctrl+c, which quits like q:
 	// exit 0, as SIGTERM does.
@@ -135,27 +135,27 @@ func (a *app) runTUI(lf *loadFlags, window time.Duration, rateUnit *units.RateSc
 // preset: under the same name, the configuration (a preset to start from
 // again) and the recorded samples, events and summary (a run for 'nbdscope
 // runs list|show|export|compare').
-func (a *app) saveRunsToo(o *ui.Options, ctrl engine.Controller, preset string) {
+func (a *app) saveRunsToo(o *ui.Options, ctrl engine.Controller) {
 	rp, ok := ctrl.(interface{ Report() model.Report })
 	if !ok {
 		return
 	}
-	wrap := func(save func(string, model.Config) error, force bool) func(string, model.Config) error {
+	wrap := func(save ui.SaveFunc, force bool) ui.SaveFunc {
 		if save == nil {
 			return nil
 		}
-		return func(name string, cfg model.Config) error {
+		return func(name string, cfg model.Config, from string) error {
 			if err := a.checkRunName(name, force); err != nil {
 				if errors.Is(err, fs.ErrExist) {
 					return fmt.Errorf("%w: %w", ui.ErrPresetExists, err)
 				}
 				return err
 			}
-			if err := save(name, cfg); err != nil {
+			if err := save(name, cfg, from); err != nil {
 				return err
 			}
 			rep := rp.Report()
-			rep.Preset = preset
+			rep.Preset = from
 			return a.saveRun(name, rep, force)
 		}
 	}

@@ -28,8 +28,8 @@ func (a *app) tuiPresets(o *ui.Options) {
 		}
 		return items, errors.Join(errs...)
 	}
-	save := func(force bool) func(string, model.Config) error {
-		return func(name string, cfg model.Config) error {
+	save := func(force bool) ui.SaveFunc {
+		return func(name string, cfg model.Config, _ string) error {
 			err := st.SavePreset(presets.Preset{Name: name, Description: "saved from the explorer", Config: cfg}, force)
 			if errors.Is(err, presets.ErrExists) {
 				return fmt.Errorf("%w: %w", ui.ErrPresetExists, err)

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"nbdscope/engine"
@@ -23,7 +24,7 @@ func TestExplorerSaveNamesRunFile(t *testing.T) {
 	a := testApp()
 	var o ui.Options
 	a.tuiPresets(&o)
-	a.saveRunsToo(&o, reportCtrl{}, "")
+	a.saveRunsToo(&o, reportCtrl{})
 	if o.RunPath == nil {
 		t.Fatal("the explorer is not told where s writes the run")
 	}
@@ -31,10 +32,16 @@ func TestExplorerSaveNamesRunFile(t *testing.T) {
 	if got := o.RunPath("mine"); got != want {
 		t.Fatalf("RunPath(mine) = %q, want %q", got, want)
 	}
-	if err := o.SavePreset("mine", model.DefaultConfig()); err != nil {
+	if err := o.SavePreset("mine", model.DefaultConfig(), "macos-gap"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(want); err != nil {
 		t.Errorf("s did not write the run file it names: %v", err)
+	}
+	// The run names the preset the explorer's header named, where it
+	// named none ("-" in runs list) before.
+	code, out, _ := runApp(t, "runs", "list")
+	if code != 0 || !strings.Contains(out, "mine") || !strings.Contains(out, "macos-gap") {
+		t.Errorf("runs list: exit %d\n%s\nwant mine from macos-gap", code, out)
 	}
 }
