@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -248,11 +249,19 @@ func (m *Model) openSave() {
 func (m *Model) toggleLatency() {
 	m.charts.latency = !m.charts.latency
 	m.charts.page = 0
-	if m.charts.latency {
-		m.setMsg(msgInfo, "latency chart on (p50 solid, p99 dashed)")
-	} else {
+	if !m.charts.latency {
 		m.setMsg(msgInfo, "latency chart off")
+		return
 	}
+	msg := "latency chart on (p50 solid, p99 dashed)"
+	isLatency := func(d chartDef) bool { return d.name == chartLatency.name }
+	if shown, _, _, paging := m.charts.layout(); paging && !slices.ContainsFunc(shown, isLatency) {
+		// Not every chart fits (80x24 shows one), and the first page
+		// would leave the chart just asked for out of sight: start there.
+		m.charts.page = slices.IndexFunc(m.charts.defs(), isLatency)
+		msg += "; v shows the others"
+	}
+	m.setMsg(msgInfo, msg)
 }
 
 func (m *Model) nextCharts() {

@@ -93,6 +93,7 @@ func TestChartTitlesKeepFigures(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
 	h.feed(40, 10)
 	h.press("l")
+	h.m.charts.page = 0 // l shows the latency chart first; these are the pages from throughput
 	for page := 0; page < 4; page++ {
 		first := true
 		for _, l := range strings.Split(h.view(), "\n") {
