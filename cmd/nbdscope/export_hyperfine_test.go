@@ -85,12 +85,9 @@ func jsonType(v any) string {
 // string — and byte for byte the golden file.
 func TestHyperfineExportGolden(t *testing.T) {
 	rep := madeUpSpreadSweep(8)
-	var b bytes.Buffer
-	if err := writeSweepHyperfine(&b, rep); err != nil {
-		t.Fatal(err)
-	}
+	b := hyperfineBytes(t, rep)
 	var top map[string]any
-	if err := json.Unmarshal(b.Bytes(), &top); err != nil {
+	if err := json.Unmarshal(b, &top); err != nil {
 		t.Fatal(err)
 	}
 	results, _ := top["results"].([]any)
@@ -118,7 +115,7 @@ func TestHyperfineExportGolden(t *testing.T) {
 			t.Errorf("result %d: mean %v, median %v of %v", i, mean, med, times)
 		}
 	}
-	checkGolden(t, "sweep.hyperfine.json", b.String())
+	checkGolden(t, "sweep.hyperfine.json", string(b))
 }
 
 func keys[V any](m map[string]V) []string {
@@ -136,16 +133,9 @@ func keys[V any](m map[string]V) []string {
 func TestHyperfineOneMeasurement(t *testing.T) {
 	rep := reporttest.Sweep()
 	rep.Rows[0].Effective = 0
-	var b bytes.Buffer
-	if err := writeSweepHyperfine(&b, rep); err != nil {
-		t.Fatal(err)
-	}
-	var f hyperfineFile
-	if err := json.Unmarshal(b.Bytes(), &f); err != nil {
-		t.Fatal(err)
-	}
+	f, text := hyperfineOf(t, rep)
 	r := f.Results[0]
-	if r.Stddev != nil || len(r.Times) != 1 || r.Times[0] != rep.Rows[0].Seconds || r.Parameters["sndbuf"] != "default" || !strings.Contains(b.String(), `"stddev": null`) {
+	if r.Stddev != nil || len(r.Times) != 1 || r.Times[0] != rep.Rows[0].Seconds || r.Parameters["sndbuf"] != "default" || !strings.Contains(text, `"stddev": null`) {
 		t.Errorf("one measurement: %+v", r)
 	}
 }
@@ -199,11 +189,7 @@ func TestHyperfineScriptsRead(t *testing.T) {
 	rep := madeUpSpreadSweep(8)
 	dir := t.TempDir()
 	file, script := filepath.Join(dir, "h.json"), filepath.Join(dir, "reader.py")
-	var b bytes.Buffer
-	if err := writeSweepHyperfine(&b, rep); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(file, hyperfineBytes(t, rep), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(script, []byte(hyperfineReader), 0o644); err != nil {
@@ -225,5 +211,53 @@ func TestHyperfineScriptsRead(t *testing.T) {
 	if got.Parameter != "sndbuf_effective_bytes" || len(got.X) != len(rep.Rows) || got.X[2] != 2097152 || got.Runs[0] != 3 ||
 		got.Labels[2] != "nbdscope load: 1 conn, 8×2m read, unix, sndbuf=1m" {
 		t.Errorf("read %+v", got)
+	}
+}
+
+// hyperfineBytes is rep's --export-hyperfine file.
+func hyperfineBytes(t *testing.T, rep model.SweepReport) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := writeSweepHyperfine(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// hyperfineOf is rep's --export-hyperfine file read back, and its text.
+func hyperfineOf(t *testing.T, rep model.SweepReport) (hyperfineFile, string) {
+	t.Helper()
+	b := hyperfineBytes(t, rep)
+	var f hyperfineFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f, string(b)
+}
+
+// An exec sweep's hyperfine file gave every size the same command
+// ("nbdcopy {uri} null:" for default and for 2m), and hyperfine's
+// scripts label each result by its command (plot_whisker.py's and
+// plot_histogram.py's legends, welch_ttest.py's names): two boxes of
+// one name. hyperfine's -L puts the parameter into each command; the
+// buffer is not in the client's command line, so each names its size
+// after it, as our load's description does.
+func TestHyperfineExecCommandsNameTheirSize(t *testing.T) {
+	rep := reporttest.Sweep()
+	rep.Spec.Exec = &model.ExecSpec{Command: "nbdcopy {uri} null:"}
+	f, text := hyperfineOf(t, rep)
+	seen := map[string]bool{}
+	for i, r := range f.Results {
+		want := "nbdcopy {uri} null: (sndbuf=" + rep.Rows[i].Buffer + ")"
+		if r.Command != want {
+			t.Errorf("result %d: command %q, want %q", i, r.Command, want)
+		}
+		if seen[r.Command] {
+			t.Errorf("result %d: command %q again", i, r.Command)
+		}
+		seen[r.Command] = true
+	}
+	if len(f.Results) < 2 || !strings.Contains(text, `"sndbuf_effective_bytes"`) {
+		t.Fatalf("%d results; %s", len(f.Results), text)
 	}
 }
