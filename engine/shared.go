@@ -88,8 +88,8 @@ func (d *delta) attribute(share sharing) {
 // warnUnattributed says once, at the first sample whose server counts
 // are not attributed, why the sides' server figures leave those out.
 func (p *Pair) warnUnattributed(smp *model.Sample) {
-	if smp.ServerUnattributed == 0 {
-		return
+	if smp.ServerUnattributed == 0 || p.turns != nil && p.turns.Mode() == model.ModeConcurrent {
+		return // concurrent mode's own warning says it (warnCores)
 	}
 	p.unattributedWarned.Do(func() {
 		who := "the target's server"
@@ -97,7 +97,7 @@ func (p *Pair) warnUnattributed(smp *model.Sample) {
 			who = fmt.Sprintf("the target's server, PID %d,", ts.PID)
 		}
 		p.warn(model.WholePair, model.WarnTarget,
-			who+" serves both sides: its calls, CPU and wake-ups in samples in which both loads ran (at a turn boundary; in concurrent mode, all) cannot be split and are attributed to neither side "+
+			who+" serves both sides: its calls, CPU and wake-ups in samples in which both loads ran (at a turn boundary) cannot be split and are attributed to neither side "+
 				"(those samples' server figures are n/a); each side's server figures are over its other samples, so A's and B's calls together come below the process's own (perf, strace)", "")
 	})
 }
