@@ -69,6 +69,12 @@ func TestSharedTargetCallsWithinTheProcess(t *testing.T) {
 	cfg := testConfig()
 	cfg.Mode = model.ModeAlternate
 	cfg.Duration = model.Duration(5 * time.Second)
+	// Replies small beside the socket buffer go out in one send call
+	// each, however busy the machine: the calls per 2 MiB are then the
+	// same in either side's turn, and a side's share can be checked by
+	// its ratio. (Replies of 256 KiB took 4.0 to 5.2 calls per 2 MiB
+	// between turns under load.)
+	cfg.Sides[0].RequestSize = 64 << 10
 	cfg.Sides[1] = cfg.Sides[0]
 	cfg.Sides[1].Name = "B"
 	for i := range cfg.Sides {
@@ -95,19 +101,33 @@ func TestSharedTargetCallsWithinTheProcess(t *testing.T) {
 		t.Errorf("A's and B's server calls together (%d send, %d recv) exceed the process's own (%d, %d)", sum.SendCalls, sum.RecvCalls, total.SendCalls, total.RecvCalls)
 	}
 	checkUnattributedSamples(t, rep)
-	// The process's calls per 2 MiB over the whole run, and each side's
-	// over the samples it was given: the same server, the same load.
-	whole2M := float64(total.SendCalls) / (float64(bytes) / (2 << 20))
+	checkAttributedRatio(t, rep, total, bytes)
+}
+
+// checkAttributedRatio: the sides' server calls per 2 MiB, each over the
+// payload of the samples it was given, are the process's own over the
+// run: a base of all the payload (left-out samples' bytes included) read
+// 20% low. Each side is within a looser bound: the server batches replies
+// by the machine's pace, which differs between turns.
+func checkAttributedRatio(t *testing.T, rep model.Report, total nbd.IOStats, bytes uint64) {
+	t.Helper()
+	per2M := func(calls, b uint64) float64 { return float64(calls) / (float64(b) / (2 << 20)) }
+	whole := per2M(total.SendCalls, bytes)
+	var calls, base uint64
 	for _, sr := range rep.Sides {
 		f := sr.Summary.Figures
 		b, _ := f.ServerBase()
-		got := float64(f.Server.SendCalls) / (float64(b) / (2 << 20))
-		if got < whole2M*0.95 || got > whole2M*1.05 {
-			t.Errorf("side %s: %.3f server send calls per 2 MiB over its %d attributed bytes; the process made %.3f over both sides' %d", sr.Name, got, b, whole2M, bytes)
-		}
+		got := per2M(f.Server.SendCalls, b)
 		if float64(f.Server.SendCallsPer2MiB) != got {
 			t.Errorf("side %s: server send calls per 2 MiB %v, not over its attributed bytes (%v)", sr.Name, f.Server.SendCallsPer2MiB, got)
 		}
+		if got < whole*0.8 || got > whole*1.2 {
+			t.Errorf("side %s: %.3f server send calls per 2 MiB over its %d attributed bytes; the process made %.3f", sr.Name, got, b, whole)
+		}
+		calls, base = calls+f.Server.SendCalls, base+b
+	}
+	if both := per2M(calls, base); both < whole*0.92 || both > whole*1.08 {
+		t.Errorf("the sides' server send calls per 2 MiB together %.3f, over the %d bytes they were given; the process made %.3f over all %d", both, base, whole, bytes)
 	}
 }
 
