@@ -89,6 +89,10 @@ type Pair struct {
 
 	cancel  context.CancelFunc
 	loopEnd chan struct{}
+
+	// unattributedWarned: the warning that a shared --target's calls at
+	// turn boundaries are not attributed was given (shared.go).
+	unattributedWarned sync.Once
 }
 
 // Start runs cfg: spawns each side's server (unless it targets an external
@@ -228,7 +232,7 @@ func (p *Pair) warnCores(mode model.Mode) {
 		p.warn(model.WholePair, model.WarnCores, fmt.Sprintf("this machine has %d cores: in concurrent mode the sides compete for CPU; alternate mode is fairer", p.facts.Cores), "press m or use --mode alternate")
 	}
 	if a := p.sides[0]; a != nil && p.sharesTargetServer(a) {
-		p.warn(model.WholePair, model.WarnTarget, "both sides' target is served by one process: in concurrent mode each side's server figures are that process's, both sides' together",
+		p.warn(model.WholePair, model.WarnTarget, "both sides' target is served by one process: in concurrent mode both loads run in every sample and its calls cannot be split between them, so each side's server figures are n/a",
 			"press m or use --mode alternate: each side's server figures are then the process's in that side's turns")
 	}
 }
@@ -413,12 +417,7 @@ func (p *Pair) loop(ctx context.Context) {
 				p.warn(p.sides[ch.Side].id, model.WarnScript, fmt.Sprintf("scripted change %v failed: %v", ch, err), "")
 			}
 		}
-		var wg sync.WaitGroup
-		for _, s := range p.sides {
-			wg.Add(1)
-			go func() { defer wg.Done(); p.pollSide(s, true) }()
-		}
-		wg.Wait()
+		p.pollSides()
 		p.mach.tick()
 		p.turns.tick()
 		if dur > 0 && p.clock(time.Now()) >= dur {

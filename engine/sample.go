@@ -14,22 +14,55 @@ import (
 // pollSide asks a side's children for their counters and, when emit is
 // set, turns the difference since the last poll into a Sample.
 func (p *Pair) pollSide(s *side, emit bool) {
+	p.sampleSide(s, p.readSide(s), emit)
+}
+
+// sideRead is one poll of a side's children: what they said, and when.
+type sideRead struct {
+	ok      bool // the side is up and its children answered
+	ld, srv *child
+	sc      model.SideConfig
+	lm, sm  wire.Msg
+	now     time.Time
+	// ran: the load's active clock moved since the side's last read, or
+	// the side is up and did not answer (it may have run).
+	ran bool
+}
+
+// readSide polls a side's load and server at once.
+func (p *Pair) readSide(s *side) sideRead {
 	s.mu.Lock()
 	if s.down || s.load == nil {
 		s.mu.Unlock()
-		return
+		return sideRead{}
 	}
-	ld, srv := s.load, s.server
+	r := sideRead{ld: s.load, srv: s.server, sc: s.cfg}
 	interval := p.cfg.Interval.D()
-	sc := s.cfg
 	s.mu.Unlock()
 
 	p.refreshFill(s)
-	lm, sm, err := pollBoth(ld, srv, max(4*interval, 2*time.Second))
-	now := time.Now()
+	var err error
+	r.lm, r.sm, err = pollBoth(r.ld, r.srv, max(4*interval, 2*time.Second))
+	r.now = time.Now()
 	if err != nil {
-		return // a crash is reported by watch; a slow child skips a sample
+		r.ran = true // a crash is reported by watch; a slow child skips a sample
+		return r
 	}
+	r.ok = true
+	s.mu.Lock()
+	r.ran = s.readLoad != r.ld || r.lm.ActiveNs != s.readActive
+	s.readLoad, s.readActive = r.ld, r.lm.ActiveNs
+	s.mu.Unlock()
+	return r
+}
+
+// sampleSide turns a read into a Sample, emitted when emit is set.
+func (p *Pair) sampleSide(s *side, r sideRead, emit bool) {
+	if !r.ok {
+		return
+	}
+	ld, srv, sc, lm, sm, now := r.ld, r.srv, r.sc, r.lm, r.sm, r.now
+	interval := p.cfg.Interval.D()
 	defer p.emitExecRuns(sc, now, lm.ExecRuns)
 	if sc.Exec != "" {
 		s.noteCalls(lm)
@@ -40,6 +73,7 @@ func (p *Pair) pollSide(s *side, emit bool) {
 	if !s.havePrev || s.load != ld {
 		s.prevT, s.prevLoad, s.prevServer, s.havePrev = now, lm, sm, true
 		s.prevStamp = s.stampOf(s.cfg)
+		s.otherRan = false
 		s.mu.Unlock()
 		p.takeFill(s) // the window starts with the first sample's interval
 		if srv != nil && sc.SndBuf.Kind != model.BufDefault {
@@ -56,12 +90,13 @@ func (p *Pair) pollSide(s *side, emit bool) {
 		s.mu.Unlock()
 		return
 	}
-	smp := s.measure(p.clock(now).Seconds(), wall, lm, sm, srv != nil, shared, p.takeFill(s))
+	smp := s.measure(p.clock(now).Seconds(), wall, lm, sm, srv != nil, s.sharing(shared), p.takeFill(s))
 	s.prevT, s.prevLoad, s.prevServer = now, lm, sm
 	s.mu.Unlock()
 	if emit {
 		p.warnFill(s, &smp)
 		p.warnRequests(s, &smp, lm.LastErr)
+		p.warnUnattributed(&smp)
 		p.emit(model.Update{Sample: &smp})
 	}
 }
@@ -103,9 +138,10 @@ func pollBoth(ld, srv *child, timeout time.Duration) (lm, sm wire.Msg, err error
 
 // measure turns the counters since the last poll into a Sample, stamped
 // with the settings in force now, and adds it to the run's and the
-// segment's totals. shared says the side's server is a --target process
-// that serves the other side too. s.mu is held.
-func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer, shared bool, fill model.Fill) model.Sample {
+// segment's totals. share says whether the side's server is a --target
+// process that serves the other side too, and if so whether the other's
+// load ran in the sample (shared.go). s.mu is held.
+func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer bool, share sharing, fill model.Fill) model.Sample {
 	stamp := s.stampOf(s.cfg)
 	d := delta{fill: fill}
 	d.bytes = lm.Bytes - s.prevLoad.Bytes
@@ -128,6 +164,10 @@ func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer, shared bool,
 	if isActive {
 		busyBase = d.active
 	}
+	if hasServer {
+		d.server = sm.Counters.Sub(s.prevServer.Counters)
+		d.attribute(share)
+	}
 	smp := model.Sample{T: t, Side: s.id, Active: isActive, Warming: lm.Warming, Connections: lm.Conns}
 	smp.Figures = d.figures(busyBase, hasServer)
 	execClient(s.cfg, s.execCounted, &smp.Figures)
@@ -136,19 +176,6 @@ func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer, shared bool,
 	smp.Placement = s.placement()
 	smp.SndBuf = s.buffers(stamp, lm, sm, hasServer)
 	smp.TargetServer = s.targetServer()
-	if hasServer {
-		d.server = sm.Counters.Sub(s.prevServer.Counters)
-		if shared && d.active == 0 {
-			// One process serves both sides (--target for both): what it
-			// did while this side's load did not run at all was the other
-			// side's, and counted here it made each side's server figures
-			// the whole process's (A's and B's CPU alike, every ratio the
-			// payloads').
-			d.server = model.Counters{}
-		}
-		sp := model.ProcessFigures(d.server, d.bytes, busyBase)
-		smp.Server = &sp
-	}
 	if d.active < fillSteady*wall {
 		// A paused or off-turn stretch's buffer is empty because nothing
 		// ran: the sample says so, the run's and segment's shares count
@@ -199,6 +226,7 @@ type delta struct {
 	hist           []uint64
 	errors         uint64
 	unseen         bool  // the requests (and errors) are a real client's, not seen
+	srvUnknown     bool  // the server's counts are not attributed (shared.go): server is zero
 	maxLat         int64 // ns: the longest request completed
 	fill           model.Fill
 }
@@ -220,8 +248,11 @@ func (d delta) figures(busy float64, hasServer bool) model.Figures {
 	}
 	f.SetFill(d.fill)
 	if hasServer {
-		sp := model.ProcessFigures(d.server, d.bytes, busy)
-		f.Server = &sp
+		bytes, secs, unattributed := d.bytes, d.active, 0
+		if d.srvUnknown {
+			bytes, secs, unattributed = 0, 0, 1
+		}
+		f.SetServerSpan(d.server, bytes, secs, busy, unattributed)
 	}
 	return f
 }
@@ -234,6 +265,12 @@ func (t *totals) add(d delta) {
 	t.wall += d.active
 	t.client = t.client.Add(d.client)
 	t.server = t.server.Add(d.server)
+	if d.srvUnknown {
+		t.srvUnattributed++
+	} else {
+		t.srvBytes += d.bytes
+		t.srvActive += d.active
+	}
 	t.hist = histAdd(t.hist, d.hist)
 	t.errors += d.errors
 	t.seen = t.seen || !d.unseen
@@ -241,10 +278,15 @@ func (t *totals) add(d delta) {
 	t.fill = t.fill.Add(d.fill)
 }
 
-// figures are the figures of a span's totals.
+// figures are the figures of a span's totals; the server's are over the
+// samples whose server counts were attributed, with their payload.
 func (t totals) figures(hasServer bool) model.Figures {
-	return delta{bytes: t.bytes, active: t.active, client: t.client, server: t.server,
-		hist: t.hist, errors: t.errors, unseen: !t.seen, maxLat: t.maxLat, fill: t.fill}.figures(t.wall, hasServer)
+	f := delta{bytes: t.bytes, active: t.active, client: t.client,
+		hist: t.hist, errors: t.errors, unseen: !t.seen, maxLat: t.maxLat, fill: t.fill}.figures(t.wall, false)
+	if hasServer {
+		f.SetServerSpan(t.server, t.srvBytes, t.srvActive, t.srvActive, t.srvUnattributed)
+	}
+	return f
 }
 
 // consumedCounts are what the consume modes found over the span, nil
@@ -276,7 +318,7 @@ func (s *side) segment(st model.Stamp, from, to float64, smp model.Sample) *tota
 		n++
 	}
 	g := &s.segs[n-1]
-	g.to, g.buf, g.placement, g.hasServer = to, smp.SndBuf, smp.Placement, smp.Server != nil
+	g.to, g.buf, g.placement, g.hasServer = to, smp.SndBuf, smp.Placement, smp.Server != nil || smp.ServerNA != ""
 	return &g.tot
 }
 

@@ -77,6 +77,13 @@ type side struct {
 	// poll (""; found); fillWarned: that was said once (fill.go).
 	fillWhy    string
 	fillWarned bool
+
+	// readLoad and readActive are the load and its active clock at the
+	// last read; otherRan that the other side's load ran since the last
+	// sample, by its reads (shared.go).
+	readLoad   *child
+	readActive int64
+	otherRan   bool
 }
 
 // totals accumulate a side over the whole run, across restarts.
@@ -94,6 +101,12 @@ type totals struct {
 	maxLat   int64 // ns: the longest request of the run; pendLat: of polls folded into the next sample
 	pendLat  int64
 	fill     model.Fill // the send-buffer fill, weighted by samples
+	// srvBytes and srvActive are the payload and load seconds of the
+	// samples whose server counts were attributed; srvUnattributed counts
+	// the others (a shared --target's, both loads running: shared.go).
+	srvBytes        uint64
+	srvActive       float64
+	srvUnattributed int
 }
 
 func newSide(p *Pair, i int, cfg model.SideConfig) *side {

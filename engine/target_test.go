@@ -54,21 +54,28 @@ func TestTargetBuffersFollowOnlyATunedServer(t *testing.T) {
 // One local process serving both sides' --target (the usual way to point
 // nbdscope at a server): the process's counts in a sample in which a
 // side's load did not run are the other side's, and are left out of that
-// side's server figures. Counted in, each side's server CPU and calls
-// were the whole process's (A's and B's server sys time alike, every
-// ratio the ratio of their payloads).
+// side's server figures; in one in which both loads ran (a turn boundary)
+// they are neither side's: the sample's server figures are n/a, and the
+// summary's are over the other samples, with their payload. Counted in,
+// each side's server calls were the whole process's at every boundary:
+// A's and B's together 14% over perf's count of the process.
 func TestSharedTargetServerCountsOnlyItsTurns(t *testing.T) {
 	sc := model.DefaultSide("A")
 	sc.Target = "nbd+unix:///?socket=/tmp/q.sock"
 	for _, tc := range []struct {
 		name     string
 		otherPID int
+		otherRan bool
 		active   int64 // ns the side's load ran in the sample
 		want     uint64
+		na       bool // the sample's server figures are not attributed
 	}{
-		{"shared, off its turn", 42, 0, 0},
-		{"shared, its turn", 42, 250e6, 1000},
-		{"another process, off its turn", 43, 0, 1000},
+		{"shared, off its turn", 42, true, 0, 0, false},
+		{"shared, its turn", 42, false, 250e6, 1000, false},
+		{"shared, a turn boundary", 42, true, 100e6, 0, true},
+		{"shared, neither ran", 42, false, 0, 0, false},
+		{"another process, off its turn", 43, true, 0, 1000, false},
+		{"another process, both ran", 43, true, 250e6, 1000, false},
 	} {
 		p := &Pair{}
 		a := &side{name: "A", id: model.SideAt(0), p: p, cfg: sc, server: &child{attached: true, realPID: 42, realCmd: "qemu-nbd"}}
@@ -78,17 +85,67 @@ func TestSharedTargetServerCountsOnlyItsTurns(t *testing.T) {
 		if shared != (tc.otherPID == 42) {
 			t.Fatalf("%s: shared %v", tc.name, shared)
 		}
+		p.noteOthersRan([2]sideRead{{}, {ran: tc.otherRan}})
 		lm := wire.Msg{ActiveNs: tc.active, Bytes: 512 << 20}
 		sm := wire.Msg{Counters: model.Counters{IO: nbd.IOStats{SendCalls: 1000}, SysS: 0.2}}
-		a.measure(1, 0.25, lm, sm, true, shared, model.Fill{})
+		smp := a.measure(1, 0.25, lm, sm, true, a.sharing(shared), model.Fill{})
 		if got := a.tot.server.IO.SendCalls; got != tc.want {
 			t.Errorf("%s: the side's server send calls %d, want %d", tc.name, got, tc.want)
+		}
+		if na := smp.Server == nil; na != tc.na || na != (smp.ServerNA != "") || na != (smp.ServerUnattributed == 1) {
+			t.Errorf("%s: sample server %+v, na %q, unattributed %d: want n/a %v, with the reason", tc.name, smp.Server, smp.ServerNA, smp.ServerUnattributed, tc.na)
+		}
+		if a.otherRan {
+			t.Errorf("%s: the other side's run is still noted after the sample", tc.name)
 		}
 	}
 }
 
+// A shared server's summary is over the samples whose server counts are
+// known, with their payload: a boundary sample's bytes in the base would
+// put its calls per 2 MiB below the process's.
+func TestSharedTargetSummaryOverKnownSamples(t *testing.T) {
+	sc := model.DefaultSide("A")
+	sc.Target = "nbd+unix:///?socket=/tmp/q.sock"
+	p := &Pair{}
+	a := &side{name: "A", id: model.SideAt(0), p: p, cfg: sc, server: &child{attached: true, realPID: 42, realCmd: "qemu-nbd"}}
+	b := &side{name: "B", id: model.SideAt(1), p: p, cfg: sc, server: &child{attached: true, realPID: 42, realCmd: "qemu-nbd"}}
+	p.sides = [2]*side{a, b}
+	var lm, sm wire.Msg
+	for i, otherRan := range []bool{false, false, true, false} {
+		lm.ActiveNs += 250e6
+		lm.Bytes += 512 << 20
+		sm.Counters.IO.SendCalls += 1000 * uint64(i+1) // 1000, 2000, 3000 (unattributed), 4000
+		p.noteOthersRan([2]sideRead{{}, {ran: otherRan}})
+		a.measure(float64(i), 0.25, lm, sm, true, a.sharing(true), model.Fill{})
+		a.prevLoad, a.prevServer = lm, sm
+	}
+	f := a.tot.figures(true)
+	if f.Server == nil || f.ServerUnattributed != 1 || f.ServerBytes != 3*512<<20 || f.Bytes != 4*512<<20 {
+		t.Fatalf("summary server %+v, unattributed %d, over %d of %d bytes: want 1 left out, over 3 samples' bytes", f.Server, f.ServerUnattributed, f.ServerBytes, f.Bytes)
+	}
+	if f.Server.SendCalls != 7000 || f.Server.SendCallsPer2MiB != model.Figure(7000.0/(3*256)) {
+		t.Errorf("summary server send calls %d, %v per 2 MiB: want 7000, over 3 × 512 MiB", f.Server.SendCalls, f.Server.SendCallsPer2MiB)
+	}
+	// The same samples added as the explorer adds them agree.
+	var sum model.Figures
+	var prevL, prevS wire.Msg
+	for i, otherRan := range []bool{false, false, true, false} {
+		l := wire.Msg{ActiveNs: prevL.ActiveNs + 250e6, Bytes: prevL.Bytes + 512<<20}
+		s := wire.Msg{Counters: model.Counters{IO: nbd.IOStats{SendCalls: prevS.Counters.IO.SendCalls + 1000*uint64(i+1)}}}
+		b.prevLoad, b.prevServer = prevL, prevS
+		p.noteOthersRan([2]sideRead{{ran: otherRan}, {}})
+		sum = sum.Add(b.measure(float64(i), 0.25, l, s, true, b.sharing(true), model.Fill{}).Figures)
+		prevL, prevS = l, s
+	}
+	if sum.Server == nil || sum.Server.SendCallsPer2MiB != f.Server.SendCallsPer2MiB || sum.ServerUnattributed != 1 {
+		t.Errorf("samples added: server %+v, %d unattributed: want %v per 2 MiB, 1", sum.Server, sum.ServerUnattributed, f.Server.SendCallsPer2MiB)
+	}
+}
+
 // In concurrent mode a --target process serving both sides cannot be
-// split between them: a warning says so, with the mode that can.
+// split between them: a warning says its figures are n/a, with the mode
+// that can.
 func TestSharedTargetServerConcurrentWarns(t *testing.T) {
 	p := &Pair{updates: make(chan model.Update, 4), ending: make(chan struct{})}
 	p.rec = &recorder{p: p}
@@ -106,8 +163,8 @@ func TestSharedTargetServerConcurrentWarns(t *testing.T) {
 			said = append(said, u.Warning.Text)
 		}
 	}
-	if len(said) != 1 || !strings.Contains(said[0], "both sides' together") {
-		t.Errorf("warnings %q: want one, in concurrent mode, saying the figures are both sides' together", said)
+	if len(said) != 1 || !strings.Contains(said[0], "server figures are n/a") {
+		t.Errorf("warnings %q: want one, in concurrent mode, saying the server figures are n/a", said)
 	}
 }
 

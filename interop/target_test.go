@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"nbdscope/internal/testbin"
+	"nbdscope/realproc"
 )
 
 // startOwnQemuNbd starts qemu-nbd on a socket of its own, leading its own
@@ -71,12 +72,34 @@ func TestLocalTargetMeasured(t *testing.T) {
 // warning names its side, and each side's server figures are the
 // process's in that side's turns: the samples in which a side's load did
 // not run carry (nearly) none of its server's calls, where they carried
-// the other side's, so that both sides showed the whole process's.
+// the other side's, so that both sides showed the whole process's; those
+// at turn boundaries, both loads running, are neither side's, and the
+// sides' calls together stay within qemu-nbd's own (they were 14% over).
 func TestLocalTargetBothSides(t *testing.T) {
 	need(t, "qemu-nbd")
 	needCounting(t)
 	sock, pid := startOwnQemuNbd(t)
+	whole, err := realproc.OpenCalls(pid)
+	if err != nil {
+		t.Fatalf("counting qemu-nbd's calls: %v", err)
+	}
 	rep, r := runReport(t, 0, "--target", "nbd+unix:///?socket="+sock, "--mode", "alternate", "--duration", "4s")
+	total := whole.Close()
+	var sends uint64
+	for _, sr := range rep.Sides {
+		if sr.Summary.Server != nil {
+			sends += sr.Summary.Server.SendCalls
+		}
+		if sr.Summary.ServerUnattributed == 0 {
+			t.Errorf("side %s: no sample left unattributed: a turn boundary, both loads running, was given to it", sr.Name)
+		}
+	}
+	t.Logf("A's and B's server send calls together %d; qemu-nbd's own %d", sends, total.SendCalls)
+	// A's and B's together are within the process's own: the samples at
+	// turn boundaries, in which both ran, gave each side all of them.
+	if sends == 0 || sends > total.SendCalls {
+		t.Errorf("A's and B's server send calls together %d; qemu-nbd's own over the run %d", sends, total.SendCalls)
+	}
 	for _, side := range []string{"A", "B"} {
 		named := false
 		for _, w := range rep.Warnings {

@@ -52,7 +52,7 @@ type Figures struct {
 	SndBufFillSamples int         `json:"sndbuf_fill_samples,omitempty"`
 	SndBufFillLimit   int64       `json:"sndbuf_fill_limit,omitempty"`
 	Client            Process     `json:"client"`
-	Server            *Process    `json:"server"` // nil for an external target
+	Server            *Process    `json:"server"` // nil for an external target, or unattributed (ServerNA)
 	SndBuf            Buffers     `json:"sndbuf"`
 	// TargetServer is the local process that serves a --target and is
 	// measured and tuned as a real server (nil: none, or not one nbdscope
@@ -66,6 +66,17 @@ type Figures struct {
 	// requests are not seen: a real client's (--exec), whose failing run
 	// ends the side and is reported as its crash.
 	Errors *uint64 `json:"errors"`
+
+	// ServerNA is why Server is null although the server is measured: one
+	// --target process serves both sides and both loads ran in the span
+	// (serverspan.go). ServerUnattributed counts the span's samples whose
+	// server counts were not attributed for that reason; when it is not 0,
+	// Server's figures are over the other samples only, whose payload and
+	// load seconds are ServerBytes and ServerSeconds.
+	ServerNA           string  `json:"server_na,omitempty"`
+	ServerUnattributed int     `json:"server_unattributed_samples,omitempty"`
+	ServerBytes        uint64  `json:"server_bytes,omitempty"`
+	ServerSeconds      float64 `json:"server_seconds,omitempty"`
 }
 
 // ErrorCount is Errors, 0 where they are not seen.
@@ -203,11 +214,7 @@ func (f Figures) Add(o Figures) Figures {
 	sum.ThroughputBps = Throughput(sum.Bytes, sum.Seconds)
 	sum.SetFill(f.Fill().Add(o.Fill()))
 	sum.Client = ProcessFigures(f.Client.Counters().Add(o.Client.Counters()), sum.Bytes, sum.Seconds)
-	sum.Server = nil
-	if f.Server != nil && o.Server != nil {
-		sp := ProcessFigures(f.Server.Counters().Add(o.Server.Counters()), sum.Bytes, sum.Seconds)
-		sum.Server = &sp
-	}
+	sum.addServer(f, o)
 	sum.LatencyP50Ms, sum.LatencyP99Ms = Unknown, Unknown
 	// A longest request adds exactly: the larger, or the one measured.
 	if !sum.LatencyMaxMs.Known() || o.LatencyMaxMs.Known() && o.LatencyMaxMs > sum.LatencyMaxMs {

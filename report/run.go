@@ -245,6 +245,7 @@ func SummaryTable(rep model.Report) Table {
 // crashes, warnings and whether the run is partial.
 func printRunNotes(w io.Writer, rep model.Report) {
 	printNeverRan(w, rep)
+	printUnattributed(w, rep)
 	printSidesNoise(w, rep)
 	printOtherCPU(w, rep)
 	printNoise(w, rep)
