@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"nbdscope/nbd"
 	"nbdscope/platform"
 	"nbdscope/platform/sockdiag"
@@ -52,16 +54,7 @@ func FindServer(target string) (Holder, error) {
 // listenerInode is the inode of the socket listening where u points.
 func listenerInode(c *sockdiag.Conn, u nbd.URI) (sockdiag.Inode, error) {
 	if u.Transport == "unix" {
-		socks, err := c.UnixSockets(nil)
-		if err != nil {
-			return 0, err
-		}
-		for _, k := range socks {
-			if k.State == sockdiag.StateListen && k.Name == u.Socket && k.Inode != 0 {
-				return k.Inode, nil
-			}
-		}
-		return 0, fmt.Errorf("nothing listens on %s here", u.Socket)
+		return unixListenerInode(c, u.Socket)
 	}
 	addr, err := netip.ParseAddr(u.Host)
 	if u.Host == "localhost" {
@@ -81,6 +74,34 @@ func listenerInode(c *sockdiag.Conn, u nbd.URI) (sockdiag.Inode, error) {
 		}
 	}
 	return 0, fmt.Errorf("nothing listens on loopback port %d here", u.Port)
+}
+
+// unixListenerInode is the inode of the unix socket listening at path:
+// the one bound to the file at path (the kernel's UNIX_DIAG_VFS), which is
+// right whatever name the socket was bound under, or else the one bound
+// under that name. A server that binds in a private directory and renames
+// the socket into place, as nbdscope serve and qemu-nbd's callers do so
+// that no client meets a half-made socket, has the private name in the
+// kernel, not path; an abstract socket has no file, only its name.
+func unixListenerInode(c *sockdiag.Conn, path string) (sockdiag.Inode, error) {
+	socks, err := c.UnixSockets(nil)
+	if err != nil {
+		return 0, err
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err == nil && st.Mode&unix.S_IFMT == unix.S_IFSOCK {
+		for _, k := range socks {
+			if k.State == sockdiag.StateListen && k.Inode != 0 && k.VFS != nil && k.VFS.Is(st.Ino, uint64(st.Dev)) {
+				return k.Inode, nil
+			}
+		}
+	}
+	for _, k := range socks {
+		if k.State == sockdiag.StateListen && k.Name == path && k.Inode != 0 {
+			return k.Inode, nil
+		}
+	}
+	return 0, fmt.Errorf("nothing listens on %s here", path)
 }
 
 // holderOf is the lowest PID holding socket inode ino, 0 for none seen.

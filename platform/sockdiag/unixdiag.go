@@ -32,7 +32,7 @@ const (
 )
 
 // unixShowAll is what Conn's unix queries ask for.
-const unixShowAll = udiagShowName | udiagShowPeer | udiagShowRQLen | udiagShowMemInfo
+const unixShowAll = udiagShowName | udiagShowVFS | udiagShowPeer | udiagShowRQLen | udiagShowMemInfo
 
 // unixShowResolve is what the sampler asks for when it meets a socket:
 // its peer (the receiver) too, but no name, which it does not need.
@@ -114,6 +114,10 @@ type UnixSocket struct {
 	// Name is the address the socket is bound to: a path, "@name" for an
 	// abstract one, "" for none (an accepted or socketpair socket).
 	Name string
+	// VFS is the file a path-bound socket is bound to, as the kernel
+	// holds it whatever the file has been renamed to since (nil: none
+	// reported, an abstract or unbound socket).
+	VFS *VFSFile
 	// Peer is the inode of the socket it is connected to, 0 for none.
 	Peer Inode
 	// HasQueues says RQueue and WQueue were reported (UDIAG_SHOW_RQLEN).
@@ -186,6 +190,11 @@ func (s *UnixSocket) setAttr(typ uint16, val []byte) error {
 	switch typ {
 	case unixDiagName:
 		s.Name = unixName(val)
+	case unixDiagVFS:
+		if len(val) < 8 {
+			return fmt.Errorf("%w: UNIX_DIAG_VFS of %d bytes, want 8", ErrMalformed, len(val))
+		}
+		s.VFS = &VFSFile{Ino: ne.Uint32(val[0:4]), Dev: ne.Uint32(val[4:8])}
 	case unixDiagPeer:
 		var v uint32
 		v, err = attrU32("UNIX_DIAG_PEER", val)
@@ -203,10 +212,29 @@ func (s *UnixSocket) setAttr(typ uint16, val []byte) error {
 		}
 		s.Shutdown = val[0]
 	}
-	// UNIX_DIAG_VFS, _ICONS, _UID and types newer than this code: not
-	// asked for or not needed, skipped.
+	// UNIX_DIAG_ICONS, _UID and types newer than this code: not asked
+	// for or not needed, skipped.
 	return err
 }
+
+// VFSFile is struct unix_diag_vfs: the inode of the file a socket is
+// bound to and the kernel's number of its filesystem (sb->s_dev: major in
+// the top 12 bits, minor in the low 20, not stat's st_dev encoding).
+type VFSFile struct {
+	Ino uint32 // the file's inode number, truncated to 32 bits
+	Dev uint32
+}
+
+// Is tells whether the file is the one stat gave ino and dev for (st_ino,
+// st_dev, as unix.Stat_t has them): the same inode on the same device.
+func (f VFSFile) Is(ino, dev uint64) bool {
+	return f.Ino == uint32(ino) && f.Dev>>20 == devMajor(dev) && f.Dev&(1<<20-1) == devMinor(dev)
+}
+
+// devMajor and devMinor split a dev_t as glibc's gnu_dev_major and
+// gnu_dev_minor do (the encoding stat returns).
+func devMajor(dev uint64) uint32 { return uint32((dev>>8)&0xfff | (dev>>32)&^0xfff) }
+func devMinor(dev uint64) uint32 { return uint32(dev&0xff | (dev>>12)&^0xff) }
 
 // unixName renders a sun_path as ss does: an abstract name (leading NUL)
 // as "@name", a path up to its terminating NUL.
