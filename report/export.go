@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -126,14 +127,17 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 		Head:  []string{"side", "workload", "transport", "connections", "request size", "in flight", "server sndbuf", "server rcvbuf", "client sndbuf", "client rcvbuf"},
 		Right: []bool{false, false, false, true, true, true, false, false, false, false},
 	}
-	anyClientOnly := false
+	var clientOnly []string // the footnotes of the * marks, each once
 	for i, sr := range r.Sides {
 		sc := sideConfig(r, sr.Name, i)
 		s := sr.Summary
 		cpu := s.CPU()
 		mark := ""
 		if cpu.ClientOnly {
-			mark, anyClientOnly = "*", true
+			mark = "*"
+			if why := clientOnlyWhy(s.Figures); !slices.Contains(clientOnly, why) {
+				clientOnly = append(clientOnly, why)
+			}
 		}
 		seconds := "n/a"
 		if s.Seconds > 0 {
@@ -157,8 +161,8 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 	fmt.Fprintln(w, "- syscalls per 2 MiB: receive calls per 2 MiB of payload of the receiver of the bulk data (the client for reads, the server for writes).")
 	fmt.Fprintln(w, "- sndbuf full/empty %: the share of 200 Hz samples in which the bulk sender's send buffer held ≥ 90% of its limit (it waited on the reader) and < 10% (the reader waited on it).")
 	fmt.Fprintln(w, "- n/a: not measured.")
-	if anyClientOnly {
-		fmt.Fprintln(w, "- \\*: client only; the server is external and not measured.")
+	for _, why := range clientOnly {
+		fmt.Fprintln(w, "- \\*: "+why)
 	}
 	writeMixedSummaries(w, r)
 	writeSegments(w, r)
@@ -428,4 +432,14 @@ func compareFigures(rf Run, side string) (f [3]model.Figure, ok bool) {
 		return [3]model.Figure{shownUnits(sr.Summary.ThroughputBps), sr.Summary.ReceiverCallsPer2MiB(), sr.Summary.CPU().SPerGiB}, true
 	}
 	return f, false
+}
+
+// clientOnlyWhy is why a side's CPU is its client's alone: its server is
+// an external one nbdscope does not measure, or one --target process that
+// serves both sides, measured but not to be split between them.
+func clientOnlyWhy(f model.Figures) string {
+	if f.ServerNA != "" {
+		return "client only; the server's CPU is n/a: " + f.ServerNA + "."
+	}
+	return "client only; the server is external and not measured."
 }
