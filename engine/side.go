@@ -60,6 +60,9 @@ type side struct {
 	// poll reply said so); callsWarned: the warning that they are not was
 	// given.
 	execCounted, callsWarned bool
+	// lastFlow is the direction of the side's last sample that moved
+	// payload (flow.go).
+	lastFlow model.Flow
 	// errsWarned gives the warning that the side's requests fail once
 	// (not under mu: only the first sample that sees failures gives it).
 	errsWarned sync.Once

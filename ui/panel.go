@@ -312,6 +312,7 @@ type panelData struct {
 	connections, inFlight int
 	requestSize           int
 	workload              model.Workload
+	senders               []*model.Setting // the bulk sender's send buffers (senderBuffers)
 	consume               string
 	exec                  string // the real client's command when it is the side's load
 	// targetPID and targetCmd name the local process serving a --target
@@ -352,6 +353,9 @@ func orderBufs(stepped []*model.Setting, by map[string]bufData) []shownBuf {
 // ordered is the data's buffers with the stepped ones first (nil: the
 // bulk sender's for the workload).
 func (d panelData) ordered(stepped []*model.Setting) []shownBuf {
+	if stepped == nil {
+		stepped = d.senders
+	}
 	if stepped == nil {
 		stepped = model.SenderBuffers(d.workload)
 	}
@@ -443,7 +447,7 @@ func (p *panel) data() panelData {
 		client:      bufData{req: c.ClientSndBuf.String(), eff: buf.ClientEffective, clamped: p.clamped(buf.ClientRequested, buf.ClientEffective)},
 		clientRcv:   bufData{req: c.ClientRcvBuf.String(), eff: buf.ClientRcvEffective, clamped: p.clamped(buf.ClientRcvRequested, buf.ClientRcvEffective)},
 		connections: c.Connections, inFlight: c.InFlight, requestSize: c.RequestSize,
-		workload: c.Workload, consume: consumeLine(c),
+		workload: c.Workload, senders: p.senderBuffers(), consume: consumeLine(c),
 		transport: string(c.Transport), placement: c.Get(model.SetPlacement),
 		fig: p.figures(), errors: na,
 	}
@@ -809,12 +813,12 @@ type panelFigures struct {
 
 func (p *panel) figures() panelFigures {
 	u := model.Unknown
-	wl := p.cfg.Workload
+	fl := p.keysFlow()
 	a, _ := p.shown()
 	if a != nil {
-		wl = a.Settings.Workload
+		fl = a.Direction()
 	}
-	f := panelFigures{write: model.IsWrite(wl), recv: model.ReceiverName(wl), send: model.SenderName(wl),
+	f := panelFigures{write: fl == model.FlowWrite, recv: processLabel(fl.Receiver()), send: processLabel(fl.Sender()),
 		tput: u, recvCalls: u, recvEAGAIN: u, sendCalls: u, sendEAGAIN: u, cliCores: u, cliPerGiB: u,
 		srvCores: u, srvPerGiB: u, cliWake: u, srvWake: u, cliFaults: u, srvFaults: u, p50: u, p99: u,
 		cpu: model.CPU{UserS: u, SysS: u, CoresBusy: u, SPerGiB: u}}
@@ -831,6 +835,26 @@ func (p *panel) figures() panelFigures {
 	f.cpu = a.CPU()
 	return f
 }
+
+// processLabel names the receiver or sender beside its figures: "changed"
+// for an interval in which the workload changed direction (its receiver
+// figures are n/a: they would mix two processes' calls).
+func processLabel(name string) string {
+	if name == "" {
+		return string(model.FlowChanged)
+	}
+	return name
+}
+
+// keysFlow is which way the side's bulk data goes for the buffer keys
+// (its sender's send buffer) and for the labels before any figures: its
+// workload's.
+func (p *panel) keysFlow() model.Flow { return model.FlowOf(p.cfg.Workload) }
+
+// senderBuffers are the send buffers of the side's bulk sender, those the
+// buffer keys step by default (model.SenderBuffers: both for a mixed
+// workload).
+func (p *panel) senderBuffers() []*model.Setting { return model.SenderBuffers(p.cfg.Workload) }
 
 // figureRows are the wide panel's right column: the headline (the
 // receiver's receive calls; for writes the sender's send calls too),
