@@ -32,7 +32,7 @@ func (p *Pair) pollSide(s *side, emit bool) {
 	}
 	defer p.emitExecRuns(sc, now, lm.ExecRuns)
 	if sc.Exec != "" {
-		s.noteCalls(lm)
+		s.noteExec(ld, lm, sm)
 	}
 
 	shared := p.sharesTargetServer(s)

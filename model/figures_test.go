@@ -104,3 +104,27 @@ func TestErrorsNotSeenAreNull(t *testing.T) {
 		t.Errorf("a saved run's errors 0 read back as %v, %v", back.Errors, err)
 	}
 }
+
+// An exec side whose client read though its workload is write, in
+// alternate mode: its first stretch (before its turn) moved nothing, so it
+// went no way; the run is a read throughout, not "changed".
+func TestSettleFlowsIgnoresStretchesThatMovedNothing(t *testing.T) {
+	st := Stamp{Workload: WorkWrite, Exec: "nbdcopy {uri} null:", SndBuf: "2m"}
+	st2 := st
+	st2.SndBuf = "1m"
+	rep := Report{
+		Samples: []Sample{
+			{T: 0.5, Side: "B", Figures: Figures{Settings: st}},
+			{T: 1.5, Side: "B", Active: true, Figures: Figures{Settings: st2, Changed: true, Flow: FlowRead, Bytes: 100}},
+			{T: 2.0, Side: "B", Active: true, Figures: Figures{Settings: st2, Flow: FlowRead, Bytes: 100}},
+		},
+		Sides: []SideReport{{Name: "B", Summary: Summary{Figures: Figures{Settings: st2, Bytes: 200}},
+			Segments: []Segment{{From: 0, To: 1.2, Summary: Summary{Figures: Figures{Settings: st}}},
+				{From: 1.5, To: 2.0, Summary: Summary{Figures: Figures{Settings: st2, Bytes: 100}}}}}},
+	}
+	rep.SettleFlows()
+	sd := rep.Sides[0]
+	if sd.Summary.Direction() != FlowRead || sd.Segments[1].Direction() != FlowRead || sd.Segments[0].Flow != "" || sd.ReceiverChanged() != "" {
+		t.Errorf("summary %q, segments %q %q, %q", sd.Summary.Direction(), sd.Segments[0].Flow, sd.Segments[1].Direction(), sd.ReceiverChanged())
+	}
+}

@@ -210,11 +210,13 @@ func (sd *SideReport) settleFlows(samples []Sample) {
 				fl = fl.Join(s.Direction())
 			}
 		}
-		if fl == "" {
-			fl = g.Direction()
+		if fl == "" && g.Bytes > 0 {
+			fl = g.Direction() // no samples of it (a report without them): its workload's
 		}
-		g.Flow = fl
-		whole = whole.Join(fl)
+		if fl != "" { // a stretch that moved nothing went no way
+			g.Flow = fl
+			whole = whole.Join(fl)
+		}
 	}
 	for _, s := range samples {
 		if s.Side == id && s.Bytes > 0 {

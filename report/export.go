@@ -283,7 +283,7 @@ func writeWarningsAndCrashes(w io.Writer, r *model.Report) {
 		fmt.Fprintln(w)
 		for _, x := range r.Warnings {
 			side := ""
-			if x.Side != "" {
+			if x.Side != "" && !strings.HasPrefix(x.Text, "side "+string(x.Side)+":") { // once: the text may name it
 				side = " side " + string(x.Side)
 			}
 			fmt.Fprintf(w, "- %.2fs%s: %s", x.T, side, mdEscape(x.Text))

@@ -55,6 +55,11 @@ type panel struct {
 	clamp     *model.Warning
 	warn      *model.Warning // another warning about this side
 	crash     *model.Crash
+	// clientFlow is which way a real client (exec) moved its data in the
+	// latest sample that said so, for the command clientFlowOf
+	// (execFlow).
+	clientFlow   model.Flow
+	clientFlowOf string
 
 	// warnOutside: the warnings are drawn below the panels, the width of
 	// the screen, not in the panel (two narrow panels side by side).
@@ -120,6 +125,9 @@ func (p *panel) SetSize(w, h int) { p.width, p.height = w, h }
 // observe takes a sample of this side.
 func (p *panel) observe(s model.Sample) {
 	p.last = &s
+	if s.Settings.Exec != "" && (s.Flow == model.FlowRead || s.Flow == model.FlowWrite) {
+		p.clientFlow, p.clientFlowOf = s.Flow, s.Settings.Exec
+	}
 	if !s.Active && !s.Warming && s.Turn != nil {
 		p.lastTurn = s.Turn // a warming sample's is the new turn's
 	}
@@ -495,7 +503,7 @@ func (p *panel) data() panelData {
 	if p.last != nil && p.last.Placement.Setting != "" {
 		d.placed, d.loadCPUs, d.serverCPUs = true, p.last.Placement.LoadCPUs, p.last.Placement.ServerCPUs
 	}
-	for _, w := range []*model.Warning{p.clamp, p.warn} {
+	for _, w := range []*model.Warning{p.flowNote(), p.clamp, p.warn} {
 		if w != nil {
 			d.warnings = append(d.warnings, *w)
 		}
@@ -846,15 +854,49 @@ func processLabel(name string) string {
 	return name
 }
 
+// execFlow is which way the side's real client moved its data, as the
+// engine's latest sample of its command said (its server's payload); ""
+// for our load, or before the client moved any.
+func (p *panel) execFlow() model.Flow {
+	if p.cfg.Exec == "" || p.clientFlowOf != p.cfg.Exec {
+		return ""
+	}
+	return p.clientFlow
+}
+
 // keysFlow is which way the side's bulk data goes for the buffer keys
-// (its sender's send buffer) and for the labels before any figures: its
-// workload's.
-func (p *panel) keysFlow() model.Flow { return model.FlowOf(p.cfg.Workload) }
+// (its sender's send buffer) and for the labels before any figures: a
+// real client's own, else the workload's.
+func (p *panel) keysFlow() model.Flow {
+	if fl := p.execFlow(); fl != "" {
+		return fl
+	}
+	return model.FlowOf(p.cfg.Workload)
+}
 
 // senderBuffers are the send buffers of the side's bulk sender, those the
 // buffer keys step by default (model.SenderBuffers: both for a mixed
-// workload).
-func (p *panel) senderBuffers() []*model.Setting { return model.SenderBuffers(p.cfg.Workload) }
+// workload): a real client's by which way it moved its data, so the
+// buffer stepped is the one whose figures the panel shows.
+func (p *panel) senderBuffers() []*model.Setting {
+	if fl := p.execFlow(); fl != "" {
+		return model.SenderBuffers(fl.Workload())
+	}
+	return model.SenderBuffers(p.cfg.Workload)
+}
+
+// flowNote says that the side's real client moved its data the other way
+// than its workload says, so its figures are those of what it did; nil
+// when it does not contradict it.
+func (p *panel) flowNote() *model.Warning {
+	fl := p.execFlow()
+	if fl == "" || fl == model.FlowOf(p.cfg.Workload) {
+		return nil
+	}
+	did := map[model.Flow]string{model.FlowRead: "read", model.FlowWrite: "wrote"}[fl]
+	return &model.Warning{Side: p.cfg.ID(), Kind: model.WarnExecFlow,
+		Text: fmt.Sprintf("the client %s: figures are those of a %s, whatever --workload says (%s)", did, fl, p.cfg.Workload)}
+}
 
 // figureRows are the wide panel's right column: the headline (the
 // receiver's receive calls; for writes the sender's send calls too),
