@@ -60,3 +60,24 @@ func TestExecSideFollowsWhatTheClientDid(t *testing.T) {
 		}
 	}
 }
+
+// The interval in which A's workload went read → write mixed the client's
+// and the server's calls: the engine marks it (model.FlowChanged) and the
+// panel shows its receive calls n/a, "recv changed" ("changed" when wide), never a number.
+func TestPanelIntervalAcrossAWorkloadChange(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		h := newHarness(t, Options{}, size[0], size[1])
+		s := sample("A", 1, true)
+		s.Changed, s.Flow = true, model.FlowChanged
+		s.Settings.Workload = model.WorkWrite
+		h.send(model.Update{Sample: &s})
+		want := "n/a per 2MiB (recv changed)"
+		if size[0] >= 160 {
+			want = "n/a per 2 MiB (changed)"
+		}
+		h.wantView(want)
+		if strings.Contains(h.view(), "10.2 per 2") {
+			t.Errorf("%dx%d: the mixed interval's client calls are shown as the receiver's:\n%s", size[0], size[1], h.view())
+		}
+	}
+}

@@ -630,6 +630,9 @@ func (p *panel) narrowRows(d panelData) []string {
 		conns += "s"
 	}
 	calls := st.Strong.Render(p.val(fig(f.recvCalls))) + st.Dim.Render(" per 2MiB ("+f.recv+" recv)")
+	if f.recv == string(model.FlowChanged) {
+		calls = st.Strong.Render(p.val(na)) + st.Dim.Render(" per 2MiB (recv changed)")
+	}
 	if !f.write && !f.recvCalls.Known() && f.sendCalls.Known() {
 		// A real client's calls are its own (n/a); the server's sends
 		// still show the buffer, as the wide panel's headline does.
