@@ -177,6 +177,16 @@ func (s *Sample) SettleFlow(prev Flow) Flow {
 	return end
 }
 
+// unlessWorkload is fl as a span keeps it: "" where its workload says it
+// (Direction reads it back), so that a run saved before flows were kept
+// reads and saves back byte for byte.
+func unlessWorkload(fl Flow, wl Workload) Flow {
+	if fl == FlowOf(wl) {
+		return ""
+	}
+	return fl
+}
+
 // ReceiverChanged is why the side's whole-run receiver figures (its
 // receiver's calls and EAGAIN, its sender's calls and buffer fill) are
 // n/a: the receiver changed, and in which order ("the receiver changed:
@@ -214,7 +224,7 @@ func (sd *SideReport) settleFlows(samples []Sample) {
 			fl = g.Direction() // no samples of it (a report without them): its workload's
 		}
 		if fl != "" { // a stretch that moved nothing went no way
-			g.Flow = fl
+			g.Flow = unlessWorkload(fl, g.Settings.Workload)
 			whole = whole.Join(fl)
 		}
 	}
@@ -226,7 +236,7 @@ func (sd *SideReport) settleFlows(samples []Sample) {
 	if whole == "" {
 		return
 	}
-	sd.Summary.Flow = whole
+	sd.Summary.Flow = unlessWorkload(whole, sd.Summary.Settings.Workload)
 	if whole == FlowChanged {
 		sd.Summary.SetFill(NoFill)
 		if sd.Summary.Spread != nil {
