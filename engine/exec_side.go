@@ -1,11 +1,15 @@
 package engine
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"nbdscope/engine/wire"
 	"nbdscope/model"
+	"nbdscope/nbd"
+	"nbdscope/units"
 )
 
 // The controller's side of an exec side (a real client command as a
@@ -35,6 +39,66 @@ func execClient(sc model.SideConfig, counted bool, f *model.Figures) {
 	c := &f.Client
 	c.RecvCallsPer2MiB, c.SendCallsPer2MiB, c.RecvEAGAINPer2MiB, c.SendEAGAINPer2MiB, c.EAGAINPer2MiB =
 		model.Unknown, model.Unknown, model.Unknown, model.Unknown, model.Unknown
+}
+
+// noteExec notes what an exec side's poll says of its client: whether
+// its calls are counted (noteCalls) and which way it moved its data
+// (noteFlow). s.mu is not held.
+func (s *side) noteExec(ld *child, lm, sm wire.Msg) {
+	s.noteCalls(lm)
+	s.noteFlow(ld, sm)
+}
+
+// noteFlow keeps which way the client moved its data since the last
+// poll, as the side's server saw it (model.FlowOfPayload: the payload it
+// sent against what it received), and warns, once per command and
+// direction, when that is not its workload's: the figures follow what the
+// client did. s.mu is not held.
+func (s *side) noteFlow(ld *child, sm wire.Msg) {
+	s.mu.Lock()
+	sc := s.cfg
+	if s.execFlowOf != sc.Exec {
+		s.execFlow, s.execFlowOf = "", sc.Exec
+	}
+	var d nbd.Payload
+	if sm.Payload != nil && s.prevServer.Payload != nil && s.havePrev && s.load == ld &&
+		sm.Payload.ReadBytes >= s.prevServer.Payload.ReadBytes && sm.Payload.WriteBytes >= s.prevServer.Payload.WriteBytes {
+		d = sm.Payload.Sub(*s.prevServer.Payload)
+	}
+	if fl := model.FlowOfPayload(d.ReadBytes, d.WriteBytes); fl != "" {
+		s.execFlow = fl
+	}
+	fl := s.execFlow
+	key := sc.Exec + "\x00" + string(fl) + "\x00" + string(sc.Workload)
+	warn := fl != "" && fl != model.FlowOf(sc.Workload) && s.flowWarned != key
+	if warn {
+		s.flowWarned = key
+	}
+	s.mu.Unlock()
+	if warn {
+		s.p.warn(s.id, model.WarnExecFlow, execFlowText(s.name, fl, sc.Workload, d), "--workload-"+strings.ToLower(s.name)+" "+string(fl)+
+			" (w in the explorer) names it as it is; the figures follow what the client did either way")
+	}
+}
+
+// execFlowText says that a real client moved its data the other way than
+// its side's workload: "side B: the client read (its server sent 64 MiB,
+// received 0 B in the last interval): figures are those of a read, whatever
+// --workload says (write)".
+func execFlowText(side string, fl model.Flow, wl model.Workload, d nbd.Payload) string {
+	did := map[model.Flow]string{model.FlowRead: "read", model.FlowWrite: "wrote"}[fl]
+	return fmt.Sprintf("side %s: the client %s (its server sent %s, received %s in the last interval): figures are those of a %s, whatever --workload says (%s)",
+		side, did, units.FormatBytes(float64(d.ReadBytes)), units.FormatBytes(float64(d.WriteBytes)), fl, wl)
+}
+
+// bulkFlow is which way the side's bulk data goes now: an exec side's
+// client's as last seen, else (our load, or before the client moved any)
+// its workload's. s.mu is held.
+func (s *side) bulkFlow() model.Flow {
+	if s.cfg.Exec != "" && s.execFlowOf == s.cfg.Exec && s.execFlow != "" {
+		return s.execFlow
+	}
+	return model.FlowOf(s.cfg.Workload)
 }
 
 // noteCalls keeps whether a real process's socket calls are counted (the

@@ -105,6 +105,22 @@ func TestStampFollowsWorkloadChange(t *testing.T) {
 		if sum := r.Sides[1].Summary; sum.Bytes < rd.Bytes+wr.Bytes {
 			t.Errorf("summary %d bytes < segments %d + %d", sum.Bytes, rd.Bytes, wr.Bytes)
 		}
+		// Its receiver was the client, then the server: the whole run's
+		// receiver figures would mix the two processes' calls, so they
+		// are n/a; each process's own add up as they are.
+		sum := r.Sides[1].Summary
+		if sum.ReceiverCallsPer2MiB().Known() || sum.SenderCallsPer2MiB().Known() || sum.Fill().Known() || sum.ReceiverNA() == "" {
+			t.Errorf("B's whole run across read → write: receiver calls %v, sender calls %v, fill %+v, reason %q",
+				sum.ReceiverCallsPer2MiB(), sum.SenderCallsPer2MiB(), sum.Fill(), sum.ReceiverNA())
+		}
+		if sum.Client.RecvCalls < rd.Client.RecvCalls+wr.Client.RecvCalls || sum.Server.RecvCalls < rd.Server.RecvCalls+wr.Server.RecvCalls {
+			t.Errorf("B's whole-run recv calls: client %d, server %d, below the segments' sums", sum.Client.RecvCalls, sum.Server.RecvCalls)
+		}
+		for _, s := range r.Samples {
+			if s.Side == "B" && s.Changed && s.Bytes > 0 && s.ReceiverCallsPer2MiB().Known() {
+				t.Errorf("B's interval at %.2fs across the change: receiver calls %v, want n/a", s.T, s.ReceiverCallsPer2MiB())
+			}
+		}
 	}
 }
 

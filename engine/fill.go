@@ -138,10 +138,11 @@ func procSockets(p FillProc) ([]sockdiag.FD, error) {
 	return sockdiag.ProcessSockets(p.PID)
 }
 
-// fillEnds are the processes at the two ends of a side's bulk data: the
-// server sends for reads, the load (and, for an exec side, the command it
-// runs) for writes. why says why there are none.
-func fillEnds(sc model.SideConfig, srv, ld *child) (sender, receiver FillProc, why string) {
+// fillEnds are the processes at the two ends of a side's bulk data going
+// flow's way (side.bulkFlow: an exec side's client's own): the server
+// sends for reads, the load (and, for an exec side, the command it runs)
+// for writes. why says why there are none.
+func fillEnds(sc model.SideConfig, flow model.Flow, srv, ld *child) (sender, receiver FillProc, why string) {
 	if ld == nil {
 		return sender, receiver, "the side is not running"
 	}
@@ -153,7 +154,7 @@ func fillEnds(sc model.SideConfig, srv, ld *child) (sender, receiver FillProc, w
 	if srv.realPID > 0 {
 		server = FillProc{PID: srv.realPID, Tree: true} // a real server (the side's server command) and what it starts
 	}
-	if model.IsWrite(sc.Workload) {
+	if flow == model.FlowWrite {
 		return load, server, ""
 	}
 	return server, load, ""
@@ -170,9 +171,9 @@ func (p *Pair) refreshFill(s *side) {
 		return
 	}
 	s.mu.Lock()
-	sc, srv, ld := s.cfg, s.server, s.load
+	sc, flow, srv, ld := s.cfg, s.bulkFlow(), s.server, s.load
 	s.mu.Unlock()
-	snd, rcv, why := fillEnds(sc, srv, ld)
+	snd, rcv, why := fillEnds(sc, flow, srv, ld)
 	var senders []sockdiag.FD
 	if why == "" {
 		var err error

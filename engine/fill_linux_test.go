@@ -44,7 +44,7 @@ func TestFillFindsOnlyDataSockets(t *testing.T) {
 	p := startPair(t, cfg)
 	s := p.sides[0]
 	srv, ld := s.children()
-	snd, rcv, why := fillEnds(s.config(), srv, ld)
+	snd, rcv, why := fillEnds(s.config(), model.FlowRead, srv, ld)
 	if why != "" {
 		t.Fatal(why)
 	}

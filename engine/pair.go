@@ -189,6 +189,9 @@ func (p *Pair) clock(now time.Time) time.Duration {
 // run is ending and nobody reads) is still in the recorder, so Report has
 // it.
 func (p *Pair) emit(u model.Update) {
+	if u.Sample != nil {
+		p.settleSample(u.Sample)
+	}
 	p.rec.note(u)
 	p.sendMu.RLock()
 	defer p.sendMu.RUnlock()
@@ -257,7 +260,11 @@ func (p *Pair) Updates() <-chan model.Update { return p.updates }
 func (p *Pair) Elapsed() time.Duration { return p.clock(time.Now()) }
 
 // Report returns the run so far.
-func (p *Pair) Report() model.Report { return p.rec.report() }
+func (p *Pair) Report() model.Report {
+	rep := p.rec.report()
+	rep.SettleFlows() // which process received the bulk data, span by span
+	return rep
+}
 
 func checkSide(i int) error {
 	if i < 0 || i > 1 {

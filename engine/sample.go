@@ -65,7 +65,7 @@ func (p *Pair) sampleSide(s *side, r sideRead, emit bool) {
 	interval := p.cfg.Interval.D()
 	defer p.emitExecRuns(sc, now, lm.ExecRuns)
 	if sc.Exec != "" {
-		s.noteCalls(lm)
+		s.noteExec(ld, lm, sm)
 	}
 
 	shared := p.sharesTargetServer(s)

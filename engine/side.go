@@ -60,6 +60,15 @@ type side struct {
 	// poll reply said so); callsWarned: the warning that they are not was
 	// given.
 	execCounted, callsWarned bool
+	// lastFlow is the direction of the side's last sample that moved
+	// payload (flow.go). execFlow is which way an exec side's client last
+	// moved its data, as its server saw it, for the command execFlowOf
+	// ("": not seen yet); flowWarned the last contradiction of its
+	// workload that was said (exec_side.go).
+	lastFlow   model.Flow
+	execFlow   model.Flow
+	execFlowOf string
+	flowWarned string
 	// errsWarned gives the warning that the side's requests fail once
 	// (not under mu: only the first sample that sees failures gives it).
 	errsWarned sync.Once

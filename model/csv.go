@@ -60,9 +60,9 @@ var figureColumns = func() []csvColumn {
 		{"seconds", func(f *Figures) string { return strconv.FormatFloat(f.Seconds, 'f', -1, 64) }},
 		{"bytes", func(f *Figures) string { return strconv.FormatUint(f.Bytes, 10) }},
 		{"throughput_bps", func(f *Figures) string { return csvFigure(f.ThroughputBps) }},
-		{"receiver", func(f *Figures) string { return ReceiverName(f.Settings.Workload) }},
+		{"receiver", func(f *Figures) string { return csvProcess(f.Direction().Receiver()) }},
 		{"receiver_recv_calls_per_2mib", func(f *Figures) string { return csvFigure(f.ReceiverCallsPer2MiB()) }},
-		{"sender", func(f *Figures) string { return SenderName(f.Settings.Workload) }},
+		{"sender", func(f *Figures) string { return csvProcess(f.Direction().Sender()) }},
 		{"sender_send_calls_per_2mib", func(f *Figures) string { return csvFigure(f.SenderCallsPer2MiB()) }},
 		{"sender_send_eagain_per_2mib", func(f *Figures) string { return csvFigure(f.SenderEAGAINPer2MiB()) }},
 	}
@@ -162,6 +162,15 @@ func WriteRunCSV(w io.Writer, rep Report) error {
 		}
 	}
 	return WriteFiguresCSV(w, RunCSVLead, RunCSVTrail, rows)
+}
+
+// csvProcess is the receiver's or sender's cell: "changed" where it
+// changed within the span (its figures' cells are then empty).
+func csvProcess(name string) string {
+	if name == "" {
+		return string(FlowChanged)
+	}
+	return name
 }
 
 // csvFigure is a figure's cell: empty when unknown.

@@ -38,8 +38,13 @@ type Figures struct {
 	// Changed is set when they changed within the span (a sample during
 	// which a change took effect, a whole run with changes): then
 	// Settings are those at its end, and the figures mix before and after.
-	Settings      Stamp   `json:"settings"`
-	Changed       bool    `json:"settings_changed,omitempty"`
+	Settings Stamp `json:"settings"`
+	Changed  bool  `json:"settings_changed,omitempty"`
+	// Flow is which way the bulk data went (flow.go; read it with
+	// Direction()): "" for our load, whose workload says it; a real
+	// client's as its server saw it; "changed" across a change of
+	// direction, where the receiver's figures are n/a.
+	Flow          Flow    `json:"flow,omitempty"`
 	Seconds       float64 `json:"seconds"` // load running (active) seconds
 	Bytes         uint64  `json:"bytes"`
 	ThroughputBps Figure  `json:"throughput_bps"`
@@ -93,38 +98,33 @@ func IsWrite(workload Workload) bool { return workload == WorkWrite || workload 
 
 // ReceiverName names the process that receives the bulk data under
 // workload: the server for writes, the client otherwise (for mixed too:
-// the headline stays the client's receive calls). The one place this is
-// decided.
-func ReceiverName(workload Workload) string {
-	if IsWrite(workload) {
-		return "server"
-	}
-	return "client"
-}
+// the headline stays the client's receive calls). A span's receiver is
+// its Figures.ReceiverName: a real client's direction is its own.
+func ReceiverName(workload Workload) string { return FlowOf(workload).Receiver() }
 
 // SenderName names the process that sends the bulk data under workload.
-func SenderName(workload Workload) string {
-	if IsWrite(workload) {
-		return "client"
-	}
-	return "server"
-}
+func SenderName(workload Workload) string { return FlowOf(workload).Sender() }
 
-// process returns the named process's figures (nil: not measured).
+// process returns the named process's figures (nil: not measured, or no
+// one process: "").
 func (f *Figures) process(name string) *Process {
-	if name == "server" {
+	switch name {
+	case "server":
 		return f.Server
+	case "client":
+		return &f.Client
 	}
-	return &f.Client
+	return nil
 }
 
 // Receiver is the figures of the process that received the bulk data
-// (by the stamp's workload); nil when it was not measured (the server of
-// an external target).
-func (f *Figures) Receiver() *Process { return f.process(ReceiverName(f.Settings.Workload)) }
+// (Direction); nil when it was not measured (the server of an external
+// target) or when it changed within the span (ReceiverNA says so).
+func (f *Figures) Receiver() *Process { return f.process(f.Direction().Receiver()) }
 
-// Sender is the figures of the process that sent the bulk data.
-func (f *Figures) Sender() *Process { return f.process(SenderName(f.Settings.Workload)) }
+// Sender is the figures of the process that sent the bulk data; nil as
+// Receiver.
+func (f *Figures) Sender() *Process { return f.process(f.Direction().Sender()) }
 
 // ReceiverCallsPer2MiB is the headline figure: receive calls per 2 MiB of
 // the process receiving the bulk data.
@@ -193,7 +193,9 @@ func SumFigures(a, b Figure) Figure {
 // spans: counts and seconds add up, the per-2-MiB figures, throughput and
 // CPU are derived again. Latency percentiles cannot be added: they are
 // unknown unless one span is empty. The settings are f's (o's if f is
-// empty); Changed is set when the two differ.
+// empty); Changed is set when the two differ. Across a change of the
+// bulk data's direction the receiver's and sender's figures and the fill
+// are unknown (flow.go).
 func (f Figures) Add(o Figures) Figures {
 	if f.Bytes == 0 && f.Seconds == 0 {
 		return o
@@ -212,7 +214,11 @@ func (f Figures) Add(o Figures) Figures {
 		sum.Errors = &n
 	}
 	sum.ThroughputBps = Throughput(sum.Bytes, sum.Seconds)
+	sum.Flow = f.Direction().Join(o.Direction())
 	sum.SetFill(f.Fill().Add(o.Fill()))
+	if sum.Flow == FlowChanged { // two senders' buffers, each against its own limit
+		sum.SetFill(NoFill)
+	}
 	sum.Client = ProcessFigures(f.Client.Counters().Add(o.Client.Counters()), sum.Bytes, sum.Seconds)
 	sum.addServer(f, o)
 	sum.LatencyP50Ms, sum.LatencyP99Ms = Unknown, Unknown

@@ -25,6 +25,44 @@ func TestFiguresAdd(t *testing.T) {
 	}
 }
 
+// Adding a read span to a write span: the receiver of the bulk data was
+// the client, then the server, so "the receiver's" figures of the sum
+// would mix two processes' calls (the client's replies of the writes, the
+// server's data of the reads): unknown, with the reason, while each
+// process's own figures add up as they are. The sender's buffer fill is
+// two buffers' too.
+func TestFiguresAddAcrossReceivers(t *testing.T) {
+	span := func(wl Workload, cliRecv, srvRecv uint64) Figures {
+		var c, s Counters
+		c.IO.RecvCalls, c.IO.SendCalls, c.IO.RecvEAGAIN = cliRecv, 4, cliRecv/2
+		s.IO.RecvCalls, s.IO.SendCalls, s.IO.SendEAGAIN = srvRecv, 4, 2
+		sp := ProcessFigures(s, PayloadUnit, 1)
+		f := Figures{Settings: Stamp{Workload: wl}, Bytes: PayloadUnit, Seconds: 1, Client: ProcessFigures(c, PayloadUnit, 1), Server: &sp}
+		f.SetFill(Fill{Samples: 10, FullPct: 50, EmptyPct: 10, Bytes: 1000, Limit: 4000})
+		return f
+	}
+	rd, wr := span(WorkRead, 20, 2), span(WorkWrite, 2, 30)
+	for _, c := range []struct {
+		name             string
+		sum              Figures
+		cliRecv, srvRecv uint64
+	}{{"read+write", rd.Add(wr), 22, 32}, {"write+read", wr.Add(rd), 22, 32}, {"read+write+read", rd.Add(wr).Add(rd), 42, 34}} {
+		name, sum := c.name, c.sum
+		for fig, v := range map[string]Figure{"receiver calls": sum.ReceiverCallsPer2MiB(), "receiver EAGAIN": sum.ReceiverEAGAINPer2MiB(),
+			"sender calls": sum.SenderCallsPer2MiB(), "sender EAGAIN": sum.SenderEAGAINPer2MiB(), "fill": sum.Fill().FullPct} {
+			if v.Known() {
+				t.Errorf("%s: %s %v, want unknown: the receiver changed", name, fig, v)
+			}
+		}
+		if sum.Client.RecvCalls != c.cliRecv || sum.Server.RecvCalls != c.srvRecv || sum.Client.RecvCallsPer2MiB != CallsPer2MiB(c.cliRecv, sum.Bytes) {
+			t.Errorf("%s: per-process counts %d client, %d server recv calls: not the spans' sums", name, sum.Client.RecvCalls, sum.Server.RecvCalls)
+		}
+	}
+	if same := rd.Add(rd); !same.ReceiverCallsPer2MiB().Known() || same.ReceiverCallsPer2MiB() != 20 || !same.Fill().Known() {
+		t.Errorf("two read spans: receiver calls %v, fill %+v", same.ReceiverCallsPer2MiB(), same.Fill())
+	}
+}
+
 // A run saved before figures had these fields reads them as unknown, and
 // its samples get the stamp of the run's configuration.
 func TestOldReportFiguresUnknown(t *testing.T) {
@@ -64,5 +102,29 @@ func TestErrorsNotSeenAreNull(t *testing.T) {
 	var back Figures
 	if err := json.Unmarshal([]byte(`{"errors":0}`), &back); err != nil || back.Errors == nil || *back.Errors != 0 {
 		t.Errorf("a saved run's errors 0 read back as %v, %v", back.Errors, err)
+	}
+}
+
+// An exec side whose client read though its workload is write, in
+// alternate mode: its first stretch (before its turn) moved nothing, so it
+// went no way; the run is a read throughout, not "changed".
+func TestSettleFlowsIgnoresStretchesThatMovedNothing(t *testing.T) {
+	st := Stamp{Workload: WorkWrite, Exec: "nbdcopy {uri} null:", SndBuf: "2m"}
+	st2 := st
+	st2.SndBuf = "1m"
+	rep := Report{
+		Samples: []Sample{
+			{T: 0.5, Side: "B", Figures: Figures{Settings: st}},
+			{T: 1.5, Side: "B", Active: true, Figures: Figures{Settings: st2, Changed: true, Flow: FlowRead, Bytes: 100}},
+			{T: 2.0, Side: "B", Active: true, Figures: Figures{Settings: st2, Flow: FlowRead, Bytes: 100}},
+		},
+		Sides: []SideReport{{Name: "B", Summary: Summary{Figures: Figures{Settings: st2, Bytes: 200}},
+			Segments: []Segment{{From: 0, To: 1.2, Summary: Summary{Figures: Figures{Settings: st}}},
+				{From: 1.5, To: 2.0, Summary: Summary{Figures: Figures{Settings: st2, Bytes: 100}}}}}},
+	}
+	rep.SettleFlows()
+	sd := rep.Sides[0]
+	if sd.Summary.Direction() != FlowRead || sd.Segments[1].Direction() != FlowRead || sd.Segments[0].Flow != "" || sd.ReceiverChanged() != "" {
+		t.Errorf("summary %q, segments %q %q, %q", sd.Summary.Direction(), sd.Segments[0].Flow, sd.Segments[1].Direction(), sd.ReceiverChanged())
 	}
 }

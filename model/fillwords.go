@@ -54,11 +54,11 @@ func FillVerdictOf(fl Fill) string {
 	return FillNeither
 }
 
-// FillText is the words for a span's fill under workload, with what the
+// FillText is the words for a span's fill whose data went flow's way, with what the
 // pace adds (a reader that used all of its core cannot go faster with a
 // bigger buffer); "" when the fill was not measured.
-func FillText(fl Fill, workload Workload, p Pace) string {
-	snd, rcv := SenderName(workload), ReceiverName(workload)
+func FillText(fl Fill, flow Flow, p Pace) string {
+	snd, rcv := flow.Sender(), flow.Receiver()
 	readerFull := p.Bound == rcv
 	switch FillVerdictOf(fl) {
 	case FillWaitReader:
@@ -80,8 +80,8 @@ func FillText(fl Fill, workload Workload, p Pace) string {
 
 // FillShort is the explorer's few words for a fill ("full 97%: server
 // waits", "empty 81%: client waits").
-func FillShort(fl Fill, workload Workload) string {
-	snd, rcv := SenderName(workload), ReceiverName(workload)
+func FillShort(fl Fill, flow Flow) string {
+	snd, rcv := flow.Sender(), flow.Receiver()
 	switch FillVerdictOf(fl) {
 	case FillWaitReader:
 		return fmt.Sprintf("buf full %s%%: %s waits", fl.FullPct.Fixed(0), snd)

@@ -10,7 +10,7 @@ import (
 // plain bytes beside a limit in k (doctor said "mean 100132 of 208k").
 func TestFillTextTurnsSizesReadable(t *testing.T) {
 	fl := Fill{Samples: 100, EmptyPct: 51, FullPct: 42, Bytes: 100132, Limit: 212992}
-	got := FillText(fl, WorkRead, Pace{})
+	got := FillText(fl, FlowRead, Pace{})
 	if !strings.Contains(got, "(mean 97.79 KiB of 208 KiB)") {
 		t.Errorf("FillText = %q, want the mean and the limit as (mean 97.79 KiB of 208 KiB)", got)
 	}
@@ -25,7 +25,7 @@ func TestFillVerdictNeedsSamples(t *testing.T) {
 	if v := FillVerdictOf(few); v != FillUnknown {
 		t.Errorf("2 samples: verdict %q, want none", v)
 	}
-	if s := FillText(few, WorkRead, Pace{}); s != "" {
+	if s := FillText(few, FlowRead, Pace{}); s != "" {
 		t.Errorf("2 samples: %q, want no words", s)
 	}
 	enough := few

@@ -39,16 +39,16 @@ type Pace struct {
 	// Bound is what used all of its CPU: client, server, core (placed
 	// shared: the two together) or "" (neither, or not claimed).
 	Bound string `json:"bound"`
-	// Fill and Workload are the span's send-buffer fill and what it ran:
-	// who waited on whom (fillwords.go); not kept in JSON.
-	Fill     Fill     `json:"-"`
-	Workload Workload `json:"-"`
+	// Fill and Flow are the span's send-buffer fill and which way its
+	// data went: who waited on whom (fillwords.go); not kept in JSON.
+	Fill Fill `json:"-"`
+	Flow Flow `json:"-"`
 }
 
 // PaceOf is the pace of one measurement, from its figures and where its
 // processes ran.
 func PaceOf(f Figures) Pace {
-	p := Pace{Client: f.Client.CoresBusy, Server: Unknown, Fill: f.Fill(), Workload: f.Settings.Workload}
+	p := Pace{Client: f.Client.CoresBusy, Server: Unknown, Fill: f.Fill(), Flow: f.Direction()}
 	if f.Server != nil {
 		p.Server = f.Server.CoresBusy
 	}
@@ -108,7 +108,7 @@ func (p *Pace) UnmarshalJSON(b []byte) error {
 // and faultNote for the client.
 func PaceText(p Pace, def *Pace, clientFaults Figure) string {
 	text := coresText(p, def, clientFaults)
-	if ft := FillText(p.Fill, p.Workload, p); ft != "" {
+	if ft := FillText(p.Fill, p.Flow, p); ft != "" {
 		return ft + "; " + text
 	}
 	return text

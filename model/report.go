@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -52,6 +53,17 @@ const OtherCoresNoisy = 0.25
 // slow its figures.
 func (r Report) Noisy() bool {
 	return r.OtherCoresBusy != nil && r.OtherCoresBusy.Known() && *r.OtherCoresBusy >= OtherCoresNoisy
+}
+
+// UnmarshalJSON reads a report and settles its flows (SettleFlows): a run
+// saved before they were kept reads with its receivers as they were.
+func (r *Report) UnmarshalJSON(b []byte) error {
+	type plain Report
+	if err := json.Unmarshal(b, (*plain)(r)); err != nil {
+		return err
+	}
+	r.SettleFlows()
+	return nil
 }
 
 // PartialCause is the first cause of a partial run in a few words ("side A

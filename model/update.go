@@ -71,4 +71,5 @@ const (
 	WarnCalls     = "calls"     // a real client's or server's socket calls cannot be counted
 	WarnRequests  = "requests"  // requests failed: the figures count only those that did not
 	WarnTarget    = "target"    // a local --target's server: measured, or why not
+	WarnExecFlow  = "exec-flow" // a real client moved its data the other way than the side's workload says
 )

@@ -33,6 +33,13 @@ func captionOf(rep *model.Report, sides []side) caption {
 		c.changes = append(c.changes, fmt.Sprintf("change %d at %.2fs, %s: %s %s → %s", e.n, e.T, who, e.Setting, e.From, e.To))
 	}
 	c.changes = append(c.changes, execRunsText(rep, sides)...)
+	for k, sd := range sides {
+		if k < len(rep.Sides) {
+			if why := rep.Sides[k].ReceiverChanged(); why != "" {
+				c.changes = append(c.changes, fmt.Sprintf("side %s: %s: each point's receive calls and fill are its interval's receiver's and sender's; an interval across the change is a gap (its figures would mix two processes' calls)", sd.name, why))
+			}
+		}
+	}
 	c.tail = append(c.tail,
 		"throughput: payload bytes completed per second. receive calls per 2 MiB: data-socket receive calls of the process that receives the bulk data "+
 			"(the client for reads, the server for writes) per 2 MiB of payload. CPU: user+system seconds of each process per second its side's load ran. "+

@@ -202,10 +202,26 @@ func (d *svgDoc) header(name string, rep *model.Report, sides []side) {
 			sc.Connections, units.FormatSize(int64(sc.RequestSize)), sc.InFlight)
 		if f, _ := shellword.Split(sc.Exec); len(f) > 0 { // a real client's shape is its own, not our load's settings
 			what = fmt.Sprintf("%s, %s: a real client (%s) as the load", sc.Workload, transportOf(sc), f[0])
+			if fl := clientFlow(rep, k); fl != "" && fl != model.FlowOf(sc.Workload) {
+				// What it did, as its server saw it: the charts are a read's.
+				what = fmt.Sprintf("%s (the workload set: %s), %s: a real client (%s) as the load", fl, sc.Workload, transportOf(sc), f[0])
+			}
 		}
 		d.f(`<text class="side-head" x="%d" y="82" font-size="15" font-weight="bold" fill="%s">side %s <tspan font-weight="normal" font-size="12" fill="#333333">%s</tspan></text>`+"\n",
 			k*colW+24, sideColour[k%2], esc(sd.name), esc(what))
 	}
+}
+
+// clientFlow is which way side k's real client moved its data over the
+// run (read, write), "" when not one way or not known.
+func clientFlow(rep *model.Report, k int) model.Flow {
+	if k >= len(rep.Sides) {
+		return ""
+	}
+	if fl := rep.Sides[k].Summary.Flow; fl == model.FlowRead || fl == model.FlowWrite {
+		return fl
+	}
+	return ""
 }
 
 func transportOf(sc model.SideConfig) string {

@@ -254,8 +254,23 @@ func timeTitle(sw *model.SweepReport) string {
 }
 
 func callsTitle(sw *model.SweepReport) string {
-	sender := model.SenderName(sw.Config.Sides[0].Workload)
-	return "send calls per 2 MiB of payload, of the " + sender + " (the sender of the bulk data)"
+	// The rows' own sender: an exec sweep's is what its client did (the
+	// payload its server saw), whatever the workload says.
+	fl, seen := model.FlowOf(sw.Config.Sides[0].Workload), false
+	for _, r := range sw.Rows {
+		if r.Figures.Flow == "" && r.Figures.Settings.Workload == "" {
+			continue // not stamped (a sweep saved before rows were): the sweep's workload
+		}
+		if d := r.Figures.Direction(); !seen {
+			fl, seen = d, true
+		} else if d != fl {
+			fl = model.FlowChanged
+		}
+	}
+	if fl == model.FlowChanged {
+		return "send calls per 2 MiB of payload, of each row's sender of the bulk data"
+	}
+	return "send calls per 2 MiB of payload, of the " + fl.Sender() + " (the sender of the bulk data)"
 }
 
 func secondsText(v float64) string {

@@ -39,7 +39,7 @@ func bufferCell(s model.Figures, sc model.SideConfig) string {
 	if req == "" {
 		req = sc.SndBuf.String()
 	}
-	if model.IsWrite(s.Settings.Workload) {
+	if s.Direction() == model.FlowWrite {
 		req, eff = s.SndBuf.ClientRequested, s.SndBuf.ClientEffective
 		if req == "" {
 			req = sc.ClientSndBuf.String()
@@ -244,6 +244,9 @@ func writeMixedSummaries(w io.Writer, r *model.Report) {
 			fmt.Fprintf(w, "- %s: the whole run, across changes of %s: its figures mix the segments (see Segments for each stretch).\n",
 				mdEscape(sr.Name), strings.Join(changed, ", "))
 		}
+		if why := sr.ReceiverChanged(); why != "" {
+			fmt.Fprintf(w, "- %s: syscalls per 2 MiB and sndbuf full/empty %% n/a: %s.\n", mdEscape(sr.Name), why)
+		}
 	}
 }
 
@@ -284,7 +287,7 @@ func writeWarningsAndCrashes(w io.Writer, r *model.Report) {
 		fmt.Fprintln(w)
 		for _, x := range r.Warnings {
 			side := ""
-			if x.Side != "" {
+			if x.Side != "" && !strings.HasPrefix(x.Text, "side "+string(x.Side)+":") { // once: the text may name it
 				side = " side " + string(x.Side)
 			}
 			fmt.Fprintf(w, "- %.2fs%s: %s", x.T, side, mdEscape(x.Text))
@@ -379,6 +382,18 @@ func Compare(out io.Writer, a, b Run) error {
 		}
 	}
 	t.WriteMarkdown(w)
+	var why []string
+	for _, rf := range []Run{a, b} {
+		for _, s := range rf.Report.Sides {
+			if r := s.ReceiverChanged(); r != "" {
+				why = append(why, fmt.Sprintf("- %s's %s: syscalls per 2 MiB n/a: %s", mdEscape(rf.Name), mdEscape(s.Name), r))
+			}
+		}
+	}
+	if len(why) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, strings.Join(why, "\n"))
+	}
 	writeStartDiffs(w, a, b, names)
 	return w.Flush()
 }

@@ -54,7 +54,7 @@ func IntervalLine(from float64, s model.Sample) string {
 // senderBuffer is the send buffer of the process that sends the bulk
 // data, as requested (effective): "sndbuf 2m (4m)", "client-sndbuf 1m".
 func senderBuffer(f model.Figures) string {
-	if model.IsWrite(f.Settings.Workload) {
+	if f.Direction() == model.FlowWrite {
 		return model.SetClientSndBuf + " " + bufText(f.SndBuf.ClientRequested, f.SndBuf.ClientEffective)
 	}
 	req := f.SndBuf.ServerRequested

@@ -189,6 +189,11 @@ func Summary(w io.Writer, rep model.Report) {
 	if l := spreadLegend(t); l != "" {
 		fmt.Fprintln(w, l)
 	}
+	for _, s := range rep.Sides {
+		if why := s.ReceiverChanged(); why != "" {
+			fmt.Fprintf(w, "n/a %s: send buffer full/empty/fill and recv calls/2MiB mean ± σ: %s; the client and server rows are each process's own\n", s.Name, why)
+		}
+	}
 	printSegments(w, rep)
 	printRunNotes(w, rep)
 }

@@ -85,7 +85,7 @@ func printNoise(w io.Writer, rep model.Report) {
 		// The pace lines (which carry the fill) are not printed; who
 		// waited on whom still reads off the fill.
 		for _, s := range rep.Sides {
-			if ft := model.FillText(s.Summary.Fill(), s.Summary.Settings.Workload, model.Pace{}); ft != "" && !s.Summary.Changed {
+			if ft := model.FillText(s.Summary.Fill(), s.Summary.Direction(), model.Pace{}); ft != "" && !s.Summary.Changed {
 				fmt.Fprintf(w, "buffer %s (%s): %s\n", s.Name, s.Summary.Settings.SndBuf, ft)
 			}
 		}
@@ -97,6 +97,6 @@ func printNoise(w io.Writer, rep model.Report) {
 	a := rep.Sides[0]
 	calls := func(sm model.Summary) model.Figure { return sm.ReceiverCallsPer2MiB() }
 	if cv := verdictOf(rep, calls); cv.Known && cv.Within {
-		fmt.Fprintf(w, "A vs B %s recv calls/2MiB: within noise (%s): neither side makes fewer\n", model.ReceiverName(a.Summary.Settings.Workload), cv.Spread())
+		fmt.Fprintf(w, "A vs B %s recv calls/2MiB: within noise (%s): neither side makes fewer\n", a.Summary.ReceiverName(), cv.Spread())
 	}
 }

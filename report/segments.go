@@ -39,10 +39,10 @@ type figure struct {
 var figures = []figure{
 	{"throughput", func(g model.Segment) string { return rate(g.ThroughputBps) }},
 	{"recv calls per 2 MiB", func(g model.Segment) string {
-		return g.ReceiverCallsPer2MiB().Fixed(2) + " (" + model.ReceiverName(g.Settings.Workload) + ")"
+		return g.ReceiverCallsPer2MiB().Fixed(2) + " (" + g.ReceiverName() + ")"
 	}},
 	{"send calls per 2 MiB", func(g model.Segment) string {
-		return g.SenderCallsPer2MiB().Fixed(2) + " (" + model.SenderName(g.Settings.Workload) + ")"
+		return g.SenderCallsPer2MiB().Fixed(2) + " (" + g.SenderName() + ")"
 	}},
 	{"send EAGAIN per 2 MiB", func(g model.Segment) string { return g.SenderEAGAINPer2MiB().Fixed(2) }},
 	{"client wake-ups per 2 MiB", func(g model.Segment) string { return g.Client.VolCSPer2MiB.Fixed(2) }},

@@ -350,4 +350,6 @@ func assumedPayload(server model.Counters, client *nbd.IOStats, export int64) nb
 
 // execWrites says a run's bulk data went to the server (the client was
 // the sender): it received more payload than it sent.
-func execWrites(p nbd.Payload) bool { return p.WriteBytes > p.ReadBytes }
+func execWrites(p nbd.Payload) bool {
+	return model.FlowOfPayload(p.ReadBytes, p.WriteBytes) == model.FlowWrite // as an exec side's samples
+}

@@ -89,7 +89,7 @@ func (m *Model) bufSettings(side int) []*model.Setting {
 	if t := m.bufTarget[side]; t != targetSender {
 		return model.BufferSettings()[t-1 : t]
 	}
-	return model.SenderBuffers(m.cfg.Sides[side].Workload)
+	return m.panels[side].senderBuffers()
 }
 
 // stepBuffers steps the buffers the keys act on, together, from the first
@@ -345,7 +345,7 @@ func (m *Model) gap() tea.Cmd {
 	seq := m.opSeq
 	var cmds []tea.Cmd
 	for side, b := range [2]model.Buf{{Kind: model.BufMacOS}, {Kind: model.BufSize, Bytes: 2 << 20}} {
-		cmds = append(cmds, m.changeAll(side, model.SenderBuffers(m.cfg.Sides[side].Workload), model.Value{Buf: b}))
+		cmds = append(cmds, m.changeAll(side, m.panels[side].senderBuffers(), model.Value{Buf: b}))
 		if m.msg.kind == msgError {
 			return tea.Batch(cmds...)
 		}

@@ -79,9 +79,9 @@ func (p *panel) currentShare() model.Figure {
 // fillWords are the pace row's words for who waited on whom
 // (model.FillShort), "" when the fill is not measured.
 func (p *panel) fillWords() string {
-	wl := p.cfg.Workload
+	fl := p.keysFlow()
 	if a := p.lastActive; a != nil {
-		wl = a.Settings.Workload
+		fl = a.Direction()
 	}
-	return model.FillShort(p.recentFill(), wl)
+	return model.FillShort(p.recentFill(), fl)
 }

@@ -74,7 +74,7 @@ func recentCalls(spans []model.Figures) (model.Figure, bool) {
 // was not read back.
 func senderBuf(f model.Figures) string {
 	eff, req := f.SndBuf.ServerEffective, f.Settings.SndBuf
-	if model.IsWrite(f.Settings.Workload) {
+	if f.Direction() == model.FlowWrite {
 		eff, req = f.SndBuf.ClientEffective, f.Settings.ClientSndBuf
 	}
 	if eff > 0 {

@@ -41,7 +41,7 @@ func num(f model.Figure) float64 {
 
 // pointOf reduces a sample; its own stamp picks the receiving process.
 func pointOf(s model.Sample) point {
-	p := point{t: s.T, dur: s.Seconds, write: model.IsWrite(s.Settings.Workload)}
+	p := point{t: s.T, dur: s.Seconds, write: s.Direction() == model.FlowWrite}
 	p.v[mTput] = num(s.ThroughputBps)
 	p.v[mCalls] = num(s.ReceiverCallsPer2MiB())
 	p.v[mSend] = math.NaN()

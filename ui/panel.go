@@ -55,6 +55,11 @@ type panel struct {
 	clamp     *model.Warning
 	warn      *model.Warning // another warning about this side
 	crash     *model.Crash
+	// clientFlow is which way a real client (exec) moved its data in the
+	// latest sample that said so, for the command clientFlowOf
+	// (execFlow).
+	clientFlow   model.Flow
+	clientFlowOf string
 
 	// warnOutside: the warnings are drawn below the panels, the width of
 	// the screen, not in the panel (two narrow panels side by side).
@@ -120,6 +125,9 @@ func (p *panel) SetSize(w, h int) { p.width, p.height = w, h }
 // observe takes a sample of this side.
 func (p *panel) observe(s model.Sample) {
 	p.last = &s
+	if s.Settings.Exec != "" && (s.Flow == model.FlowRead || s.Flow == model.FlowWrite) {
+		p.clientFlow, p.clientFlowOf = s.Flow, s.Settings.Exec
+	}
 	if !s.Active && !s.Warming && s.Turn != nil {
 		p.lastTurn = s.Turn // a warming sample's is the new turn's
 	}
@@ -312,6 +320,7 @@ type panelData struct {
 	connections, inFlight int
 	requestSize           int
 	workload              model.Workload
+	senders               []*model.Setting // the bulk sender's send buffers (senderBuffers)
 	consume               string
 	exec                  string // the real client's command when it is the side's load
 	// targetPID and targetCmd name the local process serving a --target
@@ -352,6 +361,9 @@ func orderBufs(stepped []*model.Setting, by map[string]bufData) []shownBuf {
 // ordered is the data's buffers with the stepped ones first (nil: the
 // bulk sender's for the workload).
 func (d panelData) ordered(stepped []*model.Setting) []shownBuf {
+	if stepped == nil {
+		stepped = d.senders
+	}
 	if stepped == nil {
 		stepped = model.SenderBuffers(d.workload)
 	}
@@ -443,7 +455,7 @@ func (p *panel) data() panelData {
 		client:      bufData{req: c.ClientSndBuf.String(), eff: buf.ClientEffective, clamped: p.clamped(buf.ClientRequested, buf.ClientEffective)},
 		clientRcv:   bufData{req: c.ClientRcvBuf.String(), eff: buf.ClientRcvEffective, clamped: p.clamped(buf.ClientRcvRequested, buf.ClientRcvEffective)},
 		connections: c.Connections, inFlight: c.InFlight, requestSize: c.RequestSize,
-		workload: c.Workload, consume: consumeLine(c),
+		workload: c.Workload, senders: p.senderBuffers(), consume: consumeLine(c),
 		transport: string(c.Transport), placement: c.Get(model.SetPlacement),
 		fig: p.figures(), errors: na,
 	}
@@ -491,7 +503,7 @@ func (p *panel) data() panelData {
 	if p.last != nil && p.last.Placement.Setting != "" {
 		d.placed, d.loadCPUs, d.serverCPUs = true, p.last.Placement.LoadCPUs, p.last.Placement.ServerCPUs
 	}
-	for _, w := range []*model.Warning{p.clamp, p.warn} {
+	for _, w := range []*model.Warning{p.flowNote(), p.clamp, p.warn} {
 		if w != nil {
 			d.warnings = append(d.warnings, *w)
 		}
@@ -618,6 +630,9 @@ func (p *panel) narrowRows(d panelData) []string {
 		conns += "s"
 	}
 	calls := st.Strong.Render(p.val(fig(f.recvCalls))) + st.Dim.Render(" per 2MiB ("+f.recv+" recv)")
+	if f.recv == string(model.FlowChanged) {
+		calls = st.Strong.Render(p.val(na)) + st.Dim.Render(" per 2MiB (recv changed)")
+	}
 	if !f.write && !f.recvCalls.Known() && f.sendCalls.Known() {
 		// A real client's calls are its own (n/a); the server's sends
 		// still show the buffer, as the wide panel's headline does.
@@ -809,12 +824,12 @@ type panelFigures struct {
 
 func (p *panel) figures() panelFigures {
 	u := model.Unknown
-	wl := p.cfg.Workload
+	fl := p.keysFlow()
 	a, _ := p.shown()
 	if a != nil {
-		wl = a.Settings.Workload
+		fl = a.Direction()
 	}
-	f := panelFigures{write: model.IsWrite(wl), recv: model.ReceiverName(wl), send: model.SenderName(wl),
+	f := panelFigures{write: fl == model.FlowWrite, recv: processLabel(fl.Receiver()), send: processLabel(fl.Sender()),
 		tput: u, recvCalls: u, recvEAGAIN: u, sendCalls: u, sendEAGAIN: u, cliCores: u, cliPerGiB: u,
 		srvCores: u, srvPerGiB: u, cliWake: u, srvWake: u, cliFaults: u, srvFaults: u, p50: u, p99: u,
 		cpu: model.CPU{UserS: u, SysS: u, CoresBusy: u, SPerGiB: u}}
@@ -830,6 +845,60 @@ func (p *panel) figures() panelFigures {
 	}
 	f.cpu = a.CPU()
 	return f
+}
+
+// processLabel names the receiver or sender beside its figures: "changed"
+// for an interval in which the workload changed direction (its receiver
+// figures are n/a: they would mix two processes' calls).
+func processLabel(name string) string {
+	if name == "" {
+		return string(model.FlowChanged)
+	}
+	return name
+}
+
+// execFlow is which way the side's real client moved its data, as the
+// engine's latest sample of its command said (its server's payload); ""
+// for our load, or before the client moved any.
+func (p *panel) execFlow() model.Flow {
+	if p.cfg.Exec == "" || p.clientFlowOf != p.cfg.Exec {
+		return ""
+	}
+	return p.clientFlow
+}
+
+// keysFlow is which way the side's bulk data goes for the buffer keys
+// (its sender's send buffer) and for the labels before any figures: a
+// real client's own, else the workload's.
+func (p *panel) keysFlow() model.Flow {
+	if fl := p.execFlow(); fl != "" {
+		return fl
+	}
+	return model.FlowOf(p.cfg.Workload)
+}
+
+// senderBuffers are the send buffers of the side's bulk sender, those the
+// buffer keys step by default (model.SenderBuffers: both for a mixed
+// workload): a real client's by which way it moved its data, so the
+// buffer stepped is the one whose figures the panel shows.
+func (p *panel) senderBuffers() []*model.Setting {
+	if fl := p.execFlow(); fl != "" {
+		return model.SenderBuffers(fl.Workload())
+	}
+	return model.SenderBuffers(p.cfg.Workload)
+}
+
+// flowNote says that the side's real client moved its data the other way
+// than its workload says, so its figures are those of what it did; nil
+// when it does not contradict it.
+func (p *panel) flowNote() *model.Warning {
+	fl := p.execFlow()
+	if fl == "" || fl == model.FlowOf(p.cfg.Workload) {
+		return nil
+	}
+	did := map[model.Flow]string{model.FlowRead: "read", model.FlowWrite: "wrote"}[fl]
+	return &model.Warning{Side: p.cfg.ID(), Kind: model.WarnExecFlow,
+		Text: fmt.Sprintf("the client %s: figures are those of a %s, whatever --workload says (%s)", did, fl, p.cfg.Workload)}
 }
 
 // figureRows are the wide panel's right column: the headline (the

@@ -419,6 +419,34 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // View returns the last frame drawn.
 func (m *Model) View() string { return m.frame }
 
+// onWarning shows an engine warning: in its side's panel, or (the whole
+// pair's) on the status line.
+func (m *Model) onWarning(w model.Warning) {
+	if i := w.Side.Index(); i >= 0 {
+		switch w.Kind {
+		case model.WarnClamp:
+			m.panels[i].clamp = &w
+		case model.WarnExecFlow:
+			// The panel says it while it holds (flowNote); the
+			// status line has the engine's whole text once.
+			m.setMsg(msgWarn, "▲ "+w.Text)
+		default:
+			m.panels[i].warn = &w
+		}
+	} else {
+		t := "▲ " + w.Text
+		if w.Fix != "" {
+			t += " — " + w.Fix
+		}
+		if w.Kind == model.WarnCores && m.com.facts.Cores > 0 {
+			// The engine's text does not fit one line of 80
+			// columns; the status line has one.
+			t = fmt.Sprintf("▲ %d cores: in concurrent mode the sides compete for CPU — m for alternate", m.com.facts.Cores)
+		}
+		m.setMsg(msgWarn, t)
+	}
+}
+
 // onUpdate takes an engine update and reports whether to redraw now.
 func (m *Model) onUpdate(u model.Update) bool {
 	switch {
@@ -429,6 +457,9 @@ func (m *Model) onUpdate(u model.Update) bool {
 			return false
 		}
 		m.panels[i].observe(s)
+		// A real client's samples say which way it moves its data: the
+		// buffers the keys step (and the panel names first) follow.
+		m.panels[i].stepped = m.bufSettings(i)
 		turn, waiting := m.panels[i].shown()
 		if !waiting {
 			turn = nil
@@ -456,25 +487,7 @@ func (m *Model) onUpdate(u model.Update) bool {
 			m.setMsg(msgError, fmt.Sprintf("✗ %s crashed: %s", c.Role, c.Status))
 		}
 	case u.Warning != nil:
-		w := *u.Warning
-		if i := w.Side.Index(); i >= 0 {
-			if w.Kind == model.WarnClamp {
-				m.panels[i].clamp = &w
-			} else {
-				m.panels[i].warn = &w
-			}
-		} else {
-			t := "▲ " + w.Text
-			if w.Fix != "" {
-				t += " — " + w.Fix
-			}
-			if w.Kind == model.WarnCores && m.com.facts.Cores > 0 {
-				// The engine's text does not fit one line of 80
-				// columns; the status line has one.
-				t = fmt.Sprintf("▲ %d cores: in concurrent mode the sides compete for CPU — m for alternate", m.com.facts.Cores)
-			}
-			m.setMsg(msgWarn, t)
-		}
+		m.onWarning(*u.Warning)
 	case u.Done != nil:
 		m.done = true
 		m.doneErr = u.Done.Err

@@ -113,6 +113,25 @@ func Changes(t *testing.T) model.Report {
 	return rf.Report
 }
 
+//go:embed testdata/workload-changes.json
+var workloadChangesJSON []byte
+
+// WorkloadChanges is the report of testdata/workload-changes.json: a run
+// file saved by 'nbdscope run -t 6 -i 0.5 --mode concurrent --at
+// 2s:a.workload=write --at 4s:a.workload=read --save wl2', in which side
+// A's bulk data went to its client, then its server, then its client
+// again; B read throughout.
+func WorkloadChanges(t *testing.T) model.Report {
+	t.Helper()
+	var rf struct {
+		Report model.Report `json:"report"`
+	}
+	if err := json.Unmarshal(workloadChangesJSON, &rf); err != nil {
+		t.Fatal(err)
+	}
+	return rf.Report
+}
+
 // Cells splits a markdown table row into trimmed cells.
 func Cells(row string) []string {
 	row = strings.TrimSpace(row)
