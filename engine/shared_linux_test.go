@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -17,9 +16,7 @@ import (
 )
 
 // startOwnGroupServer runs a server child of the test binary, our own
-// server as nbdscope serve runs it, on loopback TCP (a unix socket it
-// binds in a private directory and renames, and the kernel's name for it
-// is not the path a target names), leading its own
+// server as nbdscope serve runs it, on loopback TCP, leading its own
 // process group as a daemon does, so that a --target naming it is
 // measured from outside as a real server. It returns its PID and URI;
 // the test's cleanup kills it.
@@ -28,22 +25,10 @@ func startOwnGroupServer(t *testing.T) (int, string) {
 	js, _ := json.Marshal(wire.ServerSpec{Settings: wire.Start{model.SetBackend: {Str: "null"}, model.SetSize: {Int: 1 << 30}, model.SetTransport: {Str: "tcp"}}})
 	cmd := exec.Command(os.Args[0], wire.ChildCommand, model.RoleServer, string(js))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
+	line := testbin.StartHelper(t, cmd).Line(t)
 	var m wire.Msg
-	if err != nil || json.Unmarshal([]byte(line), &m) != nil || m.Type != "ready" || m.URI == "" {
-		t.Fatalf("target: ready line %q (%v)", line, err)
+	if json.Unmarshal([]byte(line), &m) != nil || m.Type != "ready" || m.URI == "" {
+		t.Fatalf("target: ready line %q", line)
 	}
 	return cmd.Process.Pid, m.URI
 }

@@ -102,12 +102,15 @@ var changesJSON []byte
 func ChangesJSON() []byte { return append([]byte(nil), changesJSON...) }
 
 // Changes is the report of ChangesJSON.
-func Changes(t *testing.T) model.Report {
+func Changes(t *testing.T) model.Report { return reportOf(t, changesJSON) }
+
+// reportOf is the report of a saved run file.
+func reportOf(t *testing.T, runFile []byte) model.Report {
 	t.Helper()
 	var rf struct {
 		Report model.Report `json:"report"`
 	}
-	if err := json.Unmarshal(changesJSON, &rf); err != nil {
+	if err := json.Unmarshal(runFile, &rf); err != nil {
 		t.Fatal(err)
 	}
 	return rf.Report
@@ -121,16 +124,7 @@ var workloadChangesJSON []byte
 // 2s:a.workload=write --at 4s:a.workload=read --save wl2', in which side
 // A's bulk data went to its client, then its server, then its client
 // again; B read throughout.
-func WorkloadChanges(t *testing.T) model.Report {
-	t.Helper()
-	var rf struct {
-		Report model.Report `json:"report"`
-	}
-	if err := json.Unmarshal(workloadChangesJSON, &rf); err != nil {
-		t.Fatal(err)
-	}
-	return rf.Report
-}
+func WorkloadChanges(t *testing.T) model.Report { return reportOf(t, workloadChangesJSON) }
 
 // Cells splits a markdown table row into trimmed cells.
 func Cells(row string) []string {
