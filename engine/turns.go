@@ -29,10 +29,15 @@ type turns struct {
 	paused [2]bool // paused by the user
 	turn   int     // alternate mode: the side whose turn it is
 	turnAt time.Time
+	// heldSince is when the side whose turn it is got it from the other:
+	// the changes that keep its turn going (give) keep it no more than two
+	// slices in a row.
+	heldSince time.Time
 }
 
 func newTurns(mode model.Mode, interval time.Duration, sides [2]*side, warn func(*side, string)) *turns {
-	return &turns{sides: sides, slice: model.TurnLength(interval), warn: warn, mode: mode, turnAt: time.Now()}
+	now := time.Now()
+	return &turns{sides: sides, slice: model.TurnLength(interval), warn: warn, mode: mode, turnAt: now, heldSince: now}
 }
 
 // Mode is the current mode.
@@ -46,6 +51,9 @@ func (t *turns) Mode() model.Mode {
 func (t *turns) setMode(mode model.Mode) (from model.Mode) {
 	t.mu.Lock()
 	from, t.mode = t.mode, mode
+	if from != mode && mode == model.ModeAlternate {
+		t.heldSince = time.Now() // the side whose turn it is holds it from now
+	}
 	t.mu.Unlock()
 	if from != mode {
 		t.apply(true)
@@ -64,17 +72,43 @@ func (t *turns) setPaused(i int, paused bool) (from bool) {
 	return from
 }
 
-// give starts a fresh alternate-mode turn for side i, so the effect of a
-// change shows in the next sample instead of after the other side's turn.
+// give starts a fresh alternate-mode turn for side i after a change of
+// it, so that the effect shows in the next samples instead of after the
+// other side's turn. When i has the turn already its load runs, and the
+// turn goes on (keepTurn): a change of a side at every turn (run --at, a
+// user stepping its buffer) once restarted it each time, and the other
+// side never ran.
 func (t *turns) give(i int) {
 	t.mu.Lock()
 	if t.mode != model.ModeAlternate {
 		t.mu.Unlock()
 		return
 	}
-	t.turn, t.turnAt = i, time.Now()
+	now := time.Now()
+	if t.turn == i {
+		t.turnAt = keepTurn(t.turnAt, t.heldSince, now, t.slice)
+		t.mu.Unlock()
+		return
+	}
+	t.turn, t.turnAt, t.heldSince = i, now, now
 	t.mu.Unlock()
 	t.apply(true)
+}
+
+// keepTurn is when the slice of the side whose turn it is counts from
+// after a change of that side at now: late enough that half a slice is
+// left to show the change, but never so late that the side holds the turn
+// more than two slices since it got it (heldSince), and never earlier
+// than it was.
+func keepTurn(turnAt, heldSince, now time.Time, slice time.Duration) time.Time {
+	later := now.Add(-slice / 2)
+	if limit := heldSince.Add(slice); later.After(limit) {
+		later = limit
+	}
+	if later.After(turnAt) {
+		return later
+	}
+	return turnAt
 }
 
 // tick passes the turn on when the slice is up (the sampling loop calls it).
@@ -103,7 +137,8 @@ func (t *turns) apply(force bool) {
 // applyLocked is apply with t.send held.
 func (t *turns) applyLocked(force bool) {
 	t.mu.Lock()
-	if t.mode == model.ModeAlternate && time.Since(t.turnAt) >= t.slice {
+	switched := t.mode == model.ModeAlternate && time.Since(t.turnAt) >= t.slice
+	if switched {
 		t.turn, t.turnAt, force = 1-t.turn, time.Now(), true
 	}
 	mode, turn, paused := t.mode, t.turn, t.paused
@@ -133,6 +168,9 @@ func (t *turns) applyLocked(force bool) {
 	t.mu.Lock()
 	if t.turn == turn {
 		t.turnAt = time.Now()
+		if switched {
+			t.heldSince = t.turnAt
+		}
 	}
 	t.mu.Unlock()
 }
