@@ -1,6 +1,7 @@
 package realproc
 
 import (
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,22 +18,18 @@ import (
 // and a path nothing listens on is not.
 func TestFindServerRenamedSocket(t *testing.T) {
 	dir := t.TempDir()
-	renamed := filepath.Join(dir, "serve.sock")
-	ln, err := nbd.ListenUnix(renamed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	direct := filepath.Join(dir, "direct.sock")
-	dl, err := net.Listen("unix", direct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dl.Close()
-	for _, path := range []string{renamed, direct} {
-		h, err := FindServer("nbd+unix:///?socket=" + path)
-		if err != nil || h.PID != os.Getpid() {
-			t.Errorf("%s: %+v, %v; want this process (%d)", filepath.Base(path), h, err, os.Getpid())
+	for name, listen := range map[string]func(path string) (io.Closer, error){
+		"renamed into place": func(path string) (io.Closer, error) { return nbd.ListenUnix(path) },
+		"bound at its path":  func(path string) (io.Closer, error) { return net.Listen("unix", path) },
+	} {
+		path := filepath.Join(dir, name+".sock")
+		ln, err := listen(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		if h, err := FindServer("nbd+unix:///?socket=" + path); err != nil || h.PID != os.Getpid() {
+			t.Errorf("%s: %+v, %v; want this process (%d)", name, h, err, os.Getpid())
 		}
 	}
 	if h, err := FindServer("nbd+unix:///?socket=" + filepath.Join(dir, "none.sock")); err == nil {
