@@ -1,9 +1,6 @@
 package report
 
 import (
-	"math"
-	"strconv"
-
 	"nbdscope/model"
 	"nbdscope/units"
 )
@@ -54,7 +51,7 @@ func rateNumber(f model.Figure) string {
 // so that it never reads as nothing moved.
 func gibNumber(v float64) string {
 	if v > 0 && v < 0.005 {
-		return strconv.FormatFloat(v, 'f', 2-int(math.Floor(math.Log10(v))), 64)
+		return units.ThreeSig(v)
 	}
 	return units.Fixed(v, 2)
 }

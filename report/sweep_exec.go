@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 
 	"nbdscope/model"
@@ -161,13 +160,12 @@ func execPayloadLine(rep model.SweepReport) string {
 	if most != least {
 		moved += " to " + units.FormatBytes(float64(most))
 	}
-	per := "each figure per 2 MiB is of that part"
+	what := "its time includes what it does besides moving data (start-up, handshake), and each figure per 2 MiB is of that part"
 	if most < 2<<20 {
-		per = "each figure per 2 MiB is scaled up from less than 2 MiB"
+		what = "its time is mostly what it does besides moving data (start-up, handshake), and each figure per 2 MiB is scaled up from less than 2 MiB"
 	}
-	return fmt.Sprintf("▲ payload: the client moved %s a run, %s of the %s export: its time is mostly what it does besides "+
-		"moving data (start-up, handshake), and %s; a command that moves the export, such as 'nbdcopy {uri} null:', measures the data path",
-		moved, share(least, export), units.FormatBytes(float64(export)), per)
+	return fmt.Sprintf("▲ payload: the client moved %s a run, %s of the %s export: %s; a command that moves the export, "+
+		"such as 'nbdcopy {uri} null:', measures the data path", moved, share(least, export), units.FormatBytes(float64(export)), what)
 }
 
 // share is part of whole as a percentage, with three significant digits
@@ -175,7 +173,7 @@ func execPayloadLine(rep model.SweepReport) string {
 func share(part, whole uint64) string {
 	p := float64(part) / float64(whole) * 100
 	if p > 0 && p < 1 {
-		return strconv.FormatFloat(p, 'f', 2-int(math.Floor(math.Log10(p))), 64) + "%"
+		return units.ThreeSig(p) + "%"
 	}
 	return strconv.FormatFloat(p, 'f', 0, 64) + "%"
 }

@@ -225,15 +225,29 @@ func Fixed(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec
 // none from 100 ("2208x").
 func FormatRatio(r float64) string {
 	if r > 0 && r < 0.1 {
-		r, _ = strconv.ParseFloat(strconv.FormatFloat(r, 'g', 3, 64), 64) // 0.09996 is 0.10x
+		r = round3(r) // 0.09996 is 0.10x
 	}
 	switch {
 	case r > 0 && r < 0.1:
-		return strconv.FormatFloat(r, 'f', 2-int(math.Floor(math.Log10(r))), 64) + "x"
+		return ThreeSig(r) + "x"
 	case r >= 100:
 		return strconv.FormatFloat(r, 'f', 0, 64) + "x"
 	}
 	return strconv.FormatFloat(r, 'f', 2, 64) + "x"
+}
+
+// ThreeSig prints v > 0 with three significant digits in plain decimals
+// ("0.000453", "0.0122", "0.500"): a small figure that a column's fixed
+// decimals would print as 0, which reads as none at all.
+func ThreeSig(v float64) string {
+	v = round3(v)
+	return strconv.FormatFloat(v, 'f', max(2-int(math.Floor(math.Log10(v))), 0), 64)
+}
+
+// round3 rounds v to three significant digits.
+func round3(v float64) float64 {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
+	return r
 }
 
 // FormatClock prints seconds as m:ss, or h:mm:ss from an hour; negative

@@ -218,6 +218,8 @@ func TestSigRatioClock(t *testing.T) {
 	formats[float64]{{2.4, "2.40x"}, {0, "0.00x"}, {0.14, "0.14x"}, {0.0453, "0.0453x"}, {0.000453, "0.000453x"},
 		{0.09996, "0.10x"}, {118.4, "118x"}, {2208.2, "2208x"}}.check(t, "FormatRatio", FormatRatio)
 	formats[float64]{{-1, "0:00"}, {0, "0:00"}, {61.9, "1:01"}, {3725, "1:02:05"}}.check(t, "FormatClock", FormatClock)
+	formats[float64]{{0.000453, "0.000453"}, {0.0122, "0.0122"}, {0.5, "0.500"}, {0.09996, "0.100"}, {0.0049, "0.00490"},
+		{3.14159, "3.14"}}.check(t, "ThreeSig", ThreeSig)
 	if d, u := RateUnit(3 << 30); d != 1<<30 || u != "GiB/s" {
 		t.Errorf("RateUnit(3 GiB/s) = %v %s", d, u)
 	}
