@@ -105,5 +105,5 @@ func (n *fillNotes) missedText() string {
 	if n.missed == 1 {
 		s = ""
 	}
-	return fmt.Sprintf("%s, in any of the %d sample%s in which the load ran", strings.TrimSuffix(n.missWhy, "."), n.missed, s)
+	return fmt.Sprintf("%s in any of the %d sample%s in which the load ran", strings.TrimSuffix(n.missWhy, "."), n.missed, s)
 }
