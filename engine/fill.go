@@ -101,9 +101,18 @@ func DataSenders(conn *sockdiag.Conn, sender, receiver FillProc) ([]sockdiag.FD,
 		out = append(out, holderOf(l.A, sender.PID))
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no connection between PID %d and PID %d found", sender.PID, receiver.PID)
+		return nil, noConnection{sender.PID, receiver.PID}
 	}
 	return out, nil
+}
+
+// noConnection is a look that found no data connection between the two
+// processes: a moment's reason (fillnotes.go), as a real client holds none
+// between two runs.
+type noConnection struct{ sender, receiver int }
+
+func (e noConnection) Error() string {
+	return fmt.Sprintf("no connection between PID %d and PID %d found", e.sender, e.receiver)
 }
 
 // describeSockets is what sock_diag says of the sockets p holds; role
@@ -163,20 +172,22 @@ func fillEnds(sc model.SideConfig, flow model.Flow, srv, ld *child) (sender, rec
 // refreshFill points the side's group of the sampler at its current data
 // connections; it is called before every poll, outside s.mu (it reads
 // /proc). A side whose connections cannot be found keeps none, and the
-// reason waits in fillWhy for the next sample that finds no fill.
+// look's reason is noted for its samples (fillnotes.go).
 func (p *Pair) refreshFill(s *side) {
 	m := &p.fill
-	if m.smp == nil {
-		s.setFillWhy(m.err.Error())
-		return
-	}
 	s.mu.Lock()
 	sc, flow, srv, ld := s.cfg, s.bulkFlow(), s.server, s.load
 	s.mu.Unlock()
+	if m.smp == nil {
+		p.noteLook(s, ld, m.err)
+		return
+	}
 	snd, rcv, why := fillEnds(sc, flow, srv, ld)
 	var senders []sockdiag.FD
-	if why == "" {
-		var err error
+	var err error
+	if why != "" {
+		err = errors.New(why)
+	} else {
 		m.mu.Lock()
 		if m.conn != nil {
 			senders, err = DataSenders(m.conn, snd, rcv)
@@ -184,18 +195,22 @@ func (p *Pair) refreshFill(s *side) {
 			err = errRunEnded
 		}
 		m.mu.Unlock()
-		if err != nil {
-			why = err.Error()
-		}
 	}
 	m.smp.SetHeld(s.name, senders)
-	s.setFillWhy(why)
+	p.noteLook(s, ld, err)
 }
 
-func (s *side) setFillWhy(why string) {
+// noteLook notes a look for ld's connections (err: why none were found)
+// and says the warning due for the span it ended, if any.
+func (p *Pair) noteLook(s *side, ld *child, err error) {
+	why := ""
+	if err != nil {
+		why = err.Error()
+	}
 	s.mu.Lock()
-	s.fillWhy = why
+	endWarn := s.fill.look(ld, why, errors.As(err, new(noConnection)))
 	s.mu.Unlock()
+	p.warnFillText(s, endWarn)
 }
 
 // takeFill is the fill of the side's data sockets since the last take.
@@ -238,23 +253,39 @@ func FillOf(f sockdiag.Fill) model.Fill {
 		Bytes: model.Figure(f.MeanBytes), Limit: f.Limit, Current: model.Figure(f.LastBytes)}
 }
 
-// warnFill says, once per side, why an active sample has no fill.
+// warnFill says, once per side, why its fill is n/a when that is so
+// over the span (fillnotes.go), not when a moment's look between two
+// runs of a client found no connection.
 func (p *Pair) warnFill(s *side, smp *model.Sample) {
-	if !smp.Active || smp.Fill().Known() {
-		return
+	hasFill, refused := smp.Fill().Known(), ""
+	if !hasFill && smp.Active {
+		refused = p.fill.refusal(s.name)
 	}
 	s.mu.Lock()
-	warned, why := s.fillWarned, s.fillWhy
-	s.fillWarned = true
+	why := s.fill.sample(hasFill, smp.Active, refused)
 	s.mu.Unlock()
-	if warned {
+	p.warnFillText(s, why)
+}
+
+// warnFillEnds says, at the run's end, why a side's fill is n/a over its
+// last span, where no sample said so yet.
+func (p *Pair) warnFillEnds() {
+	for _, s := range p.sides {
+		if s == nil {
+			continue
+		}
+		s.mu.Lock()
+		why := s.fill.spanEnd()
+		s.mu.Unlock()
+		p.warnFillText(s, why)
+	}
+}
+
+// warnFillText warns that the side's fill is n/a for why ("": nothing to
+// say), with the fix where there is one.
+func (p *Pair) warnFillText(s *side, why string) {
+	if why == "" {
 		return
-	}
-	if why == "" {
-		why = p.fill.refusal(s.name)
-	}
-	if why == "" {
-		why = "no sample of the data sockets in the interval"
 	}
 	fix := ""
 	if errors.Is(p.fill.err, sockdiag.ErrNotAvailable) {

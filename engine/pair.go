@@ -393,6 +393,7 @@ func (p *Pair) shutdown() {
 func (p *Pair) loop(ctx context.Context) {
 	defer close(p.loopEnd)
 	defer func() {
+		p.warnFillEnds() // a span whose fill was n/a throughout, not said yet
 		p.emit(model.Update{Done: &model.Done{Err: ctx.Err()}})
 		p.closeUpdates()
 	}()

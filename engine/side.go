@@ -82,10 +82,9 @@ type side struct {
 	// or the side has no target): a change of its buffers says it.
 	targetWhy string
 
-	// fillWhy is why the side's data sockets were not found at the last
-	// poll (""; found); fillWarned: that was said once (fill.go).
-	fillWhy    string
-	fillWarned bool
+	// fill is what the looks for the side's data sockets and its samples
+	// said of its fill, for its warning (fillnotes.go).
+	fill fillNotes
 
 	// readLoad and readActive are the load and its active clock at the
 	// last read; otherRan that the other side's load ran since the last
