@@ -90,8 +90,9 @@ type Pair struct {
 	cancel  context.CancelFunc
 	loopEnd chan struct{}
 
-	// unattributedWarned: the warning that a shared --target's calls at
-	// turn boundaries are not attributed was given (shared.go).
+	// unattributedWarned: the warning that a shared --target's calls in
+	// a sample in which both loads ran are not attributed was given
+	// (shared.go).
 	unattributedWarned sync.Once
 	// readMu orders the reads of the sides' children: a sample's poll
 	// and a cut between turns (shared.go) never interleave, so each
