@@ -122,21 +122,18 @@ func (s *side) addSpan(srv model.Counters, active int64, shared bool) {
 }
 
 // cutTurns reads both sides between the pause of the outgoing load and
-// the resume of the other (turns.cut): stopped are the loads just
-// paused. Only a load child's pause drains its requests before it
-// answers; an exec client's is a SIGSTOP, after which the server still
-// answers its requests in flight, so no cut is taken after one (a sample
-// spanning that switch stays unattributed). A read that fails leaves the
-// side uncut, and the other side's load counted as running.
-func (p *Pair) cutTurns(stopped [2]bool) {
+// the resume of the other (turns.cut). A load child's pause answers once
+// its requests in flight are done, or after drainWait with the drain
+// going on and its active clock with it, which the reads see: the span
+// after the cut is then both loads' and stays unattributed. (An --exec
+// side, whose pause is a SIGSTOP that leaves the server answering its
+// requests in flight, has its own server: it never shares a --target.)
+// A read that fails leaves the side uncut, and the other side's load
+// counted as running.
+func (p *Pair) cutTurns() {
 	a := p.sides[0]
 	if a == nil || !p.sharesTargetServer(a) {
 		return
-	}
-	for i, s := range p.sides {
-		if stopped[i] && s.config().Exec != "" {
-			return
-		}
 	}
 	p.readMu.Lock()
 	defer p.readMu.Unlock()
@@ -179,7 +176,7 @@ func (p *Pair) warnUnattributed(smp *model.Sample) {
 		}
 		p.warn(model.WholePair, model.WarnTarget,
 			who+" serves both sides: its calls, CPU and wake-ups in a sample in which both loads ran cannot be split and are attributed to neither side "+
-				"(that sample's server figures are n/a: a turn switch that could not be read between the loads, as after a pause that did not drain within 2 s, an exec client's, or a failed read); "+
+				"(that sample's server figures are n/a: a turn switch that could not be read between the loads, as after a pause that did not drain within 2 s, or a failed read); "+
 				"each side's server figures are over its other samples, so A's and B's calls together come below the process's own (perf, strace)", "")
 	})
 }

@@ -18,10 +18,9 @@ type turns struct {
 	slice time.Duration // how long a side runs alone in alternate mode
 	warn  func(s *side, text string)
 	// cut, if set, is called between the pauses and the resumes of a
-	// decision that paused one load and resumes the other, with which
-	// loads it paused: one server serving both sides is read there, when
-	// neither runs (shared.go).
-	cut func(paused [2]bool)
+	// decision that pauses one load and resumes the other: one server
+	// serving both sides is read there, when neither runs (shared.go).
+	cut func()
 
 	// send serialises deciding and sending, so two decisions never
 	// interleave their pause and resume calls and the last decision made
@@ -160,19 +159,19 @@ func (t *turns) applyLocked(force bool) {
 	run := decideRuns(mode, turn, paused, up)
 	// Pause first, then resume, so the sides never overlap; in between,
 	// the pauses answered, neither load runs.
-	var stopped [2]bool
 	var stops, starts int
 	for i, c := range loads {
-		stopped[i] = c != nil && !run[i]
-		if stopped[i] {
+		switch {
+		case c == nil:
+		case !run[i]:
 			stops++
 			t.sendPaused(t.sides[i], c, true)
-		} else if c != nil {
+		default:
 			starts++
 		}
 	}
 	if t.cut != nil && stops > 0 && starts > 0 {
-		t.cut(stopped)
+		t.cut()
 	}
 	for i, c := range loads {
 		if c != nil && run[i] {

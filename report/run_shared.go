@@ -25,7 +25,7 @@ func printUnattributed(w io.Writer, rep model.Report) {
 			continue
 		}
 		b, secs := f.ServerBase()
-		fmt.Fprintf(w, "server %s: over %s of %s (%.1f of %.1f s of load): the target's server serves both sides, and its calls in the %d samples in which both loads ran (a turn switch not read between them: a pause that did not drain, a failed read, an exec client) are attributed to neither, so A's and B's together come below the process's own count (perf, strace)\n",
+		fmt.Fprintf(w, "server %s: over %s of %s (%.1f of %.1f s of load): the target's server serves both sides, and its calls in the %d samples in which both loads ran (a turn switch not read between them: a pause that did not drain, a failed read) are attributed to neither, so A's and B's together come below the process's own count (perf, strace)\n",
 			s.Name, size(model.Figure(b)), size(model.Figure(f.Bytes)), secs, f.Seconds, f.ServerUnattributed)
 	}
 }
