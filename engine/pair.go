@@ -90,9 +90,14 @@ type Pair struct {
 	cancel  context.CancelFunc
 	loopEnd chan struct{}
 
-	// unattributedWarned: the warning that a shared --target's calls at
-	// turn boundaries are not attributed was given (shared.go).
+	// unattributedWarned: the warning that a shared --target's calls in
+	// a sample in which both loads ran are not attributed was given
+	// (shared.go).
 	unattributedWarned sync.Once
+	// readMu orders the reads of the sides' children: a sample's poll
+	// and a cut between turns (shared.go) never interleave, so each
+	// side's counts are read in the order they are turned into figures.
+	readMu sync.Mutex
 }
 
 // Start runs cfg: spawns each side's server (unless it targets an external
@@ -161,6 +166,7 @@ func newPair(cfg model.Config, opts Options) (*Pair, error) {
 		p.sides[i] = newSide(p, i, cfg.Sides[i])
 	}
 	p.turns = newTurns(cfg.Mode, cfg.Interval.D(), p.sides, func(s *side, text string) { p.warn(s.id, model.WarnTurns, text, "") })
+	p.turns.cut = p.cutTurns
 	p.turns.paused = [2]bool{opts.StartPaused, opts.StartPaused}
 	p.rec = newRecorder(p)
 	return p, nil

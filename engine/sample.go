@@ -14,6 +14,8 @@ import (
 // pollSide asks a side's children for their counters and, when emit is
 // set, turns the difference since the last poll into a Sample.
 func (p *Pair) pollSide(s *side, emit bool) {
+	p.readMu.Lock()
+	defer p.readMu.Unlock()
 	p.sampleSide(s, p.readSide(s), emit)
 }
 
@@ -29,8 +31,15 @@ type sideRead struct {
 	ran bool
 }
 
-// readSide polls a side's load and server at once.
+// readSide finds the side's data sockets for its fill, then reads its
+// children for a sample.
 func (p *Pair) readSide(s *side) sideRead {
+	return p.readChildren(s, true)
+}
+
+// readChildren polls a side's load and server at once; fill: the fill
+// sampler's sockets are looked up first, as a sample needs.
+func (p *Pair) readChildren(s *side, fill bool) sideRead {
 	s.mu.Lock()
 	if s.down || s.load == nil {
 		s.mu.Unlock()
@@ -40,7 +49,9 @@ func (p *Pair) readSide(s *side) sideRead {
 	interval := p.cfg.Interval.D()
 	s.mu.Unlock()
 
-	p.refreshFill(s)
+	if fill {
+		p.refreshFill(s)
+	}
 	var err error
 	r.lm, r.sm, err = pollBoth(r.ld, r.srv, max(4*interval, 2*time.Second))
 	r.now = time.Now()
@@ -73,7 +84,8 @@ func (p *Pair) sampleSide(s *side, r sideRead, emit bool) {
 	if !s.havePrev || s.load != ld {
 		s.prevT, s.prevLoad, s.prevServer, s.havePrev = now, lm, sm, true
 		s.prevStamp = s.stampOf(s.cfg)
-		s.otherRan = false
+		s.otherRan, s.pendServer, s.pendUnknown = false, model.Counters{}, false
+		s.cutServer, s.cutActive = sm.Counters, lm.ActiveNs
 		s.mu.Unlock()
 		p.takeFill(s) // the window starts with the first sample's interval
 		if srv != nil && sc.SndBuf.Kind != model.BufDefault {
@@ -90,7 +102,7 @@ func (p *Pair) sampleSide(s *side, r sideRead, emit bool) {
 		s.mu.Unlock()
 		return
 	}
-	smp := s.measure(p.clock(now).Seconds(), wall, lm, sm, srv != nil, s.sharing(shared), p.takeFill(s))
+	smp := s.measure(p.clock(now).Seconds(), wall, lm, sm, srv != nil, shared, p.takeFill(s))
 	s.prevT, s.prevLoad, s.prevServer = now, lm, sm
 	s.mu.Unlock()
 	if emit {
@@ -138,10 +150,10 @@ func pollBoth(ld, srv *child, timeout time.Duration) (lm, sm wire.Msg, err error
 
 // measure turns the counters since the last poll into a Sample, stamped
 // with the settings in force now, and adds it to the run's and the
-// segment's totals. share says whether the side's server is a --target
-// process that serves the other side too, and if so whether the other's
-// load ran in the sample (shared.go). s.mu is held.
-func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer bool, share sharing, fill model.Fill) model.Sample {
+// segment's totals. shared says the side's server is a --target process
+// that serves the other side too: its counts are the side's only where
+// the other's load did not run (shared.go). s.mu is held.
+func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer, shared bool, fill model.Fill) model.Sample {
 	stamp := s.stampOf(s.cfg)
 	d := delta{fill: fill}
 	d.bytes = lm.Bytes - s.prevLoad.Bytes
@@ -165,8 +177,7 @@ func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer bool, share s
 		busyBase = d.active
 	}
 	if hasServer {
-		d.server = sm.Counters.Sub(s.prevServer.Counters)
-		d.attribute(share)
+		d.server, d.srvUnknown = s.takeServer(sm.Counters, lm.ActiveNs, shared)
 	}
 	smp := model.Sample{T: t, Side: s.id, Active: isActive, Warming: lm.Warming, Connections: lm.Conns}
 	smp.Figures = d.figures(busyBase, hasServer)

@@ -38,9 +38,13 @@ func startOwnGroupServer(t *testing.T) (int, string) {
 // test as by the engine. The sides' server calls together do not exceed
 // the process's own over the run; they did by 14% when the sample at each
 // turn boundary, in which both loads ran, gave each side the whole
-// process's calls. Those samples' server figures are n/a with the reason,
-// and each side's calls per 2 MiB, over the samples it was given, are
-// the process's own ratio (the two sides run alike).
+// process's calls. With the process read at each switch, between the
+// outgoing load's pause and the incoming one's resume, no sample spans
+// both loads: the sides' calls together are (nearly) all the process's,
+// where the boundary samples, left to neither side, lost 7.5% of them
+// here (18% at 1 s turns and 250 ms samples). Each side's calls per
+// 2 MiB, over the samples it was given, are the process's own ratio (the
+// two sides run alike).
 func TestSharedTargetCallsWithinTheProcess(t *testing.T) {
 	if err := realproc.Probe(); err != nil {
 		testbin.Require(t, err)
@@ -85,6 +89,12 @@ func TestSharedTargetCallsWithinTheProcess(t *testing.T) {
 	if sum.SendCalls > total.SendCalls || sum.RecvCalls > total.RecvCalls {
 		t.Errorf("A's and B's server calls together (%d send, %d recv) exceed the process's own (%d, %d)", sum.SendCalls, sum.RecvCalls, total.SendCalls, total.RecvCalls)
 	}
+	// The calls the sides were given, of the process's: what is left out
+	// is its calls outside the samples (the connections' handshakes, the
+	// run's end) and in any sample left unattributed.
+	if cover := float64(sum.SendCalls) / float64(total.SendCalls); cover < 0.97 {
+		t.Errorf("A's and B's server send calls together are %.1f%% of the process's own: the turn switches' calls were left to neither side", 100*cover)
+	}
 	checkUnattributedSamples(t, rep)
 	checkAttributedRatio(t, rep, total, bytes)
 }
@@ -116,13 +126,17 @@ func checkAttributedRatio(t *testing.T, rep model.Report, total nbd.IOStats, byt
 	}
 }
 
-// checkUnattributedSamples: the samples at turn boundaries, both loads
-// running, have no server figures and say why; the summaries count them,
-// and a warning says they are left out.
+// checkUnattributedSamples: a sample left unattributed (both loads ran
+// in it between two reads: a pause that did not drain in time, a failed
+// read) has no server figures and says why, the summaries count them, and
+// a warning says they are left out; with the process read at each turn
+// switch they are at most one sample in 20 of a side's, where without it
+// one in every turn was (the sample spanning the switch).
 func checkUnattributedSamples(t *testing.T, rep model.Report) {
 	t.Helper()
-	n := map[model.SideID]int{}
+	n, all := map[model.SideID]int{}, map[model.SideID]int{}
 	for _, s := range rep.Samples {
+		all[s.Side]++
 		if s.ServerUnattributed > 0 {
 			n[s.Side]++
 			if s.Server != nil || s.ServerNA != model.ServerNAShared {
@@ -130,16 +144,21 @@ func checkUnattributedSamples(t *testing.T, rep model.Report) {
 			}
 		}
 	}
+	warned := false
+	for _, w := range rep.Warnings {
+		warned = warned || w.Kind == model.WarnTarget && w.Side == model.WholePair
+	}
 	for _, sr := range rep.Sides {
 		id := model.SideID(sr.Name)
-		if n[id] == 0 || sr.Summary.ServerUnattributed != n[id] || sr.Summary.ServerBytes >= sr.Summary.Bytes {
-			t.Errorf("side %s: %d samples unattributed, summary says %d, over %d of %d bytes: want the turn boundaries left out", sr.Name, n[id], sr.Summary.ServerUnattributed, sr.Summary.ServerBytes, sr.Summary.Bytes)
+		t.Logf("side %s: %d of %d samples unattributed", sr.Name, n[id], all[id])
+		if sr.Summary.ServerUnattributed != n[id] || n[id] > 0 && sr.Summary.ServerBytes >= sr.Summary.Bytes {
+			t.Errorf("side %s: %d samples unattributed, summary says %d, over %d of %d bytes", sr.Name, n[id], sr.Summary.ServerUnattributed, sr.Summary.ServerBytes, sr.Summary.Bytes)
+		}
+		if all[id] == 0 || 20*n[id] > all[id] {
+			t.Errorf("side %s: %d of %d samples left unattributed: the samples spanning turn switches were not split", sr.Name, n[id], all[id])
+		}
+		if n[id] > 0 && !warned {
+			t.Errorf("side %s: no warning says the shared server's calls in %d samples are not attributed: %+v", sr.Name, n[id], rep.Warnings)
 		}
 	}
-	for _, w := range rep.Warnings {
-		if w.Kind == model.WarnTarget && w.Side == model.WholePair {
-			return
-		}
-	}
-	t.Errorf("no warning says the shared server's calls at turn boundaries are not attributed: %+v", rep.Warnings)
 }

@@ -88,10 +88,19 @@ type side struct {
 
 	// readLoad and readActive are the load and its active clock at the
 	// last read; otherRan that the other side's load ran since the last
-	// sample, by its reads (shared.go).
+	// sample or cut, by its reads (shared.go).
 	readLoad   *child
 	readActive int64
 	otherRan   bool
+	// cutServer and cutActive are a shared server's counters and the
+	// load's active clock at the last sample or cut between turns;
+	// pendServer the server's counts attributed to the side since the
+	// last sample, pendUnknown that some were not attributable
+	// (shared.go).
+	cutServer   model.Counters
+	cutActive   int64
+	pendServer  model.Counters
+	pendUnknown bool
 }
 
 // totals accumulate a side over the whole run, across restarts.

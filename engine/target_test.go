@@ -88,7 +88,7 @@ func TestSharedTargetServerCountsOnlyItsTurns(t *testing.T) {
 		p.noteOthersRan([2]sideRead{{}, {ran: tc.otherRan}})
 		lm := wire.Msg{ActiveNs: tc.active, Bytes: 512 << 20}
 		sm := wire.Msg{Counters: model.Counters{IO: nbd.IOStats{SendCalls: 1000}, SysS: 0.2}}
-		smp := a.measure(1, 0.25, lm, sm, true, a.sharing(shared), model.Fill{})
+		smp := a.measure(1, 0.25, lm, sm, true, shared, model.Fill{})
 		if got := a.tot.server.IO.SendCalls; got != tc.want {
 			t.Errorf("%s: the side's server send calls %d, want %d", tc.name, got, tc.want)
 		}
@@ -117,7 +117,7 @@ func TestSharedTargetSummaryOverKnownSamples(t *testing.T) {
 		lm.Bytes += 512 << 20
 		sm.Counters.IO.SendCalls += 1000 * uint64(i+1) // 1000, 2000, 3000 (unattributed), 4000
 		p.noteOthersRan([2]sideRead{{}, {ran: otherRan}})
-		a.measure(float64(i), 0.25, lm, sm, true, a.sharing(true), model.Fill{})
+		a.measure(float64(i), 0.25, lm, sm, true, true, model.Fill{})
 		a.prevLoad, a.prevServer = lm, sm
 	}
 	f := a.tot.figures(true)
@@ -135,7 +135,7 @@ func TestSharedTargetSummaryOverKnownSamples(t *testing.T) {
 		s := wire.Msg{Counters: model.Counters{IO: nbd.IOStats{SendCalls: prevS.Counters.IO.SendCalls + 1000*uint64(i+1)}}}
 		b.prevLoad, b.prevServer = prevL, prevS
 		p.noteOthersRan([2]sideRead{{ran: otherRan}, {}})
-		sum = sum.Add(b.measure(float64(i), 0.25, l, s, true, b.sharing(true), model.Fill{}).Figures)
+		sum = sum.Add(b.measure(float64(i), 0.25, l, s, true, true, model.Fill{}).Figures)
 		prevL, prevS = l, s
 	}
 	if sum.Server == nil || sum.Server.SendCallsPer2MiB != f.Server.SendCallsPer2MiB || sum.ServerUnattributed != 1 {

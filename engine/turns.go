@@ -17,6 +17,10 @@ type turns struct {
 	sides [2]*side
 	slice time.Duration // how long a side runs alone in alternate mode
 	warn  func(s *side, text string)
+	// cut, if set, is called between the pauses and the resumes of a
+	// decision that pauses one load and resumes the other: one server
+	// serving both sides is read there, when neither runs (shared.go).
+	cut func()
 
 	// send serialises deciding and sending, so two decisions never
 	// interleave their pause and resume calls and the last decision made
@@ -153,12 +157,25 @@ func (t *turns) applyLocked(force bool) {
 		up[i] = loads[i] != nil
 	}
 	run := decideRuns(mode, turn, paused, up)
-	// Pause first, then resume, so the sides never overlap.
-	for _, phase := range []bool{false, true} {
-		for i, c := range loads {
-			if c != nil && run[i] == phase {
-				t.sendPaused(t.sides[i], c, !phase)
-			}
+	// Pause first, then resume, so the sides never overlap; in between,
+	// the pauses answered, neither load runs.
+	var stops, starts int
+	for i, c := range loads {
+		switch {
+		case c == nil:
+		case !run[i]:
+			stops++
+			t.sendPaused(t.sides[i], c, true)
+		default:
+			starts++
+		}
+	}
+	if t.cut != nil && stops > 0 && starts > 0 {
+		t.cut()
+	}
+	for i, c := range loads {
+		if c != nil && run[i] {
+			t.sendPaused(t.sides[i], c, false)
 		}
 	}
 	// The slice counts from now, when the side whose turn it is runs: a

@@ -72,9 +72,13 @@ func TestLocalTargetMeasured(t *testing.T) {
 // warning names its side, and each side's server figures are the
 // process's in that side's turns: the samples in which a side's load did
 // not run carry (nearly) none of its server's calls, where they carried
-// the other side's, so that both sides showed the whole process's; those
-// at turn boundaries, both loads running, are neither side's, and the
-// sides' calls together stay within qemu-nbd's own (they were 14% over).
+// the other side's, so that both sides showed the whole process's. The
+// sides' calls together stay within qemu-nbd's own (they were 14% over
+// when the sample at each turn boundary gave each side all of them), and
+// are nearly all of them: qemu-nbd is read at each switch, between the
+// outgoing load's pause and the incoming one's resume, so no sample spans
+// both loads (the boundary samples were left to neither side: 84% of
+// qemu-nbd's sendmsg calls given, 7 of 40 samples per side n/a).
 func TestLocalTargetBothSides(t *testing.T) {
 	need(t, "qemu-nbd")
 	needCounting(t)
@@ -90,15 +94,10 @@ func TestLocalTargetBothSides(t *testing.T) {
 		if sr.Summary.Server != nil {
 			sends += sr.Summary.Server.SendCalls
 		}
-		if sr.Summary.ServerUnattributed == 0 {
-			t.Errorf("side %s: no sample left unattributed: a turn boundary, both loads running, was given to it", sr.Name)
-		}
 	}
 	t.Logf("A's and B's server send calls together %d; qemu-nbd's own %d", sends, total.SendCalls)
-	// A's and B's together are within the process's own: the samples at
-	// turn boundaries, in which both ran, gave each side all of them.
-	if sends == 0 || sends > total.SendCalls {
-		t.Errorf("A's and B's server send calls together %d; qemu-nbd's own over the run %d", sends, total.SendCalls)
+	if sends == 0 || sends > total.SendCalls || float64(sends) < 0.97*float64(total.SendCalls) {
+		t.Errorf("A's and B's server send calls together %d; qemu-nbd's own over the run %d: want them within it and at least 97%% of it", sends, total.SendCalls)
 	}
 	for _, side := range []string{"A", "B"} {
 		named := false

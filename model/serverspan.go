@@ -3,10 +3,13 @@ package model
 // A --target process that serves both sides (--target for both, or
 // --target-a and --target-b naming one server) is counted from outside,
 // as a whole: its calls, CPU and wake-ups over a sample are of whichever
-// loads ran in it. Where one side's load alone ran they are that side's;
-// where both ran (the sample at an alternate-mode turn boundary, every
-// sample in concurrent mode) nothing measured splits them, so the sample's
-// server figures are unknown (Server nil, ServerNA the reason) rather than
+// loads ran in it. Where one side's load alone ran they are that side's
+// (the engine reads the process at each turn switch, between the loads,
+// so that the sample spanning it is split there: engine/shared.go);
+// where both ran (every sample in concurrent mode; in alternate mode one
+// whose switch could not be read between the loads) nothing measured
+// splits them, so the sample's server figures are unknown (Server nil,
+// ServerNA the reason) rather than
 // the whole process's given to both sides, which summed to 14% more calls
 // than perf counted on the process. A span's server figures are then over
 // its samples whose server counts are known, with those samples' payload

@@ -7,7 +7,7 @@ import (
 )
 
 // Figures added over samples some of whose server counts were not
-// attributed (a shared --target at a turn boundary) keep the server's
+// attributed (a shared --target, both loads running between reads) keep the server's
 // figures over the others' payload: over all of it, 3000 calls on
 // 3 × 2 MiB read 500 per 2 MiB where the known samples made 1000. A span
 // not measured at all (an external target) leaves the sum unknown.

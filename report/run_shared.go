@@ -9,9 +9,10 @@ import (
 
 // printUnattributed says, per side, when its server figures leave out
 // samples: one --target process served both sides, and in the samples in
-// which both loads ran (turn boundaries; concurrent mode) its calls are
-// neither side's. A user who counts the process with perf or strace finds
-// A's and B's calls together below that, and this line says why.
+// which both loads ran (concurrent mode; in alternate mode a turn switch
+// that could not be read between the loads, engine/shared.go) its calls
+// are neither side's. A user who counts the process with perf or strace
+// finds A's and B's calls together below that, and this line says why.
 func printUnattributed(w io.Writer, rep model.Report) {
 	for _, s := range rep.Sides {
 		f := s.Summary.Figures
@@ -24,7 +25,7 @@ func printUnattributed(w io.Writer, rep model.Report) {
 			continue
 		}
 		b, secs := f.ServerBase()
-		fmt.Fprintf(w, "server %s: over %s of %s (%.1f of %.1f s of load): the target's server serves both sides, and its calls in the %d samples in which both loads ran (turn boundaries) are attributed to neither, so A's and B's together come below the process's own count (perf, strace)\n",
+		fmt.Fprintf(w, "server %s: over %s of %s (%.1f of %.1f s of load): the target's server serves both sides, and its calls in the %d samples in which both loads ran (a turn switch not read between them: a pause that did not drain, a failed read) are attributed to neither, so A's and B's together come below the process's own count (perf, strace)\n",
 			s.Name, size(model.Figure(b)), size(model.Figure(f.Bytes)), secs, f.Seconds, f.ServerUnattributed)
 	}
 }
