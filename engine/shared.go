@@ -39,19 +39,26 @@ const (
 func (p *Pair) pollSides() {
 	p.readMu.Lock()
 	defer p.readMu.Unlock()
-	var reads [2]sideRead
-	var wg sync.WaitGroup
-	for i, s := range p.sides {
-		wg.Add(1)
-		go func() { defer wg.Done(); reads[i] = p.readSide(s) }()
-	}
-	wg.Wait()
+	reads := p.readBoth(p.readSide)
 	p.noteOthersRan(reads)
+	var wg sync.WaitGroup
 	for i, s := range p.sides {
 		wg.Add(1)
 		go func() { defer wg.Done(); p.sampleSide(s, reads[i], true) }()
 	}
 	wg.Wait()
+}
+
+// readBoth reads both sides at once, as near the same moment as can be.
+func (p *Pair) readBoth(read func(*side) sideRead) [2]sideRead {
+	var reads [2]sideRead
+	var wg sync.WaitGroup
+	for i, s := range p.sides {
+		wg.Add(1)
+		go func() { defer wg.Done(); reads[i] = read(s) }()
+	}
+	wg.Wait()
+	return reads
 }
 
 // noteOthersRan keeps, for each side whose server serves the other side
@@ -137,13 +144,7 @@ func (p *Pair) cutTurns() {
 	}
 	p.readMu.Lock()
 	defer p.readMu.Unlock()
-	var reads [2]sideRead
-	var wg sync.WaitGroup
-	for i, s := range p.sides {
-		wg.Add(1)
-		go func() { defer wg.Done(); reads[i] = p.readChildren(s, false) }()
-	}
-	wg.Wait()
+	reads := p.readBoth(func(s *side) sideRead { return p.readChildren(s, false) })
 	p.noteOthersRan(reads)
 	for i, s := range p.sides {
 		if reads[i].ok {
