@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"strings"
 	"testing"
+	"time"
 
+	"nbdscope/internal/testbin"
 	"nbdscope/model"
 )
 
@@ -64,5 +67,87 @@ func TestFillFindsOnlyDataSockets(t *testing.T) {
 		if h.PID != snd.PID || h.FD < 0 || h.Inode == 0 {
 			t.Errorf("data socket %+v: want it held by the sender, PID %d, for the sampler to read through", h, snd.PID)
 		}
+	}
+}
+
+// An exec side's client connects anew for each run, so some looks for
+// its data connection come between two runs and find none: a sample
+// then has no fill (n/a, not 0), but the side's fill was measured in its
+// other samples, and nothing warns that it could not be. The client here
+// reads the export, then holds no connection for several intervals, so
+// both kinds of sample come in every run. A warning "send-buffer fill
+// n/a: no connection between PID … and PID … found" came at the first
+// sample between two runs.
+func TestExecFillMissBetweenRunsIsNoWarning(t *testing.T) {
+	testbin.Need(t, "apt-get install libnbd-bin", "nbdcopy")
+	cfg := testConfig()
+	cfg.Duration = 0 // until both kinds of sample have come a few times (at most 40 s)
+	cfg.Sides[1].Size = 512 << 20
+	cfg.Sides[1].Workload = model.WorkRead
+	cfg.Sides[1].Exec = `/bin/sh -c 'nbdcopy {uri} null: && sleep 0.5'`
+	p := startPair(t, cfg)
+	limit := time.AfterFunc(40*time.Second, func() { p.Stop() })
+	defer limit.Stop()
+	var measured, between int
+	var warned []string
+	for u := range p.Updates() {
+		if s := u.Sample; s != nil && s.Side == "B" && s.Active {
+			if s.Fill().Known() {
+				measured++
+			} else if s.Bytes == 0 {
+				between++
+			}
+			if measured >= 3 && between >= 3 {
+				p.Stop() // the rest of the updates drain below
+			}
+		}
+		if w := u.Warning; w != nil && w.Kind == model.WarnFill {
+			warned = append(warned, w.Text)
+		}
+	}
+	t.Logf("B: %d samples with fill, %d between runs without", measured, between)
+	if measured < 3 || between < 3 {
+		t.Fatalf("B: %d samples with fill, %d between runs: want 3 of each", measured, between)
+	}
+	if len(warned) > 0 {
+		t.Errorf("fill warnings %q: want none, the fill was measured in %d samples", warned, measured)
+	}
+	sum := p.Report().Sides[1].Summary
+	if !sum.Fill().Known() {
+		t.Errorf("B's summary has no fill though %d samples had one", measured)
+	}
+}
+
+// A client that never connects has no fill to measure over the whole
+// run: its samples' fill is n/a, the summary's too, and one warning says
+// why (here at the run's end: the run is shorter than the samples a
+// warning waits for).
+func TestExecFillNeverConnectedWarnsOnce(t *testing.T) {
+	cfg := testConfig()
+	cfg.Duration = model.Duration(1500 * time.Millisecond)
+	cfg.Sides[1].Size = 64 << 20
+	cfg.Sides[1].Exec = `/bin/sh -c 'sleep 0.05'`
+	p := startPair(t, cfg)
+	var active, withFill int
+	var warned []string
+	for u := range p.Updates() {
+		if s := u.Sample; s != nil && s.Side == "B" && s.Active {
+			active++
+			if s.Fill().Known() {
+				withFill++
+			}
+		}
+		if w := u.Warning; w != nil && w.Kind == model.WarnFill {
+			warned = append(warned, w.Text)
+		}
+	}
+	if active == 0 || withFill != 0 {
+		t.Fatalf("B: %d active samples, %d with fill: want some, none", active, withFill)
+	}
+	if len(warned) != 1 || !strings.HasPrefix(warned[0], "side B: send-buffer fill n/a: no connection between PID") {
+		t.Errorf("fill warnings %q: want one, for B, saying no connection was found", warned)
+	}
+	if p.Report().Sides[1].Summary.Fill().Known() {
+		t.Error("B's summary has a fill, though no sample had one")
 	}
 }
