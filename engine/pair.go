@@ -89,6 +89,7 @@ type Pair struct {
 
 	cancel  context.CancelFunc
 	loopEnd chan struct{}
+	down    chan struct{} // closed once shutdown is done: every child stopped, the socket directory gone
 
 	// unattributedWarned: the warning that a shared --target's calls in
 	// a sample in which both loads ran are not attributed was given
@@ -143,7 +144,7 @@ func newPair(cfg model.Config, opts Options) (*Pair, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Pair{opts: opts, cfg: cfg, updates: make(chan model.Update, 1024), ending: make(chan struct{}), loopEnd: make(chan struct{})}
+	p := &Pair{opts: opts, cfg: cfg, updates: make(chan model.Update, 1024), ending: make(chan struct{}), loopEnd: make(chan struct{}), down: make(chan struct{})}
 	if opts.Facts != nil {
 		p.facts = *opts.Facts
 	} else {
@@ -354,6 +355,14 @@ func (p *Pair) Restart(i int) error {
 // whether or not anyone reads updates.
 func (p *Pair) Stop() error {
 	if p.stopped.Load() {
+		// Another Stop is under way (a timer's, a signal's): this one
+		// too returns only once it is done, as its doc promises; it
+		// returned at once, and a caller that then looked found the
+		// socket directory still there.
+		<-p.down
+		if p.cancel != nil {
+			<-p.loopEnd
+		}
 		return nil
 	}
 	p.end() // a sample blocked on a full channel gives up, so the loop can end
@@ -374,8 +383,10 @@ func (p *Pair) Stop() error {
 // itself (side.start); shutdown waits for that.
 func (p *Pair) shutdown() {
 	if p.stopped.Swap(true) {
+		<-p.down
 		return
 	}
+	defer close(p.down)
 	var kids []*child
 	for _, s := range p.sides {
 		srv, ld := s.takeDown()

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -369,4 +370,30 @@ func applyText(p *Pair, side int, setting, value string) error {
 		return err
 	}
 	return p.Apply(ch)
+}
+
+// TestStopTwiceAtOnce: two Stops at once (a run's time limit and the
+// user's q, a signal and a defer) each return only once the pair is down:
+// every child stopped, the socket directory gone. The second returned at
+// once while the first was still stopping the children, and a test that
+// stopped its pair from a timer found the directory left behind.
+func TestStopTwiceAtOnce(t *testing.T) {
+	p := startPair(t, testConfig())
+	var wg sync.WaitGroup
+	left := make(chan string, 2)
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.Stop()
+			if _, err := os.Stat(p.dir); !os.IsNotExist(err) {
+				left <- p.dir
+			}
+		}()
+	}
+	wg.Wait()
+	close(left)
+	for dir := range left {
+		t.Errorf("a Stop returned with the socket directory %s still there", dir)
+	}
 }
