@@ -12,8 +12,8 @@ import (
 // TestSmallBufferFullMoreOften (issue 24): A's server at macOS's 8 KiB,
 // B's at 2 MiB, reading 256 KiB requests two at a time. A request fills
 // 8 KiB many times over and barely dents 2 MiB, so A's sender is full in
-// more of its samples and empty in fewer. The shares are counts of
-// samples, summed over whole samples; nothing is timed.
+// more of its samples and holds more of its limit. The shares are counts
+// of samples, summed over whole samples; nothing is timed.
 func TestSmallBufferFullMoreOften(t *testing.T) {
 	cfg := testConfig()
 	cfg.Mode = model.ModeAlternate
@@ -27,8 +27,13 @@ func TestSmallBufferFullMoreOften(t *testing.T) {
 	if a.fill.FullPct <= b.fill.FullPct {
 		t.Errorf("sndbuf_full_pct: A %.1f, B %.1f: want A > B", a.fill.FullPct, b.fill.FullPct)
 	}
-	if a.fill.EmptyPct >= b.fill.EmptyPct {
-		t.Errorf("sndbuf_empty_pct: A %.1f, B %.1f: want A < B", a.fill.EmptyPct, b.fill.EmptyPct)
+	// Fuller on the whole too: the share of its limit in flight, on
+	// average. (The share of samples under 10% compared A's with B's
+	// here, and under CI's load, the race detector slowing every reader,
+	// B's 2 MiB was not empty in a third of its 60 samples and A's 8 KiB
+	// empty in two thirds, equal shares; the means were 38% against 7%.)
+	if af, bf := float64(a.fill.Bytes)/float64(a.fill.Limit), float64(b.fill.Bytes)/float64(b.fill.Limit); af <= 2*bf {
+		t.Errorf("bytes in flight, of the limit: A %.1f%%, B %.1f%%: want A's over twice B's", 100*af, 100*bf)
 	}
 	rep := p.Report()
 	for _, s := range rep.Sides {
