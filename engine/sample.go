@@ -273,7 +273,6 @@ func (d delta) figures(busy float64, hasServer bool) model.Figures {
 func (t *totals) add(d delta) {
 	t.bytes += d.bytes
 	t.active += d.active
-	t.wall += d.active
 	t.client = t.client.Add(d.client)
 	t.server = t.server.Add(d.server)
 	if d.srvUnknown {
@@ -293,7 +292,7 @@ func (t *totals) add(d delta) {
 // samples whose server counts were attributed, with their payload.
 func (t totals) figures(hasServer bool) model.Figures {
 	f := delta{bytes: t.bytes, active: t.active, client: t.client,
-		hist: t.hist, errors: t.errors, unseen: !t.seen, maxLat: t.maxLat, fill: t.fill}.figures(t.wall, false)
+		hist: t.hist, errors: t.errors, unseen: !t.seen, maxLat: t.maxLat, fill: t.fill}.figures(t.active, false)
 	if hasServer {
 		f.SetServerSpan(t.server, t.srvBytes, t.srvActive, t.srvActive, t.srvUnattributed)
 	}

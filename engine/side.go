@@ -107,7 +107,6 @@ type side struct {
 type totals struct {
 	bytes  uint64
 	active float64
-	wall   float64
 	client model.Counters
 	server model.Counters
 	hist   []uint64
