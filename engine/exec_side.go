@@ -95,10 +95,20 @@ func execFlowText(side string, fl model.Flow, wl model.Workload, d nbd.Payload) 
 // client's as last seen, else (our load, or before the client moved any)
 // its workload's. s.mu is held.
 func (s *side) bulkFlow() model.Flow {
-	if s.cfg.Exec != "" && s.execFlowOf == s.cfg.Exec && s.execFlow != "" {
-		return s.execFlow
+	if fl := s.clientFlow(); fl != "" {
+		return fl
 	}
 	return model.FlowOf(s.cfg.Workload)
+}
+
+// clientFlow is which way an exec side's client, the side's command now,
+// was last seen moving its data; "" for our load, or before the client
+// moved any. s.mu is held.
+func (s *side) clientFlow() model.Flow {
+	if s.cfg.Exec != "" && s.execFlowOf == s.cfg.Exec {
+		return s.execFlow
+	}
+	return ""
 }
 
 // noteCalls keeps whether a real process's socket calls are counted (the

@@ -17,12 +17,12 @@ func (p *Pair) settleSample(smp *model.Sample) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.cfg.Exec != "" && s.cfg.Exec == smp.Settings.Exec && s.execFlow != "" && s.execFlowOf == s.cfg.Exec {
+	if fl := s.clientFlow(); fl != "" && smp.Settings.Exec == s.cfg.Exec {
 		// A real client's data goes the way it moved it, whatever the
 		// side's workload says: its labels, receiver and sender follow.
-		smp.Flow = s.execFlow
+		smp.Flow = fl
 		if smp.Turn != nil {
-			smp.Turn.Flow = s.execFlow
+			smp.Turn.Flow = fl
 		}
 	}
 	s.lastFlow = smp.SettleFlow(s.lastFlow)
@@ -30,10 +30,8 @@ func (p *Pair) settleSample(smp *model.Sample) {
 
 // sideOf is the side a sample or event names; nil for none.
 func (p *Pair) sideOf(id model.SideID) *side {
-	for _, s := range p.sides {
-		if s != nil && s.id == id {
-			return s
-		}
+	if i := id.Index(); i >= 0 {
+		return p.sides[i]
 	}
 	return nil
 }
