@@ -20,12 +20,12 @@ func printUnattributed(w io.Writer, rep model.Report) {
 			continue
 		}
 		if f.Server == nil {
-			fmt.Fprintf(w, "server %s: n/a — the target's server serves both sides, and the other side's load ran in each of the %d samples in which %s's did (concurrent mode): its calls cannot be split between them; use --mode alternate\n",
-				s.Name, f.ServerUnattributed, s.Name)
+			fmt.Fprintf(w, "server %s: n/a — the target's server serves both sides, and the other side's load ran in each of the %s in which %s's did (concurrent mode): its calls cannot be split between them; use --mode alternate\n",
+				s.Name, countOf(f.ServerUnattributed, "sample"), s.Name)
 			continue
 		}
 		b, secs := f.ServerBase()
-		fmt.Fprintf(w, "server %s: over %s of %s (%.1f of %.1f s of load): the target's server serves both sides, and its calls in the %d samples in which both loads ran (a turn switch not read between them: a pause that did not drain, a failed read) are attributed to neither, so A's and B's together come below the process's own count (perf, strace)\n",
-			s.Name, size(model.Figure(b)), size(model.Figure(f.Bytes)), secs, f.Seconds, f.ServerUnattributed)
+		fmt.Fprintf(w, "server %s: over %s of %s (%.1f of %.1f s of load): the target's server serves both sides, and its calls in the %s in which both loads ran (a turn switch not read between them: a pause that did not drain, a failed read) are attributed to neither, so A's and B's together come below the process's own count (perf, strace)\n",
+			s.Name, size(model.Figure(b)), size(model.Figure(f.Bytes)), secs, f.Seconds, countOf(f.ServerUnattributed, "sample"))
 	}
 }
