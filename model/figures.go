@@ -215,10 +215,11 @@ func (f Figures) Add(o Figures) Figures {
 	}
 	sum.ThroughputBps = Throughput(sum.Bytes, sum.Seconds)
 	sum.Flow = f.Direction().Join(o.Direction())
-	sum.SetFill(f.Fill().Add(o.Fill()))
-	if sum.Flow == FlowChanged { // two senders' buffers, each against its own limit
-		sum.SetFill(NoFill)
+	fill := f.Fill().Add(o.Fill())
+	if sum.Flow == FlowChanged {
+		fill = NoFill // two senders' buffers, each against its own limit
 	}
+	sum.SetFill(fill)
 	sum.Client = ProcessFigures(f.Client.Counters().Add(o.Client.Counters()), sum.Bytes, sum.Seconds)
 	sum.addServer(f, o)
 	sum.LatencyP50Ms, sum.LatencyP99Ms = Unknown, Unknown
