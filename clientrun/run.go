@@ -207,7 +207,7 @@ const holdScript = `read x <&3 && exec 3<&- "$0" "$@"`
 // StartHeld starts argv like Start, but holds the process before it execs
 // argv until attach(pid) has returned. Whatever attach opens on that pid
 // and is inherited across exec (perf counters with inherit, as
-// platform/syscount opens them) then sees the client from its first
+// probe/syscount opens them) then sees the client from its first
 // instruction, with nothing missed between the exec and the attach. The
 // hold is a /bin/sh in the client's place that reads one line from a pipe
 // and execs; it makes no socket calls, so counts of those are the client's

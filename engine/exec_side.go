@@ -26,7 +26,7 @@ func execPayload(now, prev wire.Msg) uint64 {
 
 // execClient marks what an exec side's client figures cannot hold as
 // unknown: its latency (the requests are the client's own), and its socket
-// calls unless the child counted them (counted: platform/syscount was
+// calls unless the child counted them (counted: probe/syscount was
 // allowed; otherwise a warning said why, callsWarning).
 func execClient(sc model.SideConfig, counted bool, f *model.Figures) {
 	if sc.Exec == "" {

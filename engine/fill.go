@@ -7,11 +7,11 @@ import (
 	"sync"
 
 	"nbdscope/model"
-	"nbdscope/platform/sockdiag"
+	"nbdscope/probe/sockdiag"
 )
 
 // The send-buffer fill of each side's data sockets, sampled from outside
-// by the controller (platform/sockdiag), so that the measured processes do
+// by the controller (probe/sockdiag), so that the measured processes do
 // nothing for it. One sampler serves the pair, 200 times a second; each
 // side is a group of it, whose senders are the bulk sender's sockets
 // connected to the receiver, found again at every poll (connections come

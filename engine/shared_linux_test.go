@@ -12,7 +12,7 @@ import (
 	"nbdscope/internal/testbin"
 	"nbdscope/model"
 	"nbdscope/nbd"
-	"nbdscope/realproc"
+	"nbdscope/probe/realproc"
 )
 
 // startOwnGroupServer runs a server child of the test binary, our own

@@ -8,7 +8,7 @@ import (
 
 	"nbdscope/engine/wire"
 	"nbdscope/model"
-	"nbdscope/realproc"
+	"nbdscope/probe/realproc"
 )
 
 // A local --target is measured as a real server side is: when the target

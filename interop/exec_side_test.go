@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"nbdscope/model"
-	"nbdscope/platform/syscount"
+	"nbdscope/probe/syscount"
 )
 
 // TestRunExecSideQemuImg: qemu-img convert runs in a loop as side B's load

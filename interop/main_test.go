@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"nbdscope/internal/testbin"
-	"nbdscope/platform/syscount"
+	"nbdscope/probe/syscount"
 )
 
 // Bounds that keep a broken tool or server from hanging the suite.

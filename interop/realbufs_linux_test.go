@@ -2,7 +2,7 @@ package interop
 
 // An independent look at a real process's socket buffers: its own
 // pidfd_getfd copies of the process's sockets and getsockopt on them,
-// not nbdscope's code (platform/sockctl), to check that a live change
+// not nbdscope's code (probe/sockctl), to check that a live change
 // reached the real socket.
 
 import (

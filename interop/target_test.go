@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"nbdscope/internal/testbin"
-	"nbdscope/realproc"
+	"nbdscope/probe/realproc"
 )
 
 // startOwnQemuNbd starts qemu-nbd on a socket of its own, leading its own

@@ -16,7 +16,7 @@ import (
 	"nbdscope/model"
 	"nbdscope/nbd"
 	"nbdscope/platform"
-	"nbdscope/realproc"
+	"nbdscope/probe/realproc"
 )
 
 // An exec sweep measures a real client (qemu-img, nbdcopy, blksum) instead

@@ -8,7 +8,7 @@ import (
 
 	"nbdscope/engine"
 	"nbdscope/model"
-	"nbdscope/platform/sockdiag"
+	"nbdscope/probe/sockdiag"
 )
 
 // The send-buffer fill of an exec sweep's runs: the server is our child

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"nbdscope/platform/sockdiag"
+	"nbdscope/probe/sockdiag"
 )
 
 // TestExecFillNA: without a sampler (sock_diag not available: macOS) every

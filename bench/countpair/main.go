@@ -35,7 +35,7 @@ import (
 
 	"nbdscope/clientrun"
 	"nbdscope/platform"
-	"nbdscope/realproc"
+	"nbdscope/probe/realproc"
 )
 
 func main() {

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"nbdscope/realproc"
+	"nbdscope/probe/realproc"
 )
 
 // doctorCalls says whether a real process's system calls can be counted

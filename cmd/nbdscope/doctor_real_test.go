@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"nbdscope/realproc"
+	"nbdscope/probe/realproc"
 )
 
 // TestDoctorProbesCountingOnce: doctor's line on counting real

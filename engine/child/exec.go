@@ -13,15 +13,15 @@ import (
 	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
-	"nbdscope/platform/sockctl"
-	"nbdscope/realproc"
+	"nbdscope/probe/sockctl"
+	"nbdscope/probe/realproc"
 )
 
 // execRole is a load child whose load is a real client command (a side's
 // exec setting), run in a loop against the side's server. It reports the
 // client's CPU and context switches: finished runs from wait4, the run
 // under way from /proc; and its socket calls, counted from its exec with
-// platform/syscount where the system allows (realproc), else why not.
+// probe/syscount where the system allows (realproc), else why not.
 // Its payload is not ours to count: the controller takes it from the
 // server. The side's client buffers (client-sndbuf, client-rcvbuf: the
 // sender's for writes) are set on the client's own data sockets from

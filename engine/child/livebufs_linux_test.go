@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"nbdscope/internal/testbin"
-	"nbdscope/platform/sockctl"
+	"nbdscope/probe/sockctl"
 )
 
 // liveBufsHelperEnv makes the test binary, re-executed as another user,

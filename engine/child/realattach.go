@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"nbdscope/engine/wire"
-	"nbdscope/realproc"
+	"nbdscope/probe/realproc"
 )
 
 // attachRealServerRole measures a server that is already running (the

@@ -100,7 +100,7 @@ type Msg struct {
 	// longer autotunes (nbd.Conn.BufferLocked).
 	SndBufLocked bool `json:"sndbuf_locked,omitempty"`
 	// CallsCounted (an exec load, a real server): Counters.IO holds the
-	// real process's socket calls, counted exactly (platform/syscount).
+	// real process's socket calls, counted exactly (probe/syscount).
 	// When it is false for a real process, CallsNA says why they cannot be
 	// counted and CallsFix the command that lifts it ("" when none does).
 	CallsCounted bool   `json:"calls_counted,omitempty"`

@@ -39,7 +39,13 @@ var rules = []rule{
 	// platform needs nbd for the socket buffers it describes (nbd.SockBuf,
 	// nbd.ProbeSocketBuffer, nbd.RequestForEffective).
 	{pkg: "platform", only: []string{"units", "nbd", "shellword"}, why: "the OS facts sit under everything that uses them"},
-	{pkg: "realproc", only: []string{"platform", "platform/syscount", "platform/sockdiag", "platform/sockctl", "units", "nbd", "shellword"},
+	// probe/ is the kernel instruments, a layer above platform's facts:
+	// each instrument reads the OS through platform alone, and realproc
+	// ties the three together for one real process.
+	{pkg: "probe/syscount", only: []string{"platform", "units", "nbd", "shellword"}, why: "an instrument needs only the OS's facts"},
+	{pkg: "probe/sockdiag", only: []string{"platform", "units", "nbd", "shellword"}, why: "an instrument needs only the OS's facts"},
+	{pkg: "probe/sockctl", only: []string{"platform", "units", "nbd", "shellword"}, why: "an instrument needs only the OS's facts"},
+	{pkg: "probe/realproc", only: []string{"platform", "probe/syscount", "probe/sockdiag", "probe/sockctl", "units", "nbd", "shellword"},
 		why: "measuring a real process needs only the OS's mechanisms"},
 	{pkg: "clientrun", only: []string{"platform", "units", "nbd", "shellword"}, why: "running a real client needs only the OS"},
 	// model holds what a run is. Beyond nbd (URIs) and units it reaches

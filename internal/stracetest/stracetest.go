@@ -1,6 +1,6 @@
 // Package stracetest reads what `strace -c -U name,calls,errors` writes,
 // for the tests that check nbdscope's syscall counts against strace's: the
-// counter's own (platform/syscount) and a real client's in a sweep
+// counter's own (probe/syscount) and a real client's in a sweep
 // (interop). One parser and one tolerance, where each had its own.
 package stracetest
 

@@ -1,6 +1,6 @@
 // Package realproc measures and tunes a real process nbdscope did not
 // write (an exec side's client, a real server): its socket calls counted
-// exactly (platform/syscount) on the sockets it holds (platform/sockdiag).
+// exactly (probe/syscount) on the sockets it holds (probe/sockdiag).
 // engine/child's roles and the exec sweep use it alike.
 package realproc
 
@@ -14,14 +14,14 @@ import (
 	"time"
 
 	"nbdscope/nbd"
-	"nbdscope/platform/sockdiag"
-	"nbdscope/platform/syscount"
+	"nbdscope/probe/sockdiag"
+	"nbdscope/probe/syscount"
 )
 
 // Calls counts a real process's socket calls, the figures our own
 // processes count at the call (nbd.IOStats), for a process we did not
 // write: an exec side's client, a real server. It counts with
-// platform/syscount over the process and everything it starts.
+// probe/syscount over the process and everything it starts.
 //
 // Where the bpf programs may be loaded it counts at the kernel's socket
 // layer (syscount.Options.Sockets): every one of the ten calls that

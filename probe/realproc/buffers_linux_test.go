@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"nbdscope/platform/sockctl"
+	"nbdscope/probe/sockctl"
 )
 
 // socketHolderEnv makes the test binary, run again, a process that holds

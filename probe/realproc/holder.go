@@ -13,7 +13,7 @@ import (
 
 	"nbdscope/nbd"
 	"nbdscope/platform"
-	"nbdscope/platform/sockdiag"
+	"nbdscope/probe/sockdiag"
 )
 
 // Holder is the local process that serves a --target: the one holding its

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"nbdscope/nbd"
-	"nbdscope/platform/syscount"
+	"nbdscope/probe/syscount"
 )
 
 // ioStatsOf takes the msg/to calls on any fd and read/write only on the

@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"nbdscope/platform/sockdiag"
+	"nbdscope/probe/sockdiag"
 )
 
 // A process's connections: who talks to whom. Here the two ends are both

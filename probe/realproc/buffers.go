@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 
-	"nbdscope/platform/sockctl"
-	"nbdscope/platform/sockdiag"
+	"nbdscope/probe/sockctl"
+	"nbdscope/probe/sockdiag"
 )
 
 // Buffers changes a real process's socket buffers from outside
-// (platform/sockctl: pidfd_getfd + setsockopt on its own sockets) and
+// (probe/sockctl: pidfd_getfd + setsockopt on its own sockets) and
 // keeps a request applied to every connection it opens later.
 //
 // The value each socket had when first seen is the process's own (qemu-nbd

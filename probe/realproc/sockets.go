@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"nbdscope/platform/sockdiag"
+	"nbdscope/probe/sockdiag"
 )
 
 // Sockets looks at a real process tree's sockets: the ones it listens on
