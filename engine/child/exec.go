@@ -13,8 +13,8 @@ import (
 	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
-	"nbdscope/probe/sockctl"
 	"nbdscope/probe/realproc"
+	"nbdscope/probe/sockctl"
 )
 
 // execRole is a load child whose load is a real client command (a side's

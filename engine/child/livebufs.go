@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"nbdscope/engine/wire"
+	"nbdscope/probe/realproc"
 	"nbdscope/probe/sockctl"
 	"nbdscope/probe/sockdiag"
-	"nbdscope/probe/realproc"
 )
 
 // liveBufs follows a real process's data sockets (a real server's, an

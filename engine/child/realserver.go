@@ -16,9 +16,9 @@ import (
 	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
+	"nbdscope/probe/realproc"
 	"nbdscope/probe/sockctl"
 	"nbdscope/probe/sockdiag"
-	"nbdscope/probe/realproc"
 )
 
 // realServerRole is a server child whose server is a real program (a
