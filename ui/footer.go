@@ -22,9 +22,9 @@ func (m *Model) shortKeys() (full, narrow []key.Binding) {
 		return modalKeys{keyEnter, keyFilter, keyMove, keyEsc}, nil
 	case stHelp:
 		if m.helpMore {
-			return modalKeys{keyClose, keyScroll, m.keys.Quit}, nil
+			return modalKeys{keyClose, keyHelpPage, keyScroll, m.keys.Quit}, nil
 		}
-		return modalKeys{keyClose, m.keys.Quit}, nil
+		return modalKeys{keyClose, keyHelpPage, m.keys.Quit}, nil
 	}
 	k := m.keys
 	terse := func(b key.Binding, keys, desc string) key.Binding {
