@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/csv"
 	"io"
+	"nbdscope/units"
 	"strconv"
 )
 
@@ -57,7 +58,7 @@ var figureColumns = func() []csvColumn {
 		{"placement", func(f *Figures) string { return string(f.Settings.Placement) }},
 		{"consume", func(f *Figures) string { return string(f.Settings.Consume) }},
 		{"settings_changed", func(f *Figures) string { return strconv.FormatBool(f.Changed) }},
-		{"seconds", func(f *Figures) string { return strconv.FormatFloat(f.Seconds, 'f', -1, 64) }},
+		{"seconds", func(f *Figures) string { return units.CSVNumber(f.Seconds) }},
 		{"bytes", func(f *Figures) string { return strconv.FormatUint(f.Bytes, 10) }},
 		{"throughput_bps", func(f *Figures) string { return csvFigure(f.ThroughputBps) }},
 		{"receiver", func(f *Figures) string { return csvProcess(f.Direction().Receiver()) }},
@@ -156,7 +157,7 @@ func WriteRunCSV(w io.Writer, rep Report) error {
 	for i := range rep.Samples {
 		s := &rep.Samples[i]
 		rows[i] = CSVRow{
-			Lead:    []string{strconv.FormatFloat(s.T, 'f', -1, 64), string(s.Side), strconv.FormatBool(s.Active), strconv.Itoa(s.Connections)},
+			Lead:    []string{units.CSVNumber(s.T), string(s.Side), strconv.FormatBool(s.Active), strconv.Itoa(s.Connections)},
 			Figures: &s.Figures,
 			Trail:   []string{strconv.FormatBool(rep.Partial), rep.PartialReason},
 		}
@@ -178,7 +179,7 @@ func csvFigure(f Figure) string {
 	if !f.Known() {
 		return ""
 	}
-	return strconv.FormatFloat(float64(f), 'f', -1, 64)
+	return units.CSVNumber(float64(f))
 }
 
 // csvInt is a count or size cell: empty when unknown (0).

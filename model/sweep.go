@@ -124,6 +124,11 @@ type ExecSpec struct {
 	Needs    string `json:"needs,omitempty"`
 	Fallback string `json:"fallback,omitempty"`
 	Note     string `json:"note,omitempty"` // set when the fallback ran
+	// Seed is the case of the qemu-devel series' tables this sweep
+	// reproduces ("qemu-img read", package seed), set by the built-in
+	// presets that run the series' commands: the sweep's table then
+	// prints the series' own rows beside ours.
+	Seed string `json:"seed,omitempty"`
 }
 
 // ExecRun is one measured run of the client.

@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"strings"
 	"testing"
 
 	"nbdscope/model"
@@ -55,6 +56,31 @@ func TestSVGChartTitlesClearTheirLegend(t *testing.T) {
 				t.Errorf("%s/%s: title %q ends at %.0f, past its legend at %.0f", c.attr("data-side"), c.attr("data-figure"), title.text(), end, x)
 				break
 			}
+		}
+	}
+}
+
+// TestSVGFillAxisEndsAt100: a share of time cannot pass 100%, so the fill
+// chart's axis ends there even when the data reaches it (it ran to 125).
+func TestSVGFillAxisEndsAt100(t *testing.T) {
+	rep := fixture()
+	for i := range rep.Samples {
+		rep.Samples[i].SetFill(model.Fill{Samples: 40, FullPct: 100, EmptyPct: 0, Bytes: 4096, Limit: 4096})
+	}
+	root := parseSVG(t, SVG("r", rep))
+	for _, c := range root.all("g", "chart") {
+		if c.attr("data-figure") != "fill" {
+			continue
+		}
+		ticks := c.all("text", "tick")
+		var labels []string
+		for _, tk := range ticks {
+			if tk.attr("text-anchor") == "end" {
+				labels = append(labels, tk.text())
+			}
+		}
+		if got := strings.Join(labels, " "); got != "0 25 50 75 100" {
+			t.Errorf("%s: fill axis ticks %q, want 0 25 50 75 100", c.attr("data-side"), got)
 		}
 	}
 }

@@ -36,7 +36,14 @@ func unitOf(m metric, mx float64) (float64, string) {
 }
 
 // makeAxis fits about ticks steps over [0, mx] (mx in raw units).
+//
+// A share of time (the fill's full and empty) has a natural top: its
+// axis runs 0 to 100% in quarters whatever the data, where a fitted one
+// ran to 125% and drew a share that cannot exist.
 func makeAxis(m metric, mx float64, ticks int) axis {
+	if m == mFillFull || m == mFillEmpty {
+		return axis{div: 1, unit: "%", step: 25, top: 100}
+	}
 	div, unit := unitOf(m, mx)
 	return fitAxis(div, unit, mx, ticks)
 }

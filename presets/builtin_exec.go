@@ -5,6 +5,7 @@ import (
 	"os/exec"
 
 	"nbdscope/model"
+	"nbdscope/seed"
 )
 
 // The exec presets sweep real clients (nbdscope sweep --preset NAME) with
@@ -38,13 +39,15 @@ func missingClient(name string) error {
 		"(nirs/blkhash), or give the command yourself: nbdscope sweep --exec 'blksum {uri}'", name)
 }
 
-func execSweep(cmd string) *SweepSpec {
+// execSweep sweeps cmd over the published sizes; seedCase names the
+// series' table it reproduces (package seed), or is "".
+func execSweep(cmd, seedCase string) *SweepSpec {
 	sizes := []model.Buf{bufDefault}
 	for _, n := range []int{64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20} {
 		sizes = append(sizes, sizeBuf(n))
 	}
 	return &SweepSpec{Sizes: sizes, Bytes: 4 << 30, Repeat: 3, Setting: model.SetSndBuf,
-		Exec: &model.ExecSpec{Command: cmd, Warmup: 1}}
+		Exec: &model.ExecSpec{Command: cmd, Warmup: 1, Seed: seedCase}}
 }
 
 func execBuiltins() []Preset {
@@ -55,7 +58,7 @@ func execBuiltins() []Preset {
 		Demonstrates: "The seed's first table, with the real qemu-img: 1 connection, 2 MiB reads; the server's send calls " +
 			"and EAGAIN per 2 MiB fall as its send buffer grows, and the time with them (2.28x at 2 MiB on Linux).",
 		Config: model.DefaultConfig(),
-		Sweep:  execSweep(QemuImgRead),
+		Sweep:  execSweep(QemuImgRead, seed.QemuImgRead),
 	})
 	ps = append(ps, Preset{
 		Name:        "qemu-img-write",
@@ -63,9 +66,9 @@ func execBuiltins() []Preset {
 		Demonstrates: "Writes: qemu-img sends the bulk data, so the server's receive calls per 2 MiB are the figure; " +
 			"the server's send buffer only carries replies and matters little. -S 0 keeps qemu-img from turning zeroes into WRITE_ZEROES.",
 		Config: model.DefaultConfig(),
-		Sweep:  execSweep("qemu-img convert -f raw -O raw -W -n -S 0 " + qemuNullCo + " {uri}"),
+		Sweep:  execSweep("qemu-img convert -f raw -O raw -W -n -S 0 "+qemuNullCo+" {uri}", seed.QemuImgWrite),
 	})
-	s := execSweep("nbdcopy --blkhash {uri} null:")
+	s := execSweep("nbdcopy --blkhash {uri} null:", seed.NbdcopyHash)
 	s.Exec.Needs, s.Exec.Fallback = "--blkhash", "nbdcopy {uri} null:"
 	ps = append(ps, Preset{
 		Name:        "nbdcopy-blkhash",
@@ -82,7 +85,7 @@ func execBuiltins() []Preset {
 			Demonstrates: "blksum reads with 256 KiB requests and hashes each block: the seed measured 2.65x on Linux " +
 				"with a 2 MiB send buffer.",
 			Config: model.DefaultConfig(),
-			Sweep:  execSweep("blksum {uri}"),
+			Sweep:  execSweep("blksum {uri}", seed.Blksum),
 		})
 	}
 	return ps

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"nbdscope/model"
+	"nbdscope/seed"
 )
 
 // The real-server presets run the qemu series' experiment with unpatched
@@ -84,7 +85,7 @@ func realBuiltins() []Preset {
 		Demonstrates: "The qemu series' first table made with unpatched programs: qemu-img reading from qemu-nbd, " +
 			"time and both processes' calls per 2 MiB per buffer size.",
 		Config: realSweepConfig(),
-		Sweep:  execSweep(QemuImgRead),
+		Sweep:  execSweep(QemuImgRead, seed.QemuImgRead),
 	}}
 	return all
 }

@@ -68,6 +68,9 @@ func SweepText(w io.Writer, rep model.SweepReport, width int) {
 // says when the sweep is partial.
 func sweepEnd(w io.Writer, rep model.SweepReport) {
 	fmt.Fprintln(w, OptimumLine(rep.Optimum))
+	if l := seedOptimumLine(rep); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	if l := execPayloadLine(rep); l != "" {
 		fmt.Fprintln(w, l)
 	}
@@ -89,6 +92,7 @@ func sweepEnd(w io.Writer, rep model.SweepReport) {
 func sweepTable(w io.Writer, rep model.SweepReport) {
 	if rep.Spec.Exec != nil {
 		execTable(w, rep)
+		seedRows(w, rep)
 		return
 	}
 	where := ""

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"nbdscope/units"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,7 +77,7 @@ func timeStatsCSVCells(rep model.SweepReport, r model.SweepRow) []string {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return ""
 		}
-		return strconv.FormatFloat(v, 'f', -1, 64)
+		return units.CSVNumber(v)
 	}
 	tied := ""
 	if o := rep.Optimum; o != nil && o.Noise != nil && o.Noise.Known {

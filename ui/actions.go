@@ -208,6 +208,10 @@ func (m *Model) onKey(k tea.KeyMsg) tea.Cmd {
 			m.state = stNormal
 			return nil
 		}
+		if key.Matches(k, keyHelpPage) {
+			m.helpPage, m.helpOff = 1-m.helpPage, 0
+			return nil
+		}
 		if m.scrollHelp(k) {
 			return nil
 		}
@@ -235,7 +239,7 @@ func (m *Model) toggleHelp() {
 		return
 	}
 	m.state = stHelp
-	m.helpOff = 0
+	m.helpOff, m.helpPage = 0, helpKeys
 }
 
 func (m *Model) openSave() {

@@ -22,9 +22,9 @@ func (m *Model) shortKeys() (full, narrow []key.Binding) {
 		return modalKeys{keyEnter, keyFilter, keyMove, keyEsc}, nil
 	case stHelp:
 		if m.helpMore {
-			return modalKeys{keyClose, keyScroll, m.keys.Quit}, nil
+			return modalKeys{keyClose, keyHelpPage, keyScroll, m.keys.Quit}, nil
 		}
-		return modalKeys{keyClose, m.keys.Quit}, nil
+		return modalKeys{keyClose, keyHelpPage, m.keys.Quit}, nil
 	}
 	k := m.keys
 	terse := func(b key.Binding, keys, desc string) key.Binding {
@@ -51,11 +51,13 @@ func (m *Model) shortKeys() (full, narrow []key.Binding) {
 		terse(k.Setting(model.SetRequestSize), "r/R", "req size ½/×2"),
 		terse(k.Setting(model.SetInFlight), "d/D", "in flight ½/×2"))
 	full = append(full, tail...)
-	// Narrow: the three pairs in one (lowercase lowers, capital raises),
-	// before the keys the footer drops first.
-	narrow = append(append([]key.Binding{}, lead...), bufs, terse(k.NextSide, "tab", "side"), pause,
-		terse(k.Setting(model.SetConnections), "c/C r/R d/D", "−/+"), gap)
-	narrow = append(append(narrow, charts...), tail...)
+	// Narrow: the README's two main keys (g, p) first, then the three
+	// pairs in one (lowercase lowers, capital raises), then the keys the
+	// footer drops first, from the end (save, charts, pause, side), help
+	// and quit always last.
+	narrow = append(append([]key.Binding{}, lead...), bufs, gap, tail[0],
+		terse(k.Setting(model.SetConnections), "c/C r/R d/D", "−/+"), terse(k.NextSide, "tab", "side"), pause)
+	narrow = append(append(narrow, charts...), tail[1:]...)
 	return full, narrow
 }
 

@@ -34,6 +34,7 @@ func TestHelpCallsFigureLabelsTheSeries(t *testing.T) {
 	}
 	// On screen, as a user reads it at 80 columns.
 	h := newHarness(t, Options{}, 80, 24)
+	h.press("?", "tab")
 	text := strings.Join(h.m.helpLines(80), "\n")
 	for _, want := range []string{"series", "qemu-devel"} {
 		if !strings.Contains(text, want) {

@@ -36,7 +36,7 @@ func TestHereCallsMeasured(t *testing.T) {
 			t.Errorf("here line lacks %q: %q", want, got)
 		}
 	}
-	h.press("?")
+	h.press("?", "tab")
 	text := strings.Join(h.m.helpLines(160), "\n")
 	if !strings.Contains(text, "10.2 at 208k (A, buffer full 97% / empty 1%)") || !strings.Contains(text, "the series' figures, not this machine's") {
 		t.Errorf("help at 160 columns:\n%s", text)

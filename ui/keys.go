@@ -149,13 +149,14 @@ func (m modalKeys) ShortHelp() []key.Binding  { return m }
 func (m modalKeys) FullHelp() [][]key.Binding { return [][]key.Binding{m} }
 
 var (
-	keyEnter  = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply"))
-	keyEsc    = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel"))
-	keyYes    = key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "overwrite"))
-	keyNo     = key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "keep it"))
-	keyFilter = key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter"))
-	keyMove   = key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "move"))
-	keyClose  = key.NewBinding(key.WithKeys("esc", "?"), key.WithHelp("esc/?", "close help"))
-	keyForce  = key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit"))
-	keyScroll = key.NewBinding(key.WithKeys("up", "down", "pgup", "pgdown", "home", "end"), key.WithHelp("↑/↓", "scroll"))
+	keyEnter    = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply"))
+	keyEsc      = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel"))
+	keyYes      = key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "overwrite"))
+	keyNo       = key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "keep it"))
+	keyFilter   = key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter"))
+	keyMove     = key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "move"))
+	keyClose    = key.NewBinding(key.WithKeys("esc", "?"), key.WithHelp("esc/?", "close help"))
+	keyForce    = key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit"))
+	keyHelpPage = key.NewBinding(key.WithKeys("tab", "shift+tab", "left", "right"), key.WithHelp("tab", "keys/figures"))
+	keyScroll   = key.NewBinding(key.WithKeys("up", "down", "pgup", "pgdown", "home", "end"), key.WithHelp("↑/↓", "scroll"))
 )

@@ -215,6 +215,7 @@ type Model struct {
 
 	state       state
 	helpOff     int  // first line of the help shown
+	helpPage    int  // the help's page: helpKeys or helpFigures
 	helpMore    bool // the help did not fit (last frame)
 	input       textinput.Model
 	inputKind   inputKind

@@ -408,7 +408,9 @@ func TestKeyPlacement(t *testing.T) {
 	h.send(model.Update{Sample: &s})
 	h.wantView("load 2 · server 2")
 	h.press("?")
-	h.wantView("cores: split/shared/os", "cross-core wake-up")
+	h.wantView("cores: split/shared/os")
+	h.press("tab")
+	h.wantView("cross-core wake-up")
 }
 
 func TestKeyModeAndCoresHint(t *testing.T) {
@@ -534,7 +536,9 @@ func TestLatencyChartAt160(t *testing.T) {
 func TestKeyHelp(t *testing.T) {
 	h := newHarness(t, Options{}, 100, 30)
 	h.press("?")
-	h.wantView("keys", "figures", "calls/2MiB", "connections")
+	h.wantView("keys", "page 1 of 2", "tab: figures", "connections")
+	h.press("tab")
+	h.wantView("figures", "page 2 of 2", "calls/2MiB")
 	h.press("esc")
 	if h.m.state != stNormal {
 		t.Error("esc did not close help")
@@ -1065,7 +1069,7 @@ func TestConsumeShownAndExplained(t *testing.T) {
 		h.wantView("consume"+gap+"scan", "consume"+gap+"hash×3")
 	}
 	h := newHarness(t, Options{}, 160, 60)
-	h.press("?")
+	h.press("?", "tab")
 	for _, mode := range model.ConsumeModes {
 		h.wantView(string(mode.Name), mode.Help[:30])
 	}

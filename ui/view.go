@@ -384,9 +384,29 @@ const hereLabel = "  here"
 // them).
 const hereCalls = `this machine's own: the panels' calls rows (g puts A at macOS's 8k and B at 2m); 'nbdscope sweep' measures each size in turn`
 
-// helpLines is the full help: the keys (bubbles/help) and the figures.
+// The help has two pages, so that neither runs past a screen or two:
+// the keys first (what a user opening it wants), the figures second
+// (tab turns the page). Together they ran past 100 lines.
+const (
+	helpKeys = iota
+	helpFigures
+)
+
+// helpLines is the help's page in view: its title line, which names both
+// pages, then the keys (bubbles/help) or the figures.
 func (m *Model) helpLines(w int) []string {
 	st := m.com.styles
+	title := st.Title.Render("keys") + st.Dim.Render("  page 1 of 2 · tab: figures · esc or ? closes")
+	if m.helpPage == helpFigures {
+		title = st.Title.Render("figures") + st.Dim.Render("  page 2 of 2 · tab: keys · esc or ? closes")
+		return append([]string{title}, m.figureLines(w)...)
+	}
+	return append([]string{title}, m.keyLines(w)...)
+}
+
+// keyLines are the keys page: the notes the key list cannot say, then
+// every key, in two columns' worth of groups where one row is too wide.
+func (m *Model) keyLines(w int) []string {
 	hm := m.help
 	hm.Width = 0
 	groups := m.keys.FullHelp()
@@ -397,13 +417,18 @@ func (m *Model) helpLines(w int) []string {
 		half := (len(groups) + 1) / 2
 		keys = hm.FullHelpView(groups[:half]) + "\n\n" + hm.FullHelpView(groups[half:])
 	}
-	lines := []string{st.Title.Render("keys") + st.Dim.Render("  (esc or ? closes)")}
+	var lines []string
 	for _, l := range m.keyNotes() {
 		lines = append(lines, wrap(l, w, 0)...)
 	}
 	lines = append(lines, "")
-	lines = append(lines, strings.Split(keys, "\n")...)
-	lines = append(lines, "", st.Title.Render("figures"))
+	return append(lines, strings.Split(keys, "\n")...)
+}
+
+// figureLines are the figures page: each figure's label and meaning.
+func (m *Model) figureLines(w int) []string {
+	st := m.com.styles
+	var lines []string
 	for _, f := range m.figureEntries() {
 		wrapped := wrap(f[1], max(w-13, 10), 0) // the help scrolls: all of it
 		for j, l := range wrapped {

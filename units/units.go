@@ -301,3 +301,22 @@ func nonFinite(v float64) (string, bool) {
 	}
 	return "", false
 }
+
+// csvDigits is the significant digits a CSV number keeps: more than any
+// of our measurements holds (a clock read to the nanosecond over a day is
+// 14), few enough that the last bits of float arithmetic drop out.
+const csvDigits = 12
+
+// CSVNumber is a number for a CSV cell: rounded to csvDigits significant
+// digits, then printed in the shortest plain form that reads back to that
+// (0.0405, not 0.040499999999999994; 8589934592, not 8.589934592e+09).
+func CSVNumber(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', csvDigits, 64), 64)
+	if err != nil {
+		r = v
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}

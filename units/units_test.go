@@ -254,3 +254,22 @@ func FuzzParseSize(f *testing.F) {
 		_ = FormatRate(float64(n))
 	})
 }
+
+// A CSV cell drops float arithmetic's last bits and never turns to an
+// exponent: 0.0405 as a user computed it, a byte rate as its digits.
+func TestCSVNumber(t *testing.T) {
+	for in, want := range map[float64]string{
+		0.081 / 2:        "0.0405",
+		0.1 + 0.2:        "0.3",
+		8589934592:       "8589934592",
+		1.0 / 3:          "0.333333333333",
+		0.000000123456:   "0.000000123456",
+		12.25:            "12.25",
+		0:                "0",
+		123456.789012345: "123456.789012",
+	} {
+		if got := CSVNumber(in); got != want {
+			t.Errorf("CSVNumber(%v) = %q, want %q", in, got, want)
+		}
+	}
+}

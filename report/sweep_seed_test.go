@@ -1,0 +1,48 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"nbdscope/model"
+	"nbdscope/seed"
+)
+
+// An exec sweep of a case the series measured prints the series' rows
+// beside ours (time, user, system, the ratio to the default, on Linux and
+// macOS), dashes where the series has no such size, and the two optima
+// side by side; a sweep of another command prints neither.
+func TestSeedRowsBesideOurs(t *testing.T) {
+	row := func(buf string, secs float64) model.SweepRow {
+		r := model.SweepRow{Buffer: buf, Seconds: secs, Exec: &model.ExecRow{}}
+		r.Figures.Server = &model.Process{}
+		return r
+	}
+	rep := model.SweepReport{
+		Spec:    model.SweepSpec{Bytes: 1 << 30, Exec: &model.ExecSpec{Command: "qemu-img convert {uri} null", Seed: seed.QemuImgRead}},
+		Rows:    []model.SweepRow{row("default", 2.618), row("64k", 3.0), row("2m", 1.206)},
+		Optimum: &model.SweepOptimum{Buffer: "2m", VsDefault: 2.17},
+	}
+	var b bytes.Buffer
+	SweepText(&b, rep, 100)
+	out := b.String()
+	for _, want := range []string{
+		seed.Series,
+		"| default | 2.618s | 1.00x | 4.292s | 0.243s | 1.604s | 1.00x | 13.361s | 2.653s | 5.702s | 1.00x |",
+		// Linux's table has no 64k row; macOS's has.
+		"| 64k | 3.000s | 0.87x | — | — | — | — | 2.283s | 0.204s | 1.318s | 5.85x |",
+		"| 2m | 1.206s | 2.17x | 1.884s | 0.060s | 1.191s | 2.28x | 1.060s | 0.080s | 0.602s | 12.60x |",
+		"the series' fastest beside ours (times faster than the default): ours 2.17x at 2m; the series Linux 2.28x at 4m, macOS 12.60x at 2m.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sweep text lacks %q:\n%s", want, out)
+		}
+	}
+	rep.Spec.Exec.Seed = ""
+	b.Reset()
+	SweepText(&b, rep, 100)
+	if strings.Contains(b.String(), "series") {
+		t.Errorf("a command the series did not measure gets its rows:\n%s", b.String())
+	}
+}
