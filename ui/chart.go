@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/guptarohit/asciigraph"
 
@@ -640,68 +641,118 @@ func tickStep(window float64, plotW int) float64 {
 }
 
 // axis renders the time axis (ticks and markers with the side's letter)
-// and its labels.
+// and its labels. Markers never overlap: one that would touch another on
+// the axis (the same or the next column: "BB" read as one word) is
+// stacked on the labels row below it, as the SVG stacks its labels, and
+// the tick labels give way; one that touches on both rows joins the
+// marker above it, which then reads * when the sides differ.
 func (c *charts) axis(labelW, plotW int, t0 float64, marks []mark) []string {
 	st := c.com.styles
 	prefix := labelW + 2
 	step := tickStep(c.window, plotW)
-	type tick struct {
-		col   int
-		label string
-	}
-	var ticks []tick
-	for t := math.Ceil(t0/step) * step; t <= t0+c.window+1e-9; t += step {
-		col := int(math.Floor((t - t0) / c.window * float64(plotW)))
-		if col >= plotW {
-			col = plotW - 1
-		}
-		ticks = append(ticks, tick{col, clock(t)})
-	}
 	line := []rune(strings.Repeat("─", plotW))
-	for _, tk := range ticks {
-		line[tk.col] = '┬'
+	var ticks []axisTick
+	for t := math.Ceil(t0/step) * step; t <= t0+c.window+1e-9; t += step {
+		col := min(int(math.Floor((t-t0)/c.window*float64(plotW))), plotW-1)
+		ticks = append(ticks, axisTick{col, clock(t)})
+		line[col] = '┬'
 	}
-	letters := map[int]int{}
-	for _, m := range marks {
-		r := '*'
-		if m.side >= 0 {
-			r = []rune(c.names[m.side] + "?")[0]
-		}
-		line[m.col] = r
-		letters[m.col] = m.side
-	}
+	rows := stackMarks(marks, plotW)
 	var b strings.Builder
 	b.WriteString(strings.Repeat(" ", prefix-1))
 	b.WriteString(st.Axis.Render("└"))
-	var run []rune
-	flush := func() {
-		if len(run) > 0 {
-			b.WriteString(st.Axis.Render(string(run)))
-			run = run[:0]
-		}
-	}
-	for x, r := range line {
-		if s, ok := letters[x]; ok {
-			flush()
-			b.WriteString(st.sideStyle(s).Bold(true).Render(string(r)))
-			continue
-		}
-		run = append(run, r)
-	}
-	flush()
-
+	b.WriteString(c.markedRow(line, rows[0], st.Axis))
 	lab := []rune(strings.Repeat(" ", prefix+plotW))
 	last := -1
 	for _, tk := range ticks {
 		r := []rune(tk.label)
 		start := prefix + tk.col - len(r)/2
-		if start <= last || start+len(r) > len(lab) {
+		if start <= last || start+len(r) > len(lab) || rows[1].near(start-prefix-1, start-prefix+len(r)) {
 			continue
 		}
 		copy(lab[start:], r)
 		last = start + len(r)
 	}
-	return []string{b.String(), st.Dim.Render(strings.TrimRight(string(lab), " "))}
+	labels := strings.TrimRight(string(lab), " ")
+	if len(rows[1]) == 0 {
+		return []string{b.String(), st.Dim.Render(labels)}
+	}
+	lr := []rune(string(lab))
+	return []string{b.String(), st.Dim.Render(string(lr[:prefix])) + c.markedRow(lr[prefix:], rows[1], st.Dim)}
+}
+
+type axisTick struct {
+	col   int
+	label string
+}
+
+// markRow is one row's markers by column: the side, or -1 for the pair
+// (or for sides that met in one marker).
+type markRow map[int]int
+
+// near reports whether a marker stands in [from, to], columns of the plot.
+func (r markRow) near(from, to int) bool {
+	for col := range r {
+		if col >= from && col <= to {
+			return true
+		}
+	}
+	return false
+}
+
+// stackMarks puts each marker on the axis row, or on the labels row
+// below when a marker stands at or beside its column there, or joins it
+// to the axis marker it touches when both rows are taken.
+func stackMarks(marks []mark, plotW int) [2]markRow {
+	rows := [2]markRow{{}, {}}
+	for _, m := range marks {
+		col := min(max(m.col, 0), plotW-1)
+		placed := false
+		for _, r := range rows {
+			if !r.near(col-1, col+1) {
+				r[col], placed = m.side, true
+				break
+			}
+		}
+		if placed {
+			continue
+		}
+		for c := col - 1; c <= col+1; c++ {
+			if s, ok := rows[0][c]; ok && s != m.side {
+				rows[0][c] = -1
+			}
+		}
+	}
+	return rows
+}
+
+// markedRow draws a row of runes with its markers over it, each in its
+// side's colour (bold), the rest in base.
+func (c *charts) markedRow(line []rune, marks markRow, base lipgloss.Style) string {
+	st := c.com.styles
+	var b strings.Builder
+	var run []rune
+	flush := func() {
+		if len(run) > 0 {
+			b.WriteString(base.Render(string(run)))
+			run = run[:0]
+		}
+	}
+	for x, r := range line {
+		s, ok := marks[x]
+		if !ok {
+			run = append(run, r)
+			continue
+		}
+		flush()
+		letter := '*'
+		if s >= 0 {
+			letter = []rune(c.names[s] + "?")[0]
+		}
+		b.WriteString(st.sideStyle(s).Bold(true).Render(string(letter)))
+	}
+	flush()
+	return b.String()
 }
 
 // eventStrip lists the newest changes in the window that fit on a line.
