@@ -42,6 +42,10 @@ type Report struct {
 	// average while the run ran (the engine's machine meter); nil where
 	// not measured. Above OtherCoresNoisy the figures are slowed by them.
 	OtherCoresBusy *Figure `json:"other_cores_busy,omitempty"`
+	// MacOS marks a run that put a side at macOS's 8 KiB buffer on another
+	// kernel (MacOSEmulationOf); nil otherwise. Set by the engine and, for
+	// a run saved before it was kept, when the run is read.
+	MacOS *MacOSEmulation `json:"macos_emulation,omitempty"`
 }
 
 // OtherCoresNoisy is the other processes' CPU, in cores busy on average,
@@ -63,6 +67,9 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	r.SettleFlows()
+	if r.MacOS == nil {
+		r.MacOS = MacOSEmulationOf(*r)
+	}
 	return nil
 }
 

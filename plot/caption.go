@@ -18,6 +18,9 @@ type caption struct{ head, changes, tail []string }
 func captionOf(rep *model.Report, sides []side) caption {
 	var c caption
 	c.head = append(c.head, "platform: "+platformText(rep.Platform))
+	if e := rep.MacOS; e != nil {
+		c.head = append(c.head, e.Text())
+	}
 	for k, sd := range sides {
 		c.head = append(c.head, fmt.Sprintf("side %s: %s; placement %s", sd.name, buffersText(rep, sd, k), placementText(rep, sd)))
 	}

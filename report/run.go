@@ -249,6 +249,9 @@ func SummaryTable(rep model.Report) Table {
 // printRunNotes are the lines after the table: root digests, events,
 // crashes, warnings and whether the run is partial.
 func printRunNotes(w io.Writer, rep model.Report) {
+	if e := rep.MacOS; e != nil {
+		fmt.Fprintf(w, "▲ %s\n", e.Text())
+	}
 	printNeverRan(w, rep)
 	printUnattributed(w, rep)
 	printSidesNoise(w, rep)

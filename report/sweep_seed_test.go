@@ -46,3 +46,18 @@ func TestSeedRowsBesideOurs(t *testing.T) {
 		t.Errorf("a command the series did not measure gets its rows:\n%s", b.String())
 	}
 }
+
+// A run at macOS's buffer on another kernel says so in the summary's
+// notes and in the markdown's head.
+func TestMacOSEmulationPrinted(t *testing.T) {
+	rep := model.Report{Config: model.DefaultConfig(), MacOS: &model.MacOSEmulation{Sides: []model.SideID{"A"}, Kernel: "linux 6.18.0", SeriesSpeedup: 12.6, SeriesSource: "[PATCH v3 1/2]"}}
+	var b bytes.Buffer
+	printRunNotes(&b, rep)
+	if !strings.Contains(b.String(), "not on XNU") || !strings.Contains(b.String(), "12.6x") {
+		t.Errorf("summary notes: %q", b.String())
+	}
+	b.Reset()
+	if err := RunMarkdown(&b, "gap", rep); err != nil || !strings.Contains(b.String(), "not on XNU") {
+		t.Errorf("markdown: %v\n%s", err, b.String())
+	}
+}
