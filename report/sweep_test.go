@@ -15,7 +15,7 @@ func TestSweepOutputsMadeUp(t *testing.T) {
 	rep := reporttest.Sweep()
 	var md bytes.Buffer
 	SweepMarkdown(&md, rep)
-	const want = "optimal: 1m (3.42 GiB/s, 2.40 times faster than default); within 5%: 1m, 2m, 4m"
+	const want = "optimal: not judged — 1m is the fastest (3.42 GiB/s, 2.40x the default's); within 5%: 1m, 2m, 4m; " + model.UnjudgedWhy
 	if !strings.Contains(md.String(), "\n"+want+"\n") {
 		t.Errorf("markdown lacks %q:\n%s", want, md.String())
 	}
@@ -76,9 +76,9 @@ func TestOptimumLineCases(t *testing.T) {
 	}{
 		{[]model.SweepRow{{Buffer: "default", ThroughputBps: 0}, {Buffer: "64k", ThroughputBps: 0}}, "optimal: n/a (no size moved any payload)"},
 		{[]model.SweepRow{{Buffer: "default", ThroughputBps: 2 * model.GiB}, {Buffer: "64k", ThroughputBps: model.GiB}},
-			"optimal: default (2.00 GiB/s, the default); within 5%: default"},
+			"optimal: not judged — default is the fastest (2.00 GiB/s, the default); within 5%: default; " + model.UnjudgedWhy},
 		{[]model.SweepRow{{Buffer: "64k", ThroughputBps: model.GiB}, {Buffer: "1m", ThroughputBps: 1.5 * model.GiB}},
-			"optimal: 1m (1.50 GiB/s; the default was not swept); within 5%: 1m"},
+			"optimal: not judged — 1m is the fastest (1.50 GiB/s; the default was not swept); within 5%: 1m; " + model.UnjudgedWhy},
 		{nil, "optimal: n/a (no size moved any payload)"},
 	} {
 		if got := OptimumLine(sweep.Optimum(c.rows)); got != c.want {
