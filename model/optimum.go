@@ -38,6 +38,9 @@ const UnjudgedWhy = "with fewer than 2 measurements of a size kept there is no s
 // others.
 type OptimumVerdict struct {
 	Kind OptimumKind `json:"kind"`
+	// MeanBps is the fastest size's mean throughput over its repeats, what
+	// it is the fastest by (its row shows its median measurement's).
+	MeanBps Figure `json:"mean_throughput_bps"`
 	// RunnerUp is the size with the next highest mean throughput; Lead
 	// the fastest's throughput over it (ratio of the means, interval).
 	RunnerUp string     `json:"runner_up,omitempty"`
@@ -113,7 +116,7 @@ func rowSummary(r SweepRow) stats.Summary {
 // judgeOptimum compares the fastest row (rows[best]) with every other.
 func judgeOptimum(rows []SweepRow, best int) OptimumVerdict {
 	top := rowSummary(rows[best])
-	v := OptimumVerdict{Kind: OptimumClear, Lead: DifferenceOf(stats.Summary{}, top), VsDefault: DifferenceOf(stats.Summary{}, top)}
+	v := OptimumVerdict{Kind: OptimumClear, MeanBps: Figure(top.Mean), Lead: DifferenceOf(stats.Summary{}, top), VsDefault: DifferenceOf(stats.Summary{}, top)}
 	next, unjudged := -1, top.N < 2
 	for i, r := range rows {
 		if r.Buffer == BufDefaultName && i != best {

@@ -139,3 +139,27 @@ func TestSpreadLegend(t *testing.T) {
 		t.Errorf("one sample a side, no spread: legend %q", l)
 	}
 }
+
+// TestCompareMarksNoise: runs compare's b/a cells carry the same verdict
+// over each run's batches of the side: a run against itself is within
+// noise, against one twice as fast beyond it.
+func TestCompareMarksNoise(t *testing.T) {
+	a := noiseReport([]float64{100e6, 110e6, 90e6, 105e6}, []float64{100e6, 101e6, 99e6})
+	b := noiseReport([]float64{104e6, 96e6, 112e6, 99e6}, []float64{200e6, 202e6, 198e6})
+	var out strings.Builder
+	if err := Compare(&out, Run{Name: "a", Report: a}, Run{Name: "b", Report: b}); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if c := strings.Split(l, "|"); len(c) == 7 && strings.Contains(c[2], "/s") {
+			rows[strings.TrimSpace(c[1])] = strings.TrimSpace(c[5])
+		}
+	}
+	if !strings.HasPrefix(rows["A"], "1.01x ≈ [") || rows["B"] != "2.00x [1.95–2.05]" {
+		t.Errorf("b/a throughput cells %v:\n%s", rows, out.String())
+	}
+	if !strings.Contains(out.String(), "≈: the interval holds 1") {
+		t.Errorf("no legend:\n%s", out.String())
+	}
+}

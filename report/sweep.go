@@ -164,7 +164,7 @@ func OptimumLine(o *model.SweepOptimum) string {
 	v := o.Verdict
 	switch v.Kind {
 	case model.OptimumNoneClear:
-		return fmt.Sprintf("optimal: %s (the fastest, %s, %s %s); %s", o.Said(), o.Buffer, rateNumber(o.ThroughputBps), rateName(), within)
+		return fmt.Sprintf("optimal: %s (the highest mean, %s's, %s %s); %s", o.Said(), o.Buffer, rateNumber(v.MeanBps), rateName(), within)
 	case model.OptimumUnjudged:
 		return fmt.Sprintf("optimal: not judged — %s is the fastest (%s %s%s); %s; %s", o.Buffer, rateNumber(o.ThroughputBps), rateName(), vsDefault(o),
 			within, model.UnjudgedWhy)

@@ -44,7 +44,7 @@ func TestWelchTextbook(t *testing.T) {
 // its interval and its mark cannot disagree.
 func TestIntervalIsTheTest(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for i := range 2000 {
+	for i := range 500 {
 		gen := func(mean, sd float64) []float64 {
 			xs := make([]float64, 2+r.IntN(6))
 			for j := range xs {
