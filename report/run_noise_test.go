@@ -163,3 +163,30 @@ func TestCompareMarksNoise(t *testing.T) {
 		t.Errorf("no legend:\n%s", out.String())
 	}
 }
+
+// TestSidesNoiseLine: the A-vs-B throughput line prints the verdict its
+// B/A cell prints, and with one batch on a side says how long a run would
+// judge, rather than nothing.
+func TestSidesNoiseLine(t *testing.T) {
+	for _, c := range []struct {
+		rep  model.Report
+		want string
+	}{
+		{noiseReport([]float64{100e6, 101e6, 99e6}, []float64{200e6, 202e6, 198e6}),
+			"A vs B throughput: B/A 2.00x [1.95–2.05], beyond noise (batches: A 3, B 3)\n"},
+		{noiseReport([]float64{100e6}, []float64{200e6}),
+			"A vs B throughput: B/A 2.00x, not judged against noise (batches: A 1, B 1: one has no spread); a run of at least 4s gives each side two\n"},
+	} {
+		var b strings.Builder
+		printSidesNoise(&b, c.rep)
+		if b.String() != c.want {
+			t.Errorf("got %q, want %q", b.String(), c.want)
+		}
+	}
+	var b strings.Builder
+	printSidesNoise(&b, noiseReport([]float64{100e6, 110e6, 90e6, 105e6}, []float64{104e6, 96e6, 112e6, 99e6}))
+	if l := b.String(); !strings.HasPrefix(l, "A vs B throughput: B/A 1.01x ≈ [0.89–1.16], within noise (batches: A 4, B 4): neither side is faster; about ") ||
+		!strings.Contains(l, "batches a side would tell (a run of about ") {
+		t.Errorf("within noise: %q", l)
+	}
+}

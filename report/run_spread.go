@@ -56,12 +56,22 @@ func printSidesNoise(w io.Writer, rep model.Report) {
 		return
 	}
 	d := model.SidesDifference(rep, func(sm model.Summary) model.Figure { return sm.ThroughputBps })
-	n := fmt.Sprintf("%d and %d batches", d.NA, d.NB)
+	n := fmt.Sprintf("batches: A %d, B %d", d.NA, d.NB)
 	switch d.Kind {
 	case stats.Within:
 		fmt.Fprintf(w, "A vs B throughput: B/A %s, within noise (%s): neither side is faster%s\n", d.Cell(), n, turnsText(rep, d))
 	case stats.Beyond:
 		fmt.Fprintf(w, "A vs B throughput: B/A %s, beyond noise (%s)\n", d.Cell(), n)
+	case stats.TooFew:
+		// One batch on a side has no spread: say how long a run gives
+		// each side two, rather than nothing.
+		turn := model.TurnLength(rep.Config.Interval.D())
+		two := 2 * turn
+		if rep.Config.Mode == model.ModeAlternate {
+			two *= 2
+		}
+		fmt.Fprintf(w, "A vs B throughput: B/A %s, not judged against noise (%s: one has no spread); a run of at least %v gives each side two\n",
+			d.Cell(), n, two)
 	}
 }
 
