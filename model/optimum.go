@@ -113,6 +113,10 @@ func rowSummary(r SweepRow) stats.Summary {
 	return stats.Of([]float64{float64(r.ThroughputBps)})
 }
 
+// SweepRowsDifference judges row b against row a (the same size in two
+// sweeps) over their measured throughputs, as the optimum is judged.
+func SweepRowsDifference(a, b SweepRow) Difference { return DifferenceOf(rowSummary(a), rowSummary(b)) }
+
 // judgeOptimum compares the fastest row (rows[best]) with every other.
 func judgeOptimum(rows []SweepRow, best int) OptimumVerdict {
 	top := rowSummary(rows[best])

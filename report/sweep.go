@@ -325,8 +325,9 @@ func otherCPULine(rows []model.SweepRow) string {
 }
 
 // CompareSweeps puts two saved sweeps side by side, size by size: time
-// and GiB/s of each and the second's speed-up over the first. Both runs
-// carry a sweep.
+// and GiB/s of each (the median measurement's) and the second's speed-up
+// over the first, judged against noise (model.SweepRowsDifference: the
+// ratio of the means, its interval and ≈). Both runs carry a sweep.
 func CompareSweeps(w io.Writer, first, second Run) {
 	a, b := first.Report.Sweep, second.Report.Sweep
 	fmt.Fprintf(w, "| buffer size | %s time | %s time | %s GiB/s | %s GiB/s | speed-up |\n", first.Name, second.Name, first.Name, second.Name)
@@ -342,7 +343,8 @@ func CompareSweeps(w io.Writer, first, second Run) {
 			continue
 		}
 		fmt.Fprintf(w, "| %s | %.3fs | %.3fs | %s | %s | %s |\n", r.Buffer, r.Seconds, o.Seconds,
-			rateNumber(r.ThroughputBps), rateNumber(o.ThroughputBps), ratio(r.ThroughputBps, o.ThroughputBps))
+			rateNumber(r.ThroughputBps), rateNumber(o.ThroughputBps), model.SweepRowsDifference(r, o).Cell())
 	}
+	fmt.Fprintln(w, "\nspeed-up: the ratio of the two sweeps' mean throughputs of the size over their repeats, with its 95% interval (Welch's t-test); ≈: within noise")
 	fmt.Fprintf(w, "\n%s: %s\n%s: %s\n", first.Name, OptimumLine(a.Optimum), second.Name, OptimumLine(b.Optimum))
 }

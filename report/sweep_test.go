@@ -304,3 +304,25 @@ func TestSweepSettingNamesEverySweptBuffer(t *testing.T) {
 		seen[name] = st.Name
 	}
 }
+
+// TestCompareSweepsMarksNoise: the speed-up of two sweeps' same size is
+// judged over their repeats, with its interval and ≈.
+func TestCompareSweepsMarksNoise(t *testing.T) {
+	row := func(buf string, gibps ...float64) model.SweepRow {
+		ms := make([]model.SweepMeasurement, len(gibps))
+		for i, g := range gibps {
+			ms[i] = model.SweepMeasurement{Seconds: 1 / g, ThroughputBps: model.Figure(g * model.GiB)}
+		}
+		r := model.SweepRow{Buffer: buf, Seconds: 1 / gibps[1], ThroughputBps: model.Figure(gibps[1] * model.GiB)}
+		r.SetSpread(ms)
+		return r
+	}
+	a := []model.SweepRow{row("default", 1.0, 1.01, 1.02), row("2m", 2.0, 2.5, 3.0)}
+	b := []model.SweepRow{row("default", 2.0, 2.02, 2.04), row("2m", 2.1, 2.6, 3.1)}
+	var out strings.Builder
+	CompareSweeps(&out, Run{Name: "a", Report: model.Report{Sweep: &model.SweepReport{Rows: a, Optimum: model.OptimumOf(a)}}},
+		Run{Name: "b", Report: model.Report{Sweep: &model.SweepReport{Rows: b, Optimum: model.OptimumOf(b)}}})
+	if s := out.String(); !strings.Contains(s, "| 2.00x [1.9") || !strings.Contains(s, "| 1.04x ≈ [") {
+		t.Errorf("speed-up cells:\n%s", s)
+	}
+}
