@@ -5,8 +5,9 @@ import "nbdscope/stats"
 // Spread is how steady a side was over a stretch: the summary (stats.Of)
 // of its samples' throughput and of its receiver's receive calls per
 // 2 MiB, over the samples in which the load ran (active, not warming up)
-// under the stretch's settings. Its σ is what a difference between two
-// stretches, or the two sides, is judged against (stats.Compare).
+// under the stretch's settings: how steady, as hyperfine says it. Whether
+// two sides differ is judged over batches of samples, not over samples
+// (batches.go).
 type Spread struct {
 	ThroughputBps    stats.Summary `json:"throughput_bps"`
 	RecvCallsPer2MiB stats.Summary `json:"recv_calls_per_2mib"` // the receiver of the bulk data
@@ -29,22 +30,3 @@ func SpreadOf(samples []Sample, side SideID, keep func(Sample) bool) Spread {
 // Steady says a sample is one of a steady stretch: the load ran (active),
 // not warming up, no setting changed during it. Spreads are over these.
 func (s Sample) Steady() bool { return s.Active && !s.Warming && !s.Changed }
-
-// SteadyOf summarises any figure over side's steady samples stamped like
-// its last steady one (the stretch at the run's end), for the spread of a
-// ratio that Spread does not keep.
-func SteadyOf(samples []Sample, side SideID, pick func(f *Figures) Figure) stats.Summary {
-	var last *Stamp
-	for i := len(samples) - 1; i >= 0 && last == nil; i-- {
-		if samples[i].Side == side && samples[i].Steady() {
-			last = &samples[i].Settings
-		}
-	}
-	var xs []float64
-	for i := range samples {
-		if s := &samples[i]; last != nil && s.Side == side && s.Steady() && s.Settings == *last {
-			xs = append(xs, float64(pick(&s.Figures)))
-		}
-	}
-	return stats.Of(xs)
-}

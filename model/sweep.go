@@ -35,8 +35,10 @@ var DefaultSweepSizes = []string{"default", "64k", "128k", "256k", "512k", "1m",
 
 // SweepVersion is the schema version of SweepReport (sweep --json).
 // Version 2 split CPU time into client and server and added EAGAIN per
-// 2 MiB and the optimum.
-const SweepVersion = 2
+// 2 MiB and the optimum; version 3 replaced the optimum's noise with its
+// verdict (Welch's test, the ratios' intervals). Reading any version
+// judges the optimum again from the rows' measurements (OptimumOf).
+const SweepVersion = 3
 
 // SweepRow is one buffer size's median result, in the seed's table shape:
 // the time to move the bytes, client and server CPU seconds, the bulk-data
@@ -87,8 +89,12 @@ type SweepReport struct {
 	PartialReason string `json:"partial_reason,omitempty"`
 }
 
-// SweepOptimum is the fastest buffer size and those close to it.
+// SweepOptimum is the fastest buffer size and those close to it
+// (OptimumOf), and whether it is told apart from the others (Verdict).
 type SweepOptimum struct {
+	// Buffer is the fastest size: by the mean of its measurements, or its
+	// row's throughput where they are not kept. Named the optimum only
+	// when Verdict.Kind is OptimumClear.
 	Buffer        string `json:"buffer"`
 	ThroughputBps Figure `json:"throughput_bps"`
 	// VsDefault is the optimum's throughput over the "default" row's;
@@ -100,9 +106,9 @@ type SweepOptimum struct {
 	// Pace is what set the pace of the optimum's measurement (PaceOf);
 	// nil in a sweep saved before it was kept.
 	Pace *Pace `json:"pace,omitempty"`
-	// Noise says whether the optimum's lead over the runner-up exceeds
-	// the spread of their measurements (sweep_stats.go).
-	Noise *OptimumNoise `json:"noise,omitempty"`
+	// Verdict is whether the fastest size is told apart from the others
+	// beyond noise (optimum.go): what every output names, or "none clear".
+	Verdict OptimumVerdict `json:"verdict"`
 }
 
 // BufDefaultName is the text of the OS-default buffer (Buf.String).

@@ -50,24 +50,3 @@ func (r SweepRow) ThroughputStats() stats.Summary {
 	}
 	return stats.Of(xs)
 }
-
-// OptimumNoise says whether the optimum's lead over the next fastest size
-// is larger than the spread of their measurements (stats.Compare, the one
-// definition of "within noise"). When it is not, no size is named the
-// winner: Tied are the sizes within noise of the fastest.
-type OptimumNoise struct {
-	// Known is false when the optimum or the runner-up has fewer than two
-	// measurements: no spread, so nothing is judged.
-	Known  bool `json:"known"`
-	Within bool `json:"within_noise"`
-	// RunnerUp is the size with the next highest throughput.
-	RunnerUp string `json:"runner_up,omitempty"`
-	// Lead is the optimum's mean throughput over the runner-up's, less
-	// one (0.05: 5% faster); Noise is σ of the two over the runner-up's
-	// mean: "within noise (±Noise)".
-	Lead  Figure `json:"lead"`
-	Noise Figure `json:"noise"`
-	// Tied are the sizes whose throughput is within noise of the
-	// optimum's, the optimum among them, in sweep order.
-	Tied []string `json:"tied,omitempty"`
-}

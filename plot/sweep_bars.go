@@ -60,7 +60,8 @@ func (d *svgDoc) barChart(c barChart, bars []sweepBar, y0 float64) {
 }
 
 // bar draws one size's bar centred on cx, its whisker and its value; the
-// fastest gets "fastest" over its value. A value not measured reads n/a.
+// optimum gets "optimum" over its value (the fastest of an unjudged sweep
+// "fastest"). A value not measured reads n/a.
 func (d *svgDoc) bar(c barChart, b sweepBar, cx, bw, y0 float64, yOf func(float64) float64) {
 	v, lo, hi := c.value(b)
 	base := y0 + c.height
@@ -88,7 +89,7 @@ func (d *svgDoc) bar(c barChart, b sweepBar, cx, bw, y0 float64, yOf func(float6
 	}
 	d.f(`<text class="value" x="%s" y="%s" text-anchor="middle" font-size="11" fill="#222222">%s</text>`, px(cx), px(top-5), esc(c.format(v)))
 	if b.best && c.xTitle != "" {
-		d.f(`<text class="best" x="%s" y="%s" text-anchor="middle" font-size="11" font-weight="bold" fill="%s">fastest</text>`, px(cx), px(top-19), barBest)
+		d.f(`<text class="best" x="%s" y="%s" text-anchor="middle" font-size="11" font-weight="bold" fill="%s">%s</text>`, px(cx), px(top-19), barBest, b.bestWord)
 	}
 	d.f("</g>\n")
 }
@@ -148,13 +149,19 @@ func (it legendItem) width() float64 {
 
 // legendLines are the legend's entries, in lines that fit the document.
 func legendLines(bars []sweepBar) [][]legendItem {
-	whiskers, near, noisy := false, false, false
+	whiskers, near, noisy, best := false, false, false, ""
 	for _, b := range bars {
 		whiskers = whiskers || finite(b.lo)
 		near = near || b.near
 		noisy = noisy || b.noisy
+		if b.best {
+			best = b.bestWord
+		}
 	}
-	items := []legendItem{{"swatch", barColour, "median of the runs"}, {"swatch", barBest, "fastest"}}
+	items := []legendItem{{"swatch", barColour, "median of the runs"}}
+	if best != "" {
+		items = append(items, legendItem{"swatch", barBest, best})
+	}
 	if near {
 		items = append(items, legendItem{"swatch", barNearBest, "within 5% of the fastest"})
 	}
@@ -217,20 +224,16 @@ func noSpreadWhy(bars []sweepBar) string {
 // other processes were, and what the figures are.
 func sweepNotes(sw *model.SweepReport, bars []sweepBar) []string {
 	var out []string
-	o := sw.Optimum
-	switch {
-	case o == nil:
-		out = append(out, "fastest: n/a (no size moved any payload)")
-	case o.Buffer == model.BufDefaultName:
-		out = append(out, fmt.Sprintf("fastest: default (the OS's own size), %s GiB/s; within 5%%: %s",
-			(o.ThroughputBps/model.GiB).Fixed(2), strings.Join(o.Within5Pct, ", ")))
+	// The optimum's verdict, in the words every output uses (Said).
+	switch o := sw.Optimum; {
+	case o != nil && o.Verdict.Kind == model.OptimumUnjudged:
+		out = append(out, wrap(fmt.Sprintf("optimum: not judged — %s is the fastest, %s GiB/s, %s; within 5%%: %s; %s", o.Buffer,
+			(o.ThroughputBps/model.GiB).Fixed(2), svgVsDefault(o), strings.Join(o.Within5Pct, ", "), model.UnjudgedWhy), 150)...)
+	case o == nil || o.Verdict.Kind != model.OptimumClear:
+		out = append(out, wrap("optimum: "+o.Said(), 150)...)
 	default:
-		vs := "the default was not swept"
-		if o.VsDefault.Known() {
-			vs = fmt.Sprintf("%.2f× the default's throughput", float64(o.VsDefault))
-		}
-		out = append(out, fmt.Sprintf("fastest: %s, %s GiB/s, %s; within 5%%: %s",
-			o.Buffer, (o.ThroughputBps/model.GiB).Fixed(2), vs, strings.Join(o.Within5Pct, ", ")))
+		out = append(out, wrap(fmt.Sprintf("optimum: %s; %s GiB/s, %s; within 5%%: %s", o.Said(),
+			(o.ThroughputBps/model.GiB).Fixed(2), svgVsDefault(o), strings.Join(o.Within5Pct, ", ")), 150)...)
 	}
 	out = append(out, otherCPUNote(sw.Rows)...)
 	if x := sw.Spec.Exec; x != nil && x.Note != "" {
@@ -243,6 +246,18 @@ func sweepNotes(sw *model.SweepReport, bars []sweepBar) []string {
 	out = append(out, wrap(what+"send calls per 2 MiB: data-socket send calls of the process sending the bulk data, per 2 MiB of payload, "+
 		"as nbdscope counts them (n/a where that process is not nbdscope's to count).", 150)...)
 	return out
+}
+
+// svgVsDefault is the optimum against the default, as the sweep's
+// optimum line says it.
+func svgVsDefault(o *model.SweepOptimum) string {
+	switch {
+	case o.Buffer == model.BufDefaultName:
+		return "the default (the OS's own size)"
+	case !o.Verdict.VsDefault.HasData():
+		return "the default was not swept"
+	}
+	return o.Verdict.VsDefault.Cell() + " the default's throughput"
 }
 
 // otherCPUNote says how busy other processes kept the machine during the

@@ -44,7 +44,8 @@ type sweepBar struct {
 	runs         int     // measurements behind the median
 	secs, lo, hi float64 // median time, min–max (NaN: not kept)
 	calls        float64 // the sender's send calls per 2 MiB (NaN: not measured)
-	best, near   bool    // the fastest; within 5% of it
+	best, near   bool    // the optimum (or the fastest, unjudged); within 5% of it
+	bestWord     string  // what the best bar is: "optimum", "fastest"
 	noisy        bool    // other processes slowed its measurements
 }
 
@@ -72,7 +73,13 @@ func sweepBars(sw *model.SweepReport) []sweepBar {
 			b.calls = float64(c)
 		}
 		if o := sw.Optimum; o != nil {
-			b.best = r.Buffer == o.Buffer
+			// The verdict's (model.OptimumVerdict): a bar is marked the
+			// optimum only when it is told apart beyond noise; the fastest
+			// of one measurement a size only as the fastest.
+			b.best, b.bestWord = r.Buffer == o.Named(), "optimum"
+			if o.Verdict.Kind == model.OptimumUnjudged {
+				b.best, b.bestWord = r.Buffer == o.Buffer, "fastest"
+			}
 			b.near = !b.best && containsString(o.Within5Pct, r.Buffer)
 		}
 		b.noisy = r.OtherCoresBusy != nil && r.OtherCoresBusy.Known() && *r.OtherCoresBusy >= model.OtherCoresNoisy

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"nbdscope/model"
+	"nbdscope/stats"
 	"nbdscope/units"
 )
 
@@ -381,10 +382,14 @@ func Compare(out io.Writer, a, b Run) error {
 			if okb {
 				vb = fb[i]
 			}
-			t.Add(mdEscape(name), label, num(va, 2), num(vb, 2), ratio(va, vb))
+			t.Add(mdEscape(name), label, num(va, 2), num(vb, 2), compareCell(a.Report, b.Report, name, i, va, vb))
 		}
 	}
 	t.WriteMarkdown(w)
+	if spreadLegend(t) != "" {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "- b/a [low–high]: the ratio's 95% interval, from each run's batches of the side (a turn, or a second, each: Welch's t-test); ≈: the interval holds 1, no difference beyond the runs' noise")
+	}
 	var why []string
 	for _, rf := range []Run{a, b} {
 		for _, s := range rf.Report.Sides {
@@ -450,6 +455,23 @@ func compareFigures(rf Run, side string) (f [3]model.Figure, ok bool) {
 		return [3]model.Figure{shownUnits(sr.Summary.ThroughputBps), sr.Summary.ReceiverCallsPer2MiB(), sr.Summary.CPU().SPerGiB}, true
 	}
 	return f, false
+}
+
+// compareGetters read compareFigures' figures of a summary, in its order.
+var compareGetters = [3]summaryGetter{
+	func(sm model.Summary) model.Figure { return sm.ThroughputBps },
+	func(sm model.Summary) model.Figure { return sm.ReceiverCallsPer2MiB() },
+	func(sm model.Summary) model.Figure { return sm.CPU().SPerGiB },
+}
+
+// compareCell is a b/a cell of runs compare: the ratio with its ≈ mark and
+// interval from the figure's verdict over each run's batches of the side
+// (model.RunsDifference), the bare ratio where either run has none.
+func compareCell(a, b model.Report, side string, fig int, va, vb model.Figure) string {
+	if d := model.RunsDifference(a, b, model.SideID(strings.ToUpper(side)), compareGetters[fig]); d.Kind != stats.NoData {
+		return d.Cell()
+	}
+	return ratio(va, vb)
 }
 
 // clientOnlyWhy is why a side's CPU is its client's alone: its server is

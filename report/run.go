@@ -219,7 +219,7 @@ func SummaryTable(rep model.Report) Table {
 		}
 		switch {
 		case two && r.ratio:
-			cells = append(cells, ratio(vals[0], vals[1])+spreadCell(rep, r.get))
+			cells = append(cells, ratioCell(rep, r.get, vals[0], vals[1]))
 		case two:
 			cells = append(cells, "")
 		}

@@ -4,15 +4,17 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"nbdscope/model"
 	"nbdscope/stats"
 	"nbdscope/units"
 )
 
-// The spread of a run's A/B ratios: σ over the samples of each side's
-// steady stretch (stats.Steady), judged by the one rule (stats.Compare),
-// so that a difference smaller than the run's own noise names no winner.
+// Whether the sides differ beyond a run's own noise: every B/A cell and
+// line prints the one verdict of its figure (model.SidesDifference: Welch's
+// test over each side's batches, the ratio's interval), never a rule of
+// its own.
 
 // fillFig reads a figure of the summary's send-buffer fill.
 func fillFig(f func(model.Fill) model.Figure) summaryGetter {
@@ -27,55 +29,51 @@ func size(v model.Figure) string {
 	return units.FormatBytes(float64(v))
 }
 
-// steadyOf summarises one table row's figure over side i's steady samples.
-func steadyOf(rep model.Report, i int, get summaryGetter) stats.Summary {
-	return model.SteadyOf(rep.Samples, rep.Sides[i].ID(), func(f *model.Figures) model.Figure {
-		return get(model.Summary{Figures: *f})
-	})
+// ratioCell is a B/A cell: the ratio with its ≈ mark and interval, from
+// the figure's verdict ("1.27x [1.21–1.33]", "0.0105x ≈ [0–∞]"); the bare
+// ratio where the sides have no batches to judge by.
+func ratioCell(rep model.Report, get summaryGetter, a, b model.Figure) string {
+	if d := model.SidesDifference(rep, get); d.Kind != stats.NoData {
+		return d.Cell()
+	}
+	return ratio(a, b)
 }
 
-// verdictOf judges B against A on one row's figure.
-func verdictOf(rep model.Report, get summaryGetter) stats.Verdict {
-	if len(rep.Sides) != 2 {
-		return stats.Verdict{}
-	}
-	return stats.Compare(steadyOf(rep, 0, get), steadyOf(rep, 1, get))
-}
-
-// spreadCell is the spread a ratio cell carries (" ±6%", " ≈ ±6%" when
-// within it), "" when it cannot be told.
-func spreadCell(rep model.Report, get summaryGetter) string {
-	if len(rep.Sides) != 2 {
-		return ""
-	}
-	a, b := steadyOf(rep, 0, get), steadyOf(rep, 1, get)
-	v := stats.Compare(a, b)
-	sp := stats.RatioSpread(a, b)
-	switch {
-	case !v.Known || sp == "":
-		return ""
-	case v.Within:
-		return " ≈ " + sp
-	}
-	return " " + sp
-}
-
-// spreadLegend says what a B/A cell's ± and ≈ mean, when the table has
-// any: a reader meets "1.03x ≈ ±476%" with nothing else to go on.
+// spreadLegend says what a B/A cell's interval and ≈ mean, when the table
+// has any: a reader meets "1.03x ≈ [0.61–1.74]" with nothing else to go on.
 func spreadLegend(t Table) string {
-	spread, within := false, false
+	interval, within := false, false
 	for _, row := range t.Rows {
 		c := row[len(row)-1]
-		spread = spread || strings.Contains(c, "±")
+		interval = interval || strings.Contains(c, "[")
 		within = within || strings.Contains(c, "≈")
 	}
+	const what = "B/A [low–high]: the ratio's 95% interval, from each side's batches (a turn, or a second, each: Welch's t-test, docs/figures.md)"
 	switch {
 	case within:
-		return "B/A ±: the ratio's spread, from the σ of each side's steady samples; ≈: B/A is within it, no difference beyond the run's own noise"
-	case spread:
-		return "B/A ±: the ratio's spread, from the σ of each side's steady samples"
+		return what + "; ≈: the interval holds 1, no difference beyond the run's own noise"
+	case interval:
+		return what
 	}
 	return ""
+}
+
+// turnsText is how long a run would tell what this one cannot: "about 9
+// batches a side would tell (a run of about 20 s)", from the verdict's
+// Tell; "" when it has none.
+func turnsText(rep model.Report, d model.Difference) string {
+	switch {
+	case d.Tell == stats.TellNever:
+		return fmt.Sprintf("; no run of up to %d batches a side would tell them apart at this difference", stats.TellMax)
+	case d.Tell <= 0:
+		return ""
+	}
+	turn := model.TurnLength(rep.Config.Interval.D())
+	secs := time.Duration(d.Tell) * turn
+	if rep.Config.Mode == model.ModeAlternate {
+		secs *= 2 // the sides take turns
+	}
+	return fmt.Sprintf("; about %d batches a side would tell (a run of about %v)", d.Tell, secs.Round(time.Second))
 }
 
 // printNoise says who waited on whom when no pace line does, and whether
@@ -96,7 +94,7 @@ func printNoise(w io.Writer, rep model.Report) {
 	// Throughput's verdict is printSidesNoise's; the headline calls' here.
 	a := rep.Sides[0]
 	calls := func(sm model.Summary) model.Figure { return sm.ReceiverCallsPer2MiB() }
-	if cv := verdictOf(rep, calls); cv.Known && cv.Within {
-		fmt.Fprintf(w, "A vs B %s recv calls/2MiB: within noise (%s): neither side makes fewer\n", a.Summary.ReceiverName(), cv.Spread())
+	if cv := model.SidesDifference(rep, calls); cv.Within() {
+		fmt.Fprintf(w, "A vs B %s recv calls/2MiB: B/A %s, within noise: neither side makes fewer%s\n", a.Summary.ReceiverName(), cv.Cell(), turnsText(rep, cv))
 	}
 }

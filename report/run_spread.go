@@ -12,8 +12,8 @@ import (
 
 // How steady a run's sides were: each side's (and each stretch's) mean ±
 // σ of its samples' throughput and receive calls per 2 MiB (model.Spread,
-// stats.Of over the steady samples), and whether the difference between
-// the sides is larger than that spread (stats.Compare).
+// stats.Of over the steady samples), and whether the sides differ beyond
+// the run's noise (model.SidesDifference, the one verdict).
 
 // spreadRate is "5.27 GiB/s ± 2.3% (n=38)"; n/a without samples.
 func spreadRate(sp *model.Spread) string {
@@ -48,32 +48,31 @@ var spreadRows = []textRow{
 	{"recv calls/2MiB mean ± σ", func(sm model.Summary) string { return spreadRecv(sm.Spread) }, false},
 }
 
-// printSidesNoise says whether the sides' throughputs differ by more than
-// the spread of their samples; nothing when a side changed during the run
-// (its samples mix settings) or the spreads are not known.
+// printSidesNoise says whether the sides' throughputs differ beyond the
+// run's noise, from the verdict its B/A cell prints; nothing when a side
+// changed during the run (its batches mix settings) or it cannot judge.
 func printSidesNoise(w io.Writer, rep model.Report) {
 	if len(rep.Sides) != 2 || rep.Changed() {
 		return
 	}
-	a, b := rep.Sides[0].Summary.Spread, rep.Sides[1].Summary.Spread
-	if a == nil || b == nil {
-		return
+	d := model.SidesDifference(rep, func(sm model.Summary) model.Figure { return sm.ThroughputBps })
+	n := fmt.Sprintf("batches: A %d, B %d", d.NA, d.NB)
+	switch d.Kind {
+	case stats.Within:
+		fmt.Fprintf(w, "A vs B throughput: B/A %s, within noise (%s): neither side is faster%s\n", d.Cell(), n, turnsText(rep, d))
+	case stats.Beyond:
+		fmt.Fprintf(w, "A vs B throughput: B/A %s, beyond noise (%s)\n", d.Cell(), n)
+	case stats.TooFew:
+		// One batch on a side has no spread: say how long a run gives
+		// each side two, rather than nothing.
+		turn := model.TurnLength(rep.Config.Interval.D())
+		two := 2 * turn
+		if rep.Config.Mode == model.ModeAlternate {
+			two *= 2
+		}
+		fmt.Fprintf(w, "A vs B throughput: B/A %s, not judged against noise (%s: one has no spread); a run of at least %v gives each side two\n",
+			d.Cell(), n, two)
 	}
-	v := stats.Compare(a.ThroughputBps, b.ThroughputBps)
-	if !v.Known {
-		return
-	}
-	noise := pct(model.Figure(v.Noise))
-	if v.Within {
-		fmt.Fprintf(w, "A vs B throughput: within noise (±%s of A's mean, the σ of their samples): neither side is faster\n", noise)
-		return
-	}
-	// The noise as a share of A's mean reads as nonsense beside a large
-	// ratio (±818% next to 33x): say the difference and each side's own
-	// spread instead, which is what the verdict compares.
-	fmt.Fprintf(w, "A vs B throughput: B/A %s, beyond the noise of their samples (the means differ by %s of A's; A's σ %s, B's σ %s of their means)\n",
-		model.Figure(b.ThroughputBps.Mean/a.ThroughputBps.Mean).Ratio(), pct(model.Figure(math.Abs(v.Diff))),
-		pct(model.Figure(a.ThroughputBps.RelStddev())), pct(model.Figure(b.ThroughputBps.RelStddev())))
 }
 
 // printSegmentSpreads prints each stretch's spread, a line each.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"nbdscope/model"
+	"nbdscope/stats"
 	"nbdscope/units"
 )
 
@@ -154,24 +155,42 @@ func ifPerRow(perRow bool, s string) string {
 
 // OptimumLine is the seed's "optimal: 2m (12.6 times faster than
 // default)", with the optimum's GiB/s, for a sweep of our load and of a
-// real client alike: "optimal: 1m (3.42 GiB/s, 2.40 times faster than
-// default); within 5%: 1m, 2m, 4m".
+// real client alike, from the optimum's verdict (model.OptimumVerdict, the
+// one every output reads): "optimal: 1m (3.42 GiB/s, 2.40x [2.21–2.61]
+// the default's); within 5%: 1m, 2m, 4m; 1.06x [1.03–1.09] the next
+// fastest (2m), beyond noise", or "optimal: none clear — …" naming no
+// size, with how many repeats would tell.
 func OptimumLine(o *model.SweepOptimum) string {
 	if o == nil {
-		return "optimal: n/a (no size moved any payload)"
+		return "optimal: " + o.Said()
 	}
-	vs := "; the default was not swept"
-	switch {
+	within := fmt.Sprintf("within %d%%: %s", int(model.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "))
+	v := o.Verdict
+	switch v.Kind {
+	case model.OptimumNoneClear:
+		return fmt.Sprintf("optimal: %s (the highest mean, %s's, %s %s); %s", o.Said(), o.Buffer, rateNumber(v.MeanBps), rateName(), within)
+	case model.OptimumUnjudged:
+		return fmt.Sprintf("optimal: not judged — %s is the fastest (%s %s%s); %s; %s", o.Buffer, rateNumber(o.ThroughputBps), rateName(), vsDefault(o),
+			within, model.UnjudgedWhy)
+	}
+	lead := ""
+	if v.RunnerUp != "" {
+		lead = fmt.Sprintf("; %s the next fastest (%s), beyond noise", v.Lead.Cell(), v.RunnerUp)
+	}
+	return fmt.Sprintf("optimal: %s (%s %s%s); %s%s", o.Buffer, rateNumber(o.ThroughputBps), rateName(), vsDefault(o), within, lead)
+}
+
+// vsDefault is the optimum against the default, with its interval: ",
+// 2.40x [2.21–2.61] the default's" (the means of their measurements).
+func vsDefault(o *model.SweepOptimum) string {
+	switch d := o.Verdict.VsDefault; {
 	case o.Buffer == model.BufDefaultName:
-		vs = ", the default"
-	case o.VsDefault.Known():
-		vs = fmt.Sprintf(", %.2f times faster than default", float64(o.VsDefault))
+		return ", the default"
+	case d.Kind == stats.NoData:
+		return "; the default was not swept"
+	default:
+		return ", " + d.Cell() + " the default's"
 	}
-	if n := o.Noise; n != nil && n.Known && n.Within {
-		return noiseTied(o, vs) // no winner named (sweep_stats_report.go)
-	}
-	return fmt.Sprintf("optimal: %s (%s %s%s); within %d%%: %s%s", o.Buffer, rateNumber(o.ThroughputBps), rateName(), vs,
-		int(model.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "), noiseLead(o))
 }
 
 // barEighths draws a bar to an eighth of a cell.
@@ -222,7 +241,7 @@ func SweepCSV(w io.Writer, rep model.SweepReport) error {
 		r := &rep.Rows[i]
 		optimal, within := false, false
 		if o != nil {
-			optimal = r.Buffer == o.Buffer
+			optimal = r.Buffer == o.Named()
 			within = slices.Contains(o.Within5Pct, r.Buffer)
 		}
 		xdef := ""
@@ -310,8 +329,9 @@ func otherCPULine(rows []model.SweepRow) string {
 }
 
 // CompareSweeps puts two saved sweeps side by side, size by size: time
-// and GiB/s of each and the second's speed-up over the first. Both runs
-// carry a sweep.
+// and GiB/s of each (the median measurement's) and the second's speed-up
+// over the first, judged against noise (model.SweepRowsDifference: the
+// ratio of the means, its interval and ≈). Both runs carry a sweep.
 func CompareSweeps(w io.Writer, first, second Run) {
 	a, b := first.Report.Sweep, second.Report.Sweep
 	fmt.Fprintf(w, "| buffer size | %s time | %s time | %s GiB/s | %s GiB/s | speed-up |\n", first.Name, second.Name, first.Name, second.Name)
@@ -327,7 +347,8 @@ func CompareSweeps(w io.Writer, first, second Run) {
 			continue
 		}
 		fmt.Fprintf(w, "| %s | %.3fs | %.3fs | %s | %s | %s |\n", r.Buffer, r.Seconds, o.Seconds,
-			rateNumber(r.ThroughputBps), rateNumber(o.ThroughputBps), ratio(r.ThroughputBps, o.ThroughputBps))
+			rateNumber(r.ThroughputBps), rateNumber(o.ThroughputBps), model.SweepRowsDifference(r, o).Cell())
 	}
+	fmt.Fprintln(w, "\nspeed-up: the ratio of the two sweeps' mean throughputs of the size over their repeats, with its 95% interval (Welch's t-test); ≈: within noise")
 	fmt.Fprintf(w, "\n%s: %s\n%s: %s\n", first.Name, OptimumLine(a.Optimum), second.Name, OptimumLine(b.Optimum))
 }

@@ -1,12 +1,10 @@
 package report
 
 import (
-	"fmt"
 	"math"
 	"nbdscope/units"
 	"slices"
 	"strconv"
-	"strings"
 
 	"nbdscope/model"
 	"nbdscope/stats"
@@ -63,7 +61,8 @@ func seconds(v float64) string {
 
 // timeStatsCSVHeader are the CSV's statistics columns, after all the
 // others: the summary of the row's times, and whether the row is within
-// noise of the optimum (one of the sizes tied with it).
+// noise of the fastest (one of the sizes tied with it: the verdict's Tied;
+// empty when the verdict could not judge).
 var timeStatsCSVHeader = []string{"time_mean_s", "time_stddev_s", "time_median_s", "time_min_s", "time_max_s", "time_n", "within_noise_of_optimum"}
 
 // timeStatsCSVCells are a row's statistics cells; unknown figures are
@@ -80,32 +79,10 @@ func timeStatsCSVCells(rep model.SweepReport, r model.SweepRow) []string {
 		return units.CSVNumber(v)
 	}
 	tied := ""
-	if o := rep.Optimum; o != nil && o.Noise != nil && o.Noise.Known {
-		tied = strconv.FormatBool(slices.Contains(o.Noise.Tied, r.Buffer))
+	if o := rep.Optimum; o != nil && o.Verdict.Kind != model.OptimumUnjudged {
+		tied = strconv.FormatBool(slices.Contains(o.Verdict.Tied, r.Buffer))
 	}
 	return []string{cell(s.Mean), cell(s.Stddev), cell(s.Median), cell(s.Min), cell(s.Max), strconv.Itoa(s.N), tied}
-}
-
-// noiseTied is the optimum line when the fastest sizes are within noise
-// of each other: no size is named the winner.
-func noiseTied(o *model.SweepOptimum, vs string) string {
-	n := o.Noise
-	if slices.Contains(n.Tied, model.BufDefaultName) {
-		vs = ", the default among them" // not "times faster" than a size it ties with
-	}
-	return fmt.Sprintf("optimal: none clear — %s are within noise (±%s) of each other (up to %s %s%s); within %d%%: %s",
-		strings.Join(n.Tied, ", "), pct(n.Noise), rateNumber(o.ThroughputBps), rateName(), vs,
-		int(model.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "))
-}
-
-// noiseLead is what the optimum line adds when the optimum's lead is
-// larger than the noise: "; 6.1% ahead of 2m, beyond the noise (±2.3%)".
-func noiseLead(o *model.SweepOptimum) string {
-	n := o.Noise
-	if n == nil || !n.Known || n.Within {
-		return ""
-	}
-	return fmt.Sprintf("; %s ahead of %s, beyond the noise (±%s)", pct(n.Lead), n.RunnerUp, pct(n.Noise))
 }
 
 // pct is a share as a percentage: "6.1%".

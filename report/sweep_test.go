@@ -15,7 +15,7 @@ func TestSweepOutputsMadeUp(t *testing.T) {
 	rep := reporttest.Sweep()
 	var md bytes.Buffer
 	SweepMarkdown(&md, rep)
-	const want = "optimal: 1m (3.42 GiB/s, 2.40 times faster than default); within 5%: 1m, 2m, 4m"
+	const want = "optimal: not judged — 1m is the fastest (3.42 GiB/s, 2.40x the default's); within 5%: 1m, 2m, 4m; " + model.UnjudgedWhy
 	if !strings.Contains(md.String(), "\n"+want+"\n") {
 		t.Errorf("markdown lacks %q:\n%s", want, md.String())
 	}
@@ -76,9 +76,9 @@ func TestOptimumLineCases(t *testing.T) {
 	}{
 		{[]model.SweepRow{{Buffer: "default", ThroughputBps: 0}, {Buffer: "64k", ThroughputBps: 0}}, "optimal: n/a (no size moved any payload)"},
 		{[]model.SweepRow{{Buffer: "default", ThroughputBps: 2 * model.GiB}, {Buffer: "64k", ThroughputBps: model.GiB}},
-			"optimal: default (2.00 GiB/s, the default); within 5%: default"},
+			"optimal: not judged — default is the fastest (2.00 GiB/s, the default); within 5%: default; " + model.UnjudgedWhy},
 		{[]model.SweepRow{{Buffer: "64k", ThroughputBps: model.GiB}, {Buffer: "1m", ThroughputBps: 1.5 * model.GiB}},
-			"optimal: 1m (1.50 GiB/s; the default was not swept); within 5%: 1m"},
+			"optimal: not judged — 1m is the fastest (1.50 GiB/s; the default was not swept); within 5%: 1m; " + model.UnjudgedWhy},
 		{nil, "optimal: n/a (no size moved any payload)"},
 	} {
 		if got := OptimumLine(sweep.Optimum(c.rows)); got != c.want {
@@ -302,5 +302,27 @@ func TestSweepSettingNamesEverySweptBuffer(t *testing.T) {
 			t.Errorf("%s and %s are both captioned %q", st.Name, other, name)
 		}
 		seen[name] = st.Name
+	}
+}
+
+// TestCompareSweepsMarksNoise: the speed-up of two sweeps' same size is
+// judged over their repeats, with its interval and ≈.
+func TestCompareSweepsMarksNoise(t *testing.T) {
+	row := func(buf string, gibps ...float64) model.SweepRow {
+		ms := make([]model.SweepMeasurement, len(gibps))
+		for i, g := range gibps {
+			ms[i] = model.SweepMeasurement{Seconds: 1 / g, ThroughputBps: model.Figure(g * model.GiB)}
+		}
+		r := model.SweepRow{Buffer: buf, Seconds: 1 / gibps[1], ThroughputBps: model.Figure(gibps[1] * model.GiB)}
+		r.SetSpread(ms)
+		return r
+	}
+	a := []model.SweepRow{row("default", 1.0, 1.01, 1.02), row("2m", 2.0, 2.5, 3.0)}
+	b := []model.SweepRow{row("default", 2.0, 2.02, 2.04), row("2m", 2.1, 2.6, 3.1)}
+	var out strings.Builder
+	CompareSweeps(&out, Run{Name: "a", Report: model.Report{Sweep: &model.SweepReport{Rows: a, Optimum: model.OptimumOf(a)}}},
+		Run{Name: "b", Report: model.Report{Sweep: &model.SweepReport{Rows: b, Optimum: model.OptimumOf(b)}}})
+	if s := out.String(); !strings.Contains(s, "| 2.00x [1.9") || !strings.Contains(s, "| 1.04x ≈ [") {
+		t.Errorf("speed-up cells:\n%s", s)
 	}
 }

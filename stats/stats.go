@@ -1,7 +1,8 @@
 // Package stats is the one definition of a spread and of "within noise":
 // hyperfine's statistics (mean ± σ, min … max, median over the repeats),
-// used by every sweep row, a run's steady stretch, and every comparison
-// that would otherwise name a winner.
+// and Welch's t-test with the 95% interval of a ratio (welch.go), used by
+// every sweep row, a run's batches, and every comparison that would
+// otherwise name a winner.
 package stats
 
 import (
@@ -62,33 +63,4 @@ func (s Summary) RelStddev() float64 {
 		return math.NaN()
 	}
 	return s.Stddev / math.Abs(s.Mean)
-}
-
-// Verdict is the comparison of two summaries of the same figure.
-type Verdict struct {
-	// Known is false when either side has fewer than two measurements:
-	// no spread, so no judgement (never "within noise" by default).
-	Known bool
-	// Within: the difference of the means is no larger than the spread,
-	// σa + σb — the two one-σ ranges overlap. Then no winner is named.
-	Within bool
-	// Diff is (mean b − mean a) / mean a; Noise is (σa + σb) / mean a:
-	// "within noise (±Noise)" is printed from it.
-	Diff, Noise float64
-}
-
-// Compare judges b against a. The rule is deliberately simple, so that a
-// reader can check it by hand: the means differ by more than the sum of
-// the two standard deviations, or the difference is within noise. Its
-// σ is that of single measurements (repeats, or a steady stretch's
-// samples), not the standard error of the mean: run-to-run noise on a
-// shared machine is larger than one run's samples suggest, and a tool
-// that names a winner wrongly is worse than one that says it cannot tell.
-func Compare(a, b Summary) Verdict {
-	if a.N < 2 || b.N < 2 || a.Mean == 0 || math.IsNaN(a.Stddev) || math.IsNaN(b.Stddev) {
-		return Verdict{}
-	}
-	d := b.Mean - a.Mean
-	noise := a.Stddev + b.Stddev
-	return Verdict{Known: true, Within: math.Abs(d) <= noise, Diff: d / a.Mean, Noise: noise / math.Abs(a.Mean)}
 }

@@ -25,21 +25,6 @@ func TestOfLikeHyperfine(t *testing.T) {
 	}
 }
 
-func TestCompare(t *testing.T) {
-	a := Of([]float64{1.0, 1.1, 1.2})
-	close := Of([]float64{1.1, 1.2, 1.3})
-	far := Of([]float64{2.0, 2.1, 2.2})
-	if v := Compare(a, close); !v.Known || !v.Within {
-		t.Fatalf("a lead of 0.1 against σ 0.1+0.1 is within noise: %+v", v)
-	}
-	if v := Compare(a, far); !v.Known || v.Within || math.Abs(v.Diff-10.0/11) > 1e-9 {
-		t.Fatalf("a lead of 1.0 is not within noise: %+v", v)
-	}
-	if v := Compare(a, Of([]float64{5})); v.Known || v.Within {
-		t.Fatalf("one measurement gives no verdict: %+v", v)
-	}
-}
-
 func TestSummaryJSON(t *testing.T) {
 	data, err := json.Marshal(Of([]float64{2}))
 	if err != nil {

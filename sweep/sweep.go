@@ -21,33 +21,10 @@ import (
 // just as good (the model's, which the sweep's tables print).
 const OptimumTolerance = model.OptimumTolerance
 
-// Optimum finds the fastest row; nil when no row has a throughput above 0.
-// A tie goes to the first (smaller) size.
-func Optimum(rows []model.SweepRow) *model.SweepOptimum {
-	best := -1
-	for i, r := range rows {
-		// A size that moved no payload (a client that read only holes) has
-		// no throughput to be best at.
-		if r.ThroughputBps.Known() && r.ThroughputBps > 0 && (best < 0 || r.ThroughputBps > rows[best].ThroughputBps) {
-			best = i
-		}
-	}
-	if best < 0 {
-		return nil
-	}
-	top := rows[best].ThroughputBps
-	pace := rows[best].Pace()
-	o := &model.SweepOptimum{Buffer: rows[best].Buffer, ThroughputBps: top, VsDefault: model.Unknown, Pace: &pace, Noise: optimumNoise(rows, best)}
-	for _, r := range rows {
-		if r.Buffer == model.BufDefaultName && r.ThroughputBps.Known() && r.ThroughputBps > 0 {
-			o.VsDefault = top / r.ThroughputBps
-		}
-		if r.ThroughputBps.Known() && float64(r.ThroughputBps) >= (1-OptimumTolerance)*float64(top) {
-			o.Within5Pct = append(o.Within5Pct, r.Buffer)
-		}
-	}
-	return o
-}
+// Optimum finds the fastest row and judges it against noise
+// (model.OptimumOf, the one verdict every output reads); nil when no row
+// has a throughput above 0.
+func Optimum(rows []model.SweepRow) *model.SweepOptimum { return model.OptimumOf(rows) }
 
 // SweepProgress tells where a sweep is, after each measurement.
 type SweepProgress struct {

@@ -130,10 +130,7 @@ func (a *app) runsList(st *presets.Store, _ []string) error {
 		a, b := runsRate(r.Throughput("A")), runsRate(r.Throughput("B"))
 		if o := r.Sweep; o != nil {
 			// A sweep has no sides: its columns say what it found.
-			a, b = "sweep", "optimum "+o.Buffer
-			if o.VsDefault.Known() {
-				b += " (" + o.VsDefault.Ratio() + ")"
-			}
+			a, b = "sweep", o.Short() // the optimum's verdict, as every output names it
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, t, p, a, b, status)
 	}

@@ -53,9 +53,10 @@ when blksum is installed.
 The short flags are hyperfine's: -r repeat, -w warm-up. (run's -w, after
 iperf3, is the send buffer; a sweep's buffers are --sndbuf's list.) Each
 row's time is also given as hyperfine gives it, mean ± σ and min … max
-over its measurements, and the optimum line names no size when the
-fastest ones are within noise of each other (their means differ by no
-more than the sum of their σ). --export-hyperfine FILE writes hyperfine's
+over its measurements, and the optimum line names a size only when it is
+faster than every other beyond noise (Welch's t-test over the repeats,
+the ratio's 95% interval); otherwise "none clear", with how many repeats
+would tell. --export-hyperfine FILE writes hyperfine's
 --export-json layout, for its scripts.`
 
 const sweepExample = `  nbdscope sweep --sndbuf default,64k,128k,256k,512k,1m,2m,4m --bytes 4g --repeat 3

@@ -29,20 +29,22 @@ func TestSweepExportsGolden(t *testing.T) {
 }
 
 // TestSweepOptimumNoise: a lead within the spread of the measurements
-// names no winner; a lead beyond it says by how much.
+// names no winner, and says how many repeats would tell; a lead beyond it
+// says by how much, with its interval.
 func TestSweepOptimumNoise(t *testing.T) {
 	tied := report.OptimumLine(madeUpSpreadSweep(8).Optimum)
-	if !strings.HasPrefix(tied, "optimal: none clear — 1m, 2m") || !strings.Contains(tied, "within noise (±") {
+	if !strings.HasPrefix(tied, "optimal: none clear — 1m, 2m") || !strings.Contains(tied, "are within noise of each other (1m/2m 1.04x ≈ [") ||
+		!strings.Contains(tied, "repeats per size would tell") {
 		t.Errorf("a lead within noise: %q", tied)
 	}
 	withDefault := madeUpSpreadSweep(8)
 	withDefault.Rows[0].ThroughputBps = withDefault.Rows[2].ThroughputBps // default as fast as 1m
 	withDefault.Rows[0].Measurements = withDefault.Rows[2].Measurements
-	if l := report.OptimumLine(sweep.Optimum(withDefault.Rows)); !strings.Contains(l, "the default among them") || strings.Contains(l, "times faster") {
+	if l := report.OptimumLine(sweep.Optimum(withDefault.Rows)); !strings.HasPrefix(l, "optimal: none clear — default, 1m") || strings.Contains(l, "the default's") {
 		t.Errorf("the default tied: %q", l)
 	}
 	clear := report.OptimumLine(madeUpSpreadSweep(1).Optimum)
-	if !strings.HasPrefix(clear, "optimal: 1m (3.") || !strings.Contains(clear, "ahead of 2m, beyond the noise (±") {
+	if !strings.HasPrefix(clear, "optimal: 1m (3.42 GiB/s, 2.40x [") || !strings.Contains(clear, "the next fastest (2m), beyond noise") {
 		t.Errorf("a lead beyond noise: %q", clear)
 	}
 }

@@ -126,6 +126,18 @@ var workloadChangesJSON []byte
 // again; B read throughout.
 func WorkloadChanges(t *testing.T) model.Report { return reportOf(t, workloadChangesJSON) }
 
+//go:embed testdata/noisy-sweep.json
+var noisySweepJSON []byte
+
+// NoisySweepJSON is testdata/noisy-sweep.json: a run file saved by
+// 'nbdscope sweep --preset sweep --repeat 3 --bytes 512m --save oldsweep'
+// on a shared 2-vCPU VM before the optimum was one verdict (sweep
+// version 2, its optimum "noise" judged by the σ-overlap rule): 512k had
+// the highest median (4.93 GiB/s) and 1m the highest mean, each size's
+// three measurements spread by up to ±60%. runs list named "optimum 512k
+// (1.12x)" while the sweep's own line said "none clear".
+func NoisySweepJSON() []byte { return append([]byte(nil), noisySweepJSON...) }
+
 // Cells splits a markdown table row into trimmed cells.
 func Cells(row string) []string {
 	row = strings.TrimSpace(row)
