@@ -127,14 +127,10 @@ func seedOptimumLine(rep model.SweepReport) string {
 		vs, _ := t.VsDefault(f)
 		parts = append(parts, fmt.Sprintf("%s %s at %s", t.OS, units.FormatRatio(vs), seedBufName(f)))
 	}
-	ours := "n/a"
-	if o := rep.Optimum; o != nil {
-		ours = o.Buffer
-		if o.VsDefault.Known() {
-			ours = units.FormatRatio(float64(o.VsDefault)) + " at " + o.Buffer
-		}
-	}
-	return fmt.Sprintf("the series' fastest beside ours (times faster than the default): ours %s; the series %s.", ours, strings.Join(parts, ", "))
+	// Ours is the sweep's own verdict, worded as runs list words it: an
+	// optimum only where it is told apart beyond noise.
+	ours := rep.Optimum.Short()
+	return fmt.Sprintf("beside the series' fastest: ours %s; the series (one time per size, times faster than its default) %s.", ours, strings.Join(parts, ", "))
 }
 
 // seedBufName prints a seed row's buffer as ours are printed ("2m").
