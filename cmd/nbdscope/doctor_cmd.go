@@ -128,8 +128,10 @@ func (a *app) doctor(asJSON bool) error {
 		fmt.Fprintln(out, faultLine(per))
 	}
 	printFill(out, fill, fillErr)
-	if ok {
-		fmt.Fprintln(out, "\nThis machine can show the full effect: try 'nbdscope' or 'nbdscope run'.")
+	if fill != nil {
+		fmt.Fprintln(out, "\n"+gapLine(fill.Verdict, ok))
+	} else if !ok {
+		fmt.Fprintln(out, "\nThis machine cannot show the full effect: the ✗ lines above say why.")
 	}
 	return nil
 }

@@ -19,12 +19,14 @@ import (
 // can matter here at all before anyone reads a sweep.
 
 // doctorFillSamples is how many samples with its load running each side
-// must have before the probe ends: most of a turn (a turn is a second, 10
-// samples at doctorFillInterval). The probe ends on them, not after a set
+// must have before the probe ends: most of three turns (a turn is a
+// second, 10 samples at doctorFillInterval), so that the verdict has
+// three batches a side to judge the noise by (two is the least Welch's
+// test takes; a third keeps one slow turn from deciding). The probe ends on them, not after a set
 // time: a side's first turn waits for its buffers to warm (up to 5 s), so
 // on a loaded machine a fixed 3.5 s run left B no turn at all (CI, under
 // every package's tests at once), and its figures null.
-const doctorFillSamples = 8
+const doctorFillSamples = 28
 
 // doctorFillLimit bounds the probe where a side never gets its samples.
 const doctorFillLimit = 15 * time.Second
@@ -42,6 +44,9 @@ type doctorFill struct {
 	// cores on average (null where not measured): from a quarter of a core
 	// the figures are slowed by them.
 	OtherCoresBusy *model.Figure `json:"other_cores_busy"`
+	// Verdict is what the pair showed of the buffer's effect here, judged
+	// over its turns (model.GapVerdictOf): doctor's last line.
+	Verdict model.GapVerdict `json:"verdict"`
 }
 
 // doctorFillSide is one buffer of the probe: the fill figures as a run's
@@ -108,7 +113,7 @@ func probeFill(ctx context.Context) (*doctorFill, error) {
 	if len(rep.Crashes) > 0 {
 		return nil, fmt.Errorf("the probe's pair: %s", rep.Crashes[0].Text())
 	}
-	df := &doctorFill{Seconds: lastSampleAt(rep), Mode: cfg.Mode, OtherCoresBusy: rep.OtherCoresBusy}
+	df := &doctorFill{Seconds: lastSampleAt(rep), Mode: cfg.Mode, OtherCoresBusy: rep.OtherCoresBusy, Verdict: model.GapVerdictOf(rep)}
 	for i, s := range rep.Sides {
 		df.Sides = append(df.Sides, fillSideOf(rep, s, cfg.Sides[i].SndBuf.String()))
 	}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"fmt"
+
+	"nbdscope/model"
+)
+
+// gapLine is doctor's last word: what this machine showed of the buffer's
+// effect, from the pair the probe measured (model.GapVerdictOf), and when
+// it showed little, why. limitsOK is false when a limit or the placement
+// already hides the effect (their ✗ lines say which).
+func gapLine(v model.GapVerdict, limitsOK bool) string {
+	calls := fmt.Sprintf("receive calls per 2 MiB B/A %s, throughput B/A %s", v.Calls.Cell(), v.Speed.Cell())
+	switch v.Kind {
+	case model.GapShown:
+		if !limitsOK {
+			return "This machine shows part of the effect (" + calls + "); the ✗ lines above say what hides the rest."
+		}
+		return "This machine shows the effect: at 2 MiB the client needed fewer receive calls and moved data faster (" + calls +
+			"): try 'nbdscope' or 'nbdscope run'."
+	case model.GapCallsOnly:
+		return "This machine shows the calls fall but not the time (" + calls + "): " + paceWhy(v) +
+			"; 'nbdscope run' shows who sets the pace."
+	case model.GapLittle:
+		if v.Noisy {
+			return "This machine showed little of the effect while other processes kept its cores busy (" + calls + "): run doctor again on a quiet machine."
+		}
+		return "This machine shows little of the effect (" + calls + "): the client's receive calls hardly fell, so the default buffer already bridges " +
+			"its wake-ups here; " + paceWhy(v) + "."
+	}
+	return "The effect was not judged: the probe's pair had too few turns of each side, or a figure was not measured (" + calls + ")."
+}
+
+// paceWhy is what set the pace instead of the buffer, as far as the
+// probe's figures tell.
+func paceWhy(v model.GapVerdict) string {
+	switch {
+	case v.Noisy:
+		return "other processes kept the cores busy meanwhile, slowing both sides; run doctor again on a quiet machine"
+	case v.ClientFullA:
+		return fmt.Sprintf("at the default the client already used all of its core (%s cores busy): its own work sets the pace, which no buffer speeds up", v.ClientBusyA.Fixed(2))
+	}
+	return "the client did not wait long enough on its buffer for a bigger one to save time"
+}

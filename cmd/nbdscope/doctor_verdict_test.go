@@ -1,0 +1,46 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"nbdscope/model"
+	"nbdscope/stats"
+)
+
+// doctor's last line follows the verdict of the pair it measured: it
+// promises the effect only where the pair showed it, never "the full
+// effect" on limits alone (it did so over 28.6 against 22.3 calls), and
+// says why where the machine shows little.
+func TestGapLineKeepsToTheVerdict(t *testing.T) {
+	d := func(k stats.Kind, r float64) model.Difference { return model.Difference{Verdict: stats.Verdict{Kind: k, Ratio: r}} }
+	little := model.GapVerdict{Kind: model.GapLittle, Calls: d(stats.Beyond, 0.78), Speed: d(stats.Within, 1.02)}
+	for _, c := range []struct {
+		name   string
+		v      model.GapVerdict
+		ok     bool
+		want   []string
+		unsaid []string
+	}{
+		{"shown", model.GapVerdict{Kind: model.GapShown, Calls: d(stats.Beyond, 0.1), Speed: d(stats.Beyond, 2.2)}, true,
+			[]string{"shows the effect", "0.10x", "2.20x"}, []string{"little"}},
+		{"shown, a limit hides the rest", model.GapVerdict{Kind: model.GapShown}, false, []string{"shows part of the effect", "✗ lines"}, []string{"try 'nbdscope'"}},
+		{"little, quiet", little, true, []string{"shows little", "0.78x", "hardly fell"}, []string{"shows the effect", "full effect"}},
+		{"little, busy", model.GapVerdict{Kind: model.GapLittle, Noisy: true}, true, []string{"showed little", "quiet machine"}, []string{"already bridges"}},
+		{"calls only, client full", model.GapVerdict{Kind: model.GapCallsOnly, ClientFullA: true, ClientBusyA: 0.97}, true,
+			[]string{"calls fall but not the time", "0.97 cores busy", "its own work"}, []string{"shows the effect"}},
+		{"unjudged", model.GapVerdict{Kind: model.GapUnjudged}, true, []string{"not judged"}, []string{"shows"}},
+	} {
+		got := gapLine(c.v, c.ok)
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: %q lacks %q", c.name, got, w)
+			}
+		}
+		for _, w := range c.unsaid {
+			if strings.Contains(got, w) {
+				t.Errorf("%s: %q says %q", c.name, got, w)
+			}
+		}
+	}
+}
