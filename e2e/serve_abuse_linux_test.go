@@ -1,10 +1,11 @@
-package main
+package e2e
 
 import (
 	"encoding/binary"
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +15,37 @@ import (
 	"nbdscope/internal/testbin"
 	"nbdscope/nbd"
 )
+
+// startServe starts the built binary's `serve args…` (not the test
+// binary: under the race detector its memory would be the detector's as
+// much as the server's), waits (bounded) for its listening line, and
+// kills it at the end of the test. It returns its PID and its stderr.
+func startServe(t *testing.T, args ...string) (int, *testbin.SyncBuffer) {
+	t.Helper()
+	cmd := exec.Command(nbdscopeBin, append([]string{"serve"}, args...)...)
+	out := &testbin.SyncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	for deadline := time.Now().Add(15 * time.Second); !strings.Contains(out.String(), "listening on"); {
+		select {
+		case <-exited:
+			t.Fatalf("serve %v exited during start:\n%s", args, out)
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve %v did not start within 15 s:\n%s", args, out)
+		}
+	}
+	return cmd.Process.Pid, out
+}
 
 // vmRSS is a process's resident memory, in bytes, from /proc/PID/status.
 func vmRSS(t *testing.T, pid int) int64 {
@@ -95,8 +127,7 @@ func TestServeMemoryReturnsAfterAbuse(t *testing.T) {
 	}
 	dir := testbin.ShortDir(t)
 	sock := filepath.Join(dir, "s.sock")
-	p := startServeProc(t, "-k", sock, "--backend", "memory", "--size", "1g", "--stats=200ms")
-	pid := p.cmd.Process.Pid
+	pid, serveOut := startServe(t, "-k", sock, "--backend", "memory", "--size", "1g", "--stats=200ms")
 	idle := vmRSS(t, pid)
 	var conns []net.Conn
 	defer func() {
@@ -140,7 +171,7 @@ func TestServeMemoryReturnsAfterAbuse(t *testing.T) {
 	}
 	wants := []string{"refusing connection: limit of 256 connections reached", "more connections in the last", "refused=144"}
 	has := func() bool {
-		out := p.out.String()
+		out := serveOut.String()
 		for _, w := range wants {
 			if !strings.Contains(out, w) {
 				return false
@@ -151,7 +182,7 @@ func TestServeMemoryReturnsAfterAbuse(t *testing.T) {
 	for deadline := time.Now().Add(5 * time.Second); !has() && time.Now().Before(deadline); {
 		time.Sleep(50 * time.Millisecond)
 	}
-	out := p.out.String()
+	out := serveOut.String()
 	for _, want := range wants {
 		if !strings.Contains(out, want) {
 			t.Errorf("serve's stderr lacks %q", want)
