@@ -6,8 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// connBufs are one connection's WRITE payload buffers: mapped for it, by
-// size class, reused by its requests, and unmapped when it ends.
+// connBufs are one connection's payload buffers (its WRITEs' data, its
+// READs' replies): mapped for it, by size class, reused by its requests,
+// and unmapped when it ends.
 //
 // Why not the process-wide pools (getBuf): a WRITE's buffer is taken when
 // its header arrives, before its payload, and a pooled buffer outlives
@@ -19,6 +20,8 @@ import (
 // it). A buffer mapped here costs memory only where bytes arrive (a
 // header alone costs address space), and munmap gives it back to the
 // kernel at once when the connection ends, whatever the collector does.
+// READs too: 8 connections that each read 4 × 32 MiB from the memory
+// backend and closed left 1037 MiB resident (9 idle) in the pools.
 // What a connection holds at once stays bounded by its in-flight limit
 // (acquireMem); its free buffers are at most what it once had in flight.
 type connBufs struct {

@@ -393,7 +393,7 @@ type serverConn struct {
 	memUsed int64
 	memMax  int64
 
-	wbufs connBufs // WRITE payload buffers, unmapped when it ends
+	bufs connBufs // its payload buffers (WRITE data, READ replies), unmapped when it ends
 }
 
 // job is one request on its way through a worker and the writer. Jobs are
@@ -401,7 +401,7 @@ type serverConn struct {
 type job struct {
 	req  Request
 	buf  *[]byte  // payload (WRITE data or READ destination)
-	wbuf *connBuf // the WRITE payload's buffer (buf points into it)
+	pbuf *connBuf // the connection's buffer buf points into, if any
 	mem  int64    // payload bytes counted by acquireMem, released when done
 	hdr  [32]byte
 	vecs [2][]byte // the reply: header, payload
@@ -485,7 +485,7 @@ func (sc *serverConn) transmission(ctx context.Context) {
 		// before serve stops the writer and the connection is closed.
 		sc.inflight.Wait()
 		close(sc.jobs)
-		sc.wbufs.release() // every job is done: its memory goes back now
+		sc.bufs.release() // every job is done: its memory goes back now
 	}()
 
 	var hdr [requestSize]byte
@@ -534,8 +534,8 @@ func (sc *serverConn) handleRequest(req Request) bool {
 		sc.acquireMem(int64(req.Length))
 		j := sc.newJob(req)
 		j.mem = int64(req.Length)
-		j.wbuf = sc.wbufs.get(int(req.Length))
-		j.buf = &j.wbuf.data
+		j.pbuf = sc.bufs.get(int(req.Length))
+		j.buf = &j.pbuf.data
 		if err := sc.c.ReadFull(*j.buf); err != nil {
 			sc.finish(j)
 			if !isQuietClose(err) {
@@ -593,9 +593,9 @@ func (sc *serverConn) newJob(req Request) *job {
 
 // finish releases what a job holds and recycles it.
 func (sc *serverConn) finish(j *job) {
-	if j.wbuf != nil {
-		sc.wbufs.put(j.wbuf)
-		j.wbuf, j.buf = nil, nil
+	if j.pbuf != nil {
+		sc.bufs.put(j.pbuf)
+		j.pbuf, j.buf = nil, nil
 	}
 	if j.buf != nil {
 		putBuf(j.buf)
@@ -738,7 +738,8 @@ func (sc *serverConn) run(j *job) {
 				return
 			}
 		}
-		j.buf = getBuf(int(n))
+		j.pbuf = sc.bufs.get(int(n))
+		j.buf = &j.pbuf.data
 		if n > 0 {
 			_, err = b.ReadAt(*j.buf, off)
 		}
