@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"nbdscope/ui"
 )
 
 // TestStoreSpecialFilesRefusedAtOnce: a FIFO with no writer and a symlink
@@ -65,6 +67,24 @@ func TestStoreSpecialFilesRefusedAtOnce(t *testing.T) {
 		r := run(args...)
 		if r.code != exitUsage || !strings.Contains(r.errs, "not a regular file") {
 			t.Errorf("%v: exit %d, stderr %q; want 2, not a regular file", args, r.code, r.errs)
+		}
+	}
+	// The explorer's pickers (p, b) list the rest and say what they skipped.
+	var o ui.Options
+	testApp().tuiPresets(&o)
+	for what, load := range map[string]func() (int, error){
+		"presets": func() (int, error) { items, err := o.LoadPresets(); return len(items), err },
+		"runs":    func() (int, error) { items, err := o.LoadRuns(); return len(items), err },
+	} {
+		ch := make(chan error, 1)
+		go func() { _, err := load(); ch <- err }()
+		select {
+		case err := <-ch:
+			if err == nil || !strings.Contains(err.Error(), "fifo.json: a named pipe (FIFO)") || !strings.Contains(err.Error(), "zero.json: a symlink to a character device") {
+				t.Errorf("the %s picker: %v, want both files named", what, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the %s picker did not load within 10 s", what)
 		}
 	}
 }
