@@ -394,6 +394,10 @@ func (p *Pair) shutdown() {
 		kids = append(kids, ld, srv)
 	}
 	stopChildren(kids...)
+	// The directory goes before the wait below: a side still starting a
+	// real server is cancelled by it (the child watches it, whileRunDir)
+	// instead of holding Stop for the server's listen timeout.
+	os.RemoveAll(p.dir)
 	p.fill.stop()
 	// A change in progress (a restart spawning, a child call) ends soon
 	// now that the children are gone; wait for it, so nothing it started

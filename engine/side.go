@@ -212,6 +212,7 @@ func (s *side) spawnServer(sc model.SideConfig) (*child, string, error) {
 		sock = filepath.Join(s.p.dir, fmt.Sprintf("%s.sock", sc.Name))
 	}
 	spec := wire.NewServerSpec(sc, sock)
+	spec.RunDir = s.p.dir
 	timeout := s.p.opts.StartTimeout
 	if sc.Server != "" {
 		timeout = max(timeout, realServerStart) // the real server's own start, bounded in the child

@@ -50,9 +50,14 @@ type Server struct {
 	HandshakeTimeout time.Duration // 0 → DefaultHandshakeTimeout
 	MaxConns         int           // 0 → DefaultMaxConns
 	MaxInFlightBytes int64         // 0 → DefaultMaxInFlightBytes
-	// Logf, when set, receives one line per notable event (connections
-	// refused, protocol errors). It must be safe for concurrent use.
+	// Logf, when set, receives one line per notable event (protocol
+	// errors, and the refusals when Warnf is nil). It must be safe for
+	// concurrent use.
 	Logf func(format string, args ...any)
+	// Warnf, when set, receives what must be seen even when Logf is not
+	// set: connections refused at MaxConns, at most a line a second (the
+	// first at once, then a count). Nil: they go to Logf.
+	Warnf func(format string, args ...any)
 	// OnConnClose, when set, receives each connection's final figures as
 	// it ends (after its socket is closed), so a live report can give a
 	// connection that ended between two reports its last line.
@@ -63,6 +68,8 @@ type Server struct {
 	closed   IOStats // counters of connections already gone
 	closedPL Payload // payload of connections already gone
 	accepted uint64
+	refused  uint64 // connections refused at MaxConns
+	refusals refusalLog
 	sndbuf   int // requested SO_SNDBUF for data sockets; 0 = OS default
 	rcvbuf   int
 	defSnd   int // effective SO_SNDBUF of a fresh socket, read at first accept
@@ -76,6 +83,7 @@ type ServerStats struct {
 	Payload  Payload // READ and WRITE data, open and closed connections
 	Open     int     // connections in transmission or handshake
 	Accepted uint64
+	Refused  uint64 // connections closed at once: MaxConns were open
 }
 
 // Payload is the data a server moved at the protocol level: READ data
@@ -120,6 +128,14 @@ func (s *Server) logf(format string, args ...any) {
 	if s.Logf != nil {
 		s.Logf(format, args...)
 	}
+}
+
+func (s *Server) warnf(format string, args ...any) {
+	if s.Warnf != nil {
+		s.Warnf(format, args...)
+		return
+	}
+	s.logf(format, args...)
 }
 
 // ListenAndServe listens on network ("unix" or "tcp") and address and serves
@@ -169,6 +185,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	ln.Close()
 	s.closeAll()
 	s.wg.Wait()
+	s.refusals.flush(s) // the refusals of the last second, said before Serve returns
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -190,9 +207,10 @@ func (s *Server) startConn(ctx context.Context, nc net.Conn) {
 	s.mu.Lock()
 	sc.id, sc.since = s.accepted+1, time.Now()
 	if len(s.conns) >= max {
+		s.refused++
 		s.mu.Unlock()
-		s.logf("refusing connection: limit of %d connections reached", max)
 		nc.Close()
+		s.refusals.refused(s, max)
 		return
 	}
 	s.accepted++
@@ -241,7 +259,7 @@ func (s *Server) closeAll() {
 func (s *Server) Stats() ServerStats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := ServerStats{IO: s.closed, Payload: s.closedPL, Open: len(s.conns), Accepted: s.accepted}
+	st := ServerStats{IO: s.closed, Payload: s.closedPL, Open: len(s.conns), Accepted: s.accepted, Refused: s.refused}
 	for sc := range s.conns {
 		st.IO = st.IO.Add(sc.c.Stats())
 		st.Payload = st.Payload.Add(sc.payload())
@@ -374,14 +392,17 @@ type serverConn struct {
 	memCond *sync.Cond
 	memUsed int64
 	memMax  int64
+
+	bufs connBufs // its payload buffers (WRITE data, READ replies), unmapped when it ends
 }
 
 // job is one request on its way through a worker and the writer. Jobs are
 // recycled by the writer once their reply is sent.
 type job struct {
 	req  Request
-	buf  *[]byte // payload (WRITE data or READ destination)
-	mem  int64   // payload bytes counted by acquireMem, released when done
+	buf  *[]byte  // payload (WRITE data or READ destination)
+	pbuf *connBuf // the connection's buffer buf points into, if any
+	mem  int64    // payload bytes counted by acquireMem, released when done
 	hdr  [32]byte
 	vecs [2][]byte // the reply: header, payload
 	nvec int
@@ -464,6 +485,7 @@ func (sc *serverConn) transmission(ctx context.Context) {
 		// before serve stops the writer and the connection is closed.
 		sc.inflight.Wait()
 		close(sc.jobs)
+		sc.bufs.release() // every job is done: its memory goes back now
 	}()
 
 	var hdr [requestSize]byte
@@ -498,11 +520,12 @@ func (sc *serverConn) transmission(ctx context.Context) {
 func (sc *serverConn) handleRequest(req Request) bool {
 	errno := sc.check(&req)
 	if req.Type == CmdWrite {
-		if errno != 0 || req.Length > MaxPayload {
-			if errno == 0 {
-				errno = EINVAL
-			}
-			// Always drain the payload, so the next header is found.
+		if req.Length > MaxPayload {
+			return sc.refuseOversizeWrite(req)
+		}
+		if errno != 0 {
+			// Drain the payload (at most MaxPayload), so the next
+			// header is found.
 			if err := sc.drain(int64(req.Length)); err != nil {
 				return false
 			}
@@ -511,7 +534,8 @@ func (sc *serverConn) handleRequest(req Request) bool {
 		sc.acquireMem(int64(req.Length))
 		j := sc.newJob(req)
 		j.mem = int64(req.Length)
-		j.buf = getBuf(int(req.Length))
+		j.pbuf = sc.bufs.get(int(req.Length))
+		j.buf = &j.pbuf.data
 		if err := sc.c.ReadFull(*j.buf); err != nil {
 			sc.finish(j)
 			if !isQuietClose(err) {
@@ -545,6 +569,20 @@ func (sc *serverConn) handleRequest(req Request) bool {
 	return true
 }
 
+// refuseOversizeWrite answers a WRITE longer than the maximum the
+// handshake advertised (MaxPayload, 32 MiB, as qemu-nbd's) with EINVAL
+// and ends the connection, before a byte of its payload is read. Its
+// payload cannot be skipped at a bounded cost: a length of 0xFFFFFFFF
+// held the connection for 4 GiB of draining (30 s with no answer, issue
+// 33), and where the next header starts is the client's word alone.
+// qemu-nbd replies EINVAL to such a request and disconnects too.
+func (sc *serverConn) refuseOversizeWrite(req Request) bool {
+	sc.srv.logf("%s: WRITE of %d bytes is over the %d-byte maximum advertised: EINVAL, and closing without reading its payload",
+		sc.c.nc.RemoteAddr(), req.Length, MaxPayload)
+	sc.replyNow(req, EINVAL)
+	return false
+}
+
 // newJob starts a request's way: it counts as in flight until finish.
 func (sc *serverConn) newJob(req Request) *job {
 	sc.inflight.Add(1)
@@ -555,6 +593,10 @@ func (sc *serverConn) newJob(req Request) *job {
 
 // finish releases what a job holds and recycles it.
 func (sc *serverConn) finish(j *job) {
+	if j.pbuf != nil {
+		sc.bufs.put(j.pbuf)
+		j.pbuf, j.buf = nil, nil
+	}
 	if j.buf != nil {
 		putBuf(j.buf)
 		j.buf = nil
@@ -696,7 +738,8 @@ func (sc *serverConn) run(j *job) {
 				return
 			}
 		}
-		j.buf = getBuf(int(n))
+		j.pbuf = sc.bufs.get(int(n))
+		j.buf = &j.pbuf.data
 		if n > 0 {
 			_, err = b.ReadAt(*j.buf, off)
 		}

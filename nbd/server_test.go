@@ -237,15 +237,33 @@ func TestErrorsAsSpecAssigns(t *testing.T) {
 	}
 }
 
-func TestOversizeWriteIsDrained(t *testing.T) {
-	ts := startServer(t, Export{Backend: NewMemory(64 << 20)})
-	c := dial(t, ts, ClientOptions{})
-	big := make([]byte, 33<<20)
-	if _, err := c.WriteAt(big, 0); !errors.Is(err, EINVAL) {
-		t.Fatalf("33 MiB write: %v, want EINVAL", err)
+// TestOversizeWriteRefusedUnread: a WRITE longer than the 32 MiB the
+// handshake advertises gets EINVAL at once and the connection ends,
+// without the server waiting for its payload (issue 33: a length of
+// 0xFFFFFFFF got no answer for 30 s: the server drained toward 4 GiB).
+// Only 1000 bytes of payload are sent: a server that reads it waits, and
+// the reply's read runs into the connection's 5 s deadline.
+func TestOversizeWriteRefusedUnread(t *testing.T) {
+	var logs quietLog
+	ts := startCustomServer(t, &Server{Exports: []Export{{Backend: NewMemory(64 << 20)}}, Logf: logs.logf})
+	for _, n := range []uint32{0xFFFFFFFF, MaxPayload + 1} {
+		r := rawDial(t, ts)
+		r.enter()
+		r.request(CmdWrite, 0, 7, 0, n, make([]byte, 1000))
+		if e := r.simpleErrno(7); e != EINVAL {
+			t.Fatalf("WRITE of %d bytes: %v, want EINVAL", n, e)
+		}
+		r.closedWithin(2 * time.Second)
 	}
-	if _, err := c.WriteAt([]byte("still in sync"), 0); err != nil {
-		t.Fatalf("after oversize write: %v", err)
+	if logs.n.Load() < 2 {
+		t.Errorf("%d log lines for two refused WRITEs, want one each", logs.n.Load())
+	}
+	if pl := ts.srv.Stats().Payload; pl.WriteBytes != 0 {
+		t.Errorf("%d WRITE bytes counted for refused WRITEs", pl.WriteBytes)
+	}
+	// A WRITE of exactly the maximum still works.
+	if _, err := dial(t, ts, ClientOptions{}).WriteAt(make([]byte, MaxPayload), 0); err != nil {
+		t.Fatalf("WRITE of %d bytes: %v", MaxPayload, err)
 	}
 }
 

@@ -116,6 +116,9 @@ func (s *Store) SaveRun(name string, r model.Report, force bool) error {
 	if _, err := parseRun(data); err != nil {
 		return fmt.Errorf("run %q would not load back: %w", name, err)
 	}
+	if len(data) > maxRunFile {
+		return fmt.Errorf("run %q would not load back: %d bytes, over the store's limit of %d (a run this long: export it with --export-json FILE)", name, len(data), maxRunFile)
+	}
 	return writeNamed("run", s.RunDir, name, data, force)
 }
 

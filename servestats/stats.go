@@ -99,9 +99,9 @@ func (r *Reporter) Tick() {
 	d.IO = st.IO.Sub(r.prevTotal.IO)
 	pl := st.Payload.Sub(r.prevTotal.Payload).Total()
 	p := model.ProcessFigures(d, pl, wall)
-	fmt.Fprintf(r.out, "stats t=%.1f total conns=%d %s wakeups_per_2mib=%s+%s faults_per_2mib=%s cpu_s=%.3f cores=%s total_bytes=%d\n",
+	fmt.Fprintf(r.out, "stats t=%.1f total conns=%d %s wakeups_per_2mib=%s+%s faults_per_2mib=%s cpu_s=%.3f cores=%s total_bytes=%d refused=%d\n",
 		t, st.Open, ioFields(pl, wall, p), p.VolCSPer2MiB.Fixed(2), p.InvolCSPer2MiB.Fixed(2), p.FaultsPer2MiB.Fixed(2),
-		d.UserS+d.SysS, p.CoresBusy.Fixed(2), st.Payload.Total())
+		d.UserS+d.SysS, p.CoresBusy.Fixed(2), st.Payload.Total(), st.Refused-r.firstTotal.Refused)
 	r.prevTotal, r.prevSelf, r.last = st, self, now
 }
 

@@ -47,13 +47,14 @@ func TestReporterLinesAndSummary(t *testing.T) {
 	src.open = nil
 	src.closed.IO, src.closed.Payload = c.IO, c.Payload
 	r.ConnClosed(c)
+	src.closed.Refused = 3 // three connections beyond the limit
 	now = now.Add(time.Second)
 	r.Tick()
 	want := []string{
 		"stats t=1.0 conn=1 state=open bytes=4194304 gibps=0.004 send_per_2mib=10.00 recv_per_2mib=1.00 send_eagain_per_2mib=5.00 recv_eagain_per_2mib=0.00 total_bytes=4194304",
-		"stats t=1.0 total conns=1 bytes=4194304 gibps=0.004 send_per_2mib=10.00 recv_per_2mib=1.00 send_eagain_per_2mib=5.00 recv_eagain_per_2mib=0.00 wakeups_per_2mib=4.00+1.00 faults_per_2mib=3.00 cpu_s=0.300 cores=0.30 total_bytes=4194304",
+		"stats t=1.0 total conns=1 bytes=4194304 gibps=0.004 send_per_2mib=10.00 recv_per_2mib=1.00 send_eagain_per_2mib=5.00 recv_eagain_per_2mib=0.00 wakeups_per_2mib=4.00+1.00 faults_per_2mib=3.00 cpu_s=0.300 cores=0.30 total_bytes=4194304 refused=0",
 		"stats t=2.0 conn=1 state=closed bytes=2097152 gibps=0.002 send_per_2mib=2.00 recv_per_2mib=0.00 send_eagain_per_2mib=0.00 recv_eagain_per_2mib=0.00 total_bytes=6291456",
-		"stats t=2.0 total conns=0 bytes=2097152 gibps=0.002 send_per_2mib=2.00 recv_per_2mib=0.00 send_eagain_per_2mib=0.00 recv_eagain_per_2mib=0.00 wakeups_per_2mib=0.00+0.00 faults_per_2mib=0.00 cpu_s=0.000 cores=0.00 total_bytes=6291456",
+		"stats t=2.0 total conns=0 bytes=2097152 gibps=0.002 send_per_2mib=2.00 recv_per_2mib=0.00 send_eagain_per_2mib=0.00 recv_eagain_per_2mib=0.00 wakeups_per_2mib=0.00+0.00 faults_per_2mib=0.00 cpu_s=0.000 cores=0.00 total_bytes=6291456 refused=3",
 	}
 	got := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -61,12 +62,16 @@ func TestReporterLinesAndSummary(t *testing.T) {
 	}
 	s := r.Summary()
 	if len(s.Connections) != 1 || s.Connections[0].ReadBytes != 6<<20 || s.Connections[0].Open || s.Connections[0].Seconds != 1 ||
-		s.Total.ReadBytes != 6<<20 || s.Total.Server.SendCalls != 22 || s.Total.Server.VolCS != 8 || s.Total.Accepted != 1 {
+		s.Total.ReadBytes != 6<<20 || s.Total.Server.SendCalls != 22 || s.Total.Server.VolCS != 8 || s.Total.Accepted != 1 || s.Total.Refused != 3 {
 		t.Fatalf("summary %+v", s)
 	}
 	var tab bytes.Buffer
 	WriteTable(&tab, s)
-	if !strings.Contains(tab.String(), "total") || !strings.Contains(tab.String(), "6291456") {
+	if !strings.Contains(tab.String(), "1 conns, 3 refused") || !strings.Contains(tab.String(), "6291456") {
 		t.Errorf("table:\n%s", tab.String())
+	}
+	var js bytes.Buffer
+	if err := WriteJSON(&js, s); err != nil || !strings.Contains(js.String(), `"refused": 3`) {
+		t.Errorf("JSON (%v):\n%s", err, js.String())
 	}
 }

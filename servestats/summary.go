@@ -37,7 +37,10 @@ type ConnFigures struct {
 
 // Totals is the server process over the whole run.
 type Totals struct {
-	Accepted      uint64        `json:"accepted"`
+	Accepted uint64 `json:"accepted"`
+	// Refused: connections closed at once because the limit
+	// (--max-connections) were open.
+	Refused       uint64        `json:"refused"`
 	ReadBytes     uint64        `json:"read_bytes"`
 	WriteBytes    uint64        `json:"write_bytes"`
 	ThroughputBps model.Figure  `json:"throughput_bps"`
@@ -73,7 +76,7 @@ func (r *Reporter) Summary() Summary {
 	d := r.self().Sub(r.firstSelf)
 	d.IO = st.IO.Sub(r.firstTotal.IO)
 	pl := st.Payload.Sub(r.firstTotal.Payload)
-	s.Total = Totals{Accepted: st.Accepted - r.firstTotal.Accepted, ReadBytes: pl.ReadBytes, WriteBytes: pl.WriteBytes,
+	s.Total = Totals{Accepted: st.Accepted - r.firstTotal.Accepted, Refused: st.Refused - r.firstTotal.Refused, ReadBytes: pl.ReadBytes, WriteBytes: pl.WriteBytes,
 		ThroughputBps: model.Throughput(pl.Total(), wall), Server: model.ProcessFigures(d, pl.Total(), wall)}
 	return s
 }
@@ -100,7 +103,11 @@ func WriteTable(w io.Writer, s Summary) {
 	for _, c := range s.Connections {
 		row(fmt.Sprint(c.ID), map[bool]string{true: "open", false: "closed"}[c.Open], c.ReadBytes, c.WriteBytes, c.ThroughputBps, c.Server)
 	}
-	row("total", fmt.Sprintf("%d conns", s.Total.Accepted), s.Total.ReadBytes, s.Total.WriteBytes, s.Total.ThroughputBps, s.Total.Server)
+	state := fmt.Sprintf("%d conns", s.Total.Accepted)
+	if s.Total.Refused > 0 {
+		state += fmt.Sprintf(", %d refused", s.Total.Refused)
+	}
+	row("total", state, s.Total.ReadBytes, s.Total.WriteBytes, s.Total.ThroughputBps, s.Total.Server)
 	tw.Flush()
 }
 

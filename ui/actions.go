@@ -197,6 +197,16 @@ func (m *Model) onKey(k tea.KeyMsg) tea.Cmd {
 	if k.String() == "ctrl+c" {
 		return m.quit()
 	}
+	if m.isTooSmall() {
+		// The screen says only that it is too small and that q quits: a
+		// key typed blind would change a setting, a side or a prompt no
+		// one can see (issue 33: at 20x10 keys changed the client
+		// sndbuf, the mode, the connections).
+		if key.Matches(k, m.keys.Quit) {
+			return m.quit()
+		}
+		return nil
+	}
 	switch m.state {
 	case stInput:
 		return m.inputKey(k)

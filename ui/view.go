@@ -23,10 +23,17 @@ func (m *Model) render() string {
 	if w <= 0 || h <= 0 {
 		return ""
 	}
-	if w < minWidth || h < minHeight {
+	if m.isTooSmall() {
 		return m.tooSmall()
 	}
 	return m.draw(m.layout(w, h))
+}
+
+// isTooSmall tells whether the screen is the too-small notice, which
+// shows nothing but "q quits": the keys then do nothing else (onKey).
+func (m *Model) isTooSmall() bool {
+	w, h := m.com.width, m.com.height
+	return w > 0 && h > 0 && (w < minWidth || h < minHeight)
 }
 
 // panelMode is how the panels are shown.

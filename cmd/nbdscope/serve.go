@@ -121,8 +121,12 @@ func (a *app) serve(f serveFlags) error {
 		Exports:  []nbd.Export{{Name: f.export, Description: f.desc, Backend: be, ReadOnly: readOnly}},
 		MaxConns: f.maxConns,
 	}
+	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "nbdscope serve: "+format+"\n", a...) }
+	// Refusals at --max-connections are said without -v (at most a line
+	// a second): a client turned away must not be a mystery.
+	srv.Warnf = logf
 	if f.verbose {
-		srv.Logf = func(format string, a ...any) { fmt.Fprintf(stderr, "nbdscope serve: "+format+"\n", a...) }
+		srv.Logf = logf
 	}
 	ln, uri, err := f.openListener(stderr)
 	if err != nil {

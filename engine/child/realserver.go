@@ -94,6 +94,11 @@ func startRealServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.
 		r.close()
 		return nil, wire.Msg{}, err
 	}
+	if spec.RunDir != "" {
+		var stop func()
+		ctx, stop = whileRunDir(ctx, spec.RunDir)
+		defer stop()
+	}
 	if err := r.waitListening(ctx, addr); err != nil {
 		r.close()
 		return nil, wire.Msg{}, err
@@ -188,7 +193,7 @@ func (r *realServerRole) waitListening(ctx context.Context, addr string) error {
 		case err := <-r.fail:
 			return fmt.Errorf("exited before it listened on %s: %w", addr, errors.Unwrap(err))
 		case <-ctx.Done():
-			return ctx.Err()
+			return context.Cause(ctx) // a signal, or the run's end (whileRunDir)
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {

@@ -176,6 +176,10 @@ type ServerSpec struct {
 	// starting one (engine/child's realattach.go); it is never stopped.
 	AttachPID int    `json:"attach_pid,omitempty"`
 	Target    string `json:"target,omitempty"`
+	// RunDir is the pair's socket directory: a real server's child gives
+	// up its start once it is gone (Pair.Stop removes it first), rather
+	// than wait out the server's listen timeout.
+	RunDir string `json:"run_dir,omitempty"`
 }
 
 // NewServerSpec is the server spec of side sc on socket.
