@@ -253,7 +253,7 @@ func (r *recorder) note(u model.Update) {
 	switch {
 	case u.Sample != nil:
 		smp := *u.Sample
-		smp.Turn = nil // what a waiting side shows now; a run's report holds none, and a run keeps every sample
+		smp.Turn, smp.Recent = nil, nil // what the explorer shows now; a run's report holds none, and a run keeps every sample
 		r.samples = append(r.samples, smp)
 	case u.Event != nil:
 		r.events = append(r.events, *u.Event)

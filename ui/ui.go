@@ -465,6 +465,7 @@ func (m *Model) onUpdate(u model.Update) bool {
 			turn = nil
 		}
 		m.charts.setTurn(i, turn)
+		m.charts.setFill(i, m.panels[i].recentFill())
 		if s.Active {
 			m.charts.add(i, s)
 		} else if s.T > m.charts.now {

@@ -47,8 +47,10 @@ func (m *Meter) ClientFlow(exec string) model.Flow {
 func (m *Meter) SettleFlow(smp *model.Sample, exec string) {
 	if fl := m.ClientFlow(exec); fl != "" && smp.Settings.Exec == exec {
 		smp.Flow = fl
-		if smp.Turn != nil {
-			smp.Turn.Flow = fl
+		for _, f := range []*model.Figures{smp.Turn, smp.Recent} {
+			if f != nil {
+				f.Flow = fl
+			}
 		}
 	}
 	m.flow.last = smp.SettleFlow(m.flow.last)

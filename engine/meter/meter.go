@@ -28,6 +28,7 @@ type Meter struct {
 	inTurn bool
 	spans  spans
 	flow   flows
+	recent []recentSpan // the last model.RecentSeconds of active samples (recent.go)
 }
 
 // Span is what the engine knows of a sample beside its readings: when
@@ -146,6 +147,8 @@ func (m *Meter) Sample(r Reading, sp Span) model.Sample {
 	m.tot.consumed.AddBetween(r.Load.Consumed, m.prev.Load.Consumed)
 	m.addToTurn(d, isActive || r.Load.Warming, smp.Changed)
 	smp.Turn = m.turnFigures(smp.Figures, sp)
+	m.addRecent(sp.T, d, isActive, smp.Changed)
+	smp.Recent = m.recentFigures(smp.Figures, sp)
 	smp.RootDigest = model.PassRoot(r.Load.Consumed, m.prev.Load.Consumed)
 	if !smp.Changed {
 		seg := m.segment(sp.Stamp, sp.T-wall, sp.T, smp)
