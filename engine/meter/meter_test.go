@@ -70,7 +70,7 @@ func TestSummaryTurnAndSegmentAreTheSamplesSums(t *testing.T) {
 	readings := []Reading{
 		at(0.25, 512<<20, 0.25, 0.2, 0.2, 2000),
 		at(0.50, 1024<<20, 0.50, 0.4, 0.4, 5000),
-		at(0.75, 1100<<20, 0.55, 0.45, 0.45, 5600), // the drain after the turn
+		at(0.75, 1100<<20, 0.55, 0.45, 0.45, 5600),  // the drain after the turn
 		at(1.00, 1100<<20, 0.55, 0.451, 0.45, 5600), // waiting
 	}
 	var sum model.Figures
@@ -141,7 +141,7 @@ func TestSharedServerSpans(t *testing.T) {
 	var a Meter
 	a.Begin(srv(at(0, 0, 0, 0, 0, 0), 0), model.Stamp{})
 	a.Cut(srv(at(0.2, 80<<20, 0.2, 0.1, 0.1, 80), 800)) // A ran alone up to the switch
-	a.OtherRan()                                       // then B
+	a.OtherRan()                                        // then B
 	smp := a.Sample(srv(at(0.25, 80<<20, 0.2, 0.1, 0.1, 80), 1000), sp)
 	if smp.Server == nil || smp.Server.SendCalls != 800 {
 		t.Errorf("A's sample across the switch: server %+v, want A's 800 sends", smp.Server)
