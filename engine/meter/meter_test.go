@@ -166,3 +166,22 @@ func TestClientFlowFollowsThePayload(t *testing.T) {
 		t.Errorf("another command's flow %q, want none yet", fl)
 	}
 }
+
+// The drain after a turn, as recorded (run -t 6 -P 2 -w 2m): the load
+// ran 0.024 s of a 0.242 s interval, and the server, whose CPU is its
+// whole process's between the readings, spent 0.028 s: over the load's
+// clock that read 1.16 cores busy on one core. Its CPU is over the span
+// its readings cover.
+func TestServerCoresBusyOfADrainIsOverItsReadings(t *testing.T) {
+	var m Meter
+	m.Begin(at(5.078, 0, 0, 0, 0, 0), model.Stamp{})
+	r := at(5.32, 24<<20, 0.024, 0.016, 0.015, 100)
+	r.Server.Counters.SysS = 0.028
+	smp := m.Sample(r, span(5.32))
+	if cb := smp.Server.CoresBusy; cb > 1 {
+		t.Errorf("server cores busy %v on one core", cb)
+	}
+	if want := model.Figure(0.015 / 0.024); smp.Client.CoresBusy != want {
+		t.Errorf("client cores busy %v, want %v (its CPU within its clock)", smp.Client.CoresBusy, want)
+	}
+}

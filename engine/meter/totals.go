@@ -19,6 +19,13 @@ type Delta struct {
 // Figures are the figures of a span, with CPU per busy second (the
 // seconds its CPU readings cover: the load's active clock).
 func (d Delta) Figures(busy float64, hasServer bool) model.Figures {
+	return d.figures(busy, busy, hasServer)
+}
+
+// figures are the figures of a span, the client's CPU per clientBusy
+// seconds and the server's per serverBusy.
+func (d Delta) figures(clientBusy, serverBusy float64, hasServer bool) model.Figures {
+	busy := clientBusy
 	f := model.Figures{
 		Seconds:       d.Active,
 		Bytes:         d.Bytes,
@@ -38,7 +45,7 @@ func (d Delta) Figures(busy float64, hasServer bool) model.Figures {
 		if d.SrvUnknown {
 			bytes, secs, unattributed = 0, 0, 1
 		}
-		f.SetServerSpan(d.Server, bytes, secs, busy, unattributed)
+		f.SetServerSpan(d.Server, bytes, secs, serverBusy, unattributed)
 	}
 	return f
 }
