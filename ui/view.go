@@ -191,11 +191,11 @@ func (m *Model) warningLines(w int) []string {
 	out := m.warnsOutside(w)
 	var lines []string
 	for i := range m.panels {
-		p := &m.panels[i]
-		p.warnOutside = out
+		m.panels[i], _ = m.panels[i].Update(panelWarnOutside(out))
 		if !out {
 			continue
 		}
+		p := &m.panels[i]
 		lines = append(lines, p.warningRows(p.data().warnings, w)...)
 	}
 	return lines
@@ -206,8 +206,8 @@ func (m *Model) warningLines(w int) []string {
 // least a chart's room. It returns how they show and their height.
 func (m *Model) layoutPanels(w, h, fixed int) (panelMode, int) {
 	for i := range m.panels {
-		m.panels[i].focused = i == m.focus
-		m.panels[i].rows = nil // the state may have changed since the last frame
+		// The focus may have moved, the state changed, since the last frame.
+		m.panels[i], _ = m.panels[i].Update(panelFocus(i == m.focus))
 	}
 	switch {
 	case m.state == stHelp || m.state == stPicker:
