@@ -180,14 +180,27 @@ func (s *side) buffers(stamp model.Stamp, r meter.Reading, hasServer bool) model
 		ClientOwn:          l.OwnSnd,
 		ClientRcvOwn:       l.OwnRcv,
 	}
+	b.ClientClamped, b.ClientRcvClamped = s.clamped(b.ClientRequested, l.Snd), s.clamped(b.ClientRcvRequested, l.Rcv)
 	if hasServer {
 		b.ServerEffective, b.ServerOwn = sv.Snd, sv.OwnSnd
 		b.ServerRcvRequested, b.ServerRcvEffective, b.ServerRcvOwn = s.cfg.ServerRcvBuf.String(), sv.Rcv, sv.OwnRcv
 		if r := model.BufRequest(s.cfg.SndBuf); r > 0 && sv.Snd > 0 {
 			b.Clamped = s.p.limit().Clamped(r, sv.Snd)
 		}
+		b.ServerRcvClamped = s.clamped(b.ServerRcvRequested, sv.Rcv)
 	}
 	return b
+}
+
+// clamped tells whether the kernel gave a buffer requested as req (a
+// size the user asked for; default and macos are not) less than the
+// request should give, by the platform's rule (platform.Limit.Clamped).
+func (s *side) clamped(req string, eff int) bool {
+	b, err := model.ParseBuf(req)
+	if err != nil || b.Kind != model.BufSize || eff <= 0 {
+		return false
+	}
+	return s.p.limit().Clamped(b.Bytes, eff)
 }
 
 // summary is a side's figures over the whole run (active time only),

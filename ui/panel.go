@@ -136,32 +136,10 @@ func (p *panel) observe(s model.Sample) {
 	}
 }
 
-// clamped reports whether the kernel gave a buffer less than requested:
-// the engine's flag, or the platform's rule (platform.Limit.Clamped): on
-// Linux the effective size below twice the request; on macOS a request
-// above a clamping kernel's limit, never a live readback, which XNU
-// lowers by the bytes in flight. The requested and the
-// effective size come from the same sample, so a change on its way does
-// not count.
-func (p *panel) clamped(req string, eff int) bool {
-	if eff <= 0 {
-		return false
-	}
-	b, err := model.ParseBuf(req)
-	if err != nil || b.Kind != model.BufSize || b.Bytes < 4096 {
-		return false // default, macos (tiny), external: not a request of ours
-	}
-	l := p.com.facts.SndbufLimit
-	if !l.Known() {
-		l.Doubles = p.com.facts.Doubles
-	}
-	return l.Clamped(b.Bytes, eff)
-}
-
-// anyClamped reports whether any buffer of a sample is clamped.
+// anyClamped reports whether any buffer of a sample is clamped, as the
+// engine judged them.
 func (p *panel) anyClamped(b model.Buffers) bool {
-	return b.Clamped || p.clamped(b.ServerRequested, b.ServerEffective) ||
-		p.clamped(b.ClientRequested, b.ClientEffective) || p.clamped(b.ClientRcvRequested, b.ClientRcvEffective)
+	return b.Clamped || b.ClientClamped || b.ClientRcvClamped
 }
 
 func (p *panel) reset() {
@@ -434,10 +412,10 @@ func (p *panel) data() panelData {
 		buf = p.last.SndBuf
 	}
 	d := panelData{
-		server:      bufData{req: c.SndBuf.String(), eff: buf.ServerEffective, clamped: buf.Clamped || p.clamped(buf.ServerRequested, buf.ServerEffective)},
-		serverRcv:   bufData{req: c.ServerRcvBuf.String(), eff: buf.ServerRcvEffective, clamped: p.clamped(buf.ServerRcvRequested, buf.ServerRcvEffective)},
-		client:      bufData{req: c.ClientSndBuf.String(), eff: buf.ClientEffective, clamped: p.clamped(buf.ClientRequested, buf.ClientEffective)},
-		clientRcv:   bufData{req: c.ClientRcvBuf.String(), eff: buf.ClientRcvEffective, clamped: p.clamped(buf.ClientRcvRequested, buf.ClientRcvEffective)},
+		server:      bufData{req: c.SndBuf.String(), eff: buf.ServerEffective, clamped: buf.Clamped},
+		serverRcv:   bufData{req: c.ServerRcvBuf.String(), eff: buf.ServerRcvEffective, clamped: buf.ServerRcvClamped},
+		client:      bufData{req: c.ClientSndBuf.String(), eff: buf.ClientEffective, clamped: buf.ClientClamped},
+		clientRcv:   bufData{req: c.ClientRcvBuf.String(), eff: buf.ClientRcvEffective, clamped: buf.ClientRcvClamped},
 		connections: c.Connections, inFlight: c.InFlight, requestSize: c.RequestSize,
 		workload: c.Workload, senders: p.senderBuffers(), consume: consumeLine(c),
 		transport: string(c.Transport), placement: c.Get(model.SetPlacement),
