@@ -153,7 +153,7 @@ func (p *panel) changed(t float64) { p.changedAt, p.hasChange = t, true }
 // turnLabel names the last turn's figures the panel shows: before a
 // change that took effect after the turn's load last ran, or the turn's
 // alone. (A change within a turn starts its figures again after it, so
-// they are never the two settings' mixed: engine/turnfigures.go.) The
+// they are never the two settings' mixed: engine/meter's turn.go.) The
 // time of the turn's last active sample, not the panel's state when the
 // event came, decides: space then C at once may bring the change before
 // the pause's first waiting sample.
