@@ -23,6 +23,14 @@ func VerdictOf(f Figures) Verdict { return VerdictOfPace(PaceOf(f)) }
 // wait.
 func VerdictOfPace(p Pace) Verdict { return Verdict{Pace: p, Wait: FillVerdictOf(p.Fill)} }
 
+// Unjudged is the verdict with no pace claimed (other processes took the
+// cores, or the sides shared them at once): its wait is worded from the
+// fill alone.
+func (v Verdict) Unjudged() Verdict {
+	v.Bound = BoundNone
+	return v
+}
+
 // boundWaiter tells whether the process the fill names as waiting is the
 // one whose own work sets the pace: then it did not wait for the other,
 // and the fill is worded as the other keeping up with it.
