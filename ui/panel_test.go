@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
 
 	"nbdscope/model"
@@ -212,5 +213,22 @@ func TestUnmeasuredLatencyHasNoUnit(t *testing.T) {
 		if strings.Contains(a, "n/a ms") || !strings.Contains(a, "p99 n/a") {
 			t.Errorf("%dx%d: A's latency:\n%s", size[0], size[1], a)
 		}
+	}
+}
+
+// The panel is a component: told of its side (panelState), it takes the
+// configuration and works out from it what the buffer keys step, and its
+// key map names that; a write workload's sender is the client.
+func TestPanelTakesItsState(t *testing.T) {
+	p := testPanel(0)
+	sc := p.cfg
+	sc.Workload = model.WorkWrite
+	p, _ = p.Update(panelState{cfg: sc, focused: true})
+	if got := p.keys(key.NewBinding(key.WithKeys("+"))).Buffers.Help().Desc; got != "cli sndbuf" || !p.focused {
+		t.Errorf("a write side's keys step %q (focused %v), want cli sndbuf", got, p.focused)
+	}
+	p, _ = p.Update(panelState{cfg: sc, target: 1})
+	if got := p.steppedShort(); got != "sndbuf" {
+		t.Errorf("k's first target: %q, want the server's sndbuf", got)
 	}
 }

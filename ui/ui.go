@@ -567,7 +567,7 @@ func (m *Model) pendingSides() [2]bool {
 
 // panelState is what side i's panel is told of it.
 func (m *Model) panelState(i int, pending [2]bool) panelState {
-	return panelState{cfg: m.cfg.Sides[i], stepped: m.bufSettings(i), paused: m.paused[i],
+	return panelState{cfg: m.cfg.Sides[i], target: m.bufTarget[i], paused: m.paused[i],
 		pending: pending[i], focused: i == m.focus, compete: m.sidesCompete()}
 }
 
@@ -664,7 +664,7 @@ func (m *Model) onOpDone(msg opDoneMsg) tea.Cmd {
 			break
 		}
 		m.preset, m.baseCfg = o.name, msg.cfg
-		m.setMsg(msgInfo, fmt.Sprintf("preset %s applied · +/- = act on %s's %s", o.name, m.cfg.Sides[m.focus].Name, m.targetShort(m.focus)))
+		m.setMsg(msgInfo, fmt.Sprintf("preset %s applied · +/- = act on %s's %s", o.name, m.cfg.Sides[m.focus].Name, m.panels[m.focus].steppedShort()))
 	case opSave, opOverwrite:
 		m.saved(o, msg)
 	}

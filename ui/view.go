@@ -422,7 +422,7 @@ func (m *Model) helpLines(w int) []string {
 // writes.
 func (m *Model) keyNotes() []string {
 	notes := []string{"lowercase c r d lower, capital C R D raise (shift goes up, as it turns = into +)",
-		fmt.Sprintf("+ - = act on %s's %s now (k picks another buffer)", m.cfg.Sides[m.focus].Name, m.targetShort(m.focus))}
+		fmt.Sprintf("+ - = act on %s's %s now (k picks another buffer)", m.cfg.Sides[m.focus].Name, m.panels[m.focus].steppedShort())}
 	if p := m.runPath("NAME"); p != "" {
 		notes = append(notes, "s saves a preset and the run so far ("+runFileSize+") as "+p)
 	}
