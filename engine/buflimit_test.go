@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"nbdscope/engine/meter"
 	"nbdscope/model"
 	"nbdscope/platform"
 )
@@ -57,5 +58,35 @@ func TestLiveChangeRefusedAboveXNULimit(t *testing.T) {
 	}
 	if err := applyText(p, 1, model.SetSndBuf, "1m"); err != nil {
 		t.Fatalf("1m within the limit: %v", err)
+	}
+}
+
+// A buffer is clamped by the platform's rule, judged by the engine for
+// each buffer of a sample: on Linux an effective size below twice the
+// request; on macOS from the request and the limit, not from a live
+// readback, which XNU lowers by the bytes queued in the peer; default
+// and macos never.
+func TestBuffersClamped(t *testing.T) {
+	linux := &side{p: &Pair{facts: platform.Facts{SndbufLimit: platform.Limit{Doubles: true, Probed: true, MaxEffective: 4 << 20, MaxRequest: 2 << 20}}}}
+	if !linux.clamped("8m", 8<<20) || linux.clamped("1m", 2<<20) {
+		t.Error("Linux: 8m → 8m must be clamped, 1m → 2m not")
+	}
+	if linux.clamped("default", 4096) || linux.clamped("macos", 8192) || linux.clamped("external", 0) {
+		t.Error("default, macos or external counted as clamped")
+	}
+	xnu := platform.Limit{Rules: "xnu", Over: platform.OverRefuses, MaxRequest: 7456540, MaxEffective: 7456540,
+		Sysctl: "kern.ipc.maxsockbuf", SysctlValue: 8 << 20, Probed: true}
+	mac := &side{p: &Pair{facts: platform.Facts{SndbufLimit: xnu}}}
+	if mac.clamped("2m", 512<<10) {
+		t.Error("2m with a live readback of 512k flagged clamped on macOS")
+	}
+	xnu.Over, xnu.MaxRequest, xnu.MaxEffective = platform.OverClamps, 8<<20, 8<<20
+	mac.p.facts.SndbufLimit = xnu
+	if !mac.clamped("16m", 8<<20) || mac.clamped("8m", 8<<20) {
+		t.Error("a clamping XNU: 16m must be clamped, 8m not")
+	}
+	b := linux.buffers(model.Stamp{ClientSndBuf: "8m", ClientRcvBuf: "1m"}, meter.Reading{Load: meter.Load{Bufs: meter.Bufs{Snd: 8 << 20, Rcv: 2 << 20}}}, false)
+	if !b.ClientClamped || b.ClientRcvClamped {
+		t.Errorf("a sample's buffers: client %v, client rcv %v; want the client's clamped", b.ClientClamped, b.ClientRcvClamped)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"nbdscope/engine/meter"
 	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
@@ -14,32 +15,6 @@ import (
 
 // The controller's side of an exec side (a real client command as a
 // side's load; the child that runs it is engine/child's exec.go).
-
-// execPayload is the payload the side's server moved between two polls
-// (READ data sent plus WRITE data received): an exec side's bytes.
-func execPayload(now, prev wire.Msg) uint64 {
-	if now.Payload == nil || prev.Payload == nil {
-		return 0
-	}
-	return now.Payload.Sub(*prev.Payload).Total()
-}
-
-// execClient marks what an exec side's client figures cannot hold as
-// unknown: its latency (the requests are the client's own), and its socket
-// calls unless the child counted them (counted: probe/syscount was
-// allowed; otherwise a warning said why, callsWarning).
-func execClient(sc model.SideConfig, counted bool, f *model.Figures) {
-	if sc.Exec == "" {
-		return
-	}
-	f.LatencyP50Ms, f.LatencyP99Ms, f.LatencyMaxMs = model.Unknown, model.Unknown, model.Unknown
-	if counted {
-		return
-	}
-	c := &f.Client
-	c.RecvCallsPer2MiB, c.SendCallsPer2MiB, c.RecvEAGAINPer2MiB, c.SendEAGAINPer2MiB, c.EAGAINPer2MiB =
-		model.Unknown, model.Unknown, model.Unknown, model.Unknown, model.Unknown
-}
 
 // noteExec notes what an exec side's poll says of its client: whether
 // its calls are counted (noteCalls) and which way it moved its data
@@ -57,18 +32,11 @@ func (s *side) noteExec(ld *child, lm, sm wire.Msg) {
 func (s *side) noteFlow(ld *child, sm wire.Msg) {
 	s.mu.Lock()
 	sc := s.cfg
-	if s.execFlowOf != sc.Exec {
-		s.execFlow, s.execFlowOf = "", sc.Exec
-	}
 	var d nbd.Payload
-	if sm.Payload != nil && s.prevServer.Payload != nil && s.havePrev && s.load == ld &&
-		sm.Payload.ReadBytes >= s.prevServer.Payload.ReadBytes && sm.Payload.WriteBytes >= s.prevServer.Payload.WriteBytes {
-		d = sm.Payload.Sub(*s.prevServer.Payload)
+	if s.load == ld {
+		d = s.meter.PayloadSince(meter.Server{Payload: sm.Payload})
 	}
-	if fl := model.FlowOfPayload(d.ReadBytes, d.WriteBytes); fl != "" {
-		s.execFlow = fl
-	}
-	fl := s.execFlow
+	fl := s.meter.NoteClient(sc.Exec, d.ReadBytes, d.WriteBytes)
 	key := sc.Exec + "\x00" + string(fl) + "\x00" + string(sc.Workload)
 	warn := fl != "" && fl != model.FlowOf(sc.Workload) && s.flowWarned != key
 	if warn {
@@ -105,10 +73,7 @@ func (s *side) bulkFlow() model.Flow {
 // was last seen moving its data; "" for our load, or before the client
 // moved any. s.mu is held.
 func (s *side) clientFlow() model.Flow {
-	if s.cfg.Exec != "" && s.execFlowOf == s.cfg.Exec {
-		return s.execFlow
-	}
-	return ""
+	return s.meter.ClientFlow(s.cfg.Exec)
 }
 
 // noteCalls keeps whether a real process's socket calls are counted (the

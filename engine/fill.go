@@ -27,11 +27,6 @@ const fillRate = sockdiag.DefaultRate
 // one of the figures, and each costs a lookup.
 const fillRecvEvery = 10
 
-// fillSteady is the share of an interval the load must have run for its
-// fill to count in the run's and the segments' figures: the interval at
-// the start or end of an alternate-mode turn holds an idle buffer too.
-const fillSteady = 0.9
-
 // FillProc is a process at one end of a side's data connections, named by
 // its PID alone so that any process can be one: our server or load child,
 // or a real server or client we did not start. Tree includes everything

@@ -2,11 +2,9 @@ package engine
 
 import "nbdscope/model"
 
-// Which way each live sample's bulk data went (model.Flow): our load's is
-// its workload's, but an interval in which the workload changed direction
-// mixed the two receivers, and is marked so before anyone sees it (the
-// explorer, run's --intervals, the recorder); a real client's (an exec
-// side) is the way its server saw it move its data (exec_side.go).
+// Which way each live sample's bulk data went (model.Flow) is the
+// meter's (engine/meter's flow.go): it is settled before anyone sees the
+// sample (the explorer, run's --intervals, the recorder).
 
 // settleSample gives a sample about to be emitted its flow. Samples of a
 // side are emitted one at a time, by its poll.
@@ -17,15 +15,7 @@ func (p *Pair) settleSample(smp *model.Sample) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if fl := s.clientFlow(); fl != "" && smp.Settings.Exec == s.cfg.Exec {
-		// A real client's data goes the way it moved it, whatever the
-		// side's workload says: its labels, receiver and sender follow.
-		smp.Flow = fl
-		if smp.Turn != nil {
-			smp.Turn.Flow = fl
-		}
-	}
-	s.lastFlow = smp.SettleFlow(s.lastFlow)
+	s.meter.SettleFlow(smp, s.cfg.Exec)
 }
 
 // sideOf is the side a sample or event names; nil for none.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"nbdscope/engine/meter"
 	"nbdscope/engine/wire"
 	"nbdscope/model"
 )
@@ -55,15 +56,15 @@ func (p *Pair) MeasureRequests(i int, requests int64, limit time.Duration) (f mo
 		return f, nil, fmt.Errorf("%d of the measurement's %d requests failed: %s", m.Errors, requests, m.LastErr)
 	}
 	secs := float64(m.WallNs) / 1e9
-	d := delta{fill: p.takeFill(s), bytes: m.Bytes, active: secs, client: lm1.Counters.Sub(lm0.Counters), hist: model.HistDiff(lm1.Hist, lm0.Hist), maxLat: m.MaxLatNs}
+	d := meter.Delta{Fill: p.takeFill(s), Bytes: m.Bytes, Active: secs, Client: lm1.Counters.Sub(lm0.Counters), Hist: model.HistDiff(lm1.Hist, lm0.Hist), MaxLat: m.MaxLatNs}
 	if srv != nil {
-		d.server = sm1.Counters.Sub(sm0.Counters)
+		d.Server = sm1.Counters.Sub(sm0.Counters)
 	}
-	f = d.figures(secs, srv != nil)
+	f = d.Figures(secs, srv != nil)
 	s.mu.Lock()
 	f.Settings = s.stampOf(s.cfg)
 	f.Placement = s.placement()
-	f.SndBuf = s.buffers(f.Settings, lm1, sm1, srv != nil)
+	f.SndBuf = s.buffers(f.Settings, readingOf(time.Now(), lm1, sm1), srv != nil)
 	s.mu.Unlock()
 	if ok0 && ok1 {
 		children := cpuOf(&f.Client)

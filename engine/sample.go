@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"nbdscope/engine/meter"
 	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
@@ -67,6 +68,21 @@ func (p *Pair) readChildren(s *side, fill bool) sideRead {
 	return r
 }
 
+// readingOf is a poll's replies as the meter takes them.
+func readingOf(now time.Time, lm, sm wire.Msg) meter.Reading {
+	r := meter.Reading{At: now,
+		Load: meter.Load{Counters: lm.Counters, Bytes: lm.Bytes, ActiveNs: lm.ActiveNs, Warming: lm.Warming, Hist: lm.Hist,
+			MaxLatNs: lm.MaxLatNs, Consumed: lm.Consumed, Errors: lm.Errors, Conns: lm.Conns,
+			Bufs: meter.Bufs{Snd: lm.SndBuf, Rcv: lm.RcvBuf, OwnSnd: lm.OwnSndBuf, OwnRcv: lm.OwnRcvBuf}},
+		Server: meter.Server{Counters: sm.Counters, Payload: sm.Payload,
+			Bufs: meter.Bufs{Snd: sm.SndBuf, Rcv: sm.RcvBuf, OwnSnd: sm.OwnSndBuf, OwnRcv: sm.OwnRcvBuf}},
+	}
+	if c := lm.ClockCPU; c != nil {
+		r.Load.ClockCPU = &meter.CPU{UserS: c.UserS, SysS: c.SysS}
+	}
+	return r
+}
+
 // sampleSide turns a read into a Sample, emitted when emit is set.
 func (p *Pair) sampleSide(s *side, r sideRead, emit bool) {
 	if !r.ok {
@@ -78,14 +94,11 @@ func (p *Pair) sampleSide(s *side, r sideRead, emit bool) {
 	if sc.Exec != "" {
 		s.noteExec(ld, lm, sm)
 	}
-
+	rd := readingOf(now, lm, sm)
 	shared := p.sharesTargetServer(s)
 	s.mu.Lock()
-	if !s.havePrev || s.load != ld {
-		s.prevT, s.prevLoad, s.prevServer, s.havePrev = now, lm, sm, true
-		s.prevStamp = s.stampOf(s.cfg)
-		s.otherRan, s.pendServer, s.pendUnknown = false, model.Counters{}, false
-		s.cutServer, s.cutActive = sm.Counters, lm.ActiveNs
+	if !s.meter.Started() || s.load != ld {
+		s.meter.Begin(rd, s.stampOf(s.cfg))
 		s.mu.Unlock()
 		p.takeFill(s) // the window starts with the first sample's interval
 		if srv != nil && sc.SndBuf.Kind != model.BufDefault {
@@ -93,17 +106,14 @@ func (p *Pair) sampleSide(s *side, r sideRead, emit bool) {
 		}
 		return
 	}
-	wall := now.Sub(s.prevT).Seconds()
-	if emit && wall < interval.Seconds()/2 {
+	if emit && s.meter.Wall(rd) < interval.Seconds()/2 {
 		// A tick that came right after a late one: fold this short span
-		// into the next sample rather than report a noisy sliver. The
-		// child's longest request is since this poll, so keep it.
-		s.tot.pendLat = max(s.tot.pendLat, lm.MaxLatNs)
+		// into the next sample rather than report a noisy sliver.
+		s.meter.Fold(rd)
 		s.mu.Unlock()
 		return
 	}
-	smp := s.measure(p.clock(now).Seconds(), wall, lm, sm, srv != nil, shared, p.takeFill(s))
-	s.prevT, s.prevLoad, s.prevServer = now, lm, sm
+	smp := s.meter.Sample(rd, s.span(p.clock(now).Seconds(), rd, srv != nil, shared, p.takeFill(s)))
 	s.mu.Unlock()
 	if emit {
 		p.warnFill(s, &smp)
@@ -111,6 +121,15 @@ func (p *Pair) sampleSide(s *side, r sideRead, emit bool) {
 		p.warnUnattributed(&smp)
 		p.emit(model.Update{Sample: &smp})
 	}
+}
+
+// span is what the side knows of a sample at the reading r, t seconds
+// into the run, beside the readings: the meter's Span. s.mu is held.
+func (s *side) span(t float64, r meter.Reading, hasServer, shared bool, fill model.Fill) meter.Span {
+	stamp := s.stampOf(s.cfg)
+	return meter.Span{T: t, Side: s.id, Stamp: stamp, Placement: s.placement(), Buffers: s.buffers(stamp, r, hasServer),
+		TargetServer: s.targetServer(), Exec: s.cfg.Exec != "", ExecCounted: s.execCounted,
+		HasServer: hasServer, Shared: shared, Fill: fill}
 }
 
 // warnRequests says, once per side, that its requests fail, with the
@@ -148,206 +167,40 @@ func pollBoth(ld, srv *child, timeout time.Duration) (lm, sm wire.Msg, err error
 	return lm, sm, serr
 }
 
-// measure turns the counters since the last poll into a Sample, stamped
-// with the settings in force now, and adds it to the run's and the
-// segment's totals. shared says the side's server is a --target process
-// that serves the other side too: its counts are the side's only where
-// the other's load did not run (shared.go). s.mu is held.
-func (s *side) measure(t, wall float64, lm, sm wire.Msg, hasServer, shared bool, fill model.Fill) model.Sample {
-	stamp := s.stampOf(s.cfg)
-	d := delta{fill: fill}
-	d.bytes = lm.Bytes - s.prevLoad.Bytes
-	if s.cfg.Exec != "" {
-		d.bytes = execPayload(sm, s.prevServer) // the client's own count is not ours: the server's
-		d.unseen = true                         // nor are its requests, nor their failures
-	}
-	d.active = float64(lm.ActiveNs-s.prevLoad.ActiveNs) / 1e9
-	d.client = lm.Counters.Sub(s.prevLoad.Counters)
-	d.hist = model.HistDiff(lm.Hist, s.prevLoad.Hist)
-	d.errors = lm.Errors - s.prevLoad.Errors
-	d.maxLat = max(s.tot.pendLat, lm.MaxLatNs)
-	s.tot.pendLat = 0
-	// A sample counts as active when the load ran for at least a quarter
-	// of it: the interval after an alternate-mode turn holds only the
-	// drain of the requests in flight, whose figures mean little. Cores
-	// busy are per second of load, so alternate and concurrent agree.
-	isActive := d.active > 0 && d.active >= wall/4
-	busyBase := wall
-	if isActive {
-		busyBase = d.active
-	}
-	if hasServer {
-		d.server, d.srvUnknown = s.takeServer(sm.Counters, lm.ActiveNs, shared)
-	}
-	smp := model.Sample{T: t, Side: s.id, Active: isActive, Warming: lm.Warming, Connections: lm.Conns}
-	smp.Figures = d.figures(busyBase, hasServer)
-	execClient(s.cfg, s.execCounted, &smp.Figures)
-	smp.Settings = stamp
-	smp.Changed = stamp != s.prevStamp
-	smp.Placement = s.placement()
-	smp.SndBuf = s.buffers(stamp, lm, sm, hasServer)
-	smp.TargetServer = s.targetServer()
-	if d.active < fillSteady*wall {
-		// A paused or off-turn stretch's buffer is empty because nothing
-		// ran: the sample says so, the run's and segment's shares count
-		// only intervals the load ran throughout.
-		d.fill = model.Fill{}
-	}
-	s.tot.add(d)
-	s.tot.consumed.AddBetween(lm.Consumed, s.prevLoad.Consumed)
-	s.addToTurn(d, isActive || lm.Warming, smp.Changed)
-	smp.Turn = s.turnFigures(smp.Figures, hasServer)
-	smp.RootDigest = model.PassRoot(lm.Consumed, s.prevLoad.Consumed)
-	if !smp.Changed {
-		seg := s.segment(stamp, t-wall, t, smp)
-		seg.add(d)
-		seg.consumed.AddBetween(lm.Consumed, s.prevLoad.Consumed)
-	}
-	s.prevStamp = stamp
-	return smp
-}
-
 // buffers are the side's socket buffers, as requested (stamp) and as the
 // children's poll replies say the kernel gave them. s.mu is held.
-func (s *side) buffers(stamp model.Stamp, lm, sm wire.Msg, hasServer bool) model.Buffers {
+func (s *side) buffers(stamp model.Stamp, r meter.Reading, hasServer bool) model.Buffers {
+	l, sv := r.Load.Bufs, r.Server.Bufs
 	b := model.Buffers{
 		ServerRequested:    stamp.SndBuf,
 		ClientRequested:    stamp.ClientSndBuf,
-		ClientEffective:    lm.SndBuf,
+		ClientEffective:    l.Snd,
 		ClientRcvRequested: stamp.ClientRcvBuf,
-		ClientRcvEffective: lm.RcvBuf,
-		ClientOwn:          lm.OwnSndBuf,
-		ClientRcvOwn:       lm.OwnRcvBuf,
+		ClientRcvEffective: l.Rcv,
+		ClientOwn:          l.OwnSnd,
+		ClientRcvOwn:       l.OwnRcv,
 	}
+	b.ClientClamped, b.ClientRcvClamped = s.clamped(b.ClientRequested, l.Snd), s.clamped(b.ClientRcvRequested, l.Rcv)
 	if hasServer {
-		b.ServerEffective, b.ServerOwn = sm.SndBuf, sm.OwnSndBuf
-		b.ServerRcvRequested, b.ServerRcvEffective, b.ServerRcvOwn = s.cfg.ServerRcvBuf.String(), sm.RcvBuf, sm.OwnRcvBuf
-		if r := model.BufRequest(s.cfg.SndBuf); r > 0 && sm.SndBuf > 0 {
-			b.Clamped = s.p.limit().Clamped(r, sm.SndBuf)
+		b.ServerEffective, b.ServerOwn = sv.Snd, sv.OwnSnd
+		b.ServerRcvRequested, b.ServerRcvEffective, b.ServerRcvOwn = s.cfg.ServerRcvBuf.String(), sv.Rcv, sv.OwnRcv
+		if r := model.BufRequest(s.cfg.SndBuf); r > 0 && sv.Snd > 0 {
+			b.Clamped = s.p.limit().Clamped(r, sv.Snd)
 		}
+		b.ServerRcvClamped = s.clamped(b.ServerRcvRequested, sv.Rcv)
 	}
 	return b
 }
 
-// delta is what one interval added to a side's totals.
-type delta struct {
-	bytes          uint64
-	active         float64
-	client, server model.Counters
-	hist           []uint64
-	errors         uint64
-	unseen         bool  // the requests (and errors) are a real client's, not seen
-	srvUnknown     bool  // the server's counts are not attributed (shared.go): server is zero
-	maxLat         int64 // ns: the longest request completed
-	fill           model.Fill
-}
-
-// figures are the figures of an interval, with CPU per second of busy.
-func (d delta) figures(busy float64, hasServer bool) model.Figures {
-	f := model.Figures{
-		Seconds:       d.active,
-		Bytes:         d.bytes,
-		ThroughputBps: model.Throughput(d.bytes, d.active),
-		Client:        model.ProcessFigures(d.client, d.bytes, busy),
-		LatencyP50Ms:  model.Percentile(d.hist, 50),
-		LatencyP99Ms:  model.Percentile(d.hist, 99),
-		LatencyMaxMs:  latencyMs(d.maxLat),
+// clamped tells whether the kernel gave a buffer requested as req (a
+// size the user asked for; default and macos are not) less than the
+// request should give, by the platform's rule (platform.Limit.Clamped).
+func (s *side) clamped(req string, eff int) bool {
+	b, err := model.ParseBuf(req)
+	if err != nil || b.Kind != model.BufSize || eff <= 0 {
+		return false
 	}
-	if !d.unseen {
-		errs := d.errors
-		f.Errors = &errs
-	}
-	f.SetFill(d.fill)
-	if hasServer {
-		bytes, secs, unattributed := d.bytes, d.active, 0
-		if d.srvUnknown {
-			bytes, secs, unattributed = 0, 0, 1
-		}
-		f.SetServerSpan(d.server, bytes, secs, busy, unattributed)
-	}
-	return f
-}
-
-// add accumulates an interval; cores busy over a span are per second of
-// load.
-func (t *totals) add(d delta) {
-	t.bytes += d.bytes
-	t.active += d.active
-	t.client = t.client.Add(d.client)
-	t.server = t.server.Add(d.server)
-	if d.srvUnknown {
-		t.srvUnattributed++
-	} else {
-		t.srvBytes += d.bytes
-		t.srvActive += d.active
-	}
-	t.hist = histAdd(t.hist, d.hist)
-	t.errors += d.errors
-	t.seen = t.seen || !d.unseen
-	t.maxLat = max(t.maxLat, d.maxLat)
-	t.fill = t.fill.Add(d.fill)
-}
-
-// figures are the figures of a span's totals; the server's are over the
-// samples whose server counts were attributed, with their payload.
-func (t totals) figures(hasServer bool) model.Figures {
-	f := delta{bytes: t.bytes, active: t.active, client: t.client,
-		hist: t.hist, errors: t.errors, unseen: !t.seen, maxLat: t.maxLat, fill: t.fill}.figures(t.active, false)
-	if hasServer {
-		f.SetServerSpan(t.server, t.srvBytes, t.srvActive, t.srvActive, t.srvUnattributed)
-	}
-	return f
-}
-
-// consumedCounts are what the consume modes found over the span, nil
-// where our load never ran in it (its requests all a real client's).
-func (t totals) consumedCounts() *model.ConsumeCounts {
-	if !t.seen {
-		return nil
-	}
-	c := t.consumed
-	return &c
-}
-
-// segTotals accumulate one stretch of unchanged settings.
-type segTotals struct {
-	stamp     model.Stamp
-	from, to  float64
-	tot       totals
-	buf       model.Buffers
-	placement model.Placement
-	hasServer bool
-}
-
-// segment returns the totals of the segment a sample stamped st falls in:
-// the last one if it has the same stamp, else a new one. s.mu is held.
-func (s *side) segment(st model.Stamp, from, to float64, smp model.Sample) *totals {
-	n := len(s.segs)
-	if n == 0 || s.segs[n-1].stamp != st {
-		s.segs = append(s.segs, segTotals{stamp: st, from: from})
-		n++
-	}
-	g := &s.segs[n-1]
-	g.to, g.buf, g.placement, g.hasServer = to, smp.SndBuf, smp.Placement, smp.Server != nil || smp.ServerNA != ""
-	return &g.tot
-}
-
-// latencyMs is a longest request in ms; Unknown when none completed.
-func latencyMs(ns int64) model.Figure {
-	if ns <= 0 {
-		return model.Unknown
-	}
-	return model.Figure(float64(ns) / 1e6)
-}
-
-func histAdd(a, b []uint64) []uint64 {
-	if len(a) < len(b) {
-		a = append(a, make([]uint64, len(b)-len(a))...)
-	}
-	for i := range b {
-		a[i] += b[i]
-	}
-	return a
+	return s.p.limit().Clamped(b.Bytes, eff)
 }
 
 // summary is a side's figures over the whole run (active time only),
@@ -357,26 +210,27 @@ func (p *Pair) summary(i int) model.Summary {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sc := s.cfg
-	t := s.tot
-	sum := model.Summary{Figures: t.figures(sc.Target == "" || s.server != nil), Consume: model.ConsumeMode(sc.Get(model.SetConsume)), Consumed: t.consumedCounts()}
-	execClient(sc, s.execCounted, &sum.Figures)
+	f, consumed, changed := s.meter.Summary(sc.Target == "" || s.server != nil, sc.Exec != "", s.execCounted)
+	sum := model.Summary{Figures: f, Consume: model.ConsumeMode(sc.Get(model.SetConsume)), Consumed: consumed}
 	sum.Settings = s.stampOf(sc)
 	sum.TargetServer = s.targetServer()
-	sum.Changed = len(s.segs) > 1
+	sum.Changed = changed
 	sum.Placement = s.placement()
+	last := s.meter.Last()
+	l, sv := last.Load.Bufs, last.Server.Bufs
 	sum.SndBuf = model.Buffers{
 		ServerRequested:    sum.Settings.SndBuf,
-		ServerEffective:    s.prevServer.SndBuf,
-		ServerOwn:          s.prevServer.OwnSndBuf,
+		ServerEffective:    sv.Snd,
+		ServerOwn:          sv.OwnSnd,
 		ServerRcvRequested: sc.ServerRcvBuf.String(),
-		ServerRcvEffective: s.prevServer.RcvBuf,
-		ServerRcvOwn:       s.prevServer.OwnRcvBuf,
+		ServerRcvEffective: sv.Rcv,
+		ServerRcvOwn:       sv.OwnRcv,
 		ClientRequested:    sum.Settings.ClientSndBuf,
-		ClientEffective:    s.prevLoad.SndBuf,
+		ClientEffective:    l.Snd,
 		ClientRcvRequested: sum.Settings.ClientRcvBuf,
-		ClientRcvEffective: s.prevLoad.RcvBuf,
-		ClientOwn:          s.prevLoad.OwnSndBuf,
-		ClientRcvOwn:       s.prevLoad.OwnRcvBuf,
+		ClientRcvEffective: l.Rcv,
+		ClientOwn:          l.OwnSnd,
+		ClientRcvOwn:       l.OwnRcv,
 	}
 	return sum
 }
@@ -387,14 +241,7 @@ func (p *Pair) segments(i int) []model.Segment {
 	s := p.sides[i]
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []model.Segment
-	for _, g := range s.segs {
-		sum := model.Summary{Figures: g.tot.figures(g.hasServer), Consume: g.stamp.Consume, Consumed: g.tot.consumedCounts()}
-		execClient(s.cfg, s.execCounted, &sum.Figures)
-		sum.Settings, sum.SndBuf, sum.Placement = g.stamp, g.buf, g.placement
-		out = append(out, model.Segment{From: g.from, To: g.to, Summary: sum})
-	}
-	return out
+	return s.meter.Segments(s.cfg.Exec != "", s.execCounted)
 }
 
 // recorder keeps everything a run reported, for Report.
@@ -419,7 +266,7 @@ func (r *recorder) note(u model.Update) {
 	switch {
 	case u.Sample != nil:
 		smp := *u.Sample
-		smp.Turn = nil // what a waiting side shows now; a run's report holds none, and a run keeps every sample
+		smp.Turn, smp.Recent = nil, nil // what the explorer shows now; a run's report holds none, and a run keeps every sample
 		r.samples = append(r.samples, smp)
 	case u.Event != nil:
 		r.events = append(r.events, *u.Event)

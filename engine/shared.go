@@ -7,6 +7,9 @@ import (
 	"nbdscope/model"
 )
 
+// The attribution of the spans is the meter's (engine/meter's spans.go);
+// what is here is the reading of both sides at once, and at the switch.
+//
 // One --target process serving both sides (--target for both, or
 // --target-a and --target-b naming one server) is counted from outside,
 // as a whole, by each side's server child: its calls over a span are of
@@ -24,15 +27,6 @@ import (
 // the sum of its spans' (the outgoing side's up to the cut, the incoming
 // side's after it); one span not attributable makes the whole sample's
 // server figures n/a, as its payload is the whole sample's.
-
-// sharing is how a side's server counts over a sample are attributed.
-type sharing int
-
-const (
-	notShared       sharing = iota // the side's server is its own: all of its counts are the side's
-	sharedOtherIdle                // shared; the other side's load did not run in the sample
-	sharedOtherRan                 // shared; the other's load ran (or may have) in it too
-)
 
 // pollSides reads both sides at once, notes for each side of a shared
 // server whether the other's load ran, then turns the reads into samples.
@@ -69,63 +63,12 @@ func (p *Pair) noteOthersRan(reads [2]sideRead) {
 		if s == nil || !p.sharesTargetServer(s) {
 			continue
 		}
-		s.mu.Lock()
-		s.otherRan = s.otherRan || reads[1-i].ran
-		s.mu.Unlock()
+		if reads[1-i].ran {
+			s.mu.Lock()
+			s.meter.OtherRan()
+			s.mu.Unlock()
+		}
 	}
-}
-
-// sharing is how the span being measured attributes the side's server
-// counts; it starts the next span's note afresh. s.mu is held.
-func (s *side) sharing(shared bool) sharing {
-	ran := s.otherRan
-	s.otherRan = false
-	switch {
-	case !shared:
-		return notShared
-	case ran:
-		return sharedOtherRan
-	}
-	return sharedOtherIdle
-}
-
-// attribute keeps of the server's counts what is the side's: all of them
-// (its own server, or its load alone ran), none where its load did not
-// run (the other side's, or nobody's), and none, unknown, where both
-// loads ran.
-func (d *delta) attribute(share sharing) {
-	switch {
-	case share == notShared:
-	case d.active == 0:
-		d.server = model.Counters{}
-	case share == sharedOtherRan:
-		d.server, d.srvUnknown = model.Counters{}, true
-	}
-}
-
-// takeServer ends the side's sample at a read of its server (srv) and
-// load (its active clock): the server's counts attributed to the side
-// since the last sample, over its spans, or unknown where a span's were
-// not attributable (then zero). s.mu is held.
-func (s *side) takeServer(srv model.Counters, active int64, shared bool) (model.Counters, bool) {
-	s.addSpan(srv, active, shared)
-	got, unknown := s.pendServer, s.pendUnknown
-	s.pendServer, s.pendUnknown = model.Counters{}, false
-	if unknown {
-		got = model.Counters{}
-	}
-	return got, unknown
-}
-
-// addSpan attributes the server's counts since the side's last sample or
-// cut, up to a read of its server (srv) and load (active), and adds them
-// to the sample's. s.mu is held.
-func (s *side) addSpan(srv model.Counters, active int64, shared bool) {
-	span := delta{active: float64(active-s.cutActive) / 1e9, server: srv.Sub(s.cutServer)}
-	span.attribute(s.sharing(shared))
-	s.cutServer, s.cutActive = srv, active
-	s.pendServer = s.pendServer.Add(span.server)
-	s.pendUnknown = s.pendUnknown || span.srvUnknown
 }
 
 // cutTurns reads both sides between the pause of the outgoing load and
@@ -158,10 +101,10 @@ func (p *Pair) cutTurns() {
 func (s *side) cut(r sideRead) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.havePrev || s.load != r.ld || s.server != r.srv || r.srv == nil {
+	if s.load != r.ld || s.server != r.srv || r.srv == nil {
 		return
 	}
-	s.addSpan(r.sm.Counters, r.lm.ActiveNs, true)
+	s.meter.Cut(readingOf(r.now, r.lm, r.sm))
 }
 
 // warnUnattributed says once, at the first sample whose server counts

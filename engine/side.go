@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"nbdscope/engine/meter"
 	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
@@ -45,39 +46,21 @@ type side struct {
 	uri    string
 	down   bool // crashed or stopping; no polling
 
-	prevT      time.Time
-	prevLoad   wire.Msg
-	prevServer wire.Msg
-	havePrev   bool
-	// prevStamp is the settings at the last poll: a sample whose stamp
-	// differs straddles a change. segs are the run's stretches of
-	// unchanged settings.
-	prevStamp model.Stamp
-	segs      []segTotals
+	// meter is the side's accounting: its last reading, the run's,
+	// the turn's and the segments' totals (engine/meter).
+	meter meter.Meter
 
 	loadCPUs, serverCPUs []int // where place held the processes (nil: not held)
 	// execCounted: the exec client's socket calls are counted (its last
 	// poll reply said so); callsWarned: the warning that they are not was
 	// given.
 	execCounted, callsWarned bool
-	// lastFlow is the direction of the side's last sample that moved
-	// payload (flow.go). execFlow is which way an exec side's client last
-	// moved its data, as its server saw it, for the command execFlowOf
-	// ("": not seen yet); flowWarned the last contradiction of its
-	// workload that was said (exec_side.go).
-	lastFlow   model.Flow
-	execFlow   model.Flow
-	execFlowOf string
+	// flowWarned is the last contradiction of an exec side's workload
+	// that was said (exec_side.go).
 	flowWarned string
 	// errsWarned gives the warning that the side's requests fail once
 	// (not under mu: only the first sample that sees failures gives it).
 	errsWarned sync.Once
-	tot        totals
-	// turn are the totals of the side's current (or last) turn, inTurn
-	// whether its load ran at the last sample (turnfigures.go).
-	turn   totals
-	inTurn bool
-
 	// targetWhy is why a --target's server is not measured ("": it is,
 	// or the side has no target): a change of its buffers says it.
 	targetWhy string
@@ -87,42 +70,9 @@ type side struct {
 	fill fillNotes
 
 	// readLoad and readActive are the load and its active clock at the
-	// last read; otherRan that the other side's load ran since the last
-	// sample or cut, by its reads (shared.go).
+	// last read: whether it ran since (shared.go).
 	readLoad   *child
 	readActive int64
-	otherRan   bool
-	// cutServer and cutActive are a shared server's counters and the
-	// load's active clock at the last sample or cut between turns;
-	// pendServer the server's counts attributed to the side since the
-	// last sample, pendUnknown that some were not attributable
-	// (shared.go).
-	cutServer   model.Counters
-	cutActive   int64
-	pendServer  model.Counters
-	pendUnknown bool
-}
-
-// totals accumulate a side over the whole run, across restarts.
-type totals struct {
-	bytes  uint64
-	active float64
-	client model.Counters
-	server model.Counters
-	hist   []uint64
-	errors uint64
-	seen   bool // some of the span's requests were ours, seen (not all a real client's)
-	// consumed are the consume counts, added across load restarts.
-	consumed model.ConsumeCounts
-	maxLat   int64 // ns: the longest request of the run; pendLat: of polls folded into the next sample
-	pendLat  int64
-	fill     model.Fill // the send-buffer fill, weighted by samples
-	// srvBytes and srvActive are the payload and load seconds of the
-	// samples whose server counts were attributed; srvUnattributed counts
-	// the others (a shared --target's, both loads running: shared.go).
-	srvBytes        uint64
-	srvActive       float64
-	srvUnattributed int
 }
 
 func newSide(p *Pair, i int, cfg model.SideConfig) *side {
@@ -182,7 +132,8 @@ func (s *side) start() error {
 		stopChildren(ld, srv)
 		return errRunEnded
 	}
-	s.server, s.load, s.uri, s.down, s.havePrev = srv, ld, uri, false, false
+	s.server, s.load, s.uri, s.down = srv, ld, uri, false
+	s.meter.Stop()
 	s.p.watchers.Add(2)
 	s.mu.Unlock()
 	s.namePeer(srv, ld)

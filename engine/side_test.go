@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -440,5 +441,14 @@ func TestStopWithFrozenChild(t *testing.T) {
 	t.Logf("Stop returned after %v with a frozen load child", time.Since(start).Round(time.Millisecond))
 	if kids := childProcesses(t); len(kids) != 0 {
 		t.Fatalf("child processes %v still running after Stop", kids)
+	}
+}
+
+// side keeps its children, its configuration and its locks; the
+// accounting is its meter's (engine/meter). It held 36 fields, most of
+// them accounting.
+func TestSideHoldsNoAccounting(t *testing.T) {
+	if n := reflect.TypeFor[side]().NumField(); n > 25 {
+		t.Errorf("side has %d fields, at most 25: does accounting belong in engine/meter?", n)
 	}
 }

@@ -89,14 +89,14 @@ func TestSharedTargetServerCountsOnlyItsTurns(t *testing.T) {
 		lm := wire.Msg{ActiveNs: tc.active, Bytes: 512 << 20}
 		sm := wire.Msg{Counters: model.Counters{IO: nbd.IOStats{SendCalls: 1000}, SysS: 0.2}}
 		smp := a.measure(1, 0.25, lm, sm, true, shared, model.Fill{})
-		if got := a.tot.server.IO.SendCalls; got != tc.want {
+		if got := serverSends(smp); got != tc.want {
 			t.Errorf("%s: the side's server send calls %d, want %d", tc.name, got, tc.want)
 		}
 		if na := smp.Server == nil; na != tc.na || na != (smp.ServerNA != "") || na != (smp.ServerUnattributed == 1) {
 			t.Errorf("%s: sample server %+v, na %q, unattributed %d: want n/a %v, with the reason", tc.name, smp.Server, smp.ServerNA, smp.ServerUnattributed, tc.na)
 		}
-		if a.otherRan {
-			t.Errorf("%s: the other side's run is still noted after the sample", tc.name)
+		if kept := keptSpan(a, smp); kept != "" {
+			t.Errorf("%s: the other side's run is still noted after the sample: %s", tc.name, kept)
 		}
 	}
 }
@@ -118,9 +118,8 @@ func TestSharedTargetSummaryOverKnownSamples(t *testing.T) {
 		sm.Counters.IO.SendCalls += 1000 * uint64(i+1) // 1000, 2000, 3000 (unattributed), 4000
 		p.noteOthersRan([2]sideRead{{}, {ran: otherRan}})
 		a.measure(float64(i), 0.25, lm, sm, true, true, model.Fill{})
-		a.prevLoad, a.prevServer = lm, sm
 	}
-	f := a.tot.figures(true)
+	f, _, _ := a.meter.Summary(true, false, false)
 	if f.Server == nil || f.ServerUnattributed != 1 || f.ServerBytes != 3*512<<20 || f.Bytes != 4*512<<20 {
 		t.Fatalf("summary server %+v, unattributed %d, over %d of %d bytes: want 1 left out, over 3 samples' bytes", f.Server, f.ServerUnattributed, f.ServerBytes, f.Bytes)
 	}
@@ -133,7 +132,6 @@ func TestSharedTargetSummaryOverKnownSamples(t *testing.T) {
 	for i, otherRan := range []bool{false, false, true, false} {
 		l := wire.Msg{ActiveNs: prevL.ActiveNs + 250e6, Bytes: prevL.Bytes + 512<<20}
 		s := wire.Msg{Counters: model.Counters{IO: nbd.IOStats{SendCalls: prevS.Counters.IO.SendCalls + 1000*uint64(i+1)}}}
-		b.prevLoad, b.prevServer = prevL, prevS
 		p.noteOthersRan([2]sideRead{{ran: otherRan}, {}})
 		sum = sum.Add(b.measure(float64(i), 0.25, l, s, true, true, model.Fill{}).Figures)
 		prevL, prevS = l, s

@@ -239,6 +239,9 @@ type RealProcess struct {
 	BuffersNA string `json:"buffers_na,omitempty"`
 }
 
+// RecentSeconds is the span of a sample's Recent figures.
+const RecentSeconds = 2.0
+
 // Sample is one interval of one side.
 type Sample struct {
 	T      float64 `json:"t"` // seconds since the run started
@@ -256,6 +259,12 @@ type Sample struct {
 	// change of the settings. In process only: what the explorer shows
 	// of a side that waits; a saved run's samples hold none.
 	Turn *Figures `json:"-"`
+	// Recent is the side's figures over its latest samples in which its
+	// load ran, the last RecentSeconds of unchanged settings, added up as
+	// Turn is (nil before any): one sample is too short to say which
+	// process used all of its core, or who waited. In process only: the
+	// explorer's pace and fill rows.
+	Recent *Figures `json:"-"`
 	// RootDigest is set on the sample in which a hashed pass over the
 	// export completed: that pass's root digest (consume hash).
 	RootDigest string `json:"root_digest,omitempty"`

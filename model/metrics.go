@@ -263,6 +263,10 @@ type Buffers struct {
 	// Clamped is set when the kernel gave the server's send buffer less
 	// than the request should give (platform.CheckClamp).
 	Clamped bool `json:"clamped,omitempty"`
+	// ServerRcvClamped, ClientClamped and ClientRcvClamped are the same
+	// for the other buffers, judged where Clamped is (the engine), for a
+	// size the user asked for; in process only (the explorer's rows).
+	ServerRcvClamped, ClientClamped, ClientRcvClamped bool `json:"-"`
 }
 
 // Placement is where a side's processes ran: the setting and the CPUs

@@ -107,11 +107,7 @@ func (p *Pace) UnmarshalJSON(b []byte) error {
 // figure under the default buffer when def is given ("0.86 at default"),
 // and faultNote for the client.
 func PaceText(p Pace, def *Pace, clientFaults Figure) string {
-	text := coresText(p, def, clientFaults)
-	if ft := FillText(p.Fill, p.Flow, p); ft != "" {
-		return ft + "; " + text
-	}
-	return text
+	return VerdictOfPace(p).Text(def, clientFaults)
 }
 
 // coresText is PaceText's words for the cores busy.

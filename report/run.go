@@ -264,8 +264,8 @@ func printRunNotes(w io.Writer, rep model.Report) {
 		// What set each side's pace: with one side waiting on its small
 		// buffer and the other bound by its client's work, the gap
 		// between them reads off these two lines.
-		if p := model.PaceOf(s.Summary.Figures); p.Client.Known() && !s.Summary.Changed && paceJudged(rep) {
-			fmt.Fprintf(w, "pace %s (%s): %s\n", s.Name, s.Summary.Settings.SndBuf, model.PaceText(p, nil, s.Summary.Client.FaultsPer2MiB))
+		if v := model.VerdictOf(s.Summary.Figures); v.Client.Known() && !s.Summary.Changed && paceJudged(rep) {
+			fmt.Fprintf(w, "pace %s (%s): %s\n", s.Name, s.Summary.Settings.SndBuf, v.Text(nil, s.Summary.Client.FaultsPer2MiB))
 		}
 	}
 	for _, s := range rep.Sides {
@@ -338,8 +338,8 @@ func printSegments(w io.Writer, rep model.Report) {
 	// before and work after (or the other way round).
 	for _, s := range rep.Sides {
 		for _, g := range s.Segments {
-			if p := model.PaceOf(g.Figures); p.Client.Known() && len(s.Segments) > 1 && paceJudged(rep) {
-				fmt.Fprintf(w, "pace %s %.1f–%.1f s (%s): %s\n", s.Name, g.From, g.To, g.Settings.SndBuf, model.PaceText(p, nil, g.Client.FaultsPer2MiB))
+			if v := model.VerdictOf(g.Figures); v.Client.Known() && len(s.Segments) > 1 && paceJudged(rep) {
+				fmt.Fprintf(w, "pace %s %.1f–%.1f s (%s): %s\n", s.Name, g.From, g.To, g.Settings.SndBuf, v.Text(nil, g.Client.FaultsPer2MiB))
 			}
 		}
 	}

@@ -83,7 +83,7 @@ func printNoise(w io.Writer, rep model.Report) {
 		// The pace lines (which carry the fill) are not printed; who
 		// waited on whom still reads off the fill.
 		for _, s := range rep.Sides {
-			if ft := model.FillText(s.Summary.Fill(), s.Summary.Direction(), model.Pace{}); ft != "" && !s.Summary.Changed {
+			if ft := model.VerdictOf(s.Summary.Figures).Unjudged().WaitText(); ft != "" && !s.Summary.Changed {
 				fmt.Fprintf(w, "buffer %s (%s): %s\n", s.Name, s.Summary.Settings.SndBuf, ft)
 			}
 		}

@@ -87,10 +87,7 @@ func targetName(t bufTarget) string {
 // bufSettings are the settings the buffer keys act on for a side, the
 // one the panel names first.
 func (m *Model) bufSettings(side int) []*model.Setting {
-	if t := m.bufTarget[side]; t != targetSender {
-		return model.BufferSettings()[t-1 : t]
-	}
-	return m.panels[side].senderBuffers()
+	return m.panels[side].steppedFor(m.bufTarget[side])
 }
 
 // stepBuffers steps the buffers the keys act on, together, from the first

@@ -117,7 +117,11 @@ type charts struct {
 	// turn is a waiting side's last turn, over the whole of it (what its
 	// panel shows then, panel.shown), nil while the side runs: its
 	// legends show it, marked (turnMarks).
-	turn    [2]*point
+	turn [2]*point
+	// fill is each side's send-buffer fill as its panel shows it (the
+	// panel's verdict figures: a running side's last 2 s, a waiting
+	// side's last turn): the fill chart's legend shows the same.
+	fill    [2]model.Fill
 	events  []model.Event
 	now     float64   // seconds since the start
 	latency bool      // show the latency chart
@@ -153,6 +157,24 @@ func (c *charts) setTurn(i int, f *model.Figures) {
 	c.turn[i] = &p
 }
 
+// setFill sets the fill side i's panel shows, for the fill chart's
+// legend.
+func (c *charts) setFill(i int, fl model.Fill) { c.fill[i] = fl }
+
+// legendFigure is the figure a legend shows for metric of side: the
+// panel's fill for the fill chart's shares, else p's.
+func (c *charts) legendFigure(side int, metric int, p *point) float64 {
+	switch {
+	case metric == mFullPct && c.fill[side].Known():
+		return float64(c.fill[side].FullPct)
+	case metric == mEmptyPct && c.fill[side].Known():
+		return float64(c.fill[side].EmptyPct)
+	case p == nil:
+		return math.NaN()
+	}
+	return p.v[metric]
+}
+
 func (c *charts) addEvent(ev model.Event) {
 	c.events = append(c.events, ev)
 	// Keep what the window can show, and a few for the event strip.
@@ -169,7 +191,7 @@ func (c *charts) addEvent(ev model.Event) {
 // clear forgets every point and marker (the `x` key).
 func (c *charts) clear() {
 	c.hist = [2]history{}
-	c.last, c.turn = [2]*point{}, [2]*point{}
+	c.last, c.turn, c.fill = [2]*point{}, [2]*point{}, [2]model.Fill{}
 	c.events = nil
 }
 
@@ -534,8 +556,8 @@ func (c *charts) legendItems(d chartDef, sc scale, mark string) []string {
 			if s.label != "" {
 				b.WriteString(" " + st.Dim.Render(s.label))
 			}
-			if p != nil && !math.IsNaN(p.v[s.metric]) {
-				b.WriteString(" " + legendValue(d.unit, p.v[s.metric]/sc.div))
+			if v := c.legendFigure(side, s.metric, p); !math.IsNaN(v) {
+				b.WriteString(" " + legendValue(d.unit, v/sc.div))
 			} else {
 				b.WriteString(" " + st.NA.Render(na))
 			}

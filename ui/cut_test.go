@@ -72,7 +72,7 @@ func execSample(side model.SideID, t float64) model.Sample {
 	s.Errors = nil // a real client's requests are not seen
 	// The client's own sockets, read from outside: its own values.
 	s.SndBuf.ClientOwn, s.SndBuf.ClientRcvOwn = s.SndBuf.ClientEffective, s.SndBuf.ClientRcvEffective
-	return s
+	return withRecent(s)
 }
 
 const qemuRead = `qemu-img convert -f raw -O raw -W -n {uri} 'json:{"file":{"driver":"null-co","size":{size}}}'`

@@ -169,6 +169,15 @@ func sample(side model.SideID, t float64, active bool) model.Sample {
 		// (model.Sample.Turn), here the active sample's.
 		turn := sample(side, t, true).Figures
 		s.ThroughputBps, s.Bytes, s.Turn = 0, 0, &turn
+		return s
 	}
+	return withRecent(s)
+}
+
+// withRecent gives an active sample its recent figures, as the engine's
+// meter would over samples like it: its own.
+func withRecent(s model.Sample) model.Sample {
+	r := s.Figures
+	s.Recent = &r
 	return s
 }

@@ -15,8 +15,9 @@ func fillChartRun(h *harness) {
 		tt := float64(i) * 0.25
 		a, b := sample("A", tt, true), sample("B", tt, true)
 		if tt > 15 {
-			a.SndBuf.ServerRequested, a.SndBuf.ServerEffective = "2m", 425984
+			a.SndBuf.ServerRequested, a.SndBuf.ServerEffective, a.SndBuf.Clamped = "2m", 425984, true // as the engine judges it
 			a.SetFill(model.Fill{Samples: 50, FullPct: 5, EmptyPct: 70, Bytes: 60000, Limit: 425984})
+			a = withRecent(a)
 		}
 		h.m.Update(updateMsg{model.Update{Sample: &a}})
 		h.m.Update(updateMsg{model.Update{Sample: &b}})
@@ -74,6 +75,7 @@ func TestFillChartUnmeasured(t *testing.T) {
 	for i := 1; i <= 20; i++ {
 		a, b := sample("A", float64(i)*0.25, true), sample("B", float64(i)*0.25, true)
 		a.SetFill(model.NoFill)
+		a = withRecent(a)
 		h.m.Update(updateMsg{model.Update{Sample: &a}})
 		h.m.Update(updateMsg{model.Update{Sample: &b}})
 	}

@@ -14,14 +14,14 @@ import (
 // controller at 200 Hz). Who waited on whom reads off it: full, the
 // sender waited for its reader; empty, the reader for the sender.
 
-// recentFill is the fill of the panel's recent samples (the last 2 s of
-// unchanged settings), weighted by their samples.
+// recentFill is the fill of the panel's verdict figures: a running
+// side's last 2 s of unchanged settings, a waiting side's last turn, as
+// the engine's meter added them; the fill chart's legend shows the same.
 func (p *panel) recentFill() model.Fill {
-	var fl model.Fill
-	for i := range p.recent {
-		fl = fl.Add(p.recent[i].Fill())
+	if f := p.verdictFigures(); f != nil {
+		return f.Fill()
 	}
-	return fl
+	return model.NoFill
 }
 
 // fillBar is a bar of cells cells, share of it filled.
@@ -76,12 +76,12 @@ func (p *panel) currentShare() model.Figure {
 	return model.Unknown
 }
 
-// fillWords are the pace row's words for who waited on whom
-// (model.FillShort), "" when the fill is not measured.
+// fillWords are the pace row's words for who waited on whom, from the
+// same verdict as its pace (model.Verdict.WaitShort), "" when the fill
+// is not measured.
 func (p *panel) fillWords() string {
-	fl := p.keysFlow()
-	if a := p.lastActive; a != nil {
-		fl = a.Direction()
+	if v, ok := p.verdict(); ok {
+		return v.WaitShort()
 	}
-	return model.FillShort(p.recentFill(), fl)
+	return ""
 }

@@ -37,7 +37,7 @@ func (m *Model) shortKeys() (full, narrow []key.Binding) {
 	}
 	// +/- and = act on one buffer (or two) of the focused side: the
 	// footer names it, whatever k or a preset made it.
-	bufs := terse(k.BufUp, "+/-/=", m.targetShort(m.focus))
+	bufs := m.panels[m.focus].keys(k.BufUp).Buffers
 	var charts []key.Binding
 	if m.charts.paging() {
 		charts = append(charts, terse(k.Charts, "v", "more charts"))
@@ -60,23 +60,6 @@ func (m *Model) shortKeys() (full, narrow []key.Binding) {
 	narrow = append(append(narrow, charts...), tail[1:]...)
 	return full, narrow
 }
-
-// targetShort names what the buffer keys act on for a side, in the
-// footer's few words, as the panel's first line names it: "sndbuf" (the
-// server's), "cli sndbuf", "cli rcvbuf", "both sndbufs" (a mixed
-// workload's server and client).
-func (m *Model) targetShort(side int) string {
-	sts := m.bufSettings(side)
-	switch {
-	case len(sts) > 1:
-		return "both sndbufs"
-	case sts[0] == model.BufferSettings()[0]:
-		return "sndbuf"
-	}
-	return shortLabel.Replace(sts[0].Label)
-}
-
-var shortLabel = strings.NewReplacer("server ", "srv ", "client ", "cli ")
 
 // footer is the short help, most useful keys first: the full form when
 // it fits, else the narrow one with keys dropped from its end until it

@@ -34,39 +34,17 @@ func (m *Model) hereMeasured() string {
 // hereFigures is one side's part: "10.2 at 208k (A, buffer full 97% /
 // empty 1%)", "" before its first active sample.
 func (p *panel) hereFigures() string {
-	if len(p.recent) == 0 {
+	r := p.recent
+	if r == nil || r.Bytes == 0 || !r.ReceiverCallsPer2MiB().Known() {
 		return ""
 	}
-	calls, ok := recentCalls(p.recent)
-	if !ok {
-		return ""
-	}
-	last := p.recent[len(p.recent)-1]
-	s := fmt.Sprintf("%s at %s (%s", calls.Fixed(1), senderBuf(last), p.cfg.Name)
-	if fl := p.recentFill(); fl.Known() {
+	s := fmt.Sprintf("%s at %s (%s", r.ReceiverCallsPer2MiB().Fixed(1), senderBuf(*r), p.cfg.Name)
+	if fl := r.Fill(); fl.Known() {
 		s += fmt.Sprintf(", buffer full %s%% / empty %s%%", fl.FullPct.Fixed(0), fl.EmptyPct.Fixed(0))
 	} else {
 		s += ", fill n/a"
 	}
 	return s + ")"
-}
-
-// recentCalls is the receiver's calls per 2 MiB over spans, each weighted
-// by its payload: their calls over their bytes, as if measured as one.
-func recentCalls(spans []model.Figures) (model.Figure, bool) {
-	var sum, bytes float64
-	for i := range spans {
-		c := spans[i].ReceiverCallsPer2MiB()
-		if !c.Known() || spans[i].Bytes == 0 {
-			continue
-		}
-		sum += float64(c) * float64(spans[i].Bytes)
-		bytes += float64(spans[i].Bytes)
-	}
-	if bytes == 0 {
-		return model.Unknown, false
-	}
-	return model.Figure(sum / bytes), true
 }
 
 // senderBuf is the bulk sender's send buffer as the kernel gave it (the

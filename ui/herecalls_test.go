@@ -3,8 +3,6 @@ package ui
 import (
 	"strings"
 	"testing"
-
-	"nbdscope/model"
 )
 
 func hereEntry(t *testing.T, m *Model) string {
@@ -40,22 +38,5 @@ func TestHereCallsMeasured(t *testing.T) {
 	text := strings.Join(h.m.helpLines(160), "\n")
 	if !strings.Contains(text, "10.2 at 208k (A, buffer full 97% / empty 1%)") || !strings.Contains(text, "the series' figures, not this machine's") {
 		t.Errorf("help at 160 columns:\n%s", text)
-	}
-}
-
-// TestHereCallsWeighsByPayload: the calls over the recent samples are
-// their calls over their bytes, not a mean of the samples' figures; a
-// side with no payload yet is left out.
-func TestHereCallsWeighsByPayload(t *testing.T) {
-	a, b := sample("A", 1, true), sample("A", 1.25, true)
-	a.Client.RecvCallsPer2MiB, a.Bytes = 10, 3<<20
-	b.Client.RecvCallsPer2MiB, b.Bytes = 2, 1<<20
-	got, ok := recentCalls([]model.Figures{a.Figures, b.Figures})
-	if !ok || got != 8 {
-		t.Errorf("recentCalls = %v, %v; want 8", got, ok)
-	}
-	idle := sample("B", 1, false)
-	if _, ok := recentCalls([]model.Figures{idle.Figures}); ok {
-		t.Error("a span without payload gave calls")
 	}
 }

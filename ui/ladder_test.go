@@ -50,24 +50,6 @@ func TestBufUpAtXNULimitSaysFix(t *testing.T) {
 	}
 }
 
-// On macOS "clamped" follows from the request and the limit, not from a
-// live readback, which XNU lowers by the bytes queued in the peer.
-func TestPanelClampedByXNURules(t *testing.T) {
-	h := newHarness(t, Options{}, 100, 30)
-	p := h.m.panels[0]
-	p.com.facts.Doubles = false
-	p.com.facts.SndbufLimit = xnuRefusing
-	if p.clamped("2m", 512<<10) {
-		t.Fatal("2m with a live readback of 512k flagged clamped on macOS")
-	}
-	clamping := xnuRefusing
-	clamping.Over, clamping.MaxRequest, clamping.MaxEffective = platform.OverClamps, 8<<20, 8<<20
-	p.com.facts.SndbufLimit = clamping
-	if !p.clamped("16m", 8<<20) || p.clamped("8m", 8<<20) {
-		t.Fatal("a clamping XNU: 16m must be clamped, 8m not")
-	}
-}
-
 // The header shows a Mac's real limit, not n/a (the old probe asked for
 // 1 GiB, which XNU refuses, and got 0).
 func TestHeaderShowsXNULimit(t *testing.T) {

@@ -145,3 +145,32 @@ func TestChangeBeforeThePauseSaysSo(t *testing.T) {
 		t.Errorf("A's last turn ended before its change:\n%s", a)
 	}
 }
+
+// A waiting side's panel and its fill chart's legend show one fill: the
+// panel's (its last turn's, as the legend's other figures are). The
+// panel read "full 40% empty 55%" from its last active samples, summed
+// by itself, while the legend read "full 48 ┄┄ empty 46", the turn's.
+func TestWaitingSidesFillPanelAndLegendAgree(t *testing.T) {
+	h := newHarness(t, Options{}, 160, 48)
+	for i := 1; i <= 8; i++ {
+		a := sample("A", float64(i)*0.25, true)
+		a.SetFill(model.Fill{Samples: 50, FullPct: 40, EmptyPct: 55, Bytes: 80000, Limit: 212992})
+		h.send(model.Update{Sample: ptr(withRecent(a))})
+	}
+	turn := sample("A", 2, true).Figures
+	turn.SetFill(model.Fill{Samples: 400, FullPct: 48, EmptyPct: 46, Bytes: 100000, Limit: 212992})
+	drain := sample("A", 2.25, false)
+	drain.Turn = &turn
+	h.send(model.Update{Sample: &drain})
+	for range 4 {
+		h.press("v") // to the fill chart, the last
+	}
+	v := h.view()
+	a := panelOf(v, "A")
+	if !strings.Contains(a, "full 48%") || !strings.Contains(a, "empty 46%") {
+		t.Errorf("waiting A's panel does not show its turn's fill (full 48%%, empty 46%%):\n%s", a)
+	}
+	if !strings.Contains(v, "full 48") || !strings.Contains(v, "empty 46") || strings.Contains(v, "full 40") {
+		t.Errorf("the fill legend does not show A's panel's fill (full 48, empty 46):\n%s", v)
+	}
+}

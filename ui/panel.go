@@ -42,10 +42,11 @@ type panel struct {
 	// root is the root digest of the side's latest hashed full pass
 	// (consume hash): what blksum prints for the export.
 	root string
-	// recent are the figures of the latest active samples under the same
-	// settings, for the pace row: one 250 ms sample is too short to say
+	// recent are the side's figures over its last 2 s of unchanged
+	// settings, as the engine's meter added them (model.Sample.Recent),
+	// for the pace and fill rows: one 250 ms sample is too short to say
 	// which process used all of its core.
-	recent []model.Figures
+	recent *model.Figures
 	// compete: the sides run at once on shared cores (Model.sidesCompete),
 	// so the pace row claims nothing.
 	compete bool
@@ -71,49 +72,32 @@ type panel struct {
 	rowsW int
 }
 
-// recentSamples is how many active samples the pace row looks at: two
-// seconds at the default 250 ms interval.
-const recentSamples = 8
-
-// keepRecent keeps an active sample's figures for the pace row, starting
-// over when the settings changed.
-func (p *panel) keepRecent(s model.Sample) {
-	if s.Changed || (len(p.recent) > 0 && p.recent[len(p.recent)-1].Settings != s.Settings) {
-		p.recent = p.recent[:0]
+// verdictFigures are the figures the pace and fill rows, and the fill
+// chart's legend, read: a running side's last 2 s (model.Sample.Recent),
+// a waiting side's last turn (as its other rows); nil before any.
+func (p *panel) verdictFigures() *model.Figures {
+	if f, lastTurn := p.shown(); lastTurn {
+		return f
 	}
-	if s.Changed {
-		return // its figures mix the settings before and after
-	}
-	p.recent = append(p.recent, s.Figures)
-	if len(p.recent) > recentSamples {
-		p.recent = p.recent[len(p.recent)-recentSamples:]
-	}
+	return p.recent
 }
 
-// paceWords says what set the pace of the recent samples, in the panel's
-// few words: which process used all of the cores it was held to
-// (model.PaceOf, the sweep's and run's definition), or that both waited.
+// verdict is what the shown figures say of the pace and of who waited
+// (model.VerdictOf: one rule each, the run's and the sweep's too).
+func (p *panel) verdict() (model.Verdict, bool) {
+	f := p.verdictFigures()
+	if f == nil {
+		return model.Verdict{}, false
+	}
+	return model.VerdictOf(*f), true
+}
+
+// paceWords says what set the pace, in the panel's few words.
 func (p *panel) paceWords() string {
-	var sum model.Figures
-	for _, f := range p.recent {
-		sum = sum.Add(f)
+	if v, ok := p.verdict(); ok {
+		return v.PaceShort(p.compete)
 	}
-	pc := model.PaceOf(sum)
-	switch {
-	case len(p.recent) == 0 || !pc.Client.Known():
-		return ""
-	case p.compete:
-		return "sides share cores"
-	case pc.ClientCores == 0:
-		return "not held to cores"
-	case pc.Bound == model.BoundClient:
-		return "client (core full)"
-	case pc.Bound == model.BoundServer:
-		return "server (core full)"
-	case pc.Bound == model.BoundCore:
-		return "shared core full"
-	}
-	return "waiting (none full)"
+	return ""
 }
 
 // panelWideInner is the inner width from which settings and figures sit
@@ -141,7 +125,7 @@ func (p *panel) observe(s model.Sample) {
 		p.stuckFrom = s.T - s.Seconds
 	}
 	if s.Active {
-		p.keepRecent(s)
+		p.recent = s.Recent
 		p.lastActive = &s
 		if p.crash != nil && s.T > p.crash.T {
 			p.crash = nil // it runs again
@@ -152,36 +136,14 @@ func (p *panel) observe(s model.Sample) {
 	}
 }
 
-// clamped reports whether the kernel gave a buffer less than requested:
-// the engine's flag, or the platform's rule (platform.Limit.Clamped): on
-// Linux the effective size below twice the request; on macOS a request
-// above a clamping kernel's limit, never a live readback, which XNU
-// lowers by the bytes in flight. The requested and the
-// effective size come from the same sample, so a change on its way does
-// not count.
-func (p *panel) clamped(req string, eff int) bool {
-	if eff <= 0 {
-		return false
-	}
-	b, err := model.ParseBuf(req)
-	if err != nil || b.Kind != model.BufSize || b.Bytes < 4096 {
-		return false // default, macos (tiny), external: not a request of ours
-	}
-	l := p.com.facts.SndbufLimit
-	if !l.Known() {
-		l.Doubles = p.com.facts.Doubles
-	}
-	return l.Clamped(b.Bytes, eff)
-}
-
-// anyClamped reports whether any buffer of a sample is clamped.
+// anyClamped reports whether any buffer of a sample is clamped, as the
+// engine judged them.
 func (p *panel) anyClamped(b model.Buffers) bool {
-	return b.Clamped || p.clamped(b.ServerRequested, b.ServerEffective) ||
-		p.clamped(b.ClientRequested, b.ClientEffective) || p.clamped(b.ClientRcvRequested, b.ClientRcvEffective)
+	return b.Clamped || b.ClientClamped || b.ClientRcvClamped
 }
 
 func (p *panel) reset() {
-	p.last, p.lastActive, p.lastTurn, p.stuckFrom = nil, nil, nil, -1
+	p.last, p.lastActive, p.lastTurn, p.recent, p.stuckFrom = nil, nil, nil, nil, -1
 }
 
 // changed notes that a change of the side took effect at t: the figures
@@ -191,7 +153,7 @@ func (p *panel) changed(t float64) { p.changedAt, p.hasChange = t, true }
 // turnLabel names the last turn's figures the panel shows: before a
 // change that took effect after the turn's load last ran, or the turn's
 // alone. (A change within a turn starts its figures again after it, so
-// they are never the two settings' mixed: engine/turnfigures.go.) The
+// they are never the two settings' mixed: engine/meter's turn.go.) The
 // time of the turn's last active sample, not the panel's state when the
 // event came, decides: space then C at once may bring the change before
 // the pause's first waiting sample.
@@ -450,10 +412,10 @@ func (p *panel) data() panelData {
 		buf = p.last.SndBuf
 	}
 	d := panelData{
-		server:      bufData{req: c.SndBuf.String(), eff: buf.ServerEffective, clamped: buf.Clamped || p.clamped(buf.ServerRequested, buf.ServerEffective)},
-		serverRcv:   bufData{req: c.ServerRcvBuf.String(), eff: buf.ServerRcvEffective, clamped: p.clamped(buf.ServerRcvRequested, buf.ServerRcvEffective)},
-		client:      bufData{req: c.ClientSndBuf.String(), eff: buf.ClientEffective, clamped: p.clamped(buf.ClientRequested, buf.ClientEffective)},
-		clientRcv:   bufData{req: c.ClientRcvBuf.String(), eff: buf.ClientRcvEffective, clamped: p.clamped(buf.ClientRcvRequested, buf.ClientRcvEffective)},
+		server:      bufData{req: c.SndBuf.String(), eff: buf.ServerEffective, clamped: buf.Clamped},
+		serverRcv:   bufData{req: c.ServerRcvBuf.String(), eff: buf.ServerRcvEffective, clamped: buf.ServerRcvClamped},
+		client:      bufData{req: c.ClientSndBuf.String(), eff: buf.ClientEffective, clamped: buf.ClientClamped},
+		clientRcv:   bufData{req: c.ClientRcvBuf.String(), eff: buf.ClientRcvEffective, clamped: buf.ClientRcvClamped},
 		connections: c.Connections, inFlight: c.InFlight, requestSize: c.RequestSize,
 		workload: c.Workload, senders: p.senderBuffers(), consume: consumeLine(c),
 		transport: string(c.Transport), placement: c.Get(model.SetPlacement),

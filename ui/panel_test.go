@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
 
 	"nbdscope/model"
@@ -142,40 +143,35 @@ func TestNarrowPanelExecSideShowsServerSends(t *testing.T) {
 	}
 }
 
-// TestPanelPace: the pace row sums the recent active samples under one
-// setting (model.PaceOf): the client's core full, or waiting; a change of
-// settings starts over; processes not held to cores get no verdict.
+// TestPanelPace: the pace row words the verdict of the side's recent
+// figures, as the engine's meter added them (model.Sample.Recent): the
+// client's core full, or waiting; processes not held to cores get no
+// verdict; the panel adds nothing itself.
 func TestPanelPace(t *testing.T) {
 	p := testPanel(0)
 	split := model.Placement{Setting: model.PlaceSplit, LoadCPUs: "0", ServerCPUs: "1"}
-	smp := func(tm float64, buf string, cli, srv float64, pl model.Placement) model.Sample {
-		c := model.Counters{UserS: cli * 0.25}
-		sv := model.ProcessFigures(model.Counters{UserS: srv * 0.25}, 1<<30, 0.25)
-		s := model.Sample{T: tm, Side: "A", Active: true, Figures: model.Figures{Bytes: 1 << 30, Seconds: 0.25,
-			Client: model.ProcessFigures(c, 1<<30, 0.25), Server: &sv, Placement: pl}}
-		s.Settings.SndBuf = buf
+	smp := func(tm float64, cli, recentCli float64, pl model.Placement) model.Sample {
+		fig := func(c float64) model.Figures {
+			sv := model.ProcessFigures(model.Counters{UserS: 0.6 * 0.25}, 1<<30, 0.25)
+			return model.Figures{Bytes: 1 << 30, Seconds: 0.25, Client: model.ProcessFigures(model.Counters{UserS: c * 0.25}, 1<<30, 0.25), Server: &sv, Placement: pl}
+		}
+		s := model.Sample{T: tm, Side: "A", Active: true, Figures: fig(cli)}
+		r := fig(recentCli)
+		s.Recent = &r
 		return s
 	}
 	if got := p.paceWords(); got != "" {
 		t.Errorf("before any sample: %q", got)
 	}
-	for i := range 4 {
-		p.observe(smp(float64(i), "default", 0.7, 0.6, split))
-	}
+	p.observe(smp(1, 0.99, 0.7, split))
 	if got := p.paceWords(); got != "waiting (none full)" {
-		t.Errorf("both half busy: %q", got)
+		t.Errorf("a busy sample in a half-busy 2 s: %q, want the 2 s's verdict", got)
 	}
-	p.observe(smp(5, "2m", 0.99, 0.6, split)) // the settings changed: start over
-	if got := p.paceWords(); got != "client (core full)" || len(p.recent) != 1 {
-		t.Errorf("after the change: %q over %d samples", got, len(p.recent))
+	p.observe(smp(2, 0.7, 0.99, split))
+	if got := p.paceWords(); got != "client (core full)" {
+		t.Errorf("recent client 0.99: %q", got)
 	}
-	for i := range 20 {
-		p.observe(smp(float64(6+i), "2m", 0.99, 0.6, split))
-	}
-	if len(p.recent) != recentSamples {
-		t.Errorf("%d recent samples kept, want %d", len(p.recent), recentSamples)
-	}
-	p.observe(smp(30, "2m", 0.99, 0.6, model.Placement{Setting: model.PlaceOS, LoadCPUs: "any", ServerCPUs: "any"}))
+	p.observe(smp(3, 0.99, 0.99, model.Placement{Setting: model.PlaceOS, LoadCPUs: "any", ServerCPUs: "any"}))
 	if got := p.paceWords(); got != "not held to cores" {
 		t.Errorf("placement os: %q", got)
 	}
@@ -217,5 +213,22 @@ func TestUnmeasuredLatencyHasNoUnit(t *testing.T) {
 		if strings.Contains(a, "n/a ms") || !strings.Contains(a, "p99 n/a") {
 			t.Errorf("%dx%d: A's latency:\n%s", size[0], size[1], a)
 		}
+	}
+}
+
+// The panel is a component: told of its side (panelState), it takes the
+// configuration and works out from it what the buffer keys step, and its
+// key map names that; a write workload's sender is the client.
+func TestPanelTakesItsState(t *testing.T) {
+	p := testPanel(0)
+	sc := p.cfg
+	sc.Workload = model.WorkWrite
+	p, _ = p.Update(panelState{cfg: sc, focused: true})
+	if got := p.keys(key.NewBinding(key.WithKeys("+"))).Buffers.Help().Desc; got != "cli sndbuf" || !p.focused {
+		t.Errorf("a write side's keys step %q (focused %v), want cli sndbuf", got, p.focused)
+	}
+	p, _ = p.Update(panelState{cfg: sc, target: 1})
+	if got := p.steppedShort(); got != "sndbuf" {
+		t.Errorf("k's first target: %q, want the server's sndbuf", got)
 	}
 }

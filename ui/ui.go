@@ -262,7 +262,7 @@ func newModel(ctrl engine.Controller, opts Options) *Model {
 		if names[i] == "" {
 			names[i] = string(rune('A' + i))
 		}
-		m.panels[i] = panel{com: com, idx: i, stuckFrom: -1}
+		m.panels[i] = newPanel(com, i)
 	}
 	if opts.PresetConfig != nil {
 		m.baseCfg = *opts.PresetConfig
@@ -424,15 +424,12 @@ func (m *Model) View() string { return m.frame }
 // pair's) on the status line.
 func (m *Model) onWarning(w model.Warning) {
 	if i := w.Side.Index(); i >= 0 {
-		switch w.Kind {
-		case model.WarnClamp:
-			m.panels[i].clamp = &w
-		case model.WarnExecFlow:
+		if w.Kind == model.WarnExecFlow {
 			// The panel says it while it holds (flowNote); the
 			// status line has the engine's whole text once.
 			m.setMsg(msgWarn, "▲ "+w.Text)
-		default:
-			m.panels[i].warn = &w
+		} else {
+			m.panels[i], _ = m.panels[i].Update(model.Update{Warning: &w})
 		}
 	} else {
 		t := "▲ " + w.Text
@@ -457,15 +454,16 @@ func (m *Model) onUpdate(u model.Update) bool {
 		if i < 0 || math.IsNaN(s.T) || math.IsInf(s.T, 0) {
 			return false
 		}
-		m.panels[i].observe(s)
+		m.panels[i], _ = m.panels[i].Update(model.Update{Sample: &s})
 		// A real client's samples say which way it moves its data: the
 		// buffers the keys step (and the panel names first) follow.
-		m.panels[i].stepped = m.bufSettings(i)
+		m.panels[i], _ = m.panels[i].Update(m.panelState(i, m.pendingSides()))
 		turn, waiting := m.panels[i].shown()
 		if !waiting {
 			turn = nil
 		}
 		m.charts.setTurn(i, turn)
+		m.charts.setFill(i, m.panels[i].recentFill())
 		if s.Active {
 			m.charts.add(i, s)
 		} else if s.T > m.charts.now {
@@ -483,7 +481,7 @@ func (m *Model) onUpdate(u model.Update) bool {
 	case u.Crash != nil:
 		c := *u.Crash
 		if i := c.Side.Index(); i >= 0 {
-			m.panels[i].crash = &c
+			m.panels[i], _ = m.panels[i].Update(model.Update{Crash: &c})
 		} else {
 			m.setMsg(msgError, fmt.Sprintf("✗ %s crashed: %s", c.Role, c.Status))
 		}
@@ -534,7 +532,7 @@ func (m *Model) applyEvent(ev model.Event) {
 			return
 		}
 		m.base.Cfg.Sides[i] = sc
-		m.panels[i].changed(ev.T)
+		m.panels[i], _ = m.panels[i].Update(panelChanged{ev.T})
 	} else {
 		st.Put(&m.base, i, v)
 	}
@@ -545,24 +543,33 @@ func (m *Model) applyEvent(ev model.Event) {
 // queued changes on top.
 func (m *Model) recompute() {
 	ps := m.base
-	var pending [2]bool
 	for _, o := range m.ops {
 		if o.local != nil {
 			o.local(&ps)
 		}
+	}
+	m.cfg, m.paused = ps.Cfg, ps.Paused
+	pending := m.pendingSides()
+	for i := range m.panels {
+		m.panels[i], _ = m.panels[i].Update(m.panelState(i, pending))
+	}
+}
+
+// pendingSides tells, for each side, whether a change of it is queued.
+func (m *Model) pendingSides() [2]bool {
+	var pending [2]bool
+	for _, o := range m.ops {
 		if o.side == 0 || o.side == 1 {
 			pending[o.side] = true
 		}
 	}
-	m.cfg, m.paused = ps.Cfg, ps.Paused
-	for i := range m.panels {
-		m.panels[i].cfg = m.cfg.Sides[i]
-		m.panels[i].stepped = m.bufSettings(i)
-		m.panels[i].paused = m.paused[i]
-		m.panels[i].pending = pending[i]
-		m.panels[i].focused = i == m.focus
-		m.panels[i].compete = m.sidesCompete()
-	}
+	return pending
+}
+
+// panelState is what side i's panel is told of it.
+func (m *Model) panelState(i int, pending [2]bool) panelState {
+	return panelState{cfg: m.cfg.Sides[i], target: m.bufTarget[i], paused: m.paused[i],
+		pending: pending[i], focused: i == m.focus, compete: m.sidesCompete()}
 }
 
 // sidesCompete reports whether the two sides run at once on too few cores
@@ -650,7 +657,7 @@ func (m *Model) onOpDone(msg opDoneMsg) tea.Cmd {
 			m.setErr(msg.err)
 			break
 		}
-		m.panels[o.side].crash = nil
+		m.panels[o.side], _ = m.panels[o.side].Update(panelRestarted{})
 		m.setMsg(msgInfo, "restarted side "+m.cfg.Sides[o.side].Name)
 	case opPreset:
 		if msg.err != nil {
@@ -658,7 +665,7 @@ func (m *Model) onOpDone(msg opDoneMsg) tea.Cmd {
 			break
 		}
 		m.preset, m.baseCfg = o.name, msg.cfg
-		m.setMsg(msgInfo, fmt.Sprintf("preset %s applied · +/- = act on %s's %s", o.name, m.cfg.Sides[m.focus].Name, m.targetShort(m.focus)))
+		m.setMsg(msgInfo, fmt.Sprintf("preset %s applied · +/- = act on %s's %s", o.name, m.cfg.Sides[m.focus].Name, m.panels[m.focus].steppedShort()))
 	case opSave, opOverwrite:
 		m.saved(o, msg)
 	}

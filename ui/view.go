@@ -198,11 +198,11 @@ func (m *Model) warningLines(w int) []string {
 	out := m.warnsOutside(w)
 	var lines []string
 	for i := range m.panels {
-		p := &m.panels[i]
-		p.warnOutside = out
+		m.panels[i], _ = m.panels[i].Update(panelWarnOutside(out))
 		if !out {
 			continue
 		}
+		p := &m.panels[i]
 		lines = append(lines, p.warningRows(p.data().warnings, w)...)
 	}
 	return lines
@@ -213,8 +213,8 @@ func (m *Model) warningLines(w int) []string {
 // least a chart's room. It returns how they show and their height.
 func (m *Model) layoutPanels(w, h, fixed int) (panelMode, int) {
 	for i := range m.panels {
-		m.panels[i].focused = i == m.focus
-		m.panels[i].rows = nil // the state may have changed since the last frame
+		// The focus may have moved, the state changed, since the last frame.
+		m.panels[i], _ = m.panels[i].Update(panelFocus(i == m.focus))
 	}
 	switch {
 	case m.state == stHelp || m.state == stPicker:
@@ -454,7 +454,7 @@ func (m *Model) figureLines(w int) []string {
 // writes.
 func (m *Model) keyNotes() []string {
 	notes := []string{"lowercase c r d lower, capital C R D raise (shift goes up, as it turns = into +)",
-		fmt.Sprintf("+ - = act on %s's %s now (k picks another buffer)", m.cfg.Sides[m.focus].Name, m.targetShort(m.focus))}
+		fmt.Sprintf("+ - = act on %s's %s now (k picks another buffer)", m.cfg.Sides[m.focus].Name, m.panels[m.focus].steppedShort())}
 	if p := m.runPath("NAME"); p != "" {
 		notes = append(notes, "s saves a preset and the run so far ("+runFileSize+") as "+p)
 	}

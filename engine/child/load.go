@@ -479,7 +479,8 @@ func (r *loadRole) poll() wire.Msg {
 	if v, ok := r.lastErr.Load().(string); ok {
 		m.LastErr = v
 	}
-	m.ActiveNs = r.gate.activeNs()
+	active, cpu := r.gate.clock()
+	m.ActiveNs, m.ClockCPU = active, &cpu
 	m.Warming = r.gate.warmingUp()
 	m.Hist = r.hist.Snapshot()
 	m.MaxLatNs = r.maxLat.Swap(0)
@@ -638,6 +639,11 @@ type gate struct {
 	counting bool          // running, or a pause still draining: active time runs
 	since    time.Time
 	active   time.Duration
+	// cpuSince and cpu are the process's CPU at the clock's last start
+	// and what it spent while the clock ran before that: the CPU of the
+	// same moments as active (clockCPU).
+	cpuSince wire.CPU
+	cpu      wire.CPU
 	bud      budget // a measurement of a fixed number of requests (budget.go)
 }
 
@@ -666,9 +672,10 @@ func (g *gate) account() {
 	c := !g.paused || g.busy > 0
 	switch {
 	case c && !g.counting:
-		g.since = time.Now()
+		g.since, g.cpuSince = time.Now(), wire.SelfCPU()
 	case !c && g.counting:
 		g.active += time.Since(g.since)
+		g.cpu = g.cpu.Add(wire.SelfCPU().Sub(g.cpuSince))
 	}
 	g.counting = c
 }
@@ -801,6 +808,22 @@ func (g *gate) waitUntil(limit time.Duration, done func() bool) {
 	for !done() && time.Now().Before(deadline) {
 		g.drained.Wait()
 	}
+}
+
+// clock is the active time and the CPU the process spent while it ran,
+// up to now, read together: its CPU per second of load never counts
+// what it did paused (a first resume warms the buffers before the clock
+// starts: 0.06 s of CPU in a 0.09 s first sample read 1.67 cores busy on
+// one core).
+func (g *gate) clock() (activeNs int64, cpu wire.CPU) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	a, c := g.active, g.cpu
+	if g.counting {
+		a += time.Since(g.since)
+		c = c.Add(wire.SelfCPU().Sub(g.cpuSince))
+	}
+	return int64(a), c
 }
 
 func (g *gate) activeNs() int64 {

@@ -25,6 +25,28 @@ func SelfCounters(io nbd.IOStats) model.Counters {
 	return c
 }
 
+// CPU is a process's user and system seconds.
+type CPU struct {
+	UserS float64 `json:"user_s"`
+	SysS  float64 `json:"sys_s"`
+}
+
+// Sub is the CPU spent between o and c.
+func (c CPU) Sub(o CPU) CPU { return CPU{UserS: c.UserS - o.UserS, SysS: c.SysS - o.SysS} }
+
+// Add is the sum of c and o.
+func (c CPU) Add(o CPU) CPU { return CPU{UserS: c.UserS + o.UserS, SysS: c.SysS + o.SysS} }
+
+// SelfCPU is this process's CPU seconds so far (getrusage), zero where
+// it cannot be read.
+func SelfCPU() CPU {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return CPU{}
+	}
+	return CPU{UserS: tv(ru.Utime), SysS: tv(ru.Stime)}
+}
+
 func tv(t unix.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
 
 // ClientCounters are a real client's measured figures as the counters a

@@ -96,6 +96,11 @@ type Msg struct {
 	Payload  *nbd.Payload         `json:"payload,omitempty"`   // server: READ/WRITE data moved
 	SndBuf   int                  `json:"sndbuf,omitempty"`    // effective SO_SNDBUF of the data sockets
 	RcvBuf   int                  `json:"rcvbuf,omitempty"`
+	// ClockCPU (our load): the CPU the process spent while its active
+	// clock ran, read at the clock's own starts and stops, so that it and
+	// ActiveNs cover the same moments: warming the buffers before a
+	// resume, or answering polls while paused, falls outside both.
+	ClockCPU *CPU `json:"clock_cpu,omitempty"`
 	// SndBufLocked: that socket's SO_SNDBUF was set, so on TCP it no
 	// longer autotunes (nbd.Conn.BufferLocked).
 	SndBufLocked bool `json:"sndbuf_locked,omitempty"`

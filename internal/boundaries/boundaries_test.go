@@ -61,6 +61,10 @@ var rules = []rule{
 	{pkg: "seed", only: []string{}, why: "the series' published tables are data, below everything"},
 	{pkg: "report", only: []string{"model", "seed", "stats", "nbd", "units", "platform", "clientrun", "shellword", "internal/buildinfo"},
 		why: "the tables are rendered from the model alone, so runs show needs no runtime"},
+	// engine/meter is a side's accounting: readings in, figures out. It
+	// starts, polls and reads nothing, so its tests need no child.
+	{pkg: "engine/meter", never: []string{"engine", "engine/child", "engine/wire", "engine/childproc", "probe/...", "sweep"},
+		why: "the accounting imports no process code: no child, no protocol, no instrument"},
 	{pkg: "engine/wire", never: []string{"engine", "engine/child"}, why: "the protocol lies below both of its ends"},
 	{pkg: "engine", never: []string{"engine/child", "sweep"}, why: "the controller reaches its children only through engine/wire"},
 	{pkg: "engine/child", never: []string{"engine", "sweep"}, why: "a child knows the protocol, not the controller"},
