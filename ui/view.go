@@ -137,6 +137,7 @@ func (m *Model) layoutHeader(w, h int) {
 	hd.preset = m.preset
 	hd.modified = m.preset != "" && (m.cfg.Sides != m.baseCfg.Sides || m.cfg.Mode != m.baseCfg.Mode)
 	hd.elapsed = m.elapsed
+	hd.own = m.own.shown
 	hd.baseline, hd.baseName = "", ""
 	if b := m.charts.base; b != nil {
 		hd.baseline, hd.baseName = b.label(), b.name
