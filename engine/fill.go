@@ -12,15 +12,23 @@ import (
 
 // The send-buffer fill of each side's data sockets, sampled from outside
 // by the controller (probe/sockdiag), so that the measured processes do
-// nothing for it. One sampler serves the pair, 200 times a second; each
+// nothing for it. One sampler serves the pair, 100 times a second; each
 // side is a group of it, whose senders are the bulk sender's sockets
 // connected to the receiver, found again at every poll (connections come
 // and go with reconnects and restarts), and whose window is taken at every
 // sample, so each Sample carries the fill of its own interval.
 
-// fillRate is the sampler's rate: 200 Hz, which costs the controller
-// 1.5-2% of a core for 8 connections a side, each read through its
-// holder (bench/README, "Send-buffer fill sampler").
+// fillRate is the sampler's rate: 100 Hz. Its wake-ups were most of the
+// controller's own CPU at 200 Hz (1.5-2% of a core for 8 connections a
+// side, each read through its holder, of which 1% the wake-ups alone:
+// bench/README, "Send-buffer fill sampler" and "The controller's own
+// CPU"). What the rate buys is precision: a full or empty share of n
+// samples is within √(p(1−p)/n) of the truth, at most 0.5/√n (one
+// standard error), so a 250 ms sample's 25 readings per socket give ±10
+// points at worst, a 2 s gauge's 200 ±3.5 and a 10 s side's 1000 ±1.6,
+// against ±7, ±2.5 and ±1.1 at 200 Hz; a sample keeps more than the 20
+// readings a verdict on who waited needs (model.Fill.TooFew) at any
+// interval from 200 ms.
 const fillRate = sockdiag.DefaultRate
 
 // fillRecvEvery looks the receivers up at 20 Hz only: their queue is not
