@@ -55,8 +55,9 @@ type fillMeter struct {
 	smp *sockdiag.Sampler // nil when fill cannot be sampled here; err says why
 	err error
 
-	mu      sync.Mutex // conn and refused: the two sides' polls look up at once
+	mu      sync.Mutex // conn, looks and refused: the two sides' polls look up at once
 	conn    *sockdiag.Conn
+	looks   lookCache
 	refused map[string]string // by side: why its senders could not be read
 }
 
@@ -96,11 +97,29 @@ func (m *fillMeter) stop() {
 // socket either holds (a listener, the control pipe to the controller, a
 // connection elsewhere) is left out.
 func DataSenders(conn *sockdiag.Conn, sender, receiver FillProc) ([]sockdiag.FD, error) {
-	ss, err := describeSockets(conn, sender, "sender")
+	return dataSenders(conn, sender, receiver, nil, "")
+}
+
+// dataSenders is DataSenders, reusing a side's last look (looks, by
+// side) when it still holds: each look described both processes' sockets
+// through two namespace-wide sock_diag dumps, at every poll of each side.
+func dataSenders(conn *sockdiag.Conn, sender, receiver FillProc, looks *lookCache, side string) ([]sockdiag.FD, error) {
+	sfds, err := procSockets(sender)
+	if err != nil {
+		return nil, fmt.Errorf("the sender's sockets (PID %d): %w", sender.PID, err)
+	}
+	rfds, err := procSockets(receiver)
+	if err != nil {
+		return nil, fmt.Errorf("the receiver's sockets (PID %d): %w", receiver.PID, err)
+	}
+	if out, ok := looks.reuse(side, sfds, rfds); ok {
+		return out, nil
+	}
+	ss, err := conn.Describe(sfds)
 	if err != nil {
 		return nil, err
 	}
-	rs, err := describeSockets(conn, receiver, "receiver")
+	rs, err := conn.Describe(rfds)
 	if err != nil {
 		return nil, err
 	}
@@ -111,6 +130,7 @@ func DataSenders(conn *sockdiag.Conn, sender, receiver FillProc) ([]sockdiag.FD,
 	if len(out) == 0 {
 		return nil, noConnection{sender.PID, receiver.PID}
 	}
+	looks.keep(side, sfds, rfds, ss, out)
 	return out, nil
 }
 
@@ -121,16 +141,6 @@ type noConnection struct{ sender, receiver int }
 
 func (e noConnection) Error() string {
 	return fmt.Sprintf("no connection between PID %d and PID %d found", e.sender, e.receiver)
-}
-
-// describeSockets is what sock_diag says of the sockets p holds; role
-// ("sender") names p in an error.
-func describeSockets(conn *sockdiag.Conn, p FillProc, role string) ([]sockdiag.Socket, error) {
-	fds, err := procSockets(p)
-	if err != nil {
-		return nil, fmt.Errorf("the %s's sockets (PID %d): %w", role, p.PID, err)
-	}
-	return conn.Describe(fds)
 }
 
 // holderOf is the descriptor by which the sender holds s: the sender's
@@ -198,7 +208,7 @@ func (p *Pair) refreshFill(s *side) {
 	} else {
 		m.mu.Lock()
 		if m.conn != nil {
-			senders, err = DataSenders(m.conn, snd, rcv)
+			senders, err = dataSenders(m.conn, snd, rcv, &m.looks, s.name)
 		} else {
 			err = errRunEnded
 		}
