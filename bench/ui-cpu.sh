@@ -8,11 +8,13 @@
 # /proc/PID/stat of the controller (the tmux pane's process) and of each
 # child at WARMUP and at WARMUP+MEASURE seconds. Prints the percentage of
 # one core each used over the MEASURE seconds. The target for the
-# controller is < 5% of one core.
+# controller is ≤ 1% of one core (issue 36); the header of the explorer
+# shows the same figure itself ("nbdscope 0.6%").
 #
 # What the controller spends it on: run `NBDSCOPE_CPUPROFILE=FILE nbdscope`
-# and `go tool pprof -top BINARY FILE` (when this was written: ~2/3 drawing frames,
-# mostly the charts; ~1/10 the children's JSON control pipes).
+# and `go tool pprof -top BINARY FILE` (bench/README, "The controller's
+# own CPU": a third drawing frames, a sixth each the fill sampler and the
+# look for the sides' connections).
 #
 # Usage: bench/ui-cpu.sh [BINARY]   (default: build ./cmd/nbdscope)
 # Environment: WARMUP (default 10), MEASURE (default 20), COLS, ROWS.

@@ -31,6 +31,10 @@ type Controller interface {
 	Restart(side int) error
 	// Elapsed is the time since the run started.
 	Elapsed() time.Duration
+	// OwnCPU is the CPU the controller's own process has spent so far
+	// (OwnCPU): the explorer shows its share of a core; false when it
+	// cannot be read.
+	OwnCPU() (time.Duration, bool)
 	// Stop ends the run, stops every child and removes their sockets.
 	Stop() error
 }

@@ -12,15 +12,23 @@ import (
 
 // The send-buffer fill of each side's data sockets, sampled from outside
 // by the controller (probe/sockdiag), so that the measured processes do
-// nothing for it. One sampler serves the pair, 200 times a second; each
+// nothing for it. One sampler serves the pair, 100 times a second; each
 // side is a group of it, whose senders are the bulk sender's sockets
 // connected to the receiver, found again at every poll (connections come
 // and go with reconnects and restarts), and whose window is taken at every
 // sample, so each Sample carries the fill of its own interval.
 
-// fillRate is the sampler's rate: 200 Hz, which costs the controller
-// 1.5-2% of a core for 8 connections a side, each read through its
-// holder (bench/README, "Send-buffer fill sampler").
+// fillRate is the sampler's rate: 100 Hz. Its wake-ups were most of the
+// controller's own CPU at 200 Hz (1.5-2% of a core for 8 connections a
+// side, each read through its holder, of which 1% the wake-ups alone:
+// bench/README, "Send-buffer fill sampler" and "The controller's own
+// CPU"). What the rate buys is precision: a full or empty share of n
+// samples is within √(p(1−p)/n) of the truth, at most 0.5/√n (one
+// standard error), so a 250 ms sample's 25 readings per socket give ±10
+// points at worst, a 2 s gauge's 200 ±3.5 and a 10 s side's 1000 ±1.6,
+// against ±7, ±2.5 and ±1.1 at 200 Hz; a sample keeps more than the 20
+// readings a verdict on who waited needs (model.Fill.TooFew) at any
+// interval from 200 ms.
 const fillRate = sockdiag.DefaultRate
 
 // fillRecvEvery looks the receivers up at 20 Hz only: their queue is not
@@ -42,8 +50,9 @@ type fillMeter struct {
 	smp *sockdiag.Sampler // nil when fill cannot be sampled here; err says why
 	err error
 
-	mu      sync.Mutex // conn and refused: the two sides' polls look up at once
+	mu      sync.Mutex // conn, looks and refused: the two sides' polls look up at once
 	conn    *sockdiag.Conn
+	looks   lookCache
 	refused map[string]string // by side: why its senders could not be read
 }
 
@@ -83,11 +92,29 @@ func (m *fillMeter) stop() {
 // socket either holds (a listener, the control pipe to the controller, a
 // connection elsewhere) is left out.
 func DataSenders(conn *sockdiag.Conn, sender, receiver FillProc) ([]sockdiag.FD, error) {
-	ss, err := describeSockets(conn, sender, "sender")
+	return dataSenders(conn, sender, receiver, nil, "")
+}
+
+// dataSenders is DataSenders, reusing a side's last look (looks, by
+// side) when it still holds: each look described both processes' sockets
+// through two namespace-wide sock_diag dumps, at every poll of each side.
+func dataSenders(conn *sockdiag.Conn, sender, receiver FillProc, looks *lookCache, side string) ([]sockdiag.FD, error) {
+	sfds, err := procSockets(sender)
+	if err != nil {
+		return nil, fmt.Errorf("the sender's sockets (PID %d): %w", sender.PID, err)
+	}
+	rfds, err := procSockets(receiver)
+	if err != nil {
+		return nil, fmt.Errorf("the receiver's sockets (PID %d): %w", receiver.PID, err)
+	}
+	if out, ok := looks.reuse(side, sfds, rfds); ok {
+		return out, nil
+	}
+	ss, err := conn.Describe(sfds)
 	if err != nil {
 		return nil, err
 	}
-	rs, err := describeSockets(conn, receiver, "receiver")
+	rs, err := conn.Describe(rfds)
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +125,7 @@ func DataSenders(conn *sockdiag.Conn, sender, receiver FillProc) ([]sockdiag.FD,
 	if len(out) == 0 {
 		return nil, noConnection{sender.PID, receiver.PID}
 	}
+	looks.keep(side, sfds, rfds, ss, out)
 	return out, nil
 }
 
@@ -108,16 +136,6 @@ type noConnection struct{ sender, receiver int }
 
 func (e noConnection) Error() string {
 	return fmt.Sprintf("no connection between PID %d and PID %d found", e.sender, e.receiver)
-}
-
-// describeSockets is what sock_diag says of the sockets p holds; role
-// ("sender") names p in an error.
-func describeSockets(conn *sockdiag.Conn, p FillProc, role string) ([]sockdiag.Socket, error) {
-	fds, err := procSockets(p)
-	if err != nil {
-		return nil, fmt.Errorf("the %s's sockets (PID %d): %w", role, p.PID, err)
-	}
-	return conn.Describe(fds)
 }
 
 // holderOf is the descriptor by which the sender holds s: the sender's
@@ -185,7 +203,7 @@ func (p *Pair) refreshFill(s *side) {
 	} else {
 		m.mu.Lock()
 		if m.conn != nil {
-			senders, err = DataSenders(m.conn, snd, rcv)
+			senders, err = dataSenders(m.conn, snd, rcv, &m.looks, s.name)
 		} else {
 			err = errRunEnded
 		}

@@ -34,3 +34,21 @@ func TestOtherCoresBusy(t *testing.T) {
 		t.Error("Noisy: want true from a quarter core, false when not measured")
 	}
 }
+
+// The controller's own cores busy is its CPU between the meter's first
+// and last readings over their wall time; nil before a start, or where
+// getrusage gave nothing.
+func TestControllerCoresBusy(t *testing.T) {
+	t0 := time.Now()
+	m := machineMeter{first: MachineReading{t: t0, self: 1}, last: MachineReading{t: t0.Add(4 * time.Second), self: 1.02}}
+	if got := m.ownCoresBusy(); got == nil || *got < 0.00499 || *got > 0.00501 {
+		t.Fatalf("controller cores busy %v, want 0.005", got)
+	}
+	if got := (&machineMeter{}).ownCoresBusy(); got != nil {
+		t.Errorf("not started, yet %v", *got)
+	}
+	m.first.self, m.last.self = 0, 0
+	if got := m.ownCoresBusy(); got != nil {
+		t.Errorf("getrusage gave nothing, yet %v", *got)
+	}
+}

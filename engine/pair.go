@@ -269,6 +269,7 @@ func (p *Pair) Elapsed() time.Duration { return p.clock(time.Now()) }
 // Report returns the run so far.
 func (p *Pair) Report() model.Report {
 	rep := p.rec.report()
+	rep.ControllerCoresBusy = p.mach.ownCoresBusy()
 	rep.SettleFlows() // which process received the bulk data, span by span
 	rep.MacOS = model.MacOSEmulationOf(rep)
 	return rep

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"strconv"
@@ -133,6 +134,13 @@ func TestPairSamplesAndLiveChanges(t *testing.T) {
 	rep := p.Report()
 	if len(rep.Events) < 8 {
 		t.Fatalf("events %+v", rep.Events)
+	}
+	// What the controller itself spent, in run's JSON.
+	if c := rep.ControllerCoresBusy; c == nil || !(*c > 0) || *c > 2 {
+		t.Errorf("controller cores busy %v, want a measured share of the run", c)
+	}
+	if js, err := json.Marshal(rep); err != nil || !strings.Contains(string(js), `"controller_cores_busy":`) {
+		t.Errorf("run's JSON lacks the controller's CPU (%v)", err)
 	}
 	if p.Config().Sides[0].InFlight != 4 || p.Config().Sides[1].SndBuf.String() != "64k" {
 		t.Fatalf("config not updated: %+v", p.Config())

@@ -7,7 +7,7 @@ import (
 
 // This file holds the send-buffer fill of a span: how full the bulk
 // sender's data sockets were, sampled from outside by the controller
-// (probe/sockdiag, 200 times a second). Whether the buffer was full or
+// (probe/sockdiag, 100 times a second). Whether the buffer was full or
 // empty says who waited on whom, and so whether its size can matter.
 
 // Fill thresholds, as shares of the sender's limit (SK_MEMINFO_SNDBUF):

@@ -17,8 +17,8 @@ const fillMost = 50
 // when it was full and empty less than this each.
 const fillLong = 20
 
-// fillMinSamples is the fewest samples a verdict is drawn from, a tenth
-// of a second at 200 Hz: a small sweep measurement lasts a few
+// fillMinSamples is the fewest samples a verdict is drawn from, a fifth
+// of a second at 100 Hz: a small sweep measurement lasts a few
 // milliseconds, and two or three readings say nothing of who waited.
 const fillMinSamples = 20
 

@@ -46,7 +46,16 @@ type Report struct {
 	// kernel (MacOSEmulationOf); nil otherwise. Set by the engine and, for
 	// a run saved before it was kept, when the run is read.
 	MacOS *MacOSEmulation `json:"macos_emulation,omitempty"`
+	// ControllerCoresBusy is the CPU nbdscope's own controller process
+	// (which moves no data) spent over the same span, in cores busy on
+	// average (getrusage of itself): what measuring cost the cores the
+	// pair ran on. nil where not measured (a run saved before it was).
+	ControllerCoresBusy *Figure `json:"controller_cores_busy,omitempty"`
 }
+
+// ControllerNoisy is the controller's own CPU, in cores busy, from which
+// a run's summary says what it took: 2% of a core.
+const ControllerNoisy = 0.02
 
 // OtherCoresNoisy is the other processes' CPU, in cores busy on average,
 // from which a run says its figures are slowed by them and judges no pace:

@@ -87,6 +87,10 @@ type SweepReport struct {
 	// measurement failed): Rows holds the sizes that finished.
 	Partial       bool   `json:"partial,omitempty"`
 	PartialReason string `json:"partial_reason,omitempty"`
+	// ControllerCoresBusy is the CPU nbdscope's own process spent over
+	// the whole sweep (starting and stopping pairs, sampling, polling), in
+	// cores busy on average; nil where not measured.
+	ControllerCoresBusy *Figure `json:"controller_cores_busy,omitempty"`
 }
 
 // SweepOptimum is the fastest buffer size and those close to it

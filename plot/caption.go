@@ -48,7 +48,7 @@ func captionOf(rep *model.Report, sides []side) caption {
 			"(the client for reads, the server for writes) per 2 MiB of payload. CPU: user+system seconds of each process per second its side's load ran. "+
 			"Each point is a sample's end; a gap is time the side did not run (its turn in alternate mode, paused) or a figure that was not measured.")
 	if len(rowsOf(rep)) == len(svgRows) { // the fill chart is drawn; its short title leaves out whose buffer
-		c.tail = append(c.tail, "send buffer full / empty: the share of 200 Hz samples in which the bulk sender's send buffer "+
+		c.tail = append(c.tail, "send buffer full / empty: the share of 100 Hz samples in which the bulk sender's send buffer "+
 			"(the server's for reads, the client's for writes) held ≥ 90% / < 10% of its limit.")
 	}
 	c.head, c.changes, c.tail = wrapAll(c.head), wrapAll(c.changes), wrapAll(c.tail)

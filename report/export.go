@@ -163,7 +163,7 @@ func RunMarkdown(out io.Writer, name string, rep model.Report) error {
 	fmt.Fprintln(w, "- buffer size: SO_SNDBUF requested by the sender of the bulk data (the server for reads, the client for writes) and its effective size.")
 	fmt.Fprintln(w, "- time: active seconds. user, system: CPU seconds of client and server together.")
 	fmt.Fprintln(w, "- syscalls per 2 MiB: receive calls per 2 MiB of payload of the receiver of the bulk data (the client for reads, the server for writes).")
-	fmt.Fprintln(w, "- sndbuf full/empty %: the share of 200 Hz samples in which the bulk sender's send buffer held ≥ 90% of its limit (it waited on the reader) and < 10% (the reader waited on it).")
+	fmt.Fprintln(w, "- sndbuf full/empty %: the share of 100 Hz samples in which the bulk sender's send buffer held ≥ 90% of its limit (it waited on the reader) and < 10% (the reader waited on it).")
 	fmt.Fprintln(w, "- n/a: not measured.")
 	for _, why := range clientOnly {
 		fmt.Fprintln(w, "- \\*: "+why)

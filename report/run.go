@@ -256,6 +256,7 @@ func printRunNotes(w io.Writer, rep model.Report) {
 	printUnattributed(w, rep)
 	printSidesNoise(w, rep)
 	printOtherCPU(w, rep)
+	printControllerCPU(w, rep)
 	printNoise(w, rep)
 	if sidesSharedCores(rep) {
 		fmt.Fprintln(w, "pace: not judged — the sides ran at once on shared cores, so a process short of its core may have waited for the other side")
@@ -358,6 +359,17 @@ func printOtherCPU(w io.Writer, rep model.Report) {
 		return
 	}
 	fmt.Fprintf(w, "other processes: %s cores busy on average during the run (quiet)\n", o.Fixed(2))
+}
+
+// printControllerCPU says what nbdscope's own controller took, when that
+// passes model.ControllerNoisy: the CPU measuring took from the cores the
+// pair ran on.
+func printControllerCPU(w io.Writer, rep model.Report) {
+	c := rep.ControllerCoresBusy
+	if c == nil || !c.Known() || *c < model.ControllerNoisy {
+		return
+	}
+	fmt.Fprintf(w, "▲ nbdscope's own controller used %.1f%% of a core during the run, taken from the cores the pair ran on\n", 100*float64(*c))
 }
 
 // paceJudged: a pace can be told from the run (no other load took the

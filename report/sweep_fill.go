@@ -31,7 +31,7 @@ func sweepFillLine(rows []model.SweepRow) string {
 	}
 	line := "send-buffer fill (full/empty % of samples): " + strings.Join(parts, ", ")
 	if few {
-		line += "; a share of so few samples (200 a second) says little: give a larger --bytes"
+		line += "; a share of so few samples (100 a second) says little: give a larger --bytes"
 	}
 	return line
 }

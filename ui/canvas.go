@@ -132,28 +132,74 @@ func (k cellKind) style(st *Styles, side int) (lipgloss.Style, bool) {
 }
 
 // render styles each row, a run of cells of the same kind and side at a
-// time, and trims the blanks at the end.
+// time, and trims the blanks at the end. A run is wrapped in its style's
+// escape codes, taken once per style (styleWrap): lipgloss's Render,
+// which measures and walks each string it is given, was half the
+// explorer's drawing time.
 func (cv canvas) render(st *Styles) []string {
 	out := make([]string, 0, len(cv.rows))
+	var b strings.Builder
 	for _, cells := range cv.rows {
-		var b strings.Builder
+		b.Reset()
 		for start := 0; start < len(cells); {
 			end := start + 1
 			for end < len(cells) && cells[end].kind == cells[start].kind && cells[end].side == cells[start].side {
 				end++
 			}
-			run := make([]rune, 0, end-start)
-			for _, c := range cells[start:end] {
-				run = append(run, c.r)
+			w, styled := st.wrapOf(cells[start].kind, cells[start].side)
+			if styled {
+				b.WriteString(w.open)
 			}
-			if sty, ok := cells[start].kind.style(st, cells[start].side); ok {
-				b.WriteString(sty.Render(string(run)))
-			} else {
-				b.WriteString(string(run))
+			for _, c := range cells[start:end] {
+				b.WriteRune(c.r)
+			}
+			if styled {
+				b.WriteString(w.close)
 			}
 			start = end
 		}
 		out = append(out, strings.TrimRight(b.String(), " "))
 	}
 	return out
+}
+
+// styleWrap is what a style puts before and after a single-line text
+// without tabs: the text rendered is open+text+close, for every such text
+// (a style with colours, bold or faint only: no width, padding or border).
+type styleWrap struct{ open, close string }
+
+// wrapOfStyle takes a style's wrap by rendering one marker rune.
+func wrapOfStyle(sty lipgloss.Style) styleWrap {
+	const marker = "X" // no escape code holds it
+	r := sty.Render(marker)
+	i := strings.Index(r, marker)
+	if i < 0 {
+		return styleWrap{}
+	}
+	return styleWrap{open: r[:i], close: r[i+len(marker):]}
+}
+
+// wrapOf is the wrap of a cell of kind k and side, taken once per Styles
+// (cells are drawn by the explorer's one goroutine); false for plain
+// cells.
+func (st *Styles) wrapOf(k cellKind, side int) (styleWrap, bool) {
+	key := wrapKey{k, side}
+	if w, ok := st.wraps[key]; ok {
+		return w, true
+	}
+	sty, ok := k.style(st, side)
+	if !ok {
+		return styleWrap{}, false
+	}
+	if st.wraps == nil {
+		st.wraps = map[wrapKey]styleWrap{}
+	}
+	w := wrapOfStyle(sty)
+	st.wraps[key] = w
+	return w, true
+}
+
+type wrapKey struct {
+	kind cellKind
+	side int
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"io"
 	"strings"
 	"testing"
 
@@ -81,5 +82,25 @@ func TestCanvasStyleRuns(t *testing.T) {
 	}
 	if _, ok := cellPlain.style(st, 0); ok {
 		t.Error("a plain cell is styled")
+	}
+}
+
+// A run wrapped in its style's codes is what lipgloss renders it as, in
+// colour, faint and bold, for runs of glyphs and blanks alike.
+func TestStyleWrapIsRender(t *testing.T) {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.TrueColor)
+	for _, sty := range []lipgloss.Style{
+		r.NewStyle().Foreground(lipgloss.Color("#4FC3F7")),
+		r.NewStyle().Foreground(lipgloss.Color("#FFB454")).Faint(true),
+		r.NewStyle().Bold(true),
+		r.NewStyle(),
+	} {
+		w := wrapOfStyle(sty)
+		for _, text := range []string{"━━╮", "   ", "a b", "│"} {
+			if got, want := w.open+text+w.close, sty.Render(text); got != want {
+				t.Errorf("wrap of %q: %q, lipgloss renders %q", text, got, want)
+			}
+		}
 	}
 }

@@ -24,6 +24,8 @@ type fakeCtrl struct {
 	restarts []int
 	stops    int
 	applyErr error // returned by Apply when set
+	ownCPU   time.Duration
+	ownNA    bool // OwnCPU cannot be read
 }
 
 type pauseCall struct {
@@ -63,6 +65,19 @@ func (f *fakeCtrl) Elapsed() time.Duration {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.elapsed
+}
+
+func (f *fakeCtrl) OwnCPU() (time.Duration, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ownCPU, !f.ownNA
+}
+
+// at sets the run's clock and the controller's CPU so far.
+func (f *fakeCtrl) at(elapsed, cpu time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.elapsed, f.ownCPU = elapsed, cpu
 }
 
 func (f *fakeCtrl) Apply(ch model.Change) error {

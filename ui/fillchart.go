@@ -3,7 +3,7 @@ package ui
 import "fmt"
 
 // The fill chart (issue 24), the last that v reaches: per side, the share
-// of the 200 Hz fill samples in which the bulk sender's send buffer was
+// of the 100 Hz fill samples in which the bulk sender's send buffer was
 // full (≥ 90% of its limit: the sender waited on its reader), and dashed
 // the share it was empty (< 10%: the reader waited on the sender), per
 // sample interval, on a fixed 0–100% scale so that a change's marker

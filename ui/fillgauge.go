@@ -11,7 +11,7 @@ import (
 // The fill gauge of a side's panel: a bar of the bulk sender's send
 // buffer, its fill in the last sample against its limit, and the shares
 // of the last 2 s it was full and empty (model.Fill, sampled by the
-// controller at 200 Hz). Who waited on whom reads off it: full, the
+// controller at 100 Hz). Who waited on whom reads off it: full, the
 // sender waited for its reader; empty, the reader for the sender.
 
 // recentFill is the fill of the panel's verdict figures: a running

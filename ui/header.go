@@ -23,6 +23,7 @@ type header struct {
 	baseName string // its name alone, when the date does not fit
 	state    string // running, finished, stopping…
 	elapsed  time.Duration
+	own      string // the controller's own CPU ("0.6%", "n/a"); "" until measured
 }
 
 func (h *header) SetSize(w, hgt int) { h.width, h.height = w, hgt }
@@ -50,6 +51,14 @@ func (h *header) View() string {
 		state = st.Warn.Render(state)
 	}
 	right := state + "  " + st.Strong.Render(elapsedClock(h.elapsed))
+	if h.own != "" {
+		// As top lists itself: what the explorer takes from the cores
+		// the pair runs on. Left out where it would clip the left side.
+		own := st.Dim.Render("nbdscope "+h.own) + "  "
+		if ansi.StringWidth(left)+1+ansi.StringWidth(own+right) <= h.width {
+			right = own + right
+		}
+	}
 	if h.baseline != "" {
 		bl := "  " + st.Label.Render("baseline: ") + st.Value.Render(h.baseline)
 		if ansi.StringWidth(left+bl)+1+ansi.StringWidth(right) > h.width && h.baseName != "" {

@@ -34,6 +34,8 @@ type Styles struct {
 	Key       lipgloss.Style
 	KeyDesc   lipgloss.Style
 	Prompt    lipgloss.Style
+
+	wraps map[wrapKey]styleWrap // the chart cells' escape codes (canvas.go)
 }
 
 var (

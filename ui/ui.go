@@ -8,8 +8,8 @@
 // a time and in order, and the panels show the change at once
 // (optimistically) until the engine's configuration confirms it. Engine
 // updates arrive through a re-armed command reading Controller.Updates;
-// samples only mark the screen dirty, and a 100 ms frame tick redraws it,
-// so the screen refreshes at most ten times a second however fast samples
+// samples only mark the screen dirty, and a 250 ms frame tick redraws it,
+// so the screen refreshes at most four times a second however fast samples
 // come.
 package ui
 
@@ -100,8 +100,12 @@ func isExists(err error) bool {
 // DefaultWindow is the chart window when Options.Window is zero.
 const DefaultWindow = 60 * time.Second
 
-// frameInterval is the redraw tick: at most ten frames a second.
-const frameInterval = 100 * time.Millisecond
+// frameInterval is the redraw tick: at most four frames a second from
+// samples, the rate a chart needs to be read (the clock moves once a
+// second; keys redraw at once). Ten a second drew every sample of both
+// sides (8 a second at the default interval), a third of the
+// controller's CPU for nothing the eye could follow.
+const frameInterval = 250 * time.Millisecond
 
 // Smallest terminal the explorer draws in.
 const (
@@ -195,6 +199,8 @@ type Model struct {
 	updates <-chan model.Update
 
 	header header
+	own    ownMeter // the controller's own CPU, for the header
+	frames int      // frames drawn: what the explorer's CPU goes on
 	panels [2]panel
 	charts charts
 	help   help.Model
@@ -378,6 +384,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				m.dirty = true
 			}
 			m.elapsed = e
+			if cpu, ok := m.ctrl.OwnCPU(); m.own.read(e, cpu, ok) {
+				m.dirty = true
+			}
 			if s := e.Seconds(); s > m.charts.now {
 				m.charts.now = s
 			}
@@ -413,6 +422,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if redraw {
 		m.frame = m.render()
 		m.dirty = false
+		m.frames++
 	}
 	return m, cmd
 }

@@ -144,6 +144,7 @@ func (m *Model) layoutHeader(w, h int) {
 	hd.preset = m.preset
 	hd.modified = m.preset != "" && (m.cfg.Sides != m.baseCfg.Sides || m.cfg.Mode != m.baseCfg.Mode)
 	hd.elapsed = m.elapsed
+	hd.own = m.own.shown
 	hd.baseline, hd.baseName = "", ""
 	if b := m.charts.base; b != nil {
 		hd.baseline, hd.baseName = b.label(), b.name
@@ -371,7 +372,7 @@ var figureHelp = [][2]string{
 	{"latency", "per request, p50 and p99 (l shows its chart)"},
 	{"consume", "what the client does with each read (--consume, --at a.consume=…), which sets how fast it drains the socket:"},
 	{"n/a", "not measured (e.g. the server of an external target) — never shown as 0"},
-	{"full %", "sndbuf_full_pct: share of the 200 Hz samples of the bulk sender's data sockets at ≥ 90% of the send buffer: the sender waited on its reader, and a bigger buffer removes that wait (v: chart, with empty % dashed)"},
+	{"full %", "sndbuf_full_pct: share of the 100 Hz samples of the bulk sender's data sockets at ≥ 90% of the send buffer: the sender waited on its reader, and a bigger buffer removes that wait (v: chart, with empty % dashed)"},
 	{"empty %", "sndbuf_empty_pct: share of samples under 10%: the reader waited on the sender, so the buffer's size does not matter (unless it is also often full: too small to bridge a wake-up)"},
 	{"fill bytes", "sndbuf_fill_bytes: mean bytes in flight (unix: wmem_alloc, what ss -xm shows as t), against the limit; the fill bar is the last sample's, the percentages the last 2 s (narrow: full/empty%)"},
 	{"baseline", "A' ┈┈ and B' ┉┉: a saved run (b), drawn faintly behind the live series at the same time since its start; the legend shows its figure at the live run's elapsed time"},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"nbdscope/probe/realproc"
@@ -21,5 +22,17 @@ func TestDoctorProbesCountingOnce(t *testing.T) {
 				t.Errorf("doctor probed counting %d times and tried the bpf programs %d times, want once and at most once (%+v)", p-probed, b-tried, c)
 			}
 		})
+	}
+}
+
+// doctor's counting line says what a counted call costs, or n/a with why.
+func TestCallsLineCost(t *testing.T) {
+	c := doctorCalls{OK: true, How: "per process", Cost: &doctorCallCost{NsPerCall: 37, Ratio: 1.02, Calls: 200000}}
+	if got := callsLine(c); !strings.Contains(got, "counting costs each socket call 37 ns of CPU here (a 1-byte write and read loop: 1.02x") {
+		t.Errorf("line %q", got)
+	}
+	c.Cost, c.CostNA = nil, "no socketpair"
+	if got := callsLine(c); !strings.Contains(got, "what counting costs a call: n/a (no socketpair)") {
+		t.Errorf("line %q", got)
 	}
 }

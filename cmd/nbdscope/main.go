@@ -7,6 +7,7 @@ package main
 import "os"
 
 func main() {
+	controllerProcessors(os.Args[1:], os.Getenv("GOMAXPROCS"))
 	os.Exit(run(os.Args[1:]))
 }
 

@@ -276,6 +276,8 @@ func (a *app) sweep(cfg model.Config, spec model.SweepSpec, f sweepFlags, preset
 	ctx, stop := signalContext()
 	defer stop()
 	prog := newSweepProgress(a.stderr, isTerminal(a.stderr), time.Now)
+	t0 := time.Now()
+	cpu0, cpuOK := engine.OwnCPU()
 	var rows []model.SweepRow
 	var err error
 	if x := spec.Exec; x != nil {
@@ -289,6 +291,9 @@ func (a *app) sweep(cfg model.Config, spec model.SweepSpec, f sweepFlags, preset
 	prog.finish()
 	rep := model.SweepReport{Version: model.SweepVersion, Nbdscope: model.Version, Time: time.Now().UTC(),
 		Spec: spec, Config: cfg, Rows: rows, Optimum: sweep.Optimum(rows)}
+	if cpu1, ok := engine.OwnCPU(); ok && cpuOK {
+		rep.ControllerCoresBusy = engine.OwnCoresBusy(cpu0, cpu1, time.Since(t0))
+	}
 	var outcome error
 	switch {
 	case err != nil && ctx.Err() != nil:

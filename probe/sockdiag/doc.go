@@ -41,7 +41,8 @@
 //
 // # Cost
 //
-// BenchmarkSampler samples 8 connections per side (16 senders) at 200 Hz
+// BenchmarkSampler samples 8 connections per side (16 senders) at
+// DefaultRate (200 Hz when the figures below were taken, 100 Hz since)
 // and reports the process's CPU time (getrusage) as a share of a core:
 // the median of three 2 s stretches, each beside one of the floor (the
 // same sampler with no sockets, which only wakes 200 times a second). On

@@ -11,10 +11,13 @@ import (
 	"time"
 )
 
-// DefaultRate is the sampler's rate when none is given, the 200 Hz of
-// issue 24: 2 s of a gauge hold 400 samples per socket. What it costs is
-// measured by BenchmarkSampler (see the package documentation).
-const DefaultRate = 200
+// DefaultRate is the sampler's rate when none is given: 100 Hz, 2 s of a
+// gauge hold 200 samples per socket (a share within ±3.5 points, one
+// standard error at worst). It was issue 24's 200 Hz, whose wake-ups were
+// most of the explorer's own CPU (bench/README, "The controller's own
+// CPU"). What it costs is measured by BenchmarkSampler (see the package
+// documentation).
+const DefaultRate = 100
 
 // MaxRate bounds the rate a caller may ask for.
 const MaxRate = 10000

@@ -350,8 +350,8 @@ func TestSamplerConfig(t *testing.T) {
 		}
 	}
 	s, err := newSampler(SamplerConfig{}, newFakeKernel())
-	if err != nil || s.interval.Milliseconds() != 5 || s.mode != ModeAuto {
-		t.Errorf("default: interval %v mode %v err %v; want 5ms at 200 Hz", s.interval, s.mode, err)
+	if err != nil || s.interval.Milliseconds() != 10 || s.mode != ModeAuto {
+		t.Errorf("default: interval %v mode %v err %v; want 10ms at 100 Hz", s.interval, s.mode, err)
 	}
 }
 
