@@ -406,7 +406,7 @@ type bpfSlot struct {
 	set  programSet
 	slot uint32
 	keys map[sockKey]bool // in socks
-	buf  []slotValues // one per possible CPU
+	buf  []slotValues     // one per possible CPU
 }
 
 // openBPFSlot starts counting pid (and, with children, the processes it

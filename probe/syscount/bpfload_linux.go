@@ -152,3 +152,15 @@ func attachProgram(id uint64, name string, prog *ebpf.Program) (hook, error) {
 	}
 	return h, nil
 }
+
+// atomicMem is op.Mem on 64 bits with the operation in Constant too:
+// cilium/ebpf v0.22.0's Instruction.Marshal takes the immediate from
+// Constant before it moves the operation there, so op.Mem alone reaches
+// the kernel with an immediate of 0, an add: OrAtomic would add the bit
+// (carrying into the next where it was set) and Xchg would add without
+// fetching (TestAtomicEncoding).
+func atomicMem(op asm.AtomicOp, dst, src asm.Register, off int16) asm.Instruction {
+	in := op.Mem(dst, src, asm.DWord, off)
+	in.Constant = int64(op >> 8)
+	return in
+}

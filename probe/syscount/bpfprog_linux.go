@@ -112,7 +112,7 @@ func (m bpfMaps) eachWay(a *builder, body func(next string)) {
 
 // addOne emits: the u64 at r8 + 8*index grows by one.
 func addOne(a *builder, index int16) {
-	a.emit(asm.Mov.Imm(asm.R1, 1), asm.AddAtomic.Mem(asm.R8, asm.R1, asm.DWord, 8*index))
+	a.emit(asm.Mov.Imm(asm.R1, 1), atomicMem(asm.AddAtomic, asm.R8, asm.R1, 8*index))
 }
 
 // finish ends a program returning 1: the kernel then hands the call on
@@ -209,7 +209,7 @@ func (m bpfMaps) forkProgram(pidOffset, flagsOffset int16) *builder {
 	a.emit(mapPtr(asm.R1, m.forkBits))
 	a.emit(asm.FnMapLookupElem.Call())
 	a.emit(asm.JEq.Imm(asm.R0, 0, "out"))
-	a.emit(asm.LoadMem(asm.R2, asm.RFP, -36, asm.Word), asm.And.Imm(asm.R2, 63), asm.Mov.Imm(asm.R1, 1), asm.LSh.Reg(asm.R1, asm.R2), asm.OrAtomic.Mem(asm.R0, asm.R1, asm.DWord, 0))
+	a.emit(asm.LoadMem(asm.R2, asm.RFP, -36, asm.Word), asm.And.Imm(asm.R2, 63), asm.Mov.Imm(asm.R1, 1), asm.LSh.Reg(asm.R1, asm.R2), atomicMem(asm.OrAtomic, asm.R0, asm.R1, 0))
 	a.emit(mapPtr(asm.R1, m.procs))
 	a.emit(asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, -36), asm.Mov.Reg(asm.R3, asm.RFP), asm.Add.Imm(asm.R3, -32), asm.Mov.Imm(asm.R4, 0))
 	a.emit(asm.FnMapUpdateElem.Call())

@@ -129,7 +129,7 @@ func (m bpfMaps) addMmsgs(a *builder, delta int32) {
 	a.emit(mapPtr(asm.R1, m.mmsgs))
 	a.emit(asm.FnMapLookupElem.Call())
 	a.emit(asm.JEq.Imm(asm.R0, 0, "out"))
-	a.emit(asm.Mov.Imm(asm.R1, delta), asm.AddAtomic.Mem(asm.R0, asm.R1, asm.DWord, 0))
+	a.emit(asm.Mov.Imm(asm.R1, delta), atomicMem(asm.AddAtomic, asm.R0, asm.R1, 0))
 }
 
 // mmsgEnterProgram counts an mmsg call of direction d and marks its
