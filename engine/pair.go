@@ -270,6 +270,7 @@ func (p *Pair) Elapsed() time.Duration { return p.clock(time.Now()) }
 func (p *Pair) Report() model.Report {
 	rep := p.rec.report()
 	rep.SettleFlows() // which process received the bulk data, span by span
+	p.labelFillSources(&rep)
 	return rep
 }
 

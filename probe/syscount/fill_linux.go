@@ -125,8 +125,10 @@ func refusal(err error) error {
 	return err
 }
 
-// Close detaches the programs and frees the map.
+// Close detaches the programs and frees the maps.
 func (m *FillMeter) Close() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	for _, h := range m.hooks {
 		h.close()
 	}
