@@ -585,6 +585,24 @@ func whyNot(set programSet) string {
 	return ""
 }
 
+// RefusedLog is the kernel verifier's log of the last counting program it
+// refused in this process (its last lines), "" when none was: a failure
+// is kept (bpfShared), so WhyNotPerProcess or WhyNotSockets finds it.
+func RefusedLog() string {
+	bpfShared.Lock()
+	defer bpfShared.Unlock()
+	for _, err := range append([]error{bpfShared.failed}, bpfShared.failedSet[:]...) {
+		if l := VerifierLog(err, verifierLogLines); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// verifierLogLines is how much of a verifier's log is kept for a person
+// to read: its end says which instruction and why.
+const verifierLogLines = 20
+
 // bpfRefusal says why the programs could not be loaded, with the fix
 // where one is known.
 func bpfRefusal(err error) string {
