@@ -17,12 +17,16 @@ import (
 //     whose destructor (sock_wfree) then releases skb->truesize;
 //   - sock:sock_send_length, at the end of every send call, which also
 //     enters a watched socket in sks, so that the two above look it up
-//     cheaply.
+//     cheaply, and the calling thread in threads;
+//   - sched:sched_switch, as a thread in threads leaves its CPU: preempted
+//     or blocked inside a send call, it may hold an skb charged and not
+//     yet queued, which the two first cannot see.
 //
 // The level is read at every change but one: an skb is charged when it
 // is allocated, before its data is copied in and it is queued, so the
-// level rises a copy's time (about 1 µs for 8 KiB) before the program
-// reads it. Two changes at the same instant on two CPUs can pair one's
+// level rises a copy's time (about 1 µs for 8 KiB, more for the large
+// skbs of a large buffer) before the programs read it, unless the sender
+// leaves its CPU meanwhile. Two changes at the same instant on two CPUs can pair one's
 // time with the other's level. Without the two tracepoints above, the
 // level read at the end of each send call alone is wrong: one blocking
 // call of 2 MiB fills an 8 KiB buffer hundreds of times (its fill read
@@ -49,9 +53,13 @@ type fillStats struct {
 	Events    uint64 // the intervals added
 }
 
-// fillMaps: watch (inode u64 -> fillStats, entered from user space) and
-// sks (struct sock address u64 -> 1, entered by the send program).
-type fillMaps struct{ watch, sks *ebpf.Map }
+// fillMaps: watch (inode u64 -> fillStats, entered from user space), sks
+// (struct sock address u64 -> 1) and threads (thread id u32 -> the
+// address of the watched socket it last sent on), entered by the send
+// program. A thread that has since sent on another socket has its level
+// read at a switch all the same: any reading of a watched socket is a
+// true one.
+type fillMaps struct{ watch, sks, threads *ebpf.Map }
 
 // fillRecord is where sock:sock_send_length's and sock:sk_data_ready's
 // records hold the socket (void *sk, void *skaddr) and its family (__u16),
@@ -67,6 +75,7 @@ const (
 	fillLimitSlot   = -40
 	fillReleaseSlot = -48
 	fillOneSlot     = -56
+	fillThreadSlot  = -64
 )
 
 // probeRead emits bpf_probe_read_kernel(fp+slot, size, base+off); r0 is
@@ -87,6 +96,9 @@ func fillSendProgram(o fillOffsets, rec fillRecord, m fillMaps) *builder {
 	a.emit(asm.StoreMem(asm.RFP, fillSockSlot, asm.R7, asm.DWord), asm.Mov.Imm(asm.R1, 1), asm.StoreMem(asm.RFP, fillOneSlot, asm.R1, asm.DWord))
 	a.emit(mapPtr(asm.R1, m.sks), asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, fillSockSlot),
 		asm.Mov.Reg(asm.R3, asm.RFP), asm.Add.Imm(asm.R3, fillOneSlot), asm.Mov.Imm(asm.R4, 0), asm.FnMapUpdateElem.Call())
+	a.emit(asm.FnGetCurrentPidTgid.Call(), asm.StoreMem(asm.RFP, fillThreadSlot, asm.R0, asm.Word))
+	a.emit(mapPtr(asm.R1, m.threads), asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, fillThreadSlot),
+		asm.Mov.Reg(asm.R3, asm.RFP), asm.Add.Imm(asm.R3, fillSockSlot), asm.Mov.Imm(asm.R4, 0), asm.FnMapUpdateElem.Call())
 	fillLevel(a, o, false)
 	fillIntegrate(a)
 	return finishFill(a)
@@ -120,6 +132,19 @@ func fillReleaseProgram(o fillOffsets, rec fillRecord, m fillMaps) *builder {
 	probeRead(a, fillReleaseSlot, 4, asm.R6, o.skbTruesize)
 	watchedStats(a, o, m)
 	fillLevel(a, o, true)
+	fillIntegrate(a)
+	return finishFill(a)
+}
+
+// fillSwitchProgram runs as a thread leaves its CPU: the level of the
+// watched socket it last sent on.
+func fillSwitchProgram(o fillOffsets, _ fillRecord, m fillMaps) *builder {
+	a := &builder{}
+	a.emit(asm.FnGetCurrentPidTgid.Call(), asm.StoreMem(asm.RFP, fillThreadSlot, asm.R0, asm.Word))
+	a.emit(mapPtr(asm.R1, m.threads), asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, fillThreadSlot), asm.FnMapLookupElem.Call())
+	a.emit(asm.JEq.Imm(asm.R0, 0, "out"), asm.LoadMem(asm.R7, asm.R0, 0, asm.DWord), asm.JEq.Imm(asm.R7, 0, "out"))
+	watchedStats(a, o, m)
+	fillLevel(a, o, false)
 	fillIntegrate(a)
 	return finishFill(a)
 }
