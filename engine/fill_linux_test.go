@@ -56,7 +56,7 @@ func TestFillFindsOnlyDataSockets(t *testing.T) {
 	if why != "" {
 		t.Fatal(why)
 	}
-	if p.fill.smp == nil {
+	if !p.fill.measuring() {
 		t.Fatal(p.fill.err)
 	}
 	p.fill.mu.Lock()
