@@ -76,20 +76,29 @@ type fillMeter struct {
 	sources map[string]string // by side: what measures its fill (model.FillSource…)
 }
 
+// errKernelNotAsked is why the kernel does not measure a run's fill that
+// did not ask it to (model.Config.FillSource).
+var errKernelNotAsked = errors.New("the sampler measures fill unless --fill kernel is given")
+
 // openKernelFill loads the kernel's fill programs; tests replace it to
 // run the sampler.
 var openKernelFill = syscount.OpenFillMeter
 
 // start starts measuring until ctx ends or stop; a failure leaves the
 // meter without a sampler and the reason in err.
-func (m *fillMeter) start(ctx context.Context) {
+func (m *fillMeter) start(ctx context.Context, source string) {
 	conn, err := sockdiag.Dial()
 	if err != nil {
 		m.err = err
 		return
 	}
 	m.ctx, m.conn = ctx, conn
-	if m.kern, err = openKernelFill(); err != nil {
+	if source != model.FillSourceKernel {
+		err = errKernelNotAsked
+	} else {
+		m.kern, err = openKernelFill()
+	}
+	if err != nil {
 		m.kern, m.kernWhy = nil, err.Error()
 		m.mu.Lock()
 		m.startSampler()

@@ -10,9 +10,13 @@ import (
 )
 
 // TestFillSourceNamed: a run names what measured each side's fill, and
-// measures it: the kernel where its programs load here, the sampler where
-// they cannot (made to fail for the test).
+// measures it: the sampler unless the kernel is asked for (--fill kernel);
+// asked, the kernel where its programs load here, the sampler where they
+// cannot (made to fail for the test).
 func TestFillSourceNamed(t *testing.T) {
+	if rep := runUntilFill(t, ""); rep.Sides[0].FillSource != model.FillSourceSampler {
+		t.Errorf("not asked: fill_source %q, want the sampler", rep.Sides[0].FillSource)
+	}
 	here := model.FillSourceKernel
 	if k, err := syscount.OpenFillMeter(); err != nil {
 		here = model.FillSourceSampler
@@ -27,7 +31,7 @@ func TestFillSourceNamed(t *testing.T) {
 		if c.refuse {
 			openKernelFill = func() (*syscount.FillMeter, error) { return nil, errors.New("refused for the test") }
 		}
-		rep := runUntilFill(t)
+		rep := runUntilFill(t, model.FillSourceKernel)
 		openKernelFill = syscount.OpenFillMeter
 		if got := rep.Sides[0].FillSource; got != c.want {
 			t.Errorf("programs refused %v: fill_source %q, want %q", c.refuse, got, c.want)
@@ -40,9 +44,11 @@ func TestFillSourceNamed(t *testing.T) {
 
 // runUntilFill runs the test pair until side A has 5 samples with a
 // fill (at most 30 s) and returns its report.
-func runUntilFill(t *testing.T) model.Report {
+func runUntilFill(t *testing.T, source string) model.Report {
 	t.Helper()
-	p := startPair(t, testConfig())
+	cfg := testConfig()
+	cfg.Fill = source
+	p := startPair(t, cfg)
 	n := 0
 	deadline := time.After(30 * time.Second)
 	for n < 5 {

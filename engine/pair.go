@@ -127,7 +127,7 @@ func StartWith(ctx context.Context, cfg model.Config, opts Options) (*Pair, erro
 	p.warnCores(cfg.Mode)
 	lctx, cancel := context.WithCancel(ctx)
 	p.cancel = cancel
-	p.fill.start(lctx)
+	p.fill.start(lctx, cfg.FillSource())
 	go p.loop(lctx)
 	// The first resume waits for the side's buffers to warm (up to 5 s),
 	// so it is not waited for here: the explorer draws and the samples go

@@ -211,6 +211,9 @@ type SideConfig struct {
 type Config struct {
 	Sides    [2]SideConfig `json:"sides"`
 	Mode     Mode          `json:"mode"`
+	// Fill is what measures the send-buffer fill (SetFill): "" or
+	// FillSourceSampler, or FillSourceKernel where its programs load.
+	Fill string `json:"fill,omitempty"`
 	Duration Duration      `json:"duration"` // 0 = until stopped (TUI)
 	Interval Duration      `json:"interval"`
 	Script   []Change      `json:"script,omitempty"`

@@ -68,6 +68,7 @@ const (
 	SetTransport    = "transport"
 	SetPlacement    = "placement"
 	SetMode         = "mode"
+	SetFill         = "fill"
 	SetPaused       = "paused"
 	SetTarget       = "target"
 	SetExec         = "exec"
@@ -286,6 +287,11 @@ func newSettingTable() []*Setting {
 			Help: "run mode: alternate or concurrent (default: alternate below 4 cores)",
 			Keys: [2]string{"m"}, KeyHelp: "alternate/concurrent", step: stepCycle,
 			pair: pairField{func(s *State, _ int) Value { return Value{Str: string(s.Cfg.Mode)} }, func(s *State, _ int, v Value) { s.Cfg.Mode = Mode(v.Str) }}},
+		{Name: SetFill, Var: "SOURCE", Type: TypeEnum, Choices: func() []string { return []string{FillSourceSampler, FillSourceKernel} },
+			Where: AtStart, Flag: FlagPair, PairWide: true,
+			Help: "what measures the send-buffer fill: sampler (sock_diag from user space, unbiased) or kernel (BPF at every change; " +
+				"reads full % low at small buffers and adds CPU to every socket call: docs/figures.md)",
+			pair: pairField{func(s *State, _ int) Value { return Value{Str: s.Cfg.FillSource()} }, func(s *State, _ int, v Value) { s.Cfg.Fill = v.Str }}},
 		{Name: SetPaused, Type: TypeBool, Where: AtPair, Flag: FlagNone,
 			Help: "pause or resume a side's load", Keys: [2]string{" "}, KeyHelp: "pause/resume side", step: stepToggle,
 			pair: pairField{func(s *State, i int) Value { return Value{Bool: s.Paused[i]} }, func(s *State, i int, v Value) { s.Paused[i] = v.Bool }}},
