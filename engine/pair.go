@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"nbdscope/clientrun"
 	"nbdscope/model"
 	"nbdscope/platform"
 )
@@ -157,8 +158,12 @@ func newPair(cfg model.Config, opts Options) (*Pair, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Removed by shutdown, or by the janitor should this process die
+	// without one (kill -9).
+	clientrun.GuardDir(dir)
 	if err := os.Chmod(dir, 0o700); err != nil {
 		os.RemoveAll(dir)
+		clientrun.ReleaseDir(dir)
 		return nil, err
 	}
 	p.dir = dir
@@ -403,6 +408,7 @@ func (p *Pair) shutdown() {
 	}
 	p.watchers.Wait()
 	os.RemoveAll(p.dir)
+	clientrun.ReleaseDir(p.dir)
 }
 
 // loop samples every interval, runs scripted changes and alternate turns,

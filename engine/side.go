@@ -234,7 +234,7 @@ func stopChildren(kids ...*child) {
 			continue
 		}
 		wg.Add(1)
-		go func() { defer wg.Done(); c.stop(2 * time.Second) }()
+		go func() { defer wg.Done(); c.stop(ChildStopGrace) }()
 	}
 	wg.Wait()
 }
@@ -286,7 +286,7 @@ func (s *side) watch(c *child) {
 	if other != nil {
 		// A side is a server and its load together: without one the
 		// other measures nothing. Stop it so a restart starts clean.
-		other.stop(2 * time.Second)
+		other.stop(ChildStopGrace)
 	}
 }
 

@@ -50,11 +50,12 @@ func ExecSweep(ctx context.Context, base model.Config, spec model.SweepSpec, cmd
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	clientrun.GuardDir(dir) // the janitor removes it should this process die first
+	defer func() { os.RemoveAll(dir); clientrun.ReleaseDir(dir) }()
 	servers, err := startExecServers(base.Sides[0], spec, cmd, opts, dir)
 	defer func() {
 		for _, s := range servers {
-			s.srv.Stop(2 * time.Second)
+			s.srv.Stop(engine.ChildStopGrace)
 		}
 	}()
 	if err != nil {

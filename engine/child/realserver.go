@@ -336,7 +336,7 @@ func (r *realServerRole) close() {
 		r.proc.Signal(syscall.SIGTERM)
 		select {
 		case <-r.exited:
-		case <-time.After(2 * time.Second):
+		case <-time.After(clientrun.GroupGrace):
 			r.proc.Signal(syscall.SIGKILL)
 		}
 	}
