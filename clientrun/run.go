@@ -274,6 +274,9 @@ func (p *Process) Pid() int { return p.cmd.Process.Pid }
 // Signal sends sig to the client's whole process group.
 func (p *Process) Signal(sig syscall.Signal) error { return syscall.Kill(-p.cmd.Process.Pid, sig) }
 
+// StderrTail is the last lines the process wrote on stderr so far.
+func (p *Process) StderrTail() string { return p.tail.lastLines(10) }
+
 // Wait waits for the client's end and measures it; whatever it left in
 // its group is killed, and the group leaves the janitor's care.
 func (p *Process) Wait() (Result, error) {
