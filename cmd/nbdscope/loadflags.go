@@ -12,7 +12,6 @@ import (
 	"nbdscope/clientrun"
 	"nbdscope/model"
 	"nbdscope/nbd"
-	"nbdscope/shellword"
 )
 
 func fixed(v ...string) func() []string { return func() []string { return v } }
@@ -158,7 +157,7 @@ func checkPrograms(cfg model.Config) error {
 				continue
 			}
 			if err := (clientrun.Command{Line: c.line}).CheckProgram(); err != nil {
-				return usageErrorf("--%s-%s %s: %v", c.setting, strings.ToLower(sc.Name), shellword.Quote(c.line), err)
+				return usageErrorf("--%s-%s %q: %v", c.setting, strings.ToLower(sc.Name), c.line, err)
 			}
 		}
 	}

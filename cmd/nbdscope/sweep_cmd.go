@@ -383,10 +383,10 @@ func (f *sweepFlags) execSpec(fs *pflag.FlagSet, spec *model.SweepSpec, cfg *mod
 	// Refused here (exit 2), not after a server per size has started.
 	c := clientrun.Command{Line: x.Command, Shell: x.Shell}
 	if err := clientrun.NeedsOne(x.Command, "{uri}", "{socket}"); err != nil {
-		return usageErrorf("sweep: --exec %s: %v", shellword.Quote(x.Command), err)
+		return usageErrorf("sweep: --exec %q: %v", x.Command, err)
 	}
 	if err := c.CheckProgram(); err != nil {
-		return usageErrorf("sweep: --exec %s: %v", shellword.Quote(x.Command), err)
+		return usageErrorf("sweep: --exec %q: %v", x.Command, err)
 	}
 	return nil
 }
