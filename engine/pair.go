@@ -417,6 +417,7 @@ func (p *Pair) loop(ctx context.Context) {
 	defer close(p.loopEnd)
 	defer func() {
 		p.warnFillEnds() // a span whose fill was n/a throughout, not said yet
+		p.warnNoPayload()
 		p.emit(model.Update{Done: &model.Done{Err: ctx.Err()}})
 		p.closeUpdates()
 	}()

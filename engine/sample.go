@@ -93,6 +93,10 @@ func (p *Pair) sampleSide(s *side, r sideRead, emit bool) {
 		}
 		return
 	}
+	idle, tell := s.countIdle(ld, lm, sm)
+	if tell {
+		tellIdle(ld, idle)
+	}
 	wall := now.Sub(s.prevT).Seconds()
 	if emit && wall < interval.Seconds()/2 {
 		// A tick that came right after a late one: fold this short span
@@ -360,6 +364,7 @@ func (p *Pair) summary(i int) model.Summary {
 	t := s.tot
 	sum := model.Summary{Figures: t.figures(sc.Target == "" || s.server != nil), Consume: model.ConsumeMode(sc.Get(model.SetConsume)), Consumed: t.consumedCounts()}
 	execClient(sc, s.execCounted, &sum.Figures)
+	noPayload(sc, t, &sum.Figures)
 	sum.Settings = s.stampOf(sc)
 	sum.TargetServer = s.targetServer()
 	sum.Changed = len(s.segs) > 1
@@ -391,6 +396,7 @@ func (p *Pair) segments(i int) []model.Segment {
 	for _, g := range s.segs {
 		sum := model.Summary{Figures: g.tot.figures(g.hasServer), Consume: g.stamp.Consume, Consumed: g.tot.consumedCounts()}
 		execClient(s.cfg, s.execCounted, &sum.Figures)
+		noPayload(s.cfg, g.tot, &sum.Figures)
 		sum.Settings, sum.SndBuf, sum.Placement = g.stamp, g.buf, g.placement
 		out = append(out, model.Segment{From: g.from, To: g.to, Summary: sum})
 	}
@@ -409,6 +415,16 @@ type recorder struct {
 	t0       time.Time
 	// stopped: why the run ended before its duration ("" if it did not).
 	stopped string
+	// failed: sides that ran and yet measured nothing (a real client
+	// that moved no payload in the whole run), each in a sentence.
+	failed []string
+}
+
+// fail notes a side that measured nothing: the run is partial.
+func (r *recorder) fail(why string) {
+	r.mu.Lock()
+	r.failed = append(r.failed, why)
+	r.mu.Unlock()
 }
 
 func newRecorder(p *Pair) *recorder { return &recorder{p: p, cfg0: p.cfg, t0: time.Now()} }
@@ -443,6 +459,7 @@ func (r *recorder) partial() []string {
 	for _, c := range r.crashes {
 		why = append(why, c.Text())
 	}
+	why = append(why, r.failed...)
 	if r.stopped != "" {
 		why = append(why, r.stopped)
 	}

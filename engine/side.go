@@ -69,6 +69,9 @@ type side struct {
 	execFlow   model.Flow
 	execFlowOf string
 	flowWarned string
+	// idle follows an exec side's client runs that moved no payload
+	// (exec_idle.go).
+	idle execIdle
 	// errsWarned gives the warning that the side's requests fail once
 	// (not under mu: only the first sample that sees failures gives it).
 	errsWarned sync.Once
