@@ -46,12 +46,11 @@ func ExecSweep(ctx context.Context, base model.Config, spec model.SweepSpec, cmd
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "nbdscope-exec-")
+	dir, removeDir, err := clientrun.TempDir("nbdscope-exec-")
 	if err != nil {
 		return nil, err
 	}
-	clientrun.GuardDir(dir) // the janitor removes it should this process die first
-	defer func() { os.RemoveAll(dir); clientrun.ReleaseDir(dir) }()
+	defer removeDir()
 	servers, err := startExecServers(base.Sides[0], spec, cmd, opts, dir)
 	defer func() {
 		for _, s := range servers {
