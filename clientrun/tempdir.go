@@ -12,18 +12,23 @@ import (
 // ones: its owner may have made it and not locked it yet.
 const staleAge = time.Minute
 
-// TempDir makes a private directory under TMPDIR named prefix and a
-// random number (os.MkdirTemp), held for this process: locked (flock)
-// while it lives and in the janitor's care should it die without
+// lockedSuffix ends the name of a directory TempDir makes: one that its
+// owner locks. A directory of an older nbdscope has no lock, and its
+// name no suffix: the sweep of stale ones leaves it alone, since it may
+// still be in use.
+const lockedSuffix = "-lk"
+
+// TempDir makes a private directory under TMPDIR named prefix, a random
+// number and lockedSuffix (os.MkdirTemp), held for this process: locked
+// (flock) while it lives and in the janitor's care should it die without
 // removing it. remove removes it. Before that it removes the stale
 // directories of the same name shape: whose lock nobody holds (their
-// owner has gone, however: even the janitor may be killed, with
-// kill -9 of a whole session), that belong to this user and are older
-// than staleAge. A directory of an nbdscope from before these locks is
-// unlocked, and so removed once a minute old.
+// owner has gone, however: even the janitor may be killed, with kill -9
+// of a whole session), that belong to this user and are older than
+// staleAge.
 func TempDir(prefix string) (dir string, remove func(), err error) {
 	removeStale(prefix)
-	dir, err = os.MkdirTemp("", prefix)
+	dir, err = os.MkdirTemp("", prefix+"*"+lockedSuffix)
 	if err != nil {
 		return "", nil, err
 	}
@@ -49,14 +54,15 @@ func TempDir(prefix string) (dir string, remove func(), err error) {
 	return dir, remove, nil
 }
 
-// removeStale removes the stale directories named prefix and digits
-// under TMPDIR (TempDir says which are stale).
+// removeStale removes the stale directories named prefix, digits and
+// lockedSuffix under TMPDIR (TempDir says which are stale).
 func removeStale(prefix string) {
 	tmp := os.TempDir()
 	ents, _ := os.ReadDir(tmp)
 	for _, e := range ents {
 		rest, ok := strings.CutPrefix(e.Name(), prefix)
-		if !ok || rest == "" || strings.Trim(rest, "0123456789") != "" || !e.IsDir() {
+		rest, locked := strings.CutSuffix(rest, lockedSuffix)
+		if !ok || !locked || rest == "" || strings.Trim(rest, "0123456789") != "" || !e.IsDir() {
 			continue
 		}
 		path := filepath.Join(tmp, e.Name())

@@ -11,8 +11,8 @@ import (
 // TestTempDirRemovesStaleOnes: a new temporary directory first removes
 // the old ones of its name whose lock nobody holds (their owner and its
 // janitor were killed: issue 33 found nbdscope-NNN left after kill -9),
-// and spares one whose owner lives (its lock held), one just made, and
-// names of another shape; its own is private, locked and removed by
+// and spares one whose owner lives (its lock held), one just made, names
+// of another shape and an older nbdscope's, which it cannot tell unused; its own is private, locked and removed by
 // remove.
 func TestTempDirRemovesStaleOnes(t *testing.T) {
 	tmp := t.TempDir()
@@ -28,7 +28,8 @@ func TestTempDirRemovesStaleOnes(t *testing.T) {
 		}
 		return d
 	}
-	stale, held, fresh, other := mk("nbtest-111", old), mk("nbtest-222", old), mk("nbtest-333", time.Now()), mk("nbtest-x1", old)
+	stale, held, fresh := mk("nbtest-111-lk", old), mk("nbtest-222-lk", old), mk("nbtest-333-lk", time.Now())
+	other, older := mk("nbtest-x1-lk", old), mk("nbtest-444", old) // another shape; an older nbdscope's, never locked
 	lock, err := os.Open(held)
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +45,7 @@ func TestTempDirRemovesStaleOnes(t *testing.T) {
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Errorf("the stale %s is still there", stale)
 	}
-	for _, d := range []string{held, fresh, other} {
+	for _, d := range []string{held, fresh, other, older} {
 		if _, err := os.Stat(d); err != nil {
 			t.Errorf("%s was removed: %v", d, err)
 		}
