@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"nbdscope/clientrun"
 	"nbdscope/nbd"
 	"nbdscope/platform"
 	"nbdscope/shellword"
@@ -330,6 +331,10 @@ func (s *SideConfig) Validate() error {
 			return &ValueError{Setting: SetExec, Value: s.Exec, Reason: errExecNoTarget}
 		}
 		if _, err := shellword.Split(s.Exec); err != nil {
+			return &ValueError{Setting: SetExec, Value: s.Exec, Reason: err}
+		}
+		// Without it the client runs, connects nowhere and moves nothing.
+		if err := clientrun.NeedsOne(s.Exec, "{uri}", "{socket}"); err != nil {
 			return &ValueError{Setting: SetExec, Value: s.Exec, Reason: err}
 		}
 	}

@@ -72,4 +72,5 @@ const (
 	WarnRequests  = "requests"  // requests failed: the figures count only those that did not
 	WarnTarget    = "target"    // a local --target's server: measured, or why not
 	WarnExecFlow  = "exec-flow" // a real client moved its data the other way than the side's workload says
+	WarnExecIdle  = "exec-idle" // a real client moved no payload in the whole run: its figures are n/a
 )

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/signal"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -67,7 +63,7 @@ at each.`,
 
 func (a *app) doctor(asJSON bool) error {
 	f := platform.Probe()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	fill, fillErr := probeFill(ctx)
 	if ctx.Err() != nil {
