@@ -32,7 +32,7 @@ type Stamp struct {
 	// run saved before the stamp carried it has none: its load read
 	// through Go's netpoller.
 	Reader ReaderMode `json:"reader,omitempty" setting:"reader"`
-	Server      string `json:"server,omitempty" setting:"server"` // a real server command; empty: ours
+	Server string     `json:"server,omitempty" setting:"server"` // a real server command; empty: ours
 }
 
 // Figures are what a side measured over a span of time: the fields a

@@ -35,7 +35,7 @@ type loadRole struct {
 	sndReq   int // client SO_SNDBUF request; 0 = OS default
 	rcvReq   int
 	reader   string // how the reader waits: nbd.ReaderPoll or ReaderNetpoller (r.mu)
-	defSnd   int // effective default of a fresh client socket
+	defSnd   int    // effective default of a fresh client socket
 	defRcv   int
 	closedIO nbd.IOStats
 
