@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"golang.org/x/sys/unix"
+
 	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
@@ -68,6 +70,25 @@ func ScanLikeConvert(buf []byte) bool {
 		}
 	}
 	return first
+}
+
+// WriteZeroesLikeNullCo does what qemu-img convert does next with a
+// zero buffer when its target is null-co, as the qemu-img presets' is:
+// it writes zeroes, and null-co has no write-zeroes of its own, so
+// qemu's block layer (block/io.c, bdrv_co_do_pwrite_zeroes) writes a
+// bounce buffer of zeroes instead, allocated zeroed for the request and
+// freed after it (qemu_try_blockalign0, qemu_vfree). 2 MiB is past
+// glibc's mmap threshold, so each is a fresh mapping: mmap, a page fault
+// and a clear per page, munmap (strace -c of qemu-img reading 1 GiB of
+// zeroes from qemu-nbd: 628 mmap, 528 munmap for 512 requests). That is
+// most of qemu-img's CPU on zeroes, and it keeps it from its socket.
+func WriteZeroesLikeNullCo(n int) error {
+	b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	if err != nil {
+		return err
+	}
+	clear(b)
+	return unix.Munmap(b)
 }
 
 // HashBlockSize is the block the hash mode digests (blkhash's default).
@@ -444,6 +465,7 @@ func (r *loadRole) consume(s *slot, err error) {
 			r.scanned.Add(1)
 			if ScanLikeConvert(buf) {
 				r.zero.Add(1)
+				WriteZeroesLikeNullCo(len(buf))
 			}
 		}
 	case model.ConsumeHash:
