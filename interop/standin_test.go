@@ -20,7 +20,7 @@ func TestStandInReadsLikeQemuImg(t *testing.T) {
 	need(t, "qemu-img")
 	needCounting(t)
 	r := runEnv(t, []string{"NBDSCOPE_HOME=" + t.TempDir()}, nbdscopeBin,
-		"calibrate", "--sndbuf", "2m", "--bytes", "512m", "--repeat", "3", "--json")
+		"calibrate", "--sndbuf", "2m", "--bytes", "1g", "--repeat", "3", "--json")
 	if r.code != 0 {
 		t.Fatalf("calibrate:\n%s", r)
 	}
