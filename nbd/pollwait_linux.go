@@ -77,10 +77,15 @@ func (c *Conn) waitPolled(fd int, events int16, w *pollWait) error {
 
 // readPolled is readOnce for a polled socket: recvfrom(MSG_DONTWAIT) and,
 // on EAGAIN, ppoll and again, until a call returns data, EOF or an error.
+//
+// The calls that never wait (MSG_DONTWAIT) are raw, so the thread keeps
+// its P: through the runtime's syscall entry, sysmon may take the P from a
+// call past 20 µs (a 2 MiB copy takes longer) and wake another thread to
+// hold it. ppoll, which does wait, is the one call made through it.
 func (c *Conn) readPolled(fd uintptr) bool {
 	for {
 		p := c.rbuf
-		r, _, e := unix.Syscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), unix.MSG_DONTWAIT, 0, 0)
+		r, _, e := unix.RawSyscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), unix.MSG_DONTWAIT, 0, 0)
 		if e == unix.EAGAIN {
 			c.ctr.recvEAGAIN.Add(1)
 			if err := c.waitPolled(int(fd), unix.POLLIN, &c.rwait); err != nil {
@@ -104,7 +109,7 @@ func (c *Conn) sendPolled(fd uintptr, bufs [][]byte) (int, unix.Errno) {
 	const flags = unix.MSG_DONTWAIT | unix.MSG_NOSIGNAL
 	if len(bufs) == 1 {
 		p := bufs[0]
-		r, _, e := unix.Syscall6(unix.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), flags, 0, 0)
+		r, _, e := unix.RawSyscall6(unix.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), flags, 0, 0)
 		return int(r), e
 	}
 	iov := c.iov[:0]
@@ -118,7 +123,7 @@ func (c *Conn) sendPolled(fd uintptr, bufs [][]byte) (int, unix.Errno) {
 	var msg unix.Msghdr
 	msg.Iov = &iov[0]
 	msg.SetIovlen(len(iov))
-	r, _, e := unix.Syscall(unix.SYS_SENDMSG, fd, uintptr(unsafe.Pointer(&msg)), flags)
+	r, _, e := unix.RawSyscall(unix.SYS_SENDMSG, fd, uintptr(unsafe.Pointer(&msg)), flags)
 	clear(iov) // hold no caller buffer after the call
 	c.iov = iov[:0]
 	return int(r), e

@@ -14,8 +14,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
-
 	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
@@ -83,12 +81,12 @@ func ScanLikeConvert(buf []byte) bool {
 // zeroes from qemu-nbd: 628 mmap, 528 munmap for 512 requests). That is
 // most of qemu-img's CPU on zeroes, and it keeps it from its socket.
 func WriteZeroesLikeNullCo(n int) error {
-	b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	b, err := mapAnon(n)
 	if err != nil {
 		return err
 	}
 	clear(b)
-	return unix.Munmap(b)
+	return unmap(b)
 }
 
 // HashBlockSize is the block the hash mode digests (blkhash's default).
