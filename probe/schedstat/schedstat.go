@@ -11,6 +11,12 @@
 // figures are its threads' sums; a tree's are listed per process.
 // Threads that exited between two snapshots take their time with them
 // (their run time is then only in the parent's CPU accounting).
+//
+// The kernel adds a wait to a thread's total when the wait ends (when the
+// thread gets a CPU), so a thread waiting when it is read shows its wait
+// so far as sleep: each end of an interval can move up to one scheduling
+// delay from wait to sleep (a shell loop on this 2-core machine at load
+// average 15: 0–20 ms of 2 s). Read over seconds, not milliseconds.
 package schedstat
 
 import (
