@@ -65,6 +65,7 @@ const (
 	SetReadPercent  = "read-percent"
 	SetConsume      = "consume"
 	SetHashThreads  = "hash-threads"
+	SetReader       = "reader"
 	SetTransport    = "transport"
 	SetPlacement    = "placement"
 	SetMode         = "mode"
@@ -262,6 +263,9 @@ func newSettingTable() []*Setting {
 				return ChildArg{Int: ResolveHashThreads(sc, e.Mode, e.Allowed)}
 			},
 			field: intField(func(s *SideConfig) *int { return &s.HashThreads })},
+		{Name: SetReader, Var: "HOW", Type: TypeEnum, Choices: readerNames, Where: AtLoad,
+			Help:  "how our load's reader waits for its socket: poll (as qemu's client: ppoll on its own thread, then read until EAGAIN; Linux) or netpoller (Go's)",
+			field: strField(func(s *SideConfig) *ReaderMode { return &s.Reader }, DefaultReader)},
 		{Name: SetPlacement, Var: "WHERE", Type: TypeEnum, Choices: PlacementNames, Where: AtPlacement,
 			Help: "where server and load process run: split (own cores), shared (one core) or os",
 			Keys: [2]string{"o"}, KeyHelp: "cores: split/shared/os", step: stepCycle,
