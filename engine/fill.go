@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/probe/sockdiag"
 )
@@ -49,7 +50,7 @@ type fillMeter struct {
 
 	mu      sync.Mutex // conn and refused: the two sides' polls look up at once
 	conn    *sockdiag.Conn
-	refused map[string]string // by side: why its senders could not be read
+	refused map[string]*model.Reason // by side: why its senders could not be read
 }
 
 // start starts sampling until ctx ends or stop; a failure leaves the
@@ -115,6 +116,19 @@ func (e noConnection) Error() string {
 	return fmt.Sprintf("no connection between PID %d and PID %d found", e.sender, e.receiver)
 }
 
+// fillReason is why a look found no senders (err), nil when it found
+// some: a moment's (noConnection), or the instrument's own.
+func fillReason(err error) (why *model.Reason, moment bool) {
+	var nc noConnection
+	switch {
+	case err == nil:
+		return nil, false
+	case errors.As(err, &nc):
+		return &model.Reason{Kind: model.ReasonNoConnection, PIDs: []int{nc.sender, nc.receiver}}, true
+	}
+	return wire.ReasonOf(err), false
+}
+
 // describeSockets is what sock_diag says of the sockets p holds; role
 // ("sender") names p in an error.
 func describeSockets(conn *sockdiag.Conn, p FillProc, role string) ([]sockdiag.Socket, error) {
@@ -151,22 +165,22 @@ func procSockets(p FillProc) ([]sockdiag.FD, error) {
 // flow's way (side.bulkFlow: an exec side's client's own): the server
 // sends for reads, the load (and, for an exec side, the command it runs)
 // for writes. why says why there are none.
-func fillEnds(sc model.SideConfig, flow model.Flow, srv, ld *child) (sender, receiver FillProc, why string) {
+func fillEnds(sc model.SideConfig, flow model.Flow, srv, ld *child) (sender, receiver FillProc, why *model.Reason) {
 	if ld == nil {
-		return sender, receiver, "the side is not running"
+		return sender, receiver, &model.Reason{Kind: model.ReasonNotRunning}
 	}
 	load := FillProc{PID: ld.pid(), Tree: sc.Exec != ""}
 	if srv == nil {
-		return sender, receiver, "the server is external (" + sc.Target + "): its process is not known here"
+		return sender, receiver, &model.Reason{Kind: model.ReasonNotLocal, What: sc.Target}
 	}
 	server := FillProc{PID: srv.pid()}
 	if srv.realPID > 0 {
 		server = FillProc{PID: srv.realPID, Tree: true} // a real server (the side's server command) and what it starts
 	}
 	if flow == model.FlowWrite {
-		return load, server, ""
+		return load, server, nil
 	}
-	return server, load, ""
+	return server, load, nil
 }
 
 // refreshFill points the side's group of the sampler at its current data
@@ -179,15 +193,15 @@ func (p *Pair) refreshFill(s *side) {
 	sc, flow, srv, ld := s.cfg, s.bulkFlow(), s.server, s.load
 	s.mu.Unlock()
 	if m.smp == nil {
-		p.noteLook(s, ld, m.err)
+		why, moment := fillReason(m.err)
+		p.noteLook(s, ld, why, moment)
 		return
 	}
 	snd, rcv, why := fillEnds(sc, flow, srv, ld)
 	var senders []sockdiag.FD
-	var err error
-	if why != "" {
-		err = errors.New(why)
-	} else {
+	moment := false
+	if why == nil {
+		var err error
 		m.mu.Lock()
 		if m.conn != nil {
 			senders, err = DataSenders(m.conn, snd, rcv)
@@ -195,22 +209,20 @@ func (p *Pair) refreshFill(s *side) {
 			err = errRunEnded
 		}
 		m.mu.Unlock()
+		why, moment = fillReason(err)
 	}
 	m.smp.SetHeld(s.name, senders)
-	p.noteLook(s, ld, err)
+	p.noteLook(s, ld, why, moment)
 }
 
-// noteLook notes a look for ld's connections (err: why none were found)
-// and says the warning due for the span it ended, if any.
-func (p *Pair) noteLook(s *side, ld *child, err error) {
-	why := ""
-	if err != nil {
-		why = err.Error()
-	}
+// noteLook notes a look for ld's connections (why: why none were found;
+// moment: for that moment only) and says the warning due for the span it
+// ended, if any.
+func (p *Pair) noteLook(s *side, ld *child, why *model.Reason, moment bool) {
 	s.mu.Lock()
-	endWarn := s.fill.look(ld, why, errors.As(err, new(noConnection)))
+	endWarn := s.fill.look(ld, why, moment)
 	s.mu.Unlock()
-	p.warnFillText(s, endWarn)
+	p.warnFillOf(s, endWarn)
 }
 
 // takeFill is the fill of the side's data sockets since the last take.
@@ -232,12 +244,12 @@ func (m *fillMeter) noteRefusal(side string, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.refused == nil {
-		m.refused = map[string]string{}
+		m.refused = map[string]*model.Reason{}
 	}
-	m.refused[side] = err.Error()
+	m.refused[side] = wire.ReasonOf(err)
 }
 
-func (m *fillMeter) refusal(side string) string {
+func (m *fillMeter) refusal(side string) *model.Reason {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.refused[side]
@@ -257,14 +269,14 @@ func FillOf(f sockdiag.Fill) model.Fill {
 // over the span (fillnotes.go), not when a moment's look between two
 // runs of a client found no connection.
 func (p *Pair) warnFill(s *side, smp *model.Sample) {
-	hasFill, refused := smp.Fill().Known(), ""
+	hasFill, refused := smp.Fill().Known(), (*model.Reason)(nil)
 	if !hasFill && smp.Active {
 		refused = p.fill.refusal(s.name)
 	}
 	s.mu.Lock()
 	why := s.fill.sample(hasFill, smp.Active, refused)
 	s.mu.Unlock()
-	p.warnFillText(s, why)
+	p.warnFillOf(s, why)
 }
 
 // warnFillEnds says, at the run's end, why a side's fill is n/a over its
@@ -277,19 +289,14 @@ func (p *Pair) warnFillEnds() {
 		s.mu.Lock()
 		why := s.fill.spanEnd()
 		s.mu.Unlock()
-		p.warnFillText(s, why)
+		p.warnFillOf(s, why)
 	}
 }
 
-// warnFillText warns that the side's fill is n/a for why ("": nothing to
-// say), with the fix where there is one.
-func (p *Pair) warnFillText(s *side, why string) {
-	if why == "" {
-		return
+// warnFillOf warns that the side's fill is n/a for why (nil: nothing to
+// say).
+func (p *Pair) warnFillOf(s *side, why *model.Reason) {
+	if why != nil {
+		p.raise(model.Warn(s.id, model.FillNotMeasured{Reason: *why}))
 	}
-	fix := ""
-	if errors.Is(p.fill.err, sockdiag.ErrNotAvailable) {
-		fix = "measured on Linux only"
-	}
-	p.warn(s.id, model.WarnFill, fmt.Sprintf("side %s: send-buffer fill n/a: %s", s.name, why), fix)
 }
