@@ -9,7 +9,7 @@ import (
 
 	"nbdscope/internal/testbin"
 	"nbdscope/model"
-	"nbdscope/words"
+	"nbdscope/phrase"
 )
 
 // An exec side's command gets {size} (asked of the export, so a sweep
@@ -81,7 +81,7 @@ func TestExecSideDirectionIsWhatTheClientDid(t *testing.T) {
 	if moved == 0 || asRead != moved {
 		t.Errorf("B (nbdcopy reading, workload write): %d of %d samples that moved payload read as a read", asRead, moved)
 	}
-	if len(warned) != 1 || !strings.Contains(words.WarningLong(warned[0]), "the client read") || !strings.Contains(words.WarningLong(warned[0]), "write") {
+	if len(warned) != 1 || !strings.Contains(phrase.WarningLong(warned[0]), "the client read") || !strings.Contains(phrase.WarningLong(warned[0]), "write") {
 		t.Errorf("warnings of the client's direction: %+v, want one saying the client read though the workload is write", warned)
 	}
 	rep := p.Report()

@@ -7,7 +7,7 @@ import (
 
 	"nbdscope/internal/testbin"
 	"nbdscope/model"
-	"nbdscope/words"
+	"nbdscope/phrase"
 )
 
 // TestSmallBufferFullMoreOften (issue 24): A's server at macOS's 8 KiB,
@@ -108,7 +108,7 @@ func TestExecFillMissBetweenRunsIsNoWarning(t *testing.T) {
 			}
 		}
 		if w := u.Warning; w != nil && w.Kind == model.WarnFill {
-			warned = append(warned, words.WarningLong(*w))
+			warned = append(warned, phrase.WarningLong(*w))
 		}
 	}
 	t.Logf("B: %d samples with fill, %d between runs without", measured, between)
@@ -144,7 +144,7 @@ func TestExecFillNeverConnectedWarnsOnce(t *testing.T) {
 			}
 		}
 		if w := u.Warning; w != nil && w.Kind == model.WarnFill {
-			warned = append(warned, words.WarningLong(*w))
+			warned = append(warned, phrase.WarningLong(*w))
 		}
 	}
 	if active == 0 || withFill != 0 {

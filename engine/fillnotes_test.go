@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"nbdscope/model"
-	"nbdscope/words"
+	"nbdscope/phrase"
 )
 
 // The warnings a side's looks and samples give, by their kinds: a look
@@ -24,7 +24,7 @@ func TestFillNotesWarnOnlyWhatHoldsOverTheSpan(t *testing.T) {
 		if r == nil {
 			return ""
 		}
-		return words.ReasonLong(*r)
+		return phrase.ReasonLong(*r)
 	}
 
 	var n fillNotes

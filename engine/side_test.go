@@ -19,7 +19,7 @@ import (
 	"nbdscope/internal/leakcheck"
 	"nbdscope/internal/testbin"
 	"nbdscope/model"
-	"nbdscope/words"
+	"nbdscope/phrase"
 )
 
 // childSettings asks a running child what it runs with.
@@ -265,7 +265,7 @@ func TestTurnsReportChildErrors(t *testing.T) {
 	tr := newTurns(model.ModeConcurrent, 100*time.Millisecond, [2]*side{a, b}, func(s *side, what model.WarningParams) {
 		mu.Lock()
 		defer mu.Unlock()
-		warned = append(warned, s.name+": "+words.WarningLong(model.Warn(s.id, what)))
+		warned = append(warned, s.name+": "+phrase.WarningLong(model.Warn(s.id, what)))
 	})
 	tr.setPaused(0, true)
 	tr.setPaused(0, false)

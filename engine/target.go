@@ -8,8 +8,8 @@ import (
 
 	"nbdscope/engine/wire"
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/probe/realproc"
-	"nbdscope/words"
 )
 
 // A local --target is measured as a real server side is: when the target
@@ -85,7 +85,7 @@ func (s *side) namePeer(srv, ld *child) {
 // until it becomes a *model.Reason.
 func (s *side) noteTargetWhy(why *model.Reason) {
 	s.mu.Lock()
-	s.targetWhy = words.ReasonWithFix(*why)
+	s.targetWhy = phrase.ReasonWithFix(*why)
 	s.mu.Unlock()
 }
 
@@ -97,7 +97,7 @@ func (s *side) targetServer() *model.RealProcess {
 	}
 	rp := &model.RealProcess{PID: s.server.realPID, Command: s.server.realCmd}
 	if r := s.server.bufsNA; r != nil {
-		rp.BuffersNA = words.ReasonWithFix(*r) // a string until ui/panel.go reads a reason
+		rp.BuffersNA = phrase.ReasonWithFix(*r) // a string until ui/panel.go reads a reason
 	}
 	return rp
 }

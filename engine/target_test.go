@@ -8,7 +8,7 @@ import (
 	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
-	"nbdscope/words"
+	"nbdscope/phrase"
 )
 
 // A --target side's buffers: a measured local server whose buffers follow
@@ -162,7 +162,7 @@ func TestSharedTargetServerConcurrentWarns(t *testing.T) {
 	var said []string
 	for u := range p.updates {
 		if u.Warning != nil && u.Warning.Kind == model.WarnTargetShared {
-			said = append(said, words.WarningLong(*u.Warning))
+			said = append(said, phrase.WarningLong(*u.Warning))
 		}
 	}
 	if len(said) != 1 || !strings.Contains(said[0], "server figures are n/a") {
@@ -186,7 +186,7 @@ func TestTargetUnsetBuffersSaid(t *testing.T) {
 	var said []string
 	for u := range p.updates {
 		if u.Warning != nil {
-			said = append(said, words.WarningLong(*u.Warning))
+			said = append(said, phrase.WarningLong(*u.Warning))
 		}
 	}
 	if len(said) != 1 || !strings.Contains(said[0], "sndbuf 2m is not applied") || !strings.Contains(said[0], "PID 42 does not lead") {

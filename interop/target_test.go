@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"nbdscope/internal/testbin"
+	"nbdscope/phrase"
 	"nbdscope/probe/realproc"
-	"nbdscope/words"
 )
 
 // startOwnQemuNbd starts qemu-nbd on a socket of its own, leading its own
@@ -56,7 +56,7 @@ func TestLocalTargetMeasured(t *testing.T) {
 	}
 	named := false
 	for _, w := range rep.Warnings {
-		if w.Side == "B" && strings.Contains(words.WarningLong(w), fmt.Sprintf("PID %d (qemu-nbd ", pid)) {
+		if w.Side == "B" && strings.Contains(phrase.WarningLong(w), fmt.Sprintf("PID %d (qemu-nbd ", pid)) {
 			named = true
 		}
 	}
@@ -103,7 +103,7 @@ func TestLocalTargetBothSides(t *testing.T) {
 	for _, side := range []string{"A", "B"} {
 		named := false
 		for _, w := range rep.Warnings {
-			if string(w.Side) == side && strings.HasPrefix(words.WarningLong(w), "side "+side+": ") && strings.Contains(words.WarningLong(w), fmt.Sprintf("PID %d", pid)) {
+			if string(w.Side) == side && strings.HasPrefix(phrase.WarningLong(w), "side "+side+": ") && strings.Contains(phrase.WarningLong(w), fmt.Sprintf("PID %d", pid)) {
 				named = true
 			}
 		}

@@ -7,7 +7,7 @@ import (
 
 // Reason is why a figure is not known, or why something could not be
 // done: a kind and its parameters, never a sentence. The phrasebook
-// (package words) words each kind once, short for the panel and long for
+// (package phrase) words each kind once, short for the panel and long for
 // reports and warnings; the JSON writes the kind, the parameters and the
 // long wording, for readers without nbdscope.
 type Reason struct {

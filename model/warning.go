@@ -8,7 +8,7 @@ import (
 
 // Warning is a condition worth showing: a kind and its typed parameters
 // (What), never a sentence. Each kind is one type below, worded once, in
-// the phrasebook (package words: short for the panel, long for reports,
+// the phrasebook (package phrase: short for the panel, long for reports,
 // and its fix), as hyperfine words each of its warnings in one Display.
 type Warning struct {
 	T    float64  `json:"t"`
@@ -217,7 +217,7 @@ func (PlacementFailed) WarnKind() WarnKind    { return WarnPlacement }
 func (ConsumeNotChanged) WarnKind() WarnKind  { return WarnConsume }
 func (CallsUnknown) WarnKind() WarnKind       { return WarnCalls }
 func (RequestsFailed) WarnKind() WarnKind     { return WarnRequests }
-func (FillNotMeasured) WarnKind() WarnKind        { return WarnFill }
+func (FillNotMeasured) WarnKind() WarnKind    { return WarnFill }
 func (ExecFlowOther) WarnKind() WarnKind      { return WarnExecFlow }
 func (TargetShared) WarnKind() WarnKind       { return WarnTargetShared }
 func (TargetUnattributed) WarnKind() WarnKind { return WarnTargetUnattributed }

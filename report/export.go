@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/units"
 )
 
@@ -286,13 +287,13 @@ func writeWarningsAndCrashes(w io.Writer, r *model.Report) {
 		fmt.Fprintln(w, "## Warnings")
 		fmt.Fprintln(w)
 		for _, x := range r.Warnings {
-			side := ""
-			if x.Side != "" && !strings.HasPrefix(x.Text, "side "+string(x.Side)+":") { // once: the text may name it
+			text, side := phrase.WarningLong(x), ""
+			if x.Side != "" && !strings.HasPrefix(text, "side "+string(x.Side)+":") { // once: the text may name it
 				side = " side " + string(x.Side)
 			}
-			fmt.Fprintf(w, "- %.2fs%s: %s", x.T, side, mdEscape(x.Text))
-			if x.Fix != "" {
-				fmt.Fprintf(w, " (fix: `%s`)", strings.ReplaceAll(x.Fix, "`", "'"))
+			fmt.Fprintf(w, "- %.2fs%s: %s", x.T, side, mdEscape(text))
+			if fix := phrase.WarningFix(x); fix != "" {
+				fmt.Fprintf(w, " (fix: `%s`)", strings.ReplaceAll(fix, "`", "'"))
 			}
 			fmt.Fprintln(w)
 		}

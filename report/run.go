@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/units"
 )
 
@@ -289,7 +290,7 @@ func printRunNotes(w io.Writer, rep model.Report) {
 		fmt.Fprintf(w, "crash %6.2fs %s\n", c.T, c.Text())
 	}
 	for _, wn := range rep.Warnings {
-		fmt.Fprintf(w, "warning %6.2fs %s\n", wn.T, wn.Text)
+		fmt.Fprintf(w, "warning %6.2fs %s\n", wn.T, phrase.WarningLong(wn))
 	}
 	if rep.Partial {
 		fmt.Fprintf(w, "PARTIAL RUN: %s\n", rep.PartialReason)

@@ -1,4 +1,4 @@
-// Package words is nbdscope's phrasebook: every warning, every reason a
+// Package phrase is nbdscope's phrasebook: every warning, every reason a
 // figure is unknown, and every change event is worded here, once, in a
 // short form (the explorer's panel and status line, chart labels) and a
 // long form (reports, run's warnings, the JSON's text for readers without
@@ -7,7 +7,7 @@
 //
 // Adding a warning or a reason is its kind in the model and its case
 // here: a test fails on a kind either form leaves empty, or words alike.
-package words
+package phrase
 
 import (
 	"path/filepath"
