@@ -116,9 +116,9 @@ func (e noConnection) Error() string {
 	return fmt.Sprintf("no connection between PID %d and PID %d found", e.sender, e.receiver)
 }
 
-// fillReason is why a look found no senders (err), nil when it found
-// some: a moment's (noConnection), or the instrument's own.
-func fillReason(err error) (why *model.Reason, moment bool) {
+// FillReason is why a look found no senders (err), nil when it found
+// some: a moment's (noConnection: moment), or the instrument's own.
+func FillReason(err error) (why *model.Reason, moment bool) {
 	var nc noConnection
 	switch {
 	case err == nil:
@@ -193,7 +193,7 @@ func (p *Pair) refreshFill(s *side) {
 	sc, flow, srv, ld := s.cfg, s.bulkFlow(), s.server, s.load
 	s.mu.Unlock()
 	if m.smp == nil {
-		why, moment := fillReason(m.err)
+		why, moment := FillReason(m.err)
 		p.noteLook(s, ld, why, moment)
 		return
 	}
@@ -209,7 +209,7 @@ func (p *Pair) refreshFill(s *side) {
 			err = errRunEnded
 		}
 		m.mu.Unlock()
-		why, moment = fillReason(err)
+		why, moment = FillReason(err)
 	}
 	m.smp.SetHeld(s.name, senders)
 	p.noteLook(s, ld, why, moment)

@@ -16,7 +16,7 @@ import (
 // whole span is said at once; each once a run.
 func TestFillNotesWarnOnlyWhatHoldsOverTheSpan(t *testing.T) {
 	ld, next := &child{}, &child{}
-	miss, moment := fillReason(noConnection{1, 2})
+	miss, moment := FillReason(noConnection{1, 2})
 	if !moment || miss.Kind != model.ReasonNoConnection {
 		t.Fatalf("no connection is %+v (moment %v): want a moment's no-connection", miss, moment)
 	}

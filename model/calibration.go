@@ -71,7 +71,7 @@ type CalibrationRow struct {
 	// Ratio is ours / real for each figure.
 	Ratio ClientRatios `json:"ratio"`
 	// CallsNA says why the real client's calls are unknown, when they are.
-	CallsNA string `json:"calls_na,omitempty"`
+	CallsNA *Reason `json:"calls_na,omitempty"`
 	// OtherCoresBusy is the most other processes kept busy during any of
 	// the row's measurements, ours and the real client's (nil: not
 	// measured), as a sweep row's.

@@ -138,7 +138,7 @@ type ExecRun struct {
 	// from its exec (realproc); nil where they cannot be counted, and
 	// then CallsNA says why.
 	ClientCalls *nbd.IOStats `json:"client_calls,omitempty"`
-	CallsNA     string       `json:"client_calls_na,omitempty"`
+	CallsNA     *Reason      `json:"client_calls_na,omitempty"`
 	// PayloadAssumed: the server is a real one whose bytes cannot be
 	// counted, so Payload is the export moved once (sweep's
 	// assumedPayload).
@@ -150,8 +150,8 @@ type ExecRun struct {
 	// Fill is the bulk sender's send-buffer fill while the client ran
 	// (sampled from outside; in the row's figures); FillNA says why it is
 	// not known.
-	Fill   Fill   `json:"-"`
-	FillNA string `json:"fill_na,omitempty"`
+	Fill   Fill    `json:"-"`
+	FillNA *Reason `json:"fill_na,omitempty"`
 }
 
 // ExecRow is what an exec sweep adds to a size's row: the runs and the

@@ -56,6 +56,9 @@ func ReasonLong(r model.Reason) string {
 // ReasonWithFix is the long form and, where there is one, its fix:
 // "… (fix: sudo sysctl -w kernel.perf_event_paranoid=2)".
 func ReasonWithFix(r model.Reason) string {
+	if r.Fix == "" && r.Kind == model.ReasonNotOnThisOS {
+		return ReasonLong(r) + " (measured on Linux only)"
+	}
 	if r.Fix == "" {
 		return ReasonLong(r)
 	}
@@ -80,7 +83,14 @@ func reasonSentence(r model.Reason) string {
 	case model.ReasonServedByUs:
 		return "it is served by nbdscope itself"
 	case model.ReasonNotRunning:
+		if r.What != "" {
+			return r.What + " did not start"
+		}
 		return "the side is not running"
+	case model.ReasonNoneRead:
+		if r.What != "" {
+			return "no sample of the data sockets " + r.What + " (a run shorter than the sampler's 5 ms?)"
+		}
 	}
 	if r.Detail != "" {
 		return r.Detail

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/units"
 )
 
@@ -89,7 +90,15 @@ func payloadAssumed(rep model.SweepReport) bool {
 // callsNAOf is why an exec sweep's client calls were not counted, from
 // its first run that says so; "" when they were.
 func callsNAOf(rep model.SweepReport) string {
-	return firstOfRuns(rep.Rows, func(run model.ExecRun) string { return run.CallsNA })
+	return reasonText(firstOfRuns(rep.Rows, func(run model.ExecRun) *model.Reason { return run.CallsNA }))
+}
+
+// reasonText is a reason's long form, "" for none.
+func reasonText(r *model.Reason) string {
+	if r == nil {
+		return ""
+	}
+	return phrase.ReasonWithFix(*r)
 }
 
 // firstOfRuns is the first value of of that is not zero over the exec
