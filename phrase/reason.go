@@ -37,7 +37,10 @@ func ReasonShort(r model.Reason) string {
 	case model.ReasonNotRunning:
 		return "not running"
 	case model.ReasonFailed:
-		return "failed"
+		if r.Detail != "" {
+			return firstClause(r.Detail)
+		}
+		return "could not be read"
 	}
 	return firstClause(r.Text)
 }
@@ -113,7 +116,7 @@ func reasonSentence(r model.Reason) string {
 	case model.ReasonNotLocal:
 		return "its server is not a local process nbdscope may look at"
 	case model.ReasonFailed:
-		return "it failed"
+		return "reading " + what + " failed"
 	}
 	return string(r.Kind)
 }
