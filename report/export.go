@@ -203,7 +203,7 @@ func writeEvents(w io.Writer, events []model.Event) {
 		if e.Reconnected {
 			to += " (reconnected)"
 		}
-		to += reachedText(e) // a real process's: what its socket read back
+		to += phrase.EventReached(e) // a real process's: what its socket read back
 		ev.Add(at, mdEscape(string(e.Side)), mdEscape(e.Setting), mdEscape(e.From), mdEscape(to))
 	}
 	ev.WriteMarkdown(w)

@@ -477,7 +477,7 @@ func (m *Model) onUpdate(u model.Update) bool {
 		m.applyEvent(ev)
 		m.charts.addEvent(ev)
 		if m.msg.kind == msgNone || m.msg.kind == msgEvent || m.msg.kind == msgInfo {
-			m.setMsg(msgEvent, "▲ "+clock(ev.T)+" "+eventLabel(ev)+reachedNote(ev))
+			m.setMsg(msgEvent, "▲ "+clock(ev.T)+" "+phrase.EventShort(ev)+phrase.EventReachedShort(ev))
 		}
 	case u.Crash != nil:
 		c := *u.Crash
