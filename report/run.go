@@ -246,7 +246,7 @@ func printRunNotes(w io.Writer, rep model.Report) {
 		// buffer and the other bound by its client's work, the gap
 		// between them reads off these two lines.
 		if p := model.PaceOf(s.Summary.Figures); p.Client.Known() && !s.Summary.Changed && paceJudged(rep) {
-			fmt.Fprintf(w, "pace %s (%s): %s\n", s.Name, s.Summary.Settings.SndBuf, model.PaceText(p, nil, s.Summary.Client.FaultsPer2MiB))
+			fmt.Fprintf(w, "pace %s (%s): %s\n", s.Name, s.Summary.Settings.SndBuf, phrase.PaceText(p, nil, s.Summary.Client.FaultsPer2MiB))
 		}
 	}
 	for _, s := range rep.Sides {
@@ -312,7 +312,7 @@ func printSegments(w io.Writer, rep model.Report) {
 	for _, s := range rep.Sides {
 		for _, g := range s.Segments {
 			if p := model.PaceOf(g.Figures); p.Client.Known() && len(s.Segments) > 1 && paceJudged(rep) {
-				fmt.Fprintf(w, "pace %s %.1f–%.1f s (%s): %s\n", s.Name, g.From, g.To, g.Settings.SndBuf, model.PaceText(p, nil, g.Client.FaultsPer2MiB))
+				fmt.Fprintf(w, "pace %s %.1f–%.1f s (%s): %s\n", s.Name, g.From, g.To, g.Settings.SndBuf, phrase.PaceText(p, nil, g.Client.FaultsPer2MiB))
 			}
 		}
 	}

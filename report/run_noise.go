@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/stats"
 	"nbdscope/units"
 )
@@ -85,7 +86,7 @@ func printNoise(w io.Writer, rep model.Report) {
 		// The pace lines (which carry the fill) are not printed; who
 		// waited on whom still reads off the fill.
 		for _, s := range rep.Sides {
-			if ft := model.FillText(s.Summary.Fill(), s.Summary.Direction(), model.Pace{}); ft != "" && !s.Summary.Changed {
+			if ft := phrase.FillText(s.Summary.Fill(), s.Summary.Direction(), model.Pace{}); ft != "" && !s.Summary.Changed {
 				fmt.Fprintf(w, "buffer %s (%s): %s\n", s.Name, s.Summary.Settings.SndBuf, ft)
 			}
 		}

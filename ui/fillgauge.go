@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 )
 
 // The fill gauge of a side's panel: a bar of the bulk sender's send
@@ -77,11 +78,11 @@ func (p *panel) currentShare() model.Figure {
 }
 
 // fillWords are the pace row's words for who waited on whom
-// (model.FillShort), "" when the fill is not measured.
+// (phrase.FillShort), "" when the fill is not measured.
 func (p *panel) fillWords() string {
 	fl := p.keysFlow()
 	if a := p.lastActive; a != nil {
 		fl = a.Direction()
 	}
-	return model.FillShort(p.recentFill(), fl)
+	return phrase.FillShort(p.recentFill(), fl)
 }
