@@ -86,8 +86,8 @@ func TestExecSideDirectionIsWhatTheClientDid(t *testing.T) {
 	}
 	rep := p.Report()
 	sd := rep.Sides[1]
-	if sd.Summary.Direction() != model.FlowRead || sd.Summary.ReceiverName() != "client" || sd.Summary.ReceiverNA() != "" {
-		t.Errorf("B's summary: flow %q, receiver %q (%q)", sd.Summary.Direction(), sd.Summary.ReceiverName(), sd.Summary.ReceiverNA())
+	if sd.Summary.Direction() != model.FlowRead || sd.Summary.ReceiverName() != "client" || sd.Summary.ReceiverNA() != nil {
+		t.Errorf("B's summary: flow %q, receiver %q (%+v)", sd.Summary.Direction(), sd.Summary.ReceiverName(), sd.Summary.ReceiverNA())
 	}
 	for _, g := range sd.Segments {
 		if g.Bytes > 0 && g.Direction() != model.FlowRead {

@@ -26,6 +26,9 @@ type Reason struct {
 	PIDs []int `json:"pids,omitempty"`
 	// Samples is how many samples it held over (a fill missed in each).
 	Samples int `json:"samples,omitempty"`
+	// Receivers are the processes that received, in order, in a span
+	// whose receiver changed ("client", "server", "client").
+	Receivers []string `json:"receivers,omitempty"`
 	// Text is the long wording as the JSON was written with it: read back
 	// from a saved run, and the whole reason of one saved before reasons
 	// had kinds (ReasonText). Never set where a reason is made.

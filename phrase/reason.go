@@ -82,6 +82,9 @@ func reasonSentence(r model.Reason) string {
 	case model.ReasonSharedServer:
 		return "one --target process serves both sides and both loads ran in the span: its calls cannot be split between them"
 	case model.ReasonReceiverChanged:
+		if len(r.Receivers) > 1 {
+			return "the receiver changed: see the segments (" + strings.Join(r.Receivers, " → ") + ")"
+		}
 		return "the receiver changed: see the segments"
 	case model.ReasonServedByUs:
 		return "it is served by nbdscope itself"

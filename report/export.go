@@ -245,7 +245,7 @@ func writeMixedSummaries(w io.Writer, r *model.Report) {
 			fmt.Fprintf(w, "- %s: the whole run, across changes of %s: its figures mix the segments (see Segments for each stretch).\n",
 				mdEscape(sr.Name), strings.Join(changed, ", "))
 		}
-		if why := sr.ReceiverChanged(); why != "" {
+		if why := reasonText(sr.ReceiverChanged()); why != "" {
 			fmt.Fprintf(w, "- %s: syscalls per 2 MiB and sndbuf full/empty %% n/a: %s.\n", mdEscape(sr.Name), why)
 		}
 	}
@@ -386,7 +386,7 @@ func Compare(out io.Writer, a, b Run) error {
 	var why []string
 	for _, rf := range []Run{a, b} {
 		for _, s := range rf.Report.Sides {
-			if r := s.ReceiverChanged(); r != "" {
+			if r := reasonText(s.ReceiverChanged()); r != "" {
 				why = append(why, fmt.Sprintf("- %s's %s: syscalls per 2 MiB n/a: %s", mdEscape(rf.Name), mdEscape(s.Name), r))
 			}
 		}

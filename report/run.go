@@ -174,7 +174,7 @@ func Summary(w io.Writer, rep model.Report) {
 		fmt.Fprintln(w, l)
 	}
 	for _, s := range rep.Sides {
-		if why := s.ReceiverChanged(); why != "" {
+		if why := reasonText(s.ReceiverChanged()); why != "" {
 			fmt.Fprintf(w, "n/a %s: send buffer full/empty/fill and recv calls/2MiB mean ± σ: %s; the client and server rows are each process's own\n", s.Name, why)
 		}
 	}

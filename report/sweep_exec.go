@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"nbdscope/model"
-	"nbdscope/phrase"
 	"nbdscope/units"
 )
 
@@ -91,14 +90,6 @@ func payloadAssumed(rep model.SweepReport) bool {
 // its first run that says so; "" when they were.
 func callsNAOf(rep model.SweepReport) string {
 	return reasonText(firstOfRuns(rep.Rows, func(run model.ExecRun) *model.Reason { return run.CallsNA }))
-}
-
-// reasonText is a reason's long form, "" for none.
-func reasonText(r *model.Reason) string {
-	if r == nil {
-		return ""
-	}
-	return phrase.ReasonWithFix(*r)
 }
 
 // firstOfRuns is the first value of of that is not zero over the exec
