@@ -117,6 +117,9 @@ func reasonSentence(r model.Reason) string {
 	case model.ReasonGone:
 		return "the process has exited"
 	case model.ReasonNotLocal:
+		if r.What != "" {
+			return "the server is external (" + r.What + "): its process is not known here"
+		}
 		return "its server is not a local process nbdscope may look at"
 	case model.ReasonFailed:
 		return "reading " + what + " failed"
