@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 )
 
 // Reason is why a figure is not known, or why something could not be
@@ -29,9 +30,10 @@ type Reason struct {
 	// Receivers are the processes that received, in order, in a span
 	// whose receiver changed ("client", "server", "client").
 	Receivers []string `json:"receivers,omitempty"`
-	// Text is the long wording as the JSON was written with it: read back
-	// from a saved run, and the whole reason of one saved before reasons
-	// had kinds (ReasonText). Never set where a reason is made.
+	// Text is the long wording as the JSON carries it, for readers
+	// without nbdscope; in memory, only a reason saved before reasons had
+	// kinds (ReasonText), or of a kind this version does not know, has
+	// one. Never set where a reason is made.
 	Text string `json:"text,omitempty"`
 }
 
@@ -123,5 +125,11 @@ func (r *Reason) UnmarshalJSON(b []byte) error {
 		*r = Reason{Kind: ReasonText, Text: s}
 		return nil
 	}
-	return json.Unmarshal(b, (*reasonJSON)(r))
+	if err := json.Unmarshal(b, (*reasonJSON)(r)); err != nil {
+		return err
+	}
+	if r.Kind != ReasonText && slices.Contains(ReasonKinds, r.Kind) {
+		r.Text = "" // the phrasebook's wording, made again from the kind: a reason reads back as it was made
+	}
+	return nil
 }

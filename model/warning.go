@@ -19,8 +19,10 @@ type Warning struct {
 	What WarningParams `json:"-"`
 	// Text and Fix are the long wording and the fix as the JSON carries
 	// them, for readers without nbdscope (written by the phrasebook,
-	// SetWording) and read back from a saved run. Never set where a
-	// warning is raised: internal/wordcheck fails on that.
+	// SetWording); in memory, only a warning saved before warnings had
+	// parameters, or of a kind this version does not know, has them.
+	// Never set where a warning is raised: internal/wordcheck fails on
+	// that.
 	Text string `json:"text,omitempty"`
 	Fix  string `json:"fix,omitempty"`
 }
@@ -273,7 +275,9 @@ func (w *Warning) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(j.Params, p); err != nil {
 		return fmt.Errorf("warning %s: %w", j.Kind, err)
 	}
-	w.What = deref(p)
+	// Text and Fix are the phrasebook's wording of What, made again from
+	// it: a warning reads back as it was raised.
+	w.What, w.Text, w.Fix = deref(p), "", ""
 	return nil
 }
 

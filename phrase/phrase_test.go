@@ -2,6 +2,7 @@ package phrase_test
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -68,7 +69,7 @@ func TestEveryWarningKindIsWorded(t *testing.T) {
 		if err := json.Unmarshal(b, &back); err != nil {
 			t.Fatalf("%s: %v", k, err)
 		}
-		if back.Text != long || phrase.WarningLong(back) != long || phrase.WarningFix(back) != phrase.WarningFix(w) {
+		if !strings.Contains(string(b), `"text":`) || !reflect.DeepEqual(back, w) || phrase.WarningLong(back) != long {
 			t.Errorf("%s: JSON %s reads back as %+v", k, b, back)
 		}
 	}
