@@ -9,8 +9,9 @@ import "time"
 // client it stands for on this machine.
 
 // CalibrationVersion is the schema version of CalibrationReport
-// (calibrate --json).
-const CalibrationVersion = 1
+// (calibrate --json). Version 2: a row's calls_na is a reason object
+// (model.Reason), where it was a sentence; a sentence still reads.
+const CalibrationVersion = 2
 
 // ClientFigures are one client's figures at one buffer, from its median
 // measurement (by time): per 2 MiB of payload, as a run's.

@@ -35,8 +35,10 @@ var DefaultSweepSizes = []string{"default", "64k", "128k", "256k", "512k", "1m",
 
 // SweepVersion is the schema version of SweepReport (sweep --json).
 // Version 2 split CPU time into client and server and added EAGAIN per
-// 2 MiB and the optimum.
-const SweepVersion = 2
+// 2 MiB and the optimum. Version 3: an exec run's client_calls_na and
+// fill_na are reason objects (model.Reason), where they were sentences;
+// a sentence still reads.
+const SweepVersion = 3
 
 // SweepRow is one buffer size's median result, in the seed's table shape:
 // the time to move the bytes, client and server CPU seconds, the bulk-data
