@@ -16,7 +16,7 @@ func TestExecFillNA(t *testing.T) {
 	f := &execFill{err: &sockdiag.NotAvailableError{What: "socket diagnostics", Reason: "not available on darwin"}}
 	fl, r := f.watch(1).finish(false)
 	why := phrase.ReasonWithFix(*r)
-	if fl.Known() || r.Kind != model.ReasonNotOnThisOS || !strings.Contains(why, "not available on darwin") || !strings.HasSuffix(why, "(measured on Linux only)") {
+	if fl.Known() || r.Kind != model.ReasonNotOnThisOS || !strings.Contains(why, "socket diagnostics not available on darwin") || !strings.HasSuffix(why, "(measured on Linux only)") {
 		t.Errorf("no sampler: %+v, %q", fl, why)
 	}
 	f = startExecFill(t.Context())

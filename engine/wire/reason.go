@@ -27,7 +27,7 @@ func ReasonOf(err error) *model.Reason {
 	}
 	var na *sockdiag.NotAvailableError
 	if errors.As(err, &na) {
-		return &model.Reason{Kind: model.ReasonNotOnThisOS, What: na.What, Detail: na.Reason}
+		return &model.Reason{Kind: model.ReasonNotOnThisOS, What: na.What, Detail: na.What + " " + na.Reason}
 	}
 	if errors.Is(err, sockdiag.ErrGone) {
 		return &model.Reason{Kind: model.ReasonGone, Detail: err.Error()}
