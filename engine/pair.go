@@ -229,7 +229,7 @@ func (p *Pair) closeUpdates() {
 }
 
 // raise sends a warning, its kind and parameters: the phrasebook (package
-// words) words it wherever it is shown.
+// phrase) words it wherever it is shown.
 func (p *Pair) raise(w model.Warning) {
 	w.T = p.elapsed()
 	p.emit(model.Update{Warning: &w})

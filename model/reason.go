@@ -40,7 +40,7 @@ type Reason struct {
 // ReasonKind is the kind of a Reason: its JSON name.
 type ReasonKind string
 
-// The kinds of a Reason. Each is worded in words/reason.go.
+// The kinds of a Reason. Each is worded in phrase/reason.go.
 const (
 	// ReasonNoPermission: the OS refused, and a privilege or a setting
 	// (Fix) would allow it: perf_event_paranoid, another user's process,
