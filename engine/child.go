@@ -7,6 +7,7 @@ import (
 
 	"nbdscope/engine/childproc"
 	"nbdscope/engine/wire"
+	"nbdscope/model"
 )
 
 // child is one spawned process in an internal role: the plumbing of
@@ -27,8 +28,8 @@ type child struct {
 	attached bool
 	realCmd  string
 	// bufsNA (attached): why the server's buffers are left as they are
-	// ("": they follow the side's settings).
-	bufsNA string
+	// (nil: they follow the side's settings).
+	bufsNA *model.Reason
 }
 
 // realServerStart bounds a real server child's start: the child waits up
