@@ -7,6 +7,8 @@ package clientrun
 
 import (
 	"errors"
+	"fmt"
+	"os/exec"
 	"strings"
 
 	"nbdscope/shellword"
@@ -51,4 +53,41 @@ func substitute(s string, vars Vars, quote func(string) string) string {
 		pairs = append(pairs, "{"+k+"}", quote(v))
 	}
 	return strings.NewReplacer(pairs...).Replace(s)
+}
+
+// CheckProgram refuses, before anything runs, a command whose program
+// cannot be run: not on PATH, or (a path) not an executable file. A
+// --shell command (c.Shell) is not checked: sh runs its line, whose first
+// word may be a builtin, a function, a variable assignment or a program
+// found only once an earlier part of the line has run, which only sh can
+// tell.
+func (c Command) CheckProgram() error {
+	if c.Shell {
+		return nil
+	}
+	words, err := shellword.Split(c.Line)
+	if err != nil {
+		return err
+	}
+	if len(words) == 0 {
+		return errors.New("empty command")
+	}
+	if _, err := exec.LookPath(words[0]); err != nil {
+		if strings.Contains(words[0], "/") {
+			return fmt.Errorf("%s is not an executable file", shellword.Quote(words[0]))
+		}
+		return fmt.Errorf("%s is not on PATH", shellword.Quote(words[0]))
+	}
+	return nil
+}
+
+// NeedsOne refuses a command line that holds none of placeholders (the
+// ways it can be told where to connect or listen), naming them.
+func NeedsOne(line string, placeholders ...string) error {
+	for _, p := range placeholders {
+		if strings.Contains(line, p) {
+			return nil
+		}
+	}
+	return fmt.Errorf("put %s where the command takes the address", strings.Join(placeholders, " or "))
 }

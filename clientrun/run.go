@@ -94,7 +94,7 @@ func runWith(ctx context.Context, argv []string, cpus []int, attach, started fun
 		name, args = "/bin/sh", append([]string{"-c", holdScript}, argv...)
 	}
 	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = heldAttrs() // its own group, killed should this process die (the janitor kills the rest)
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	tail := &tailBuffer{max: stderrKeep}
@@ -109,6 +109,8 @@ func runWith(ctx context.Context, argv []string, cpus []int, attach, started fun
 	if err != nil {
 		return Result{}, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
 	}
+	Guard(cmd.Process.Pid)
+	defer Release(cmd.Process.Pid) // after the group is killed and its leader reaped
 	if h != nil {
 		attach(cmd.Process.Pid)
 		if err := h.release(); err != nil {
@@ -189,13 +191,14 @@ type Process struct {
 // Start starts argv like Run does, without waiting.
 func Start(argv []string) (*Process, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = heldAttrs()
 	tail := &tailBuffer{max: stderrKeep}
 	cmd.Stderr = tail
 	p := &Process{argv: argv, cmd: cmd, tail: tail, start: time.Now()}
 	if err := cmd.Start(); err != nil {
 		return nil, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
 	}
+	Guard(cmd.Process.Pid)
 	return p, nil
 }
 
@@ -229,11 +232,13 @@ func StartHeld(argv []string, attach func(pid int)) (*Process, error) {
 	if err != nil {
 		return nil, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
 	}
+	Guard(cmd.Process.Pid) // before it runs anything of its own
 	attach(cmd.Process.Pid)
 	p.start = time.Now()
 	if err := h.release(); err != nil {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
+		Release(cmd.Process.Pid)
 		return nil, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
 	}
 	return p, nil
@@ -269,12 +274,16 @@ func (p *Process) Pid() int { return p.cmd.Process.Pid }
 // Signal sends sig to the client's whole process group.
 func (p *Process) Signal(sig syscall.Signal) error { return syscall.Kill(-p.cmd.Process.Pid, sig) }
 
+// StderrTail is the last lines the process wrote on stderr so far.
+func (p *Process) StderrTail() string { return p.tail.lastLines(10) }
+
 // Wait waits for the client's end and measures it; whatever it left in
-// its group is killed.
+// its group is killed, and the group leaves the janitor's care.
 func (p *Process) Wait() (Result, error) {
 	err := p.cmd.Wait()
 	wall := time.Since(p.start)
 	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	Release(p.cmd.Process.Pid)
 	if err != nil {
 		return Result{}, &Failure{Argv: p.argv, Status: err.Error(), Stderr: p.tail.lastLines(10)}
 	}

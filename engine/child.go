@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"nbdscope/clientrun"
 	"nbdscope/engine/childproc"
 	"nbdscope/engine/wire"
 	"nbdscope/model"
@@ -32,6 +33,12 @@ type child struct {
 	bufsNA *model.Reason
 }
 
+// ChildStopGrace is how long a child gets to end after it is asked to,
+// before it is killed: longer than the grace it gives a real server's or
+// client's process group (clientrun.GroupGrace), so that it is never
+// killed in the middle of killing the groups it owns.
+const ChildStopGrace = clientrun.GroupGrace + 2*time.Second
+
 // realServerStart bounds a real server child's start: the child waits up
 // to 10 s for the server to listen (engine/child's listenTimeout).
 const realServerStart = 15 * time.Second
@@ -49,7 +56,7 @@ func spawn(exe, role, side string, spec any, timeout time.Duration) (*child, wir
 	c := &child{proc: p, role: role, side: side, exited: p.Exited(), reported: make(chan struct{})}
 	var m wire.Msg
 	if err := json.Unmarshal(raw, &m); err != nil {
-		c.stop(2 * time.Second)
+		c.stop(ChildStopGrace)
 		return nil, wire.Msg{}, fmt.Errorf("%s %s: bad ready message: %w", side, role, err)
 	}
 	return c, m, nil

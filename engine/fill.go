@@ -4,20 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/probe/sockdiag"
+	"nbdscope/probe/syscount"
 )
 
-// The send-buffer fill of each side's data sockets, sampled from outside
-// by the controller (probe/sockdiag), so that the measured processes do
-// nothing for it. One sampler serves the pair, 100 times a second; each
-// side is a group of it, whose senders are the bulk sender's sockets
-// connected to the receiver, found again at every poll (connections come
-// and go with reconnects and restarts), and whose window is taken at every
-// sample, so each Sample carries the fill of its own interval.
+// The send-buffer fill of each side's data sockets, measured from outside
+// the measured processes, which do nothing for it: in the kernel
+// (syscount.FillMeter) where its programs load and the side's data
+// sockets are unix sockets, else sampled by the controller
+// (probe/sockdiag), 100 times a second. Each side is a group of the
+// meter, whose senders are the bulk sender's sockets connected to the
+// receiver, found again at every poll (connections come and go with
+// reconnects and restarts), and whose window is taken at every sample,
+// so each Sample carries the fill of its own interval. The sampler starts
+// only for a side the kernel cannot measure, so that where the programs
+// load nothing wakes 100 times a second.
 
 // fillRate is the sampler's rate: 100 Hz. Its wake-ups were most of the
 // controller's own CPU at 200 Hz (1.5-2% of a core for 8 connections a
@@ -36,6 +42,11 @@ const fillRate = sockdiag.DefaultRate
 // one of the figures, and each costs a lookup.
 const fillRecvEvery = 10
 
+// fillSteady is the share of an interval the load must have run for its
+// fill to count in the run's and the segments' figures: the interval at
+// the start or end of an alternate-mode turn holds an idle buffer too.
+const fillSteady = 0.9
+
 // FillProc is a process at one end of a side's data connections, named by
 // its PID alone so that any process can be one: our server or load child,
 // or a real server or client we did not start. Tree includes everything
@@ -45,45 +56,90 @@ type FillProc struct {
 	Tree bool
 }
 
-// fillMeter is the pair's sampler and the sock_diag socket used to find
-// the sides' connections.
+// fillMeter is the pair's fill meters and the sock_diag socket used to
+// find the sides' connections.
 type fillMeter struct {
-	smp *sockdiag.Sampler // nil when fill cannot be sampled here; err says why
-	err error
+	// kern measures in the kernel; nil where its programs cannot load
+	// (kernWhy says why: no BPF rights, no kernel BTF, macOS).
+	kern    *syscount.FillMeter
+	kernWhy string
 
-	mu      sync.Mutex // conn, looks and refused: the two sides' polls look up at once
+	mu  sync.Mutex // all below: the two sides' polls look up at once
+	ctx context.Context
+	// smp is the sampler, started for the first side the kernel does not
+	// measure; err is why fill cannot be measured here at all, or why
+	// the sampler could not start.
+	smp     *sockdiag.Sampler
+	err     error
 	conn    *sockdiag.Conn
 	looks   lookCache
 	refused map[string]*model.Reason // by side: why its senders could not be read
+	sources map[string]string        // by side: what measures its fill (model.FillSource…)
 }
 
-// start starts sampling until ctx ends or stop; a failure leaves the
+// errKernelNotAsked is why the kernel does not measure a run's fill that
+// did not ask it to (model.Config.FillSource).
+var errKernelNotAsked = errors.New("the sampler measures fill unless --fill kernel is given")
+
+// openKernelFill loads the kernel's fill programs; tests replace it to
+// run the sampler.
+var openKernelFill = syscount.OpenFillMeter
+
+// start starts measuring until ctx ends or stop; a failure leaves the
 // meter without a sampler and the reason in err.
-func (m *fillMeter) start(ctx context.Context) {
+func (m *fillMeter) start(ctx context.Context, source string) {
 	conn, err := sockdiag.Dial()
 	if err != nil {
 		m.err = err
 		return
 	}
-	smp, err := sockdiag.StartSampler(ctx, sockdiag.SamplerConfig{Rate: fillRate, RecvEvery: fillRecvEvery})
-	if err != nil {
-		conn.Close()
-		m.err = err
-		return
+	m.ctx, m.conn = ctx, conn
+	if source != model.FillSourceKernel {
+		err = errKernelNotAsked
+	} else {
+		m.kern, err = openKernelFill()
 	}
-	m.smp, m.conn = smp, conn
+	if err != nil {
+		m.kern, m.kernWhy = nil, err.Error()
+		m.mu.Lock()
+		m.startSampler()
+		m.mu.Unlock()
+	}
 }
 
-// stop ends the sampling and closes the lookup socket.
-func (m *fillMeter) stop() {
-	if m.smp == nil {
-		return
+// startSampler starts the sampler, once; m.mu is held.
+func (m *fillMeter) startSampler() *sockdiag.Sampler {
+	if m.smp != nil || m.err != nil || m.ctx == nil {
+		return m.smp
 	}
-	m.smp.Stop()
+	m.smp, m.err = sockdiag.StartSampler(m.ctx, sockdiag.SamplerConfig{Rate: fillRate, RecvEvery: fillRecvEvery})
+	return m.smp
+}
+
+// sampler is the sampler, nil until a side needed it.
+func (m *fillMeter) sampler() *sockdiag.Sampler {
 	m.mu.Lock()
-	m.conn.Close()
-	m.conn = nil // a poll still running finds nothing rather than a reused fd
-	m.mu.Unlock()
+	defer m.mu.Unlock()
+	return m.smp
+}
+
+// measuring says whether fill can be measured here at all.
+func (m *fillMeter) measuring() bool { return m.kern != nil || m.sampler() != nil }
+
+// stop ends the measuring and closes the lookup socket.
+func (m *fillMeter) stop() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.smp != nil {
+		m.smp.Stop()
+	}
+	if m.kern != nil {
+		m.kern.Close()
+	}
+	if m.conn != nil {
+		m.conn.Close()
+		m.conn = nil // a poll still running finds nothing rather than a reused fd
+	}
 }
 
 // DataSenders lists the sockets of sender that are connected to a socket
@@ -93,41 +149,45 @@ func (m *fillMeter) stop() {
 // socket either holds (a listener, the control pipe to the controller, a
 // connection elsewhere) is left out.
 func DataSenders(conn *sockdiag.Conn, sender, receiver FillProc) ([]sockdiag.FD, error) {
-	return dataSenders(conn, sender, receiver, nil, "")
+	out, _, err := dataSenders(conn, sender, receiver, nil, "")
+	return out, err
 }
 
-// dataSenders is DataSenders, reusing a side's last look (looks, by
-// side) when it still holds: each look described both processes' sockets
-// through two namespace-wide sock_diag dumps, at every poll of each side.
-func dataSenders(conn *sockdiag.Conn, sender, receiver FillProc, looks *lookCache, side string) ([]sockdiag.FD, error) {
+// dataSenders is DataSenders, and whether every one is a unix socket
+// (which the kernel's fill programs measure), reusing a side's last look
+// (looks, by side) when it still holds: each look described both
+// processes' sockets through two namespace-wide sock_diag dumps, at every
+// poll of each side.
+func dataSenders(conn *sockdiag.Conn, sender, receiver FillProc, looks *lookCache, side string) (out []sockdiag.FD, allUnix bool, err error) {
 	sfds, err := procSockets(sender)
 	if err != nil {
-		return nil, fmt.Errorf("the sender's sockets (PID %d): %w", sender.PID, err)
+		return nil, false, fmt.Errorf("the sender's sockets (PID %d): %w", sender.PID, err)
 	}
 	rfds, err := procSockets(receiver)
 	if err != nil {
-		return nil, fmt.Errorf("the receiver's sockets (PID %d): %w", receiver.PID, err)
+		return nil, false, fmt.Errorf("the receiver's sockets (PID %d): %w", receiver.PID, err)
 	}
-	if out, ok := looks.reuse(side, sfds, rfds); ok {
-		return out, nil
+	if out, allUnix, ok := looks.reuse(side, sfds, rfds); ok {
+		return out, allUnix, nil
 	}
 	ss, err := conn.Describe(sfds)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	rs, err := conn.Describe(rfds)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	var out []sockdiag.FD
+	allUnix = true
 	for _, l := range sockdiag.Links(ss, rs) {
 		out = append(out, holderOf(l.A, sender.PID))
+		allUnix = allUnix && l.A.Kind == sockdiag.KindUnix
 	}
 	if len(out) == 0 {
-		return nil, noConnection{sender.PID, receiver.PID}
+		return nil, false, noConnection{sender.PID, receiver.PID}
 	}
-	looks.keep(side, sfds, rfds, ss, out)
-	return out, nil
+	looks.keep(side, sfds, rfds, ss, out, allUnix)
+	return out, allUnix, nil
 }
 
 // noConnection is a look that found no data connection between the two
@@ -205,27 +265,67 @@ func (p *Pair) refreshFill(s *side) {
 	s.mu.Lock()
 	sc, flow, srv, ld := s.cfg, s.bulkFlow(), s.server, s.load
 	s.mu.Unlock()
-	if m.smp == nil {
+	if !m.measuring() {
 		why, moment := FillReason(m.err)
 		p.noteLook(s, ld, why, moment)
 		return
 	}
 	snd, rcv, why := fillEnds(sc, flow, srv, ld)
-	var senders []sockdiag.FD
+	var looked error
+	if why != nil {
+		looked = errNoEnds
+	}
+	m.mu.Lock()
+	err := m.point(s.name, snd, rcv, looked)
+	m.mu.Unlock()
 	moment := false
 	if why == nil {
-		var err error
-		m.mu.Lock()
-		if m.conn != nil {
-			senders, err = dataSenders(m.conn, snd, rcv, &m.looks, s.name)
-		} else {
-			err = errRunEnded
-		}
-		m.mu.Unlock()
 		why, moment = FillReason(err)
 	}
-	m.smp.SetHeld(s.name, senders)
 	p.noteLook(s, ld, why, moment)
+}
+
+// errNoEnds is a look that had no processes to look between (fillEnds
+// says why).
+var errNoEnds = errors.New("no ends to look between")
+
+// point points the side's group at its data senders (none when looked
+// is an error): in the kernel where it measures them all (a look that
+// found none leaves a side there, unless the sampler has it), else in
+// the sampler, started for it. m.mu is held.
+func (m *fillMeter) point(side string, snd, rcv FillProc, looked error) error {
+	var senders []sockdiag.FD
+	allUnix := false
+	switch {
+	case looked != nil:
+	case m.conn == nil:
+		looked = errRunEnded
+	default:
+		senders, allUnix, looked = dataSenders(m.conn, snd, rcv, &m.looks, side)
+	}
+	if m.sources == nil {
+		m.sources = map[string]string{}
+	}
+	if m.kern != nil && (allUnix || looked != nil && m.sources[side] != model.FillSourceSampler) {
+		var inodes []uint64
+		for _, h := range senders {
+			inodes = append(inodes, uint64(h.Inode))
+		}
+		if err := m.kern.Set(side, inodes); err != nil && looked == nil {
+			looked = err
+		}
+		m.sources[side] = model.FillSourceKernel
+		senders = nil
+	} else if smp := m.startSampler(); smp != nil {
+		m.sources[side] = model.FillSourceSampler
+		if m.kern != nil {
+			m.kern.Set(side, nil)
+		}
+	}
+	if m.smp != nil {
+		m.smp.SetHeld(side, senders)
+	}
+	return looked
 }
 
 // noteLook notes a look for ld's connections (why: why none were found;
@@ -240,10 +340,14 @@ func (p *Pair) noteLook(s *side, ld *child, why *model.Reason, moment bool) {
 
 // takeFill is the fill of the side's data sockets since the last take.
 func (p *Pair) takeFill(s *side) model.Fill {
-	if p.fill.smp == nil {
+	if k := p.fill.kern; k != nil && p.fill.sourceOf(s.name) == model.FillSourceKernel {
+		return KernelFillOf(k.Take(s.name))
+	}
+	smp := p.fill.sampler()
+	if smp == nil {
 		return model.NoFill
 	}
-	f := p.fill.smp.Take(s.name)
+	f := smp.Take(s.name)
 	if !f.OK() && f.Refused != nil {
 		p.fill.noteRefusal(s.name, f.Refused)
 	}
@@ -276,6 +380,34 @@ func FillOf(f sockdiag.Fill) model.Fill {
 	}
 	return model.Fill{Samples: f.Samples, FullPct: model.Figure(f.FullPct), EmptyPct: model.Figure(f.EmptyPct),
 		Bytes: model.Figure(f.MeanBytes), Limit: f.Limit, Current: model.Figure(f.LastBytes)}
+}
+
+// sourceOf is what measures the side's fill ("" before its first look).
+func (m *fillMeter) sourceOf(side string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.sources[side]
+}
+
+// labelFillSources names in the report what measured each side's fill.
+func (p *Pair) labelFillSources(rep *model.Report) {
+	for i := range rep.Sides {
+		if i < len(p.sides) && p.sides[i] != nil {
+			rep.Sides[i].FillSource = p.fill.sourceOf(p.sides[i].name)
+		}
+	}
+}
+
+// KernelFillOf is a kernel window as the model's figures. Its Samples,
+// which weigh it against other spans (model.Fill.Add), are the
+// socket-time it measured counted in the sampler's ticks, so that a
+// span weighs by its length whichever measured it.
+func KernelFillOf(w syscount.FillWindow) model.Fill {
+	if !w.OK() {
+		return model.NoFill
+	}
+	return model.Fill{Samples: max(1, int(math.Round(w.Seconds*fillRate))), FullPct: model.Figure(w.FullPct),
+		EmptyPct: model.Figure(w.EmptyPct), Bytes: model.Figure(w.MeanBytes), Limit: w.Limit, Current: model.Figure(w.LastBytes)}
 }
 
 // warnFill says, once per side, why its fill is n/a when that is so

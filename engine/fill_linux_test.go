@@ -57,7 +57,7 @@ func TestFillFindsOnlyDataSockets(t *testing.T) {
 	if why != nil {
 		t.Fatal(why)
 	}
-	if p.fill.smp == nil {
+	if !p.fill.measuring() {
 		t.Fatal(p.fill.err)
 	}
 	p.fill.mu.Lock()
@@ -132,7 +132,7 @@ func TestExecFillNeverConnectedWarnsOnce(t *testing.T) {
 	cfg := testConfig()
 	cfg.Duration = model.Duration(1500 * time.Millisecond)
 	cfg.Sides[1].Size = 64 << 20
-	cfg.Sides[1].Exec = `/bin/sh -c 'sleep 0.05'`
+	cfg.Sides[1].Exec = `/bin/sh -c 'sleep 5' {uri}` // never connects, and no run ends: no run without payload ends the side
 	p := startPair(t, cfg)
 	var active, withFill int
 	var warned []string

@@ -25,24 +25,25 @@ type lookCache struct {
 type look struct {
 	snd, rcv []sockdiag.FD // the sockets each process held, in fd order
 	senders  []sockdiag.FD
+	allUnix  bool // every sender a unix socket (the kernel measures them)
 }
 
 // reuse is the senders of side's last look if both processes hold the
 // same sockets (by PID, fd and inode) as then.
-func (c *lookCache) reuse(side string, snd, rcv []sockdiag.FD) ([]sockdiag.FD, bool) {
+func (c *lookCache) reuse(side string, snd, rcv []sockdiag.FD) ([]sockdiag.FD, bool, bool) {
 	if c == nil {
-		return nil, false
+		return nil, false, false
 	}
 	l, ok := c.bySide[side]
 	if !ok || !slices.Equal(l.snd, snd) || !slices.Equal(l.rcv, rcv) {
-		return nil, false
+		return nil, false, false
 	}
-	return slices.Clone(l.senders), true
+	return slices.Clone(l.senders), l.allUnix, true
 }
 
 // keep keeps a look that found senders, if the sender's sockets (ss, as
 // described) are settled; any other look forgets the side's last.
-func (c *lookCache) keep(side string, snd, rcv []sockdiag.FD, ss []sockdiag.Socket, senders []sockdiag.FD) {
+func (c *lookCache) keep(side string, snd, rcv []sockdiag.FD, ss []sockdiag.Socket, senders []sockdiag.FD, allUnix bool) {
 	if c == nil {
 		return
 	}
@@ -53,7 +54,7 @@ func (c *lookCache) keep(side string, snd, rcv []sockdiag.FD, ss []sockdiag.Sock
 		delete(c.bySide, side)
 		return
 	}
-	c.bySide[side] = look{snd: slices.Clone(snd), rcv: slices.Clone(rcv), senders: slices.Clone(senders)}
+	c.bySide[side] = look{snd: slices.Clone(snd), rcv: slices.Clone(rcv), senders: slices.Clone(senders), allUnix: allUnix}
 }
 
 // settled: no unix or TCP socket among ss may still become connected.

@@ -21,14 +21,14 @@ func TestLookCacheReuse(t *testing.T) {
 	senders := []sockdiag.FD{snd[1]}
 	polls := func(c *lookCache, ss []sockdiag.Socket, sfds func(i int) []sockdiag.FD) (looks int) {
 		for i := range 5 {
-			if got, ok := c.reuse("A", sfds(i), rcv); ok {
+			if got, _, ok := c.reuse("A", sfds(i), rcv); ok {
 				if len(got) != 1 || got[0] != senders[0] {
 					t.Fatalf("reused %v, want %v", got, senders)
 				}
 				continue
 			}
 			looks++
-			c.keep("A", sfds(i), rcv, ss, senders)
+			c.keep("A", sfds(i), rcv, ss, senders, true)
 		}
 		return looks
 	}
@@ -48,7 +48,7 @@ func TestLookCacheReuse(t *testing.T) {
 		t.Errorf("a sender socket with no peer yet: %d looks in 5 polls, want 5", n)
 	}
 	var none *lookCache // DataSenders' own: nothing kept
-	if _, ok := none.reuse("A", snd, rcv); ok {
+	if _, _, ok := none.reuse("A", snd, rcv); ok {
 		t.Error("a nil cache reused a look")
 	}
 }

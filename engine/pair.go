@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"nbdscope/clientrun"
 	"nbdscope/model"
 	"nbdscope/platform"
 )
@@ -55,11 +56,12 @@ func (o Options) WithDefaults() (Options, error) {
 //   - the loop goroutine owns the updates channel (see emit);
 //   - the fields from opts to start are set by Start and never change.
 type Pair struct {
-	opts  Options
-	facts platform.Facts
-	dir   string       // private 0700 directory for unix sockets
-	cpus  []int        // the CPUs this process may use, for placement
-	cfg   model.Config // as started; the live side configs are the sides', the mode is turns'
+	opts      Options
+	facts     platform.Facts
+	dir       string       // private 0700 directory for unix sockets
+	removeDir func()       // removes dir (clientrun.TempDir)
+	cpus      []int        // the CPUs this process may use, for placement
+	cfg       model.Config // as started; the live side configs are the sides', the mode is turns'
 	// start is when the run's clock started: when the loads were released,
 	// after every child had started. Duration, --at times and sample times
 	// count from there, so they measure time under load, not the spawning
@@ -127,7 +129,7 @@ func StartWith(ctx context.Context, cfg model.Config, opts Options) (*Pair, erro
 	p.warnCores(cfg.Mode)
 	lctx, cancel := context.WithCancel(ctx)
 	p.cancel = cancel
-	p.fill.start(lctx)
+	p.fill.start(lctx, cfg.FillSource())
 	go p.loop(lctx)
 	// The first resume waits for the side's buffers to warm (up to 5 s),
 	// so it is not waited for here: the explorer draws and the samples go
@@ -153,15 +155,13 @@ func newPair(cfg model.Config, opts Options) (*Pair, error) {
 	if err := checkRefusals(p.limit(), cfg); err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "nbdscope-")
+	// Removed by shutdown, or by the janitor should this process die
+	// without one (kill -9), or by the next start should both die.
+	dir, removeDir, err := clientrun.TempDir("nbdscope-")
 	if err != nil {
 		return nil, err
 	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	p.dir = dir
+	p.dir, p.removeDir = dir, removeDir
 	p.cpus = platform.AllowedCPUs()
 	for i := range p.sides {
 		p.sides[i] = newSide(p, i, cfg.Sides[i])
@@ -283,6 +283,7 @@ func (p *Pair) Report() model.Report {
 	rep.ControllerCoresBusy = p.mach.ownCoresBusy()
 	rep.SettleFlows() // which process received the bulk data, span by span
 	rep.MacOS = model.MacOSEmulationOf(rep)
+	p.labelFillSources(&rep)
 	return rep
 }
 
@@ -419,7 +420,9 @@ func (p *Pair) shutdown() {
 		s.change.Unlock()
 	}
 	p.watchers.Wait()
-	os.RemoveAll(p.dir)
+	if p.removeDir != nil {
+		p.removeDir()
+	}
 }
 
 // loop samples every interval, runs scripted changes and alternate turns,
@@ -428,6 +431,7 @@ func (p *Pair) loop(ctx context.Context) {
 	defer close(p.loopEnd)
 	defer func() {
 		p.warnFillEnds() // a span whose fill was n/a throughout, not said yet
+		p.warnNoPayload()
 		p.emit(model.Update{Done: &model.Done{Err: ctx.Err()}})
 		p.closeUpdates()
 	}()

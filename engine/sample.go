@@ -106,6 +106,10 @@ func (p *Pair) sampleSide(s *side, r sideRead, emit bool) {
 		}
 		return
 	}
+	idle, tell := s.countIdle(ld, lm, sm)
+	if tell {
+		tellIdle(ld, idle)
+	}
 	if emit && s.meter.Wall(rd) < interval.Seconds()/2 {
 		// A tick that came right after a late one: fold this short span
 		// into the next sample rather than report a noisy sliver.
@@ -211,6 +215,7 @@ func (p *Pair) summary(i int) model.Summary {
 	defer s.mu.Unlock()
 	sc := s.cfg
 	f, consumed, changed := s.meter.Summary(sc.Target == "" || s.server != nil, sc.Exec != "", s.execCounted)
+	noPayload(sc, &f)
 	sum := model.Summary{Figures: f, Consume: model.ConsumeMode(sc.Get(model.SetConsume)), Consumed: consumed}
 	sum.Settings = s.stampOf(sc)
 	sum.TargetServer = s.targetServer()
@@ -241,7 +246,11 @@ func (p *Pair) segments(i int) []model.Segment {
 	s := p.sides[i]
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.meter.Segments(s.cfg.Exec != "", s.execCounted)
+	segs := s.meter.Segments(s.cfg.Exec != "", s.execCounted)
+	for i := range segs {
+		noPayload(s.cfg, &segs[i].Summary.Figures)
+	}
+	return segs
 }
 
 // recorder keeps everything a run reported, for Report.
@@ -256,6 +265,16 @@ type recorder struct {
 	t0       time.Time
 	// stopped: why the run ended before its duration ("" if it did not).
 	stopped string
+	// failed: sides that ran and yet measured nothing (a real client
+	// that moved no payload in the whole run), each in a sentence.
+	failed []string
+}
+
+// fail notes a side that measured nothing: the run is partial.
+func (r *recorder) fail(why string) {
+	r.mu.Lock()
+	r.failed = append(r.failed, why)
+	r.mu.Unlock()
 }
 
 func newRecorder(p *Pair) *recorder { return &recorder{p: p, cfg0: p.cfg, t0: time.Now()} }
@@ -290,6 +309,7 @@ func (r *recorder) partial() []string {
 	for _, c := range r.crashes {
 		why = append(why, c.Text())
 	}
+	why = append(why, r.failed...)
 	if r.stopped != "" {
 		why = append(why, r.stopped)
 	}

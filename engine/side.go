@@ -58,6 +58,9 @@ type side struct {
 	// flowWarned is the last contradiction of an exec side's workload
 	// that was said (exec_side.go).
 	flowWarned string
+	// idle follows an exec side's client runs that moved no payload
+	// (exec_idle.go).
+	idle execIdle
 	// errsWarned gives the warning that the side's requests fail once
 	// (not under mu: only the first sample that sees failures gives it).
 	errsWarned sync.Once
@@ -186,7 +189,7 @@ func stopChildren(kids ...*child) {
 			continue
 		}
 		wg.Add(1)
-		go func() { defer wg.Done(); c.stop(2 * time.Second) }()
+		go func() { defer wg.Done(); c.stop(ChildStopGrace) }()
 	}
 	wg.Wait()
 }
@@ -238,7 +241,7 @@ func (s *side) watch(c *child) {
 	if other != nil {
 		// A side is a server and its load together: without one the
 		// other measures nothing. Stop it so a restart starts clean.
-		other.stop(2 * time.Second)
+		other.stop(ChildStopGrace)
 	}
 }
 

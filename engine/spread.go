@@ -9,6 +9,9 @@ import "nbdscope/model"
 func addSpreads(rep *model.Report) {
 	for i := range rep.Sides {
 		sd := &rep.Sides[i]
+		if !sd.Summary.ThroughputBps.Known() {
+			continue // no throughput (a real client that moved nothing): no spread to compare
+		}
 		whole := model.SpreadOf(rep.Samples, sd.ID(), nil)
 		sd.Summary.Spread = &whole
 		for j := range sd.Segments {

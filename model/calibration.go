@@ -96,3 +96,22 @@ type CalibrationReport struct {
 	// PartialReason says why the report is partial.
 	PartialReason string `json:"partial_reason,omitempty"`
 }
+
+// The band within which our load is said to read like the real client:
+// its receive calls per 2 MiB within ±25% or so of the real client's
+// (issue 35: 0.75–1.33x, a ratio and its inverse).
+const (
+	AgreeLow  = 0.75
+	AgreeHigh = 1.33
+)
+
+// Agrees reports whether the row's receive calls per 2 MiB, ours / real,
+// fall within AgreeLow…AgreeHigh; known is false where either count is
+// unknown.
+func (r CalibrationRow) Agrees() (agrees, known bool) {
+	x := r.Ratio.RecvCallsPer2MiB
+	if !x.Known() {
+		return false, false
+	}
+	return float64(x) >= AgreeLow && float64(x) <= AgreeHigh, true
+}

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"nbdscope/clientrun"
 	"nbdscope/nbd"
 	"nbdscope/platform"
 	"nbdscope/shellword"
@@ -201,6 +202,10 @@ type SideConfig struct {
 	// HashThreads is how many threads the hash mode digests with; 0 is
 	// auto (ResolveHashThreads).
 	HashThreads int `json:"hash_threads,omitempty"`
+	// Reader is how our load's reader waits: poll (qemu's ppoll, the
+	// default on Linux) or netpoller (reader.go). Empty means
+	// DefaultReader().
+	Reader ReaderMode `json:"reader,omitempty"`
 	// Placement is where the side's server and load process run: split,
 	// shared or os (placement.go). Empty, as in files written before it
 	// existed, means DefaultPlacement().
@@ -211,6 +216,9 @@ type SideConfig struct {
 type Config struct {
 	Sides    [2]SideConfig `json:"sides"`
 	Mode     Mode          `json:"mode"`
+	// Fill is what measures the send-buffer fill (SetFill): "" or
+	// FillSourceSampler, or FillSourceKernel where its programs load.
+	Fill string `json:"fill,omitempty"`
 	Duration Duration      `json:"duration"` // 0 = until stopped (TUI)
 	Interval Duration      `json:"interval"`
 	Script   []Change      `json:"script,omitempty"`
@@ -314,6 +322,7 @@ func (c *Config) Validate() error {
 // that starts from DefaultSide would then read the default instead).
 func (s *SideConfig) Normalize() {
 	s.Consume = ConsumeMode(s.Get(SetConsume))
+	s.Reader = ReaderMode(s.Get(SetReader))
 	s.Placement = Place(s.Get(SetPlacement))
 }
 
@@ -327,6 +336,10 @@ func (s *SideConfig) Validate() error {
 			return &ValueError{Setting: SetExec, Value: s.Exec, Reason: errExecNoTarget}
 		}
 		if _, err := shellword.Split(s.Exec); err != nil {
+			return &ValueError{Setting: SetExec, Value: s.Exec, Reason: err}
+		}
+		// Without it the client runs, connects nowhere and moves nothing.
+		if err := clientrun.NeedsOne(s.Exec, "{uri}", "{socket}"); err != nil {
 			return &ValueError{Setting: SetExec, Value: s.Exec, Reason: err}
 		}
 	}
@@ -364,6 +377,9 @@ func (s *SideConfig) Validate() error {
 	}
 	if s.Consume != "" && !validConsume(s.Consume) {
 		return refused(SetConsume, string(s.Consume), "want %s", consumeNames())
+	}
+	if s.Reader != "" && !validReader(s.Reader) {
+		return refused(SetReader, string(s.Reader), "want netpoller (poll, qemu's ppoll wait, is built on Linux only)")
 	}
 	if s.HashThreads < 0 || s.HashThreads > MaxHashThreads {
 		return refused(SetHashThreads, strconv.Itoa(s.HashThreads), "want auto or 1…%d", MaxHashThreads)

@@ -28,7 +28,11 @@ type Stamp struct {
 	// their defaults, as in runs saved before the stamp carried them.
 	HashThreads int    `json:"hash_threads,omitempty" setting:"hash-threads"`
 	Exec        string `json:"exec,omitempty" setting:"exec"`
-	Server      string `json:"server,omitempty" setting:"server"` // a real server command; empty: ours
+	// Reader is how our load waited for its socket (poll, netpoller); a
+	// run saved before the stamp carried it has none: its load read
+	// through Go's netpoller.
+	Reader ReaderMode `json:"reader,omitempty" setting:"reader"`
+	Server string     `json:"server,omitempty" setting:"server"` // a real server command; empty: ours
 }
 
 // Figures are what a side measured over a span of time: the fields a

@@ -32,6 +32,15 @@ type Fill struct {
 	Current Figure
 }
 
+// What measured a side's fill (SideReport.FillSource): programs in the
+// kernel, at every change of a unix sender's buffer, weighing each level
+// by the time it lasted; or the sampler, from user space 200 times a
+// second, weighing each sample alike.
+const (
+	FillSourceKernel  = "kernel"
+	FillSourceSampler = "sampler"
+)
+
 // NoFill is a span whose fill was not measured.
 var NoFill = Fill{FullPct: Unknown, EmptyPct: Unknown, Bytes: Unknown, Current: Unknown}
 

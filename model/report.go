@@ -109,6 +109,10 @@ type SideReport struct {
 	// Segments are the summaries of each stretch of unchanged settings,
 	// in time order (one for a run without changes).
 	Segments []Segment `json:"segments,omitempty"`
+	// FillSource is what measured the side's send-buffer fill:
+	// FillSourceKernel or FillSourceSampler ("" in runs saved before it
+	// was kept, and where nothing measured it).
+	FillSource string `json:"fill_source,omitempty"`
 }
 
 // Changed tells whether any side's settings changed during the run, so

@@ -65,9 +65,11 @@ const (
 	SetReadPercent  = "read-percent"
 	SetConsume      = "consume"
 	SetHashThreads  = "hash-threads"
+	SetReader       = "reader"
 	SetTransport    = "transport"
 	SetPlacement    = "placement"
 	SetMode         = "mode"
+	SetFill         = "fill"
 	SetPaused       = "paused"
 	SetTarget       = "target"
 	SetExec         = "exec"
@@ -261,6 +263,9 @@ func newSettingTable() []*Setting {
 				return ChildArg{Int: ResolveHashThreads(sc, e.Mode, e.Allowed)}
 			},
 			field: intField(func(s *SideConfig) *int { return &s.HashThreads })},
+		{Name: SetReader, Var: "HOW", Type: TypeEnum, Choices: readerNames, Where: AtLoad,
+			Help:  "how our load's reader waits for its socket: poll (as qemu's client: ppoll on its own thread, then read until EAGAIN; Linux) or netpoller (Go's)",
+			field: strField(func(s *SideConfig) *ReaderMode { return &s.Reader }, DefaultReader)},
 		{Name: SetPlacement, Var: "WHERE", Type: TypeEnum, Choices: PlacementNames, Where: AtPlacement,
 			Help: "where server and load process run: split (own cores), shared (one core) or os",
 			Keys: [2]string{"o"}, KeyHelp: "cores: split/shared/os", step: stepCycle,
@@ -286,6 +291,11 @@ func newSettingTable() []*Setting {
 			Help: "run mode: alternate or concurrent (default: alternate below 4 cores)",
 			Keys: [2]string{"m"}, KeyHelp: "alternate/concurrent", step: stepCycle,
 			pair: pairField{func(s *State, _ int) Value { return Value{Str: string(s.Cfg.Mode)} }, func(s *State, _ int, v Value) { s.Cfg.Mode = Mode(v.Str) }}},
+		{Name: SetFill, Var: "SOURCE", Type: TypeEnum, Choices: func() []string { return []string{FillSourceSampler, FillSourceKernel} },
+			Where: AtStart, Flag: FlagPair, PairWide: true,
+			Help: "what measures the send-buffer fill: sampler (sock_diag from user space, unbiased) or kernel (BPF at every change; " +
+				"reads full % low at small buffers and adds CPU to every socket call: docs/figures.md)",
+			pair: pairField{func(s *State, _ int) Value { return Value{Str: s.Cfg.FillSource()} }, func(s *State, _ int, v Value) { s.Cfg.Fill = v.Str }}},
 		{Name: SetPaused, Type: TypeBool, Where: AtPair, Flag: FlagNone,
 			Help: "pause or resume a side's load", Keys: [2]string{" "}, KeyHelp: "pause/resume side", step: stepToggle,
 			pair: pairField{func(s *State, i int) Value { return Value{Bool: s.Paused[i]} }, func(s *State, i int, v Value) { s.Paused[i] = v.Bool }}},

@@ -50,6 +50,7 @@ const (
 	WarnRequests           WarnKind = "requests"            // RequestsFailed
 	WarnFill               WarnKind = "fill"                // FillNotMeasured
 	WarnExecFlow           WarnKind = "exec-flow"           // ExecFlowOther
+	WarnExecIdle           WarnKind = "exec-idle"           // ExecIdle
 	WarnTargetShared       WarnKind = "target-shared"       // TargetShared
 	WarnTargetUnattributed WarnKind = "target-unattributed" // TargetUnattributed
 	WarnTargetMeasured     WarnKind = "target-measured"     // TargetMeasured
@@ -75,6 +76,7 @@ var warnParams = map[WarnKind]func() WarningParams{
 	WarnRequests:           func() WarningParams { return &RequestsFailed{} },
 	WarnFill:               func() WarningParams { return &FillNotMeasured{} },
 	WarnExecFlow:           func() WarningParams { return &ExecFlowOther{} },
+	WarnExecIdle:           func() WarningParams { return &ExecIdle{} },
 	WarnTargetShared:       func() WarningParams { return &TargetShared{} },
 	WarnTargetUnattributed: func() WarningParams { return &TargetUnattributed{} },
 	WarnTargetMeasured:     func() WarningParams { return &TargetMeasured{} },
@@ -87,7 +89,7 @@ var warnParams = map[WarnKind]func() WarningParams{
 // WarnKinds are the kinds that have parameters, in the order above.
 func WarnKinds() []WarnKind {
 	return []WarnKind{WarnClamp, WarnCores, WarnTurns, WarnScript, WarnPlacement, WarnConsume, WarnCalls,
-		WarnRequests, WarnFill, WarnExecFlow, WarnTargetShared, WarnTargetUnattributed, WarnTargetMeasured,
+		WarnRequests, WarnFill, WarnExecFlow, WarnExecIdle, WarnTargetShared, WarnTargetUnattributed, WarnTargetMeasured,
 		WarnTargetNotMeasured, WarnTargetBuffersKept, WarnTargetBufferUnset, WarnTargetPeer}
 }
 
@@ -168,6 +170,12 @@ type ExecFlowOther struct {
 	Received uint64   `json:"server_received"` // and received
 }
 
+// ExecIdle: a real client moved no payload in the whole run, so its
+// throughput and figures per 2 MiB are n/a.
+type ExecIdle struct {
+	Command string `json:"command"`
+}
+
 // TargetShared: in concurrent mode, one --target process serves both
 // sides, so each side's server figures are n/a.
 type TargetShared struct{}
@@ -221,6 +229,7 @@ func (CallsUnknown) WarnKind() WarnKind       { return WarnCalls }
 func (RequestsFailed) WarnKind() WarnKind     { return WarnRequests }
 func (FillNotMeasured) WarnKind() WarnKind    { return WarnFill }
 func (ExecFlowOther) WarnKind() WarnKind      { return WarnExecFlow }
+func (ExecIdle) WarnKind() WarnKind           { return WarnExecIdle }
 func (TargetShared) WarnKind() WarnKind       { return WarnTargetShared }
 func (TargetUnattributed) WarnKind() WarnKind { return WarnTargetUnattributed }
 func (TargetMeasured) WarnKind() WarnKind     { return WarnTargetMeasured }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -384,6 +385,13 @@ func (cl *Client) complete(cookie uint64, op *Op) {
 
 func (cl *Client) reader() {
 	defer close(cl.rdon)
+	if cl.c.polled {
+		// qemu's client reads on one thread that sleeps only in ppoll:
+		// this goroutine keeps its thread, and the completions (Done)
+		// run there too, as qemu's coroutines do.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
 	err := cl.readLoop()
 	if errors.Is(err, net.ErrClosed) {
 		err = ErrClientClosed

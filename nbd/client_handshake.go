@@ -22,6 +22,11 @@ type ClientOptions struct {
 	// SndBuf and RcvBuf, when nonzero, are applied to the socket before
 	// the handshake.
 	SndBuf, RcvBuf int
+	// Reader is how the client's reader waits for the socket after the
+	// handshake: ReaderPoll (ppoll on its own locked thread, as qemu's
+	// client; Linux only, elsewhere the netpoller) or ReaderNetpoller
+	// (Go's netpoller, also for "").
+	Reader string
 }
 
 // ExportInfo is what the handshake learned about the export.
@@ -99,6 +104,12 @@ func NewClient(ctx context.Context, nc net.Conn, opts ClientOptions) (*Client, e
 		return nil, err
 	}
 	nc.SetDeadline(time.Time{})
+	if opts.Reader == ReaderPoll {
+		if err := c.usePollWait(); err != nil && !errors.Is(err, errPollUnsupported) {
+			c.Close()
+			return nil, fmt.Errorf("nbd: moving the socket to the ppoll reader: %w", err)
+		}
+	}
 	return newClient(c, info), nil
 }
 

@@ -85,6 +85,17 @@ type Conn struct {
 	tp    []byte // TryWrite's buffer
 	tfn   func(fd uintptr) bool
 
+	// A connection moved out of Go's netpoller (ReaderPoll, Linux): its
+	// duplicated descriptor, kept blocking, on which each call says
+	// MSG_DONTWAIT and waits in ppoll(2) itself; closing is set by Close
+	// to stop a wait.
+	polled       bool
+	file         *os.File
+	closing      atomic.Bool
+	rwait, wwait pollWait
+	iov          []unix.Iovec
+	tvec         [1][]byte
+
 	// locked holds, per buffer, whether SetBuffer ever set it. Linux marks
 	// a socket whose SO_SNDBUF/SO_RCVBUF was set (SOCK_SNDBUF_LOCK,
 	// SOCK_RCVBUF_LOCK), nothing clears the mark, and a marked TCP buffer
@@ -118,7 +129,23 @@ func NewConn(nc net.Conn) (*Conn, error) {
 func (c *Conn) NetConn() net.Conn { return c.nc }
 
 // Close closes the socket.
-func (c *Conn) Close() error { return c.nc.Close() }
+func (c *Conn) Close() error {
+	if c.polled {
+		return c.closePolled()
+	}
+	return c.nc.Close()
+}
+
+// Polled reports whether the connection waits in ppoll(2) on its own
+// descriptor (ReaderPoll) rather than in Go's netpoller.
+func (c *Conn) Polled() bool { return c.polled }
+
+// pollWait is one direction's ppoll(2) arguments, kept in the Conn so
+// that a wait allocates nothing.
+type pollWait struct {
+	fds [1]unix.PollFd
+	ts  unix.Timespec
+}
 
 // Stats returns this connection's counters.
 func (c *Conn) Stats() IOStats { return c.ctr.snapshot() }
@@ -173,7 +200,10 @@ func (c *Conn) Read(p []byte) (int, error) {
 		c.ahead.r += n
 		return n, nil
 	}
-	if len(p) >= readAhead {
+	if len(p) >= readAhead || c.polled {
+		// A polled connection reads as qemu's client does: each part of
+		// a reply (magic, header, chunk offset, data) by a call of its
+		// own, exactly its length (nbd_receive_reply, nbd_read_eof).
 		return c.rawRead(p)
 	}
 	if c.ahead.b == nil {

@@ -28,6 +28,7 @@ var examples = map[model.WarnKind]model.WarningParams{
 	model.WarnRequests:           model.RequestsFailed{Count: 3, Seconds: 0.5, LastErr: "EPERM"},
 	model.WarnFill:               model.FillNotMeasured{Reason: model.Reason{Kind: model.ReasonNoConnection, PIDs: []int{10, 11}, Samples: 20}},
 	model.WarnExecFlow:           model.ExecFlowOther{Flow: model.FlowRead, Workload: model.WorkWrite, Sent: 64 << 20},
+	model.WarnExecIdle:           model.ExecIdle{Command: "qemu-img convert {uri} out.img"},
 	model.WarnTargetShared:       model.TargetShared{},
 	model.WarnTargetUnattributed: model.TargetUnattributed{PID: 42},
 	model.WarnTargetMeasured:     model.TargetMeasured{PID: 42, Command: "/usr/bin/qemu-nbd -k '/tmp/a b.sock' disk.img"},

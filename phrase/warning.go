@@ -41,6 +41,8 @@ func WarningFix(w model.Warning) string {
 	case model.ExecFlowOther:
 		return "--workload-" + strings.ToLower(string(w.Side)) + " " + string(p.Flow) +
 			" (w in the explorer) names it as it is; the figures follow what the client did either way"
+	case model.ExecIdle:
+		return "run it by hand against nbdscope serve -k SOCK to see what it does; it must connect to {uri} (or {socket}) and read or write"
 	case model.CallsUnknown:
 		return p.Reason.Fix
 	case model.FillNotMeasured:
@@ -82,6 +84,8 @@ func warningLong(what model.WarningParams) string {
 	case model.ExecFlowOther:
 		return fmt.Sprintf("the client %s (its server sent %s, received %s in the last interval): figures are those of a %s, whatever --workload says (%s)",
 			flowVerb(p.Flow), units.FormatBytes(float64(p.Sent)), units.FormatBytes(float64(p.Received)), p.Flow, p.Workload)
+	case model.ExecIdle:
+		return fmt.Sprintf("the client %q moved no payload in the whole run: its throughput and figures per 2 MiB are n/a, not 0", p.Command)
 	}
 	return targetLong(what)
 }
@@ -139,6 +143,8 @@ func warningShort(what model.WarningParams) string {
 		return "fill n/a: " + ReasonShort(p.Reason)
 	case model.ExecFlowOther:
 		return fmt.Sprintf("the client %s: figures are those of a %s, whatever --workload says (%s)", flowVerb(p.Flow), p.Flow, p.Workload)
+	case model.ExecIdle:
+		return Program(p.Command) + " moved no payload: its figures are n/a"
 	case model.TargetShared:
 		return "one process serves both targets: server figures n/a in concurrent mode — m for alternate"
 	case model.TargetUnattributed:

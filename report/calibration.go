@@ -24,8 +24,8 @@ func WriteCalibration(w io.Writer, rep model.CalibrationReport) {
 	if sd.Connections != 1 {
 		conns = fmt.Sprintf("%d connections", sd.Connections)
 	}
-	fmt.Fprintf(w, "Our load (%s, %s requests, %d in flight, consume %s) and `%s`, each reading %s from %s at each server send buffer; median of %d by time.\n",
-		conns, units.FormatSize(int64(sd.RequestSize)), sd.InFlight, consumeName(sd), rep.Client,
+	fmt.Fprintf(w, "Our load (%s, %s requests, %d in flight, consume %s, reader %s) and `%s`, each reading %s from %s at each server send buffer; median of %d by time.\n",
+		conns, units.FormatSize(int64(sd.RequestSize)), sd.InFlight, consumeName(sd), sd.Get(model.SetReader), rep.Client,
 		units.FormatSize(rep.Bytes), execServerName(sd), rep.Repeat)
 	fmt.Fprintln(w, "Calls and EAGAIN are the client's receive calls; wake-ups are its voluntary + involuntary context switches; CPU is user + system of the client and all it started.")
 	for _, r := range rep.Rows {
@@ -62,6 +62,7 @@ func WriteCalibration(w io.Writer, rep model.CalibrationReport) {
 	if line := otherCPULine(other); line != "" {
 		fmt.Fprintln(w, line)
 	}
+	fmt.Fprintln(w, agreementLine(rep.Rows, real))
 	if rep.Partial {
 		fmt.Fprintf(w, "\nPARTIAL CALIBRATION: %s\n", rep.PartialReason)
 	}
@@ -73,4 +74,33 @@ func consumeName(sd model.SideConfig) string {
 		return "default"
 	}
 	return string(sd.Consume)
+}
+
+// agreementLine says at which buffers our load's receive calls per 2 MiB
+// are within the band of the real client's (model.AgreeLow…AgreeHigh).
+func agreementLine(rows []model.CalibrationRow, real string) string {
+	var in, out, na []string
+	for _, r := range rows {
+		ok, known := r.Agrees()
+		at := r.Buffer + " " + r.Ratio.RecvCallsPer2MiB.Ratio()
+		switch {
+		case !known:
+			na = append(na, r.Buffer)
+		case ok:
+			in = append(in, at)
+		default:
+			out = append(out, at)
+		}
+	}
+	line := fmt.Sprintf("Agreement, receive calls per 2 MiB ours / %s within %.2f–%.2fx:", real, model.AgreeLow, model.AgreeHigh)
+	if len(in) > 0 {
+		line += " within at " + strings.Join(in, ", ") + ";"
+	}
+	if len(out) > 0 {
+		line += " OUTSIDE at " + strings.Join(out, ", ") + ";"
+	}
+	if len(na) > 0 {
+		line += " n/a at " + strings.Join(na, ", ") + " (the real client's calls were not counted);"
+	}
+	return strings.TrimSuffix(line, ";") + "."
 }

@@ -242,6 +242,7 @@ func printRunNotes(w io.Writer, rep model.Report) {
 	printOtherCPU(w, rep)
 	printControllerCPU(w, rep)
 	printNoise(w, rep)
+	printFillSource(w, rep)
 	if sidesSharedCores(rep) {
 		fmt.Fprintln(w, "pace: not judged — the sides ran at once on shared cores, so a process short of its core may have waited for the other side")
 	}
@@ -273,6 +274,19 @@ func printRunNotes(w io.Writer, rep model.Report) {
 	}
 	if rep.Partial {
 		fmt.Fprintf(w, "PARTIAL RUN: %s\n", rep.PartialReason)
+	}
+}
+
+// printFillSource says what measured each side's send-buffer fill,
+// where the run says it.
+func printFillSource(w io.Writer, rep model.Report) {
+	for _, s := range rep.Sides {
+		switch s.FillSource {
+		case model.FillSourceKernel:
+			fmt.Fprintf(w, "fill %s: measured in the kernel, at every change of the sender's buffer, weighted by time\n", s.Name)
+		case model.FillSourceSampler:
+			fmt.Fprintf(w, "fill %s: sampled from user space (the kernel's programs could not measure it)\n", s.Name)
+		}
 	}
 }
 

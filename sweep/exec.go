@@ -46,15 +46,15 @@ func ExecSweep(ctx context.Context, base model.Config, spec model.SweepSpec, cmd
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "nbdscope-exec-")
+	dir, removeDir, err := clientrun.TempDir("nbdscope-exec-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer removeDir()
 	servers, err := startExecServers(base.Sides[0], spec, cmd, opts, dir)
 	defer func() {
 		for _, s := range servers {
-			s.srv.Stop(2 * time.Second)
+			s.srv.Stop(engine.ChildStopGrace)
 		}
 	}()
 	if err != nil {

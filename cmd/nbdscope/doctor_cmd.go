@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/signal"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -37,6 +33,9 @@ type doctorJSON struct {
 	// SyscallCounts: whether a real process's socket calls can be
 	// counted here, and if not why and the fix (doctor_real.go).
 	SyscallCounts doctorCalls `json:"syscall_counts"`
+	// KernelFill: whether fill is measured in the kernel here, and if not
+	// why, with the verifier's log where it refused a program.
+	KernelFill doctorKernelFill `json:"kernel_fill"`
 	// BufferFill is the fill probe's result (doctor_fill.go), null when it
 	// could not run; BufferFillNA says why.
 	BufferFill   *doctorFill `json:"buffer_fill"`
@@ -64,7 +63,7 @@ at each.`,
 
 func (a *app) doctor(asJSON bool) error {
 	f := platform.Probe()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	fill, fillErr := probeFill(ctx)
 	if ctx.Err() != nil {
@@ -73,7 +72,7 @@ func (a *app) doctor(asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
-		d := doctorJSON{Version: DoctorVersion, Nbdscope: model.Version, Facts: f, Clients: clientrun.Clients(), SyscallCounts: probeCalls()}
+		d := doctorJSON{Version: DoctorVersion, Nbdscope: model.Version, Facts: f, Clients: clientrun.Clients(), SyscallCounts: probeCalls(), KernelFill: probeKernelFill()}
 		if per, ok := platform.FaultCost(); ok {
 			us := float64(per.Nanoseconds()) / 1e3
 			d.PageFaultUs = &us
@@ -124,6 +123,7 @@ func (a *app) doctor(asJSON bool) error {
 	fmt.Fprintf(out, "✓ macOS emulation: requesting %s gives an effective %s (macOS default 8k)\n", sz(platform.MacOSRequest()), sz(mac))
 	fmt.Fprintln(out, clientrun.ClientsLine(clientrun.Clients()))
 	fmt.Fprintln(out, callsLine(probeCalls()))
+	fmt.Fprintln(out, kernelFillLine(probeKernelFill()))
 	if per, measured := platform.FaultCost(); measured {
 		fmt.Fprintln(out, faultLine(per))
 	}

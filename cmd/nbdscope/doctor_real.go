@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"nbdscope/probe/realproc"
+	"nbdscope/probe/syscount"
 )
 
 // doctorCalls says whether a real process's system calls can be counted
@@ -20,6 +21,9 @@ type doctorCalls struct {
 	// CostNA saying why when it could not be measured).
 	Cost   *doctorCallCost `json:"cost"`
 	CostNA string          `json:"cost_na,omitempty"`
+	// VerifierLog is the kernel verifier's log where it refused a
+	// counting program.
+	VerifierLog string `json:"verifier_log,omitempty"`
 }
 
 // doctorCallCost is realproc.CallCost in the JSON.
@@ -42,12 +46,12 @@ func callCost() (*doctorCallCost, string) {
 func probeCalls() doctorCalls {
 	how, why, err := realproc.ProbeMechanism() // one probe: each opens a counter and may load the bpf programs
 	if err == nil {
-		c := doctorCalls{OK: true, How: how, WhyNotPerProcess: why}
+		c := doctorCalls{OK: true, How: how, WhyNotPerProcess: why, VerifierLog: syscount.RefusedLog()}
 		c.Cost, c.CostNA = callCost()
 		return c
 	}
 	why, fix := realproc.NA(err)
-	return doctorCalls{Why: why, Fix: fix}
+	return doctorCalls{Why: why, Fix: fix, VerifierLog: syscount.RefusedLog()}
 }
 
 // callsLine is doctor's line for it.
@@ -57,13 +61,13 @@ func callsLine(c doctorCalls) string {
 		if c.WhyNotPerProcess != "" {
 			s += "\n  per thread costs a process that waits often 10-25% more CPU; per process is not possible: " + c.WhyNotPerProcess
 		}
-		return s + "\n  " + costLine(c)
+		return s + "\n  " + costLine(c) + verifierText(c.VerifierLog)
 	}
 	s := "✗ real clients and servers: their socket calls are n/a: " + c.Why
 	if c.Fix != "" {
 		s += "\n  fix: " + c.Fix
 	}
-	return s
+	return s + verifierText(c.VerifierLog)
 }
 
 // costLine says what counting costs a socket call here, measured.

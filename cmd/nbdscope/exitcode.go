@@ -14,7 +14,7 @@ const (
 	exitOK          = 0
 	exitFailure     = 1   // a failure, or a side of the run crashed
 	exitUsage       = 2   // bad flags or arguments
-	exitInterrupted = 130 // stopped by ctrl+c (or SIGTERM), as shells report SIGINT
+	exitInterrupted = 130 // stopped by ctrl+c (or SIGTERM, SIGHUP), as shells report SIGINT
 )
 
 // exitError is a command's error that stands for a particular exit status:
@@ -69,8 +69,8 @@ const usageMeaning = "bad usage: a bad flag, value or name; nothing was run"
 var exitTables = map[string][]exitMeaning{
 	exitsCommon: {{exitOK, "ok"}, {exitFailure, "failure"}, {exitUsage, usageMeaning}},
 	exitsMeasure: {{exitOK, "ok"}, {exitFailure, "failure, or a side crashed (the partial result is printed)"}, {exitUsage, usageMeaning},
-		{exitInterrupted, "interrupted by ctrl+c or SIGTERM (the partial result is printed)"}},
-	exitsServe:    {{exitOK, "stopped by SIGINT or SIGTERM (as qemu-nbd)"}, {exitFailure, "failure"}, {exitUsage, usageMeaning}},
+		{exitInterrupted, "interrupted by ctrl+c, SIGTERM or SIGHUP (the partial result is printed)"}},
+	exitsServe:    {{exitOK, "stopped by SIGINT, SIGTERM or SIGHUP (as qemu-nbd)"}, {exitFailure, "failure"}, {exitUsage, usageMeaning}},
 	exitsExplorer: {{exitOK, "quit (q, ctrl+c, SIGINT or SIGTERM)"}, {exitFailure, "failure"}, {exitUsage, usageMeaning}},
 }
 

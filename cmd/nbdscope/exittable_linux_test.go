@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -91,20 +93,27 @@ func TestHelpExitTables(t *testing.T) {
 
 // TestSignalExits: the statuses the help tables promise for a signal, by
 // sending them: run and sweep exit 130 (what was measured is printed),
-// serve exits 0, for SIGINT and SIGTERM alike.
+// serve exits 0 and removes its socket, for SIGINT, SIGTERM and SIGHUP
+// alike (issue 33: SIGHUP killed them outright, nothing printed or
+// removed).
 func TestSignalExits(t *testing.T) {
 	storeCmdHome(t)
 	for key, sc := range signalCases(t) {
 		if sc.args == nil {
 			continue
 		}
-		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 			code, stdout, stderr := interrupt(t, sc, sig)
 			if code != sc.want {
 				t.Errorf("%q after %v: exit %d, want %d\nstderr: %s", key, sig, code, sc.want, stderr)
 			}
 			if key == "run" && !strings.Contains(stdout, `"partial": true`) {
 				t.Errorf("run after %v printed no partial run:\n%.300s", sig, stdout)
+			}
+			if key == "serve" {
+				if _, err := os.Lstat(sc.args[2]); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("serve -k %s after %v: the socket is still there (lstat: %v)", sc.args[2], sig, err)
+				}
 			}
 		}
 	}

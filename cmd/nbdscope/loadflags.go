@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"nbdscope/clientrun"
 	"nbdscope/model"
 	"nbdscope/nbd"
 )
@@ -140,7 +141,27 @@ func (lf *loadFlags) apply(base model.Config) (model.Config, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, usageErrorf("%v", err)
 	}
+	if err := checkPrograms(cfg); err != nil {
+		return cfg, err
+	}
 	return cfg, checkImages(cfg)
+}
+
+// checkPrograms refuses a side's real client or server whose program is
+// not on PATH before anything runs (exit 2), where the side would start,
+// run the other side for seconds and then fail (exit 1).
+func checkPrograms(cfg model.Config) error {
+	for _, sc := range cfg.Sides {
+		for _, c := range []struct{ setting, line string }{{model.SetExec, sc.Exec}, {model.SetServer, sc.Server}} {
+			if c.line == "" {
+				continue
+			}
+			if err := (clientrun.Command{Line: c.line}).CheckProgram(); err != nil {
+				return usageErrorf("--%s-%s %q: %v", c.setting, strings.ToLower(sc.Name), c.line, err)
+			}
+		}
+	}
+	return nil
 }
 
 // checkImages refuses a spawned server's file: image that does not exist,

@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
@@ -137,7 +135,7 @@ func runOutcome(rep model.Report, interrupted bool) error {
 // the report. On a terminal it shows a progress line on stderr; live, if
 // set, sees every update as it comes (--intervals, --json-stream).
 func runPair(cfg model.Config, progress bool, live liveOutput) (rep model.Report, interrupted bool, err error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	p, err := startPair(ctx, cfg)
 	if err != nil {

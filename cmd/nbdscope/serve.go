@@ -1,15 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,9 +20,9 @@ const serveLong = `A standalone NBD server, in the spirit of qemu-nbd, that real
 (qemu-img, qemu-io, nbdinfo, nbdcopy, fio) can use. The short flags are
 qemu-nbd's: -k socket, -x export name, -r read-only, -e shared connections,
 -v verbose, -p port and -b address (TCP; loopback unless -b says
-otherwise), -t persistent (accepted: serve always is), -f raw. SIGINT or
-SIGTERM is the normal way to stop it and, as with qemu-nbd and nbdkit,
-exits 0.`
+otherwise), -t persistent (accepted: serve always is), -f raw. SIGINT,
+SIGTERM or SIGHUP is the normal way to stop it and, as with qemu-nbd and
+nbdkit, exits 0, its socket removed.`
 
 const serveExample = `  nbdscope serve -k /tmp/nbd.sock --backend memory --size 1g
   nbdscope serve --listen 127.0.0.1:10809 --backend null --size 4g --sndbuf 2m
@@ -91,7 +87,7 @@ func newServeCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-// serve runs an NBD server until SIGINT or SIGTERM: it checks the flags,
+// serve runs an NBD server until SIGINT, SIGTERM or SIGHUP: it checks the flags,
 // opens the backend, listens, sets the send buffer and says what it got;
 // with --stats it reports the connections' figures as it serves.
 func (a *app) serve(f serveFlags) error {
@@ -147,7 +143,7 @@ func (a *app) serve(f serveFlags) error {
 	// The signals are caught before the line that says the server is up:
 	// a script that stops it on seeing that line gets exit 0, not a
 	// death by signal.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	fmt.Fprintf(stderr, "nbdscope serve: listening on %s\n", uri)
 	if interval > 0 {

@@ -386,5 +386,13 @@ func (f *sweepFlags) execSpec(fs *pflag.FlagSet, spec *model.SweepSpec, cfg *mod
 			x.Command = x.Fallback
 		}
 	}
+	// Refused here (exit 2), not after a server per size has started.
+	c := clientrun.Command{Line: x.Command, Shell: x.Shell}
+	if err := clientrun.NeedsOne(x.Command, "{uri}", "{socket}"); err != nil {
+		return usageErrorf("sweep: --exec %q: %v", x.Command, err)
+	}
+	if err := c.CheckProgram(); err != nil {
+		return usageErrorf("sweep: --exec %q: %v", x.Command, err)
+	}
 	return nil
 }

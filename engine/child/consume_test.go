@@ -34,6 +34,35 @@ func TestBufferIsZero(t *testing.T) {
 	}
 }
 
+// TestScanLikeConvert: the sector-by-sector scan says zero only for a
+// buffer zero throughout, wherever the one non-zero byte is (in the first
+// sector, a later one, the short last one), and a fresh zeroed mapping is
+// written and dropped for a zero buffer.
+func TestScanLikeConvert(t *testing.T) {
+	for _, n := range []int{1, 512, 513, 4096, 2<<20 + 100} {
+		buf := make([]byte, n)
+		if !ScanLikeConvert(buf) {
+			t.Fatalf("%d zero bytes: not zero", n)
+		}
+		for _, i := range []int{0, n / 2, n - 1} {
+			buf[i] = 0xff
+			if ScanLikeConvert(buf) {
+				t.Errorf("%d bytes with byte %d set: zero", n, i)
+			}
+			buf[i] = 0
+		}
+		for i := range buf {
+			buf[i] = 0xff
+		}
+		if ScanLikeConvert(buf) {
+			t.Errorf("%d bytes of 0xff: zero", n)
+		}
+	}
+	if err := WriteZeroesLikeNullCo(2 << 20); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // patternRoot is the expected root digest of one pass over a pattern
 // export, computed here from the definition alone: every 8 bytes hold their
 // offset, big-endian; SHA-256 of each 64 KiB block, SHA-256 of the digests

@@ -52,6 +52,11 @@ type execRole struct {
 	// under way's sockets, last the one before (nil: none yet).
 	want       [2]int
 	live, last *liveBufs
+	// idle is how many runs in a row moved no payload, as the controller
+	// counted it from the server (wire.OpIdle); lastRun is how the last
+	// run ended, for the failure at wire.IdleRunLimit.
+	idle    int
+	lastRun *clientrun.Failure
 }
 
 func startExecRole(ctx context.Context, spec wire.LoadSpec) (role, wire.Msg, error) {
@@ -114,10 +119,8 @@ func (r *execRole) loop() {
 				return
 			}
 		}
-		select {
-		case <-r.stop:
+		if !r.backOff() {
 			return
-		default:
 		}
 		p, cnt, err := r.start()
 		if err != nil {
@@ -136,6 +139,7 @@ func (r *execRole) loop() {
 		r.doneIO = r.doneIO.Add(io)
 		if err == nil {
 			r.runs = append(r.runs, res.Seconds)
+			r.lastRun = &clientrun.Failure{Argv: r.argv, Status: fmt.Sprintf("exit status 0 after %.3f s", res.Seconds), Stderr: p.StderrTail()}
 		}
 		r.mu.Unlock()
 		if err != nil {
@@ -277,6 +281,9 @@ func (r *execRole) handle(c wire.Cmd) wire.Msg {
 		return r.poll()
 	case "get":
 		return wire.Msg{Settings: map[string]string{model.SetExec: fmt.Sprint(r.argv)}}
+	case wire.OpIdle:
+		r.setIdle(c.Int)
+		return wire.Msg{}
 	case "set":
 		if c.Setting == model.SetPaused {
 			r.setPaused(c.Int != 0)
@@ -354,6 +361,51 @@ func (r *execRole) poll() wire.Msg {
 	}
 	r.runs = nil
 	return m
+}
+
+// idleBackOff is the wait before the next run after n runs in a row
+// moved nothing: 100 ms doubled each time, at most 2 s.
+func idleBackOff(n int) time.Duration {
+	if n <= 0 {
+		return 0
+	}
+	return min(100*time.Millisecond<<min(n-1, 5), 2*time.Second)
+}
+
+// backOff waits before the next run as idleBackOff says; false when the
+// role is stopped meanwhile.
+func (r *execRole) backOff() bool {
+	r.mu.Lock()
+	d := idleBackOff(r.idle)
+	r.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-r.stop:
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// setIdle takes the controller's count of runs in a row that moved no
+// payload; at wire.IdleRunLimit the role fails with the command and what
+// its last run did: the side ends, the run is partial.
+func (r *execRole) setIdle(n int) {
+	r.mu.Lock()
+	r.idle = n
+	last := r.lastRun
+	r.mu.Unlock()
+	if n < wire.IdleRunLimit {
+		return
+	}
+	if last == nil {
+		last = &clientrun.Failure{Argv: r.argv, Status: "no run ended"}
+	}
+	select {
+	case r.fail <- fmt.Errorf("the client moved no payload in %d runs in a row; its last run: %w", n, last):
+	default: // already failing
+	}
 }
 
 func (r *execRole) close() {

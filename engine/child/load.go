@@ -34,7 +34,8 @@ type loadRole struct {
 	inflight int
 	sndReq   int // client SO_SNDBUF request; 0 = OS default
 	rcvReq   int
-	defSnd   int // effective default of a fresh client socket
+	reader   string // how the reader waits: nbd.ReaderPoll or ReaderNetpoller (r.mu)
+	defSnd   int    // effective default of a fresh client socket
 	defRcv   int
 	closedIO nbd.IOStats
 
@@ -84,7 +85,7 @@ func startLoadRole(ctx context.Context, spec wire.LoadSpec) (role, wire.Msg, err
 	}
 	set := spec.Settings // the start values of the table's load settings
 	r := &loadRole{ctx: ctx, uri: u, inflight: set.Int(model.SetInFlight), sndReq: set.Int(model.SetClientSndBuf),
-		rcvReq: set.Int(model.SetClientRcvBuf), verify: spec.Verify, lost: make(chan error, 1)}
+		rcvReq: set.Int(model.SetClientRcvBuf), reader: set.Str(model.SetReader), verify: spec.Verify, lost: make(chan error, 1)}
 	r.reqSize.Store(int64(set.Int(model.SetRequestSize)))
 	r.workload.Store(workloadIndex(model.Workload(set.Str(model.SetWorkload))))
 	r.readPct.Store(int32(set.Int(model.SetReadPercent)))
@@ -107,7 +108,7 @@ func startLoadRole(ctx context.Context, spec wire.LoadSpec) (role, wire.Msg, err
 func (r *loadRole) setConns(n int) error {
 	for len(r.conns) < n {
 		ctx, cancel := context.WithTimeout(r.ctx, 10*time.Second)
-		cl, err := nbd.Dial(ctx, r.uri, nbd.ClientOptions{SndBuf: r.sndReq, RcvBuf: r.rcvReq})
+		cl, err := nbd.Dial(ctx, r.uri, nbd.ClientOptions{SndBuf: r.sndReq, RcvBuf: r.rcvReq, Reader: r.reader})
 		cancel()
 		if err != nil {
 			return err
@@ -453,6 +454,7 @@ func (r *loadRole) settings() wire.Msg {
 		model.SetHashThreads:  strconv.Itoa(r.threads.limit()),
 		model.SetClientSndBuf: strconv.Itoa(r.sndReq),
 		model.SetClientRcvBuf: strconv.Itoa(r.rcvReq),
+		model.SetReader:       r.reader,
 	}}
 }
 
@@ -512,6 +514,7 @@ var loadSetters = map[string]func(*loadRole, wire.Cmd) wire.Msg{
 	model.SetReadPercent:  (*loadRole).setReadPercent,
 	model.SetConsume:      (*loadRole).setConsumeMode,
 	model.SetHashThreads:  (*loadRole).setHashThreads,
+	model.SetReader:       (*loadRole).setReader,
 	model.SetPaused:       (*loadRole).setPaused,
 }
 
@@ -553,6 +556,20 @@ func (r *loadRole) setInFlight(c wire.Cmd) wire.Msg {
 	for _, lc := range r.conns {
 		r.stopWorkers(lc)
 		r.startWorkers(lc)
+	}
+	return wire.Msg{}
+}
+
+// setReader applies a live change of how the reader waits: every
+// connection is opened again with the new reader (the requests in flight
+// finish first), since a socket taken out of Go's netpoller does not go
+// back.
+func (r *loadRole) setReader(c wire.Cmd) wire.Msg {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reader = c.Str
+	if err := r.reconnect(); err != nil {
+		return childFail(err)
 	}
 	return wire.Msg{}
 }

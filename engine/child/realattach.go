@@ -9,6 +9,7 @@ import (
 
 	"nbdscope/engine/wire"
 	"nbdscope/probe/realproc"
+	"nbdscope/shellword"
 )
 
 // attachRealServerRole measures a server that is already running (the
@@ -60,7 +61,7 @@ func (r *realServerRole) watchGone() {
 		}
 		if _, err := os.Stat("/proc/" + strconv.Itoa(r.pid)); err != nil {
 			close(r.exited)
-			r.fail <- fmt.Errorf("real server: the target's server %s (PID %d) exited", cmdText(r.argv), r.pid)
+			r.fail <- fmt.Errorf("real server: the target's server %s (PID %d) exited", shellword.Join(r.argv), r.pid)
 			return
 		}
 	}

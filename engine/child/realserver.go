@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"nbdscope/probe/realproc"
 	"nbdscope/probe/sockctl"
 	"nbdscope/probe/sockdiag"
+	"nbdscope/shellword"
 )
 
 // realServerRole is a server child whose server is a real program (a
@@ -34,6 +36,8 @@ import (
 type realServerRole struct {
 	argv   []string
 	socket string             // unix: the path it listens on, removed at close
+	addr   string             // where it is to listen: the socket's path, or ":PORT"
+	up     atomic.Bool        // it listened: an exit from now on is one while serving
 	proc   *clientrun.Process // nil when attached to a running server (realattach.go)
 	pid    int                // the server's process
 	calls  *realproc.Calls    // nil when not counted (callsErr says why)
@@ -74,7 +78,7 @@ func startRealServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.
 	if err != nil {
 		return nil, wire.Msg{}, fmt.Errorf("server command %q: %w", spec.Command(), err)
 	}
-	r := &realServerRole{argv: argv, socket: spec.Socket, fail: make(chan error, 1), exited: make(chan struct{}), stop: make(chan struct{})}
+	r := &realServerRole{argv: argv, socket: spec.Socket, addr: addr, fail: make(chan error, 1), exited: make(chan struct{}), stop: make(chan struct{})}
 	r.callsErr = realproc.Probe()
 	p, err := clientrun.StartHeld(argv, func(pid int) {
 		if r.callsErr == nil {
@@ -103,6 +107,7 @@ func startRealServerRole(ctx context.Context, spec wire.ServerSpec) (role, wire.
 		r.close()
 		return nil, wire.Msg{}, err
 	}
+	r.up.Store(true)
 	r.wg.Add(1)
 	go r.tick()
 	return r, wire.Msg{URI: uri.String(), RealPID: p.Pid()}, nil
@@ -151,10 +156,22 @@ func (r *realServerRole) wait() {
 	if closing {
 		return
 	}
-	if err == nil {
-		err = fmt.Errorf("%s: exited (status 0) while serving", cmdText(r.argv))
+	r.fail <- r.fault(err)
+}
+
+// fault is the server's exit (err from its Wait) in the one format of a
+// process's fault, said once: when it ended (before it listened, or while
+// serving), the command shell-quoted, how it ended, its stderr's tail.
+func (r *realServerRole) fault(err error) error {
+	var f *clientrun.Failure
+	if !errors.As(err, &f) {
+		f = &clientrun.Failure{Argv: r.argv, Status: "exit status 0", Stderr: r.proc.StderrTail()}
 	}
-	r.fail <- fmt.Errorf("real server: %w", err)
+	when := "while serving"
+	if !r.up.Load() {
+		when = "before it listened on " + r.addr
+	}
+	return fmt.Errorf("real server exited %s: %w", when, f)
 }
 
 // exitGrace is how long a refused buffer waits for the server's exit
@@ -168,7 +185,7 @@ const exitGrace = 500 * time.Millisecond
 func (r *realServerRole) exitedFirst(addr string, refused error) error {
 	select {
 	case err := <-r.fail:
-		return fmt.Errorf("exited before it listened on %s: %w", addr, errors.Unwrap(err))
+		return err
 	case <-time.After(exitGrace):
 		return refused
 	}
@@ -191,13 +208,13 @@ func (r *realServerRole) waitListening(ctx context.Context, addr string) error {
 		}
 		select {
 		case err := <-r.fail:
-			return fmt.Errorf("exited before it listened on %s: %w", addr, errors.Unwrap(err))
+			return err
 		case <-ctx.Done():
 			return context.Cause(ctx) // a signal, or the run's end (whileRunDir)
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("real server %s did not listen on %s within %v (%s)", cmdText(r.argv), addr, listenTimeout, where)
+			return fmt.Errorf("real server %s did not listen on %s within %v (%s)", shellword.Join(r.argv), addr, listenTimeout, where)
 		}
 	}
 }
@@ -264,8 +281,6 @@ func memSndRcv(k sockdiag.Socket) (snd, rcv int) {
 	}
 	return int(m.Sndbuf), int(m.Rcvbuf)
 }
-
-func cmdText(argv []string) string { return strconv.Quote(strings.Join(argv, " ")) }
 
 func (r *realServerRole) handle(c wire.Cmd) wire.Msg {
 	switch c.Op {
@@ -341,7 +356,7 @@ func (r *realServerRole) close() {
 		r.proc.Signal(syscall.SIGTERM)
 		select {
 		case <-r.exited:
-		case <-time.After(2 * time.Second):
+		case <-time.After(clientrun.GroupGrace):
 			r.proc.Signal(syscall.SIGKILL)
 		}
 	}

@@ -1,13 +1,17 @@
 package child
 
 import (
+	"context"
 	"errors"
-	"fmt"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
 	"nbdscope/clientrun"
+	"nbdscope/engine/wire"
+	"nbdscope/internal/testbin"
+	"nbdscope/model"
 )
 
 // TestExitedFirstPrefersTheExit: a buffer refused at the start because
@@ -17,14 +21,30 @@ import (
 // refusal of a live server is reported as it is.
 func TestExitedFirstPrefersTheExit(t *testing.T) {
 	gone := errors.New("the real server's SO_SNDBUF cannot be set: process 42 has exited")
-	r := &realServerRole{fail: make(chan error, 1)}
-	r.fail <- fmt.Errorf("real server: %w", errors.New("sh -c 'exit 3': exit status 3"))
-	if err := r.exitedFirst("/x.sock", gone); !strings.Contains(err.Error(), "exited before it listened on /x.sock: sh -c 'exit 3': exit status 3") {
+	r := &realServerRole{argv: []string{"sh", "-c", "exit 3"}, addr: "/x.sock", fail: make(chan error, 1)}
+	r.fail <- r.fault(&clientrun.Failure{Argv: r.argv, Status: "exit status 3"})
+	if err := r.exitedFirst("/x.sock", gone); err.Error() != "real server exited before it listened on /x.sock: sh -c 'exit 3': exit status 3" {
 		t.Errorf("an exited server's refused buffer: %v", err)
 	}
 	refused := errors.New("the real server's SO_SNDBUF cannot be set: Yama")
 	if err := (&realServerRole{fail: make(chan error, 1)}).exitedFirst("/x.sock", refused); err != refused {
 		t.Errorf("a live server's refused buffer: %v, want the refusal", err)
+	}
+}
+
+// TestRealServerExitingAtOnce: a server command that exits 0 before it
+// listens ('true {socket}') says so once, in the one format of a
+// process's fault: the command shell-quoted, how it ended, its stderr
+// (issue 33: "exited before it listened … exited (status 0) while
+// serving", the command unquoted).
+func TestRealServerExitingAtOnce(t *testing.T) {
+	sc := model.DefaultSide("B")
+	sc.Server = "sh -c 'echo bye >&2' {socket}"
+	sock := filepath.Join(testbin.ShortDir(t), "s.sock")
+	_, _, err := startRealServerRole(context.Background(), wire.NewServerSpec(sc, sock))
+	want := "real server exited before it listened on " + sock + ": sh -c 'echo bye >&2' " + sock + ": exit status 0\nbye"
+	if err == nil || err.Error() != want {
+		t.Errorf("a server that exits at once: %v\nwant: %s", err, want)
 	}
 }
 

@@ -33,6 +33,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -308,10 +309,19 @@ func (p *Proc) Stop(grace time.Duration) {
 	}
 }
 
-// Kill sends SIGKILL; Exited then closes once the child is reaped.
+// Kill sends SIGKILL to the child's process group (it leads one of its
+// own: setChildAttrs), so nothing it started in it is left; Exited then
+// closes once the child is reaped.
 func (p *Proc) Kill() {
 	if p.cmd != nil && p.cmd.Process != nil {
-		p.cmd.Process.Kill()
+		select {
+		case <-p.exited:
+			return // reaped: its group id may be another's by now
+		default:
+		}
+		if syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) != nil {
+			p.cmd.Process.Kill()
+		}
 	}
 }
 

@@ -52,6 +52,18 @@ const OpMeasure = "measure"
 // to it are followed and changed, not its other clients'.
 const OpPeer = "peer"
 
+// OpIdle tells an exec side's load how many of its client's runs in a
+// row moved no payload, as the side's server counted it (Int; 0 once one
+// did): the load backs off its restarts, and at IdleRunLimit it fails
+// the side with what the client did.
+const OpIdle = "idle"
+
+// IdleRunLimit is how many client runs in a row may move no payload
+// before the side fails: a client that exits at once ('true {uri}') or
+// never connects is not a measurement, and restarted in a tight loop it
+// kept 0.65 cores busy.
+const IdleRunLimit = 3
+
 // SetCmd is the set command for a setting and its child argument.
 func SetCmd(st *model.Setting, a model.ChildArg) Cmd {
 	return Cmd{Op: "set", Setting: st.Name, Int: a.Int, Str: a.Str}

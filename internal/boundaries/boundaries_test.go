@@ -45,6 +45,7 @@ var rules = []rule{
 	{pkg: "probe/syscount", only: []string{"platform", "units", "nbd", "shellword"}, why: "an instrument needs only the OS's facts"},
 	{pkg: "probe/sockdiag", only: []string{"platform", "units", "nbd", "shellword"}, why: "an instrument needs only the OS's facts"},
 	{pkg: "probe/sockctl", only: []string{"platform", "units", "nbd", "shellword"}, why: "an instrument needs only the OS's facts"},
+	{pkg: "probe/schedstat", only: []string{"platform", "units", "nbd", "shellword"}, why: "an instrument needs only the OS's facts"},
 	{pkg: "probe/realproc", only: []string{"platform", "probe/syscount", "probe/sockdiag", "probe/sockctl", "units", "nbd", "shellword"},
 		why: "measuring a real process needs only the OS's mechanisms"},
 	{pkg: "clientrun", only: []string{"platform", "units", "nbd", "shellword"}, why: "running a real client needs only the OS"},

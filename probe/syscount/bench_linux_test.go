@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
+	"github.com/cilium/ebpf/asm"
 	"golang.org/x/sys/unix"
 )
 
@@ -64,8 +64,8 @@ func BenchmarkTracepointFloor(b *testing.B) {
 	defer runtime.UnlockOSThread()
 	pair := loopPair(b)
 	on, off := alternate(b, func(n int) time.Duration { return timeLoop(b, pair, n, nil) }, func(n int) time.Duration {
-		fds := attachReturnOnly(b, tp, Write, Read)
-		defer closeFDs(fds)
+		hooks := attachReturnOnly(b, tp, Write, Read)
+		defer closeHooks(hooks)
 		return timeLoop(b, pair, n, nil)
 	})
 	b.ReportMetric(float64((on-off).Nanoseconds())/float64(2*b.N), "cpu-ns/call")
@@ -100,8 +100,8 @@ func BenchmarkSocketFloor(b *testing.B) {
 				loop = func(n int) time.Duration { return eventfdLoop(b, n) }
 			}
 			onTime, offTime := alternate(b, loop, func(n int) time.Duration {
-				fds := attachReturnOnlyAt(b, ids)
-				defer closeFDs(fds)
+				hooks := attachReturnOnlyAt(b, ids)
+				defer closeHooks(hooks)
 				return loop(n)
 			})
 			b.ReportMetric(float64((onTime-offTime).Nanoseconds())/float64(2*b.N), "cpu-ns/call")
@@ -135,16 +135,10 @@ func eventfdLoop(b *testing.B, n int) time.Duration {
 	return d
 }
 
-func closeFDs(fds []int) {
-	for _, fd := range fds {
-		unix.Close(fd)
-	}
-}
-
 // attachReturnOnly hangs a program that returns at once on the entry
 // and exit tracepoints of calls, as bpfEngine.attach hangs the counting
-// ones, and returns the fds that detach them.
-func attachReturnOnly(b *testing.B, tp *tracepoints, calls ...Syscall) []int {
+// ones, and returns the hooks that detach them.
+func attachReturnOnly(b *testing.B, tp *tracepoints, calls ...Syscall) []hook {
 	var ids []uint64
 	for _, s := range calls {
 		ids = append(ids, tp.enter[s], tp.exit[s])
@@ -153,29 +147,31 @@ func attachReturnOnly(b *testing.B, tp *tracepoints, calls ...Syscall) []int {
 }
 
 // attachReturnOnlyAt hangs one on each tracepoint of ids.
-func attachReturnOnlyAt(b *testing.B, ids []uint64) []int {
+func attachReturnOnlyAt(b *testing.B, ids []uint64) []hook {
 	b.StopTimer()
 	defer b.StartTimer()
-	var fds []int
+	var hooks []hook
 	for _, id := range ids {
-		a := &asm{}
-		a.emit(movImm(r0, 1), exitInsn())
+		a := &builder{}
+		a.emit(asm.Mov.Imm(asm.R0, 1), asm.Return())
 		prog, err := loadProgram("return_only", a)
 		if err != nil {
 			b.Fatal(err)
 		}
-		attr := unix.PerfEventAttr{Type: unix.PERF_TYPE_TRACEPOINT, Config: id, Bits: unix.PerfBitDisabled}
-		attr.Size = uint32(unsafe.Sizeof(attr))
-		fd, err := unix.PerfEventOpen(&attr, -1, 0, -1, unix.PERF_FLAG_FD_CLOEXEC)
+		h, err := attachProgram(id, "return_only", prog)
+		hooks = append(hooks, h)
 		if err != nil {
-			b.Fatal(err)
-		}
-		fds = append(fds, fd, prog)
-		if err := unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_SET_BPF, prog); err != nil {
+			closeHooks(hooks)
 			b.Fatal(err)
 		}
 	}
-	return fds
+	return hooks
+}
+
+func closeHooks(hooks []hook) {
+	for _, h := range hooks {
+		h.close()
+	}
 }
 
 // tightLoop times the tight loop (timeLoop) on a thread of its own,
@@ -500,4 +496,39 @@ func processCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ts.Nano())
+}
+
+// BenchmarkFillCost measures what the fill programs (FillMeter) cost a
+// socket call: the tight loop of BenchmarkOverhead (a 1-byte write and
+// read on a socketpair) with the programs loaded against none,
+// alternating. "bystander" watches no socket (what every other socket
+// call on the machine pays), "watched" the loop's sender (what a side's
+// data sockets pay). "cpu-ns/call" is what they add to each call.
+func BenchmarkFillCost(b *testing.B) {
+	for _, watch := range []bool{false, true} {
+		name := map[bool]string{false: "bystander", true: "watched"}[watch]
+		b.Run(name, func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			pair := loopPair(b)
+			var st unix.Stat_t
+			if err := unix.Fstat(pair[0], &st); err != nil {
+				b.Fatal(err)
+			}
+			on, off := alternate(b, func(n int) time.Duration { return timeLoop(b, pair, n, nil) }, func(n int) time.Duration {
+				b.StopTimer()
+				m, err := OpenFillMeter()
+				if err != nil {
+					b.Skip(err)
+				}
+				defer m.Close()
+				if watch {
+					m.Set("bench", []uint64{st.Ino})
+				}
+				return timeLoop(b, pair, n, nil)
+			})
+			b.ReportMetric(float64((on-off).Nanoseconds())/float64(2*b.N), "cpu-ns/call")
+			b.ReportMetric(float64(on)/float64(off), "ratio")
+		})
+	}
 }

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
+	"github.com/cilium/ebpf"
 	"golang.org/x/sys/unix"
 )
 
@@ -58,17 +58,17 @@ const (
 	numProgramSets
 )
 
-// attached is what carries loaded programs: their fds and those of the
-// perf events they hang on; closing both detaches them. ok is set once
-// the set passed its self-check.
+// attached is what carries loaded programs: their links and the perf
+// events they hang on; closing them detaches the programs. ok is set
+// once the set passed its self-check.
 type attached struct {
-	progs, events []int
-	ok            bool
+	hooks []hook
+	ok    bool
 }
 
 func (a *attached) close() {
-	for _, fd := range append(a.events, a.progs...) {
-		unix.Close(fd)
+	for _, h := range a.hooks {
+		h.close()
 	}
 	*a = attached{}
 }
@@ -172,9 +172,9 @@ func (e *bpfEngine) close() {
 	}
 	e.base.close()
 	m := e.maps
-	for _, fd := range []int{m.procs, m.socks, m.counts, m.inMmsg, m.mmsgs, m.bits, m.forkBits} {
-		if fd >= 0 {
-			unix.Close(fd)
+	for _, bm := range []*ebpf.Map{m.procs, m.socks, m.counts, m.inMmsg, m.mmsgs, m.bits, m.forkBits} {
+		if bm != nil {
+			bm.Close()
 		}
 	}
 }
@@ -192,20 +192,19 @@ func loadBPF(tp *tracepoints) (*bpfEngine, error) {
 	if err := inInitialPIDNamespace(); err != nil {
 		return nil, err
 	}
-	ncpu, err := possibleCPUs()
+	ncpu, err := ebpf.PossibleCPU()
 	if err != nil {
 		return nil, err
 	}
-	e := &bpfEngine{ncpu: ncpu, maps: bpfMaps{procs: -1, socks: -1, counts: -1, inMmsg: -1, mmsgs: -1, bits: -1, forkBits: -1},
-		unloaded: make(chan struct{})}
-	if e.maps.procs, err = createMap("nbdscope_procs", unix.BPF_MAP_TYPE_HASH, 4, 4*bpfWays, 4096); err != nil {
+	e := &bpfEngine{ncpu: ncpu, unloaded: make(chan struct{})}
+	if e.maps.procs, err = newMap("nbdscope_procs", ebpf.Hash, 4, 4*bpfWays, 4096); err != nil {
 		return nil, err
 	}
-	if e.maps.socks, err = createMap("nbdscope_socks", unix.BPF_MAP_TYPE_HASH, 16, 4, 4096); err != nil {
+	if e.maps.socks, err = newMap("nbdscope_socks", ebpf.Hash, 16, 4, 4096); err != nil {
 		e.close()
 		return nil, err
 	}
-	if e.maps.counts, err = createMap("nbdscope_counts", unix.BPF_MAP_TYPE_PERCPU_ARRAY, 4, uint32(8*bpfSlotValues), bpfMaxSlots); err != nil {
+	if e.maps.counts, err = newMap("nbdscope_counts", ebpf.PerCPUArray, 4, uint32(8*bpfSlotValues), bpfMaxSlots); err != nil {
 		e.close()
 		return nil, err
 	}
@@ -224,16 +223,16 @@ func loadBPF(tp *tracepoints) (*bpfEngine, error) {
 // (bpfprog_linux.go).
 func (e *bpfEngine) createSmallMaps() error {
 	var err error
-	if e.maps.inMmsg, err = createMap("nbdscope_mmsg", unix.BPF_MAP_TYPE_HASH, 4, 4, 16384); err != nil {
+	if e.maps.inMmsg, err = newMap("nbdscope_mmsg", ebpf.Hash, 4, 4, 16384); err != nil {
 		return err
 	}
-	if e.maps.mmsgs, err = createMap("nbdscope_mmsgs", unix.BPF_MAP_TYPE_ARRAY, 4, 8, 1); err != nil {
+	if e.maps.mmsgs, err = newMap("nbdscope_mmsgs", ebpf.Array, 4, 8, 1); err != nil {
 		return err
 	}
-	if e.maps.bits, err = createMap("nbdscope_bits", unix.BPF_MAP_TYPE_ARRAY, 4, 8, bitWords); err != nil {
+	if e.maps.bits, err = newMap("nbdscope_bits", ebpf.Array, 4, 8, bitWords); err != nil {
 		return err
 	}
-	e.maps.forkBits, err = createMap("nbdscope_forkbits", unix.BPF_MAP_TYPE_ARRAY, 4, 8, bitWords)
+	e.maps.forkBits, err = newMap("nbdscope_fbits", ebpf.Array, 4, 8, bitWords)
 	return err
 }
 
@@ -241,11 +240,11 @@ func (e *bpfEngine) createSmallMaps() error {
 func (e *bpfEngine) setBit(pid int) error {
 	key := uint32(pid>>6) & (bitWords - 1)
 	var word uint64
-	if err := mapOp(unix.BPF_MAP_LOOKUP_ELEM, e.maps.bits, unsafe.Pointer(&key), unsafe.Pointer(&word), 0); err != nil {
+	if err := e.maps.bits.Lookup(key, &word); err != nil {
 		return fmt.Errorf("reading the bpf process bits: %w", err)
 	}
 	word |= 1 << (pid & 63)
-	if err := mapOp(unix.BPF_MAP_UPDATE_ELEM, e.maps.bits, unsafe.Pointer(&key), unsafe.Pointer(&word), unix.BPF_ANY); err != nil {
+	if err := e.maps.bits.Update(key, word, ebpf.UpdateAny); err != nil {
 		return fmt.Errorf("setting the bpf process bits: %w", err)
 	}
 	return nil
@@ -259,7 +258,7 @@ const selfCheckFD = 1<<31 - 1
 // refuse but would count wrong: another PID namespace (the programs see
 // the kernel's process ids), a record laid out otherwise.
 func (e *bpfEngine) selfCheck(set programSet) error {
-	s := &bpfSlot{e: e, set: set, buf: make([]uint64, bpfSlotValues*e.ncpu), keys: map[sockKey]bool{}}
+	s := &bpfSlot{e: e, set: set, buf: make([]slotValues, e.ncpu), keys: map[sockKey]bool{}}
 	if err := s.claimLocked(os.Getpid(), false); err != nil {
 		return err
 	}
@@ -321,29 +320,15 @@ func (e *bpfEngine) attachPerCall(tp *tracepoints, a *attached) error {
 	return nil
 }
 
-// attach loads a program and hangs it on tracepoint id. One perf event,
-// on one CPU, carries it: a tracepoint runs its programs wherever it
-// fires, once the event is opened (which registers the tracepoint), and
-// whether the event is enabled or not. It is left disabled, so that it
-// never counts itself: what the programs hand on (finish) costs only
-// the perf events others opened.
-func (e *bpfEngine) attach(to *attached, id uint64, name string, a *asm) error {
+// attach loads a program and hangs it on tracepoint id (attachProgram).
+func (e *bpfEngine) attach(to *attached, id uint64, name string, a *builder) error {
 	prog, err := loadProgram(name, a)
 	if err != nil {
 		return err
 	}
-	to.progs = append(to.progs, prog)
-	attr := unix.PerfEventAttr{Type: unix.PERF_TYPE_TRACEPOINT, Config: id, Bits: unix.PerfBitDisabled}
-	attr.Size = uint32(unsafe.Sizeof(attr))
-	fd, err := unix.PerfEventOpen(&attr, -1, 0, -1, unix.PERF_FLAG_FD_CLOEXEC)
-	if err != nil {
-		return fmt.Errorf("opening tracepoint %d for bpf program %s: %w", id, name, err)
-	}
-	to.events = append(to.events, fd)
-	if err := unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_SET_BPF, prog); err != nil {
-		return fmt.Errorf("attaching bpf program %s: %w", name, err)
-	}
-	return nil
+	h, err := attachProgram(id, name, prog)
+	to.hooks = append(to.hooks, h)
+	return err
 }
 
 // inInitialPIDNamespace refuses a process in a child PID namespace:
@@ -412,13 +397,16 @@ func parseFieldOffset(format, field string, align int64) (int16, bool) {
 	return 0, false
 }
 
+// slotValues is one CPU's values of a slot.
+type slotValues [bpfSlotValues]uint64
+
 // bpfSlot is one Counter's share of the engine.
 type bpfSlot struct {
 	e    *bpfEngine
 	set  programSet
 	slot uint32
 	keys map[sockKey]bool // in socks
-	buf  []uint64
+	buf  []slotValues     // one per possible CPU
 }
 
 // openBPFSlot starts counting pid (and, with children, the processes it
@@ -428,7 +416,7 @@ func openBPFSlot(tp *tracepoints, pid int, children bool, set programSet) (*bpfS
 	if err != nil {
 		return nil, err
 	}
-	s := &bpfSlot{e: e, set: set, buf: make([]uint64, bpfSlotValues*e.ncpu), keys: map[sockKey]bool{}}
+	s := &bpfSlot{e: e, set: set, buf: make([]slotValues, e.ncpu), keys: map[sockKey]bool{}}
 	if err := s.claim(pid, children); err != nil {
 		releaseBPF(e)
 		return nil, err
@@ -451,13 +439,13 @@ func (s *bpfSlot) claimLocked(pid int, children bool) error {
 	s.slot = uint32(free)
 	key := uint32(pid)
 	var ways [bpfWays]uint32
-	mapOp(unix.BPF_MAP_LOOKUP_ELEM, s.e.maps.procs, unsafe.Pointer(&key), unsafe.Pointer(&ways), 0) // none: all free
+	s.e.maps.procs.Lookup(key, &ways) // none: all free
 	way := slices.Index(ways[:], 0)
 	if way < 0 {
 		return fmt.Errorf("process %d is counted %d times already", pid, bpfWays)
 	}
 	clear(s.buf)
-	if err := mapOp(unix.BPF_MAP_UPDATE_ELEM, s.e.maps.counts, unsafe.Pointer(&s.slot), unsafe.Pointer(&s.buf[0]), unix.BPF_ANY); err != nil {
+	if err := s.e.maps.counts.Update(s.slot, s.buf, ebpf.UpdateAny); err != nil {
 		return fmt.Errorf("zeroing a bpf counting slot: %w", err)
 	}
 	ways[way] = s.slot + 1
@@ -467,7 +455,7 @@ func (s *bpfSlot) claimLocked(pid int, children bool) error {
 	if err := s.e.setBit(pid); err != nil {
 		return err
 	}
-	if err := mapOp(unix.BPF_MAP_UPDATE_ELEM, s.e.maps.procs, unsafe.Pointer(&key), unsafe.Pointer(&ways), unix.BPF_ANY); err != nil {
+	if err := s.e.maps.procs.Update(key, ways, ebpf.UpdateAny); err != nil {
 		return fmt.Errorf("entering process %d for counting: %w", pid, err)
 	}
 	s.e.used[free] = true
@@ -477,11 +465,11 @@ func (s *bpfSlot) claimLocked(pid int, children bool) error {
 // read returns the slot's values, summed over the CPUs.
 func (s *bpfSlot) read() ([bpfSlotValues]uint64, error) {
 	var sum [bpfSlotValues]uint64
-	if err := mapOp(unix.BPF_MAP_LOOKUP_ELEM, s.e.maps.counts, unsafe.Pointer(&s.slot), unsafe.Pointer(&s.buf[0]), 0); err != nil {
+	if err := s.e.maps.counts.Lookup(s.slot, s.buf); err != nil {
 		return sum, fmt.Errorf("reading the bpf counters: %w", err)
 	}
 	for cpu := range s.e.ncpu {
-		for i, v := range s.buf[cpu*bpfSlotValues : (cpu+1)*bpfSlotValues] {
+		for i, v := range s.buf[cpu] {
 			sum[i] += v
 		}
 	}
@@ -512,14 +500,14 @@ func (s *bpfSlot) setKeys(byPID map[int][]int) error {
 		if s.keys[k] {
 			continue
 		}
-		if err := mapOp(unix.BPF_MAP_UPDATE_ELEM, s.e.maps.socks, unsafe.Pointer(&k), unsafe.Pointer(&one), unix.BPF_ANY); err != nil {
+		if err := s.e.maps.socks.Update(k, one, ebpf.UpdateAny); err != nil {
 			return fmt.Errorf("counting on fd %d of process %d: %w", k.fd, k.pid, err)
 		}
 		s.keys[k] = true
 	}
 	for k := range s.keys {
 		if !want[k] {
-			mapOp(unix.BPF_MAP_DELETE_ELEM, s.e.maps.socks, unsafe.Pointer(&k), nil, 0)
+			s.e.maps.socks.Delete(k)
 			delete(s.keys, k)
 		}
 	}
@@ -546,18 +534,14 @@ func (s *bpfSlot) closeLocked() {
 // with no way is deleted.
 func (s *bpfSlot) leaveProcesses() {
 	var pids []uint32
-	var key, next uint32
-	keyp := unsafe.Pointer(nil) // nil: the first key
-	for range 1 << 16 {
-		if mapOp(unix.BPF_MAP_GET_NEXT_KEY, s.e.maps.procs, keyp, unsafe.Pointer(&next), 0) != nil {
-			break
-		}
-		pids = append(pids, next)
-		key, keyp = next, unsafe.Pointer(&key)
+	var pid uint32
+	var ways [bpfWays]uint32
+	for it := s.e.maps.procs.Iterate(); it.Next(&pid, &ways); {
+		pids = append(pids, pid)
 	}
 	for _, pid := range pids {
 		var ways [bpfWays]uint32
-		if mapOp(unix.BPF_MAP_LOOKUP_ELEM, s.e.maps.procs, unsafe.Pointer(&pid), unsafe.Pointer(&ways), 0) != nil {
+		if s.e.maps.procs.Lookup(pid, &ways) != nil {
 			continue
 		}
 		mine := false
@@ -569,9 +553,9 @@ func (s *bpfSlot) leaveProcesses() {
 		switch {
 		case !mine:
 		case ways == [bpfWays]uint32{}:
-			mapOp(unix.BPF_MAP_DELETE_ELEM, s.e.maps.procs, unsafe.Pointer(&pid), nil, 0)
+			s.e.maps.procs.Delete(pid)
 		default:
-			mapOp(unix.BPF_MAP_UPDATE_ELEM, s.e.maps.procs, unsafe.Pointer(&pid), unsafe.Pointer(&ways), unix.BPF_ANY)
+			s.e.maps.procs.Update(pid, ways, ebpf.UpdateAny)
 		}
 	}
 }
@@ -600,6 +584,24 @@ func whyNot(set programSet) string {
 	releaseBPF(e)
 	return ""
 }
+
+// RefusedLog is the kernel verifier's log of the last counting program it
+// refused in this process (its last lines), "" when none was: a failure
+// is kept (bpfShared), so WhyNotPerProcess or WhyNotSockets finds it.
+func RefusedLog() string {
+	bpfShared.Lock()
+	defer bpfShared.Unlock()
+	for _, err := range append([]error{bpfShared.failed}, bpfShared.failedSet[:]...) {
+		if l := VerifierLog(err, verifierLogLines); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// verifierLogLines is how much of a verifier's log is kept for a person
+// to read: its end says which instruction and why.
+const verifierLogLines = 20
 
 // bpfRefusal says why the programs could not be loaded, with the fix
 // where one is known.

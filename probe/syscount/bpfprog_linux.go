@@ -1,6 +1,11 @@
 package syscount
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+)
 
 // The counting programs, one per tracepoint. Each runs in the kernel at
 // every entry to (or exit from) its system call, by any process, and
@@ -55,7 +60,7 @@ func socketIndex(d Dir) int16       { return int16(3*NumSyscalls) + int16(2*d) }
 func socketEAGAINIndex(d Dir) int16 { return socketIndex(d) + 1 }
 
 // bpfMaps are the fds of the maps.
-type bpfMaps struct{ procs, socks, counts, inMmsg, mmsgs, bits, forkBits int }
+type bpfMaps struct{ procs, socks, counts, inMmsg, mmsgs, bits, forkBits *ebpf.Map }
 
 // bitWords is how many u64s bits and forkBits hold.
 const bitWords = 1024
@@ -66,57 +71,57 @@ const bitKeySlot = -64
 // lookupProc emits: the caller's tgid looked up in procs, unless its bit
 // is clear in both bit maps; not counted jumps to "out"; else r9 points
 // at its ways. It uses r7.
-func (m bpfMaps) lookupProc(a *asm) {
-	a.emit(callHelper(helperGetCurrentPidTgid), aluImm(aluRSH, r0, 32), store(sizeW, r10, -4, r0))
-	a.emit(aluImm(aluRSH, r0, 6), aluImm(aluAND, r0, bitWords-1), store(sizeW, r10, bitKeySlot, r0))
-	a.emit(movImm(r7, 0))
-	for _, bits := range []int{m.bits, m.forkBits} {
-		a.emit(movReg(r2, r10), aluImm(aluADD, r2, bitKeySlot))
-		a.emit(loadMap(r1, bits)...)
-		a.emit(callHelper(helperMapLookupElem))
-		a.jumpTo(jmpJEQ, r0, 0, "out")
-		a.emit(load(sizeDW, r1, r0, 0), aluReg(aluOR, r7, r1))
+func (m bpfMaps) lookupProc(a *builder) {
+	a.emit(asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32), asm.StoreMem(asm.RFP, -4, asm.R0, asm.Word))
+	a.emit(asm.RSh.Imm(asm.R0, 6), asm.And.Imm(asm.R0, bitWords-1), asm.StoreMem(asm.RFP, bitKeySlot, asm.R0, asm.Word))
+	a.emit(asm.Mov.Imm(asm.R7, 0))
+	for _, bits := range []*ebpf.Map{m.bits, m.forkBits} {
+		a.emit(asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, bitKeySlot))
+		a.emit(mapPtr(asm.R1, bits))
+		a.emit(asm.FnMapLookupElem.Call())
+		a.emit(asm.JEq.Imm(asm.R0, 0, "out"))
+		a.emit(asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord), asm.Or.Reg(asm.R7, asm.R1))
 	}
-	a.emit(load(sizeW, r2, r10, -4), aluImm(aluAND, r2, 63), aluReg(aluRSH, r7, r2), aluImm(aluAND, r7, 1))
-	a.jumpTo(jmpJEQ, r7, 0, "out")
-	a.emit(movReg(r2, r10), aluImm(aluADD, r2, -4))
-	a.emit(loadMap(r1, m.procs)...)
-	a.emit(callHelper(helperMapLookupElem))
-	a.jumpTo(jmpJEQ, r0, 0, "out")
-	a.emit(movReg(r9, r0))
+	a.emit(asm.LoadMem(asm.R2, asm.RFP, -4, asm.Word), asm.And.Imm(asm.R2, 63), asm.RSh.Reg(asm.R7, asm.R2), asm.And.Imm(asm.R7, 1))
+	a.emit(asm.JEq.Imm(asm.R7, 0, "out"))
+	a.emit(asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, -4))
+	a.emit(mapPtr(asm.R1, m.procs))
+	a.emit(asm.FnMapLookupElem.Call())
+	a.emit(asm.JEq.Imm(asm.R0, 0, "out"))
+	a.emit(asm.Mov.Reg(asm.R9, asm.R0))
 }
 
 // eachWay emits body once per way, with r7 the way's slot and r8 its
 // counts; a free way, or one whose counts are missing, skips to the
 // next. body may jump to next to end its way early.
-func (m bpfMaps) eachWay(a *asm, body func(next string)) {
+func (m bpfMaps) eachWay(a *builder, body func(next string)) {
 	for w := range bpfWays {
 		next := fmt.Sprintf("way%d", w+1)
-		a.emit(load(sizeW, r7, r9, int16(4*w)))
-		a.jumpTo(jmpJEQ, r7, 0, next)
-		a.emit(aluImm(aluAND, r7, bpfSlotMask), aluImm(aluADD, r7, -1), store(sizeW, r10, -8, r7))
-		a.emit(movReg(r2, r10), aluImm(aluADD, r2, -8))
-		a.emit(loadMap(r1, m.counts)...)
-		a.emit(callHelper(helperMapLookupElem))
-		a.jumpTo(jmpJEQ, r0, 0, next)
-		a.emit(movReg(r8, r0))
+		a.emit(asm.LoadMem(asm.R7, asm.R9, int16(4*w), asm.Word))
+		a.emit(asm.JEq.Imm(asm.R7, 0, next))
+		a.emit(asm.And.Imm(asm.R7, bpfSlotMask), asm.Add.Imm(asm.R7, -1), asm.StoreMem(asm.RFP, -8, asm.R7, asm.Word))
+		a.emit(asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, -8))
+		a.emit(mapPtr(asm.R1, m.counts))
+		a.emit(asm.FnMapLookupElem.Call())
+		a.emit(asm.JEq.Imm(asm.R0, 0, next))
+		a.emit(asm.Mov.Reg(asm.R8, asm.R0))
 		body(next)
 		a.label(next)
 	}
 }
 
 // addOne emits: the u64 at r8 + 8*index grows by one.
-func addOne(a *asm, index int16) {
-	a.emit(movImm(r1, 1), atomicAdd(r8, 8*index, r1))
+func addOne(a *builder, index int16) {
+	a.emit(asm.Mov.Imm(asm.R1, 1), atomicMem(asm.AddAtomic, asm.R8, asm.R1, 8*index))
 }
 
 // finish ends a program returning 1: the kernel then hands the call on
 // to the perf events on the same tracepoint (a user's `perf stat -e
 // syscalls:…`, a PerThread Counter). Returning 0 would hide every call
 // from them (kernel/trace/trace_syscalls.c, perf_syscall_enter).
-func finish(a *asm) {
+func finish(a *builder) {
 	a.label("out")
-	a.emit(movImm(r0, 1), exitInsn())
+	a.emit(asm.Mov.Imm(asm.R0, 1), asm.Return())
 }
 
 // fdSlot is where enterProgram keeps the call's fd, below the keys of
@@ -126,11 +131,11 @@ const fdSlot = -56
 
 // enterProgram counts an entry to s, on its own tracepoint: its first
 // argument, the fd, is at fdOffset in the tracepoint's record.
-func (m bpfMaps) enterProgram(s Syscall, fdOffset int16) *asm {
-	a := &asm{}
-	a.emit(movReg(r6, r1))
+func (m bpfMaps) enterProgram(s Syscall, fdOffset int16) *builder {
+	a := &builder{}
+	a.emit(asm.Mov.Reg(asm.R6, asm.R1))
 	m.lookupProc(a)
-	a.emit(load(sizeDW, r1, r6, fdOffset), store(sizeDW, r10, fdSlot, r1))
+	a.emit(asm.LoadMem(asm.R1, asm.R6, fdOffset, asm.DWord), asm.StoreMem(asm.RFP, fdSlot, asm.R1, asm.DWord))
 	m.countEntry(a, s)
 	finish(a)
 	return a
@@ -139,38 +144,38 @@ func (m bpfMaps) enterProgram(s Syscall, fdOffset int16) *asm {
 // countEntry emits, for each Counter of the caller's process (r9: its
 // ways), one entry to s on any fd, and one on the counted fds when the fd
 // at fdSlot is one of the Counter's.
-func (m bpfMaps) countEntry(a *asm, s Syscall) {
+func (m bpfMaps) countEntry(a *builder, s Syscall) {
 	m.eachWay(a, func(next string) {
 		addOne(a, anyIndex(s))
 		// The key {slot, tgid, fd, 0} at r10-24; the tgid is at r10-4.
 		counted := next + "fd"
-		a.emit(store(sizeW, r10, -24, r7), load(sizeW, r1, r10, -4), store(sizeW, r10, -20, r1))
-		a.emit(load(sizeDW, r1, r10, fdSlot), store(sizeW, r10, -16, r1), movImm(r1, 0), store(sizeW, r10, -12, r1))
+		a.emit(asm.StoreMem(asm.RFP, -24, asm.R7, asm.Word), asm.LoadMem(asm.R1, asm.RFP, -4, asm.Word), asm.StoreMem(asm.RFP, -20, asm.R1, asm.Word))
+		a.emit(asm.LoadMem(asm.R1, asm.RFP, fdSlot, asm.DWord), asm.StoreMem(asm.RFP, -16, asm.R1, asm.Word), asm.Mov.Imm(asm.R1, 0), asm.StoreMem(asm.RFP, -12, asm.R1, asm.Word))
 		m.lookupSock(a)
-		a.jumpTo(jmpJNE, r0, 0, counted)
+		a.emit(asm.JNE.Imm(asm.R0, 0, counted))
 		// Not this process's: one of the fds counted in any of them?
-		a.emit(movImm(r1, 0), store(sizeW, r10, -20, r1))
+		a.emit(asm.Mov.Imm(asm.R1, 0), asm.StoreMem(asm.RFP, -20, asm.R1, asm.Word))
 		m.lookupSock(a)
-		a.jumpTo(jmpJEQ, r0, 0, next)
+		a.emit(asm.JEq.Imm(asm.R0, 0, next))
 		a.label(counted)
 		addOne(a, onFDsIndex(s))
 	})
 }
 
 // lookupSock emits the lookup of the key at r10-24 in socks.
-func (m bpfMaps) lookupSock(a *asm) {
-	a.emit(movReg(r2, r10), aluImm(aluADD, r2, -24))
-	a.emit(loadMap(r1, m.socks)...)
-	a.emit(callHelper(helperMapLookupElem))
+func (m bpfMaps) lookupSock(a *builder) {
+	a.emit(asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, -24))
+	a.emit(mapPtr(asm.R1, m.socks))
+	a.emit(asm.FnMapLookupElem.Call())
 }
 
 // exitProgram counts an exit from s that failed with EAGAIN (its return
 // value at retOffset). The fd is not in the exit's record, as with perf's
 // filters: Count.EAGAIN bounds which fds they were on.
-func (m bpfMaps) exitProgram(s Syscall, retOffset int16) *asm {
-	a := &asm{}
-	a.emit(movReg(r6, r1), load(sizeDW, r1, r6, retOffset))
-	a.jumpTo(jmpJNE, r1, eagainRet, "out")
+func (m bpfMaps) exitProgram(s Syscall, retOffset int16) *builder {
+	a := &builder{}
+	a.emit(asm.Mov.Reg(asm.R6, asm.R1), asm.LoadMem(asm.R1, asm.R6, retOffset, asm.DWord))
+	a.emit(asm.JNE.Imm(asm.R1, eagainRet, "out"))
 	m.lookupProc(a)
 	m.eachWay(a, func(string) { addOne(a, eagainIndex(s)) })
 	finish(a)
@@ -181,33 +186,33 @@ func (m bpfMaps) exitProgram(s Syscall, retOffset int16) *asm {
 // threads share their tgid) for those of its creator's Counters that
 // count children. It runs in the creator before the child can run, so
 // none of the child's calls is missed.
-func (m bpfMaps) forkProgram(pidOffset, flagsOffset int16) *asm {
-	a := &asm{}
-	a.emit(movReg(r6, r1), load(sizeDW, r1, r6, flagsOffset), aluImm(aluAND, r1, cloneThread))
-	a.jumpTo(jmpJNE, r1, 0, "out")
+func (m bpfMaps) forkProgram(pidOffset, flagsOffset int16) *builder {
+	a := &builder{}
+	a.emit(asm.Mov.Reg(asm.R6, asm.R1), asm.LoadMem(asm.R1, asm.R6, flagsOffset, asm.DWord), asm.And.Imm(asm.R1, cloneThread))
+	a.emit(asm.JNE.Imm(asm.R1, 0, "out"))
 	m.lookupProc(a)
 	// The child's ways, at r10-32: the creator's that count children.
-	a.emit(movImm(r8, 0))
+	a.emit(asm.Mov.Imm(asm.R8, 0))
 	for w := range bpfWays {
 		keep := fmt.Sprintf("keep%d", w)
-		a.emit(load(sizeW, r7, r9, int16(4*w)), movReg(r1, r7), aluImm(aluAND, r1, bpfChildrenBit))
-		a.jumpTo(jmpJNE, r1, 0, keep)
-		a.emit(movImm(r7, 0))
+		a.emit(asm.LoadMem(asm.R7, asm.R9, int16(4*w), asm.Word), asm.Mov.Reg(asm.R1, asm.R7), asm.And.Imm(asm.R1, bpfChildrenBit))
+		a.emit(asm.JNE.Imm(asm.R1, 0, keep))
+		a.emit(asm.Mov.Imm(asm.R7, 0))
 		a.label(keep)
-		a.emit(store(sizeW, r10, int16(-32+4*w), r7), aluReg(aluOR, r8, r7))
+		a.emit(asm.StoreMem(asm.RFP, int16(-32+4*w), asm.R7, asm.Word), asm.Or.Reg(asm.R8, asm.R7))
 	}
-	a.jumpTo(jmpJEQ, r8, 0, "out")
-	a.emit(load(sizeW, r1, r6, pidOffset), store(sizeW, r10, -36, r1))
+	a.emit(asm.JEq.Imm(asm.R8, 0, "out"))
+	a.emit(asm.LoadMem(asm.R1, asm.R6, pidOffset, asm.Word), asm.StoreMem(asm.RFP, -36, asm.R1, asm.Word))
 	// The child's bit first, so that no call it makes finds it clear.
-	a.emit(aluImm(aluRSH, r1, 6), aluImm(aluAND, r1, bitWords-1), store(sizeW, r10, bitKeySlot, r1))
-	a.emit(movReg(r2, r10), aluImm(aluADD, r2, bitKeySlot))
-	a.emit(loadMap(r1, m.forkBits)...)
-	a.emit(callHelper(helperMapLookupElem))
-	a.jumpTo(jmpJEQ, r0, 0, "out")
-	a.emit(load(sizeW, r2, r10, -36), aluImm(aluAND, r2, 63), movImm(r1, 1), aluReg(aluLSH, r1, r2), atomicOr(r0, 0, r1))
-	a.emit(loadMap(r1, m.procs)...)
-	a.emit(movReg(r2, r10), aluImm(aluADD, r2, -36), movReg(r3, r10), aluImm(aluADD, r3, -32), movImm(r4, 0))
-	a.emit(callHelper(helperMapUpdateElem))
+	a.emit(asm.RSh.Imm(asm.R1, 6), asm.And.Imm(asm.R1, bitWords-1), asm.StoreMem(asm.RFP, bitKeySlot, asm.R1, asm.Word))
+	a.emit(asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, bitKeySlot))
+	a.emit(mapPtr(asm.R1, m.forkBits))
+	a.emit(asm.FnMapLookupElem.Call())
+	a.emit(asm.JEq.Imm(asm.R0, 0, "out"))
+	a.emit(asm.LoadMem(asm.R2, asm.RFP, -36, asm.Word), asm.And.Imm(asm.R2, 63), asm.Mov.Imm(asm.R1, 1), asm.LSh.Reg(asm.R1, asm.R2), atomicMem(asm.OrAtomic, asm.R0, asm.R1, 0))
+	a.emit(mapPtr(asm.R1, m.procs))
+	a.emit(asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, -36), asm.Mov.Reg(asm.R3, asm.RFP), asm.Add.Imm(asm.R3, -32), asm.Mov.Imm(asm.R4, 0))
+	a.emit(asm.FnMapUpdateElem.Call())
 	finish(a)
 	return a
 }

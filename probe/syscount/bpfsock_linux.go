@@ -3,6 +3,7 @@ package syscount
 import (
 	"fmt"
 
+	"github.com/cilium/ebpf/asm"
 	"golang.org/x/sys/unix"
 )
 
@@ -88,16 +89,16 @@ const (
 // socketProgram counts a socket call of direction d, and its EAGAIN,
 // unless the thread is inside an mmsg call. The result is the record's
 // 32-bit int at retOffset.
-func (m bpfMaps) socketProgram(d Dir, retOffset int16) *asm {
-	a := &asm{}
-	a.emit(movReg(r6, r1))
+func (m bpfMaps) socketProgram(d Dir, retOffset int16) *builder {
+	a := &builder{}
+	a.emit(asm.Mov.Reg(asm.R6, asm.R1))
 	m.lookupProc(a)
 	m.skipInMmsg(a)
-	a.emit(load(sizeW, r1, r6, retOffset), aluImm(aluLSH, r1, 32), aluImm(aluARSH, r1, 32), store(sizeDW, r10, resultSlot, r1))
+	a.emit(asm.LoadMem(asm.R1, asm.R6, retOffset, asm.Word), asm.LSh.Imm(asm.R1, 32), asm.ArSh.Imm(asm.R1, 32), asm.StoreMem(asm.RFP, resultSlot, asm.R1, asm.DWord))
 	m.eachWay(a, func(next string) {
 		addOne(a, socketIndex(d))
-		a.emit(load(sizeDW, r1, r10, resultSlot))
-		a.jumpTo(jmpJNE, r1, eagainRet, next)
+		a.emit(asm.LoadMem(asm.R1, asm.RFP, resultSlot, asm.DWord))
+		a.emit(asm.JNE.Imm(asm.R1, eagainRet, next))
 		addOne(a, socketEAGAINIndex(d))
 	})
 	finish(a)
@@ -107,41 +108,41 @@ func (m bpfMaps) socketProgram(d Dir, retOffset int16) *asm {
 // skipInMmsg emits a jump to "out" when the calling thread is inside an
 // mmsg call: looked up in inMmsg only while some counted thread is
 // (mmsgs), which is never for qemu, nbdkit or libnbd clients.
-func (m bpfMaps) skipInMmsg(a *asm) {
-	a.emit(movImm(r1, 0), store(sizeW, r10, tidSlot, r1), movReg(r2, r10), aluImm(aluADD, r2, tidSlot))
-	a.emit(loadMap(r1, m.mmsgs)...)
-	a.emit(callHelper(helperMapLookupElem))
-	a.jumpTo(jmpJEQ, r0, 0, "none")
-	a.emit(load(sizeDW, r1, r0, 0))
-	a.jumpTo(jmpJEQ, r1, 0, "none")
-	a.emit(callHelper(helperGetCurrentPidTgid), store(sizeW, r10, tidSlot, r0))
-	a.emit(movReg(r2, r10), aluImm(aluADD, r2, tidSlot))
-	a.emit(loadMap(r1, m.inMmsg)...)
-	a.emit(callHelper(helperMapLookupElem))
-	a.jumpTo(jmpJNE, r0, 0, "out")
+func (m bpfMaps) skipInMmsg(a *builder) {
+	a.emit(asm.Mov.Imm(asm.R1, 0), asm.StoreMem(asm.RFP, tidSlot, asm.R1, asm.Word), asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, tidSlot))
+	a.emit(mapPtr(asm.R1, m.mmsgs))
+	a.emit(asm.FnMapLookupElem.Call())
+	a.emit(asm.JEq.Imm(asm.R0, 0, "none"))
+	a.emit(asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord))
+	a.emit(asm.JEq.Imm(asm.R1, 0, "none"))
+	a.emit(asm.FnGetCurrentPidTgid.Call(), asm.StoreMem(asm.RFP, tidSlot, asm.R0, asm.Word))
+	a.emit(asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, tidSlot))
+	a.emit(mapPtr(asm.R1, m.inMmsg))
+	a.emit(asm.FnMapLookupElem.Call())
+	a.emit(asm.JNE.Imm(asm.R0, 0, "out"))
 	a.label("none")
 }
 
 // addMmsgs emits mmsgs[0] += delta, atomically.
-func (m bpfMaps) addMmsgs(a *asm, delta int32) {
-	a.emit(movImm(r1, 0), store(sizeW, r10, tidSlot, r1), movReg(r2, r10), aluImm(aluADD, r2, tidSlot))
-	a.emit(loadMap(r1, m.mmsgs)...)
-	a.emit(callHelper(helperMapLookupElem))
-	a.jumpTo(jmpJEQ, r0, 0, "out")
-	a.emit(movImm(r1, delta), atomicAdd(r0, 0, r1))
+func (m bpfMaps) addMmsgs(a *builder, delta int32) {
+	a.emit(asm.Mov.Imm(asm.R1, 0), asm.StoreMem(asm.RFP, tidSlot, asm.R1, asm.Word), asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, tidSlot))
+	a.emit(mapPtr(asm.R1, m.mmsgs))
+	a.emit(asm.FnMapLookupElem.Call())
+	a.emit(asm.JEq.Imm(asm.R0, 0, "out"))
+	a.emit(asm.Mov.Imm(asm.R1, delta), atomicMem(asm.AddAtomic, asm.R0, asm.R1, 0))
 }
 
 // mmsgEnterProgram counts an mmsg call of direction d and marks its
 // thread as inside it.
-func (m bpfMaps) mmsgEnterProgram(d Dir) *asm {
-	a := &asm{}
+func (m bpfMaps) mmsgEnterProgram(d Dir) *builder {
+	a := &builder{}
 	m.lookupProc(a)
 	m.eachWay(a, func(string) { addOne(a, socketIndex(d)) })
-	a.emit(callHelper(helperGetCurrentPidTgid), store(sizeW, r10, tidSlot, r0), movImm(r1, 1), store(sizeW, r10, markSlot, r1))
-	a.emit(loadMap(r1, m.inMmsg)...)
-	a.emit(movReg(r2, r10), aluImm(aluADD, r2, tidSlot), movReg(r3, r10), aluImm(aluADD, r3, markSlot), movImm(r4, 0))
-	a.emit(callHelper(helperMapUpdateElem))
-	a.jumpTo(jmpJNE, r0, 0, "out")
+	a.emit(asm.FnGetCurrentPidTgid.Call(), asm.StoreMem(asm.RFP, tidSlot, asm.R0, asm.Word), asm.Mov.Imm(asm.R1, 1), asm.StoreMem(asm.RFP, markSlot, asm.R1, asm.Word))
+	a.emit(mapPtr(asm.R1, m.inMmsg))
+	a.emit(asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, tidSlot), asm.Mov.Reg(asm.R3, asm.RFP), asm.Add.Imm(asm.R3, markSlot), asm.Mov.Imm(asm.R4, 0))
+	a.emit(asm.FnMapUpdateElem.Call())
+	a.emit(asm.JNE.Imm(asm.R0, 0, "out"))
 	m.addMmsgs(a, 1)
 	finish(a)
 	return a
@@ -150,19 +151,19 @@ func (m bpfMaps) mmsgEnterProgram(d Dir) *asm {
 // mmsgExitProgram ends an mmsg call of direction d: its thread's mark
 // goes, and an EAGAIN result (the record's 64-bit ret at retOffset)
 // counts.
-func (m bpfMaps) mmsgExitProgram(d Dir, retOffset int16) *asm {
-	a := &asm{}
-	a.emit(movReg(r6, r1))
+func (m bpfMaps) mmsgExitProgram(d Dir, retOffset int16) *builder {
+	a := &builder{}
+	a.emit(asm.Mov.Reg(asm.R6, asm.R1))
 	m.lookupProc(a)
-	a.emit(callHelper(helperGetCurrentPidTgid), store(sizeW, r10, tidSlot, r0))
-	a.emit(loadMap(r1, m.inMmsg)...)
-	a.emit(movReg(r2, r10), aluImm(aluADD, r2, tidSlot))
-	a.emit(callHelper(helperMapDeleteElem))
-	a.jumpTo(jmpJNE, r0, 0, "counted")
+	a.emit(asm.FnGetCurrentPidTgid.Call(), asm.StoreMem(asm.RFP, tidSlot, asm.R0, asm.Word))
+	a.emit(mapPtr(asm.R1, m.inMmsg))
+	a.emit(asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, tidSlot))
+	a.emit(asm.FnMapDeleteElem.Call())
+	a.emit(asm.JNE.Imm(asm.R0, 0, "counted"))
 	m.addMmsgs(a, -1)
 	a.label("counted")
-	a.emit(load(sizeDW, r1, r6, retOffset))
-	a.jumpTo(jmpJNE, r1, eagainRet, "out")
+	a.emit(asm.LoadMem(asm.R1, asm.R6, retOffset, asm.DWord))
+	a.emit(asm.JNE.Imm(asm.R1, eagainRet, "out"))
 	m.eachWay(a, func(string) { addOne(a, socketEAGAINIndex(d)) })
 	finish(a)
 	return a

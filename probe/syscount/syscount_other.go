@@ -60,3 +60,6 @@ func (c *Counter) SetProcessFDs(byPID map[int][]int) error { return unsupported(
 
 // WhyNotSockets is why socket calls cannot be counted at the socket layer.
 func WhyNotSockets() string { return unsupported().Error() }
+
+// RefusedLog is the verifier's log of a refused counting program: none here.
+func RefusedLog() string { return "" }

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+
+	"nbdscope/probe/syscount"
+)
+
+// TestDoctorShowsVerifierLog: a program the kernel's verifier refuses (it
+// returns without setting its result, r0) has doctor print the verifier's own
+// log under the refusal, where it said only that loading failed.
+func TestDoctorShowsVerifierLog(t *testing.T) {
+	_, refused := ebpf.NewProgram(&ebpf.ProgramSpec{Name: "refused", Type: ebpf.TracePoint, License: "GPL",
+		Instructions: asm.Instructions{asm.Return()}})
+	if refused == nil {
+		t.Fatal("the verifier took a program that returns without setting its result")
+	}
+	log := syscount.VerifierLog(refused, verifierLogLines)
+	if log == "" {
+		t.Skipf("no verifier log here (no BPF rights?): %v", refused)
+	}
+	old := openFillMeter
+	t.Cleanup(func() { openFillMeter = old })
+	openFillMeter = func() (*syscount.FillMeter, error) {
+		return nil, fmt.Errorf("loading bpf program fill_send: %w", refused)
+	}
+	t.Setenv(asBinaryEnv, "1") // the fill probe's children are this test binary
+	code, out, errs := runApp(t, "doctor")
+	if code != 0 {
+		t.Fatalf("doctor: exit %d: %s", code, errs)
+	}
+	last := log[strings.LastIndex(log, "\n")+1:]
+	if !strings.Contains(out, "✗ send-buffer fill in the kernel") || !strings.Contains(out, "the kernel's verifier said:") || !strings.Contains(out, last) {
+		t.Errorf("doctor's output lacks the verifier's log (its last line %q):\n%s", last, out)
+	}
+	t.Logf("verifier's log:\n%s", log)
+}

@@ -1,0 +1,17 @@
+//go:build !linux
+
+package schedstat
+
+import "runtime"
+
+// Supported reports whether schedstat can be read here.
+func Supported() error {
+	return &Unavailable{Reason: runtime.GOOS + " keeps no per-thread run-queue delay that can be read",
+		Fix: "measure on Linux"}
+}
+
+// Read is not available here.
+func Read(pid int) (Process, error) { return Process{}, Supported() }
+
+// ReadTree is not available here.
+func ReadTree(pid int) (Snapshot, error) { return Snapshot{}, Supported() }

@@ -1,0 +1,21 @@
+//go:build !linux
+
+package syscount
+
+import "errors"
+
+// FillMeter measures send-buffer fill in the kernel: Linux only.
+type FillMeter struct{}
+
+// OpenFillMeter says the kernel cannot measure fill here: the sampler
+// (probe/sockdiag) does.
+func OpenFillMeter() (*FillMeter, error) {
+	return nil, errors.New("send-buffer fill is measured in the kernel on Linux only")
+}
+
+func (m *FillMeter) Set(string, []uint64) error { return nil }
+func (m *FillMeter) Take(string) FillWindow     { return FillWindow{} }
+func (m *FillMeter) Close()                     {}
+
+// VerifierLog is the kernel verifier's log in err: none here.
+func VerifierLog(error, int) string { return "" }

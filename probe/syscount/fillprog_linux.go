@@ -1,0 +1,211 @@
+package syscount
+
+import (
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"golang.org/x/sys/unix"
+)
+
+// The fill programs, on tracepoints. Each runs where a unix sender's
+// level changes, reads its bytes in flight and its limit, and adds the
+// level the previous change left to the sender's sums for the time since
+// (fillStats):
+//   - sock:sk_data_ready, when the sender has queued an skb on its
+//     reader (unix_stream_sendmsg, once per skb, the buffer charged with
+//     it; blocked while the buffer is full, it queues none);
+//   - skb:consume_skb, as the reader frees an skb it has read whole,
+//     whose destructor (sock_wfree) then releases skb->truesize;
+//   - sock:sock_send_length, at the end of every send call, which also
+//     enters a watched socket in sks, so that the two above look it up
+//     cheaply, and the calling thread in threads;
+//   - sched:sched_switch, as a thread in threads leaves its CPU: preempted
+//     or blocked inside a send call, it may hold an skb charged and not
+//     yet queued, which the two first cannot see.
+//
+// The level is read at every change but one: an skb is charged when it
+// is allocated, before its data is copied in and it is queued, so the
+// level rises a copy's time (about 1 µs for 8 KiB, more for the large
+// skbs of a large buffer) before the programs read it, unless the sender
+// leaves its CPU meanwhile. Two changes at the same instant on two CPUs can pair one's
+// time with the other's level. Without the two tracepoints above, the
+// level read at the end of each send call alone is wrong: one blocking
+// call of 2 MiB fills an 8 KiB buffer hundreds of times (its fill read
+// so was 0% full where the sampler's was 52%).
+//
+// TCP is not measured here: its level (sk_wmem_queued) falls when
+// acknowledgements arrive, in softirq, which no tracepoint shows; the
+// sampler measures it.
+//
+// Whether a socket is watched is decided by its inode (what /proc and
+// sock_diag name it by), read from its struct socket at every event: sks
+// only filters, so a socket freed and another made at its address costs
+// two reads, never a wrong figure.
+
+// fillStats is a watched socket's value in watch; the programs update it
+// with atomic instructions, which keep every sum whole.
+type fillStats struct {
+	LastNS    uint64 // bpf_ktime_get_ns (CLOCK_MONOTONIC) of the last change; 0: none yet
+	LastLevel uint64 // bytes in flight << 32 | limit, after the last change
+	TotalNS   uint64 // time integrated
+	BytesNS   uint64 // bytes in flight × ns
+	FullNS    uint64 // time at ≥ 90% of the limit
+	EmptyNS   uint64 // time under 10% of the limit
+	Events    uint64 // the intervals added
+}
+
+// fillMaps: watch (inode u64 -> fillStats, entered from user space), sks
+// (struct sock address u64 -> 1) and threads (thread id u32 -> the
+// address of the watched socket it last sent on), entered by the send
+// program. A thread that has since sent on another socket has its level
+// read at a switch all the same: any reading of a watched socket is a
+// true one.
+type fillMaps struct{ watch, sks, threads *ebpf.Map }
+
+// fillRecord is where sock:sock_send_length's and sock:sk_data_ready's
+// records hold the socket (void *sk, void *skaddr) and its family (__u16),
+// and skb:consume_skb's the skb (void *skbaddr, at sk).
+type fillRecord struct{ sk, family int16 }
+
+// Stack slots of the fill programs.
+const (
+	fillSockSlot    = -8
+	fillSocketSlot  = -16
+	fillInodeSlot   = -24
+	fillBytesSlot   = -32
+	fillLimitSlot   = -40
+	fillReleaseSlot = -48
+	fillOneSlot     = -56
+	fillThreadSlot  = -64
+)
+
+// probeRead emits bpf_probe_read_kernel(fp+slot, size, base+off); r0 is
+// 0 when it read.
+func probeRead(a *builder, slot int16, size int32, base asm.Register, off int32) {
+	a.emit(asm.Mov.Reg(asm.R3, base), asm.Add.Imm(asm.R3, off), asm.Mov.Reg(asm.R1, asm.RFP), asm.Add.Imm(asm.R1, int32(slot)),
+		asm.Mov.Imm(asm.R2, size), asm.FnProbeReadKernel.Call())
+}
+
+// fillSendProgram runs at the end of each send call.
+func fillSendProgram(o fillOffsets, rec fillRecord, m fillMaps) *builder {
+	a := &builder{}
+	a.emit(asm.Mov.Reg(asm.R6, asm.R1), asm.LoadMem(asm.R7, asm.R6, rec.sk, asm.DWord), asm.LoadMem(asm.R8, asm.R6, rec.family, asm.Half))
+	a.emit(asm.JEq.Imm(asm.R7, 0, "out"), asm.JNE.Imm(asm.R8, unix.AF_UNIX, "out"))
+	watchedStats(a, o, m)
+	// Enter the socket in sks (a known one is entered again: cheaper
+	// than a lookup first).
+	a.emit(asm.StoreMem(asm.RFP, fillSockSlot, asm.R7, asm.DWord), asm.Mov.Imm(asm.R1, 1), asm.StoreMem(asm.RFP, fillOneSlot, asm.R1, asm.DWord))
+	a.emit(mapPtr(asm.R1, m.sks), asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, fillSockSlot),
+		asm.Mov.Reg(asm.R3, asm.RFP), asm.Add.Imm(asm.R3, fillOneSlot), asm.Mov.Imm(asm.R4, 0), asm.FnMapUpdateElem.Call())
+	a.emit(asm.FnGetCurrentPidTgid.Call(), asm.StoreMem(asm.RFP, fillThreadSlot, asm.R0, asm.Word))
+	a.emit(mapPtr(asm.R1, m.threads), asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, fillThreadSlot),
+		asm.Mov.Reg(asm.R3, asm.RFP), asm.Add.Imm(asm.R3, fillSockSlot), asm.Mov.Imm(asm.R4, 0), asm.FnMapUpdateElem.Call())
+	fillLevel(a, o, false)
+	fillIntegrate(a)
+	return finishFill(a)
+}
+
+// fillQueuedProgram runs when a socket's reader is told data is ready:
+// for a unix receiver, its peer (the sender) has just queued an skb.
+func fillQueuedProgram(o fillOffsets, rec fillRecord, m fillMaps) *builder {
+	a := &builder{}
+	a.emit(asm.Mov.Reg(asm.R6, asm.R1), asm.LoadMem(asm.R7, asm.R6, rec.sk, asm.DWord), asm.LoadMem(asm.R8, asm.R6, rec.family, asm.Half))
+	a.emit(asm.JEq.Imm(asm.R7, 0, "out"), asm.JNE.Imm(asm.R8, unix.AF_UNIX, "out"))
+	probeRead(a, fillSockSlot, 8, asm.R7, o.unixPeer)
+	a.emit(asm.JNE.Imm(asm.R0, 0, "out"), asm.LoadMem(asm.R7, asm.RFP, fillSockSlot, asm.DWord), asm.JEq.Imm(asm.R7, 0, "out"))
+	knownSock(a, m)
+	watchedStats(a, o, m)
+	fillLevel(a, o, false)
+	fillIntegrate(a)
+	return finishFill(a)
+}
+
+// fillReleaseProgram runs as an skb read whole is freed: its owner's
+// level is what it is less skb->truesize, which its destructor is about
+// to release.
+func fillReleaseProgram(o fillOffsets, rec fillRecord, m fillMaps) *builder {
+	a := &builder{}
+	a.emit(asm.LoadMem(asm.R6, asm.R1, rec.sk, asm.DWord), asm.JEq.Imm(asm.R6, 0, "out"))
+	probeRead(a, fillSockSlot, 8, asm.R6, o.skbSock)
+	a.emit(asm.JNE.Imm(asm.R0, 0, "out"), asm.LoadMem(asm.R7, asm.RFP, fillSockSlot, asm.DWord), asm.JEq.Imm(asm.R7, 0, "out"))
+	knownSock(a, m)
+	a.emit(asm.Mov.Imm(asm.R1, 0), asm.StoreMem(asm.RFP, fillReleaseSlot, asm.R1, asm.DWord))
+	probeRead(a, fillReleaseSlot, 4, asm.R6, o.skbTruesize)
+	watchedStats(a, o, m)
+	fillLevel(a, o, true)
+	fillIntegrate(a)
+	return finishFill(a)
+}
+
+// fillSwitchProgram runs as a thread leaves its CPU: the level of the
+// watched socket it last sent on.
+func fillSwitchProgram(o fillOffsets, _ fillRecord, m fillMaps) *builder {
+	a := &builder{}
+	a.emit(asm.FnGetCurrentPidTgid.Call(), asm.StoreMem(asm.RFP, fillThreadSlot, asm.R0, asm.Word))
+	a.emit(mapPtr(asm.R1, m.threads), asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, fillThreadSlot), asm.FnMapLookupElem.Call())
+	a.emit(asm.JEq.Imm(asm.R0, 0, "out"), asm.LoadMem(asm.R7, asm.R0, 0, asm.DWord), asm.JEq.Imm(asm.R7, 0, "out"))
+	watchedStats(a, o, m)
+	fillLevel(a, o, false)
+	fillIntegrate(a)
+	return finishFill(a)
+}
+
+// finishFill ends a fill program returning 1, as the counting ones do
+// (finish), so that perf events on the same tracepoint still see it.
+func finishFill(a *builder) *builder {
+	a.label("out")
+	a.emit(asm.Mov.Imm(asm.R0, 1), asm.Return())
+	return a
+}
+
+// knownSock emits: out unless the socket at r7 is in sks.
+func knownSock(a *builder, m fillMaps) {
+	a.emit(asm.StoreMem(asm.RFP, fillSockSlot, asm.R7, asm.DWord))
+	a.emit(mapPtr(asm.R1, m.sks), asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, fillSockSlot), asm.FnMapLookupElem.Call())
+	a.emit(asm.JEq.Imm(asm.R0, 0, "out"))
+}
+
+// watchedStats emits: r9 the fillStats of the socket at r7, by its
+// inode; out when it is not watched.
+func watchedStats(a *builder, o fillOffsets, m fillMaps) {
+	probeRead(a, fillSocketSlot, 8, asm.R7, o.skSocket)
+	a.emit(asm.JNE.Imm(asm.R0, 0, "out"), asm.LoadMem(asm.R1, asm.RFP, fillSocketSlot, asm.DWord), asm.JEq.Imm(asm.R1, 0, "out"))
+	probeRead(a, fillInodeSlot, 8, asm.R1, o.inodeOfSocket)
+	a.emit(asm.JNE.Imm(asm.R0, 0, "out"))
+	a.emit(mapPtr(asm.R1, m.watch), asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, fillInodeSlot), asm.FnMapLookupElem.Call())
+	a.emit(asm.JEq.Imm(asm.R0, 0, "out"), asm.Mov.Reg(asm.R9, asm.R0))
+}
+
+// fillLevel emits: r8 = bytes in flight << 32 | limit, of the unix
+// socket at r7 (sk_wmem_alloc less its 1, as sk_wmem_alloc_get reads
+// it); with release, less the bytes at fillReleaseSlot. A failed read
+// leaves 0 (the helper zeroes).
+func fillLevel(a *builder, o fillOffsets, release bool) {
+	probeRead(a, fillBytesSlot, 4, asm.R7, o.wmemAlloc)
+	a.emit(asm.LoadMem(asm.R8, asm.RFP, fillBytesSlot, asm.Word), asm.JEq.Imm(asm.R8, 0, "limit"), asm.Add.Imm(asm.R8, -1))
+	if release {
+		a.emit(asm.LoadMem(asm.R1, asm.RFP, fillReleaseSlot, asm.DWord), asm.Mov.Reg(asm.R2, asm.R8), asm.Mov.Imm(asm.R8, 0))
+		a.emit(asm.JLT.Reg(asm.R2, asm.R1, "limit"), asm.Mov.Reg(asm.R8, asm.R2), asm.Sub.Reg(asm.R8, asm.R1))
+	}
+	a.label("limit")
+	probeRead(a, fillLimitSlot, 4, asm.R7, o.sndbuf)
+	a.emit(asm.LoadMem(asm.R1, asm.RFP, fillLimitSlot, asm.Word), asm.LSh.Imm(asm.R8, 32), asm.Or.Reg(asm.R8, asm.R1))
+}
+
+// fillIntegrate emits: the level left by the previous change (swapped
+// out for r8) added to r9's sums over the time since it (swapped out for
+// now).
+func fillIntegrate(a *builder) {
+	a.emit(asm.FnKtimeGetNs.Call(), asm.Mov.Reg(asm.R6, asm.R0), asm.Mov.Reg(asm.R1, asm.R0))
+	a.emit(atomicMem(asm.Xchg, asm.R9, asm.R1, 0), asm.Mov.Reg(asm.R2, asm.R8), atomicMem(asm.Xchg, asm.R9, asm.R2, 8))
+	a.emit(asm.JEq.Imm(asm.R1, 0, "out"), asm.Sub.Reg(asm.R6, asm.R1), asm.JSLE.Imm(asm.R6, 0, "out"))
+	a.emit(atomicMem(asm.AddAtomic, asm.R9, asm.R6, 16), asm.Mov.Imm(asm.R1, 1), atomicMem(asm.AddAtomic, asm.R9, asm.R1, 48))
+	// r3 the bytes, r4 the limit.
+	a.emit(asm.Mov.Reg(asm.R3, asm.R2), asm.RSh.Imm(asm.R3, 32), asm.Mov.Reg(asm.R4, asm.R2), asm.LSh.Imm(asm.R4, 32), asm.RSh.Imm(asm.R4, 32))
+	a.emit(asm.Mov.Reg(asm.R5, asm.R3), asm.Mul.Reg(asm.R5, asm.R6), atomicMem(asm.AddAtomic, asm.R9, asm.R5, 24))
+	a.emit(asm.JEq.Imm(asm.R4, 0, "out"))
+	a.emit(asm.Mov.Reg(asm.R5, asm.R3), asm.Mul.Imm(asm.R5, 10), asm.Mov.Reg(asm.R0, asm.R4), asm.Mul.Imm(asm.R0, fillFullTenths))
+	a.emit(asm.JLT.Reg(asm.R5, asm.R0, "notfull"), atomicMem(asm.AddAtomic, asm.R9, asm.R6, 32))
+	a.label("notfull")
+	a.emit(asm.Mov.Reg(asm.R0, asm.R4), asm.Mul.Imm(asm.R0, fillEmptyTenths))
+	a.emit(asm.JGE.Reg(asm.R5, asm.R0, "out"), atomicMem(asm.AddAtomic, asm.R9, asm.R6, 40))
+}
