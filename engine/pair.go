@@ -235,15 +235,6 @@ func (p *Pair) raise(w model.Warning) {
 	p.emit(model.Update{Warning: &w})
 }
 
-// warn sends a warning worded where it is raised, as side.go, sample.go
-// and shared.go still do (clamp, consume, requests, a shared target's
-// unattributed samples): their kinds' parameters are model's Clamped,
-// ConsumeNotChanged, RequestsFailed and TargetUnattributed, and each call
-// becomes a raise, after which warn goes (internal/wordcheck lists them).
-func (p *Pair) warn(side model.SideID, kind model.WarnKind, text, fix string) {
-	p.emit(model.Update{Warning: &model.Warning{T: p.elapsed(), Side: side, Kind: kind, Text: text, Fix: fix}})
-}
-
 // warnCores says when concurrent sides will compete for too few cores,
 // or share one --target process whose counts cannot then be told apart.
 func (p *Pair) warnCores(mode model.Mode) {

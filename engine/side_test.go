@@ -220,7 +220,7 @@ func TestEmitAfterClose(t *testing.T) {
 	p := &Pair{updates: make(chan model.Update, 1), ending: make(chan struct{})}
 	p.rec = &recorder{p: p}
 	p.closeUpdates()
-	p.warn("A", "test", "late", "")
+	p.raise(model.Warn("A", model.TargetUnattributed{}))
 	if _, ok := <-p.updates; ok {
 		t.Fatal("an update arrived after the close")
 	}

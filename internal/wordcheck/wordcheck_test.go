@@ -18,16 +18,10 @@ import (
 	"nbdscope/model"
 )
 
-// knownWorded are the files that still raise warnings worded in place,
-// through Pair.warn: they are being rewritten now, and each becomes a
-// raise of the kind's parameters (model.Clamped, ConsumeNotChanged,
-// RequestsFailed, TargetUnattributed). Each must still call warn, so the
-// list only shrinks; when it is empty, warn goes.
-var knownWorded = map[string]bool{
-	"engine/side.go":   true, // clamp, consume
-	"engine/sample.go": true, // requests
-	"engine/shared.go": true, // a shared target's unattributed samples
-}
+// knownWorded are the files that may still raise warnings worded in
+// place: none. Every warning is raised as its kind's parameters and worded
+// by package phrase; a new worded one fails below.
+var knownWorded = map[string]bool{}
 
 // TestNoWarningWordedWhereRaised fails on a model.Warning literal that
 // sets its Text or Fix or holds a sentence (a string literal, fmt.Sprintf),
