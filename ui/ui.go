@@ -441,10 +441,7 @@ func (m *Model) onWarning(w model.Warning) {
 			// status line has the whole warning once.
 			m.setMsg(msgWarn, "▲ "+phrase.WarningLong(w))
 		} else {
-			// The panel (panel.go) prints Text and Fix: they are the
-			// short form and the fix until it words warnings itself.
-			w.Text, w.Fix = phrase.WarningShort(w), phrase.WarningFix(w)
-			m.panels[i], _ = m.panels[i].Update(model.Update{Warning: &w})
+			m.panels[i], _ = m.panels[i].Update(model.Update{Warning: &w}) // the panel words it (phrase)
 		}
 		return
 	}
