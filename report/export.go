@@ -479,8 +479,8 @@ func compareCell(a, b model.Report, side string, fig int, va, vb model.Figure) s
 // an external one nbdscope does not measure, or one --target process that
 // serves both sides, measured but not to be split between them.
 func clientOnlyWhy(f model.Figures) string {
-	if f.ServerNA != "" {
-		return "client only; the server's CPU is n/a: " + f.ServerNA + "."
+	if f.ServerNA != nil {
+		return "client only; the server's CPU is n/a: " + phrase.ReasonLong(*f.ServerNA) + "."
 	}
 	return "client only; the server is external and not measured."
 }
