@@ -86,7 +86,7 @@ func writeMarkdownHead(w io.Writer, name string, r *model.Report) {
 		fmt.Fprintf(w, "- platform: %s\n", mdEscape(strings.Join(plat, ", ")))
 	}
 	if e := r.MacOS; e != nil {
-		fmt.Fprintf(w, "- **%s**\n", mdEscape(e.Text()))
+		fmt.Fprintf(w, "- **%s**\n", mdEscape(phrase.MacOSEmulation(*e)))
 	}
 	if pf.UnixSndbufDefault > 0 || pf.UnixSndbufMax > 0 {
 		fmt.Fprintf(w, "- unix socket SO_SNDBUF (effective): default %s, max %s\n", sizeOrNA(pf.UnixSndbufDefault), sizeOrNA(pf.UnixSndbufMax))
