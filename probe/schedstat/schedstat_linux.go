@@ -174,3 +174,16 @@ func treeOf(pid int) []int {
 	}
 	return out
 }
+
+// ReadPIDs reads the processes pids (those still there), with At taken
+// after the reads.
+func ReadPIDs(pids ...int) Snapshot {
+	var s Snapshot
+	for _, pid := range pids {
+		if p, err := readProcess(pid); err == nil {
+			s.Procs = append(s.Procs, p)
+		}
+	}
+	s.At = Now()
+	return s
+}

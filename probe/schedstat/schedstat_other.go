@@ -15,3 +15,6 @@ func Read(pid int) (Process, error) { return Process{}, Supported() }
 
 // ReadTree is not available here.
 func ReadTree(pid int) (Snapshot, error) { return Snapshot{}, Supported() }
+
+// ReadPIDs reads nothing here.
+func ReadPIDs(pids ...int) Snapshot { return Snapshot{} }
