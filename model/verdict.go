@@ -54,11 +54,22 @@ func (v Verdict) waitingFor() Figure {
 	return v.ClientWaiting
 }
 
+// contendedWho is who waited for a core and how long: "the server waited
+// 31% of the time for a core"; a process whose threads together waited
+// longer than the span (a share over 1), "the server's threads waited
+// for a core 1.24 times the span".
+func (v Verdict) contendedWho() string {
+	if w := v.waitingFor(); w >= 1 {
+		return fmt.Sprintf("the %s's threads waited for a core %s times the span", v.Contended, w.Fixed(2))
+	}
+	return fmt.Sprintf("the %s waited %s%% of the time for a core", v.Contended, (100 * v.waitingFor()).Fixed(0))
+}
+
 // contendedText is the sentence of contention: who waited for a core,
 // and the fill as what it measured then (the buffer's waits were waits
 // for a core, not for the other process).
 func (v Verdict) contendedText() string {
-	text := fmt.Sprintf("the CPUs were contended: the %s waited %s%% of the time for a core", v.Contended, (100 * v.waitingFor()).Fixed(0))
+	text := "the CPUs were contended: " + v.contendedWho()
 	if fl := v.Fill; v.Wait != FillUnknown {
 		text += fmt.Sprintf(" (the send buffer full %s%%, empty %s%% of the time: waits for a core, not for the other process)", fl.FullPct.Fixed(0), fl.EmptyPct.Fixed(0))
 	}
@@ -145,6 +156,9 @@ func (v Verdict) WaitText() string {
 // server waits", "buf empty 81%: server keeps up"); "" when not measured.
 func (v Verdict) WaitShort() string {
 	if v.Contended != "" {
+		if w := v.waitingFor(); w >= 1 {
+			return fmt.Sprintf("CPUs contended: %s queued %sx", v.Contended, w.Fixed(2))
+		}
 		return fmt.Sprintf("CPUs contended: %s queued %s%%", v.Contended, (100 * v.waitingFor()).Fixed(0))
 	}
 	fl, snd, rcv := v.Fill, v.Flow.Sender(), v.Flow.Receiver()

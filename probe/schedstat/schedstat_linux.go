@@ -22,15 +22,15 @@ const userHZ = 100
 func Supported() error {
 	b, err := os.ReadFile("/proc/thread-self/schedstat")
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Unavailable{Reason: "this kernel has no /proc/PID/schedstat (built without CONFIG_SCHED_INFO)",
+		return &Unavailable{Cause: CauseKernel, Reason: "this kernel has no /proc/PID/schedstat (built without CONFIG_SCHED_INFO)",
 			Fix: "a kernel with CONFIG_SCHEDSTATS or CONFIG_TASK_DELAY_ACCT, which select it"}
 	}
 	if err != nil {
-		return &Unavailable{Reason: err.Error(), Fix: "check that /proc is mounted"}
+		return &Unavailable{Cause: CauseProc, Reason: err.Error(), Fix: "check that /proc is mounted"}
 	}
 	if strings.HasPrefix(string(b), "0 0 ") {
 		// Kernels before 5.15 print zeros when sched_info is off at run time.
-		return &Unavailable{Reason: "schedstat reads 0 for a running thread: sched_info is off",
+		return &Unavailable{Cause: CauseOff, Reason: "schedstat reads 0 for a running thread: sched_info is off",
 			Fix: "boot with delayacct or set kernel.sched_schedstats=1"}
 	}
 	return nil

@@ -6,7 +6,7 @@ import "runtime"
 
 // Supported reports whether schedstat can be read here.
 func Supported() error {
-	return &Unavailable{Reason: runtime.GOOS + " keeps no per-thread run-queue delay that can be read",
+	return &Unavailable{Cause: CauseOS, Reason: runtime.GOOS + " keeps no per-thread run-queue delay that can be read",
 		Fix: "measure on Linux"}
 }
 
