@@ -3,6 +3,7 @@ package schedstat
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"testing"
 	"time"
@@ -43,7 +44,7 @@ func processCPU(t *testing.T, pid int) time.Duration {
 // readOne reads the one thread of process pid.
 func readOne(t *testing.T, pid int) Thread {
 	t.Helper()
-	th, err := readThread(fmt.Sprintf("/proc/%d/task", pid), pid)
+	th, err := readThread(fmt.Sprintf("/proc/%d/task", pid), pid, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,5 +137,29 @@ func TestTreeLifetime(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the tree of %d never showed its sleeping child: %+v", cmd.Process.Pid, s.Procs)
 		}
+	}
+}
+
+// BenchmarkCounterRead is one poll's read of a process's threads (this
+// test binary's), the cost each child adds to its poll.
+func BenchmarkCounterRead(b *testing.B) {
+	var c Counter
+	pid := os.Getpid()
+	for b.Loop() {
+		if _, _, err := c.Read(pid); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(ReadPIDs(pid).Procs[0].Threads)), "threads")
+}
+
+// BenchmarkReadPIDsFresh is the same read with every thread's start read
+// again (as a first read, or ReadTree, does): the ratio to
+// BenchmarkCounterRead is what keeping the starts saves.
+func BenchmarkReadPIDsFresh(b *testing.B) {
+	pid := os.Getpid()
+	for b.Loop() {
+		Supported()
+		ReadPIDs(pid)
 	}
 }

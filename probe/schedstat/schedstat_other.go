@@ -2,7 +2,10 @@
 
 package schedstat
 
-import "runtime"
+import (
+	"runtime"
+	"time"
+)
 
 // Supported reports whether schedstat can be read here.
 func Supported() error {
@@ -18,3 +21,7 @@ func ReadTree(pid int) (Snapshot, error) { return Snapshot{}, Supported() }
 
 // ReadPIDs reads nothing here.
 func ReadPIDs(pids ...int) Snapshot { return Snapshot{} }
+
+func readPIDs(known map[int]time.Duration, pids []int) Snapshot { return Snapshot{} }
+
+func supportedOnce() error { return Supported() }
