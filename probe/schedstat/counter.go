@@ -21,15 +21,19 @@ type Counter struct {
 	mu      sync.Mutex
 	prev    Snapshot
 	started bool
-	tot     Times
-	span    time.Duration
+	// seen: some read found a process; until then the span does not
+	// run, so a set never found (a server not its group's leader) is
+	// not measured rather than measured idle.
+	seen bool
+	tot  Times
+	span time.Duration
 }
 
 // Read reads pids and returns the times so far: the threads' run, wait
 // and sleep summed, and span, the wall time the reads have covered
 // (once, however many processes and threads). An error is an
 // *Unavailable where the kernel keeps none; a process that is gone is
-// left out.
+// left out. The span starts at the first read that finds a process.
 func (c *Counter) Read(pids ...int) (tot Times, span time.Duration, err error) {
 	if err := supportedOnce(); err != nil {
 		return Times{}, 0, err
@@ -43,7 +47,8 @@ func (c *Counter) Read(pids ...int) (tot Times, span time.Duration, err error) {
 		}
 	}
 	s := readPIDs(known, pids)
-	if c.started && s.At > c.prev.At {
+	c.seen = c.seen || len(s.Procs) > 0
+	if c.started && c.seen && s.At > c.prev.At {
 		for _, t := range s.Sub(c.prev) {
 			t.Threads = 0 // a count of threads is not a time: Threads is of the latest read
 			c.tot = c.tot.Add(t)

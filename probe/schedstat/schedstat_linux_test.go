@@ -163,3 +163,26 @@ func BenchmarkReadPIDsFresh(b *testing.B) {
 		ReadPIDs(pid)
 	}
 }
+
+// A Counter whose processes were never found reads no span (not
+// measured, n/a), where one whose processes have gone goes on counting
+// the span (nothing ran: 0 is measured).
+func TestCounterSpanStartsWithAProcess(t *testing.T) {
+	if err := Supported(); err != nil {
+		t.Skip(err)
+	}
+	var none, self Counter
+	for range 3 {
+		if _, span, _ := none.Read(); span != 0 {
+			t.Fatalf("no process: span %v, want 0", span)
+		}
+		self.Read(os.Getpid())
+		time.Sleep(5 * time.Millisecond)
+	}
+	_, before, _ := self.Read(os.Getpid())
+	time.Sleep(5 * time.Millisecond)
+	tot, after, _ := self.Read()
+	if before <= 0 || after <= before || tot.Run <= 0 {
+		t.Errorf("span %v then %v with its process gone, run %v: want it to go on", before, after, tot.Run)
+	}
+}
