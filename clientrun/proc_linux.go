@@ -262,3 +262,7 @@ func switches(path string) (c switchCount, ok bool) {
 	}
 	return c, true
 }
+
+// Members are the group's processes at the last Usage, sorted: whose
+// time a reading of where it went (probe/schedstat) is to read.
+func (g *Group) Members() []int { return slices.Clone(g.members) }

@@ -15,3 +15,6 @@ func NewGroup(pgid int) *Group { return &Group{} }
 
 // Usage is never known here.
 func (g *Group) Usage() (Result, bool) { return Result{}, false }
+
+// Members are none here.
+func (g *Group) Members() []int { return nil }

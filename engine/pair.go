@@ -3,8 +3,10 @@ package engine
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -14,6 +16,7 @@ import (
 	"nbdscope/clientrun"
 	"nbdscope/model"
 	"nbdscope/platform"
+	"nbdscope/probe/schedstat"
 )
 
 // Options tune how a Pair runs its children.
@@ -127,6 +130,7 @@ func StartWith(ctx context.Context, cfg model.Config, opts Options) (*Pair, erro
 	now := time.Now()
 	p.start.Store(&now)
 	p.warnCores(cfg.Mode)
+	p.warnSched()
 	lctx, cancel := context.WithCancel(ctx)
 	p.cancel = cancel
 	p.fill.start(lctx, cfg.FillSource())
@@ -461,5 +465,22 @@ func (p *Pair) loop(ctx context.Context) {
 			p.settle()
 			return
 		}
+	}
+}
+
+// warnSched says once, where the kernel keeps no schedstat (macOS, a
+// kernel without CONFIG_SCHED_INFO), why each process's time on a CPU,
+// waiting for one and asleep are n/a, and what would give them.
+func (p *Pair) warnSched() {
+	var u *schedstat.Unavailable
+	if err := schedstat.Supported(); errors.As(err, &u) {
+		w := model.SchedUnknown{Cause: u.Cause}
+		switch u.Cause {
+		case schedstat.CauseOS:
+			w.OS = runtime.GOOS
+		case schedstat.CauseProc:
+			w.Err = u.Reason
+		}
+		p.raise(model.Warn(model.WholePair, w))
 	}
 }

@@ -41,6 +41,10 @@ func processColumns(who string) []csvColumn {
 		col("sys_s", func(p *Process) Figure { return p.SysS }),
 		col("cores_busy", func(p *Process) Figure { return p.CoresBusy }),
 		col("cpu_s_per_gib", func(p *Process) Figure { return p.CPUSPerGiB }),
+		col("cores_on_cpu", func(p *Process) Figure { return p.CoresOnCPU }),
+		col("cores_waiting_for_cpu", func(p *Process) Figure { return p.CoresWaiting }),
+		col("cores_asleep", func(p *Process) Figure { return p.CoresAsleep }),
+		col("wait_for_cpu_s_per_2mib", func(p *Process) Figure { return p.WaitSPer2MiB }),
 	}
 }
 

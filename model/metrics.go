@@ -133,18 +133,51 @@ type Counters struct {
 	// for each request; where a fault costs 10 µs or more (a VM), that
 	// sets the process's pace whatever the socket does.
 	MinFlt uint64 `json:"minflt"`
+	// Sched is where the process's threads' time went (probe/schedstat),
+	// cumulative; its Span 0: not measured.
+	Sched Sched `json:"sched"`
 }
+
+// Sched is where a process's threads' time went, in seconds summed over
+// its threads: on a CPU, runnable and waiting on a run queue for one,
+// and asleep (neither), over Span seconds of wall time (the interval its
+// readings cover, counted once however many threads it has). Run + Wait
+// + Sleep is its threads' wall time: Span times its threads.
+type Sched struct {
+	RunS   float64 `json:"run_s"`
+	WaitS  float64 `json:"wait_s"`
+	SleepS float64 `json:"sleep_s"`
+	SpanS  float64 `json:"span_s"`
+}
+
+// Sub returns the times between o and s.
+func (s Sched) Sub(o Sched) Sched {
+	return Sched{RunS: s.RunS - o.RunS, WaitS: s.WaitS - o.WaitS, SleepS: s.SleepS - o.SleepS, SpanS: s.SpanS - o.SpanS}
+}
+
+// Add returns the field-wise sum.
+func (s Sched) Add(o Sched) Sched {
+	return Sched{RunS: s.RunS + o.RunS, WaitS: s.WaitS + o.WaitS, SleepS: s.SleepS + o.SleepS, SpanS: s.SpanS + o.SpanS}
+}
+
+// ContendedShare is the share of a span a process waited on a run queue
+// for a CPU (CoresWaiting) from which the CPUs count as contended: the
+// pace verdict is then contention, not a wait on the other process. A
+// process that waits a fifth of the time for a core loses about that
+// much of its pace to others, more than the buffer's effect on a quiet
+// machine; an unloaded machine's processes wait 0-2%.
+const ContendedShare = 0.20
 
 // Sub returns the counters accumulated between o and c.
 func (c Counters) Sub(o Counters) Counters {
 	return Counters{IO: c.IO.Sub(o.IO), UserS: c.UserS - o.UserS, SysS: c.SysS - o.SysS,
-		VolCS: c.VolCS - o.VolCS, InvolCS: c.InvolCS - o.InvolCS, MinFlt: c.MinFlt - o.MinFlt}
+		VolCS: c.VolCS - o.VolCS, InvolCS: c.InvolCS - o.InvolCS, MinFlt: c.MinFlt - o.MinFlt, Sched: c.Sched.Sub(o.Sched)}
 }
 
 // Add returns the field-wise sum.
 func (c Counters) Add(o Counters) Counters {
 	return Counters{IO: c.IO.Add(o.IO), UserS: c.UserS + o.UserS, SysS: c.SysS + o.SysS,
-		VolCS: c.VolCS + o.VolCS, InvolCS: c.InvolCS + o.InvolCS, MinFlt: c.MinFlt + o.MinFlt}
+		VolCS: c.VolCS + o.VolCS, InvolCS: c.InvolCS + o.InvolCS, MinFlt: c.MinFlt + o.MinFlt, Sched: c.Sched.Add(o.Sched)}
 }
 
 // Process holds the figures of one process (a server or a load process)
@@ -176,6 +209,15 @@ type Process struct {
 	SysS          Figure `json:"sys_s"`
 	CoresBusy     Figure `json:"cores_busy"`
 	CPUSPerGiB    Figure `json:"cpu_s_per_gib"`
+	// Where the process's time went (Sched): its threads' seconds on a
+	// CPU, waiting on a run queue for one, and asleep, per second of the
+	// span; and its wait for a CPU per 2 MiB. Unknown where schedstat
+	// is not read (macOS, a kernel without it).
+	CoresOnCPU   Figure `json:"cores_on_cpu"`
+	CoresWaiting Figure `json:"cores_waiting_for_cpu"`
+	CoresAsleep  Figure `json:"cores_asleep"`
+	WaitSPer2MiB Figure `json:"wait_for_cpu_s_per_2mib"`
+	Sched        Sched  `json:"sched"`
 }
 
 // UnmarshalJSON reads a process; a figure missing from the input (a run
@@ -186,6 +228,7 @@ func (p *Process) UnmarshalJSON(b []byte) error {
 		RecvCallsPer2MiB: Unknown, SendCallsPer2MiB: Unknown, RecvEAGAINPer2MiB: Unknown,
 		SendEAGAINPer2MiB: Unknown, EAGAINPer2MiB: Unknown, VolCSPer2MiB: Unknown,
 		InvolCSPer2MiB: Unknown, FaultsPer2MiB: Unknown, UserS: Unknown, SysS: Unknown, CoresBusy: Unknown, CPUSPerGiB: Unknown,
+		CoresOnCPU: Unknown, CoresWaiting: Unknown, CoresAsleep: Unknown, WaitSPer2MiB: Unknown,
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
@@ -199,7 +242,7 @@ func (p *Process) UnmarshalJSON(b []byte) error {
 func ProcessFigures(d Counters, payload uint64, wall float64) Process {
 	cpu := d.UserS + d.SysS
 	eagain := d.IO.RecvEAGAIN + d.IO.SendEAGAIN
-	return Process{
+	p := Process{
 		RecvCallsPer2MiB:  CallsPer2MiB(d.IO.RecvCalls, payload),
 		SendCallsPer2MiB:  CallsPer2MiB(d.IO.SendCalls, payload),
 		RecvEAGAINPer2MiB: CallsPer2MiB(d.IO.RecvEAGAIN, payload),
@@ -221,6 +264,22 @@ func ProcessFigures(d Counters, payload uint64, wall float64) Process {
 		CoresBusy:         CoresBusy(cpu, wall),
 		CPUSPerGiB:        CPUPerGiB(cpu, payload),
 	}
+	p.setSched(d.Sched, payload)
+	return p
+}
+
+// setSched sets the figures of where the time went from s, over its own
+// span (the interval its readings cover): unknown where it has none.
+func (p *Process) setSched(s Sched, payload uint64) {
+	p.Sched = s
+	p.CoresOnCPU, p.CoresWaiting, p.CoresAsleep, p.WaitSPer2MiB = Unknown, Unknown, Unknown, Unknown
+	if s.SpanS <= 0 {
+		return
+	}
+	p.CoresOnCPU, p.CoresWaiting, p.CoresAsleep = CoresBusy(s.RunS, s.SpanS), CoresBusy(s.WaitS, s.SpanS), CoresBusy(s.SleepS, s.SpanS)
+	if payload > 0 {
+		p.WaitSPer2MiB = Figure(s.WaitS / (float64(payload) / PayloadUnit))
+	}
 }
 
 // Counters are the raw counts a process's figures were derived from (no
@@ -229,6 +288,7 @@ func (p Process) Counters() Counters {
 	return Counters{
 		IO:    nbd.IOStats{RecvCalls: p.RecvCalls, SendCalls: p.SendCalls, RecvEAGAIN: p.RecvEAGAIN, SendEAGAIN: p.SendEAGAIN},
 		UserS: float64(p.UserS), SysS: float64(p.SysS), VolCS: p.VolCS, InvolCS: p.InvolCS, MinFlt: p.Faults,
+		Sched: p.Sched,
 	}
 }
 

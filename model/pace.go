@@ -43,14 +43,21 @@ type Pace struct {
 	// data went: who waited on whom (fillwords.go); not kept in JSON.
 	Fill Fill `json:"-"`
 	Flow Flow `json:"-"`
+	// ClientWaiting and ServerWaiting are the cores each waited on a run
+	// queue for a CPU (Process.CoresWaiting): the contention rule's
+	// figures (Verdict.Contended), not kept in JSON (the processes'
+	// figures are). Unknown when not measured.
+	ClientWaiting Figure `json:"-"`
+	ServerWaiting Figure `json:"-"`
 }
 
 // PaceOf is the pace of one measurement, from its figures and where its
 // processes ran.
 func PaceOf(f Figures) Pace {
-	p := Pace{Client: f.Client.CoresBusy, Server: Unknown, Fill: f.Fill(), Flow: f.Direction()}
+	p := Pace{Client: f.Client.CoresBusy, Server: Unknown, Fill: f.Fill(), Flow: f.Direction(),
+		ClientWaiting: f.Client.CoresWaiting, ServerWaiting: Unknown}
 	if f.Server != nil {
-		p.Server = f.Server.CoresBusy
+		p.Server, p.ServerWaiting = f.Server.CoresBusy, f.Server.CoresWaiting
 	}
 	if f.Placement.Setting == PlaceOS || f.Placement.Setting == "" {
 		return p
@@ -92,7 +99,7 @@ func (r SweepRow) Pace() Pace {
 // before the pace was kept) are unknown, never 0.
 func (p *Pace) UnmarshalJSON(b []byte) error {
 	type plain Pace
-	v := plain{Client: Unknown, Server: Unknown}
+	v := plain{Client: Unknown, Server: Unknown, ClientWaiting: Unknown, ServerWaiting: Unknown}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}

@@ -14,14 +14,67 @@ import "fmt"
 type Verdict struct {
 	Pace
 	Wait Wait
+	// Contended names the process that waited on a run queue for a CPU
+	// ContendedShare of the span or more (the one that waited the
+	// longer): the CPUs were contended, and that, not the buffer, is the
+	// verdict; "" when neither did or it was not measured.
+	Contended string
 }
 
 // VerdictOf is the verdict of a span's figures.
 func VerdictOf(f Figures) Verdict { return VerdictOfPace(PaceOf(f)) }
 
 // VerdictOfPace is the verdict of a pace, whose Fill and Flow give the
-// wait.
-func VerdictOfPace(p Pace) Verdict { return Verdict{Pace: p, Wait: FillVerdictOf(p.Fill)} }
+// wait, and its waits for a CPU the contention.
+func VerdictOfPace(p Pace) Verdict {
+	return Verdict{Pace: p, Wait: FillVerdictOf(p.Fill), Contended: contendedOf(p)}
+}
+
+// contendedOf is the contention rule: the process that waited for a CPU
+// ContendedShare of the span or more, the longer waiter of the two.
+func contendedOf(p Pace) string {
+	who, most := "", Figure(ContendedShare)
+	for _, c := range []struct {
+		who  string
+		wait Figure
+	}{{BoundClient, p.ClientWaiting}, {BoundServer, p.ServerWaiting}} {
+		if c.wait.Known() && c.wait >= most {
+			who, most = c.who, c.wait
+		}
+	}
+	return who
+}
+
+// waitingFor is the contended process's share of the span waiting for a
+// CPU.
+func (v Verdict) waitingFor() Figure {
+	if v.Contended == BoundServer {
+		return v.ServerWaiting
+	}
+	return v.ClientWaiting
+}
+
+// contendedWho is who waited for a core and how long: "the server waited
+// 31% of the time for a core"; a process whose threads together waited
+// longer than the span (a share over 1), "the server's threads waited
+// for a core 1.24 times the span".
+func (v Verdict) contendedWho() string {
+	if w := v.waitingFor(); w >= 1 {
+		return fmt.Sprintf("the %s's threads waited for a core %s times the span", v.Contended, w.Fixed(2))
+	}
+	return fmt.Sprintf("the %s waited %s%% of the time for a core", v.Contended, (100 * v.waitingFor()).Fixed(0))
+}
+
+// contendedText is the sentence of contention: who waited for a core,
+// and the fill as what it measured then (the buffer's waits were waits
+// for a core, not for the other process).
+func (v Verdict) contendedText() string {
+	text := "the CPUs were contended: " + v.contendedWho()
+	if fl := v.Fill; v.Wait != FillUnknown {
+		text += fmt.Sprintf(" (the send buffer full %s%%, empty %s%% of the time: waits for a core, not for the other process)", fl.FullPct.Fixed(0), fl.EmptyPct.Fixed(0))
+	}
+	return text
+}
 
 // Unjudged is the verdict with no pace claimed (other processes took the
 // cores, or the sides shared them at once): its wait is worded from the
@@ -63,6 +116,9 @@ func (v Verdict) boundOther() bool {
 // WaitText is the sentence for who waited on whom; "" when the fill was
 // not measured (or from too few samples).
 func (v Verdict) WaitText() string {
+	if v.Contended != "" {
+		return v.contendedText()
+	}
 	fl, snd, rcv := v.Fill, v.Flow.Sender(), v.Flow.Receiver()
 	full, empty := fl.FullPct.Fixed(0), fl.EmptyPct.Fixed(0)
 	switch v.Wait {
@@ -99,6 +155,12 @@ func (v Verdict) WaitText() string {
 // WaitShort is the explorer's few words for the wait ("buf full 97%:
 // server waits", "buf empty 81%: server keeps up"); "" when not measured.
 func (v Verdict) WaitShort() string {
+	if v.Contended != "" {
+		if w := v.waitingFor(); w >= 1 {
+			return fmt.Sprintf("CPUs contended: %s queued %sx", v.Contended, w.Fixed(2))
+		}
+		return fmt.Sprintf("CPUs contended: %s queued %s%%", v.Contended, (100 * v.waitingFor()).Fixed(0))
+	}
 	fl, snd, rcv := v.Fill, v.Flow.Sender(), v.Flow.Receiver()
 	switch v.Wait {
 	case FillWaitReader:

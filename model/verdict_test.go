@@ -80,6 +80,7 @@ func checkVerdict(f Figures) []string {
 		(f.Client.CoresBusy >= paceFull || f.Server.CoresBusy >= paceFull && f.Placement.Setting == PlaceSplit) {
 		bad = append(bad, "neither used all of its CPU, with one at 90% or more")
 	}
+	bad = append(bad, checkContention(f, v, text, wait)...)
 	for _, m := range percentWord.FindAllStringSubmatch(all, -1) {
 		want := fl.FullPct
 		if m[1] == "empty" {
@@ -104,11 +105,88 @@ func TestVerdictWordsAgreeWithTheirFigures(t *testing.T) {
 		full := Figure(rng.IntN(101))
 		empty := Figure(rng.IntN(101 - int(full)))
 		f := spanOf(Figure(rng.Float64()*1.1), Figure(rng.Float64()*1.1), places[rng.IntN(len(places))], full, empty, flows[rng.IntN(2)])
+		f.Client.CoresWaiting, f.Server.CoresWaiting = waitingOf(rng), waitingOf(rng)
 		if bad := checkVerdict(f); len(bad) > 0 {
 			failed++
 			v := VerdictOf(f)
 			t.Errorf("client %.2f server %.2f %s, full %v empty %v, %s: %q / %q / %q: %s", f.Client.CoresBusy, f.Server.CoresBusy,
 				f.Placement.Setting, full, empty, f.Direction(), v.Text(nil, Unknown), v.WaitShort(), v.PaceShort(false), strings.Join(bad, "; "))
 		}
+	}
+}
+
+// waitingOf is a generated wait for a CPU: unknown a fifth of the time,
+// else 0-0.5 cores (a tenth of them up to 1.5: threads that together
+// waited longer than the span), so that about half are contended.
+func waitingOf(rng *rand.Rand) Figure {
+	switch rng.IntN(10) {
+	case 0, 1:
+		return Unknown
+	case 2:
+		return Figure(rng.Float64() * 1.5)
+	}
+	return Figure(rng.Float64() * 0.5)
+}
+
+var contendedWords = regexp.MustCompile(`the (client|server) waited (\d+)% of the time for a core|the (client|server)'s threads waited for a core (\d+\.\d\d) times the span`)
+
+// checkContention lists what a verdict's words say of contention against
+// the waits for a CPU: contention is claimed exactly when a process
+// waited ContendedShare of the span or more, names the longer waiter and
+// its share, and no buffer wait is claimed with it.
+func checkContention(f Figures, v Verdict, text, wait string) []string {
+	var bad []string
+	cw, sw := f.Client.CoresWaiting, f.Server.CoresWaiting
+	contended := cw.Known() && cw >= ContendedShare || sw.Known() && sw >= ContendedShare
+	said := strings.Contains(text, "the CPUs were contended")
+	if said != contended {
+		bad = append(bad, fmt.Sprintf("says contended %v with waits for a CPU %v and %v", said, cw, sw))
+	}
+	if !said {
+		return bad
+	}
+	if strings.Contains(text, "waited on the") || strings.Contains(wait, " waits") || strings.Contains(text, "a bigger buffer") {
+		bad = append(bad, "claims a wait on the buffer where the CPUs were contended")
+	}
+	m := contendedWords.FindStringSubmatch(text)
+	if m == nil {
+		return append(bad, "contention names no process")
+	}
+	who, share := m[1], m[2]
+	if who == "" {
+		who, share = m[3], m[4]
+	}
+	want, other := cw, sw
+	if who == "server" {
+		want, other = sw, cw
+	}
+	if share != (100*want).Fixed(0) && share != want.Fixed(2) || other.Known() && other > want {
+		bad = append(bad, fmt.Sprintf("names the %s at %s, with waits %v (client) and %v (server)", who, share, cw, sw))
+	}
+	return bad
+}
+
+// The issue's sentence: a server that waited 31% of the time for a core
+// is contention, whatever the fill says, and no buffer wait is claimed.
+func TestVerdictContention(t *testing.T) {
+	f := spanOf(0.4, 0.37, PlaceOS, 2, 85, FlowRead) // the buffer empty 85%: alone, "the client waited on the server"
+	if text := VerdictOf(f).Text(nil, Unknown); !strings.Contains(text, "the client waited on the server") {
+		t.Fatalf("no wait for a CPU measured: %q", text)
+	}
+	f.Client.CoresWaiting, f.Server.CoresWaiting = 0.12, 0.31
+	v := VerdictOf(f)
+	if v.Contended != BoundServer {
+		t.Errorf("contended %q, want the server", v.Contended)
+	}
+	text := v.Text(nil, Unknown)
+	if !strings.HasPrefix(text, "the CPUs were contended: the server waited 31% of the time for a core") || strings.Contains(text, "waited on the") {
+		t.Errorf("contention: %q", text)
+	}
+	if w := v.WaitShort(); w != "CPUs contended: server queued 31%" {
+		t.Errorf("short: %q", w)
+	}
+	f.Server.CoresWaiting = 0.19 // below the threshold: the buffer's verdict again
+	if v := VerdictOf(f); v.Contended != "" || !strings.Contains(v.Text(nil, Unknown), "the client waited on the server") {
+		t.Errorf("waits 0.12 and 0.19: %q %q", v.Contended, v.Text(nil, Unknown))
 	}
 }

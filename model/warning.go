@@ -58,6 +58,7 @@ const (
 	WarnTargetBuffersKept  WarnKind = "target-buffers-kept" // TargetBuffersKept
 	WarnTargetBufferUnset  WarnKind = "target-buffer-unset" // TargetBufferUnset
 	WarnTargetPeer         WarnKind = "target-peer"         // TargetPeerUnknown
+	WarnSched              WarnKind = "sched"               // SchedUnknown
 	// WarnTarget is the kind every --target warning had before they were
 	// told apart: saved runs have it, with their Text.
 	WarnTarget WarnKind = "target"
@@ -84,13 +85,14 @@ var warnParams = map[WarnKind]func() WarningParams{
 	WarnTargetBuffersKept:  func() WarningParams { return &TargetBuffersKept{} },
 	WarnTargetBufferUnset:  func() WarningParams { return &TargetBufferUnset{} },
 	WarnTargetPeer:         func() WarningParams { return &TargetPeerUnknown{} },
+	WarnSched:              func() WarningParams { return &SchedUnknown{} },
 }
 
 // WarnKinds are the kinds that have parameters, in the order above.
 func WarnKinds() []WarnKind {
 	return []WarnKind{WarnClamp, WarnCores, WarnTurns, WarnScript, WarnPlacement, WarnConsume, WarnCalls,
 		WarnRequests, WarnFill, WarnExecFlow, WarnExecIdle, WarnTargetShared, WarnTargetUnattributed, WarnTargetMeasured,
-		WarnTargetNotMeasured, WarnTargetBuffersKept, WarnTargetBufferUnset, WarnTargetPeer}
+		WarnTargetNotMeasured, WarnTargetBuffersKept, WarnTargetBufferUnset, WarnTargetPeer, WarnSched}
 }
 
 // ParamsOf is kind's empty parameters (a pointer), nil for a kind that
@@ -212,6 +214,16 @@ type TargetBufferUnset struct {
 	Reason  Reason `json:"reason"`
 }
 
+// SchedUnknown: where each process's time went (on a CPU, waiting for
+// one, asleep) cannot be read here, so those figures are n/a. Cause is
+// probe/schedstat's: os (not Linux: OS names it), kernel (no schedstat
+// in this kernel), off (sched_info off), proc (/proc unreadable: Err).
+type SchedUnknown struct {
+	Cause string `json:"cause"`
+	OS    string `json:"os,omitempty"`
+	Err   string `json:"error,omitempty"`
+}
+
 // TargetPeerUnknown: the target's server could not be told which
 // connections are our load's, so its buffers are left as they are.
 type TargetPeerUnknown struct {
@@ -237,6 +249,7 @@ func (TargetNotMeasured) WarnKind() WarnKind  { return WarnTargetNotMeasured }
 func (TargetBuffersKept) WarnKind() WarnKind  { return WarnTargetBuffersKept }
 func (TargetBufferUnset) WarnKind() WarnKind  { return WarnTargetBufferUnset }
 func (TargetPeerUnknown) WarnKind() WarnKind  { return WarnTargetPeer }
+func (SchedUnknown) WarnKind() WarnKind       { return WarnSched }
 
 // warningJSON is a Warning as the JSON has it: What under "params".
 type warningJSON struct {

@@ -36,6 +36,7 @@ var examples = map[model.WarnKind]model.WarningParams{
 	model.WarnTargetBuffersKept:  model.TargetBuffersKept{PID: 42, Reason: model.Reason{Kind: model.ReasonNoPermission, Detail: "kernel.yama.ptrace_scope is 2"}},
 	model.WarnTargetBufferUnset:  model.TargetBufferUnset{Setting: "sndbuf", Buf: "2m", Reason: model.Reason{Kind: model.ReasonNotLocal}},
 	model.WarnTargetPeer:         model.TargetPeerUnknown{PID: 42, Err: "child gone"},
+	model.WarnSched:              model.SchedUnknown{Cause: "os", OS: "darwin"},
 }
 
 // Each kind of warning is worded in a short and a long form, distinct and

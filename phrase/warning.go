@@ -54,8 +54,39 @@ func WarningFix(w model.Warning) string {
 		return p.Reason.Fix
 	case model.TargetBuffersKept:
 		return p.Reason.Fix
+	case model.SchedUnknown:
+		return schedFix[p.Cause]
 	}
 	return ""
+}
+
+// schedWhy and schedFix word a SchedUnknown's cause.
+var (
+	schedWhy = map[string]string{
+		"os":     "%s keeps no per-thread run-queue delay that can be read",
+		"kernel": "this kernel has no /proc/PID/schedstat (built without CONFIG_SCHED_INFO)",
+		"off":    "schedstat reads 0 for a running thread: sched_info is off",
+		"proc":   "/proc could not be read: %s",
+	}
+	schedFix = map[string]string{
+		"os":     "measure on Linux",
+		"kernel": "a kernel with CONFIG_SCHEDSTATS or CONFIG_TASK_DELAY_ACCT, which select it",
+		"off":    "boot with delayacct or set kernel.sched_schedstats=1",
+		"proc":   "check that /proc is mounted",
+	}
+)
+
+// schedWhyOf is a SchedUnknown's cause in words.
+func schedWhyOf(p model.SchedUnknown) string {
+	switch p.Cause {
+	case "os":
+		return fmt.Sprintf(schedWhy["os"], p.OS)
+	case "proc":
+		return fmt.Sprintf(schedWhy["proc"], p.Err)
+	case "kernel", "off":
+		return schedWhy[p.Cause]
+	}
+	return "schedstat cannot be read"
 }
 
 // warningLong is each kind's sentence.
@@ -116,6 +147,8 @@ func targetLong(what model.WarningParams) string {
 		return fmt.Sprintf("%s %s is not applied: the target's server keeps its own buffers, as it is not measured: %s", p.Setting, p.Buf, ReasonLong(p.Reason))
 	case model.TargetPeerUnknown:
 		return fmt.Sprintf("the target's server (PID %d) cannot be told our load's connections: its buffers are left as they are: %s", p.PID, p.Err)
+	case model.SchedUnknown:
+		return "each process's time on a CPU, waiting for one and asleep are n/a: " + schedWhyOf(p)
 	}
 	return string(what.WarnKind())
 }
@@ -159,6 +192,8 @@ func warningShort(what model.WarningParams) string {
 		return fmt.Sprintf("%s %s not applied: %s", p.Setting, p.Buf, ReasonShort(p.Reason))
 	case model.TargetPeerUnknown:
 		return fmt.Sprintf("target's server (PID %d) buffers left as they are: %s", p.PID, p.Err)
+	case model.SchedUnknown:
+		return "cpu wait n/a: " + schedWhyOf(p)
 	}
 	return string(what.WarnKind())
 }

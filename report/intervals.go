@@ -14,7 +14,7 @@ import (
 // iperf3 does, and a line when a change takes effect; the summary table
 // follows at the end:
 //
-//	[B]  3.00-3.25 s  3.21 GiB/s  recv 13.5/2MiB  EAGAIN 7.4  cpu 0.97/0.96  sndbuf 2m (4m)
+//	[B]  3.00-3.25 s  3.21 GiB/s  recv 13.5/2MiB  EAGAIN 7.4  cpu 0.97/0.96  wait 0.02/0.31  sndbuf 2m (4m)
 //	[B]  5.02 s       sndbuf 2m → 64k
 //
 // It is not the default on a pipe: what run writes to stdout is the same
@@ -24,7 +24,7 @@ import (
 // as JSON.
 
 // IntervalLegend explains the lines' short words, once, before them.
-const IntervalLegend = "intervals: recv = receive calls per 2 MiB and EAGAIN = receive calls that found no data per 2 MiB, of the process receiving the data; cpu = client/server cores busy; the data sender's send buffer (effective)"
+const IntervalLegend = "intervals: recv = receive calls per 2 MiB and EAGAIN = receive calls that found no data per 2 MiB, of the process receiving the data; cpu = client/server cores busy; wait = client/server cores waiting on a run queue for a CPU (n/a: not measured here); the data sender's send buffer (effective)"
 
 // intervalSpan is "[B]  3.00-4.00 s", padded so the figures line up.
 func intervalSpan(side string, span string) string {
@@ -37,12 +37,13 @@ func IntervalLine(from float64, s model.Sample) string {
 	if !s.Active {
 		return head + "  idle (paused, or not its turn)"
 	}
-	srvCPU := model.Unknown
+	srvCPU, srvWait := model.Unknown, model.Unknown
 	if s.Server != nil {
-		srvCPU = s.Server.CoresBusy
+		srvCPU, srvWait = s.Server.CoresBusy, s.Server.CoresWaiting
 	}
-	line := fmt.Sprintf("%s  %s  recv %s/2MiB  EAGAIN %s  cpu %s/%s  %s", head, rate(s.ThroughputBps),
-		s.ReceiverCallsPer2MiB().Fixed(1), s.ReceiverEAGAINPer2MiB().Fixed(1), s.Client.CoresBusy.Fixed(2), srvCPU.Fixed(2), senderBuffer(s.Figures))
+	line := fmt.Sprintf("%s  %s  recv %s/2MiB  EAGAIN %s  cpu %s/%s  wait %s/%s  %s", head, rate(s.ThroughputBps),
+		s.ReceiverCallsPer2MiB().Fixed(1), s.ReceiverEAGAINPer2MiB().Fixed(1), s.Client.CoresBusy.Fixed(2), srvCPU.Fixed(2),
+		s.Client.CoresWaiting.Fixed(2), srvWait.Fixed(2), senderBuffer(s.Figures))
 	if s.Warming {
 		line += "  warming up"
 	}

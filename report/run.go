@@ -113,6 +113,14 @@ var summaryRows = []struct {
 	{"server cores busy", srvFig(func(p model.Process) model.Figure { return p.CoresBusy }), f2, true},
 	{"client CPU s/GiB", cliFig(func(p model.Process) model.Figure { return p.CPUSPerGiB }), f3, true},
 	{"server CPU s/GiB", srvFig(func(p model.Process) model.Figure { return p.CPUSPerGiB }), f3, true},
+	{"client cores on a CPU", cliFig(func(p model.Process) model.Figure { return p.CoresOnCPU }), f2, true},
+	{"client cores waiting for CPU", cliFig(func(p model.Process) model.Figure { return p.CoresWaiting }), f2, true},
+	{"client cores asleep", cliFig(func(p model.Process) model.Figure { return p.CoresAsleep }), f2, false},
+	{"server cores on a CPU", srvFig(func(p model.Process) model.Figure { return p.CoresOnCPU }), f2, true},
+	{"server cores waiting for CPU", srvFig(func(p model.Process) model.Figure { return p.CoresWaiting }), f2, true},
+	{"server cores asleep", srvFig(func(p model.Process) model.Figure { return p.CoresAsleep }), f2, false},
+	{"client wait for CPU ms/2MiB", cliFig(func(p model.Process) model.Figure { return p.WaitSPer2MiB }), ms3, true},
+	{"server wait for CPU ms/2MiB", srvFig(func(p model.Process) model.Figure { return p.WaitSPer2MiB }), ms3, true},
 	{"latency p50 ms", func(sm model.Summary) model.Figure { return sm.LatencyP50Ms }, f2, true},
 	{"latency p99 ms", func(sm model.Summary) model.Figure { return sm.LatencyP99Ms }, f2, true},
 	{"latency max ms", func(sm model.Summary) model.Figure { return sm.LatencyMaxMs }, f2, true},
@@ -293,6 +301,9 @@ func printFillSource(w io.Writer, rep model.Report) {
 func f1(v model.Figure) string { return v.Fixed(1) }
 func f2(v model.Figure) string { return v.Fixed(2) }
 func f3(v model.Figure) string { return v.Fixed(3) }
+
+// ms3 prints seconds as milliseconds with 3 decimals.
+func ms3(v model.Figure) string { return (1000 * v).Fixed(3) }
 
 // consumeText is what a side's consume mode found, in a table cell.
 func consumeText(sm model.Summary) string {

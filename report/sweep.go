@@ -105,14 +105,29 @@ func sweepTable(w io.Writer, rep model.SweepReport) {
 	median, perRow := medianOf(rep, "measurements")
 	fmt.Fprintf(w, "Moving %s per measurement (%s workload) for each %s, %s%s.\n\n",
 		units.FormatBytes(float64(rep.Spec.Bytes)), sd.Workload, sweepSetting(rep.Spec), median, where)
-	fmt.Fprintln(w, "| buffer size | time | client user | client system | server user | server system | calls per 2 MiB | EAGAIN per 2 MiB | "+rateName()+" |"+
+	fmt.Fprintln(w, "| buffer size | time | client user | client system | server user | server system | calls per 2 MiB | EAGAIN per 2 MiB | "+waitHead+" | "+rateName()+" |"+
 		timeSpreadHead+measuredHead(perRow))
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|"+timeSpreadRule+measuredRule(perRow))
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"+timeSpreadRule+measuredRule(perRow))
 	for _, r := range rep.Rows {
-		fmt.Fprintf(w, "| %s | %.3fs | %.3fs | %.3fs | %s | %s | %s | %s | %s |%s%s\n", rowBuffer(r), r.Seconds, r.ClientUserS, r.ClientSysS,
-			secs(r.ServerUserS), secs(r.ServerSysS), r.RecvPer2MiB.Fixed(1), r.EAGAINPer2MiB.Fixed(1), rateNumber(r.ThroughputBps),
-			timeSpreadCells(r), measuredCell(perRow, r, rep.Spec.Repeat))
+		fmt.Fprintf(w, "| %s | %.3fs | %.3fs | %.3fs | %s | %s | %s | %s | %s | %s |%s%s\n", rowBuffer(r), r.Seconds, r.ClientUserS, r.ClientSysS,
+			secs(r.ServerUserS), secs(r.ServerSysS), r.RecvPer2MiB.Fixed(1), r.EAGAINPer2MiB.Fixed(1), waitCell(r.Figures),
+			rateNumber(r.ThroughputBps), timeSpreadCells(r), measuredCell(perRow, r, rep.Spec.Repeat))
 	}
+}
+
+// waitHead is the column of each process's wait on a run queue for a
+// CPU, in cores (model.Process.CoresWaiting): a row whose processes
+// waited for a core measured the machine's contention as much as the
+// buffer.
+const waitHead = "CPU wait client/server"
+
+// waitCell is a row's waitHead cell: "0.02/0.31", n/a where not measured.
+func waitCell(f model.Figures) string {
+	srv := model.Unknown
+	if f.Server != nil {
+		srv = f.Server.CoresWaiting
+	}
+	return f.Client.CoresWaiting.Fixed(2) + "/" + srv.Fixed(2)
 }
 
 // medianOf says what each row is the median of: "median of 3" when every

@@ -39,9 +39,9 @@ func execTable(w io.Writer, rep model.SweepReport) {
 		fmt.Fprintln(w, execPlacementLine(rep.Rows[0].Figures.Placement))
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| buffer size | time | user | system | server send calls per 2 MiB | server EAGAIN per 2 MiB | server recv calls per 2 MiB | server CPU | server sent | client recv calls per 2 MiB | client EAGAIN per 2 MiB | client wake-ups per 2 MiB | client page faults per 2 MiB | "+rateName()+" |"+
+	fmt.Fprintln(w, "| buffer size | time | user | system | server send calls per 2 MiB | server EAGAIN per 2 MiB | server recv calls per 2 MiB | server CPU | server sent | client recv calls per 2 MiB | client EAGAIN per 2 MiB | client wake-ups per 2 MiB | client page faults per 2 MiB | "+waitHead+" | "+rateName()+" |"+
 		execSpreadHead+measuredHead(perRow))
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"+execSpreadRule+measuredRule(perRow))
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"+execSpreadRule+measuredRule(perRow))
 	for _, r := range rep.Rows {
 		e, srv := r.Exec, r.Figures.Server
 		if e == nil || srv == nil {
@@ -51,13 +51,13 @@ func execTable(w io.Writer, rep model.SweepReport) {
 		if srv.UserS.Known() && srv.SysS.Known() {
 			cpu = srv.UserS + srv.SysS
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s%s\n", rowBuffer(r),
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s%s\n", rowBuffer(r),
 			spread(r.Seconds, e.SecondsMin, e.SecondsMax), spread(r.ClientUserS, e.UserMin, e.UserMax),
 			spread(r.ClientSysS, e.SysMin, e.SysMax), srv.SendCallsPer2MiB.Fixed(2), srv.SendEAGAINPer2MiB.Fixed(2),
 			srv.RecvCallsPer2MiB.Fixed(2), secs(cpu), sentCell(e),
 			r.Figures.Client.RecvCallsPer2MiB.Fixed(2), r.Figures.Client.EAGAINPer2MiB.Fixed(2),
 			wakeups(r.Figures.Client.VolCSPer2MiB, r.Figures.Client.InvolCSPer2MiB), r.Figures.Client.FaultsPer2MiB.Fixed(1),
-			rateNumber(r.ThroughputBps), " "+timeSpread(r)+" |", measuredCell(perRow, r, rep.Spec.Repeat))
+			waitCell(r.Figures), rateNumber(r.ThroughputBps), " "+timeSpread(r)+" |", measuredCell(perRow, r, rep.Spec.Repeat))
 	}
 }
 

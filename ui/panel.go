@@ -624,9 +624,11 @@ func (p *panel) narrowRows(d panelData) []string {
 		rows = append(rows, p.row("send", lw, st.Strong.Render(p.val(fig(f.sendCalls)))+st.Dim.Render(" + ")+
 			p.val(fig(f.sendEAGAIN))+st.Dim.Render(" EAGAIN ("+f.send+")")))
 	}
-	return append(rows,
-		p.row("cores", lw, p.val(fig(f.cliCores))+st.Dim.Render(" cli + ")+p.val(fig(f.srvCores))+st.Dim.Render(" srv · ")+d.placement),
-		p.row("fill", lw, p.fillShort()+st.Dim.Render(" · p99 ")+p.ms(f.p99)))
+	rows = append(rows, p.row("cores", lw, p.val(fig(f.cliCores))+st.Dim.Render(" cli + ")+p.val(fig(f.srvCores))+st.Dim.Render(" srv · ")+d.placement))
+	if t := p.timeRow(f, true); t != "" {
+		rows = append(rows, p.row("time", lw, t))
+	}
+	return append(rows, p.row("fill", lw, p.fillShort()+st.Dim.Render(" · p99 ")+p.ms(f.p99)))
 }
 
 // shortBuf abbreviates a buffer's label for a narrow panel.
@@ -781,6 +783,8 @@ type panelFigures struct {
 	srvCores, srvPerGiB         model.Figure
 	cliWake, srvWake            model.Figure
 	cliFaults, srvFaults        model.Figure
+	cliRun, cliWait             model.Figure // cores on a CPU, waiting for one (timebar.go)
+	srvRun, srvWait             model.Figure
 	cpu                         model.CPU
 	p50, p99                    model.Figure
 }
@@ -795,6 +799,7 @@ func (p *panel) figures() panelFigures {
 	f := panelFigures{write: fl == model.FlowWrite, recv: processLabel(fl.Receiver()), send: processLabel(fl.Sender()),
 		tput: u, recvCalls: u, recvEAGAIN: u, sendCalls: u, sendEAGAIN: u, cliCores: u, cliPerGiB: u,
 		srvCores: u, srvPerGiB: u, cliWake: u, srvWake: u, cliFaults: u, srvFaults: u, p50: u, p99: u,
+		cliRun: u, cliWait: u, srvRun: u, srvWait: u,
 		cpu: model.CPU{UserS: u, SysS: u, CoresBusy: u, SPerGiB: u}}
 	if a == nil {
 		return f
@@ -803,8 +808,10 @@ func (p *panel) figures() panelFigures {
 	f.recvCalls, f.recvEAGAIN = a.ReceiverCallsPer2MiB(), a.ReceiverEAGAINPer2MiB()
 	f.sendCalls, f.sendEAGAIN = a.SenderCallsPer2MiB(), a.SenderEAGAINPer2MiB()
 	f.cliCores, f.cliPerGiB, f.cliWake, f.cliFaults = a.Client.CoresBusy, a.Client.CPUSPerGiB, a.Client.VolCSPer2MiB, a.Client.FaultsPer2MiB
+	f.cliRun, f.cliWait = schedOf(a.Client)
 	if a.Server != nil {
 		f.srvCores, f.srvPerGiB, f.srvWake, f.srvFaults = a.Server.CoresBusy, a.Server.CPUSPerGiB, a.Server.VolCSPer2MiB, a.Server.FaultsPer2MiB
+		f.srvRun, f.srvWait = schedOf(*a.Server)
 	}
 	f.cpu = a.CPU()
 	return f
@@ -880,7 +887,7 @@ func (p *panel) figureRows(d panelData, lw int) []string {
 	} else {
 		recv = st.Strong.Render(recv)
 	}
-	return []string{
+	rows := []string{
 		p.row("throughput", lw, st.Strong.Render(p.val(rate(f.tput)))),
 		p.row("recv calls", lw, recv+st.Dim.Render(" per 2 MiB ("+f.recv+")")),
 		p.row("send calls", lw, send+st.Dim.Render(" per 2 MiB ("+f.send+")")),
@@ -896,6 +903,10 @@ func (p *panel) figureRows(d panelData, lw int) []string {
 		p.row("errors", lw, p.val(d.errors)),
 		p.row("cores", lw, p.cores(d)),
 	}
+	if t := p.timeRow(f, false); t != "" {
+		rows = append(rows, p.row("time", lw, t))
+	}
+	return rows
 }
 
 // View draws the box: the title in the top border, a thick border when

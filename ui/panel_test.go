@@ -59,7 +59,8 @@ func TestPanelRowsOf(t *testing.T) {
 		workload: "read", consume: "scan", transport: "unix", placement: "split",
 		fig: panelFigures{recv: "client", send: "server", tput: model.Figure(1 << 30), recvCalls: 1.5,
 			recvEAGAIN: u, sendCalls: u, sendEAGAIN: u, cliCores: u, cliPerGiB: u, srvCores: u, srvPerGiB: u,
-			cliWake: u, srvWake: u, p50: u, p99: u, cpu: model.CPU{UserS: u, SysS: u, CoresBusy: u, SPerGiB: u}},
+			cliWake: u, srvWake: u, p50: u, p99: u, cpu: model.CPU{UserS: u, SysS: u, CoresBusy: u, SPerGiB: u},
+			cliRun: u, cliWait: u, srvRun: u, srvWait: u},
 		errors:   na,
 		warnings: []model.Warning{{Text: "B sndbuf clamped", Fix: "sudo sysctl -w x=1  (persist: somewhere)"}},
 	}

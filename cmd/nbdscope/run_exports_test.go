@@ -25,8 +25,9 @@ func madeUpRun() model.Report {
 		s.Seconds, s.Bytes = 0.5, uint64(gib*0.5*model.GiB)
 		s.Errors = new(uint64) // our load's requests are seen: none failed
 		s.ThroughputBps = model.Figure(gib * model.GiB)
-		s.Client = model.Process{RecvCallsPer2MiB: model.Figure(recv), RecvEAGAINPer2MiB: 2, CoresBusy: 0.75}
-		s.Server = &model.Process{SendCallsPer2MiB: 1, CoresBusy: 0.5}
+		s.Client = model.Process{RecvCallsPer2MiB: model.Figure(recv), RecvEAGAINPer2MiB: 2, CoresBusy: 0.75,
+			CoresOnCPU: 0.75, CoresWaiting: 0.0625, CoresAsleep: 7.1875, WaitSPer2MiB: 0.0001220703125}
+		s.Server = &model.Process{SendCallsPer2MiB: 1, CoresBusy: 0.5, CoresOnCPU: 0.5, CoresWaiting: 0.25, CoresAsleep: 7.25, WaitSPer2MiB: 0.00048828125}
 		s.SndBuf = model.Buffers{ServerRequested: buf, ServerEffective: map[string]int{"default": 212992, "2m": 4194304}[buf]}
 		return s
 	}
@@ -95,7 +96,7 @@ func TestIntervalLinesGolden(t *testing.T) {
 	idle := model.Sample{T: 2.5, Side: "A"}
 	p.update(model.Update{Sample: &idle})
 	checkGolden(t, "run.intervals.txt", b.String())
-	if !strings.Contains(b.String(), "[B]  1.50-2.00 s     3.25 GiB/s  recv 5.0/2MiB  EAGAIN 2.0  cpu 0.75/0.50  sndbuf 2m (4m)\n") {
+	if !strings.Contains(b.String(), "[B]  1.50-2.00 s     3.25 GiB/s  recv 5.0/2MiB  EAGAIN 2.0  cpu 0.75/0.50  wait 0.06/0.25  sndbuf 2m (4m)\n") {
 		t.Errorf("no line in the shape of iperf3's:\n%s", b.String())
 	}
 }

@@ -39,7 +39,7 @@ func TestRunIntervalsAndExports(t *testing.T) {
 	if err != nil || json.Unmarshal(data, &rep) != nil || len(rep.Samples) == 0 {
 		t.Fatalf("--export-json: %v\n%.300s", err, data)
 	}
-	line := regexp.MustCompile(`(?m)^\[([AB])\] +\d+\.\d\d-\d+\.\d\d s +(?:idle|\S+ \S+/s  recv \S+/2MiB  EAGAIN \S+  cpu \S+/\S+  sndbuf 2m \(\S+\))`)
+	line := regexp.MustCompile(`(?m)^\[([AB])\] +\d+\.\d\d-\d+\.\d\d s +(?:idle|\S+ \S+/s  recv \S+/2MiB  EAGAIN \S+  cpu \S+/\S+  wait \S+/\S+  sndbuf 2m \(\S+\))`)
 	lines := line.FindAllStringSubmatch(out, -1)
 	if len(lines) != len(rep.Samples) {
 		t.Errorf("%d interval lines for %d samples:\n%s", len(lines), len(rep.Samples), out)

@@ -14,6 +14,7 @@ import (
 	"nbdscope/model"
 	"nbdscope/nbd"
 	"nbdscope/probe/realproc"
+	"nbdscope/probe/schedstat"
 	"nbdscope/probe/sockctl"
 )
 
@@ -27,10 +28,11 @@ import (
 // sender's for writes) are set on the client's own data sockets from
 // outside (liveBufs), each run's within a tick of its connect.
 type execRole struct {
-	argv []string
-	fail chan error
-	stop chan struct{}
-	wg   sync.WaitGroup
+	sched schedstat.Counter // where its time went (poll)
+	argv  []string
+	fail  chan error
+	stop  chan struct{}
+	wg    sync.WaitGroup
 
 	mu     sync.Mutex
 	paused bool
@@ -328,9 +330,11 @@ func (r *execRole) poll() wire.Msg {
 		r.live.look() // a connection the last tick missed has its buffers before it is reported
 	}
 	use := r.done
+	var pids []int
 	if r.cur != nil {
 		if live, ok := r.group.Usage(); ok {
 			use = addResult(use, live)
+			pids = r.group.Members()
 		}
 	}
 	// A process that exits between two readings takes its time out of
@@ -349,6 +353,7 @@ func (r *execRole) poll() wire.Msg {
 	m := wire.Msg{Counters: wire.ClientCounters(r.seen),
 		ActiveNs: int64(active), Conns: 1, ExecRuns: r.runs}
 	m.Counters.IO = r.seenIO
+	wire.ReadSched(&r.sched, &m.Counters, pids...)
 	if l := r.live; l != nil || r.last != nil {
 		if l == nil {
 			l = r.last

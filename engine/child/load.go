@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -13,14 +14,16 @@ import (
 	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
+	"nbdscope/probe/schedstat"
 )
 
 // loadRole drives NBD requests against one server: N connections, each
 // with Q workers that keep one request in flight apiece.
 type loadRole struct {
-	ctx  context.Context
-	uri  nbd.URI
-	size int64 // export size
+	sched schedstat.Counter // where its time went (poll)
+	ctx   context.Context
+	uri   nbd.URI
+	size  int64 // export size
 
 	reqSize  atomic.Int64
 	workload atomic.Int32 // index into Workloads
@@ -475,6 +478,7 @@ func (r *loadRole) poll() wire.Msg {
 	}
 	r.connMu.Unlock()
 	m.Counters = wire.SelfCounters(io)
+	wire.ReadSched(&r.sched, &m.Counters, os.Getpid())
 	m.Bytes = r.bytes.Load()
 	m.Ops = r.ops.Load()
 	m.Errors = r.errs.Load()

@@ -18,6 +18,7 @@ import (
 	"nbdscope/model"
 	"nbdscope/nbd"
 	"nbdscope/probe/realproc"
+	"nbdscope/probe/schedstat"
 	"nbdscope/probe/sockctl"
 	"nbdscope/probe/sockdiag"
 	"nbdscope/shellword"
@@ -34,6 +35,7 @@ import (
 // payload is the load's: the controller has it. Its exit is the role's
 // failure: the child exits 1 with the status and the end of its stderr.
 type realServerRole struct {
+	sched  schedstat.Counter // where its time went (poll)
 	argv   []string
 	socket string             // unix: the path it listens on, removed at close
 	addr   string             // where it is to listen: the socket's path, or ":PORT"
@@ -320,6 +322,7 @@ func (r *realServerRole) poll() wire.Msg {
 			Nvcsw: max(r.seenUse.Nvcsw, use.Nvcsw), Nivcsw: max(r.seenUse.Nivcsw, use.Nivcsw), MinFlt: max(r.seenUse.MinFlt, use.MinFlt)}
 	}
 	m := wire.Msg{Counters: wire.ClientCounters(r.seenUse), Conns: r.live.conns}
+	wire.ReadSched(&r.sched, &m.Counters, r.group.Members()...)
 	r.live.report(&m)
 	if r.calls != nil {
 		m.Counters.IO = r.calls.Read()

@@ -12,9 +12,11 @@ import (
 	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
+	"nbdscope/probe/schedstat"
 )
 
 type serverRole struct {
+	sched   schedstat.Counter // where its time went (poll)
 	srv     *nbd.Server
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
@@ -94,6 +96,7 @@ func (r *serverRole) handle(c wire.Cmd) wire.Msg {
 	case "poll":
 		st := r.srv.Stats()
 		m := wire.Msg{Counters: wire.SelfCounters(st.IO), Conns: st.Open, Payload: &st.Payload}
+		wire.ReadSched(&r.sched, &m.Counters, os.Getpid())
 		r.seenMu.Lock()
 		if cs := r.srv.Conns(); len(cs) > 0 {
 			r.seen.snd, r.seen.rcv, r.seen.locked = cs[0].SndBuf, cs[0].RcvBuf, cs[0].SndBufLocked

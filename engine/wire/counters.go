@@ -6,6 +6,7 @@ import (
 	"nbdscope/clientrun"
 	"nbdscope/model"
 	"nbdscope/nbd"
+	"nbdscope/probe/schedstat"
 )
 
 // The counters a child reports in its poll replies (Msg.Counters):
@@ -54,4 +55,15 @@ func tv(t unix.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
 // own, not counted). A live exec side and a sweep's run alike.
 func ClientCounters(r clientrun.Result) model.Counters {
 	return model.Counters{UserS: r.UserS, SysS: r.SysS, VolCS: uint64(r.Nvcsw), InvolCS: uint64(r.Nivcsw), MinFlt: uint64(r.MinFlt)}
+}
+
+// ReadSched reads where the processes pids' time went into c.Sched,
+// through sc (cumulative across reads, as c's CPU is); c.Sched stays
+// zero, not measured, where schedstat cannot be read.
+func ReadSched(sc *schedstat.Counter, c *model.Counters, pids ...int) {
+	t, span, err := sc.Read(pids...)
+	if err != nil {
+		return
+	}
+	c.Sched = model.Sched{RunS: t.Run.Seconds(), WaitS: t.Wait.Seconds(), SleepS: t.Sleep.Seconds(), SpanS: span.Seconds()}
 }

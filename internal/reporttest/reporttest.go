@@ -22,6 +22,8 @@ func Proc(recv, user, sys, cpuPerGiB float64) model.Process {
 		RecvCallsPer2MiB: model.Figure(recv), SendCallsPer2MiB: 1, EAGAINPer2MiB: model.Unknown,
 		RecvCalls: 1000, SendCalls: 100, EAGAIN: 0,
 		UserS: model.Figure(user), SysS: model.Figure(sys), CoresBusy: 0.5, CPUSPerGiB: model.Figure(cpuPerGiB),
+		// where the time went: not measured (a kernel without schedstat)
+		CoresOnCPU: model.Unknown, CoresWaiting: model.Unknown, CoresAsleep: model.Unknown, WaitSPer2MiB: model.Unknown,
 	}
 }
 

@@ -76,9 +76,18 @@ type Snapshot struct {
 
 // Unavailable is why the figures cannot be had here (n/a, not 0).
 type Unavailable struct {
+	Cause  string // one of the Cause… below, for a reader that words it itself
 	Reason string // what is missing
 	Fix    string // what would give it
 }
+
+// The causes of an Unavailable.
+const (
+	CauseOS     = "os"     // not Linux: no per-thread run-queue delay to read
+	CauseKernel = "kernel" // no /proc/PID/schedstat: built without CONFIG_SCHED_INFO
+	CauseOff    = "off"    // it reads 0: sched_info off at run time (before 5.15)
+	CauseProc   = "proc"   // /proc could not be read
+)
 
 func (u *Unavailable) Error() string {
 	return fmt.Sprintf("time waiting for a CPU n/a: %s (%s)", u.Reason, u.Fix)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -22,15 +23,15 @@ const userHZ = 100
 func Supported() error {
 	b, err := os.ReadFile("/proc/thread-self/schedstat")
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Unavailable{Reason: "this kernel has no /proc/PID/schedstat (built without CONFIG_SCHED_INFO)",
+		return &Unavailable{Cause: CauseKernel, Reason: "this kernel has no /proc/PID/schedstat (built without CONFIG_SCHED_INFO)",
 			Fix: "a kernel with CONFIG_SCHEDSTATS or CONFIG_TASK_DELAY_ACCT, which select it"}
 	}
 	if err != nil {
-		return &Unavailable{Reason: err.Error(), Fix: "check that /proc is mounted"}
+		return &Unavailable{Cause: CauseProc, Reason: err.Error(), Fix: "check that /proc is mounted"}
 	}
 	if strings.HasPrefix(string(b), "0 0 ") {
 		// Kernels before 5.15 print zeros when sched_info is off at run time.
-		return &Unavailable{Reason: "schedstat reads 0 for a running thread: sched_info is off",
+		return &Unavailable{Cause: CauseOff, Reason: "schedstat reads 0 for a running thread: sched_info is off",
 			Fix: "boot with delayacct or set kernel.sched_schedstats=1"}
 	}
 	return nil
@@ -48,10 +49,12 @@ func Read(pid int) (Process, error) {
 	if err := Supported(); err != nil {
 		return Process{}, err
 	}
-	return readProcess(pid)
+	return readProcess(pid, nil)
 }
 
-func readProcess(pid int) (Process, error) {
+// readProcess reads pid's threads; known are thread starts already read
+// (by TID), whose stat is not read again.
+func readProcess(pid int, known map[int]time.Duration) (Process, error) {
 	p := Process{PID: pid}
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
@@ -73,7 +76,8 @@ func readProcess(pid int) (Process, error) {
 		if err != nil {
 			continue
 		}
-		th, err := readThread(dir, tid)
+		start, ok := known[tid]
+		th, err := readThread(dir, tid, start, ok)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // it exited while we read
 		}
@@ -85,8 +89,10 @@ func readProcess(pid int) (Process, error) {
 	return p, nil
 }
 
-// readThread reads one task's schedstat and start time.
-func readThread(dir string, tid int) (Thread, error) {
+// readThread reads one task's schedstat and, unless known (a thread seen
+// at the last read: a TID is not reused within a poll's interval), its
+// start time.
+func readThread(dir string, tid int, start time.Duration, known bool) (Thread, error) {
 	th := Thread{TID: tid}
 	ss, err := os.ReadFile(fmt.Sprintf("%s/%d/schedstat", dir, tid))
 	if err != nil {
@@ -102,13 +108,14 @@ func readThread(dir string, tid int) (Thread, error) {
 	if err := errors.Join(err1, err2, err3); err != nil {
 		return th, fmt.Errorf("schedstat: task %d: %w", tid, err)
 	}
-	stat, err := os.ReadFile(fmt.Sprintf("%s/%d/stat", dir, tid))
-	if err != nil {
-		return th, err
-	}
-	_, start, err := statPPIDStart(stat)
-	if err != nil {
-		return th, fmt.Errorf("schedstat: task %d: %w", tid, err)
+	if !known {
+		stat, err := os.ReadFile(fmt.Sprintf("%s/%d/stat", dir, tid))
+		if err != nil {
+			return th, err
+		}
+		if _, start, err = statPPIDStart(stat); err != nil {
+			return th, fmt.Errorf("schedstat: task %d: %w", tid, err)
+		}
 	}
 	th.Run, th.Wait, th.Slices, th.Start = time.Duration(run), time.Duration(wait), slices, start
 	return th, nil
@@ -138,7 +145,7 @@ func ReadTree(pid int) (Snapshot, error) {
 	}
 	var s Snapshot
 	for _, p := range treeOf(pid) {
-		pr, err := readProcess(p)
+		pr, err := readProcess(p, nil)
 		if err != nil {
 			if p == pid {
 				return s, err
@@ -174,3 +181,23 @@ func treeOf(pid int) []int {
 	}
 	return out
 }
+
+// ReadPIDs reads the processes pids (those still there), with At taken
+// after the reads.
+func ReadPIDs(pids ...int) Snapshot { return readPIDs(nil, pids) }
+
+// readPIDs is ReadPIDs with the thread starts already known.
+func readPIDs(known map[int]time.Duration, pids []int) Snapshot {
+	var s Snapshot
+	for _, pid := range pids {
+		if p, err := readProcess(pid, known); err == nil {
+			s.Procs = append(s.Procs, p)
+		}
+	}
+	s.At = Now()
+	return s
+}
+
+// supportedOnce is Supported, read once: a Counter's reads then cost only
+// the threads' own files.
+var supportedOnce = sync.OnceValue(Supported)
