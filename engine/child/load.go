@@ -116,6 +116,10 @@ func (r *loadRole) setConns(n int) error {
 		if err != nil {
 			return err
 		}
+		if cl.Size() == 0 { // offsets are taken modulo the size: nothing to load
+			cl.Close()
+			return fmt.Errorf("the export at %s is empty (0 bytes): there is nothing to read or write", r.uri)
+		}
 		if r.size == 0 {
 			r.size = cl.Size()
 			r.startHasher()

@@ -3,6 +3,7 @@ package child
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 
 	"nbdscope/engine/wire"
@@ -106,5 +107,23 @@ func TestServerStartsWithItsSendBuffer(t *testing.T) {
 	defer ro.close()
 	if got := ro.handle(wire.Cmd{Op: "get"}).Settings[st.Name]; got != strconv.Itoa(1<<20) {
 		t.Errorf("the server started with sndbuf %q, want %d", got, 1<<20)
+	}
+}
+
+// TestLoadRefusesAnEmptyExport: a server whose export has 0 bytes (a real
+// server on an empty file) is refused with what it is, where the load's
+// workers took every offset modulo 0 and died with a stack trace.
+func TestLoadRefusesAnEmptyExport(t *testing.T) {
+	uri := serveBackend(t, nbd.NewNull(0, 0))
+	spec := wire.NewLoadSpec(model.DefaultSide("A"), uri, model.ArgEnv{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ro, _, err := startLoadRole(ctx, spec)
+	if err == nil {
+		ro.close()
+		t.Fatal("a load on an empty export started")
+	}
+	if !strings.Contains(err.Error(), "is empty (0 bytes)") {
+		t.Errorf("the refusal %q does not say the export is empty", err)
 	}
 }
