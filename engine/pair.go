@@ -104,6 +104,9 @@ type Pair struct {
 	// and a cut between turns (shared.go) never interleave, so each
 	// side's counts are read in the order they are turned into figures.
 	readMu sync.Mutex
+	// holdProblems are why alternate mode cannot give a scripted change's
+	// side a whole turn either side of it (planHolds), warned at the start.
+	holdProblems []model.Warning
 }
 
 // Start runs cfg: spawns each side's server (unless it targets an external
@@ -131,6 +134,11 @@ func StartWith(ctx context.Context, cfg model.Config, opts Options) (*Pair, erro
 	p.start.Store(&now)
 	p.warnCores(cfg.Mode)
 	p.warnSched()
+	if cfg.Mode == model.ModeAlternate {
+		for _, w := range p.holdProblems {
+			p.raise(w)
+		}
+	}
 	lctx, cancel := context.WithCancel(ctx)
 	p.cancel = cancel
 	p.fill.start(lctx, cfg.FillSource())
@@ -172,6 +180,8 @@ func newPair(cfg model.Config, opts Options) (*Pair, error) {
 	}
 	p.turns = newTurns(cfg.Mode, cfg.Interval.D(), p.sides, func(s *side, what model.WarningParams) { p.raise(model.Warn(s.id, what)) })
 	p.turns.cut = p.cutTurns
+	p.turns.holds, p.holdProblems = planHolds(cfg.Script, p.turns.slice, cfg.Interval.D(), cfg.Duration.D())
+	p.turns.clock = p.clock
 	p.turns.paused = [2]bool{opts.StartPaused, opts.StartPaused}
 	p.rec = newRecorder(p)
 	return p, nil
@@ -316,6 +326,7 @@ func (p *Pair) SetMode(mode model.Mode) error {
 	}
 	from := p.turns.setMode(mode)
 	if from == mode {
+		p.emitNoOp(model.WholePair, model.SetMode, string(mode), model.Value{Str: string(mode)})
 		return nil
 	}
 	// Concurrent sides on four or more cores take cores of their own.
@@ -331,6 +342,15 @@ func (p *Pair) SetMode(mode model.Mode) error {
 	return nil
 }
 
+// emitNoOp reports a change of a pair setting to the value in force (a
+// script's; the explorer's keys send none): its event, marked, and the
+// warning.
+func (p *Pair) emitNoOp(side model.SideID, setting, value string, v model.Value) {
+	t := p.elapsed()
+	p.emit(model.Update{Event: &model.Event{T: t, Side: side, Setting: setting, From: value, To: value, Value: v, NoOp: true}})
+	p.raise(model.Warn(side, model.NoOpChange{Setting: setting, Value: value}))
+}
+
 // SetPaused implements Controller.
 func (p *Pair) SetPaused(i int, paused bool) error {
 	if err := checkSide(i); err != nil {
@@ -338,6 +358,7 @@ func (p *Pair) SetPaused(i int, paused bool) error {
 	}
 	from := p.turns.setPaused(i, paused)
 	if from == paused {
+		p.emitNoOp(p.sides[i].id, model.SetPaused, strconv.FormatBool(paused), model.Value{Bool: paused})
 		return nil
 	}
 	p.emit(model.Update{Event: &model.Event{T: p.elapsed(), Side: p.sides[i].id, Setting: model.SetPaused, From: strconv.FormatBool(from), To: strconv.FormatBool(paused), Value: model.Value{Bool: paused}}})

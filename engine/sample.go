@@ -91,6 +91,7 @@ func (p *Pair) sampleSide(s *side, r sideRead, emit bool) {
 	ld, srv, sc, lm, sm, now := r.ld, r.srv, r.sc, r.lm, r.sm, r.now
 	interval := p.cfg.Interval.D()
 	defer p.emitExecRuns(sc, now, lm.ExecRuns)
+	s.assumePayload(sc, lm, &sm)
 	if sc.Exec != "" {
 		s.noteExec(ld, lm, sm)
 	}
@@ -220,6 +221,7 @@ func (p *Pair) summary(i int) model.Summary {
 	sum.TargetServer = s.targetServer()
 	sum.Changed = changed
 	sum.Placement = s.placement()
+	sum.PayloadAssumed = s.assumed.export > 0 // some of the run's payload, if not all
 	last := s.meter.Last()
 	l, sv := last.Load.Bufs, last.Server.Bufs
 	sum.SndBuf = model.Buffers{
@@ -248,6 +250,8 @@ func (p *Pair) segments(i int) []model.Segment {
 	segs := s.meter.Segments(s.cfg.Exec != "", s.execCounted)
 	for i := range segs {
 		noPayload(s.cfg, &segs[i].Summary.Figures)
+		g := segs[i].Settings // its client and server: both real, and known to be
+		segs[i].PayloadAssumed = g.Exec != "" && g.Server != "" && s.assumed.export > 0
 	}
 	return segs
 }

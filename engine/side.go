@@ -60,6 +60,9 @@ type side struct {
 	// idle follows an exec side's client runs that moved no payload
 	// (exec_idle.go).
 	idle execIdle
+	// assumed is the payload of a real client's runs against a real
+	// server, one export a run (exec_assumed.go).
+	assumed assumedPayload
 	// errsWarned gives the warning that the side's requests fail once
 	// (not under mu: only the first sample that sees failures gives it).
 	errsWarned sync.Once
@@ -120,6 +123,7 @@ func (s *side) start() error {
 	if err != nil {
 		return s.startFailed(err)
 	}
+	s.probeExport(sc, uri)
 	lspec := wire.NewLoadSpec(sc, uri, model.ArgEnv{Mode: s.p.turns.Mode(), Allowed: s.p.cpus})
 	lspec.Paused = true // the turns start it
 	ld, _, err := spawn(s.p.opts.Exe, model.RoleLoad, sc.Name, lspec, s.p.opts.StartTimeout)
@@ -287,7 +291,13 @@ func (s *side) apply(st *model.Setting, v model.Value) (live bool, err error) {
 	if s.realBuffer(next, st) {
 		ev.Effective, ev.Reached = reply.Effective, &reply.Reached // a real process's sockets, read back
 	}
+	// Applied all the same (a real server's sockets opened since get it),
+	// but said: a before and after of one value is no comparison.
+	ev.NoOp = ev.From == ev.To
 	s.p.emit(model.Update{Event: ev})
+	if ev.NoOp {
+		s.p.raise(model.Warn(s.id, model.NoOpChange{Setting: st.Name, Value: ev.To}))
+	}
 	return live, nil
 }
 

@@ -20,6 +20,10 @@ type turns struct {
 	// decision that pauses one load and resumes the other: one server
 	// serving both sides is read there, when neither runs (shared.go).
 	cut func()
+	// holds keep the turn on a side around its scripted changes
+	// (turnplan.go), on the run's clock; nil clock: none.
+	holds []hold
+	clock func(time.Time) time.Duration
 
 	// send serialises deciding and sending, so two decisions never
 	// interleave their pause and resume calls and the last decision made
@@ -140,7 +144,7 @@ func (t *turns) apply(force bool) {
 // applyLocked is apply with t.send held.
 func (t *turns) applyLocked(force bool) {
 	t.mu.Lock()
-	switched := t.mode == model.ModeAlternate && time.Since(t.turnAt) >= t.slice
+	switched := t.mode == model.ModeAlternate && t.passes(time.Now())
 	if switched {
 		t.turn, t.turnAt, force = 1-t.turn, time.Now(), true
 	}
@@ -189,6 +193,18 @@ func (t *turns) applyLocked(force bool) {
 		}
 	}
 	t.mu.Unlock()
+}
+
+// passes tells whether the turn passes to the other side at now: when
+// the slice is up, unless a hold keeps it, or at once when a hold gives
+// it to the other side. The caller holds t.mu.
+func (t *turns) passes(now time.Time) bool {
+	if t.clock != nil {
+		if side, held := heldBy(t.holds, t.clock(now)); held {
+			return side != t.turn
+		}
+	}
+	return now.Sub(t.turnAt) >= t.slice
 }
 
 // sendPaused tells one load to pause or resume. A failure is reported,

@@ -289,6 +289,11 @@ type Event struct {
 	// from its socket, and how many of its sockets the change reached.
 	Effective int  `json:"effective,omitempty"`
 	Reached   *int `json:"sockets_reached,omitempty"`
+	// NoOp: To is the value that was in force already, so nothing changed
+	// (a script's --at 3s:b.sndbuf=2m on a side that started at 2m); the
+	// samples on either side of it are the same setting, not a before and
+	// an after. NoOpNote words it.
+	NoOp bool `json:"no_op,omitempty"`
 	// Value is To as the setting's typed value (in process only).
 	Value Value `json:"-"`
 }
@@ -310,6 +315,11 @@ type Summary struct {
 	// Spread is how steady the samples were (spread.go); nil in a run
 	// saved before it was kept.
 	Spread *Spread `json:"spread,omitempty"`
+	// PayloadAssumed: a real client against a real server, whose payload
+	// nothing counts: each finished client run was taken to move the
+	// export once (as an exec sweep's ExecRun), and the bytes, throughput
+	// and figures per 2 MiB are of that.
+	PayloadAssumed bool `json:"payload_assumed,omitempty"`
 }
 
 // Segment is a stretch of a run with unchanged settings: the summary of

@@ -59,6 +59,9 @@ const (
 	WarnTargetBufferUnset  WarnKind = "target-buffer-unset" // TargetBufferUnset
 	WarnTargetPeer         WarnKind = "target-peer"         // TargetPeerUnknown
 	WarnSched              WarnKind = "sched"               // SchedUnknown
+	WarnNoOp               WarnKind = "no-op"               // NoOpChange
+	WarnSchedule           WarnKind = "schedule"            // TurnsNotWhole
+	WarnAssumed            WarnKind = "payload-assumed"     // PayloadAssumed
 	// WarnTarget is the kind every --target warning had before they were
 	// told apart: saved runs have it, with their Text.
 	WarnTarget WarnKind = "target"
@@ -86,13 +89,16 @@ var warnParams = map[WarnKind]func() WarningParams{
 	WarnTargetBufferUnset:  func() WarningParams { return &TargetBufferUnset{} },
 	WarnTargetPeer:         func() WarningParams { return &TargetPeerUnknown{} },
 	WarnSched:              func() WarningParams { return &SchedUnknown{} },
+	WarnNoOp:               func() WarningParams { return &NoOpChange{} },
+	WarnSchedule:           func() WarningParams { return &TurnsNotWhole{} },
+	WarnAssumed:            func() WarningParams { return &PayloadAssumed{} },
 }
 
 // WarnKinds are the kinds that have parameters, in the order above.
 func WarnKinds() []WarnKind {
 	return []WarnKind{WarnClamp, WarnCores, WarnTurns, WarnScript, WarnPlacement, WarnConsume, WarnCalls,
 		WarnRequests, WarnFill, WarnExecFlow, WarnExecIdle, WarnTargetShared, WarnTargetUnattributed, WarnTargetMeasured,
-		WarnTargetNotMeasured, WarnTargetBuffersKept, WarnTargetBufferUnset, WarnTargetPeer, WarnSched}
+		WarnTargetNotMeasured, WarnTargetBuffersKept, WarnTargetBufferUnset, WarnTargetPeer, WarnSched, WarnNoOp, WarnSchedule, WarnAssumed}
 }
 
 // ParamsOf is kind's empty parameters (a pointer), nil for a kind that
@@ -250,6 +256,44 @@ func (TargetBuffersKept) WarnKind() WarnKind  { return WarnTargetBuffersKept }
 func (TargetBufferUnset) WarnKind() WarnKind  { return WarnTargetBufferUnset }
 func (TargetPeerUnknown) WarnKind() WarnKind  { return WarnTargetPeer }
 func (SchedUnknown) WarnKind() WarnKind       { return WarnSched }
+func (NoOpChange) WarnKind() WarnKind         { return WarnNoOp }
+func (TurnsNotWhole) WarnKind() WarnKind      { return WarnSchedule }
+func (PayloadAssumed) WarnKind() WarnKind     { return WarnAssumed }
+
+// NoOpChange: a change (scripted, or a key) to the value already in
+// force: nothing changed, and the samples either side of it are no before
+// and after. Its event is marked (Event.NoOp).
+type NoOpChange struct {
+	Setting string `json:"setting"`
+	Value   string `json:"value"`
+}
+
+// The ways alternate mode can fail to give a scripted change's side a
+// whole turn on each side of it (TurnsNotWhole.Cut).
+const (
+	CutByStart = "start" // too near the run's start for a whole turn before
+	CutByEnd   = "end"   // too near its end for a whole turn after
+	CutByOther = "other" // within a turn of the other side's change
+)
+
+// TurnsNotWhole: alternate mode could not hold the turn for a scripted
+// change's side a whole turn before and after it (engine's planHolds).
+type TurnsNotWhole struct {
+	At    float64 `json:"at"`              // the change's time, seconds
+	Turn  float64 `json:"turn"`            // a turn's length, seconds
+	Cut   string  `json:"cut"`             // CutBy…
+	Other SideID  `json:"other,omitempty"` // CutByOther: the other side
+}
+
+// PayloadAssumed: a real client against a real server, whose payload
+// nothing counts (a unix socket has no byte counters): each finished run
+// is taken to move the export once, as sweep --exec --server takes it.
+// Export 0: its size could not be had (Err), and the figures are n/a.
+type PayloadAssumed struct {
+	Command string `json:"command"`
+	Export  int64  `json:"export_bytes"`
+	Err     string `json:"error,omitempty"`
+}
 
 // warningJSON is a Warning as the JSON has it: What under "params".
 type warningJSON struct {

@@ -26,6 +26,9 @@ func EventShort(e model.Event) string {
 // EventChange is EventShort without the side, for a chart that names it
 // apart: "sndbuf 2m→64k".
 func EventChange(e model.Event) string {
+	if e.NoOp && (e.Setting == model.SetPaused || e.Setting == model.SetMode) {
+		return e.Setting + " " + e.To + EventNoOp(e)
+	}
 	switch e.Setting {
 	case model.SetPaused:
 		if e.To == "true" {
@@ -45,7 +48,7 @@ func EventChange(e model.Event) string {
 	if e.Reconnected {
 		s += " (reconnected)"
 	}
-	return s
+	return s + EventNoOp(e)
 }
 
 // EventLong is a change in full, without its side or time: "sndbuf:
@@ -56,7 +59,16 @@ func EventLong(e model.Event) string {
 	if e.Setting == model.ExecRunEvent { // not a change: a real client's run that ended
 		return EventRunLong(e)
 	}
-	return fmt.Sprintf("%s: %s → %s%s%s", e.Setting, e.From, e.To, EventReopened(e), EventReached(e))
+	return fmt.Sprintf("%s: %s → %s%s%s%s", e.Setting, e.From, e.To, EventReopened(e), EventReached(e), EventNoOp(e))
+}
+
+// EventNoOp is " (no-op: already in force)" for a change to the value in
+// force (Event.NoOp), "" otherwise.
+func EventNoOp(e model.Event) string {
+	if !e.NoOp {
+		return ""
+	}
+	return " (no-op: already in force)"
 }
 
 // EventRunLong is a finished client run: "client run finished in 2.314s".

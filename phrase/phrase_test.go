@@ -37,6 +37,9 @@ var examples = map[model.WarnKind]model.WarningParams{
 	model.WarnTargetBufferUnset:  model.TargetBufferUnset{Setting: "sndbuf", Buf: "2m", Reason: model.Reason{Kind: model.ReasonNotLocal}},
 	model.WarnTargetPeer:         model.TargetPeerUnknown{PID: 42, Err: "child gone"},
 	model.WarnSched:              model.SchedUnknown{Cause: "os", OS: "darwin"},
+	model.WarnNoOp:               model.NoOpChange{Setting: "sndbuf", Value: "2m"},
+	model.WarnSchedule:           model.TurnsNotWhole{At: 0.5, Turn: 1, Cut: model.CutByStart},
+	model.WarnAssumed:            model.PayloadAssumed{Command: "nbdcopy {uri} null:", Export: 1 << 30},
 }
 
 // Each kind of warning is worded in a short and a long form, distinct and

@@ -2,6 +2,7 @@ package phrase
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"nbdscope/model"
@@ -56,6 +57,14 @@ func WarningFix(w model.Warning) string {
 		return p.Reason.Fix
 	case model.SchedUnknown:
 		return schedFix[p.Cause]
+	case model.NoOpChange:
+		return "change it to another value, or start the run at another one"
+	case model.TurnsNotWhole:
+		return "move the change at least a turn from the run's start, its end and the other side's changes, or use --mode concurrent"
+	case model.PayloadAssumed:
+		if p.Export <= 0 {
+			return "check that the server serves an export the client can open"
+		}
 	}
 	return ""
 }
@@ -150,8 +159,41 @@ func targetLong(what model.WarningParams) string {
 	case model.SchedUnknown:
 		return "each process's time on a CPU, waiting for one and asleep are n/a: " + schedWhyOf(p)
 	}
+	return beforeAfterLong(what)
+}
+
+// beforeAfterLong is the sentence of the warnings of a before and after:
+// a change that changes nothing, turns that could not be whole around a
+// change, a payload assumed.
+func beforeAfterLong(what model.WarningParams) string {
+	switch p := what.(type) {
+	case model.NoOpChange:
+		return fmt.Sprintf("%s is %s already: a change to it changes nothing, and the samples either side of it are no before and after", p.Setting, p.Value)
+	case model.TurnsNotWhole:
+		return fmt.Sprintf("alternate turns: the change at %s %s: its before or after segment may hold few samples, or none", seconds(p.At), turnsCut(p))
+	case model.PayloadAssumed:
+		if p.Export <= 0 {
+			return fmt.Sprintf("a real client against a real server: no payload can be counted, and the export's size is unknown (%s): throughput and figures per 2 MiB are n/a", orNoReason(p.Err))
+		}
+		return fmt.Sprintf("payload assumed: a real client against a real server has no byte counts (unix sockets have none), so each finished run of %q is taken to move the export once (%s), as sweep --exec --server does; throughput and figures per 2 MiB are of that, counted in the sample in which a run ends",
+			p.Command, size(p.Export))
+	}
 	return string(what.WarnKind())
 }
+
+// turnsCut says why a change's turns could not be whole.
+func turnsCut(p model.TurnsNotWhole) string {
+	turn := seconds(p.Turn)
+	switch p.Cut {
+	case model.CutByStart:
+		return "comes before its side can have a whole turn (" + turn + ") with the setting before it"
+	case model.CutByEnd:
+		return "leaves the run too short for a whole turn (" + turn + ") after it"
+	}
+	return fmt.Sprintf("is within a turn (%s) of side %s's: each gets less than a whole turn around it", turn, p.Other)
+}
+
+func seconds(s float64) string { return strconv.FormatFloat(s, 'f', -1, 64) + " s" }
 
 // warningShort is each kind in a line of the panel or the status line.
 func warningShort(what model.WarningParams) string {
@@ -194,6 +236,15 @@ func warningShort(what model.WarningParams) string {
 		return fmt.Sprintf("target's server (PID %d) buffers left as they are: %s", p.PID, p.Err)
 	case model.SchedUnknown:
 		return "cpu wait n/a: " + schedWhyOf(p)
+	case model.NoOpChange:
+		return fmt.Sprintf("%s is %s already: a change to it changes nothing", p.Setting, p.Value)
+	case model.TurnsNotWhole:
+		return fmt.Sprintf("the change at %s %s", seconds(p.At), turnsCut(p))
+	case model.PayloadAssumed:
+		if p.Export <= 0 {
+			return "payload n/a: the export's size is unknown"
+		}
+		return fmt.Sprintf("payload assumed: %s a finished run of %s", size(p.Export), Program(p.Command))
 	}
 	return string(what.WarnKind())
 }

@@ -208,6 +208,7 @@ func writeEvents(w io.Writer, events []model.Event) {
 			to += " (reconnected)"
 		}
 		to += phrase.EventReached(e) // a real process's: what its socket read back
+		to += phrase.EventNoOp(e)
 		ev.Add(at, mdEscape(string(e.Side)), mdEscape(e.Setting), mdEscape(e.From), mdEscape(to))
 	}
 	ev.WriteMarkdown(w)

@@ -163,7 +163,11 @@ var summaryText = []textRow{
 		return string(sm.Placement.Setting) + " (" + sm.Placement.LoadCPUs + "/" + sm.Placement.ServerCPUs + ")"
 	}, true},
 	{"payload / time", func(sm model.Summary) string {
-		return fmt.Sprintf("%s / %.1fs", units.FormatBytes(float64(sm.Bytes)), sm.Seconds)
+		assumed := ""
+		if sm.PayloadAssumed {
+			assumed = " (assumed: an export a client run)"
+		}
+		return fmt.Sprintf("%s%s / %.1fs", units.FormatBytes(float64(sm.Bytes)), assumed, sm.Seconds)
 	}, false},
 	{"errors", errorsText, false},
 	{"consume", consumeText, false},

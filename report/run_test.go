@@ -179,3 +179,26 @@ func lastLineStarting(text, prefix string) string {
 	}
 	return row
 }
+
+// A no-op change reads as one in the summary, the markdown and the
+// interval line; a side whose payload was assumed (a real client against
+// a real server) says so in its payload row.
+func TestNoOpAndAssumedPayloadRead(t *testing.T) {
+	rep := reporttest.Report()
+	ev := model.Event{T: 3.03, Side: "B", Setting: model.SetSndBuf, From: "2m", To: "2m", NoOp: true}
+	rep.Events = []model.Event{ev}
+	rep.Sides[1].Summary.PayloadAssumed = true
+	var text, md bytes.Buffer
+	Summary(&text, rep)
+	if err := RunMarkdown(&md, "x", rep); err != nil {
+		t.Fatal(err)
+	}
+	for what, got := range map[string]string{"summary": text.String(), "markdown": md.String(), "intervals": EventIntervalLine(ev)} {
+		if !strings.Contains(got, "(no-op: already in force)") {
+			t.Errorf("%s does not mark the change a no-op:\n%s", what, got)
+		}
+	}
+	if !strings.Contains(text.String(), "(assumed: an export a client run)") {
+		t.Errorf("the summary's payload row does not say B's payload is assumed:\n%s", text.String())
+	}
+}

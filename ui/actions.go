@@ -13,6 +13,7 @@ import (
 	"nbdscope/engine"
 	"nbdscope/model"
 	"nbdscope/nbd"
+	"nbdscope/phrase"
 	"nbdscope/platform"
 	"nbdscope/seed"
 	"nbdscope/units"
@@ -319,8 +320,9 @@ func (m *Model) changeAs(kind opKind, side int, st *model.Setting, v model.Value
 		return nil
 	}
 	if v == cur {
-		// Nothing to change: no engine call, no "2m→2m" marker.
-		m.setMsg(msgInfo, fmt.Sprintf("%s %s is %s already", m.cfg.Sides[side].Name, st.Name, st.Format(cur)))
+		// Nothing to change: no engine call, no "2m→2m" marker; the
+		// warning a scripted one gets.
+		m.setMsg(msgWarn, "▲ "+phrase.WarningLong(model.Warn(model.SideAt(side), model.NoOpChange{Setting: st.Name, Value: st.Format(cur)})))
 		return nil
 	}
 	ch := model.Change{Side: side, Setting: st, Value: v}

@@ -465,7 +465,8 @@ func TestKeyGap(t *testing.T) {
 }
 
 // TestNoOpChange: a value the side has already is not sent to the engine
-// (which would draw a "2m→2m" change), from = too.
+// (which would draw a "2m→2m" change), from = too; it warns, in the words
+// a scripted one's warning has.
 func TestNoOpChange(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
 	h.press("2", "=")
@@ -474,8 +475,11 @@ func TestNoOpChange(t *testing.T) {
 	if cmd != nil || h.m.state != stNormal {
 		t.Fatalf("= 2m on a side at 2m: cmd %v, state %v", cmd != nil, h.m.state)
 	}
-	h.wantView("B sndbuf is 2m already")
+	h.wantView("▲ side B: sndbuf is 2m already")
 	h.wantApplied()
+	if h.m.msg.kind != msgWarn {
+		t.Errorf("the message is of kind %v, want a warning", h.m.msg.kind)
+	}
 }
 
 // TestKeysInOneMessage: keys that arrive together ("2++", as tmux

@@ -8,34 +8,46 @@ import (
 	"nbdscope/report"
 )
 
-// intervalPrinter writes the interval lines of a run.
+// intervalPrinter writes the interval lines of a run: a side's samples
+// folded into lines of a second (report.IntervalFolder), or of an
+// interval when -i asked for one.
 type intervalPrinter struct {
-	w        io.Writer
-	interval float64                  // seconds: the span of a side's first sample
-	prevT    map[model.SideID]float64 // side → end of its last sample
-	began    bool
+	w     io.Writer
+	fold  *report.IntervalFolder
+	began bool
 }
 
-func newIntervalPrinter(w io.Writer, interval model.Duration) *intervalPrinter {
-	return &intervalPrinter{w: w, interval: interval.D().Seconds(), prevT: map[model.SideID]float64{}}
+// intervalLineSeconds is the span of a line when -i was not given:
+// iperf3's one second.
+const intervalLineSeconds = 1.0
+
+// newIntervalPrinter prints lines of a second, or of each sample's
+// interval when perSample (-i given).
+func newIntervalPrinter(w io.Writer, interval model.Duration, perSample bool) *intervalPrinter {
+	width := intervalLineSeconds
+	if perSample {
+		width = 0
+	}
+	return &intervalPrinter{w: w, fold: report.NewIntervalFolder(width, interval.D().Seconds())}
 }
 
-// update prints the line of a sample or an event.
+// update prints the lines a sample completes, an event's line after its
+// side's lines before it, and the last lines at the end.
 func (p *intervalPrinter) update(u model.Update) {
 	if !p.began && (u.Sample != nil || u.Event != nil) {
 		fmt.Fprintln(p.w, report.IntervalLegend)
 		p.began = true
 	}
+	var lines []string
 	switch {
 	case u.Sample != nil:
-		s := u.Sample
-		from, seen := p.prevT[s.Side]
-		if !seen {
-			from = max(0, s.T-p.interval)
-		}
-		p.prevT[s.Side] = s.T
-		fmt.Fprintln(p.w, report.IntervalLine(from, *s))
+		lines = p.fold.Sample(*u.Sample)
 	case u.Event != nil:
-		fmt.Fprintln(p.w, report.EventIntervalLine(*u.Event))
+		lines = append(p.fold.Flush(u.Event.Side), report.EventIntervalLine(*u.Event))
+	case u.Done != nil:
+		lines = p.fold.Flush(model.WholePair)
+	}
+	for _, l := range lines {
+		fmt.Fprintln(p.w, l)
 	}
 }

@@ -22,8 +22,8 @@ status says so (1 a side crashed, 130 interrupted).
 One output goes to stdout (the table, -J/--json, --csv, --markdown,
 --intervals or --json-stream) and any number to files (--export-json,
 --export-csv, --export-markdown FILE; - is stdout), checked before the
-load starts. --intervals prints iperf3's line per side per interval as the
-run goes, then the table; it is not the default on a pipe, because what
+load starts. --intervals prints iperf3's line per side per second (per
+interval when -i is given) as the run goes, then the table; it is not the default on a pipe, because what
 run prints to stdout is the same wherever stdout goes, so scripts reading
 the table keep working and a command tried on a terminal prints the same
 in a log. --json-stream writes a JSON object per line as it happens, the
@@ -82,7 +82,7 @@ func (a *app) runRun(lf *loadFlags, f runFlags) error {
 			return fmt.Errorf("--save: %w", err)
 		}
 	}
-	live := f.out.live(a, cfg)
+	live := f.out.live(a, cfg, lf.fs.Changed("interval"))
 	rep, interrupted, err := runPair(cfg, stdoutFormat(f.out.outs) == fmtText && live == nil, live)
 	if err != nil {
 		return err

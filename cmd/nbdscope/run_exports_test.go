@@ -86,7 +86,7 @@ func TestRunExportsGolden(t *testing.T) {
 func TestIntervalLinesGolden(t *testing.T) {
 	rep := madeUpRun()
 	var b bytes.Buffer
-	p := newIntervalPrinter(&b, rep.Config.Interval)
+	p := newIntervalPrinter(&b, rep.Config.Interval, true) // -i given: a line per sample
 	for i := range rep.Samples {
 		p.update(model.Update{Sample: &rep.Samples[i]})
 		if i == 3 {
@@ -95,6 +95,7 @@ func TestIntervalLinesGolden(t *testing.T) {
 	}
 	idle := model.Sample{T: 2.5, Side: "A"}
 	p.update(model.Update{Sample: &idle})
+	p.update(model.Update{Done: &model.Done{}}) // the idle stretch's line
 	checkGolden(t, "run.intervals.txt", b.String())
 	if !strings.Contains(b.String(), "[B]  1.50-2.00 s     3.25 GiB/s  recv 5.0/2MiB  EAGAIN 2.0  cpu 0.75/0.50  wait 0.06/0.25  sndbuf 2m (4m)\n") {
 		t.Errorf("no line in the shape of iperf3's:\n%s", b.String())

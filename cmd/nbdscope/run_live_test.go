@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,10 +22,11 @@ import (
 	"nbdscope/report"
 )
 
-// TestRunIntervalsAndExports: `run -t 1.5 -P 2 -w 2m --intervals` prints
-// a line per side per sample as iperf3 does, then the summary, while the
-// same run goes to three files; the lines are as many as the samples the
-// JSON export holds.
+// TestRunIntervalsAndExports: `run -t 1.5 -P 2 -w 2m -i 0.25 --intervals`
+// prints a line per side per sample as iperf3 does (-i given), a side's
+// idle stretch folded into one, then the summary, while the same run goes
+// to three files; the lines are as many as the JSON export's active
+// samples and idle stretches.
 func TestRunIntervalsAndExports(t *testing.T) {
 	inProcessSides(t)
 	dir := t.TempDir()
@@ -41,8 +43,8 @@ func TestRunIntervalsAndExports(t *testing.T) {
 	}
 	line := regexp.MustCompile(`(?m)^\[([AB])\] +\d+\.\d\d-\d+\.\d\d s +(?:idle|\S+ \S+/s  recv \S+/2MiB  EAGAIN \S+  cpu \S+/\S+  wait \S+/\S+  sndbuf 2m \(\S+\))`)
 	lines := line.FindAllStringSubmatch(out, -1)
-	if len(lines) != len(rep.Samples) {
-		t.Errorf("%d interval lines for %d samples:\n%s", len(lines), len(rep.Samples), out)
+	if want := activeAndIdleStretches(rep.Samples); len(lines) != want {
+		t.Errorf("%d interval lines for %d active samples and idle stretches:\n%s", len(lines), want, out)
 	}
 	if !strings.HasPrefix(out, report.IntervalLegend+"\n") || strings.Index(out, "\nfigure ") < strings.LastIndex(out, "\n[") {
 		t.Errorf("want the legend, the lines, then the summary:\n%s", out)
@@ -59,6 +61,20 @@ func TestRunIntervalsAndExports(t *testing.T) {
 			t.Errorf("stderr does not say %s was written:\n%s", f, errs)
 		}
 	}
+}
+
+// activeAndIdleStretches counts a line per active sample and per stretch
+// of a side's idle samples.
+func activeAndIdleStretches(samples []model.Sample) int {
+	n := 0
+	idle := map[model.SideID]bool{}
+	for _, s := range samples {
+		if s.Active || !idle[s.Side] {
+			n++
+		}
+		idle[s.Side] = !s.Active
+	}
+	return n
 }
 
 func mustOpen(t *testing.T, path string) io.Reader {
@@ -138,4 +154,56 @@ func TestJSONStreamInterrupted(t *testing.T) {
 	if !strings.HasPrefix(got[0], `{"type":"start"`) || last.Type != "summary" || !last.Partial || !strings.Contains(last.PartialReason, "interrupted") {
 		t.Errorf("first %.60q, last %+v", got[0], last)
 	}
+}
+
+// TestRunIntervalsSeconds: without -i, `run --intervals` prints a line a
+// second per side (iperf3's), the 250 ms samples folded into it, and never
+// two idle lines of a side in a row; it printed a line per sample.
+func TestRunIntervalsSeconds(t *testing.T) {
+	inProcessSides(t)
+	fj := filepath.Join(t.TempDir(), "r.json")
+	code, out, errs := runApp(t, "run", "-t", "2.2", "--size", "1g", "--intervals", "--export-json", fj)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	var rep model.Report
+	data, err := os.ReadFile(fj)
+	if err != nil || json.Unmarshal(data, &rep) != nil {
+		t.Fatalf("--export-json: %v", err)
+	}
+	line := regexp.MustCompile(`(?m)^\[([AB])\] +(\d+\.\d\d)-(\d+\.\d\d) s +(idle)?`)
+	actives, samples := 0, 0
+	lastIdle := map[string]bool{}
+	for _, m := range line.FindAllStringSubmatch(out, -1) {
+		from, to := atof(t, m[2]), atof(t, m[3])
+		// A second, give or take the samples' own ends (a sample is in
+		// the second its middle falls in): never two seconds' worth.
+		if to-from > 1.26 && m[4] == "" {
+			t.Errorf("an active line of %.2f s: %s", to-from, m[0])
+		}
+		if m[4] != "" && lastIdle[m[1]] {
+			t.Errorf("two idle lines of %s in a row:\n%s", m[1], out)
+		}
+		lastIdle[m[1]] = m[4] != ""
+		if m[4] == "" {
+			actives++
+		}
+	}
+	for _, s := range rep.Samples {
+		if s.Active {
+			samples++
+		}
+	}
+	if actives == 0 || actives*2 > samples {
+		t.Errorf("%d active lines for %d active samples of 250 ms, want about one a second:\n%s", actives, samples, out)
+	}
+}
+
+func atof(t *testing.T, s string) float64 {
+	t.Helper()
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

@@ -32,7 +32,7 @@ type runOutputFlags struct {
 func addRunOutputFlags(cmd *cobra.Command, o *runOutputFlags) {
 	fs := cmd.Flags()
 	fs.BoolVar(&o.asMD, "markdown", false, "print the summary as markdown (as 'runs export --format md')")
-	fs.BoolVar(&o.intervals, "intervals", false, "print a line per side per interval as the run goes, and each change as it takes effect (iperf3's), then the summary")
+	fs.BoolVar(&o.intervals, "intervals", false, "print a line per side per second (per interval with -i) as the run goes, and each change as it takes effect (iperf3's), then the summary")
 	fs.BoolVar(&o.jsonStream, "json-stream", false, "print one JSON object per line as the run goes: start, each sample, event, warning and crash, then the summary")
 	o.exports = addExportFlags(cmd, runExports...)
 	o.rateUnit = addRateUnitFlag(cmd)
@@ -49,12 +49,13 @@ func (o *runOutputFlags) plan(cmd *cobra.Command) error {
 }
 
 // live is what writes to stdout as the run goes (nil: nothing does).
-func (o *runOutputFlags) live(a *app, cfg model.Config) liveOutput {
+// perSample (-i given): an --intervals line per sample, else per second.
+func (o *runOutputFlags) live(a *app, cfg model.Config, perSample bool) liveOutput {
 	switch {
 	case o.jsonStream:
 		return &jsonStream{w: a.stdout}
 	case o.intervals:
-		return newIntervalPrinter(a.stdout, cfg.Interval)
+		return newIntervalPrinter(a.stdout, cfg.Interval, perSample)
 	}
 	return nil
 }
