@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/stats"
 	"nbdscope/units"
 )
@@ -325,7 +326,7 @@ func paceLine(rep model.SweepReport) string {
 		// its start-up's, not buffers faulted in afresh for its data.
 		faults = model.Unknown
 	}
-	return "pace: at " + o.Buffer + " " + model.PaceText(p, atDefault, faults)
+	return "pace: at " + o.Buffer + " " + phrase.PaceText(p, atDefault, faults)
 }
 
 // otherCPULine says how much CPU other processes took during the sweep's
