@@ -24,11 +24,11 @@ func OptimumRepeats(v model.OptimumVerdict) string {
 	return fmt.Sprintf("about %d repeats per size would tell", v.Repeats)
 }
 
-// OptimumSaid is the optimum verdict in words, the same in every output: "none clear —
-// 512k, 1m, 2m are within noise of each other (512k/1m 1.04x ≈
-// [0.93–1.16]); about 9 repeats per size would tell", "512k, 1.12x
-// [1.05–1.20] the next fastest (1m), beyond noise", "not judged — 512k is
-// the fastest; with fewer than 2 measurements …".
+// OptimumSaid is the optimum verdict in words, the same in every output:
+// "none clear — 512k, 1m, 2m are within noise of each other (512k/1m
+// 1.04x ≈ [0.93–1.16]); about 9 repeats per size would tell", "512k,
+// 1.12x [1.05–1.20] the next fastest (1m), beyond noise", "not judged —
+// 512k is the fastest; with fewer than 2 measurements …".
 func OptimumSaid(o *model.SweepOptimum) string {
 	if o == nil {
 		return "n/a (no size moved any payload)"

@@ -225,7 +225,7 @@ func noSpreadWhy(bars []sweepBar) string {
 // other processes were, and what the figures are.
 func sweepNotes(sw *model.SweepReport, bars []sweepBar) []string {
 	var out []string
-	// The optimum's verdict, in the words every output uses (Said).
+	// The optimum's verdict, in the words every output uses (phrase.OptimumSaid).
 	switch o := sw.Optimum; {
 	case o != nil && o.Verdict.Kind == model.OptimumUnjudged:
 		out = append(out, wrap(fmt.Sprintf("optimum: not judged — %s is the fastest, %s GiB/s, %s; within 5%%: %s; %s", o.Buffer,
