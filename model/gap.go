@@ -53,7 +53,7 @@ func GapVerdictOf(rep Report) GapVerdict {
 		return v
 	}
 	v.ClientBusyA = rep.Sides[0].Summary.Client.CoresBusy
-	v.ClientFullA = v.ClientBusyA.Known() && v.ClientBusyA >= paceFull
+	v.ClientFullA = v.ClientBusyA.Known() && v.ClientBusyA >= PaceFull
 	v.Calls = SidesDifference(rep, func(s Summary) Figure { return s.ReceiverCallsPer2MiB() })
 	v.Speed = SidesDifference(rep, func(s Summary) Figure { return s.ThroughputBps })
 	v.Kind = gapKind(v.Calls, v.Speed)

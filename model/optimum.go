@@ -2,8 +2,6 @@ package model
 
 import (
 	"encoding/json"
-	"fmt"
-	"strings"
 
 	"nbdscope/stats"
 )
@@ -11,7 +9,8 @@ import (
 // The optimum of a sweep is one verdict, judged here once from the rows'
 // measurements (their repeats) by the one rule of "within noise"
 // (stats.Welch), and read by every output: sweep's table and optimum
-// line, runs list, runs show, the sweep's SVG and --json. A sweep read
+// line, runs list, runs show, the sweep's SVG and --json (package
+// phrase words it). A sweep read
 // from a file is judged again from its rows, so a sweep saved by an older
 // nbdscope reads with today's verdict.
 
@@ -30,9 +29,6 @@ const (
 	// named as the fastest measured, not the optimum.
 	OptimumUnjudged OptimumKind = "unjudged"
 )
-
-// UnjudgedWhy is why an unjudged optimum is not judged, and what would.
-const UnjudgedWhy = "with fewer than 2 measurements of a size kept there is no spread to judge noise by (--repeat 2 or more judges)"
 
 // OptimumVerdict is whether the fastest size is told apart from the
 // others.
@@ -163,60 +159,6 @@ func mostRepeats(a, b int) int {
 		return stats.TellNever
 	}
 	return max(a, b)
-}
-
-// RepeatsText is how many repeats would tell: "9 repeats per size would
-// tell", or that no number up to stats.TellMax would.
-func (v OptimumVerdict) RepeatsText() string {
-	if v.Repeats == stats.TellNever {
-		return fmt.Sprintf("no number of repeats up to %d would tell them apart at these differences", stats.TellMax)
-	}
-	return fmt.Sprintf("about %d repeats per size would tell", v.Repeats)
-}
-
-// Said is the verdict in words, the same in every output: "none clear —
-// 512k, 1m, 2m are within noise of each other (512k/1m 1.04x ≈
-// [0.93–1.16]); about 9 repeats per size would tell", "512k, 1.12x
-// [1.05–1.20] the next fastest (1m), beyond noise", "not judged — 512k is
-// the fastest; with fewer than 2 measurements …".
-func (o *SweepOptimum) Said() string {
-	if o == nil {
-		return "n/a (no size moved any payload)"
-	}
-	v := o.Verdict
-	switch v.Kind {
-	case OptimumNoneClear:
-		return fmt.Sprintf("none clear — %s are within noise of each other (%s/%s %s); %s",
-			strings.Join(v.Tied, ", "), o.Buffer, v.RunnerUp, v.Lead.Cell(), v.RepeatsText())
-	case OptimumUnjudged:
-		return "not judged — " + o.Buffer + " is the fastest; " + UnjudgedWhy
-	}
-	if v.RunnerUp == "" {
-		return o.Buffer + " (the only size that moved payload)"
-	}
-	return fmt.Sprintf("%s, %s the next fastest (%s), beyond noise", o.Buffer, v.Lead.Cell(), v.RunnerUp)
-}
-
-// Short is the verdict in a few words, for a list: "optimum 512k (1.49x
-// [1.21–1.80] the default)", "optimum none clear (about 9 repeats per size
-// would tell)", "fastest 512k (not judged: 1 repeat)".
-func (o *SweepOptimum) Short() string {
-	if o == nil {
-		return "optimum n/a"
-	}
-	switch v := o.Verdict; v.Kind {
-	case OptimumNoneClear:
-		if v.Repeats == stats.TellNever {
-			return "optimum none clear (within noise)"
-		}
-		return fmt.Sprintf("optimum none clear (%d repeats would tell)", v.Repeats)
-	case OptimumUnjudged:
-		return "fastest " + o.Buffer + " (not judged: 1 repeat)"
-	}
-	if d := o.Verdict.VsDefault; d.Kind != stats.NoData {
-		return "optimum " + o.Buffer + " (" + d.Cell() + " the default)"
-	}
-	return "optimum " + o.Buffer
 }
 
 // UnmarshalJSON reads a sweep's report and judges its optimum again from

@@ -2,7 +2,6 @@ package model
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 )
 
@@ -22,10 +21,10 @@ const (
 	BoundNone   = ""       // neither did (they waited on each other), or unknown
 )
 
-// paceFull is the share of a process's CPUs that counts as all of them:
+// PaceFull is the share of a process's CPUs that counts as all of them:
 // scheduling, the measuring itself and start-up keep a busy process a few
 // percent short of 1.0.
-const paceFull = 0.9
+const PaceFull = 0.9
 
 // Pace is the CPU each process of a measurement used, in cores busy (CPU
 // seconds over wall seconds), against the cores it was held to.
@@ -40,7 +39,7 @@ type Pace struct {
 	// shared: the two together) or "" (neither, or not claimed).
 	Bound string `json:"bound"`
 	// Fill and Flow are the span's send-buffer fill and which way its
-	// data went: who waited on whom (fillwords.go); not kept in JSON.
+	// data went: who waited on whom (fillverdict.go); not kept in JSON.
 	Fill Fill `json:"-"`
 	Flow Flow `json:"-"`
 	// ClientWaiting and ServerWaiting are the cores each waited on a run
@@ -66,12 +65,12 @@ func PaceOf(f Figures) Pace {
 	switch {
 	case !p.Client.Known() || p.ClientCores == 0:
 	case f.Placement.LoadCPUs == f.Placement.ServerCPUs:
-		if p.Server.Known() && float64(p.Client+p.Server) >= paceFull*float64(p.ClientCores) {
+		if p.Server.Known() && float64(p.Client+p.Server) >= PaceFull*float64(p.ClientCores) {
 			p.Bound = BoundCore
 		}
-	case float64(p.Client) >= paceFull*float64(p.ClientCores):
+	case float64(p.Client) >= PaceFull*float64(p.ClientCores):
 		p.Bound = BoundClient
-	case p.Server.Known() && p.ServerCores > 0 && float64(p.Server) >= paceFull*float64(p.ServerCores):
+	case p.Server.Known() && p.ServerCores > 0 && float64(p.Server) >= PaceFull*float64(p.ServerCores):
 		p.Bound = BoundServer
 	}
 	return p
@@ -105,81 +104,4 @@ func (p *Pace) UnmarshalJSON(b []byte) error {
 	}
 	*p = Pace(v)
 	return nil
-}
-
-// PaceText is the words for a pace, shared by a sweep's line and a run's:
-// the process that used all of the cores it was held to, with its cores
-// busy (CPU seconds per second of load: the drain after a turn can put
-// it a little over the cores it had), or that neither did; with the same
-// figure under the default buffer when def is given ("0.86 at default"),
-// and faultNote for the client.
-func PaceText(p Pace, def *Pace, clientFaults Figure) string {
-	return VerdictOfPace(p).Text(def, clientFaults)
-}
-
-// coresText is PaceText's words for the cores busy.
-func coresText(p Pace, def *Pace, clientFaults Figure) string {
-	atDefault := func(pick func(Pace) Figure) string {
-		if def == nil || !pick(*def).Known() {
-			return ""
-		}
-		return pick(*def).Fixed(2) + " at default"
-	}
-	// full is "(0.98 cores busy; 0.86 at default)", part "0.88 (0.77 at
-	// default)": the figure of a process that filled its core, and of one
-	// that did not.
-	full := func(v Figure, pick func(Pace) Figure) string {
-		if d := atDefault(pick); d != "" {
-			return "(" + v.Fixed(2) + " cores busy; " + d + ")"
-		}
-		return "(" + v.Fixed(2) + " cores busy)"
-	}
-	part := func(v Figure, pick func(Pace) Figure) string {
-		if d := atDefault(pick); d != "" {
-			return v.Fixed(2) + " (" + d + ")"
-		}
-		return v.Fixed(2)
-	}
-	client := func(q Pace) Figure { return q.Client }
-	server := func(q Pace) Figure { return q.Server }
-	both := func(q Pace) Figure { return q.Client + q.Server }
-	const notWaiting = ": its own work, not waiting, sets the pace here"
-	switch p.Bound {
-	case BoundClient:
-		return fmt.Sprintf("the client used all of its %s %s%s%s", cores(p.ClientCores), full(p.Client, client), notWaiting, faultNote(clientFaults))
-	case BoundServer:
-		return fmt.Sprintf("the server used all of its %s %s%s", cores(p.ServerCores), full(p.Server, server), notWaiting)
-	case BoundCore:
-		return fmt.Sprintf("client and server together used all of the %s they share %s: their work, not waiting, sets the pace here",
-			cores(p.ClientCores), full(p.Client+p.Server, both))
-	}
-	busy := fmt.Sprintf("client %s, server %s cores busy", part(p.Client, client), part(p.Server, server))
-	if p.ClientCores == 0 {
-		return busy + " (not held to cores, so no bound is claimed)"
-	}
-	return busy + ": neither used all of its CPU; the rest of the time they waited on each other"
-}
-
-// faultsFresh is the client's page faults per 2 MiB from which it is said
-// to fault its buffers in afresh: an eighth of the 512 pages a 2 MiB
-// payload fills. A client that reuses its buffers takes a handful.
-const faultsFresh = 64
-
-// faultNote adds, for a client that faults its buffers in afresh, that
-// this may be its work: where a fault is dear (a VM that backs memory
-// lazily: 10-16 µs here) it alone can set the pace.
-func faultNote(faults Figure) string {
-	if !faults.Known() || faults < faultsFresh {
-		return ""
-	}
-	return fmt.Sprintf("; it took %s page faults per 2 MiB, faulting its buffers in afresh, and where a fault is dear (a VM) that can be most of its work",
-		faults.Fixed(0))
-}
-
-// cores is "1 core", "2 cores".
-func cores(n int) string {
-	if n == 1 {
-		return "1 core"
-	}
-	return fmt.Sprintf("%d cores", n)
 }

@@ -1,9 +1,11 @@
 // Package phrase is nbdscope's phrasebook: every warning, every reason a
-// figure is unknown, and every change event is worded here, once, in a
+// figure is unknown, every change event and every verdict (the pace and
+// who waited, a sweep's optimum, doctor's gap) is worded here, once, in a
 // short form (the explorer's panel and status line, chart labels) and a
 // long form (reports, run's warnings, the JSON's text for readers without
-// nbdscope). The model holds kinds and typed parameters and imports no
-// words; ui, report, plot and the commands import this package.
+// nbdscope). The model holds kinds, typed parameters and each verdict's
+// rule, and imports no words; ui, report, plot and the commands import
+// this package.
 //
 // Adding a warning or a reason is its kind in the model and its case
 // here: a test fails on a kind either form leaves empty, or words alike.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 )
 
 // barChart is one chart of a sweep: a bar per size of the value that
@@ -224,15 +225,15 @@ func noSpreadWhy(bars []sweepBar) string {
 // other processes were, and what the figures are.
 func sweepNotes(sw *model.SweepReport, bars []sweepBar) []string {
 	var out []string
-	// The optimum's verdict, in the words every output uses (Said).
+	// The optimum's verdict, in the words every output uses (phrase.OptimumSaid).
 	switch o := sw.Optimum; {
 	case o != nil && o.Verdict.Kind == model.OptimumUnjudged:
 		out = append(out, wrap(fmt.Sprintf("optimum: not judged — %s is the fastest, %s GiB/s, %s; within 5%%: %s; %s", o.Buffer,
-			(o.ThroughputBps/model.GiB).Fixed(2), svgVsDefault(o), strings.Join(o.Within5Pct, ", "), model.UnjudgedWhy), 150)...)
+			(o.ThroughputBps/model.GiB).Fixed(2), svgVsDefault(o), strings.Join(o.Within5Pct, ", "), phrase.OptimumUnjudgedWhy), 150)...)
 	case o == nil || o.Verdict.Kind != model.OptimumClear:
-		out = append(out, wrap("optimum: "+o.Said(), 150)...)
+		out = append(out, wrap("optimum: "+phrase.OptimumSaid(o), 150)...)
 	default:
-		out = append(out, wrap(fmt.Sprintf("optimum: %s; %s GiB/s, %s; within 5%%: %s", o.Said(),
+		out = append(out, wrap(fmt.Sprintf("optimum: %s; %s GiB/s, %s; within 5%%: %s", phrase.OptimumSaid(o),
 			(o.ThroughputBps/model.GiB).Fixed(2), svgVsDefault(o), strings.Join(o.Within5Pct, ", ")), 150)...)
 	}
 	out = append(out, otherCPUNote(sw.Rows)...)

@@ -263,7 +263,7 @@ func printRunNotes(w io.Writer, rep model.Report) {
 		// buffer and the other bound by its client's work, the gap
 		// between them reads off these two lines.
 		if v := model.VerdictOf(s.Summary.Figures); v.Client.Known() && !s.Summary.Changed && paceJudged(rep) {
-			fmt.Fprintf(w, "pace %s (%s): %s\n", s.Name, s.Summary.Settings.SndBuf, v.Text(nil, s.Summary.Client.FaultsPer2MiB))
+			fmt.Fprintf(w, "pace %s (%s): %s\n", s.Name, s.Summary.Settings.SndBuf, phrase.VerdictText(v, nil, s.Summary.Client.FaultsPer2MiB))
 		}
 	}
 	for _, s := range rep.Sides {
@@ -345,7 +345,7 @@ func printSegments(w io.Writer, rep model.Report) {
 	for _, s := range rep.Sides {
 		for _, g := range s.Segments {
 			if v := model.VerdictOf(g.Figures); v.Client.Known() && len(s.Segments) > 1 && paceJudged(rep) {
-				fmt.Fprintf(w, "pace %s %.1f–%.1f s (%s): %s\n", s.Name, g.From, g.To, g.Settings.SndBuf, v.Text(nil, g.Client.FaultsPer2MiB))
+				fmt.Fprintf(w, "pace %s %.1f–%.1f s (%s): %s\n", s.Name, g.From, g.To, g.Settings.SndBuf, phrase.VerdictText(v, nil, g.Client.FaultsPer2MiB))
 			}
 		}
 	}

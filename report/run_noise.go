@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/stats"
 	"nbdscope/units"
 )
@@ -83,7 +84,7 @@ func printNoise(w io.Writer, rep model.Report) {
 		// The pace lines (which carry the fill) are not printed; who
 		// waited on whom still reads off the fill.
 		for _, s := range rep.Sides {
-			if ft := model.VerdictOf(s.Summary.Figures).Unjudged().WaitText(); ft != "" && !s.Summary.Changed {
+			if ft := phrase.WaitText(model.VerdictOf(s.Summary.Figures).Unjudged()); ft != "" && !s.Summary.Changed {
 				fmt.Fprintf(w, "buffer %s (%s): %s\n", s.Name, s.Summary.Settings.SndBuf, ft)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/stats"
 	"nbdscope/units"
 )
@@ -177,16 +178,16 @@ func ifPerRow(perRow bool, s string) string {
 // size, with how many repeats would tell.
 func OptimumLine(o *model.SweepOptimum) string {
 	if o == nil {
-		return "optimal: " + o.Said()
+		return "optimal: " + phrase.OptimumSaid(o)
 	}
 	within := fmt.Sprintf("within %d%%: %s", int(model.OptimumTolerance*100), strings.Join(o.Within5Pct, ", "))
 	v := o.Verdict
 	switch v.Kind {
 	case model.OptimumNoneClear:
-		return fmt.Sprintf("optimal: %s (the highest mean, %s's, %s %s); %s", o.Said(), o.Buffer, rateNumber(v.MeanBps), rateName(), within)
+		return fmt.Sprintf("optimal: %s (the highest mean, %s's, %s %s); %s", phrase.OptimumSaid(o), o.Buffer, rateNumber(v.MeanBps), rateName(), within)
 	case model.OptimumUnjudged:
 		return fmt.Sprintf("optimal: not judged — %s is the fastest (%s %s%s); %s; %s", o.Buffer, rateNumber(o.ThroughputBps), rateName(), vsDefault(o),
-			within, model.UnjudgedWhy)
+			within, phrase.OptimumUnjudgedWhy)
 	}
 	lead := ""
 	if v.RunnerUp != "" {
@@ -325,7 +326,7 @@ func paceLine(rep model.SweepReport) string {
 		// its start-up's, not buffers faulted in afresh for its data.
 		faults = model.Unknown
 	}
-	return "pace: at " + o.Buffer + " " + model.PaceText(p, atDefault, faults)
+	return "pace: at " + o.Buffer + " " + phrase.PaceText(p, atDefault, faults)
 }
 
 // otherCPULine says how much CPU other processes took during the sweep's

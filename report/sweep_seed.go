@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/seed"
 	"nbdscope/units"
 )
@@ -129,7 +130,7 @@ func seedOptimumLine(rep model.SweepReport) string {
 	}
 	// Ours is the sweep's own verdict, worded as runs list words it: an
 	// optimum only where it is told apart beyond noise.
-	ours := rep.Optimum.Short()
+	ours := phrase.OptimumShort(rep.Optimum)
 	return fmt.Sprintf("beside the series' fastest: ours %s; the series (one time per size, times faster than its default) %s.", ours, strings.Join(parts, ", "))
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/seed"
 )
 
@@ -35,7 +36,7 @@ func TestSeedRowsBesideOurs(t *testing.T) {
 		"| 2m | 1.206s | 2.17x | 1.884s | 0.060s | 1.191s | 2.28x | 1.060s | 0.080s | 0.602s | 12.60x |",
 		// Ours is the sweep's verdict as runs list words it, never a
 		// fastest size the verdict did not name.
-		"beside the series' fastest: ours " + rep.Optimum.Short() +
+		"beside the series' fastest: ours " + phrase.OptimumShort(rep.Optimum) +
 			"; the series (one time per size, times faster than its default) Linux 2.28x at 4m, macOS 12.60x at 2m.",
 	} {
 		if !strings.Contains(out, want) {

@@ -8,6 +8,7 @@ import (
 
 	"nbdscope/internal/reporttest"
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/sweep"
 )
 
@@ -15,7 +16,7 @@ func TestSweepOutputsMadeUp(t *testing.T) {
 	rep := reporttest.Sweep()
 	var md bytes.Buffer
 	SweepMarkdown(&md, rep)
-	const want = "optimal: not judged — 1m is the fastest (3.42 GiB/s, 2.40x the default's); within 5%: 1m, 2m, 4m; " + model.UnjudgedWhy
+	const want = "optimal: not judged — 1m is the fastest (3.42 GiB/s, 2.40x the default's); within 5%: 1m, 2m, 4m; " + phrase.OptimumUnjudgedWhy
 	if !strings.Contains(md.String(), "\n"+want+"\n") {
 		t.Errorf("markdown lacks %q:\n%s", want, md.String())
 	}
@@ -76,9 +77,9 @@ func TestOptimumLineCases(t *testing.T) {
 	}{
 		{[]model.SweepRow{{Buffer: "default", ThroughputBps: 0}, {Buffer: "64k", ThroughputBps: 0}}, "optimal: n/a (no size moved any payload)"},
 		{[]model.SweepRow{{Buffer: "default", ThroughputBps: 2 * model.GiB}, {Buffer: "64k", ThroughputBps: model.GiB}},
-			"optimal: not judged — default is the fastest (2.00 GiB/s, the default); within 5%: default; " + model.UnjudgedWhy},
+			"optimal: not judged — default is the fastest (2.00 GiB/s, the default); within 5%: default; " + phrase.OptimumUnjudgedWhy},
 		{[]model.SweepRow{{Buffer: "64k", ThroughputBps: model.GiB}, {Buffer: "1m", ThroughputBps: 1.5 * model.GiB}},
-			"optimal: not judged — 1m is the fastest (1.50 GiB/s; the default was not swept); within 5%: 1m; " + model.UnjudgedWhy},
+			"optimal: not judged — 1m is the fastest (1.50 GiB/s; the default was not swept); within 5%: 1m; " + phrase.OptimumUnjudgedWhy},
 		{nil, "optimal: n/a (no size moved any payload)"},
 	} {
 		if got := OptimumLine(sweep.Optimum(c.rows)); got != c.want {

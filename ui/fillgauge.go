@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 )
 
 // The fill gauge of a side's panel: a bar of the bulk sender's send
@@ -79,11 +80,11 @@ func (p *panel) currentShare() model.Figure {
 }
 
 // fillWords are the pace row's words for who waited on whom, from the
-// same verdict as its pace (model.Verdict.WaitShort), "" when the fill
+// same verdict as its pace (phrase.WaitShort), "" when the fill
 // is not measured.
 func (p *panel) fillWords() string {
 	if v, ok := p.verdict(); ok {
-		return v.WaitShort()
+		return phrase.WaitShort(v)
 	}
 	return ""
 }

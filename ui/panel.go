@@ -96,7 +96,7 @@ func (p *panel) verdict() (model.Verdict, bool) {
 // paceWords says what set the pace, in the panel's few words.
 func (p *panel) paceWords() string {
 	if v, ok := p.verdict(); ok {
-		return v.PaceShort(p.compete)
+		return phrase.PaceShort(v, p.compete)
 	}
 	return ""
 }

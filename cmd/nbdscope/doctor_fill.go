@@ -139,7 +139,7 @@ func fillSideOf(rep model.Report, s model.SideReport, requested string) doctorFi
 		FullPct: model.Measured(fl.FullPct), EmptyPct: model.Measured(fl.EmptyPct), FillBytes: model.Measured(fl.Bytes),
 		Receiver: model.ReceiverName(wl), RecvCalls: sm.ReceiverCallsPer2MiB()}
 	if fl.Known() {
-		ds.Words = model.FillText(fl, model.FlowOf(wl), model.Pace{})
+		ds.Words = phrase.FillText(fl, model.FlowOf(wl), model.Pace{})
 	} else {
 		ds.FillNA = fillWhy(rep, s.ID())
 	}

@@ -11,6 +11,7 @@ import (
 
 	"nbdscope/internal/reporttest"
 	"nbdscope/model"
+	"nbdscope/phrase"
 )
 
 // TestOptimumOneVerdict: a sweep saved by an older nbdscope (version 2),
@@ -52,7 +53,7 @@ func TestOptimumOneVerdict(t *testing.T) {
 	}
 	// Every output says none clear, lists the same tied sizes, and names
 	// no optimum.
-	said := o.Said()
+	said := phrase.OptimumSaid(o)
 	for name, out := range map[string]string{"runs list": list, "runs show": show, "svg": svg} {
 		if !strings.Contains(out, "none clear") {
 			t.Errorf("%s does not say none clear:\n%s", name, out)
@@ -67,7 +68,7 @@ func TestOptimumOneVerdict(t *testing.T) {
 			t.Errorf("%s lacks the verdict's words %q:\n%s", name, said, out)
 		}
 	}
-	if !strings.Contains(list, o.Short()) {
-		t.Errorf("runs list lacks %q:\n%s", o.Short(), list)
+	if !strings.Contains(list, phrase.OptimumShort(o)) {
+		t.Errorf("runs list lacks %q:\n%s", phrase.OptimumShort(o), list)
 	}
 }

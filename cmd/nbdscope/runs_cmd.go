@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/plot"
 	"nbdscope/presets"
 	"nbdscope/report"
@@ -130,7 +131,7 @@ func (a *app) runsList(st *presets.Store, _ []string) error {
 		a, b := runsRate(r.Throughput("A")), runsRate(r.Throughput("B"))
 		if o := r.Sweep; o != nil {
 			// A sweep has no sides: its columns say what it found.
-			a, b = "sweep", o.Short() // the optimum's verdict, as every output names it
+			a, b = "sweep", phrase.OptimumShort(o) // the optimum's verdict, as every output names it
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, t, p, a, b, status)
 	}

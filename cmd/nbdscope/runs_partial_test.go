@@ -53,7 +53,7 @@ func TestRunsListTellsSweeps(t *testing.T) {
 		}
 	}
 	// One measurement a size: the fastest, not judged against noise,
-	// as the sweep's own optimum line says (model.SweepOptimum.Short).
+	// as the sweep's own optimum line says (phrase.OptimumShort).
 	if f := strings.Fields(line); len(f) < 8 || f[4] != "sweep" || f[5] != "fastest" || f[6] != "2m" || f[7] != "(not" {
 		t.Errorf("runs list row of a sweep %q:\n%s", line, out)
 	}
