@@ -214,14 +214,14 @@ type SideConfig struct {
 
 // Config is a pair and how to run it.
 type Config struct {
-	Sides    [2]SideConfig `json:"sides"`
-	Mode     Mode          `json:"mode"`
+	Sides [2]SideConfig `json:"sides"`
+	Mode  Mode          `json:"mode"`
 	// Fill is what measures the send-buffer fill (SetFill): "" or
 	// FillSourceSampler, or FillSourceKernel where its programs load.
-	Fill string `json:"fill,omitempty"`
-	Duration Duration      `json:"duration"` // 0 = until stopped (TUI)
-	Interval Duration      `json:"interval"`
-	Script   []Change      `json:"script,omitempty"`
+	Fill     string   `json:"fill,omitempty"`
+	Duration Duration `json:"duration"` // 0 = until stopped (TUI)
+	Interval Duration `json:"interval"`
+	Script   []Change `json:"script,omitempty"`
 }
 
 // Duration is a time.Duration written as "250ms" in JSON.

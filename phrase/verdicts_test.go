@@ -13,7 +13,9 @@ import (
 // effect" on limits alone (it did so over 28.6 against 22.3 calls), and
 // says why where the machine shows little.
 func TestGapKeepsToTheVerdict(t *testing.T) {
-	d := func(k stats.Kind, r float64) model.Difference { return model.Difference{Verdict: stats.Verdict{Kind: k, Ratio: r}} }
+	d := func(k stats.Kind, r float64) model.Difference {
+		return model.Difference{Verdict: stats.Verdict{Kind: k, Ratio: r}}
+	}
 	little := model.GapVerdict{Kind: model.GapLittle, Calls: d(stats.Beyond, 0.78), Speed: d(stats.Within, 1.02)}
 	for _, c := range []struct {
 		name   string
