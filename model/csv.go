@@ -63,6 +63,9 @@ var contextColumns = map[string][]csvColumn{
 var figureColumns = func() []csvColumn {
 	var cols []csvColumn
 	for _, e := range figureTable {
+		if e.NoCSV {
+			continue
+		}
 		cols = append(cols, contextColumns[e.Name()]...)
 		cols = append(cols, csvColumn{e.Name(), func(f *Figures) string { return csvFigure(e.Get(f)) }})
 	}

@@ -68,6 +68,9 @@ type FigureEntry struct {
 	// where the span's warnings say (fill, an unmeasured server).
 	Unknown string
 	Summary SummaryPart
+	// NoCSV keeps it out of the CSV, whose columns scripts read by
+	// position too: a figure only a line or the panel shows.
+	NoCSV bool
 	// Group pairs a process's figures in the summary: the client's rows
 	// of a group, then the server's (recv and send EAGAIN together).
 	Group string
@@ -141,6 +144,23 @@ func flowFigure(of Owner, key, short, long string, get func(f *Figures) Figure) 
 		Ratio: true, Unknown: whyFlowUnknown, Get: get}
 }
 
+// Names of the entries the printers pick one by one (a line, a chart);
+// a test checks each is in the table.
+const (
+	FigThroughput    = "throughput_bps"
+	FigReceiverCalls = "receiver_recv_calls_per_2mib"
+	FigReceiverAgain = "receiver_recv_eagain_per_2mib"
+	FigSenderCalls   = "sender_send_calls_per_2mib"
+	FigClientCores   = "client_cores_busy"
+	FigServerCores   = "server_cores_busy"
+	FigClientWake    = "client_voluntary_cs_per_2mib"
+	FigServerWake    = "server_voluntary_cs_per_2mib"
+	FigFullPct       = "sndbuf_full_pct"
+	FigEmptyPct      = "sndbuf_empty_pct"
+	FigP50           = "latency_p50_ms"
+	FigP99           = "latency_p99_ms"
+)
+
 // figureTable is the table, in the CSV's order.
 var figureTable = func() []FigureEntry {
 	t := []FigureEntry{
@@ -150,6 +170,9 @@ var figureTable = func() []FigureEntry {
 		flowFigure(OfSender, "send_calls_per_2mib", "send", "sender send calls/2MiB", (*Figures).SenderCallsPer2MiB),
 		flowFigure(OfSender, "send_eagain_per_2mib", "EAGAIN", "sender send EAGAIN/2MiB", (*Figures).SenderEAGAINPer2MiB),
 	}
+	again := flowFigure(OfReceiver, "recv_eagain_per_2mib", "EAGAIN", "receiver recv EAGAIN/2MiB", (*Figures).ReceiverEAGAINPer2MiB)
+	again.NoCSV = true // --intervals' EAGAIN, never a CSV column
+	t = append(t, again)
 	t = append(t, processEntries(OfClient, "", SummaryProcess)...)
 	t = append(t, processEntries(OfServer, whyServerUnknown, SummaryProcess)...)
 	t = append(t,
@@ -181,6 +204,17 @@ func LookupFigure(name string) (FigureEntry, bool) {
 		}
 	}
 	return FigureEntry{}, false
+}
+
+// FigureOf is the entry of a name the code spells (the Fig… constants);
+// for a name not in the table, an entry that is always unknown, so that a
+// printer shows n/a where a test (TestFigNamesAreInTheTable) fails.
+func FigureOf(name string) FigureEntry {
+	if e, ok := LookupFigure(name); ok {
+		return e
+	}
+	return FigureEntry{Key: name, Short: name, Long: name, Unknown: "no such figure",
+		Get: func(*Figures) Figure { return Unknown }}
 }
 
 // SummaryFigures are the entries of run's summary table, in its order:
