@@ -176,7 +176,8 @@ func TestSummaryFiguresPairTheProcesses(t *testing.T) {
 // an entry of the table (FigureOf would print n/a for it).
 func TestFigNamesAreInTheTable(t *testing.T) {
 	for _, n := range []string{FigThroughput, FigReceiverCalls, FigReceiverAgain, FigSenderCalls, FigClientCores,
-		FigServerCores, FigClientWake, FigServerWake, FigFullPct, FigEmptyPct, FigP50, FigP99} {
+		FigServerCores, FigClientWake, FigServerWake, FigFullPct, FigEmptyPct, FigP50, FigP99,
+		FigSenderAgain, FigClientPerGiB, FigServerPerGiB, FigClientFaults, FigServerFaults} {
 		if _, ok := LookupFigure(n); !ok {
 			t.Errorf("%s: not in the table of figures", n)
 		}
