@@ -15,3 +15,22 @@ func TestMetricsAreTableEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestSeriesLabelsFromTheTable: the legends' words come from the table
+// of figures, as the explorer has always shown them.
+func TestSeriesLabelsFromTheTable(t *testing.T) {
+	for _, c := range []struct {
+		d    chartDef
+		want [2]string
+	}{{chartCPU, [2]string{"cli", "srv"}}, {chartLatency, [2]string{"p50", "p99"}},
+		{chartWakeups, [2]string{"cli", "srv"}}, {chartFill, [2]string{"full", "empty"}}} {
+		if len(c.d.series) != 4 {
+			t.Fatalf("%s: %d series", c.d.name, len(c.d.series))
+		}
+		for i, s := range c.d.series {
+			if s.label != c.want[i%2] || s.side != i/2 || s.dashed != (i%2 == 1) {
+				t.Errorf("%s series %d: %+v, want label %q", c.d.name, i, s, c.want[i%2])
+			}
+		}
+	}
+}
