@@ -183,3 +183,36 @@ func TestFigNamesAreInTheTable(t *testing.T) {
 		}
 	}
 }
+
+// notInTable are the figure fields no entry reads, and why.
+var notInTable = map[string]string{
+	"eagain_per_2mib": "both directions' EAGAIN summed, kept in Process's JSON for readers of report version 1 only",
+}
+
+// TestEveryFigureFieldIsInTheTable: a figure field of Figures or Process
+// (a Figure or a MaybeFigure, by its JSON key) is read by an entry of the
+// table, so a figure added to the structs is not printed by the JSON
+// alone. A new one is an entry in figtable.go (processFigures for a
+// process's), or a line in notInTable saying why not.
+func TestEveryFigureFieldIsInTheTable(t *testing.T) {
+	keys := map[Owner]map[string]bool{OfSide: {}, OfClient: {}}
+	for _, e := range FigureTable() {
+		of := e.Of
+		if of != OfSide {
+			of = OfClient // every process's figures are the client's and the server's alike
+		}
+		keys[of][e.Key] = true
+	}
+	for of, typ := range map[Owner]reflect.Type{OfSide: reflect.TypeOf(Figures{}), OfClient: reflect.TypeOf(Process{})} {
+		for i := 0; i < typ.NumField(); i++ {
+			fd := typ.Field(i)
+			if fd.Type != reflect.TypeOf(Figure(0)) && fd.Type != reflect.TypeOf(MaybeFigure{}) {
+				continue
+			}
+			key, _, _ := strings.Cut(fd.Tag.Get("json"), ",")
+			if !keys[of][key] && notInTable[key] == "" {
+				t.Errorf("%s.%s (%q) is a figure no entry of the table reads: add its entry in figtable.go", typ.Name(), fd.Name, key)
+			}
+		}
+	}
+}
