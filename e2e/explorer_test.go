@@ -164,12 +164,17 @@ func explore(t *testing.T, w, h int) {
 	// B still moves data after the changes.
 	wait("B moving data after the changes", func() bool { return ran(view[1]) && strings.Contains(view[1].title, "running") })
 
-	// The full help (?) fits the pane too (it scrolls where it is longer),
-	// and esc brings the panels back.
+	// The help (?) fits the pane too: its first page the keys, its
+	// second (tab) the figures, which scrolls where it is longer; esc
+	// brings the panels back.
 	tm.keys("?")
 	tm.waitFor("the help", func(rows []string) bool {
 		s := strings.Join(rows, "\n")
-		return strings.Contains(s, "keys  (esc or ? closes)") && strings.Contains(rows[h-1], "close help")
+		return strings.Contains(s, "keys  page 1 of 2") && strings.Contains(rows[h-1], "close help")
+	})
+	tm.keys("Tab")
+	tm.waitFor("the help's figures page", func(rows []string) bool {
+		return strings.Contains(strings.Join(rows, "\n"), "figures  page 2 of 2")
 	})
 	tm.keys("End")
 	tm.waitFor("the help's figures, at its end", func(rows []string) bool {

@@ -8,6 +8,7 @@ import (
 	"nbdscope/clientrun"
 	"nbdscope/engine/childproc"
 	"nbdscope/engine/wire"
+	"nbdscope/model"
 )
 
 // child is one spawned process in an internal role: the plumbing of
@@ -28,8 +29,8 @@ type child struct {
 	attached bool
 	realCmd  string
 	// bufsNA (attached): why the server's buffers are left as they are
-	// ("": they follow the side's settings).
-	bufsNA string
+	// (nil: they follow the side's settings).
+	bufsNA *model.Reason
 }
 
 // ChildStopGrace is how long a child gets to end after it is asked to,

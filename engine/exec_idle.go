@@ -85,7 +85,6 @@ func (p *Pair) warnNoPayload() {
 			continue
 		}
 		p.rec.fail(fmt.Sprintf("side %s: the client %q moved no payload in the whole run", s.name, sc.Exec))
-		p.warn(s.id, model.WarnExecIdle, fmt.Sprintf("side %s: the client %q moved no payload in the whole run: its throughput and figures per 2 MiB are n/a, not 0", s.name, sc.Exec),
-			"run it by hand against nbdscope serve -k SOCK to see what it does; it must connect to {uri} (or {socket}) and read or write")
+		p.raise(model.Warn(s.id, model.ExecIdle{Command: sc.Exec}))
 	}
 }

@@ -1,16 +1,13 @@
 package engine
 
 import (
-	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"nbdscope/engine/meter"
 	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
-	"nbdscope/units"
 )
 
 // The controller's side of an exec side (a real client command as a
@@ -44,19 +41,8 @@ func (s *side) noteFlow(ld *child, sm wire.Msg) {
 	}
 	s.mu.Unlock()
 	if warn {
-		s.p.warn(s.id, model.WarnExecFlow, execFlowText(s.name, fl, sc.Workload, d), "--workload-"+strings.ToLower(s.name)+" "+string(fl)+
-			" (w in the explorer) names it as it is; the figures follow what the client did either way")
+		s.p.raise(model.Warn(s.id, model.ExecFlowOther{Flow: fl, Workload: sc.Workload, Sent: d.ReadBytes, Received: d.WriteBytes}))
 	}
-}
-
-// execFlowText says that a real client moved its data the other way than
-// its side's workload: "side B: the client read (its server sent 64 MiB,
-// received 0 B in the last interval): figures are those of a read, whatever
-// --workload says (write)".
-func execFlowText(side string, fl model.Flow, wl model.Workload, d nbd.Payload) string {
-	did := map[model.Flow]string{model.FlowRead: "read", model.FlowWrite: "wrote"}[fl]
-	return fmt.Sprintf("side %s: the client %s (its server sent %s, received %s in the last interval): figures are those of a %s, whatever --workload says (%s)",
-		side, did, units.FormatBytes(float64(d.ReadBytes)), units.FormatBytes(float64(d.WriteBytes)), fl, wl)
 }
 
 // bulkFlow is which way the side's bulk data goes now: an exec side's
@@ -82,13 +68,13 @@ func (s *side) clientFlow() model.Flow {
 func (s *side) noteCalls(m wire.Msg) {
 	s.mu.Lock()
 	s.execCounted = m.CallsCounted
-	warn := !m.CallsCounted && m.CallsNA != "" && !s.callsWarned
+	warn := !m.CallsCounted && m.CallsNA != nil && !s.callsWarned
 	if warn {
 		s.callsWarned = true
 	}
 	s.mu.Unlock()
 	if warn {
-		s.p.warn(s.id, model.WarnCalls, "the client's socket calls are n/a: "+m.CallsNA, m.CallsFix)
+		s.p.raise(model.Warn(s.id, model.CallsUnknown{Reason: *m.CallsNA}))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"nbdscope/internal/testbin"
 	"nbdscope/model"
+	"nbdscope/phrase"
 )
 
 // An exec side's command gets {size} (asked of the export, so a sweep
@@ -80,13 +81,13 @@ func TestExecSideDirectionIsWhatTheClientDid(t *testing.T) {
 	if moved == 0 || asRead != moved {
 		t.Errorf("B (nbdcopy reading, workload write): %d of %d samples that moved payload read as a read", asRead, moved)
 	}
-	if len(warned) != 1 || !strings.Contains(warned[0].Text, "the client read") || !strings.Contains(warned[0].Text, "write") {
+	if len(warned) != 1 || !strings.Contains(phrase.WarningLong(warned[0]), "the client read") || !strings.Contains(phrase.WarningLong(warned[0]), "write") {
 		t.Errorf("warnings of the client's direction: %+v, want one saying the client read though the workload is write", warned)
 	}
 	rep := p.Report()
 	sd := rep.Sides[1]
-	if sd.Summary.Direction() != model.FlowRead || sd.Summary.ReceiverName() != "client" || sd.Summary.ReceiverNA() != "" {
-		t.Errorf("B's summary: flow %q, receiver %q (%q)", sd.Summary.Direction(), sd.Summary.ReceiverName(), sd.Summary.ReceiverNA())
+	if sd.Summary.Direction() != model.FlowRead || sd.Summary.ReceiverName() != "client" || sd.Summary.ReceiverNA() != nil {
+		t.Errorf("B's summary: flow %q, receiver %q (%+v)", sd.Summary.Direction(), sd.Summary.ReceiverName(), sd.Summary.ReceiverNA())
 	}
 	for _, g := range sd.Segments {
 		if g.Bytes > 0 && g.Direction() != model.FlowRead {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"sync"
 
+	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/probe/sockdiag"
 	"nbdscope/probe/syscount"
@@ -72,8 +73,8 @@ type fillMeter struct {
 	err     error
 	conn    *sockdiag.Conn
 	looks   lookCache
-	refused map[string]string // by side: why its senders could not be read
-	sources map[string]string // by side: what measures its fill (model.FillSource…)
+	refused map[string]*model.Reason // by side: why its senders could not be read
+	sources map[string]string        // by side: what measures its fill (model.FillSource…)
 }
 
 // errKernelNotAsked is why the kernel does not measure a run's fill that
@@ -198,6 +199,19 @@ func (e noConnection) Error() string {
 	return fmt.Sprintf("no connection between PID %d and PID %d found", e.sender, e.receiver)
 }
 
+// FillReason is why a look found no senders (err), nil when it found
+// some: a moment's (noConnection: moment), or the instrument's own.
+func FillReason(err error) (why *model.Reason, moment bool) {
+	var nc noConnection
+	switch {
+	case err == nil:
+		return nil, false
+	case errors.As(err, &nc):
+		return &model.Reason{Kind: model.ReasonNoConnection, PIDs: []int{nc.sender, nc.receiver}}, true
+	}
+	return wire.ReasonOf(err), false
+}
+
 // holderOf is the descriptor by which the sender holds s: the sender's
 // own if it is among the holders (a forked child holds its parent's
 // sockets too), else the first, a process of its tree.
@@ -224,22 +238,22 @@ func procSockets(p FillProc) ([]sockdiag.FD, error) {
 // flow's way (side.bulkFlow: an exec side's client's own): the server
 // sends for reads, the load (and, for an exec side, the command it runs)
 // for writes. why says why there are none.
-func fillEnds(sc model.SideConfig, flow model.Flow, srv, ld *child) (sender, receiver FillProc, why string) {
+func fillEnds(sc model.SideConfig, flow model.Flow, srv, ld *child) (sender, receiver FillProc, why *model.Reason) {
 	if ld == nil {
-		return sender, receiver, "the side is not running"
+		return sender, receiver, &model.Reason{Kind: model.ReasonNotRunning}
 	}
 	load := FillProc{PID: ld.pid(), Tree: sc.Exec != ""}
 	if srv == nil {
-		return sender, receiver, "the server is external (" + sc.Target + "): its process is not known here"
+		return sender, receiver, &model.Reason{Kind: model.ReasonNotLocal, What: sc.Target}
 	}
 	server := FillProc{PID: srv.pid()}
 	if srv.realPID > 0 {
 		server = FillProc{PID: srv.realPID, Tree: true} // a real server (the side's server command) and what it starts
 	}
 	if flow == model.FlowWrite {
-		return load, server, ""
+		return load, server, nil
 	}
-	return server, load, ""
+	return server, load, nil
 }
 
 // refreshFill points the side's group of the sampler at its current data
@@ -252,19 +266,28 @@ func (p *Pair) refreshFill(s *side) {
 	sc, flow, srv, ld := s.cfg, s.bulkFlow(), s.server, s.load
 	s.mu.Unlock()
 	if !m.measuring() {
-		p.noteLook(s, ld, m.err)
+		why, moment := FillReason(m.err)
+		p.noteLook(s, ld, why, moment)
 		return
 	}
 	snd, rcv, why := fillEnds(sc, flow, srv, ld)
-	var err error
-	if why != "" {
-		err = errors.New(why)
+	var looked error
+	if why != nil {
+		looked = errNoEnds
 	}
 	m.mu.Lock()
-	err = m.point(s.name, snd, rcv, err)
+	err := m.point(s.name, snd, rcv, looked)
 	m.mu.Unlock()
-	p.noteLook(s, ld, err)
+	moment := false
+	if why == nil {
+		why, moment = FillReason(err)
+	}
+	p.noteLook(s, ld, why, moment)
 }
+
+// errNoEnds is a look that had no processes to look between (fillEnds
+// says why).
+var errNoEnds = errors.New("no ends to look between")
 
 // point points the side's group at its data senders (none when looked
 // is an error): in the kernel where it measures them all (a look that
@@ -305,17 +328,14 @@ func (m *fillMeter) point(side string, snd, rcv FillProc, looked error) error {
 	return looked
 }
 
-// noteLook notes a look for ld's connections (err: why none were found)
-// and says the warning due for the span it ended, if any.
-func (p *Pair) noteLook(s *side, ld *child, err error) {
-	why := ""
-	if err != nil {
-		why = err.Error()
-	}
+// noteLook notes a look for ld's connections (why: why none were found;
+// moment: for that moment only) and says the warning due for the span it
+// ended, if any.
+func (p *Pair) noteLook(s *side, ld *child, why *model.Reason, moment bool) {
 	s.mu.Lock()
-	endWarn := s.fill.look(ld, why, errors.As(err, new(noConnection)))
+	endWarn := s.fill.look(ld, why, moment)
 	s.mu.Unlock()
-	p.warnFillText(s, endWarn)
+	p.warnFillOf(s, endWarn)
 }
 
 // takeFill is the fill of the side's data sockets since the last take.
@@ -341,12 +361,12 @@ func (m *fillMeter) noteRefusal(side string, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.refused == nil {
-		m.refused = map[string]string{}
+		m.refused = map[string]*model.Reason{}
 	}
-	m.refused[side] = err.Error()
+	m.refused[side] = wire.ReasonOf(err)
 }
 
-func (m *fillMeter) refusal(side string) string {
+func (m *fillMeter) refusal(side string) *model.Reason {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.refused[side]
@@ -394,14 +414,14 @@ func KernelFillOf(w syscount.FillWindow) model.Fill {
 // over the span (fillnotes.go), not when a moment's look between two
 // runs of a client found no connection.
 func (p *Pair) warnFill(s *side, smp *model.Sample) {
-	hasFill, refused := smp.Fill().Known(), ""
+	hasFill, refused := smp.Fill().Known(), (*model.Reason)(nil)
 	if !hasFill && smp.Active {
 		refused = p.fill.refusal(s.name)
 	}
 	s.mu.Lock()
 	why := s.fill.sample(hasFill, smp.Active, refused)
 	s.mu.Unlock()
-	p.warnFillText(s, why)
+	p.warnFillOf(s, why)
 }
 
 // warnFillEnds says, at the run's end, why a side's fill is n/a over its
@@ -414,19 +434,14 @@ func (p *Pair) warnFillEnds() {
 		s.mu.Lock()
 		why := s.fill.spanEnd()
 		s.mu.Unlock()
-		p.warnFillText(s, why)
+		p.warnFillOf(s, why)
 	}
 }
 
-// warnFillText warns that the side's fill is n/a for why ("": nothing to
-// say), with the fix where there is one.
-func (p *Pair) warnFillText(s *side, why string) {
-	if why == "" {
-		return
+// warnFillOf warns that the side's fill is n/a for why (nil: nothing to
+// say).
+func (p *Pair) warnFillOf(s *side, why *model.Reason) {
+	if why != nil {
+		p.raise(model.Warn(s.id, model.FillNotMeasured{Reason: *why}))
 	}
-	fix := ""
-	if errors.Is(p.fill.err, sockdiag.ErrNotAvailable) {
-		fix = "measured on Linux only"
-	}
-	p.warn(s.id, model.WarnFill, fmt.Sprintf("side %s: send-buffer fill n/a: %s", s.name, why), fix)
 }

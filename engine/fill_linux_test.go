@@ -7,6 +7,7 @@ import (
 
 	"nbdscope/internal/testbin"
 	"nbdscope/model"
+	"nbdscope/phrase"
 )
 
 // TestSmallBufferFullMoreOften (issue 24): A's server at macOS's 8 KiB,
@@ -53,7 +54,7 @@ func TestFillFindsOnlyDataSockets(t *testing.T) {
 	s := p.sides[0]
 	srv, ld := s.children()
 	snd, rcv, why := fillEnds(s.config(), model.FlowRead, srv, ld)
-	if why != "" {
+	if why != nil {
 		t.Fatal(why)
 	}
 	if !p.fill.measuring() {
@@ -107,7 +108,7 @@ func TestExecFillMissBetweenRunsIsNoWarning(t *testing.T) {
 			}
 		}
 		if w := u.Warning; w != nil && w.Kind == model.WarnFill {
-			warned = append(warned, w.Text)
+			warned = append(warned, phrase.WarningLong(*w))
 		}
 	}
 	t.Logf("B: %d samples with fill, %d between runs without", measured, between)
@@ -143,7 +144,7 @@ func TestExecFillNeverConnectedWarnsOnce(t *testing.T) {
 			}
 		}
 		if w := u.Warning; w != nil && w.Kind == model.WarnFill {
-			warned = append(warned, w.Text)
+			warned = append(warned, phrase.WarningLong(*w))
 		}
 	}
 	if active == 0 || withFill != 0 {

@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"fmt"
-	"strings"
-)
+import "nbdscope/model"
 
 // When a side's missing fill is worth a warning. A sample has no fill
 // for one of two kinds of reason: one that holds for the whole span (no
@@ -28,20 +25,20 @@ const fillMissSamples = 20
 // samples said over its load's span (from its start to its end or
 // restart). s.mu is held for all of its methods.
 type fillNotes struct {
-	load     *child // the load whose span this is
-	why      string // why the last look found no senders ("": it found some)
-	moment   bool   // why holds for that moment only: no connection existed then
-	measured bool   // a sample of the span had a fill
-	missed   int    // samples of the span in which the load ran without a fill
-	missWhy  string // why the last of them had none
-	warned   bool   // the side's warning was said (once a run)
+	load     *child        // the load whose span this is
+	why      *model.Reason // why the last look found no senders (nil: it found some)
+	moment   bool          // why holds for that moment only: no connection existed then
+	measured bool          // a sample of the span had a fill
+	missed   int           // samples of the span in which the load ran without a fill
+	missWhy  *model.Reason // why the last of them had none
+	warned   bool          // the side's warning was said (once a run)
 }
 
 // look notes a look for ld's data connections (why: why none were found,
-// "" when some were; moment: only that none existed then). A look at
-// another load than the last starts a new span; it returns the warning
-// due at the end of the one before (spanEnd), "" for none.
-func (n *fillNotes) look(ld *child, why string, moment bool) (endWarn string) {
+// nil when some were; moment: only that none existed then). A look at
+// another load than the last starts a new span; it returns the reason
+// due at the end of the one before (spanEnd), nil for none.
+func (n *fillNotes) look(ld *child, why *model.Reason, moment bool) (endWarn *model.Reason) {
 	if ld != n.load {
 		if n.load != nil {
 			endWarn = n.spanEnd()
@@ -54,56 +51,55 @@ func (n *fillNotes) look(ld *child, why string, moment bool) (endWarn string) {
 
 // sample notes a sample of the span: whether it had a fill, whether the
 // load ran in it (active), and why it had none (the last look's reason,
-// or the sampler's: refused). It says the warning to give now, "" for
-// none: at once for a reason of the whole span, after fillMissSamples
-// for a moment's, and never once the span's fill was measured.
-func (n *fillNotes) sample(hasFill, active bool, refused string) string {
+// or the sampler's: refused). It returns the reason to warn of now, nil
+// for none: at once for a reason of the whole span, after
+// fillMissSamples for a moment's, and never once the span's fill was
+// measured.
+func (n *fillNotes) sample(hasFill, active bool, refused *model.Reason) *model.Reason {
 	if hasFill {
 		n.measured = true
-		return ""
+		return nil
 	}
 	if !active || n.warned {
-		return ""
+		return nil
 	}
-	why, lasting := n.why, n.why != "" && !n.moment
-	if why == "" && refused != "" {
+	why, lasting := n.why, n.why != nil && !n.moment
+	if why == nil && refused != nil {
 		why, lasting = refused, true
 	}
-	if why == "" {
-		why = "the sampler read none of the data sockets"
+	if why == nil {
+		why = &model.Reason{Kind: model.ReasonNoneRead}
 	}
 	if lasting {
 		n.warned = true
 		return why
 	}
 	if n.measured {
-		return ""
+		return nil
 	}
 	n.missed++
 	n.missWhy = why
 	if n.missed < fillMissSamples {
-		return ""
+		return nil
 	}
 	n.warned = true
-	return n.missedText()
+	return n.missedReason()
 }
 
-// spanEnd is the warning due when a span ends: some of its samples in
+// spanEnd is the reason due when a span ends: some of its samples in
 // which the load ran had no fill, none had one, and nothing said so yet.
-func (n *fillNotes) spanEnd() string {
+func (n *fillNotes) spanEnd() *model.Reason {
 	if n.warned || n.measured || n.missed == 0 {
-		return ""
+		return nil
 	}
 	n.warned = true
-	return n.missedText()
+	return n.missedReason()
 }
 
-// missedText says why the span's fill is n/a: the last reason, over how
+// missedReason is why the span's fill is n/a: the last reason, over how
 // many samples.
-func (n *fillNotes) missedText() string {
-	s := "s"
-	if n.missed == 1 {
-		s = ""
-	}
-	return fmt.Sprintf("%s in any of the %d sample%s in which the load ran", strings.TrimSuffix(n.missWhy, "."), n.missed, s)
+func (n *fillNotes) missedReason() *model.Reason {
+	r := *n.missWhy
+	r.Samples = n.missed
+	return &r
 }

@@ -166,7 +166,7 @@ func newPair(cfg model.Config, opts Options) (*Pair, error) {
 	for i := range p.sides {
 		p.sides[i] = newSide(p, i, cfg.Sides[i])
 	}
-	p.turns = newTurns(cfg.Mode, cfg.Interval.D(), p.sides, func(s *side, text string) { p.warn(s.id, model.WarnTurns, text, "") })
+	p.turns = newTurns(cfg.Mode, cfg.Interval.D(), p.sides, func(s *side, what model.WarningParams) { p.raise(model.Warn(s.id, what)) })
 	p.turns.cut = p.cutTurns
 	p.turns.paused = [2]bool{opts.StartPaused, opts.StartPaused}
 	p.rec = newRecorder(p)
@@ -228,8 +228,11 @@ func (p *Pair) closeUpdates() {
 	p.sendMu.Unlock()
 }
 
-func (p *Pair) warn(side model.SideID, kind, text, fix string) {
-	p.emit(model.Update{Warning: &model.Warning{T: p.elapsed(), Side: side, Kind: kind, Text: text, Fix: fix}})
+// raise sends a warning, its kind and parameters: the phrasebook (package
+// phrase) words it wherever it is shown.
+func (p *Pair) raise(w model.Warning) {
+	w.T = p.elapsed()
+	p.emit(model.Update{Warning: &w})
 }
 
 // warnCores says when concurrent sides will compete for too few cores,
@@ -239,11 +242,10 @@ func (p *Pair) warnCores(mode model.Mode) {
 		return
 	}
 	if p.facts.Cores > 0 && p.facts.Cores < 4 {
-		p.warn(model.WholePair, model.WarnCores, fmt.Sprintf("this machine has %d cores: in concurrent mode the sides compete for CPU; alternate mode is fairer", p.facts.Cores), "press m or use --mode alternate")
+		p.raise(model.Warn(model.WholePair, model.FewCores{Cores: p.facts.Cores}))
 	}
 	if a := p.sides[0]; a != nil && p.sharesTargetServer(a) {
-		p.warn(model.WholePair, model.WarnTarget, "both sides' target is served by one process: in concurrent mode both loads run in every sample and its calls cannot be split between them, so each side's server figures are n/a",
-			"press m or use --mode alternate: each side's server figures are then the process's in that side's turns")
+		p.raise(model.Warn(model.WholePair, model.TargetShared{}))
 	}
 }
 
@@ -449,7 +451,7 @@ func (p *Pair) loop(ctx context.Context) {
 			ch := script[0]
 			script = script[1:]
 			if err := p.Apply(ch); err != nil {
-				p.warn(p.sides[ch.Side].id, model.WarnScript, fmt.Sprintf("scripted change %v failed: %v", ch, err), "")
+				p.raise(model.Warn(p.sides[ch.Side].id, model.ScriptFailed{Change: ch.String(), Err: err.Error()}))
 			}
 		}
 		p.pollSides()

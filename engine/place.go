@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"strings"
 
 	"nbdscope/model"
 	"nbdscope/platform"
@@ -25,10 +24,10 @@ func (s *side) place(mode model.Mode) {
 	if pl == model.PlaceSplit && model.ConsumeMode(sc.Get(model.SetConsume)) == model.ConsumeHash && model.ResolveHashThreads(sc, mode, s.p.cpus) > 1 {
 		loadCPUs = model.HashLoadCPUs(mode, sc.Name, s.p.cpus, serverCPUs) // room for the hash threads
 	}
-	var warning string
+	var failed *model.PlacementFailed
 	if pl != model.PlaceOS && !platform.PinSupported {
 		loadCPUs, serverCPUs = nil, nil
-		warning = fmt.Sprintf("placement %s: %v; the scheduler places side %s's processes", pl, platform.ErrPinUnsupported, s.name)
+		failed = &model.PlacementFailed{Placement: pl, Failures: []string{platform.ErrPinUnsupported.Error()}}
 	} else {
 		var errs []string
 		pin := func(c *child, cpus []int) []int {
@@ -49,14 +48,14 @@ func (s *side) place(mode model.Mode) {
 		}
 		loadCPUs, serverCPUs = pin(ld, loadCPUs), pin(srv, serverCPUs)
 		if len(errs) > 0 {
-			warning = fmt.Sprintf("side %s placement %s failed (%s); the scheduler places what could not be held", s.name, pl, strings.Join(errs, "; "))
+			failed = &model.PlacementFailed{Placement: pl, Failures: errs}
 		}
 	}
 	s.mu.Lock()
 	s.loadCPUs, s.serverCPUs = loadCPUs, serverCPUs
 	s.mu.Unlock()
-	if warning != "" {
-		s.p.warn(s.id, model.WarnPlacement, warning, "")
+	if failed != nil {
+		s.p.raise(model.Warn(s.id, *failed))
 	}
 }
 

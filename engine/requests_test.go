@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 )
 
 // Failing requests are said once per side, with the last failure's text:
@@ -25,7 +26,7 @@ func TestWarnRequestsOncePerSideWithTheReason(t *testing.T) {
 	var said []string
 	for u := range p.updates {
 		if u.Warning != nil && u.Warning.Kind == model.WarnRequests {
-			said = append(said, u.Warning.Text)
+			said = append(said, phrase.WarningLong(*u.Warning))
 		}
 	}
 	if len(said) != 1 || !strings.Contains(said[0], "side B: 152 requests failed") || !strings.Contains(said[0], "Export is read-only") {

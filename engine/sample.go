@@ -148,8 +148,7 @@ func (p *Pair) warnRequests(s *side, smp *model.Sample, lastErr string) {
 		if lastErr == "" {
 			lastErr = "no reason given"
 		}
-		p.warn(s.id, model.WarnRequests, fmt.Sprintf("side %s: %d requests failed in the last %.2f s (the figures count only those that did not): %s",
-			s.name, smp.ErrorCount(), smp.Seconds, lastErr), "")
+		p.raise(model.Warn(s.id, model.RequestsFailed{Count: int(smp.ErrorCount()), Seconds: smp.Seconds, LastErr: lastErr}))
 	})
 }
 

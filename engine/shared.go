@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"sync"
 
 	"nbdscope/model"
@@ -114,13 +113,10 @@ func (p *Pair) warnUnattributed(smp *model.Sample) {
 		return // concurrent mode's own warning says it (warnCores)
 	}
 	p.unattributedWarned.Do(func() {
-		who := "the target's server"
+		w := model.TargetUnattributed{}
 		if ts := smp.TargetServer; ts != nil {
-			who = fmt.Sprintf("the target's server, PID %d,", ts.PID)
+			w.PID = ts.PID
 		}
-		p.warn(model.WholePair, model.WarnTarget,
-			who+" serves both sides: its calls, CPU and wake-ups in a sample in which both loads ran cannot be split and are attributed to neither side "+
-				"(that sample's server figures are n/a: a turn switch that could not be read between the loads, as after a pause that did not drain within 2 s, or a failed read); "+
-				"each side's server figures are over its other samples, so A's and B's calls together come below the process's own (perf, strace)", "")
+		p.raise(model.Warn(model.WholePair, w))
 	})
 }

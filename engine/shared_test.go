@@ -146,7 +146,7 @@ func TestTurnSwitchCutsBetweenPauseAndResume(t *testing.T) {
 	}
 	a := &side{idx: 0, name: "A", load: loadOf("A")}
 	b := &side{idx: 1, name: "B", load: loadOf("B")}
-	tr := newTurns(model.ModeConcurrent, 100*time.Millisecond, [2]*side{a, b}, func(*side, string) {})
+	tr := newTurns(model.ModeConcurrent, 100*time.Millisecond, [2]*side{a, b}, func(*side, model.WarningParams) {})
 	tr.cut = func() { note("cut") }
 	check := func(step string, want ...string) {
 		t.Helper()

@@ -11,7 +11,6 @@ import (
 	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
-	"nbdscope/units"
 )
 
 // side is one side of the pair. It owns its configuration, its two
@@ -356,7 +355,7 @@ func (s *side) reseat(mode model.Mode) {
 	st, _ := model.Lookup(model.SetHashThreads)
 	cmd := s.p.childSet(st, sc, mode)
 	if _, err := ld.call(cmd, 30*time.Second); err != nil && !errors.Is(err, ErrChildGone) {
-		s.p.warn(s.id, model.WarnConsume, fmt.Sprintf("side %s: hash threads not changed to %d: %v", s.name, cmd.Int, err), "")
+		s.p.raise(model.Warn(s.id, model.ConsumeNotChanged{Setting: model.SetHashThreads, Value: cmd.Int, Err: err.Error()}))
 	}
 }
 
@@ -410,6 +409,6 @@ func (s *side) checkClamp(setting string, which nbd.SockBuf, req, eff int) {
 	if !clamped {
 		return
 	}
-	s.p.warn(s.id, model.WarnClamp, fmt.Sprintf("%s %s: requested %s should give %s effective, the kernel gave %s: clamped by %s",
-		s.name, setting, units.FormatSize(int64(req)), units.FormatSize(int64(s.p.limit().Expected(req))), units.FormatSize(int64(eff)), c.Limit), c.Fix+"  (persist: "+c.Persist+" in "+c.Where+")")
+	s.p.raise(model.Warn(s.id, model.Clamped{Setting: setting, Requested: int64(req), Expected: int64(s.p.limit().Expected(req)), Got: int64(eff),
+		Limit: c.Limit, Command: c.Fix, Persist: c.Persist, Where: c.Where}))
 }

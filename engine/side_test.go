@@ -20,6 +20,7 @@ import (
 	"nbdscope/internal/leakcheck"
 	"nbdscope/internal/testbin"
 	"nbdscope/model"
+	"nbdscope/phrase"
 )
 
 // childSettings asks a running child what it runs with.
@@ -219,7 +220,7 @@ func TestEmitAfterClose(t *testing.T) {
 	p := &Pair{updates: make(chan model.Update, 1), ending: make(chan struct{})}
 	p.rec = &recorder{p: p}
 	p.closeUpdates()
-	p.warn("A", "test", "late", "")
+	p.raise(model.Warn("A", model.TargetUnattributed{}))
 	if _, ok := <-p.updates; ok {
 		t.Fatal("an update arrived after the close")
 	}
@@ -262,10 +263,10 @@ func TestTurnsReportChildErrors(t *testing.T) {
 	b := &side{idx: 1, name: "B", load: fakeChild(t, model.RoleLoad, "B", func(wire.Cmd) wire.Msg { return wire.Msg{Type: "reply"} })}
 	var mu sync.Mutex
 	var warned []string
-	tr := newTurns(model.ModeConcurrent, 100*time.Millisecond, [2]*side{a, b}, func(s *side, text string) {
+	tr := newTurns(model.ModeConcurrent, 100*time.Millisecond, [2]*side{a, b}, func(s *side, what model.WarningParams) {
 		mu.Lock()
 		defer mu.Unlock()
-		warned = append(warned, s.name+": "+text)
+		warned = append(warned, s.name+": "+phrase.WarningLong(model.Warn(s.id, what)))
 	})
 	tr.setPaused(0, true)
 	tr.setPaused(0, false)

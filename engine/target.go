@@ -8,6 +8,7 @@ import (
 
 	"nbdscope/engine/wire"
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/probe/realproc"
 )
 
@@ -24,28 +25,30 @@ import (
 func (s *side) attachTarget(sc model.SideConfig) *child {
 	h, err := realproc.FindServer(sc.Target)
 	if err != nil {
-		s.warnTarget("the target's server is not measured (its figures are n/a): %v", err)
-		s.noteTargetWhy(err.Error())
-		s.warnBuffersUnset(sc, err.Error())
+		why := wire.ReasonOf(err)
+		s.p.raise(model.Warn(s.id, model.TargetNotMeasured{Reason: *why}))
+		s.noteTargetWhy(why)
+		s.warnBuffersUnset(sc, why)
 		return nil
 	}
 	if h.PID == os.Getpid() {
-		s.noteTargetWhy("it is served by nbdscope itself")
+		s.noteTargetWhy(&model.Reason{Kind: model.ReasonServedByUs})
 		return nil // served in this process (a test's export): not a server side to measure
 	}
 	spec := wire.NewServerSpec(sc, "")
 	spec.AttachPID, spec.Target = h.PID, sc.Target
 	c, ready, err := spawn(s.p.opts.Exe, model.RoleServer, sc.Name, spec, s.p.opts.StartTimeout)
 	if err != nil {
-		s.warnTarget("the target's server, PID %d (%s), is not measured: %v", h.PID, h.Command, err)
-		s.noteTargetWhy(fmt.Sprintf("its server, PID %d, is not measured: %v", h.PID, err))
-		s.warnBuffersUnset(sc, err.Error())
+		why := wire.ReasonOf(err)
+		s.p.raise(model.Warn(s.id, model.TargetNotMeasured{PID: h.PID, Command: h.Command, Reason: *why}))
+		s.noteTargetWhy(why)
+		s.warnBuffersUnset(sc, why)
 		return nil
 	}
 	c.realPID, c.attached, c.realCmd, c.bufsNA = h.PID, true, h.Command, ready.BufsNA
-	s.warnTarget("the target is served by PID %d (%s): measured as a real server", h.PID, h.Command)
-	if c.bufsNA != "" {
-		s.warnTarget("the target's server (PID %d) keeps its own buffers: %s", h.PID, c.bufsNA)
+	s.p.raise(model.Warn(s.id, model.TargetMeasured{PID: h.PID, Command: h.Command}))
+	if c.bufsNA != nil {
+		s.p.raise(model.Warn(s.id, model.TargetBuffersKept{PID: h.PID, Reason: *c.bufsNA}))
 		s.noteTargetWhy(c.bufsNA)
 	}
 	return c
@@ -54,22 +57,15 @@ func (s *side) attachTarget(sc model.SideConfig) *child {
 // warnBuffersUnset says which of the server buffers asked for a --target
 // side are not applied, its server not being measured (why): they stay
 // the server's own, where the summary only says "external".
-func (s *side) warnBuffersUnset(sc model.SideConfig, why string) {
+func (s *side) warnBuffersUnset(sc model.SideConfig, why *model.Reason) {
 	for _, b := range []struct {
 		name string
 		buf  model.Buf
 	}{{"sndbuf", sc.SndBuf}, {"server-rcvbuf", sc.ServerRcvBuf}} {
 		if b.buf.Kind != model.BufDefault {
-			s.warnTarget("%s %s is not applied: the target's server keeps its own buffers, as it is not measured: %s", b.name, b.buf, why)
+			s.p.raise(model.Warn(s.id, model.TargetBufferUnset{Setting: b.name, Buf: b.buf.String(), Reason: *why}))
 		}
 	}
-}
-
-// warnTarget says something of the side's --target server, naming the
-// side: with --target for both sides each says it, and two lines alike
-// read as one said twice.
-func (s *side) warnTarget(format string, args ...any) {
-	s.p.warn(s.id, model.WarnTarget, "side "+s.name+": "+fmt.Sprintf(format, args...), "")
 }
 
 // namePeer tells a server child attached to a local --target's server
@@ -80,15 +76,16 @@ func (s *side) namePeer(srv, ld *child) {
 		return
 	}
 	if _, err := srv.call(wire.Cmd{Op: wire.OpPeer, Int: ld.pid()}, 10*time.Second); err != nil && !errors.Is(err, ErrChildGone) {
-		s.warnTarget("the target's server (PID %d) cannot be told our load's connections: its buffers are left as they are: %v", srv.realPID, err)
+		s.p.raise(model.Warn(s.id, model.TargetPeerUnknown{PID: srv.realPID, Err: err.Error()}))
 	}
 }
 
 // noteTargetWhy keeps why the target's server is not measured, for the
-// refusal of a change of its buffers.
-func (s *side) noteTargetWhy(why string) {
+// refusal of a change of its buffers. side.go's targetWhy holds it worded
+// until it becomes a *model.Reason.
+func (s *side) noteTargetWhy(why *model.Reason) {
 	s.mu.Lock()
-	s.targetWhy = why
+	s.targetWhy = phrase.ReasonWithFix(*why)
 	s.mu.Unlock()
 }
 
@@ -98,7 +95,11 @@ func (s *side) targetServer() *model.RealProcess {
 	if s.server == nil || !s.server.attached {
 		return nil
 	}
-	return &model.RealProcess{PID: s.server.realPID, Command: s.server.realCmd, BuffersNA: s.server.bufsNA}
+	rp := &model.RealProcess{PID: s.server.realPID, Command: s.server.realCmd}
+	if r := s.server.bufsNA; r != nil {
+		rp.BuffersNA = phrase.ReasonWithFix(*r) // a string until ui/panel.go reads a reason
+	}
+	return rp
 }
 
 // sharesTargetServer tells whether s's --target server is measured and is

@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/nbd"
+	"nbdscope/phrase"
 )
 
 // A --target side's buffers: a measured local server whose buffers follow
@@ -27,7 +29,7 @@ func TestTargetBuffersFollowOnlyATunedServer(t *testing.T) {
 		refusedBy string // "" : allowed
 	}{
 		{"tuned", &child{attached: true, realPID: 42, realCmd: "qemu-nbd -k /tmp/q.sock"}, "", "2m", ""},
-		{"keeps its own", &child{attached: true, realPID: 42, realCmd: "qemu-nbd", bufsNA: "kernel.yama.ptrace_scope is 2"},
+		{"keeps its own", &child{attached: true, realPID: 42, realCmd: "qemu-nbd", bufsNA: &model.Reason{Kind: model.ReasonNoPermission, Detail: "kernel.yama.ptrace_scope is 2"}},
 			"kernel.yama.ptrace_scope is 2", "external", "kernel.yama.ptrace_scope is 2"},
 		{"not measured", nil, "nothing listens on /tmp/q.sock here", "external", "nothing listens on /tmp/q.sock here"},
 	} {
@@ -45,7 +47,7 @@ func TestTargetBuffersFollowOnlyATunedServer(t *testing.T) {
 		if err := s.targetRefusal(tr, sc); err == nil || !strings.Contains(err.Error(), "not ours to set") {
 			t.Errorf("%s: transport of a target: %v", tc.name, err)
 		}
-		if ts := s.targetServer(); (ts != nil) != (tc.server != nil) || ts != nil && ts.BuffersNA != tc.server.bufsNA {
+		if ts := s.targetServer(); (ts != nil) != (tc.server != nil) || ts != nil && (ts.BuffersNA != "") != (tc.server.bufsNA != nil) {
 			t.Errorf("%s: target server %+v", tc.name, ts)
 		}
 	}
@@ -157,8 +159,8 @@ func TestSharedTargetServerConcurrentWarns(t *testing.T) {
 	close(p.updates)
 	var said []string
 	for u := range p.updates {
-		if u.Warning != nil && u.Warning.Kind == model.WarnTarget {
-			said = append(said, u.Warning.Text)
+		if u.Warning != nil && u.Warning.Kind == model.WarnTargetShared {
+			said = append(said, phrase.WarningLong(*u.Warning))
 		}
 	}
 	if len(said) != 1 || !strings.Contains(said[0], "server figures are n/a") {
@@ -175,14 +177,14 @@ func TestTargetUnsetBuffersSaid(t *testing.T) {
 	sc := model.DefaultSide("B")
 	sc.Target = "nbd+unix:///?socket=/tmp/q.sock"
 	s := &side{name: "B", id: model.SideAt(1), p: p, cfg: sc}
-	s.warnBuffersUnset(sc, "no reason") // at the default: nothing to say
+	s.warnBuffersUnset(sc, &model.Reason{Kind: model.ReasonNotLocal}) // at the default: nothing to say
 	sc.SndBuf = model.Buf{Kind: model.BufSize, Bytes: 2 << 20}
-	s.warnBuffersUnset(sc, "PID 42 does not lead its own process group")
+	s.warnBuffersUnset(sc, model.Failed(errors.New("PID 42 does not lead its own process group")))
 	close(p.updates)
 	var said []string
 	for u := range p.updates {
 		if u.Warning != nil {
-			said = append(said, u.Warning.Text)
+			said = append(said, phrase.WarningLong(*u.Warning))
 		}
 	}
 	if len(said) != 1 || !strings.Contains(said[0], "sndbuf 2m is not applied") || !strings.Contains(said[0], "PID 42 does not lead") {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -16,7 +15,7 @@ import (
 type turns struct {
 	sides [2]*side
 	slice time.Duration // how long a side runs alone in alternate mode
-	warn  func(s *side, text string)
+	warn  func(s *side, what model.WarningParams)
 	// cut, if set, is called between the pauses and the resumes of a
 	// decision that pauses one load and resumes the other: one server
 	// serving both sides is read there, when neither runs (shared.go).
@@ -39,7 +38,7 @@ type turns struct {
 	heldSince time.Time
 }
 
-func newTurns(mode model.Mode, interval time.Duration, sides [2]*side, warn func(*side, string)) *turns {
+func newTurns(mode model.Mode, interval time.Duration, sides [2]*side, warn func(*side, model.WarningParams)) *turns {
 	now := time.Now()
 	return &turns{sides: sides, slice: model.TurnLength(interval), warn: warn, mode: mode, turnAt: now, heldSince: now}
 }
@@ -200,11 +199,7 @@ func (t *turns) sendPaused(s *side, c *child, paused bool) {
 	if err == nil || errors.Is(err, ErrChildGone) || s.runningLoad() != c {
 		return
 	}
-	verb := "resume"
-	if paused {
-		verb = "pause"
-	}
-	t.warn(s, fmt.Sprintf("side %s: could not %s its load: %v", s.name, verb, err))
+	t.warn(s, model.TurnFailed{Pause: paused, Err: err.Error()})
 }
 
 // decideRuns says which loads should run. In alternate mode only the side

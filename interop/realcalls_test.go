@@ -11,6 +11,7 @@ import (
 
 	"nbdscope/internal/stracetest"
 	"nbdscope/model"
+	"nbdscope/phrase"
 )
 
 // TestSweepExecCallsAgreeWithStrace: sweep --exec runs qemu-img convert
@@ -30,7 +31,7 @@ func TestSweepExecCallsAgreeWithStrace(t *testing.T) {
 	}
 	run := rep.Rows[0].Exec.Runs[0]
 	if run.ClientCalls == nil {
-		t.Fatalf("the client's calls were not counted: %s", run.CallsNA)
+		t.Fatalf("the client's calls were not counted: %s", phrase.ReasonWithFix(*run.CallsNA))
 	}
 	st, err := stracetest.Read(out)
 	if err != nil {

@@ -36,7 +36,7 @@ func TestStandInReadsLikeQemuImg(t *testing.T) {
 	row := rep.Rows[0]
 	ours, real := row.Ours.RecvCallsPer2MiB, row.Real.RecvCallsPer2MiB
 	if !ours.Known() || !real.Known() || real <= 0 {
-		t.Fatalf("receive calls per 2 MiB: ours %v, qemu-img %v (%s)", ours, real, row.CallsNA)
+		t.Fatalf("receive calls per 2 MiB: ours %v, qemu-img %v (%+v)", ours, real, row.CallsNA)
 	}
 	t.Logf("at 2m from qemu-nbd: ours %.2f, qemu-img %.2f receive calls per 2 MiB (%.2fx)", float64(ours), float64(real), float64(ours/real))
 	if ours > real*1.33 {

@@ -30,7 +30,7 @@ func TestSweepExecFill(t *testing.T) {
 				t.Logf("%s %s: full %.1f%% empty %.1f%% mean %.0f of %d bytes, %d samples", preset, row.Buffer,
 					fl.FullPct, fl.EmptyPct, fl.Bytes, fl.Limit, fl.Samples)
 				if !fl.Known() {
-					t.Fatalf("%s: fill not measured (%q)", row.Buffer, row.Exec.Runs[0].FillNA)
+					t.Fatalf("%s: fill not measured (%+v)", row.Buffer, row.Exec.Runs[0].FillNA)
 				}
 				if fl.FullPct < 0 || fl.FullPct > 100 || fl.EmptyPct < 0 || fl.FullPct+fl.EmptyPct > 100.001 {
 					t.Errorf("%s: full %v%%, empty %v%%", row.Buffer, fl.FullPct, fl.EmptyPct)

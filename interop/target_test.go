@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"nbdscope/internal/testbin"
+	"nbdscope/phrase"
 	"nbdscope/probe/realproc"
 )
 
@@ -55,7 +56,7 @@ func TestLocalTargetMeasured(t *testing.T) {
 	}
 	named := false
 	for _, w := range rep.Warnings {
-		if w.Side == "B" && strings.Contains(w.Text, fmt.Sprintf("PID %d (qemu-nbd ", pid)) {
+		if w.Side == "B" && strings.Contains(phrase.WarningLong(w), fmt.Sprintf("PID %d (qemu-nbd ", pid)) {
 			named = true
 		}
 	}
@@ -102,7 +103,7 @@ func TestLocalTargetBothSides(t *testing.T) {
 	for _, side := range []string{"A", "B"} {
 		named := false
 		for _, w := range rep.Warnings {
-			if string(w.Side) == side && strings.HasPrefix(w.Text, "side "+side+": ") && strings.Contains(w.Text, fmt.Sprintf("PID %d", pid)) {
+			if string(w.Side) == side && strings.HasPrefix(phrase.WarningLong(w), "side "+side+": ") && strings.Contains(phrase.WarningLong(w), fmt.Sprintf("PID %d", pid)) {
 				named = true
 			}
 		}

@@ -9,8 +9,9 @@ import "time"
 // client it stands for on this machine.
 
 // CalibrationVersion is the schema version of CalibrationReport
-// (calibrate --json).
-const CalibrationVersion = 1
+// (calibrate --json). Version 2: a row's calls_na is a reason object
+// (model.Reason), where it was a sentence; a sentence still reads.
+const CalibrationVersion = 2
 
 // ClientFigures are one client's figures at one buffer, from its median
 // measurement (by time): per 2 MiB of payload, as a run's.
@@ -71,7 +72,7 @@ type CalibrationRow struct {
 	// Ratio is ours / real for each figure.
 	Ratio ClientRatios `json:"ratio"`
 	// CallsNA says why the real client's calls are unknown, when they are.
-	CallsNA string `json:"calls_na,omitempty"`
+	CallsNA *Reason `json:"calls_na,omitempty"`
 	// OtherCoresBusy is the most other processes kept busy during any of
 	// the row's measurements, ours and the real client's (nil: not
 	// measured), as a sweep row's.

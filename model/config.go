@@ -248,7 +248,7 @@ func DefaultSide(name string) SideConfig {
 	return SideConfig{
 		Name: name, Backend: "null", Size: 64 << 30, Transport: TransportUnix,
 		Connections: 1, RequestSize: 2 << 20, InFlight: 8,
-		Workload: WorkRead, ReadPercent: 70, Consume: ConsumeScan,
+		Workload: WorkRead, ReadPercent: 70, Consume: ConsumeScan, Reader: DefaultReader(),
 		Placement: DefaultPlacement(),
 	}
 }

@@ -64,9 +64,10 @@ type FigureEntry struct {
 	// Ratio: a B/A or run-to-run ratio of it means something (a share of
 	// time or CPU seconds that depend on the run's length do not).
 	Ratio bool
-	// Unknown is why it is n/a where the reason is always the same; ""
-	// where the span's warnings say (fill, an unmeasured server).
-	Unknown string
+	// Unknown is the kind of reason it is n/a for where that is always
+	// the same (a Reason of no parameters, worded by phrase); "" where the
+	// span's warnings and reasons say (the fill, a shared server).
+	Unknown ReasonKind
 	Summary SummaryPart
 	// NoCSV keeps it out of the CSV, whose columns scripts read by
 	// position too: a figure only a line or the panel shows.
@@ -111,16 +112,17 @@ var processFigures = []processFigure{
 	{"cpu_s_per_gib", "cpu/GiB", "CPU s/GiB", "s/GiB", FormatFixed3, true, "cpu/GiB", func(p *Process) Figure { return p.CPUSPerGiB }},
 }
 
-// whyServerUnknown is a server figure's fixed reason: nbdscope sees no
-// server process (an external --target it cannot look at).
-const whyServerUnknown = "the server is not measured (an external target)"
-
-// whyFlowUnknown is a receiver's or sender's figure's: the bulk data
-// changed direction within the span, so no one process received it.
-const whyFlowUnknown = "the data changed direction within the span"
+// A server figure is unknown where nbdscope sees no server process (an
+// external --target that is not a local process it may look at); a
+// receiver's or sender's where the bulk data changed direction within the
+// span, so that no one process received it.
+const (
+	whyServerUnknown = ReasonNotLocal
+	whyFlowUnknown   = ReasonReceiverChanged
+)
 
 // processEntries are the entries of every process figure for one owner.
-func processEntries(of Owner, why string, part SummaryPart) []FigureEntry {
+func processEntries(of Owner, why ReasonKind, part SummaryPart) []FigureEntry {
 	out := make([]FigureEntry, len(processFigures))
 	for i, pf := range processFigures {
 		get := pf.get
@@ -218,8 +220,7 @@ func FigureOf(name string) FigureEntry {
 	if e, ok := LookupFigure(name); ok {
 		return e
 	}
-	return FigureEntry{Key: name, Short: name, Long: name, Unknown: "no such figure",
-		Get: func(*Figures) Figure { return Unknown }}
+	return FigureEntry{Key: name, Short: name, Long: name, Get: func(*Figures) Figure { return Unknown }}
 }
 
 // SummaryFigures are the entries of run's summary table, in its order:

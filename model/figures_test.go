@@ -124,7 +124,7 @@ func TestSettleFlowsIgnoresStretchesThatMovedNothing(t *testing.T) {
 	}
 	rep.SettleFlows()
 	sd := rep.Sides[0]
-	if sd.Summary.Direction() != FlowRead || sd.Segments[1].Direction() != FlowRead || sd.Segments[0].Flow != "" || sd.ReceiverChanged() != "" {
-		t.Errorf("summary %q, segments %q %q, %q", sd.Summary.Direction(), sd.Segments[0].Flow, sd.Segments[1].Direction(), sd.ReceiverChanged())
+	if sd.Summary.Direction() != FlowRead || sd.Segments[1].Direction() != FlowRead || sd.Segments[0].Flow != "" || sd.ReceiverChanged() != nil {
+		t.Errorf("summary %q, segments %q %q, %+v", sd.Summary.Direction(), sd.Segments[0].Flow, sd.Segments[1].Direction(), sd.ReceiverChanged())
 	}
 }

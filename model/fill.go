@@ -129,7 +129,3 @@ func (f *Figures) SetFill(fl Fill) {
 	f.SndBufFullPct, f.SndBufEmptyPct, f.SndBufFillBytes = Measured(fl.FullPct), Measured(fl.EmptyPct), Measured(fl.Bytes)
 	f.SndBufFillSamples, f.SndBufFillLimit = fl.Samples, fl.Limit
 }
-
-// WarnFill is the Warning.Kind that says why a side's send-buffer fill is
-// n/a (not Linux, the sender's process unknown, sock_diag refused).
-const WarnFill = "fill"

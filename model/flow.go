@@ -1,8 +1,6 @@
 package model
 
 import (
-	"strings"
-
 	"nbdscope/stats"
 )
 
@@ -27,10 +25,6 @@ const (
 	// FlowChanged: one way, then the other, within the span.
 	FlowChanged Flow = "changed"
 )
-
-// ReceiverChangedNA is why a span's receiver figures are n/a when its
-// receiver changed: the segments have each stretch's own.
-const ReceiverChangedNA = "the receiver changed: see the segments"
 
 // FlowOf is the direction of workload's bulk data.
 func FlowOf(workload Workload) Flow {
@@ -118,13 +112,14 @@ func (f *Figures) ReceiverName() string { return orNA(f.Direction().Receiver()) 
 func (f *Figures) SenderName() string { return orNA(f.Direction().Sender()) }
 
 // ReceiverNA is why the span's receiver and sender figures are n/a
-// although both processes were measured (ReceiverChangedNA); "" when they
-// are not for that reason.
-func (f *Figures) ReceiverNA() string {
+// although both processes were measured: the receiver changed within it,
+// and the segments have each stretch's own; nil when they are not for
+// that reason.
+func (f *Figures) ReceiverNA() *Reason {
 	if f.Direction() == FlowChanged {
-		return ReceiverChangedNA
+		return &Reason{Kind: ReasonReceiverChanged}
 	}
-	return ""
+	return nil
 }
 
 func orNA(s string) string {
@@ -189,12 +184,12 @@ func unlessWorkload(fl Flow, wl Workload) Flow {
 
 // ReceiverChanged is why the side's whole-run receiver figures (its
 // receiver's calls and EAGAIN, its sender's calls and buffer fill) are
-// n/a: the receiver changed, and in which order ("the receiver changed:
-// see the segments (client → server → client)"); "" when they are not.
-func (sd SideReport) ReceiverChanged() string {
+// n/a: the receiver changed, with the receivers in order (Receivers:
+// client, server, client); nil when they are not.
+func (sd SideReport) ReceiverChanged() *Reason {
 	why := sd.Summary.ReceiverNA()
-	if why == "" {
-		return ""
+	if why == nil {
+		return nil
 	}
 	var order []string
 	for _, g := range sd.Segments {
@@ -203,7 +198,7 @@ func (sd SideReport) ReceiverChanged() string {
 		}
 	}
 	if len(order) > 1 {
-		why += " (" + strings.Join(order, " → ") + ")"
+		why.Receivers = order
 	}
 	return why
 }

@@ -10,7 +10,9 @@ import (
 )
 
 // ReportVersion is the schema version of Report (run --json, saved runs).
-const ReportVersion = 1
+// Version 2: a warning is a kind and its params (each --target warning a
+// kind of its own, where all were "target"); version 1 reads as it was.
+const ReportVersion = 2
 
 // Version is nbdscope's version, recorded in reports: the module version
 // and revision stamped into the binary (the same text as --version).

@@ -36,8 +36,10 @@ var DefaultSweepSizes = []string{"default", "64k", "128k", "256k", "512k", "1m",
 // SweepVersion is the schema version of SweepReport (sweep --json).
 // Version 2 split CPU time into client and server and added EAGAIN per
 // 2 MiB and the optimum; version 3 replaced the optimum's noise with its
-// verdict (Welch's test, the ratios' intervals). Reading any version
-// judges the optimum again from the rows' measurements (OptimumOf).
+// verdict (Welch's test, the ratios' intervals), and an exec run's
+// client_calls_na and fill_na are reason objects (model.Reason), where
+// they were sentences. Reading any version judges the optimum again from
+// the rows' measurements (OptimumOf); a sentence reads as a text reason.
 const SweepVersion = 3
 
 // SweepRow is one buffer size's median result, in the seed's table shape:
@@ -153,7 +155,7 @@ type ExecRun struct {
 	// from its exec (realproc); nil where they cannot be counted, and
 	// then CallsNA says why.
 	ClientCalls *nbd.IOStats `json:"client_calls,omitempty"`
-	CallsNA     string       `json:"client_calls_na,omitempty"`
+	CallsNA     *Reason      `json:"client_calls_na,omitempty"`
 	// PayloadAssumed: the server is a real one whose bytes cannot be
 	// counted, so Payload is the export moved once (sweep's
 	// assumedPayload).
@@ -165,8 +167,8 @@ type ExecRun struct {
 	// Fill is the bulk sender's send-buffer fill while the client ran
 	// (sampled from outside; in the row's figures); FillNA says why it is
 	// not known.
-	Fill   Fill   `json:"-"`
-	FillNA string `json:"fill_na,omitempty"`
+	Fill   Fill    `json:"-"`
+	FillNA *Reason `json:"fill_na,omitempty"`
 }
 
 // ExecRow is what an exec sweep adds to a size's row: the runs and the

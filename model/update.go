@@ -46,31 +46,7 @@ func (c Crash) Text() string {
 	return fmt.Sprintf("side %s %s died (%s): %s", c.Side, c.Role, c.Status, r)
 }
 
-// Warning is a condition worth showing, with the fix where there is one.
-type Warning struct {
-	T    float64 `json:"t"`
-	Side SideID  `json:"side"` // WholePair: the whole pair
-	Kind string  `json:"kind"` // one of the Warn… kinds
-	Text string  `json:"text"`
-	Fix  string  `json:"fix,omitempty"`
-}
-
 // Done ends the update stream.
 type Done struct {
 	Err error
 }
-
-// The kinds of a Warning (WarnFill is fill.go's).
-const (
-	WarnClamp     = "clamp"     // the kernel gave a buffer less than asked
-	WarnCores     = "cores"     // too few cores for the sides to run at once fairly
-	WarnTurns     = "turns"     // a load could not be paused or resumed for its turn
-	WarnScript    = "script"    // a scripted change failed
-	WarnPlacement = "placement" // the processes could not be held where asked
-	WarnConsume   = "consume"   // a consume mode's change did not take
-	WarnCalls     = "calls"     // a real client's or server's socket calls cannot be counted
-	WarnRequests  = "requests"  // requests failed: the figures count only those that did not
-	WarnTarget    = "target"    // a local --target's server: measured, or why not
-	WarnExecFlow  = "exec-flow" // a real client moved its data the other way than the side's workload says
-	WarnExecIdle  = "exec-idle" // a real client moved no payload in the whole run: its figures are n/a
-)

@@ -117,7 +117,7 @@ func (v Verdict) WaitShort() string {
 		}
 		return fmt.Sprintf("buf empty %s%%: %s waits", fl.EmptyPct.Fixed(0), rcv)
 	case FillBoth:
-		return fmt.Sprintf("buf full %s%% empty %s%%: both wait at times", fl.FullPct.Fixed(0), fl.EmptyPct.Fixed(0))
+		return fmt.Sprintf("full %s%% empty %s%%: both wait", fl.FullPct.Fixed(0), fl.EmptyPct.Fixed(0)) // fits the pace row at 160 columns
 	case FillNeither:
 		return "buf neither full nor empty"
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/platform"
 	"nbdscope/units"
 )
@@ -38,7 +39,8 @@ func captionOf(rep *model.Report, sides []side) caption {
 	c.changes = append(c.changes, execRunsText(rep, sides)...)
 	for k, sd := range sides {
 		if k < len(rep.Sides) {
-			if why := rep.Sides[k].ReceiverChanged(); why != "" {
+			if r := rep.Sides[k].ReceiverChanged(); r != nil {
+				why := phrase.ReasonLong(*r)
 				c.changes = append(c.changes, fmt.Sprintf("side %s: %s: each point's receive calls and fill are its interval's receiver's and sender's; an interval across the change is a gap (its figures would mix two processes' calls)", sd.name, why))
 			}
 		}

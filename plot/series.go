@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 )
 
 // metric is one charted figure of a sample.
@@ -176,7 +177,6 @@ func span(reps ...*model.Report) float64 {
 	return end
 }
 
-// eventText is a change as a label: "sndbuf 2m→64k".
-func eventText(e model.Event) string {
-	return e.Setting + " " + e.From + "→" + e.To
-}
+// eventText is a change as a label: "sndbuf 2m→64k" (the chart names
+// its run apart).
+func eventText(e model.Event) string { return phrase.EventChange(e) }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/units"
 )
 
@@ -28,8 +29,8 @@ func WriteCalibration(w io.Writer, rep model.CalibrationReport) {
 		units.FormatSize(rep.Bytes), execServerName(sd), rep.Repeat)
 	fmt.Fprintln(w, "Calls and EAGAIN are the client's receive calls; wake-ups are its voluntary + involuntary context switches; CPU is user + system of the client and all it started.")
 	for _, r := range rep.Rows {
-		if r.CallsNA != "" {
-			fmt.Fprintf(w, "%s's socket calls are n/a: %s.\n", real, r.CallsNA)
+		if r.CallsNA != nil {
+			fmt.Fprintf(w, "%s's socket calls are n/a: %s.\n", real, phrase.ReasonLong(*r.CallsNA))
 			break
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/stats"
 	"nbdscope/units"
 )
@@ -206,7 +207,7 @@ func writeEvents(w io.Writer, events []model.Event) {
 		if e.Reconnected {
 			to += " (reconnected)"
 		}
-		to += reachedText(e) // a real process's: what its socket read back
+		to += phrase.EventReached(e) // a real process's: what its socket read back
 		ev.Add(at, mdEscape(string(e.Side)), mdEscape(e.Setting), mdEscape(e.From), mdEscape(to))
 	}
 	ev.WriteMarkdown(w)
@@ -248,7 +249,7 @@ func writeMixedSummaries(w io.Writer, r *model.Report) {
 			fmt.Fprintf(w, "- %s: the whole run, across changes of %s: its figures mix the segments (see Segments for each stretch).\n",
 				mdEscape(sr.Name), strings.Join(changed, ", "))
 		}
-		if why := sr.ReceiverChanged(); why != "" {
+		if why := reasonText(sr.ReceiverChanged()); why != "" {
 			fmt.Fprintf(w, "- %s: syscalls per 2 MiB and sndbuf full/empty %% n/a: %s.\n", mdEscape(sr.Name), why)
 		}
 	}
@@ -290,13 +291,13 @@ func writeWarningsAndCrashes(w io.Writer, r *model.Report) {
 		fmt.Fprintln(w, "## Warnings")
 		fmt.Fprintln(w)
 		for _, x := range r.Warnings {
-			side := ""
-			if x.Side != "" && !strings.HasPrefix(x.Text, "side "+string(x.Side)+":") { // once: the text may name it
+			text, side := phrase.WarningLong(x), ""
+			if x.Side != "" && !strings.HasPrefix(text, "side "+string(x.Side)+":") { // once: the text may name it
 				side = " side " + string(x.Side)
 			}
-			fmt.Fprintf(w, "- %.2fs%s: %s", x.T, side, mdEscape(x.Text))
-			if x.Fix != "" {
-				fmt.Fprintf(w, " (fix: `%s`)", strings.ReplaceAll(x.Fix, "`", "'"))
+			fmt.Fprintf(w, "- %.2fs%s: %s", x.T, side, mdEscape(text))
+			if fix := phrase.WarningFix(x); fix != "" {
+				fmt.Fprintf(w, " (fix: `%s`)", strings.ReplaceAll(fix, "`", "'"))
 			}
 			fmt.Fprintln(w)
 		}
@@ -393,7 +394,7 @@ func Compare(out io.Writer, a, b Run) error {
 	var why []string
 	for _, rf := range []Run{a, b} {
 		for _, s := range rf.Report.Sides {
-			if r := s.ReceiverChanged(); r != "" {
+			if r := reasonText(s.ReceiverChanged()); r != "" {
 				why = append(why, fmt.Sprintf("- %s's %s: syscalls per 2 MiB n/a: %s", mdEscape(rf.Name), mdEscape(s.Name), r))
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 )
 
 // The lines of run --intervals: one per side per interval, as iperf3
@@ -76,13 +77,5 @@ func EventIntervalLine(e model.Event) string {
 	if e.Side == model.WholePair {
 		side = "pair"
 	}
-	change := fmt.Sprintf("%s %s → %s", e.Setting, e.From, e.To)
-	if e.Setting == model.ExecRunEvent {
-		change = execRunText(e)
-	}
-	line := fmt.Sprintf("%s  %s", intervalSpan(side, fmt.Sprintf("%5.2f s", e.T)), change)
-	if e.Reconnected {
-		line += " (connections re-opened)"
-	}
-	return line
+	return fmt.Sprintf("%s  %s", intervalSpan(side, fmt.Sprintf("%5.2f s", e.T)), phrase.EventLong(e))
 }

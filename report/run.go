@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/units"
 )
 
@@ -22,19 +23,6 @@ func withOwn(text string, own int) string {
 		return text
 	}
 	return text + ", own " + units.FormatSize(int64(own))
-}
-
-// reachedText is what a change of a real process's buffer did: the value
-// read back from its socket and how many sockets it reached ("" for a
-// change of ours).
-func reachedText(e model.Event) string {
-	if e.Reached == nil {
-		return ""
-	}
-	if *e.Reached == 0 {
-		return " (no socket open yet: applied to each as it connects)"
-	}
-	return fmt.Sprintf(" (%s read back, %s reached)", units.FormatSize(int64(e.Effective)), countOf(*e.Reached, "socket"))
 }
 
 // countOf is n of noun, in the plural but for one: "1 socket", "4 sockets".
@@ -72,10 +60,6 @@ func errorsText(sm model.Summary) string {
 	}
 	return strconv.FormatUint(*sm.Errors, 10)
 }
-
-// execRunText is a finished run of an exec side's client: its time, not
-// a change from one value to another.
-func execRunText(e model.Event) string { return "client run finished in " + e.To }
 
 // summaryGetter reads one figure of a summary.
 type summaryGetter func(sm model.Summary) model.Figure
@@ -173,7 +157,7 @@ func Summary(w io.Writer, rep model.Report) {
 		fmt.Fprintln(w, l)
 	}
 	for _, s := range rep.Sides {
-		if why := s.ReceiverChanged(); why != "" {
+		if why := reasonText(s.ReceiverChanged()); why != "" {
 			fmt.Fprintf(w, "n/a %s: send buffer full/empty/fill and recv calls/2MiB mean ± σ: %s; the client and server rows are each process's own\n", s.Name, why)
 		}
 	}
@@ -263,21 +247,13 @@ func printRunNotes(w io.Writer, rep model.Report) {
 		if side == "" {
 			side = "pair"
 		}
-		reopened := ""
-		if e.Reconnected {
-			reopened = " (connections re-opened: a TCP buffer set once stays locked)"
-		}
-		if e.Setting == model.ExecRunEvent {
-			fmt.Fprintf(w, "event %6.2fs %s %s\n", e.T, side, execRunText(e))
-			continue
-		}
-		fmt.Fprintf(w, "event %6.2fs %s %s: %s → %s%s%s\n", e.T, side, e.Setting, e.From, e.To, reopened, reachedText(e))
+		fmt.Fprintf(w, "event %6.2fs %s %s\n", e.T, side, phrase.EventLong(e))
 	}
 	for _, c := range rep.Crashes {
 		fmt.Fprintf(w, "crash %6.2fs %s\n", c.T, c.Text())
 	}
 	for _, wn := range rep.Warnings {
-		fmt.Fprintf(w, "warning %6.2fs %s\n", wn.T, wn.Text)
+		fmt.Fprintf(w, "warning %6.2fs %s\n", wn.T, phrase.WarningLong(wn))
 	}
 	if rep.Partial {
 		fmt.Fprintf(w, "PARTIAL RUN: %s\n", rep.PartialReason)

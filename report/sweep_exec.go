@@ -89,7 +89,7 @@ func payloadAssumed(rep model.SweepReport) bool {
 // callsNAOf is why an exec sweep's client calls were not counted, from
 // its first run that says so; "" when they were.
 func callsNAOf(rep model.SweepReport) string {
-	return firstOfRuns(rep.Rows, func(run model.ExecRun) string { return run.CallsNA })
+	return reasonText(firstOfRuns(rep.Rows, func(run model.ExecRun) *model.Reason { return run.CallsNA }))
 }
 
 // firstOfRuns is the first value of of that is not zero over the exec

@@ -39,5 +39,5 @@ func sweepFillLine(rows []model.SweepRow) string {
 // execFillNA is why an exec sweep's runs have no fill: the first reason
 // its runs give, "" when none does.
 func execFillNA(rows []model.SweepRow) string {
-	return firstOfRuns(rows, func(run model.ExecRun) string { return run.FillNA })
+	return reasonText(firstOfRuns(rows, func(run model.ExecRun) *model.Reason { return run.FillNA }))
 }

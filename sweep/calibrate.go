@@ -112,7 +112,7 @@ func calibrationRows(sizes []model.Buf, ours, real [][]model.SweepRow) []model.C
 		row.OtherCoresBusy = worstOther(both, func(r model.SweepRow) *model.Figure { return r.OtherCoresBusy })
 		if x.Exec != nil {
 			for _, run := range x.Exec.Runs {
-				if run.CallsNA != "" {
+				if run.CallsNA != nil {
 					row.CallsNA = run.CallsNA
 				}
 			}

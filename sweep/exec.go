@@ -217,7 +217,7 @@ func execOnce(ctx context.Context, srv *engine.Server, argv []string, cpus []int
 		calls = nil
 		run.ClientCalls = &io
 	} else if callsErr != nil {
-		run.CallsNA, _ = realproc.NA(callsErr)
+		run.CallsNA = wire.ReasonOf(callsErr)
 	}
 	if after.Payload != nil && before.Payload != nil {
 		run.Payload = after.Payload.Sub(*before.Payload)

@@ -2,11 +2,11 @@ package sweep
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
 	"nbdscope/engine"
+	"nbdscope/engine/wire"
 	"nbdscope/model"
 	"nbdscope/probe/sockdiag"
 )
@@ -76,10 +76,10 @@ type execFillRun struct {
 	end       chan struct{}
 	done      chan struct{}
 	mu        sync.Mutex
-	why       string // the last lookup's failure
-	found     bool   // a data connection was found
-	began     bool   // started was called: the client ran
-	lookups   int    // made so far (tests)
+	why       *model.Reason // the last lookup's failure
+	found     bool          // a data connection was found
+	began     bool          // started was called: the client ran
+	lookups   int           // made so far (tests)
 }
 
 // watch begins following a run against the server with serverPID; its
@@ -129,7 +129,7 @@ func (r *execFillRun) lookup(pid int) bool {
 	defer r.mu.Unlock()
 	r.lookups++
 	if err != nil && !r.found {
-		r.why = err.Error()
+		r.why, _ = engine.FillReason(err)
 	}
 	if len(toClient) > 0 {
 		r.found = true
@@ -143,12 +143,12 @@ func (r *execFillRun) lookup(pid int) bool {
 
 // finish ends following the run and gives the bulk sender's fill (the
 // client's when write), or why it is n/a. It waits for the lookups to end.
-func (r *execFillRun) finish(write bool) (model.Fill, string) {
+func (r *execFillRun) finish(write bool) (model.Fill, *model.Reason) {
 	if r.f.smp == nil {
-		return model.NoFill, execFillWhy(r.f.err)
+		return model.NoFill, wire.ReasonOf(r.f.err)
 	}
 	if !r.began {
-		return model.NoFill, "the client did not start"
+		return model.NoFill, &model.Reason{Kind: model.ReasonNotRunning, What: "the client"}
 	}
 	r.stopOnce.Do(func() { close(r.end) })
 	<-r.done
@@ -160,20 +160,12 @@ func (r *execFillRun) finish(write bool) (model.Fill, string) {
 	r.f.smp.Set(execFillServer, nil)
 	r.f.smp.Set(execFillClient, nil)
 	if fl.Known() {
-		return fl, ""
+		return fl, nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.found && r.why != "" {
-		return fl, "the client's connection to the server was not found: " + r.why
+	if !r.found && r.why != nil {
+		return fl, r.why
 	}
-	return fl, "no sample of the data sockets while the client ran (a run shorter than the sampler's 5 ms?)"
-}
-
-// execFillWhy is why a sweep has no fill sampler, with the fix.
-func execFillWhy(err error) string {
-	if errors.Is(err, sockdiag.ErrNotAvailable) {
-		return err.Error() + " (measured on Linux only)"
-	}
-	return err.Error()
+	return fl, &model.Reason{Kind: model.ReasonNoneRead, What: "while the client ran"}
 }

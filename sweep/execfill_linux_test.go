@@ -42,7 +42,7 @@ func TestExecFillLooksLessOnceFound(t *testing.T) {
 	found, lookups := r.found, r.lookups
 	r.mu.Unlock()
 	if !found {
-		t.Fatalf("the connection to the client was not found in %d lookups: %s", lookups, r.why)
+		t.Fatalf("the connection to the client was not found in %d lookups: %+v", lookups, r.why)
 	}
 	if lookups > 10 {
 		t.Errorf("%d lookups in a second after the connection was found, want at most 10 (every %v)", lookups, execFillRefresh)

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/probe/sockdiag"
 )
 
@@ -12,8 +14,9 @@ import (
 // started says so instead of a lookup's failure.
 func TestExecFillNA(t *testing.T) {
 	f := &execFill{err: &sockdiag.NotAvailableError{What: "socket diagnostics", Reason: "not available on darwin"}}
-	fl, why := f.watch(1).finish(false)
-	if fl.Known() || !strings.Contains(why, "socket diagnostics") || !strings.HasSuffix(why, "(measured on Linux only)") {
+	fl, r := f.watch(1).finish(false)
+	why := phrase.ReasonWithFix(*r)
+	if fl.Known() || r.Kind != model.ReasonNotOnThisOS || !strings.Contains(why, "socket diagnostics not available on darwin") || !strings.HasSuffix(why, "(measured on Linux only)") {
 		t.Errorf("no sampler: %+v, %q", fl, why)
 	}
 	f = startExecFill(t.Context())
@@ -21,8 +24,8 @@ func TestExecFillNA(t *testing.T) {
 	if f.smp == nil {
 		t.Skipf("no sampler here: %v", f.err)
 	}
-	fl, why = f.watch(1).finish(true)
-	if fl.Known() || why != "the client did not start" {
-		t.Errorf("not started: %+v, %q", fl, why)
+	fl, r = f.watch(1).finish(true)
+	if fl.Known() || r.Kind != model.ReasonNotRunning || phrase.ReasonLong(*r) != "the client did not start" {
+		t.Errorf("not started: %+v, %+v", fl, r)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/guptarohit/asciigraph"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/units"
 )
 
@@ -806,7 +807,7 @@ func (c *charts) eventStrip(evs []model.Event) string {
 	var items []string
 	for i := len(evs) - 1; i >= 0; i-- {
 		ev := evs[i]
-		item := st.sideStyle(ev.Side.Index()).Render("▲"+clock(ev.T)) + " " + eventLabel(ev)
+		item := st.sideStyle(ev.Side.Index()).Render("▲"+clock(ev.T)) + " " + phrase.EventShort(ev)
 		iw := ansi.StringWidth(item) + 2
 		if w+iw > c.width && len(items) > 0 {
 			break

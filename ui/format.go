@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -51,57 +50,6 @@ func clock(sec float64) string { return units.FormatClock(sec) }
 
 // elapsedClock prints a duration like clock.
 func elapsedClock(d time.Duration) string { return clock(d.Seconds()) }
-
-// reachedNote is what a change of a real process's buffer did, for the
-// message line: " · 4m read back, 2 sockets"; "" for a change of ours.
-func reachedNote(ev model.Event) string {
-	switch {
-	case ev.Reached == nil:
-		return ""
-	case *ev.Reached == 0:
-		return " · no socket open yet: applied to each as it connects"
-	case *ev.Reached == 1:
-		return " · " + effSize(ev.Effective) + " read back, 1 socket"
-	}
-	return fmt.Sprintf(" · %s read back, %d sockets", effSize(ev.Effective), *ev.Reached)
-}
-
-// eventLabel is how a change is named on the charts: "B sndbuf 2m→64k".
-func eventLabel(ev model.Event) string {
-	side := string(ev.Side)
-	switch ev.Setting {
-	case model.SetPaused:
-		if ev.To == "true" {
-			return side + " paused"
-		}
-		return side + " resumed"
-	case "mode":
-		return "mode " + ev.From + "→" + ev.To
-	case model.ExecRunEvent:
-		return side + " client run " + ev.To // a finished run of an exec side
-	case model.SetExec:
-		// The program's name: the whole command is in the side's panel.
-		to := "our load"
-		if f := strings.Fields(ev.To); len(f) > 0 {
-			to = f[0]
-		}
-		return side + " exec → " + to
-	case model.SetServer:
-		to := "our server"
-		if f := strings.Fields(ev.To); len(f) > 0 {
-			to = f[0]
-		}
-		return side + " server → " + to
-	}
-	s := ev.Setting + " " + ev.From + "→" + ev.To
-	if ev.Reconnected {
-		s += " (reconnected)"
-	}
-	if ev.Side != model.WholePair {
-		s = side + " " + s
-	}
-	return s
-}
 
 // lastLine returns the last non-blank line of a process's stderr.
 func lastLine(lines []string) string {

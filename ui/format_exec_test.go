@@ -4,12 +4,13 @@ import (
 	"testing"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 )
 
 // A finished run of an exec side is marked on the charts with its time.
 func TestEventLabelExecRun(t *testing.T) {
 	ev := model.Event{Side: "B", Setting: model.ExecRunEvent, To: "2.314s"}
-	if got, want := eventLabel(ev), "B client run 2.314s"; got != want {
+	if got, want := phrase.EventShort(ev), "B client run 2.314s"; got != want {
 		t.Fatalf("label %q, want %q", got, want)
 	}
 }

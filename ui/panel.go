@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/units"
 )
 
@@ -720,10 +721,10 @@ func (p *panel) warningRows(ws []model.Warning, iw int) []string {
 	st := p.com.styles
 	var rows []string
 	for _, w := range ws {
-		for _, l := range wrap("▲ "+w.Text, iw, 0) {
+		for _, l := range wrap("▲ "+phrase.WarningShort(w), iw, 0) {
 			rows = append(rows, st.Warn.Render(l))
 		}
-		fix := w.Fix
+		fix := phrase.WarningFix(w)
 		if !p.wide() {
 			fix, _, _ = strings.Cut(fix, "  (")
 		}
@@ -865,9 +866,8 @@ func (p *panel) flowNote() *model.Warning {
 	if fl == "" || fl == model.FlowOf(p.cfg.Workload) {
 		return nil
 	}
-	did := map[model.Flow]string{model.FlowRead: "read", model.FlowWrite: "wrote"}[fl]
-	return &model.Warning{Side: p.cfg.ID(), Kind: model.WarnExecFlow,
-		Text: fmt.Sprintf("the client %s: figures are those of a %s, whatever --workload says (%s)", did, fl, p.cfg.Workload)}
+	w := model.Warn(p.cfg.ID(), model.ExecFlowOther{Flow: fl, Workload: p.cfg.Workload})
+	return &w
 }
 
 // figureRows are the wide panel's right column: the headline (the

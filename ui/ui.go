@@ -32,6 +32,7 @@ import (
 
 	"nbdscope/engine"
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/units"
 )
 
@@ -430,29 +431,25 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // View returns the last frame drawn.
 func (m *Model) View() string { return m.frame }
 
-// onWarning shows an engine warning: in its side's panel, or (the whole
-// pair's) on the status line.
+// onWarning shows an engine warning, in the phrasebook's words: in its
+// side's panel, or (the whole pair's) on the status line, in its short
+// form, which names the key that lifts it where one does.
 func (m *Model) onWarning(w model.Warning) {
 	if i := w.Side.Index(); i >= 0 {
 		if w.Kind == model.WarnExecFlow {
 			// The panel says it while it holds (flowNote); the
-			// status line has the engine's whole text once.
-			m.setMsg(msgWarn, "▲ "+w.Text)
+			// status line has the whole warning once.
+			m.setMsg(msgWarn, "▲ "+phrase.WarningLong(w))
 		} else {
-			m.panels[i], _ = m.panels[i].Update(model.Update{Warning: &w})
+			m.panels[i], _ = m.panels[i].Update(model.Update{Warning: &w}) // the panel words it (phrase)
 		}
-	} else {
-		t := "▲ " + w.Text
-		if w.Fix != "" {
-			t += " — " + w.Fix
-		}
-		if w.Kind == model.WarnCores && m.com.facts.Cores > 0 {
-			// The engine's text does not fit one line of 80
-			// columns; the status line has one.
-			t = fmt.Sprintf("▲ %d cores: in concurrent mode the sides compete for CPU — m for alternate", m.com.facts.Cores)
-		}
-		m.setMsg(msgWarn, t)
+		return
 	}
+	t := "▲ " + phrase.WarningShort(w)
+	if w.What == nil && w.Fix != "" { // a kind the phrasebook does not know
+		t += " — " + w.Fix
+	}
+	m.setMsg(msgWarn, t)
 }
 
 // onUpdate takes an engine update and reports whether to redraw now.
@@ -486,7 +483,7 @@ func (m *Model) onUpdate(u model.Update) bool {
 		m.applyEvent(ev)
 		m.charts.addEvent(ev)
 		if m.msg.kind == msgNone || m.msg.kind == msgEvent || m.msg.kind == msgInfo {
-			m.setMsg(msgEvent, "▲ "+clock(ev.T)+" "+eventLabel(ev)+reachedNote(ev))
+			m.setMsg(msgEvent, "▲ "+clock(ev.T)+" "+phrase.EventShort(ev)+phrase.EventReachedShort(ev))
 		}
 	case u.Crash != nil:
 		c := *u.Crash

@@ -943,8 +943,8 @@ func TestClampWarning(t *testing.T) {
 	h.send(model.Update{Warning: &model.Warning{T: 4, Kind: "other", Text: "2 cores: alternate is fairer", Fix: "press m"}})
 	h.wantView("▲ 2 cores: alternate is fairer — press m")
 	// The cores warning in words that fit 80 columns.
-	h.send(model.Update{Warning: &model.Warning{T: 4, Kind: model.WarnCores,
-		Text: "this machine has 2 cores: in concurrent mode the sides compete for CPU; alternate mode is fairer", Fix: "press m or use --mode alternate"}})
+	cores := model.Warn(model.WholePair, model.FewCores{Cores: 2})
+	h.send(model.Update{Warning: &cores})
 	h.wantView("▲ 2 cores: in concurrent mode the sides compete for CPU — m for alternate")
 	// Another side warning shows in the panel too.
 	h.send(model.Update{Warning: &model.Warning{T: 5, Side: "A", Kind: "errors", Text: "A: 3 requests failed"}})

@@ -7,6 +7,7 @@ import (
 
 	"nbdscope/internal/testbin"
 	"nbdscope/model"
+	"nbdscope/phrase"
 )
 
 // TestCalibrateQemuImg runs a small calibration against our own server:
@@ -36,8 +37,8 @@ func TestCalibrateQemuImg(t *testing.T) {
 				t.Errorf("%s: %s = %v, want a positive figure", r.Buffer, name, f)
 			}
 		}
-		if r.CallsNA != "" {
-			t.Logf("%s: qemu-img's calls n/a here: %s", r.Buffer, r.CallsNA)
+		if r.CallsNA != nil {
+			t.Logf("%s: qemu-img's calls n/a here: %s", r.Buffer, phrase.ReasonWithFix(*r.CallsNA))
 			continue
 		}
 		if !r.Real.RecvCallsPer2MiB.Known() || r.Real.RecvCallsPer2MiB < 1 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/units"
 )
 
@@ -152,16 +153,24 @@ func fillWhy(rep model.Report, side model.SideID) string {
 		if w.Kind != model.WarnFill || (w.Side != side && w.Side != model.WholePair) {
 			continue
 		}
-		why := w.Text
+		if p, ok := w.What.(model.FillNotMeasured); ok {
+			return phrase.ReasonLong(p.Reason) + fixNote(phrase.WarningFix(w))
+		}
+		why := w.Text // a run saved before warnings had parameters
 		if i := strings.Index(why, "fill n/a: "); i >= 0 {
 			why = why[i+len("fill n/a: "):]
 		}
-		if w.Fix != "" {
-			why += " (" + w.Fix + ")"
-		}
-		return why
+		return why + fixNote(w.Fix)
 	}
 	return "no sample of the data sockets in the run"
+}
+
+// fixNote is " (fix)", "" for none.
+func fixNote(fix string) string {
+	if fix == "" {
+		return ""
+	}
+	return " (" + fix + ")"
 }
 
 // printFill is the probe's lines in doctor's text.

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"nbdscope/engine/wire"
 	"nbdscope/model"
+	"nbdscope/probe/sockdiag"
 )
 
 // doctorFillOut is the part of 'doctor --json' the fill probe writes, with
@@ -89,8 +91,14 @@ func TestDoctorFillNA(t *testing.T) {
 			sm.Client.RecvCallsPer2MiB = model.Figure(10 - 5*i)
 			sm.SetFill(model.NoFill)
 			rep.Sides = append(rep.Sides, model.SideReport{Name: sc.Name, Summary: sm})
-			rep.Warnings = append(rep.Warnings, model.Warning{Side: sc.ID(), Kind: model.WarnFill,
-				Text: "side " + sc.Name + ": send-buffer fill n/a: socket diagnostics not available on darwin", Fix: "measured on Linux only"})
+			// A's as the engine raises it; B's as a run saved before
+			// warnings had parameters has it.
+			w := model.Warn(sc.ID(), model.FillNotMeasured{Reason: *wire.ReasonOf(&sockdiag.NotAvailableError{What: "socket diagnostics", Reason: "not available on darwin"})})
+			if i == 1 {
+				w = model.Warning{Side: sc.ID(), Kind: model.WarnFill,
+					Text: "side " + sc.Name + ": send-buffer fill n/a: socket diagnostics not available on darwin", Fix: "measured on Linux only"}
+			}
+			rep.Warnings = append(rep.Warnings, w)
 		}
 		busy := model.Figure(1.25)
 		rep.OtherCoresBusy = &busy

@@ -18,8 +18,9 @@ import (
 // short. Each line is written with one write call, so a reader never sees
 // half of one.
 
-// jsonStreamVersion is the stream's shape (docs/cli.md's table).
-const jsonStreamVersion = 1
+// jsonStreamVersion is the stream's shape (docs/cli.md's table): 2 since a
+// warning is a kind and its params, as run --json's report version 2.
+const jsonStreamVersion = 2
 
 // jsonStream writes the lines of a run's stream.
 type jsonStream struct {

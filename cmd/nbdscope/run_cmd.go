@@ -11,6 +11,7 @@ import (
 
 	"nbdscope/engine"
 	"nbdscope/model"
+	"nbdscope/phrase"
 )
 
 const runLong = `A headless run of the pair: a summary table per side, or with --json/--csv
@@ -165,9 +166,9 @@ func runPair(cfg model.Config, progress bool, live liveOutput) (rep model.Report
 			fmt.Fprintf(os.Stderr, "\nnbdscope: %s\n", u.Crash.Text())
 		case u.Warning != nil:
 			w := u.Warning
-			fmt.Fprintf(os.Stderr, "\nnbdscope: warning: %s\n", w.Text)
-			if w.Fix != "" {
-				fmt.Fprintf(os.Stderr, "nbdscope:   fix: %s\n", w.Fix)
+			fmt.Fprintf(os.Stderr, "\nnbdscope: warning: %s\n", phrase.WarningLong(*w))
+			if fix := phrase.WarningFix(*w); fix != "" {
+				fmt.Fprintf(os.Stderr, "nbdscope:   fix: %s\n", fix)
 			}
 		case u.Done != nil:
 			interrupted = u.Done.Err != nil && ctx.Err() != nil

@@ -357,7 +357,7 @@ func (r *execRole) poll() wire.Msg {
 	}
 	m.CallsCounted = r.callsErr == nil
 	if r.callsErr != nil {
-		m.CallsNA, m.CallsFix = realproc.NA(r.callsErr)
+		m.CallsNA = wire.ReasonOf(r.callsErr)
 	}
 	r.runs = nil
 	return m

@@ -38,7 +38,7 @@ func attachRealServerRole(spec wire.ServerSpec) (role, wire.Msg, error) {
 	}
 	if err != nil {
 		// Still measured; its buffers are its own (the side says why).
-		ready.BufsNA = realproc.Refusal(err)
+		ready.BufsNA = wire.ReasonOf(err)
 	}
 	r.wg.Add(2)
 	go r.watchGone()

@@ -326,7 +326,7 @@ func (r *realServerRole) poll() wire.Msg {
 	}
 	m.CallsCounted = r.callsErr == nil
 	if r.callsErr != nil {
-		m.CallsNA, m.CallsFix = realproc.NA(r.callsErr)
+		m.CallsNA = wire.ReasonOf(r.callsErr)
 	}
 	return m
 }

@@ -83,7 +83,7 @@ type Msg struct {
 	RealPID int `json:"real_pid,omitempty"`
 	// BufsNA (an attached --target server's ready): why its buffers are
 	// left as they are (a refusal's reason); "": they follow the side's.
-	BufsNA string `json:"bufs_na,omitempty"`
+	BufsNA *model.Reason `json:"bufs_na,omitempty"`
 	// Reached (a real server's set reply): how many of its sockets the
 	// change reached. OwnSndBuf and OwnRcvBuf (its poll replies): the
 	// SO_SNDBUF and SO_RCVBUF the process had set itself when its first
@@ -119,10 +119,9 @@ type Msg struct {
 	// CallsCounted (an exec load, a real server): Counters.IO holds the
 	// real process's socket calls, counted exactly (probe/syscount).
 	// When it is false for a real process, CallsNA says why they cannot be
-	// counted and CallsFix the command that lifts it ("" when none does).
-	CallsCounted bool   `json:"calls_counted,omitempty"`
-	CallsNA      string `json:"calls_na,omitempty"`
-	CallsFix     string `json:"calls_fix,omitempty"`
+	// counted, with the command that lifts it.
+	CallsCounted bool          `json:"calls_counted,omitempty"`
+	CallsNA      *model.Reason `json:"calls_na,omitempty"`
 	// Lost (load): why the connection to the target was lost; the load
 	// is failing and about to exit (engine/child's load_lost.go).
 	Lost string `json:"lost,omitempty"`

@@ -61,7 +61,12 @@ var rules = []rule{
 	{pkg: "model", only: []string{"nbd", "units", "seed", "stats", "platform", "clientrun", "shellword", "internal/buildinfo"},
 		why: "the data model imports no runtime"},
 	{pkg: "seed", only: []string{}, why: "the series' published tables are data, below everything"},
-	{pkg: "report", only: []string{"model", "seed", "stats", "nbd", "units", "platform", "clientrun", "shellword", "internal/buildinfo"},
+	// phrase, the phrasebook, words what the model holds: it imports the
+	// model, never the other way (model's rule above leaves it out), and
+	// nothing above the model, so every reader of runs may word them.
+	{pkg: "phrase", never: []string{"engine/...", "sweep", "presets", "report", "plot", "ui", "servestats", "probe/...", "cmd/..."},
+		why: "the phrasebook words the model's kinds and needs nothing above the model"},
+	{pkg: "report", only: []string{"model", "phrase", "seed", "stats", "nbd", "units", "platform", "clientrun", "shellword", "internal/buildinfo"},
 		why: "the tables are rendered from the model alone, so runs show needs no runtime"},
 	// engine/meter is a side's accounting: readings in, figures out. It
 	// starts, polls and reads nothing, so its tests need no child.
