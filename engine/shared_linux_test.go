@@ -139,8 +139,8 @@ func checkUnattributedSamples(t *testing.T, rep model.Report) {
 		all[s.Side]++
 		if s.ServerUnattributed > 0 {
 			n[s.Side]++
-			if s.Server != nil || s.ServerNA != model.ServerNAShared {
-				t.Errorf("side %s at %.2f s: unattributed sample's server %+v, reason %q", s.Side, s.T, s.Server, s.ServerNA)
+			if s.Server != nil || s.ServerNA == nil || s.ServerNA.Kind != model.ReasonSharedServer {
+				t.Errorf("side %s at %.2f s: unattributed sample's server %+v, reason %+v", s.Side, s.T, s.Server, s.ServerNA)
 			}
 		}
 	}

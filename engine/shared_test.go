@@ -61,7 +61,7 @@ func keptSpan(s *side, smp model.Sample) string {
 	sm := wire.Msg{Counters: last.Server.Counters}
 	next := s.measure(smp.T+0.25, 0.25, lm, sm, true, true, model.Fill{})
 	if next.Server == nil || next.Server.SendCalls != 0 {
-		return fmt.Sprintf("the next sample's server %+v (n/a: %q)", next.Server, next.ServerNA)
+		return fmt.Sprintf("the next sample's server %+v (n/a: %+v)", next.Server, next.ServerNA)
 	}
 	return ""
 }
@@ -116,8 +116,8 @@ func TestSharedTargetCutAtTurnSwitch(t *testing.T) {
 			if got := serverSends(smp); got != want {
 				t.Errorf("%s: side %d's server send calls %d, want %d", tc.name, i, got, want)
 			}
-			if na := smp.Server == nil; na != tc.na || na != (smp.ServerUnattributed == 1) || na != (smp.ServerNA != "") {
-				t.Errorf("%s: side %d's sample server %+v, unattributed %d, %q: want n/a %v", tc.name, i, smp.Server, smp.ServerUnattributed, smp.ServerNA, tc.na)
+			if na := smp.Server == nil; na != tc.na || na != (smp.ServerUnattributed == 1) || na != (smp.ServerNA != nil) {
+				t.Errorf("%s: side %d's sample server %+v, unattributed %d, %+v: want n/a %v", tc.name, i, smp.Server, smp.ServerUnattributed, smp.ServerNA, tc.na)
 			}
 			if next := keptSpan(s, smp); next != "" {
 				t.Errorf("%s: side %d keeps a span after its sample: %s", tc.name, i, next)

@@ -63,9 +63,9 @@ type side struct {
 	// errsWarned gives the warning that the side's requests fail once
 	// (not under mu: only the first sample that sees failures gives it).
 	errsWarned sync.Once
-	// targetWhy is why a --target's server is not measured ("": it is,
+	// targetWhy is why a --target's server is not measured (nil: it is,
 	// or the side has no target): a change of its buffers says it.
-	targetWhy string
+	targetWhy *model.Reason
 
 	// fill is what the looks for the side's data sockets and its samples
 	// said of its fill, for its warning (fillnotes.go).

@@ -81,11 +81,10 @@ func (s *side) namePeer(srv, ld *child) {
 }
 
 // noteTargetWhy keeps why the target's server is not measured, for the
-// refusal of a change of its buffers. side.go's targetWhy holds it worded
-// until it becomes a *model.Reason.
+// refusal of a change of its buffers.
 func (s *side) noteTargetWhy(why *model.Reason) {
 	s.mu.Lock()
-	s.targetWhy = phrase.ReasonWithFix(*why)
+	s.targetWhy = why
 	s.mu.Unlock()
 }
 
@@ -96,9 +95,7 @@ func (s *side) targetServer() *model.RealProcess {
 		return nil
 	}
 	rp := &model.RealProcess{PID: s.server.realPID, Command: s.server.realCmd}
-	if r := s.server.bufsNA; r != nil {
-		rp.BuffersNA = phrase.ReasonWithFix(*r) // a string until ui/panel.go reads a reason
-	}
+	rp.BuffersNA = s.server.bufsNA
 	return rp
 }
 
@@ -131,7 +128,7 @@ func (p *Pair) sharesTargetServer(s *side) bool {
 // its buffers follow the side's settings. s.mu is held.
 func (s *side) tunedTarget() bool {
 	ts := s.targetServer()
-	return ts != nil && ts.BuffersNA == ""
+	return ts != nil && ts.BuffersNA == nil
 }
 
 // stampOf is the settings stamp of sc on this side: a local --target's
@@ -159,10 +156,10 @@ func (s *side) targetRefusal(st *model.Setting, sc model.SideConfig) error {
 		if attached {
 			return nil
 		}
-		if why == "" {
-			why = "its server is not a local process nbdscope may look at"
+		if why == nil {
+			why = &model.Reason{Kind: model.ReasonNotLocal, What: sc.Target}
 		}
-		return fmt.Errorf("%s: side %s targets %s, whose buffers cannot be changed: %s", st.Name, s.name, sc.Target, why)
+		return fmt.Errorf("%s: side %s targets %s, whose buffers cannot be changed: %s", st.Name, s.name, sc.Target, phrase.ReasonWithFix(*why))
 	}
 	return fmt.Errorf("%s: side %s targets an external server (%s): not ours to set", st.Name, s.name, sc.Target)
 }

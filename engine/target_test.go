@@ -24,14 +24,15 @@ func TestTargetBuffersFollowOnlyATunedServer(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		server    *child
-		why       string
+		why       *model.Reason
 		stamp     string
 		refusedBy string // "" : allowed
 	}{
-		{"tuned", &child{attached: true, realPID: 42, realCmd: "qemu-nbd -k /tmp/q.sock"}, "", "2m", ""},
+		{"tuned", &child{attached: true, realPID: 42, realCmd: "qemu-nbd -k /tmp/q.sock"}, nil, "2m", ""},
 		{"keeps its own", &child{attached: true, realPID: 42, realCmd: "qemu-nbd", bufsNA: &model.Reason{Kind: model.ReasonNoPermission, Detail: "kernel.yama.ptrace_scope is 2"}},
-			"kernel.yama.ptrace_scope is 2", "external", "kernel.yama.ptrace_scope is 2"},
-		{"not measured", nil, "nothing listens on /tmp/q.sock here", "external", "nothing listens on /tmp/q.sock here"},
+			&model.Reason{Kind: model.ReasonNoPermission, Detail: "kernel.yama.ptrace_scope is 2"}, "external", "kernel.yama.ptrace_scope is 2"},
+		{"not measured", nil, &model.Reason{Kind: model.ReasonFailed, Detail: "nothing listens on /tmp/q.sock here"}, "external", "nothing listens on /tmp/q.sock here"},
+		{"no reason kept", nil, nil, "external", "the server is external (nbd+unix:///?socket=/tmp/q.sock)"},
 	} {
 		s := &side{name: "B", server: tc.server, targetWhy: tc.why}
 		if got := s.stampOf(sc).SndBuf; got != tc.stamp {
@@ -47,7 +48,7 @@ func TestTargetBuffersFollowOnlyATunedServer(t *testing.T) {
 		if err := s.targetRefusal(tr, sc); err == nil || !strings.Contains(err.Error(), "not ours to set") {
 			t.Errorf("%s: transport of a target: %v", tc.name, err)
 		}
-		if ts := s.targetServer(); (ts != nil) != (tc.server != nil) || ts != nil && (ts.BuffersNA != "") != (tc.server.bufsNA != nil) {
+		if ts := s.targetServer(); (ts != nil) != (tc.server != nil) || ts != nil && (ts.BuffersNA != nil) != (tc.server.bufsNA != nil) {
 			t.Errorf("%s: target server %+v", tc.name, ts)
 		}
 	}
@@ -94,8 +95,8 @@ func TestSharedTargetServerCountsOnlyItsTurns(t *testing.T) {
 		if got := serverSends(smp); got != tc.want {
 			t.Errorf("%s: the side's server send calls %d, want %d", tc.name, got, tc.want)
 		}
-		if na := smp.Server == nil; na != tc.na || na != (smp.ServerNA != "") || na != (smp.ServerUnattributed == 1) {
-			t.Errorf("%s: sample server %+v, na %q, unattributed %d: want n/a %v, with the reason", tc.name, smp.Server, smp.ServerNA, smp.ServerUnattributed, tc.na)
+		if na := smp.Server == nil; na != tc.na || na != (smp.ServerNA != nil) || na != (smp.ServerUnattributed == 1) {
+			t.Errorf("%s: sample server %+v, na %+v, unattributed %d: want n/a %v, with the reason", tc.name, smp.Server, smp.ServerNA, smp.ServerUnattributed, tc.na)
 		}
 		if kept := keptSpan(a, smp); kept != "" {
 			t.Errorf("%s: the other side's run is still noted after the sample: %s", tc.name, kept)

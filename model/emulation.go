@@ -1,7 +1,6 @@
 package model
 
 import (
-	"strconv"
 	"strings"
 
 	"nbdscope/seed"
@@ -61,20 +60,4 @@ func changedTo(evs []Event, side SideID, value string) bool {
 		}
 	}
 	return false
-}
-
-// Text is the mark as every output words it: what ran, on what, and the
-// series' figure from a real Mac beside it.
-func (e MacOSEmulation) Text() string {
-	who := make([]string, len(e.Sides))
-	for i, s := range e.Sides {
-		who[i] = string(s)
-	}
-	txt := "macOS's 8 KiB send buffer (side " + strings.Join(who, ", ") + ") ran on this " + e.Kernel +
-		" kernel, not on XNU: the effect shown is this kernel's with a small buffer, not a Mac's"
-	if e.SeriesSpeedup > 0 {
-		txt += "; on a real Mac the series measured " + strconv.FormatFloat(e.SeriesSpeedup, 'f', -1, 64) +
-			"x for qemu-img reading at 2 MiB against the 8 KiB default (" + e.SeriesSource + ")"
-	}
-	return txt
 }

@@ -82,7 +82,7 @@ type Figures struct {
 	// server counts were not attributed for that reason; when it is not 0,
 	// Server's figures are over the other samples only, whose payload and
 	// load seconds are ServerBytes and ServerSeconds.
-	ServerNA           string  `json:"server_na,omitempty"`
+	ServerNA           *Reason `json:"server_na,omitempty"`
 	ServerUnattributed int     `json:"server_unattributed_samples,omitempty"`
 	ServerBytes        uint64  `json:"server_bytes,omitempty"`
 	ServerSeconds      float64 `json:"server_seconds,omitempty"`
@@ -239,8 +239,8 @@ type RealProcess struct {
 	PID     int    `json:"pid"`
 	Command string `json:"command"` // its command line, arguments joined by spaces
 	// BuffersNA is why its buffers are left as they are (another user's,
-	// Yama, macOS …); "": they follow the side's settings.
-	BuffersNA string `json:"buffers_na,omitempty"`
+	// Yama, macOS …); nil: they follow the side's settings.
+	BuffersNA *Reason `json:"buffers_na,omitempty"`
 }
 
 // RecentSeconds is the span of a sample's Recent figures.

@@ -16,9 +16,10 @@ package model
 // and seconds (ServerBytes, ServerSeconds), never the counts of some
 // samples over the bytes of all.
 
-// ServerNAShared is the reason a sample's server figures are unknown: one
-// process serves both sides and both loads ran in the sample.
-const ServerNAShared = "one --target process serves both sides and both loads ran in the span: its calls cannot be split between them"
+// serverNAShared is the reason a sample's server figures are unknown: one
+// process serves both sides and both loads ran in the sample (worded by
+// the phrasebook, kind ReasonSharedServer).
+func serverNAShared() *Reason { return &Reason{Kind: ReasonSharedServer} }
 
 // ServerBase is the payload and load seconds Server's figures are over:
 // the span's own, or, where some samples' server counts were not
@@ -35,12 +36,12 @@ func (f *Figures) ServerBase() (bytes uint64, seconds float64) {
 // counts were not attributed. None known: Server is nil, ServerNA says
 // why.
 func (f *Figures) SetServerSpan(c Counters, bytes uint64, seconds, busy float64, unattributed int) {
-	f.ServerUnattributed, f.ServerBytes, f.ServerSeconds, f.ServerNA = unattributed, 0, 0, ""
+	f.ServerUnattributed, f.ServerBytes, f.ServerSeconds, f.ServerNA = unattributed, 0, 0, nil
 	if unattributed > 0 {
 		f.ServerBytes, f.ServerSeconds = bytes, seconds
 	}
 	if unattributed > 0 && bytes == 0 && seconds == 0 {
-		f.Server, f.ServerNA = nil, ServerNAShared
+		f.Server, f.ServerNA = nil, serverNAShared()
 		return
 	}
 	sp := ProcessFigures(c, bytes, busy)
@@ -51,8 +52,8 @@ func (f *Figures) SetServerSpan(c Counters, bytes uint64, seconds, busy float64,
 // its own base (ServerBase). A span whose server is not measured at all
 // (Server nil, no ServerNA: an external target) leaves the sum's unknown.
 func (sum *Figures) addServer(f, o Figures) {
-	sum.Server, sum.ServerNA, sum.ServerUnattributed, sum.ServerBytes, sum.ServerSeconds = nil, "", 0, 0, 0
-	if f.Server == nil && f.ServerNA == "" || o.Server == nil && o.ServerNA == "" {
+	sum.Server, sum.ServerNA, sum.ServerUnattributed, sum.ServerBytes, sum.ServerSeconds = nil, nil, 0, 0, 0
+	if f.Server == nil && f.ServerNA == nil || o.Server == nil && o.ServerNA == nil {
 		return
 	}
 	var c Counters

@@ -19,8 +19,8 @@ func TestAddServerOverKnownSamples(t *testing.T) {
 	}
 	na := Figures{Bytes: 2 << 20, Seconds: 0.25}
 	na.SetServerSpan(Counters{}, 0, 0, 0.25, 1)
-	if na.Server != nil || na.ServerNA != ServerNAShared {
-		t.Fatalf("unattributed sample: server %+v, reason %q", na.Server, na.ServerNA)
+	if na.Server != nil || na.ServerNA == nil || na.ServerNA.Kind != ReasonSharedServer {
+		t.Fatalf("unattributed sample: server %+v, reason %+v", na.Server, na.ServerNA)
 	}
 	sum := known(1000).Add(na).Add(known(2000)).Add(na)
 	if sum.Server == nil || sum.Server.SendCalls != 3000 || sum.Server.SendCallsPer2MiB != 1500 {
@@ -29,12 +29,12 @@ func TestAddServerOverKnownSamples(t *testing.T) {
 	if b, s := sum.ServerBase(); sum.ServerUnattributed != 2 || b != 2*2<<20 || s != 0.5 || sum.Bytes != 4*2<<20 {
 		t.Errorf("sum: %d unattributed, base %d B %.2f s of %d B: want 2, over the known samples' 4 MiB, 0.5 s", sum.ServerUnattributed, b, s, sum.Bytes)
 	}
-	if all := na.Add(na); all.Server != nil || all.ServerNA == "" || all.ServerUnattributed != 2 {
-		t.Errorf("no sample known: server %+v, reason %q, %d unattributed", all.Server, all.ServerNA, all.ServerUnattributed)
+	if all := na.Add(na); all.Server != nil || all.ServerNA == nil || all.ServerUnattributed != 2 {
+		t.Errorf("no sample known: server %+v, reason %+v, %d unattributed", all.Server, all.ServerNA, all.ServerUnattributed)
 	}
 	external := Figures{Bytes: 2 << 20, Seconds: 0.25}
-	if got := known(1000).Add(external); got.Server != nil || got.ServerNA != "" {
-		t.Errorf("with an external span: server %+v, reason %q: want unknown, not n/a for sharing", got.Server, got.ServerNA)
+	if got := known(1000).Add(external); got.Server != nil || got.ServerNA != nil {
+		t.Errorf("with an external span: server %+v, reason %+v: want unknown, not n/a for sharing", got.Server, got.ServerNA)
 	}
 	if got := known(1000).Add(known(1000)); got.ServerUnattributed != 0 || got.ServerBytes != 0 || got.Server.SendCallsPer2MiB != 1000 {
 		t.Errorf("all known: %+v, %d unattributed, base %d: want the span's own, the fields unset", got.Server, got.ServerUnattributed, got.ServerBytes)

@@ -20,7 +20,7 @@ func captionOf(rep *model.Report, sides []side) caption {
 	var c caption
 	c.head = append(c.head, "platform: "+platformText(rep.Platform))
 	if e := rep.MacOS; e != nil {
-		c.head = append(c.head, e.Text())
+		c.head = append(c.head, phrase.MacOSEmulation(*e))
 	}
 	for k, sd := range sides {
 		c.head = append(c.head, fmt.Sprintf("side %s: %s; placement %s", sd.name, buffersText(rep, sd, k), placementText(rep, sd)))

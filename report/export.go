@@ -86,7 +86,7 @@ func writeMarkdownHead(w io.Writer, name string, r *model.Report) {
 		fmt.Fprintf(w, "- platform: %s\n", mdEscape(strings.Join(plat, ", ")))
 	}
 	if e := r.MacOS; e != nil {
-		fmt.Fprintf(w, "- **%s**\n", mdEscape(e.Text()))
+		fmt.Fprintf(w, "- **%s**\n", mdEscape(phrase.MacOSEmulation(*e)))
 	}
 	if pf.UnixSndbufDefault > 0 || pf.UnixSndbufMax > 0 {
 		fmt.Fprintf(w, "- unix socket SO_SNDBUF (effective): default %s, max %s\n", sizeOrNA(pf.UnixSndbufDefault), sizeOrNA(pf.UnixSndbufMax))
@@ -479,8 +479,8 @@ func compareCell(a, b model.Report, side string, fig int, va, vb model.Figure) s
 // an external one nbdscope does not measure, or one --target process that
 // serves both sides, measured but not to be split between them.
 func clientOnlyWhy(f model.Figures) string {
-	if f.ServerNA != "" {
-		return "client only; the server's CPU is n/a: " + f.ServerNA + "."
+	if f.ServerNA != nil {
+		return "client only; the server's CPU is n/a: " + phrase.ReasonLong(*f.ServerNA) + "."
 	}
 	return "client only; the server is external and not measured."
 }

@@ -7,6 +7,7 @@ import (
 
 	"nbdscope/internal/reporttest"
 	"nbdscope/model"
+	"nbdscope/phrase"
 )
 
 // TestClientOnlyFootnoteSaysWhy: a side whose server CPU is left out
@@ -15,14 +16,15 @@ import (
 // measured, but not to be split); an external target keeps that note.
 func TestClientOnlyFootnoteSaysWhy(t *testing.T) {
 	rep := reporttest.Report()
-	rep.Sides[0].Summary.Server, rep.Sides[0].Summary.ServerNA = nil, model.ServerNAShared
+	shared := model.Reason{Kind: model.ReasonSharedServer}
+	rep.Sides[0].Summary.Server, rep.Sides[0].Summary.ServerNA = nil, &shared
 	rep.Sides[1].Summary.Server = nil
 	var b bytes.Buffer
 	if err := RunMarkdown(&b, "shared", rep); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()
-	for _, want := range []string{"- \\*: client only; the server's CPU is n/a: " + model.ServerNAShared + ".",
+	for _, want := range []string{"- \\*: client only; the server's CPU is n/a: " + phrase.ReasonLong(shared) + ".",
 		"- \\*: client only; the server is external and not measured."} {
 		if strings.Count(md, want) != 1 {
 			t.Errorf("the footnotes lack %q once:\n%s", want, md)

@@ -217,7 +217,7 @@ func SummaryTable(rep model.Report) Table {
 // crashes, warnings and whether the run is partial.
 func printRunNotes(w io.Writer, rep model.Report) {
 	if e := rep.MacOS; e != nil {
-		fmt.Fprintf(w, "▲ %s\n", e.Text())
+		fmt.Fprintf(w, "▲ %s\n", phrase.MacOSEmulation(*e))
 	}
 	printNeverRan(w, rep)
 	printUnattributed(w, rep)

@@ -18,7 +18,7 @@ func TestPrintUnattributed(t *testing.T) {
 	rep := model.Report{Sides: []model.SideReport{
 		{Name: "A", Summary: model.Summary{Figures: model.Figures{Bytes: 4 << 30, Seconds: 4, Server: &srv,
 			ServerUnattributed: 2, ServerBytes: 3 << 30, ServerSeconds: 3}}},
-		{Name: "B", Summary: model.Summary{Figures: model.Figures{Bytes: 4 << 30, Seconds: 4, ServerUnattributed: 16, ServerNA: model.ServerNAShared}}},
+		{Name: "B", Summary: model.Summary{Figures: model.Figures{Bytes: 4 << 30, Seconds: 4, ServerUnattributed: 16, ServerNA: &model.Reason{Kind: model.ReasonSharedServer}}}},
 		{Name: "C", Summary: model.Summary{Figures: model.Figures{Bytes: 4 << 30, Seconds: 4, Server: &srv}}},
 	}}
 	var b bytes.Buffer

@@ -62,7 +62,9 @@ func (p *panel) fillShort() string {
 	if !fl.Known() {
 		return st.Dim.Render("buf ") + p.val(na)
 	}
-	return fillBar(p.currentShare(), 6) + " " + fl.FullPct.Fixed(0) + "/" + fl.EmptyPct.Fixed(0) + st.Dim.Render("%")
+	// Labelled in as few cells as the unlabelled "42/45%" took: f full,
+	// e empty, as the help's fill entry says.
+	return fillBar(p.currentShare(), 4) + st.Dim.Render(" f") + fl.FullPct.Fixed(0) + st.Dim.Render(" e") + fl.EmptyPct.Fixed(0) + st.Dim.Render("%")
 }
 
 // currentShare is the shown figures' fill against its limit: the last

@@ -428,7 +428,7 @@ func (p *panel) data() panelData {
 			// A local server, measured: its buffers are set from outside.
 			ts := p.last.TargetServer
 			d.targetPID, d.targetCmd, d.transport = ts.PID, ts.Command, "target "+c.Target
-			if ts.BuffersNA == "" {
+			if ts.BuffersNA == nil {
 				d.server.req, d.serverRcv.req = c.SndBuf.String(), c.ServerRcvBuf.String()
 			}
 			d.server.own, d.server.ownBy = buf.ServerOwn, procName(ts.Command)

@@ -12,6 +12,7 @@ import (
 	"nbdscope/clientrun"
 	"nbdscope/model"
 	"nbdscope/nbd"
+	"nbdscope/phrase"
 	"nbdscope/platform"
 	"nbdscope/units"
 )
@@ -129,7 +130,7 @@ func (a *app) doctor(asJSON bool) error {
 	}
 	printFill(out, fill, fillErr)
 	if fill != nil {
-		fmt.Fprintln(out, "\n"+gapLine(fill.Verdict, ok))
+		fmt.Fprintln(out, "\n"+phrase.Gap(fill.Verdict, ok))
 	} else if !ok {
 		fmt.Fprintln(out, "\nThis machine cannot show the full effect: the ✗ lines above say why.")
 	}

@@ -21,7 +21,7 @@ func (m *Meter) segment(st model.Stamp, from, to float64, smp model.Sample) *tot
 		n++
 	}
 	g := &m.segs[n-1]
-	g.to, g.buf, g.placement, g.hasServer = to, smp.SndBuf, smp.Placement, smp.Server != nil || smp.ServerNA != ""
+	g.to, g.buf, g.placement, g.hasServer = to, smp.SndBuf, smp.Placement, smp.Server != nil || smp.ServerNA != nil
 	return &g.tot
 }
 

@@ -1,4 +1,4 @@
-package main
+package phrase
 
 import (
 	"strings"
@@ -12,7 +12,7 @@ import (
 // promises the effect only where the pair showed it, never "the full
 // effect" on limits alone (it did so over 28.6 against 22.3 calls), and
 // says why where the machine shows little.
-func TestGapLineKeepsToTheVerdict(t *testing.T) {
+func TestGapKeepsToTheVerdict(t *testing.T) {
 	d := func(k stats.Kind, r float64) model.Difference { return model.Difference{Verdict: stats.Verdict{Kind: k, Ratio: r}} }
 	little := model.GapVerdict{Kind: model.GapLittle, Calls: d(stats.Beyond, 0.78), Speed: d(stats.Within, 1.02)}
 	for _, c := range []struct {
@@ -31,7 +31,7 @@ func TestGapLineKeepsToTheVerdict(t *testing.T) {
 			[]string{"calls fall but not the time", "0.97 cores busy", "its own work"}, []string{"shows the effect"}},
 		{"unjudged", model.GapVerdict{Kind: model.GapUnjudged}, true, []string{"not judged"}, []string{"shows"}},
 	} {
-		got := gapLine(c.v, c.ok)
+		got := Gap(c.v, c.ok)
 		for _, w := range c.want {
 			if !strings.Contains(got, w) {
 				t.Errorf("%s: %q lacks %q", c.name, got, w)
@@ -41,6 +41,18 @@ func TestGapLineKeepsToTheVerdict(t *testing.T) {
 			if strings.Contains(got, w) {
 				t.Errorf("%s: %q says %q", c.name, got, w)
 			}
+		}
+	}
+}
+
+// The emulation's mark names what ran on which kernel and the series'
+// figure from a real Mac, so that nobody quotes this B/A as macOS's.
+func TestMacOSEmulationWords(t *testing.T) {
+	e := model.MacOSEmulation{Sides: []model.SideID{"A"}, Kernel: "Linux 6.18.0", SeriesSpeedup: 12.6, SeriesSource: "[PATCH v3 1/2] io: …"}
+	got := MacOSEmulation(e)
+	for _, want := range []string{"macOS's 8 KiB send buffer (side A)", "Linux 6.18.0 kernel, not on XNU", "12.6x", "[PATCH v3 1/2]"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lacks %q", got, want)
 		}
 	}
 }

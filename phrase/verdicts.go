@@ -1,16 +1,35 @@
-package main
+package phrase
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"nbdscope/model"
 )
 
-// gapLine is doctor's last word: what this machine showed of the buffer's
-// effect, from the pair the probe measured (model.GapVerdictOf), and when
-// it showed little, why. limitsOK is false when a limit or the placement
-// already hides the effect (their ✗ lines say which).
-func gapLine(v model.GapVerdict, limitsOK bool) string {
+// MacOSEmulation words a run's mark that a side ran at macOS's 8 KiB
+// buffer off a Mac: what ran, on what, and the series' figure from a real
+// Mac beside it, the same in the summary, the markdown and the SVG.
+func MacOSEmulation(e model.MacOSEmulation) string {
+	who := make([]string, len(e.Sides))
+	for i, s := range e.Sides {
+		who[i] = string(s)
+	}
+	txt := "macOS's 8 KiB send buffer (side " + strings.Join(who, ", ") + ") ran on this " + e.Kernel +
+		" kernel, not on XNU: the effect shown is this kernel's with a small buffer, not a Mac's"
+	if e.SeriesSpeedup > 0 {
+		txt += "; on a real Mac the series measured " + strconv.FormatFloat(e.SeriesSpeedup, 'f', -1, 64) +
+			"x for qemu-img reading at 2 MiB against the 8 KiB default (" + e.SeriesSource + ")"
+	}
+	return txt
+}
+
+// Gap words what a run of the default pair showed of the buffer's effect
+// (model.GapVerdictOf), doctor's last line; limitsOK is false when a
+// limit or the placement already hides the effect (their lines say which).
+// It promises the effect only where the pair showed it.
+func Gap(v model.GapVerdict, limitsOK bool) string {
 	calls := fmt.Sprintf("receive calls per 2 MiB B/A %s, throughput B/A %s", v.Calls.Cell(), v.Speed.Cell())
 	switch v.Kind {
 	case model.GapShown:
@@ -20,21 +39,21 @@ func gapLine(v model.GapVerdict, limitsOK bool) string {
 		return "This machine shows the effect: at 2 MiB the client needed fewer receive calls and moved data faster (" + calls +
 			"): try 'nbdscope' or 'nbdscope run'."
 	case model.GapCallsOnly:
-		return "This machine shows the calls fall but not the time (" + calls + "): " + paceWhy(v) +
+		return "This machine shows the calls fall but not the time (" + calls + "): " + gapPaceWhy(v) +
 			"; 'nbdscope run' shows who sets the pace."
 	case model.GapLittle:
 		if v.Noisy {
 			return "This machine showed little of the effect while other processes kept its cores busy (" + calls + "): run doctor again on a quiet machine."
 		}
 		return "This machine shows little of the effect (" + calls + "): the client's receive calls hardly fell, so the default buffer already bridges " +
-			"its wake-ups here; " + paceWhy(v) + "."
+			"its wake-ups here; " + gapPaceWhy(v) + "."
 	}
 	return "The effect was not judged: the probe's pair had too few turns of each side, or a figure was not measured (" + calls + ")."
 }
 
-// paceWhy is what set the pace instead of the buffer, as far as the
+// gapPaceWhy is what set the pace instead of the buffer, as far as the
 // probe's figures tell.
-func paceWhy(v model.GapVerdict) string {
+func gapPaceWhy(v model.GapVerdict) string {
 	switch {
 	case v.Noisy:
 		return "other processes kept the cores busy meanwhile, slowing both sides; run doctor again on a quiet machine"
