@@ -7,7 +7,10 @@
 # lets it run WARMUP+MEASURE seconds and reads utime+stime from
 # /proc/PID/stat of the controller (the tmux pane's process) and of each
 # child at WARMUP and at WARMUP+MEASURE seconds. Prints the percentage of
-# one core each used over the MEASURE seconds. The target for the
+# one core each used over the MEASURE seconds, and the controller's
+# wake-ups a second (the voluntary context switches of all its threads,
+# from /proc/PID/task/*/status): a count, which the machine's load moves
+# far less than the CPU share. The target for the
 # controller is ≤ 1% of one core (issue 36); the header of the explorer
 # shows the same figure itself ("nbdscope 0.6%").
 #
@@ -74,20 +77,24 @@ children() {
 role() { tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | awk '{print $3}'; }
 sockname() { tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -o '[AB]\.sock' | head -1 | cut -c1; }
 now() { date +%s.%N; }
+# wakes PID → the voluntary context switches of all its threads (each a
+# sleep and a wake-up), a count that does not depend on the machine's load.
+wakes() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ {n += $2} END {print n}'; }
 
 sleep "$WARMUP"
 kids=$(children "$pid")
-t0=$(now); c0=$(ticks "$pid")
+t0=$(now); c0=$(ticks "$pid"); v0=$(wakes "$pid")
 declare -A k0
 for k in $kids; do k0[$k]=$(ticks "$k"); done
 sleep "$MEASURE"
-t1=$(now); c1=$(ticks "$pid")
+t1=$(now); c1=$(ticks "$pid"); v1=$(wakes "$pid")
 [ -n "$c1" ] || { echo "ui-cpu: nbdscope exited during the run" >&2; exit 1; }
 wall=$(echo "$t1 - $t0" | bc -l)
 pct() { echo "100 * ($2 - $1) / $hz / $wall" | bc -l | xargs printf '%.1f'; }
 
 printf 'nbdscope explorer at %sx%s, %s s after %s s of warm-up, %s cores\n' "$COLS" "$ROWS" "$(printf %.1f "$wall")" "$WARMUP" "$(nproc)"
 printf '%-28s %6s%% of one core\n' "controller (UI, pid $pid)" "$(pct "$c0" "$c1")"
+printf '%-28s %6s a second\n' "  its wake-ups" "$(echo "($v1 - $v0) / $wall" | bc -l | xargs printf '%.0f')"
 tot0=0; tot1=0
 for k in $kids; do
 	k1=$(ticks "$k")

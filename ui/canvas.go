@@ -117,16 +117,16 @@ func (cv canvas) mark(marks []mark) {
 func (k cellKind) style(st *Styles, side int) (lipgloss.Style, bool) {
 	switch k {
 	case cellAxis:
-		return st.Axis, true
+		return st.Axis.Style, true
 	case cellLive:
-		return st.Side[side], true
+		return st.Side[side].Style, true
 	case cellBase:
-		return st.SideFaint[side], true
+		return st.SideFaint[side].Style, true
 	case cellMark:
 		if side < 0 {
-			return st.Dim, true
+			return st.Dim.Style, true
 		}
-		return st.SideFaint[side], true
+		return st.SideFaint[side].Style, true
 	}
 	return lipgloss.Style{}, false
 }

@@ -73,7 +73,7 @@ func TestCanvasStyleRuns(t *testing.T) {
 	for _, c := range []struct {
 		k    cellKind
 		side int
-		want lipgloss.Style
+		want Style
 	}{{cellMark, -1, st.Dim}, {cellMark, 1, st.SideFaint[1]}, {cellBase, 0, st.SideFaint[0]}, {cellAxis, 0, st.Axis}} {
 		sty, ok := c.k.style(st, c.side)
 		if !ok || sty.Render("x") != c.want.Render("x") {

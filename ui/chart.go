@@ -5,7 +5,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/guptarohit/asciigraph"
 
@@ -769,7 +768,7 @@ func stackMarks(marks []mark, plotW int) [2]markRow {
 
 // markedRow draws a row of runes with its markers over it, each in its
 // side's colour (bold), the rest in base.
-func (c *charts) markedRow(line []rune, marks markRow, base lipgloss.Style) string {
+func (c *charts) markedRow(line []rune, marks markRow, base Style) string {
 	st := c.com.styles
 	var b strings.Builder
 	var run []rune

@@ -14,26 +14,26 @@ import (
 // focused panel has a thick border, side B is drawn with heavy lines, and
 // markers carry the side's letter.
 type Styles struct {
-	Brand     lipgloss.Style
-	Badge     lipgloss.Style // mode, state
-	Dim       lipgloss.Style
-	Label     lipgloss.Style
-	Value     lipgloss.Style
-	Strong    lipgloss.Style
-	NA        lipgloss.Style
-	Info      lipgloss.Style
-	Warn      lipgloss.Style
-	Error     lipgloss.Style
-	OK        lipgloss.Style
-	Side      [2]lipgloss.Style // the side's colour: text, series, markers
-	SideFaint [2]lipgloss.Style // markers in the plot area
-	Border    lipgloss.Style    // panel border
-	Focus     lipgloss.Style    // focused panel border
-	Axis      lipgloss.Style
-	Title     lipgloss.Style
-	Key       lipgloss.Style
-	KeyDesc   lipgloss.Style
-	Prompt    lipgloss.Style
+	Brand     Style
+	Badge     Style // mode, state
+	Dim       Style
+	Label     Style
+	Value     Style
+	Strong    Style
+	NA        Style
+	Info      Style
+	Warn      Style
+	Error     Style
+	OK        Style
+	Side      [2]Style // the side's colour: text, series, markers
+	SideFaint [2]Style // markers in the plot area
+	Border    Style    // panel border
+	Focus     Style    // focused panel border
+	Axis      Style
+	Title     Style
+	Key       Style
+	KeyDesc   Style
+	Prompt    Style
 
 	wraps map[wrapKey]styleWrap // the chart cells' escape codes (canvas.go)
 }
@@ -68,26 +68,27 @@ func DefaultStyles() *Styles {
 	)
 	s := &Styles{}
 	st := lipgloss.NewStyle
-	s.Brand = st().Bold(true).Foreground(colAccent)
-	s.Badge = st().Bold(true)
-	s.Dim = st().Foreground(colDim)
-	s.Label = st().Foreground(colDim)
-	s.Value = st()
-	s.Strong = st().Bold(true)
-	s.NA = st().Foreground(colDim).Italic(true)
-	s.Info = st().Foreground(colAccent)
-	s.Warn = st().Foreground(colWarn)
-	s.Error = st().Foreground(colErr).Bold(true)
-	s.OK = st().Foreground(colOK)
-	s.Side = [2]lipgloss.Style{st().Foreground(colA), st().Foreground(colB)}
-	s.SideFaint = [2]lipgloss.Style{st().Foreground(colA).Faint(true), st().Foreground(colB).Faint(true)}
-	s.Border = st().Foreground(colFaint)
-	s.Focus = st().Foreground(colAccent)
-	s.Axis = st().Foreground(colDim)
-	s.Title = st().Bold(true)
-	s.Key = st().Foreground(colAccent).Bold(true)
-	s.KeyDesc = st().Foreground(colDim)
-	s.Prompt = st().Foreground(colAccent).Bold(true)
+	ns := newStyle
+	s.Brand = ns(st().Bold(true).Foreground(colAccent))
+	s.Badge = ns(st().Bold(true))
+	s.Dim = ns(st().Foreground(colDim))
+	s.Label = ns(st().Foreground(colDim))
+	s.Value = ns(st())
+	s.Strong = ns(st().Bold(true))
+	s.NA = ns(st().Foreground(colDim).Italic(true))
+	s.Info = ns(st().Foreground(colAccent))
+	s.Warn = ns(st().Foreground(colWarn))
+	s.Error = ns(st().Foreground(colErr).Bold(true))
+	s.OK = ns(st().Foreground(colOK))
+	s.Side = [2]Style{ns(st().Foreground(colA)), ns(st().Foreground(colB))}
+	s.SideFaint = [2]Style{ns(st().Foreground(colA).Faint(true)), ns(st().Foreground(colB).Faint(true))}
+	s.Border = ns(st().Foreground(colFaint))
+	s.Focus = ns(st().Foreground(colAccent))
+	s.Axis = ns(st().Foreground(colDim))
+	s.Title = ns(st().Bold(true))
+	s.Key = ns(st().Foreground(colAccent).Bold(true))
+	s.KeyDesc = ns(st().Foreground(colDim))
+	s.Prompt = ns(st().Foreground(colAccent).Bold(true))
 	return s
 }
 
@@ -113,7 +114,7 @@ func resolveColor(ac lipgloss.AdaptiveColor, prof termenv.Profile, dark bool) li
 }
 
 // sideStyle is the style of side i, or Dim for a pair-level item.
-func (s *Styles) sideStyle(i int) lipgloss.Style {
+func (s *Styles) sideStyle(i int) Style {
 	if i == 0 || i == 1 {
 		return s.Side[i]
 	}

@@ -278,16 +278,16 @@ func newModel(ctrl engine.Controller, opts Options) *Model {
 	m.charts = newCharts(com, opts.Window.Seconds(), names)
 	m.charts.now = m.elapsed.Seconds()
 	m.help = help.New()
-	m.help.Styles.ShortKey = st.Key
-	m.help.Styles.ShortDesc = st.KeyDesc
-	m.help.Styles.ShortSeparator = st.Dim
-	m.help.Styles.FullKey = st.Key
-	m.help.Styles.FullDesc = st.KeyDesc
-	m.help.Styles.Ellipsis = st.Dim
+	m.help.Styles.ShortKey = st.Key.Style
+	m.help.Styles.ShortDesc = st.KeyDesc.Style
+	m.help.Styles.ShortSeparator = st.Dim.Style
+	m.help.Styles.FullKey = st.Key.Style
+	m.help.Styles.FullDesc = st.KeyDesc.Style
+	m.help.Styles.Ellipsis = st.Dim.Style
 	m.input = textinput.New()
 	m.input.CharLimit = 64
-	m.input.PromptStyle = st.Prompt
-	m.input.PlaceholderStyle = st.Dim
+	m.input.PromptStyle = st.Prompt.Style
+	m.input.PlaceholderStyle = st.Dim.Style
 	m.input.Cursor.SetMode(cursor.CursorStatic)
 	m.picker = newPicker(com)
 	m.recompute()

@@ -100,7 +100,7 @@ func (m *Model) layout(w, h int) screen {
 
 // renderLines styles each line on its own (lipgloss would pad a block's
 // lines to one width) and joins them.
-func renderLines(st lipgloss.Style, lines []string) string {
+func renderLines(st Style, lines []string) string {
 	for i, l := range lines {
 		lines[i] = st.Render(l)
 	}
@@ -310,7 +310,7 @@ func (m *Model) statusLine(w int, strip bool) string {
 	case stConfirm:
 		return clip(st.Warn.Render(fmt.Sprintf("preset %q exists — overwrite it? ", m.confirmName))+st.Key.Render("y/n"), w)
 	}
-	lines := func(style lipgloss.Style) string {
+	lines := func(style Style) string {
 		return renderLines(style, wrap(m.msg.text, w, maxMsgLines))
 	}
 	switch m.msg.kind {
@@ -322,7 +322,7 @@ func (m *Model) statusLine(w int, strip bool) string {
 		return lines(st.Info)
 	case msgEvent:
 		if !strip || m.state != stNormal {
-			return lines(lipgloss.NewStyle())
+			return lines(Style{})
 		}
 	}
 	if m.done {

@@ -98,7 +98,7 @@ type Msg struct {
 	Ops      uint64               `json:"ops,omitempty"`        // load: requests completed
 	ActiveNs int64                `json:"active_ns,omitempty"`  // load: time not paused
 	Warming  bool                 `json:"warming,omitempty"`    // load: resumed, its buffers still warming (slot.warm)
-	Hist     []uint64             `json:"hist,omitempty"`       // load: latency buckets
+	Hist     Hist                 `json:"hist,omitempty"`       // load: latency buckets (sparse on the wire)
 	MaxLatNs int64                `json:"max_lat_ns,omitempty"` // load: longest request completed since the last poll
 	Consumed *model.ConsumeCounts `json:"consumed,omitempty"`   // load: what the consume mode found
 	Errors   uint64               `json:"errors,omitempty"`

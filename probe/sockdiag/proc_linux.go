@@ -29,27 +29,13 @@ func processSockets(pid int, dst []FD) ([]FD, error) {
 	if pid <= 0 {
 		return dst, fmt.Errorf("process %d: not a PID", pid)
 	}
-	dir := procRoot + "/" + strconv.Itoa(pid) + "/fd"
-	names, err := readDirNames(dir, maxFDs)
+	first := len(dst)
+	dst, err := scanSockets(pid, dst)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
-			return dst, fmt.Errorf("process %d: %w", pid, ErrGone)
+			return dst[:first], fmt.Errorf("process %d: %w", pid, ErrGone)
 		}
-		return dst, fmt.Errorf("process %d: list its descriptors: %w", pid, err)
-	}
-	first := len(dst)
-	for _, name := range names {
-		fd, err := strconv.Atoi(name)
-		if err != nil {
-			continue
-		}
-		link, err := os.Readlink(dir + "/" + name)
-		if err != nil {
-			continue // closed since the listing, or the process exited
-		}
-		if ino, ok := socketInode(link); ok {
-			dst = append(dst, FD{PID: pid, FD: fd, Inode: ino})
-		}
+		return dst[:first], fmt.Errorf("process %d: list its descriptors: %w", pid, err)
 	}
 	sortFDs(dst[first:])
 	return dst, nil
