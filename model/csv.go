@@ -18,39 +18,12 @@ type csvColumn struct {
 	cell func(f *Figures) string
 }
 
-// processColumns are the columns of one process ("client" or "server").
-func processColumns(who string) []csvColumn {
-	proc := func(f *Figures) *Process { return f.process(who) }
-	col := func(name string, get func(p *Process) Figure) csvColumn {
-		return csvColumn{who + "_" + name, func(f *Figures) string {
-			if p := proc(f); p != nil {
-				return csvFigure(get(p))
-			}
-			return ""
-		}}
-	}
-	return []csvColumn{
-		col("recv_calls_per_2mib", func(p *Process) Figure { return p.RecvCallsPer2MiB }),
-		col("send_calls_per_2mib", func(p *Process) Figure { return p.SendCallsPer2MiB }),
-		col("recv_eagain_per_2mib", func(p *Process) Figure { return p.RecvEAGAINPer2MiB }),
-		col("send_eagain_per_2mib", func(p *Process) Figure { return p.SendEAGAINPer2MiB }),
-		col("voluntary_cs_per_2mib", func(p *Process) Figure { return p.VolCSPer2MiB }),
-		col("involuntary_cs_per_2mib", func(p *Process) Figure { return p.InvolCSPer2MiB }),
-		col("minor_faults_per_2mib", func(p *Process) Figure { return p.FaultsPer2MiB }),
-		col("user_s", func(p *Process) Figure { return p.UserS }),
-		col("sys_s", func(p *Process) Figure { return p.SysS }),
-		col("cores_busy", func(p *Process) Figure { return p.CoresBusy }),
-		col("cpu_s_per_gib", func(p *Process) Figure { return p.CPUSPerGiB }),
-		col("cores_on_cpu", func(p *Process) Figure { return p.CoresOnCPU }),
-		col("cores_waiting_for_cpu", func(p *Process) Figure { return p.CoresWaiting }),
-		col("cores_asleep", func(p *Process) Figure { return p.CoresAsleep }),
-		col("wait_for_cpu_s_per_2mib", func(p *Process) Figure { return p.WaitSPer2MiB }),
-	}
-}
-
-// figureColumns are the columns every CSV of figures has, in order.
-var figureColumns = func() []csvColumn {
-	cols := []csvColumn{
+// contextColumns are the CSV's columns that are not figures of the
+// table (the settings, the span's length, who received, the buffers, the
+// errors), each list placed before the figure it names: the layout
+// scripts have read since before the table.
+var contextColumns = map[string][]csvColumn{
+	"throughput_bps": {
 		{"workload", func(f *Figures) string { return string(f.Settings.Workload) }},
 		{"sndbuf", func(f *Figures) string { return f.Settings.SndBuf }},
 		{"client_sndbuf", func(f *Figures) string { return f.Settings.ClientSndBuf }},
@@ -64,36 +37,39 @@ var figureColumns = func() []csvColumn {
 		{"settings_changed", func(f *Figures) string { return strconv.FormatBool(f.Changed) }},
 		{"seconds", func(f *Figures) string { return units.CSVNumber(f.Seconds) }},
 		{"bytes", func(f *Figures) string { return strconv.FormatUint(f.Bytes, 10) }},
-		{"throughput_bps", func(f *Figures) string { return csvFigure(f.ThroughputBps) }},
-		{"receiver", func(f *Figures) string { return csvProcess(f.Direction().Receiver()) }},
-		{"receiver_recv_calls_per_2mib", func(f *Figures) string { return csvFigure(f.ReceiverCallsPer2MiB()) }},
-		{"sender", func(f *Figures) string { return csvProcess(f.Direction().Sender()) }},
-		{"sender_send_calls_per_2mib", func(f *Figures) string { return csvFigure(f.SenderCallsPer2MiB()) }},
-		{"sender_send_eagain_per_2mib", func(f *Figures) string { return csvFigure(f.SenderEAGAINPer2MiB()) }},
+	},
+	"receiver_recv_calls_per_2mib": {{"receiver", func(f *Figures) string { return csvProcess(f.Direction().Receiver()) }}},
+	"sender_send_calls_per_2mib":   {{"sender", func(f *Figures) string { return csvProcess(f.Direction().Sender()) }}},
+	"latency_p50_ms": {
+		{"server_sndbuf_effective", func(f *Figures) string { return csvInt(f.SndBuf.ServerEffective) }},
+		{"client_sndbuf_effective", func(f *Figures) string { return csvInt(f.SndBuf.ClientEffective) }},
+		{"client_rcvbuf_effective", func(f *Figures) string { return csvInt(f.SndBuf.ClientRcvEffective) }},
+		{"server_rcvbuf_effective", func(f *Figures) string { return csvInt(f.SndBuf.ServerRcvEffective) }},
+		{"sndbuf_clamped", func(f *Figures) string { return strconv.FormatBool(f.SndBuf.Clamped) }},
+		{"load_cpus", func(f *Figures) string { return f.Placement.LoadCPUs }},
+		{"server_cpus", func(f *Figures) string { return f.Placement.ServerCPUs }},
+	},
+	"sndbuf_full_pct": {{"errors", func(f *Figures) string {
+		if f.Errors == nil {
+			return "" // not seen (a real client's): empty, as an unknown figure
+		}
+		return strconv.FormatUint(*f.Errors, 10)
+	}}},
+}
+
+// figureColumns are the columns every CSV of figures has, in order: the
+// table of figures (figtable.go), each entry after the context columns
+// placed before it. A new entry is a new column after the last.
+var figureColumns = func() []csvColumn {
+	var cols []csvColumn
+	for _, e := range figureTable {
+		if e.NoCSV {
+			continue
+		}
+		cols = append(cols, contextColumns[e.Name()]...)
+		cols = append(cols, csvColumn{e.Name(), func(f *Figures) string { return csvFigure(e.Get(f)) }})
 	}
-	cols = append(cols, processColumns("client")...)
-	cols = append(cols, processColumns("server")...)
-	return append(cols,
-		csvColumn{"server_sndbuf_effective", func(f *Figures) string { return csvInt(f.SndBuf.ServerEffective) }},
-		csvColumn{"client_sndbuf_effective", func(f *Figures) string { return csvInt(f.SndBuf.ClientEffective) }},
-		csvColumn{"client_rcvbuf_effective", func(f *Figures) string { return csvInt(f.SndBuf.ClientRcvEffective) }},
-		csvColumn{"server_rcvbuf_effective", func(f *Figures) string { return csvInt(f.SndBuf.ServerRcvEffective) }},
-		csvColumn{"sndbuf_clamped", func(f *Figures) string { return strconv.FormatBool(f.SndBuf.Clamped) }},
-		csvColumn{"load_cpus", func(f *Figures) string { return f.Placement.LoadCPUs }},
-		csvColumn{"server_cpus", func(f *Figures) string { return f.Placement.ServerCPUs }},
-		csvColumn{"latency_p50_ms", func(f *Figures) string { return csvFigure(f.LatencyP50Ms) }},
-		csvColumn{"latency_p99_ms", func(f *Figures) string { return csvFigure(f.LatencyP99Ms) }},
-		csvColumn{"latency_max_ms", func(f *Figures) string { return csvFigure(f.LatencyMaxMs) }},
-		csvColumn{"errors", func(f *Figures) string {
-			if f.Errors == nil {
-				return "" // not seen (a real client's): empty, as an unknown figure
-			}
-			return strconv.FormatUint(*f.Errors, 10)
-		}},
-		csvColumn{"sndbuf_full_pct", func(f *Figures) string { return csvFigure(f.Fill().FullPct) }},
-		csvColumn{"sndbuf_empty_pct", func(f *Figures) string { return csvFigure(f.Fill().EmptyPct) }},
-		csvColumn{"sndbuf_fill_bytes", func(f *Figures) string { return csvFigure(f.Fill().Bytes) }},
-	)
+	return cols
 }()
 
 // FigureCSVHeader is the header of the figure columns.

@@ -24,29 +24,22 @@ const (
 	mFillEmpty                // send buffer empty, % of fill samples
 )
 
-// value reads metric m of a sample; the sample's own stamp picks the
-// receiving process (the side's workload is no longer needed for it).
-// Unknown (NaN) when not measured, and for negative values (a counter
-// glitch is not a figure).
+// metricFigure is the entry of the table of figures each metric charts.
+var metricFigure = [...]string{
+	mThroughput: model.FigThroughput,
+	mCalls:      model.FigReceiverCalls,
+	mCPUClient:  model.FigClientCores,
+	mCPUServer:  model.FigServerCores,
+	mFillFull:   model.FigFullPct,
+	mFillEmpty:  model.FigEmptyPct,
+}
+
+// value reads metric m of a sample through its entry of the table of
+// figures; the sample's own stamp picks the receiving process (the
+// side's workload is no longer needed for it). Unknown (NaN) when not
+// measured, and for negative values (a counter glitch is not a figure).
 func value(s model.Sample, m metric, _ model.Workload) float64 {
-	var f model.Figure
-	switch m {
-	case mThroughput:
-		f = s.ThroughputBps
-	case mCalls:
-		f = s.ReceiverCallsPer2MiB()
-	case mCPUClient:
-		f = s.Client.CoresBusy
-	case mCPUServer:
-		f = model.Unknown
-		if s.Server != nil {
-			f = s.Server.CoresBusy
-		}
-	case mFillFull:
-		f = s.Fill().FullPct
-	case mFillEmpty:
-		f = s.Fill().EmptyPct
-	}
+	f := model.FigureOf(metricFigure[m]).Get(&s.Figures)
 	if !f.Known() || f < 0 {
 		return math.NaN()
 	}

@@ -45,10 +45,28 @@ type row struct {
 }
 
 var svgRows = []row{
-	{"throughput", "throughput (%s)", []metric{mThroughput}, []string{""}},
-	{"calls", "receive calls per 2 MiB of payload (receiving process)", []metric{mCalls}, []string{""}},
-	{"cpu", "CPU (%s busy, user+sys)", []metric{mCPUClient, mCPUServer}, []string{"client", "server"}},
-	{"fill", "send buffer full ≥ 90%% / empty < 10%% (%s of samples)", []metric{mFillFull, mFillEmpty}, []string{"full", "empty"}},
+	{"throughput", "throughput (%s)", []metric{mThroughput}, legends(mThroughput)},
+	{"calls", "receive calls per 2 MiB of payload (receiving process)", []metric{mCalls}, legends(mCalls)},
+	{"cpu", "CPU (%s busy, user+sys)", []metric{mCPUClient, mCPUServer}, legends(mCPUClient, mCPUServer)},
+	{"fill", "send buffer full ≥ 90%% / empty < 10%% (%s of samples)", []metric{mFillFull, mFillEmpty}, legends(mFillFull, mFillEmpty)},
+}
+
+// legends are a chart's legend per metric, from their entries of the
+// table of figures: none for a single line; a process's figure its
+// process ("client"), any other its short label ("full").
+func legends(ms ...metric) []string {
+	if len(ms) == 1 {
+		return []string{""}
+	}
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		e := model.FigureOf(metricFigure[m])
+		out[i] = e.Short
+		if e.Of == model.OfClient || e.Of == model.OfServer {
+			out[i] = string(e.Of)
+		}
+	}
+	return out
 }
 
 // rowsOf are the charts of a report: the fill's only when a sample has

@@ -37,13 +37,7 @@ func IntervalLine(from float64, s model.Sample) string {
 	if !s.Active {
 		return head + "  idle (paused, or not its turn)"
 	}
-	srvCPU, srvWait := model.Unknown, model.Unknown
-	if s.Server != nil {
-		srvCPU, srvWait = s.Server.CoresBusy, s.Server.CoresWaiting
-	}
-	line := fmt.Sprintf("%s  %s  recv %s/2MiB  EAGAIN %s  cpu %s/%s  wait %s/%s  %s", head, rate(s.ThroughputBps),
-		s.ReceiverCallsPer2MiB().Fixed(1), s.ReceiverEAGAINPer2MiB().Fixed(1), s.Client.CoresBusy.Fixed(2), srvCPU.Fixed(2),
-		s.Client.CoresWaiting.Fixed(2), srvWait.Fixed(2), senderBuffer(s.Figures))
+	line := head + "  " + intervalFigures(&s.Figures) + "  " + senderBuffer(s.Figures)
 	if s.Warming {
 		line += "  warming up"
 	}
@@ -51,6 +45,18 @@ func IntervalLine(from float64, s model.Sample) string {
 		line += "  (a change took effect in it)"
 	}
 	return line
+}
+
+// intervalFigures are a line's figures, entries of the table of figures
+// with their short labels and formats: "3.21 GiB/s  recv 13.5/2MiB
+// EAGAIN 7.4  cpu 0.97/0.96" (the client's cores busy, then the server's).
+func intervalFigures(f *model.Figures) string {
+	val := func(name string) string { e := model.FigureOf(name); return formatOf(e.Format)(e.Get(f)) }
+	short := func(name string) string { return model.FigureOf(name).Short }
+	return fmt.Sprintf("%s  %s %s/2MiB  %s %s  %s %s/%s  %s %s/%s", val(model.FigThroughput),
+		short(model.FigReceiverCalls), val(model.FigReceiverCalls), short(model.FigReceiverAgain), val(model.FigReceiverAgain),
+		short(model.FigClientCores), val(model.FigClientCores), val(model.FigServerCores),
+		short(model.FigClientWait), val(model.FigClientWait), val(model.FigServerWait))
 }
 
 // senderBuffer is the send buffer of the process that sends the bulk

@@ -64,66 +64,43 @@ func errorsText(sm model.Summary) string {
 // summaryGetter reads one figure of a summary.
 type summaryGetter func(sm model.Summary) model.Figure
 
-// srvFig reads a server figure (unknown for an external target).
-func srvFig(f func(p model.Process) model.Figure) summaryGetter {
-	return func(sm model.Summary) model.Figure {
-		if sm.Server == nil {
-			return model.Unknown
-		}
-		return f(*sm.Server)
-	}
-}
-
-// cliFig reads a client figure.
-func cliFig(f func(p model.Process) model.Figure) summaryGetter {
-	return func(sm model.Summary) model.Figure { return f(sm.Client) }
-}
-
-// summaryRows are the run table's figure rows: name, figure, format, and
-// whether a B/A ratio means something.
-var summaryRows = []struct {
+// summaryRow is one of the run table's figure rows: an entry of the
+// table of figures, read from a summary.
+type summaryRow struct {
 	name   string
 	get    summaryGetter
 	format func(model.Figure) string
 	ratio  bool
-}{
-	{"throughput", func(sm model.Summary) model.Figure { return sm.ThroughputBps }, rate, true},
-	{"send buffer full %", fillFig(func(f model.Fill) model.Figure { return f.FullPct }), f1, false},
-	{"send buffer empty %", fillFig(func(f model.Fill) model.Figure { return f.EmptyPct }), f1, false},
-	{"send buffer fill bytes", fillFig(func(f model.Fill) model.Figure { return f.Bytes }), size, false},
-	{"client recv calls/2MiB", cliFig(func(p model.Process) model.Figure { return p.RecvCallsPer2MiB }), f1, true},
-	{"server recv calls/2MiB", srvFig(func(p model.Process) model.Figure { return p.RecvCallsPer2MiB }), f1, true},
-	{"client send calls/2MiB", cliFig(func(p model.Process) model.Figure { return p.SendCallsPer2MiB }), f1, true},
-	{"server send calls/2MiB", srvFig(func(p model.Process) model.Figure { return p.SendCallsPer2MiB }), f1, true},
-	{"client recv EAGAIN/2MiB", cliFig(func(p model.Process) model.Figure { return p.RecvEAGAINPer2MiB }), f1, true},
-	{"client send EAGAIN/2MiB", cliFig(func(p model.Process) model.Figure { return p.SendEAGAINPer2MiB }), f1, true},
-	{"server recv EAGAIN/2MiB", srvFig(func(p model.Process) model.Figure { return p.RecvEAGAINPer2MiB }), f1, true},
-	{"server send EAGAIN/2MiB", srvFig(func(p model.Process) model.Figure { return p.SendEAGAINPer2MiB }), f1, true},
-	{"client wake-ups/2MiB (vol)", cliFig(func(p model.Process) model.Figure { return p.VolCSPer2MiB }), f1, true},
-	{"client wake-ups/2MiB (invol)", cliFig(func(p model.Process) model.Figure { return p.InvolCSPer2MiB }), f1, true},
-	{"server wake-ups/2MiB (vol)", srvFig(func(p model.Process) model.Figure { return p.VolCSPer2MiB }), f1, true},
-	{"server wake-ups/2MiB (invol)", srvFig(func(p model.Process) model.Figure { return p.InvolCSPer2MiB }), f1, true},
-	{"client page faults/2MiB", cliFig(func(p model.Process) model.Figure { return p.FaultsPer2MiB }), f1, true},
-	{"server page faults/2MiB", srvFig(func(p model.Process) model.Figure { return p.FaultsPer2MiB }), f1, true},
-	{"client user s", cliFig(func(p model.Process) model.Figure { return p.UserS }), f2, false},
-	{"client sys s", cliFig(func(p model.Process) model.Figure { return p.SysS }), f2, false},
-	{"server user s", srvFig(func(p model.Process) model.Figure { return p.UserS }), f2, false},
-	{"server sys s", srvFig(func(p model.Process) model.Figure { return p.SysS }), f2, false},
-	{"client cores busy", cliFig(func(p model.Process) model.Figure { return p.CoresBusy }), f2, true},
-	{"server cores busy", srvFig(func(p model.Process) model.Figure { return p.CoresBusy }), f2, true},
-	{"client CPU s/GiB", cliFig(func(p model.Process) model.Figure { return p.CPUSPerGiB }), f3, true},
-	{"server CPU s/GiB", srvFig(func(p model.Process) model.Figure { return p.CPUSPerGiB }), f3, true},
-	{"client cores on a CPU", cliFig(func(p model.Process) model.Figure { return p.CoresOnCPU }), f2, true},
-	{"client cores waiting for CPU", cliFig(func(p model.Process) model.Figure { return p.CoresWaiting }), f2, true},
-	{"client cores asleep", cliFig(func(p model.Process) model.Figure { return p.CoresAsleep }), f2, false},
-	{"server cores on a CPU", srvFig(func(p model.Process) model.Figure { return p.CoresOnCPU }), f2, true},
-	{"server cores waiting for CPU", srvFig(func(p model.Process) model.Figure { return p.CoresWaiting }), f2, true},
-	{"server cores asleep", srvFig(func(p model.Process) model.Figure { return p.CoresAsleep }), f2, false},
-	{"client wait for CPU ms/2MiB", cliFig(func(p model.Process) model.Figure { return p.WaitSPer2MiB }), ms3, true},
-	{"server wait for CPU ms/2MiB", srvFig(func(p model.Process) model.Figure { return p.WaitSPer2MiB }), ms3, true},
-	{"latency p50 ms", func(sm model.Summary) model.Figure { return sm.LatencyP50Ms }, f2, true},
-	{"latency p99 ms", func(sm model.Summary) model.Figure { return sm.LatencyP99Ms }, f2, true},
-	{"latency max ms", func(sm model.Summary) model.Figure { return sm.LatencyMaxMs }, f2, true},
+}
+
+// summaryRows are the run table's figure rows: model.SummaryFigures, in
+// its order, each with its label, format and whether a B/A ratio means
+// something.
+var summaryRows = func() []summaryRow {
+	var rows []summaryRow
+	for _, e := range model.SummaryFigures() {
+		rows = append(rows, summaryRow{e.Long, func(sm model.Summary) model.Figure { return e.Get(&sm.Figures) },
+			formatOf(e.Format), e.Ratio})
+	}
+	return rows
+}()
+
+// formatOf is how the tables print a figure of a format: a rate in
+// --rate-unit's unit.
+func formatOf(f model.FigureFormat) func(model.Figure) string {
+	switch f {
+	case model.FormatRate:
+		return rate
+	case model.FormatBytes:
+		return size
+	case model.FormatFixed2:
+		return f2
+	case model.FormatFixed3:
+		return f3
+	case model.FormatMs3:
+		return ms3
+	}
+	return f1
 }
 
 // textRow is a row of text of the summary table; across: it names a

@@ -17,11 +17,6 @@ import (
 // test over each side's batches, the ratio's interval), never a rule of
 // its own.
 
-// fillFig reads a figure of the summary's send-buffer fill.
-func fillFig(f func(model.Fill) model.Figure) summaryGetter {
-	return func(sm model.Summary) model.Figure { return f(sm.Fill()) }
-}
-
 // size formats a byte count ("1.8 MiB"), n/a when unknown.
 func size(v model.Figure) string {
 	if !v.Known() {

@@ -46,16 +46,34 @@ type chartDef struct {
 var (
 	chartThroughput = chartDef{"throughput", unitRate, []seriesDef{{0, mTput, false, ""}, {1, mTput, false, ""}}}
 	chartCalls      = chartDef{"syscalls", unitCalls, []seriesDef{{0, mCalls, false, ""}, {1, mCalls, false, ""}}}
-	chartCPU        = chartDef{"CPU", unitCores, []seriesDef{
-		{0, mCPUClient, false, "cli"}, {0, mCPUServer, true, "srv"},
-		{1, mCPUClient, false, "cli"}, {1, mCPUServer, true, "srv"}}}
-	chartLatency = chartDef{"latency", unitMs, []seriesDef{
-		{0, mP50, false, "p50"}, {0, mP99, true, "p99"},
-		{1, mP50, false, "p50"}, {1, mP99, true, "p99"}}}
-	chartWakeups = chartDef{"wake-ups", unitWakeups, []seriesDef{
-		{0, mWakeClient, false, "cli"}, {0, mWakeServer, true, "srv"},
-		{1, mWakeClient, false, "cli"}, {1, mWakeServer, true, "srv"}}}
+	chartCPU        = chartDef{"CPU", unitCores, pairedSeries(mCPUClient, mCPUServer)}
+	chartLatency    = chartDef{"latency", unitMs, pairedSeries(mP50, mP99)}
+	chartWakeups    = chartDef{"wake-ups", unitWakeups, pairedSeries(mWakeClient, mWakeServer)}
 )
+
+// pairedSeries are a chart's series of two metrics per side, the second
+// dashed, each labelled by its entry of the table of figures.
+func pairedSeries(solid, dashed int) []seriesDef {
+	var out []seriesDef
+	for side := 0; side < 2; side++ {
+		out = append(out, seriesDef{side, solid, false, seriesLabel(solid)}, seriesDef{side, dashed, true, seriesLabel(dashed)})
+	}
+	return out
+}
+
+// seriesLabel is a series' word in a legend, within its side: a process's
+// figure its process ("cli", "srv"), any other its entry's short label
+// ("p99", "full").
+func seriesLabel(metric int) string {
+	e := model.FigureOf(metricFigure[metric])
+	switch e.Of {
+	case model.OfClient:
+		return "cli"
+	case model.OfServer:
+		return "srv"
+	}
+	return e.Short
+}
 
 // callsChart is the syscalls chart: each side's receiver's receive calls,
 // and for a side that writes, its sender's (the client's) send calls

@@ -9,9 +9,7 @@ import "fmt"
 // sample interval, on a fixed 0–100% scale so that a change's marker
 // shows who started waiting on whom. A sample whose fill was not measured
 // is a gap, never 0.
-var chartFill = chartDef{"send-buffer fill", unitPct, []seriesDef{
-	{0, mFullPct, false, "full"}, {0, mEmptyPct, true, "empty"},
-	{1, mFullPct, false, "full"}, {1, mEmptyPct, true, "empty"}}}
+var chartFill = chartDef{"send-buffer fill", unitPct, pairedSeries(mFullPct, mEmptyPct)}
 
 // fillChartTitle is the fill chart's title; short for a narrow terminal.
 func fillChartTitle(short bool) string {

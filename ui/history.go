@@ -32,6 +32,21 @@ type point struct {
 	write  bool
 }
 
+// metricFigure is the entry of the table of figures each metric charts.
+var metricFigure = [nMetrics]string{
+	mTput:       model.FigThroughput,
+	mCalls:      model.FigReceiverCalls,
+	mCPUClient:  model.FigClientCores,
+	mCPUServer:  model.FigServerCores,
+	mP50:        model.FigP50,
+	mP99:        model.FigP99,
+	mSend:       model.FigSenderCalls,
+	mWakeClient: model.FigClientWake,
+	mWakeServer: model.FigServerWake,
+	mFullPct:    model.FigFullPct,
+	mEmptyPct:   model.FigEmptyPct,
+}
+
 func num(f model.Figure) float64 {
 	if !f.Known() {
 		return math.NaN()
@@ -42,23 +57,14 @@ func num(f model.Figure) float64 {
 // pointOf reduces a sample; its own stamp picks the receiving process.
 func pointOf(s model.Sample) point {
 	p := point{t: s.T, dur: s.Seconds, write: s.Direction() == model.FlowWrite}
-	p.v[mTput] = num(s.ThroughputBps)
-	p.v[mCalls] = num(s.ReceiverCallsPer2MiB())
-	p.v[mSend] = math.NaN()
-	if p.write {
-		p.v[mSend] = num(s.SenderCallsPer2MiB())
+	// Each metric through its entry: a server's figure unknown without
+	// a server, the fill unknown when not sampled (a gap, not 0).
+	for m, name := range metricFigure {
+		p.v[m] = num(model.FigureOf(name).Get(&s.Figures))
 	}
-	p.v[mCPUClient] = num(s.Client.CoresBusy)
-	p.v[mWakeClient] = num(s.Client.VolCSPer2MiB)
-	p.v[mCPUServer], p.v[mWakeServer] = math.NaN(), math.NaN()
-	if s.Server != nil {
-		p.v[mCPUServer] = num(s.Server.CoresBusy)
-		p.v[mWakeServer] = num(s.Server.VolCSPer2MiB)
+	if !p.write { // the sender's calls are charted for writes only
+		p.v[mSend] = math.NaN()
 	}
-	fl := s.Fill() // unknown when not sampled: a gap, not 0
-	p.v[mFullPct], p.v[mEmptyPct] = num(fl.FullPct), num(fl.EmptyPct)
-	p.v[mP50] = num(s.LatencyP50Ms)
-	p.v[mP99] = num(s.LatencyP99Ms)
 	for i, v := range p.v {
 		if v < 0 { // a counter glitch is not a figure
 			p.v[i] = math.NaN()

@@ -804,13 +804,22 @@ func (p *panel) figures() panelFigures {
 	if a == nil {
 		return f
 	}
-	f.tput, f.p50, f.p99 = a.ThroughputBps, a.LatencyP50Ms, a.LatencyP99Ms
-	f.recvCalls, f.recvEAGAIN = a.ReceiverCallsPer2MiB(), a.ReceiverEAGAINPer2MiB()
-	f.sendCalls, f.sendEAGAIN = a.SenderCallsPer2MiB(), a.SenderEAGAINPer2MiB()
-	f.cliCores, f.cliPerGiB, f.cliWake, f.cliFaults = a.Client.CoresBusy, a.Client.CPUSPerGiB, a.Client.VolCSPer2MiB, a.Client.FaultsPer2MiB
-	f.cliRun, f.cliWait = schedOf(a.Client)
+	// Each figure through its entry of the table of figures: a server's
+	// is unknown without a server, a receiver's across a change of
+	// direction.
+	for name, to := range map[string]*model.Figure{
+		model.FigThroughput: &f.tput, model.FigP50: &f.p50, model.FigP99: &f.p99,
+		model.FigReceiverCalls: &f.recvCalls, model.FigReceiverAgain: &f.recvEAGAIN,
+		model.FigSenderCalls: &f.sendCalls, model.FigSenderAgain: &f.sendEAGAIN,
+		model.FigClientCores: &f.cliCores, model.FigClientPerGiB: &f.cliPerGiB,
+		model.FigClientWake: &f.cliWake, model.FigClientFaults: &f.cliFaults,
+		model.FigServerCores: &f.srvCores, model.FigServerPerGiB: &f.srvPerGiB,
+		model.FigServerWake: &f.srvWake, model.FigServerFaults: &f.srvFaults,
+	} {
+		*to = model.FigureOf(name).Get(a)
+	}
+	f.cliRun, f.cliWait = schedOf(a.Client) // the time bar's own parts (timebar.go)
 	if a.Server != nil {
-		f.srvCores, f.srvPerGiB, f.srvWake, f.srvFaults = a.Server.CoresBusy, a.Server.CPUSPerGiB, a.Server.VolCSPer2MiB, a.Server.FaultsPer2MiB
 		f.srvRun, f.srvWait = schedOf(*a.Server)
 	}
 	f.cpu = a.CPU()

@@ -2,7 +2,8 @@
 // going one way (docs/architecture.md): the data model below the runtime,
 // the controller and the child apart, the readers of runs off the runtime.
 // It reads them from `go list -deps -json`, for Linux and for macOS, so an
-// import that only one OS's files make is caught too.
+// import that only one OS's files make is caught too. doctable_test.go
+// holds docs/architecture.md's packages table to the same listing.
 package boundaries
 
 import (
