@@ -912,7 +912,13 @@ func (p *panel) figureRows(d panelData, lw int) []string {
 		p.row("errors", lw, p.val(d.errors)),
 		p.row("cores", lw, p.cores(d)),
 	}
-	if t := p.timeRow(f, false); t != "" {
+	// The long form where it fits the column, else the short: at 160x48
+	// the long one was cut ("▓ wa…").
+	t := p.timeRow(f, false)
+	if ansi.StringWidth(t) > (p.inner()-3)/2-lw {
+		t = p.timeRow(f, true)
+	}
+	if t != "" {
 		rows = append(rows, p.row("time", lw, t))
 	}
 	return rows

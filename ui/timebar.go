@@ -43,7 +43,8 @@ func schedOf(p model.Process) (run, wait model.Figure) {
 }
 
 // timeRow is the row's value: "cli █▓░░░ srv ██▓░░ ▓ wait 38%" (short,
-// a narrow panel's: "… ▓ 38%"), the longer waiter's share of the span;
+// a narrow panel's and a column too narrow for that: "c █▓░░░ s ██▓░░
+// ▓38%"), the longer waiter's share of the span;
 // "" where neither process's times are measured.
 func (p *panel) timeRow(f panelFigures, short bool) string {
 	if !f.cliWait.Known() && !f.srvWait.Known() {
@@ -56,6 +57,6 @@ func (p *panel) timeRow(f panelFigures, short bool) string {
 			most = max(most, w)
 		}
 	}
-	return st.Dim.Render("cli ") + p.val(timeBar(f.cliRun, f.cliWait)) + st.Dim.Render(" srv ") + p.val(timeBar(f.srvRun, f.srvWait)) +
-		st.Dim.Render(pick(short, " ▓ ", " ▓ wait ")) + p.val((100*most).Fixed(0)+"%")
+	return st.Dim.Render(pick(short, "c ", "cli ")) + p.val(timeBar(f.cliRun, f.cliWait)) + st.Dim.Render(pick(short, " s ", " srv ")) +
+		p.val(timeBar(f.srvRun, f.srvWait)) + st.Dim.Render(pick(short, " ▓", " ▓ wait ")) + p.val((100*most).Fixed(0)+"%")
 }

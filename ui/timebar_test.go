@@ -36,7 +36,7 @@ func TestTimeRowNarrow(t *testing.T) {
 	p := panel{com: &common{styles: DefaultStyles()}}
 	f := panelFigures{cliRun: 0.38, cliWait: 0.24, srvRun: 0.37, srvWait: 0.38}
 	row := p.row("time", 8, p.timeRow(f, true))
-	if w := ansi.StringWidth(row); w > 36 || !strings.Contains(row, "▓ 38%") {
+	if w := ansi.StringWidth(row); w > 36 || !strings.Contains(row, "▓38%") {
 		t.Errorf("narrow row %q (%d cells)", row, w)
 	}
 	if run, wait := schedOf(model.Process{CoresOnCPU: 0, CoresWaiting: 0}); run.Known() || wait.Known() {
