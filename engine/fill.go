@@ -59,10 +59,11 @@ type FillProc struct {
 // fillMeter is the pair's fill meters and the sock_diag socket used to
 // find the sides' connections.
 type fillMeter struct {
-	// kern measures in the kernel; nil where its programs cannot load
-	// (kernWhy says why: no BPF rights, no kernel BTF, macOS).
-	kern    *syscount.FillMeter
-	kernWhy string
+	// kern measures in the kernel when the run asked for it (--fill
+	// kernel); nil otherwise, or where its programs cannot load (no BPF
+	// rights, no kernel BTF, macOS: doctor says which), and the sampler
+	// measures.
+	kern *syscount.FillMeter
 
 	mu  sync.Mutex // all below: the two sides' polls look up at once
 	ctx context.Context
@@ -100,7 +101,7 @@ func (m *fillMeter) start(ctx context.Context, source string) {
 		m.kern, err = openKernelFill()
 	}
 	if err != nil {
-		m.kern, m.kernWhy = nil, err.Error()
+		m.kern = nil
 		m.mu.Lock()
 		m.startSampler()
 		m.mu.Unlock()
