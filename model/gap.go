@@ -44,6 +44,11 @@ type GapVerdict struct {
 	ClientFullA bool   `json:"client_full_a"`
 	// Noisy: other processes kept a quarter of a core or more busy.
 	Noisy bool `json:"noisy"`
+	// ContendedA names A's process that waited for a CPU ContendedShare
+	// of the span or more (the pace verdict's contention rule), "" for
+	// none or not measured; WaitingA is its share of the span.
+	ContendedA string `json:"contended_a,omitempty"`
+	WaitingA   Figure `json:"waiting_for_cpu_a,omitempty"`
 }
 
 // GapVerdictOf judges a run of the pair.
@@ -54,6 +59,9 @@ func GapVerdictOf(rep Report) GapVerdict {
 	}
 	v.ClientBusyA = rep.Sides[0].Summary.Client.CoresBusy
 	v.ClientFullA = v.ClientBusyA.Known() && v.ClientBusyA >= PaceFull
+	if pv := VerdictOf(rep.Sides[0].Summary.Figures); pv.Contended != "" {
+		v.ContendedA, v.WaitingA = pv.Contended, pv.WaitingFor()
+	}
 	v.Calls = SidesDifference(rep, func(s Summary) Figure { return s.ReceiverCallsPer2MiB() })
 	v.Speed = SidesDifference(rep, func(s Summary) Figure { return s.ThroughputBps })
 	v.Kind = gapKind(v.Calls, v.Speed)

@@ -57,6 +57,9 @@ func gapPaceWhy(v model.GapVerdict) string {
 	switch {
 	case v.Noisy:
 		return "other processes kept the cores busy meanwhile, slowing both sides; run doctor again on a quiet machine"
+	case v.ContendedA != "":
+		return fmt.Sprintf("the CPUs were contended: at the default A's %s waited %s%% of the time for a core, which no buffer shortens",
+			v.ContendedA, (100 * v.WaitingA).Fixed(0))
 	case v.ClientFullA:
 		return fmt.Sprintf("at the default the client already used all of its core (%s cores busy): its own work sets the pace, which no buffer speeds up", v.ClientBusyA.Fixed(2))
 	}

@@ -32,6 +32,8 @@ func TestGapKeepsToTheVerdict(t *testing.T) {
 		{"calls only, client full", model.GapVerdict{Kind: model.GapCallsOnly, ClientFullA: true, ClientBusyA: 0.97}, true,
 			[]string{"calls fall but not the time", "0.97 cores busy", "its own work"}, []string{"shows the effect"}},
 		{"unjudged", model.GapVerdict{Kind: model.GapUnjudged}, true, []string{"not judged"}, []string{"shows"}},
+		{"calls only, contended", model.GapVerdict{Kind: model.GapCallsOnly, ContendedA: "server", WaitingA: 0.31, ClientFullA: true}, true,
+			[]string{"contended", "A's server waited 31% of the time for a core"}, []string{"its own work"}},
 	} {
 		got := Gap(c.v, c.ok)
 		for _, w := range c.want {
