@@ -288,6 +288,7 @@ func (p *Pair) Report() model.Report {
 	rep.ControllerCoresBusy = p.mach.ownCoresBusy()
 	rep.SettleFlows() // which process received the bulk data, span by span
 	rep.MacOS = model.MacOSEmulationOf(rep)
+	rep.BOverA = model.SidesDifferences(rep)
 	p.labelFillSources(&rep)
 	return rep
 }

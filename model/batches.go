@@ -112,3 +112,23 @@ func SidesDifference(rep Report, pick func(Summary) Figure) Difference {
 func RunsDifference(a, b Report, side SideID, pick func(Summary) Figure) Difference {
 	return DifferenceOf(BatchesOf(a, side, pick), BatchesOf(b, side, pick))
 }
+
+// SidesDifferences are the B/A verdicts of every summary figure whose
+// ratio means something, by its CSV column name: what run's table prints
+// in its B/A column (SidesDifference), for the JSON (Report.BOverA). nil
+// without two sides.
+func SidesDifferences(rep Report) map[string]Difference {
+	if len(rep.Sides) != 2 {
+		return nil
+	}
+	out := map[string]Difference{}
+	for _, e := range SummaryFigures() {
+		if !e.Ratio {
+			continue
+		}
+		if d := SidesDifference(rep, func(s Summary) Figure { return e.Get(&s.Figures) }); d.HasData() {
+			out[e.Name()] = d
+		}
+	}
+	return out
+}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
 	"time"
@@ -50,5 +51,37 @@ func TestBatchesAreTurns(t *testing.T) {
 	}
 	if none := BatchesOf(rep, "B", thr); none.N != 0 {
 		t.Fatalf("no side B: %+v", none)
+	}
+}
+
+// TestSidesDifferencesAreTheTables: the JSON's b_over_a holds, for each
+// figure whose ratio means something, the verdict the B/A column prints
+// (SidesDifference), keyed by its CSV column; a figure of no ratio has
+// none, and an older run gains them when read.
+func TestSidesDifferencesAreTheTables(t *testing.T) {
+	a := turnsReport(false, []float64{100, 100, 100, 100}, []float64{110, 110, 110, 110}, []float64{90, 90, 90, 90})
+	b := turnsReport(false, []float64{200, 200, 200, 200}, []float64{210, 210, 210, 210}, []float64{190, 190, 190, 190})
+	rep := a
+	rep.Sides = append(rep.Sides, SideReport{Name: "B", Summary: b.Sides[0].Summary})
+	for _, s := range b.Samples {
+		s.Side = "B"
+		rep.Samples = append(rep.Samples, s)
+	}
+	got := SidesDifferences(rep)
+	thr := func(s Summary) Figure { return s.ThroughputBps }
+	want := SidesDifference(rep, thr)
+	if d, ok := got["throughput_bps"]; !ok || d.Cell() != want.Cell() || !d.Known() || d.Ratio < 1.9 {
+		t.Fatalf("b_over_a throughput %+v, want the table's %s", d, want.Cell())
+	}
+	if _, ok := got["client_user_s"]; ok {
+		t.Error("user seconds have no meaningful ratio, yet b_over_a has one")
+	}
+	raw, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(raw, &back); err != nil || back.BOverA["throughput_bps"].Cell() != want.Cell() {
+		t.Errorf("read back: %v %+v", err, back.BOverA["throughput_bps"])
 	}
 }

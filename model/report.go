@@ -48,6 +48,11 @@ type Report struct {
 	// kernel (MacOSEmulationOf); nil otherwise. Set by the engine and, for
 	// a run saved before it was kept, when the run is read.
 	MacOS *MacOSEmulation `json:"macos_emulation,omitempty"`
+	// BOverA are side B's figures against A's, each judged by the one
+	// noise rule over their batches (SidesDifferences), keyed by the
+	// figure's CSV column: the B/A column of run's table. Set by the
+	// engine, and when an older run is read.
+	BOverA map[string]Difference `json:"b_over_a,omitempty"`
 	// ControllerCoresBusy is the CPU nbdscope's own controller process
 	// (which moves no data) spent over the same span, in cores busy on
 	// average (getrusage of itself): what measuring cost the cores the
@@ -80,6 +85,9 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 	r.SettleFlows()
 	if r.MacOS == nil {
 		r.MacOS = MacOSEmulationOf(*r)
+	}
+	if r.BOverA == nil {
+		r.BOverA = SidesDifferences(*r)
 	}
 	return nil
 }
