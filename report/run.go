@@ -274,7 +274,11 @@ func printFillSource(w io.Writer, rep model.Report) {
 		case model.FillSourceKernel:
 			fmt.Fprintf(w, "fill %s: measured in the kernel, at every change of the sender's buffer, weighted by time\n", s.Name)
 		case model.FillSourceSampler:
-			fmt.Fprintf(w, "fill %s: sampled from user space (the kernel's programs could not measure it)\n", s.Name)
+			why := "the default; --fill kernel measures it in the kernel"
+			if rep.Config.FillSource() == model.FillSourceKernel {
+				why = "the kernel's programs could not measure it: nbdscope doctor says why"
+			}
+			fmt.Fprintf(w, "fill %s: sampled from user space, 100 times a second (%s)\n", s.Name, why)
 		}
 	}
 }

@@ -35,3 +35,22 @@ func TestPrintUnattributed(t *testing.T) {
 		t.Errorf("B's line %q: want n/a in concurrent mode", b)
 	}
 }
+
+// The summary says what measured each side's fill, and why: the sampler
+// by default, the sampler in the kernel's place when --fill kernel was
+// asked for and its programs could not load, or the kernel.
+func TestFillSourceLine(t *testing.T) {
+	rep := model.Report{Sides: []model.SideReport{{Name: "A", FillSource: model.FillSourceSampler}, {Name: "B", FillSource: model.FillSourceKernel}}}
+	var b bytes.Buffer
+	printFillSource(&b, rep)
+	if got := b.String(); !strings.Contains(got, "fill A: sampled from user space, 100 times a second (the default; --fill kernel") ||
+		!strings.Contains(got, "fill B: measured in the kernel") {
+		t.Errorf("default: %q", got)
+	}
+	rep.Config.Fill = model.FillSourceKernel
+	b.Reset()
+	printFillSource(&b, rep)
+	if got := b.String(); !strings.Contains(got, "could not measure it: nbdscope doctor says why") {
+		t.Errorf("kernel asked, sampler measured: %q", got)
+	}
+}
