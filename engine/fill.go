@@ -80,7 +80,7 @@ type fillMeter struct {
 
 // errKernelNotAsked is why the kernel does not measure a run's fill that
 // did not ask it to (model.Config.FillSource).
-var errKernelNotAsked = errors.New("the sampler measures fill unless --fill kernel is given")
+var errKernelNotAsked = errors.New("the sampler measures fill unless --fill-source kernel is given")
 
 // openKernelFill loads the kernel's fill programs; tests replace it to
 // run the sampler.

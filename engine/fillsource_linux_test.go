@@ -10,7 +10,7 @@ import (
 )
 
 // TestFillSourceNamed: a run names what measured each side's fill, and
-// measures it: the sampler unless the kernel is asked for (--fill kernel);
+// measures it: the sampler unless the kernel is asked for (--fill-source kernel);
 // asked, the kernel where its programs load here, the sampler where they
 // cannot (made to fail for the test).
 func TestFillSourceNamed(t *testing.T) {

@@ -69,7 +69,7 @@ const (
 	SetTransport    = "transport"
 	SetPlacement    = "placement"
 	SetMode         = "mode"
-	SetFill         = "fill"
+	SetFill         = "fill-source"
 	SetPaused       = "paused"
 	SetTarget       = "target"
 	SetExec         = "exec"

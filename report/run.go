@@ -274,7 +274,7 @@ func printFillSource(w io.Writer, rep model.Report) {
 		case model.FillSourceKernel:
 			fmt.Fprintf(w, "fill %s: measured in the kernel, at every change of the sender's buffer, weighted by time\n", s.Name)
 		case model.FillSourceSampler:
-			why := "the default; --fill kernel measures it in the kernel"
+			why := "the default; --fill-source kernel measures it in the kernel"
 			if rep.Config.FillSource() == model.FillSourceKernel {
 				why = "the kernel's programs could not measure it: nbdscope doctor says why"
 			}

@@ -37,13 +37,13 @@ func TestPrintUnattributed(t *testing.T) {
 }
 
 // The summary says what measured each side's fill, and why: the sampler
-// by default, the sampler in the kernel's place when --fill kernel was
+// by default, the sampler in the kernel's place when --fill-source kernel was
 // asked for and its programs could not load, or the kernel.
 func TestFillSourceLine(t *testing.T) {
 	rep := model.Report{Sides: []model.SideReport{{Name: "A", FillSource: model.FillSourceSampler}, {Name: "B", FillSource: model.FillSourceKernel}}}
 	var b bytes.Buffer
 	printFillSource(&b, rep)
-	if got := b.String(); !strings.Contains(got, "fill A: sampled from user space, 100 times a second (the default; --fill kernel") ||
+	if got := b.String(); !strings.Contains(got, "fill A: sampled from user space, 100 times a second (the default; --fill-source kernel") ||
 		!strings.Contains(got, "fill B: measured in the kernel") {
 		t.Errorf("default: %q", got)
 	}

@@ -20,7 +20,7 @@ var badValues = map[string][]string{
 	"sndbuf": {"huge", "", "512"}, "client-sndbuf": {"huge"}, "client-rcvbuf": {"1t"}, "server-rcvbuf": {"1t"},
 	"sweep sndbuf": {"huge", "", "64k,,2m"}, "calibrate sndbuf": {"huge", "", "default,,2m"}, "calibrate client": {"", "qemu-img 'unterminated"}, "sweep client-sndbuf": {"huge", ","}, "sweep client-rcvbuf": {"64k,1t"},
 	"connections": {"0", "65", "many", ""}, "request-size": {"1000", "64m"}, "in-flight": {"0", "257"},
-	"workload": {"sideways"}, "read-percent": {"101", "-1"}, "consume": {"eat"}, "reader": {"spin"}, "hash-threads": {"0", "65"},
+	"workload": {"sideways"}, "read-percent": {"101", "-1"}, "consume": {"eat"}, "reader": {"spin"}, "fill-source": {"guess"}, "hash-threads": {"0", "65"},
 	"placement": {"everywhere"}, "transport": {"pigeon"}, "target": {"http://example.com/"}, "exec": {"'unclosed"}, "server": {"'unclosed", "qemu-nbd -k /tmp/no-placeholder"},
 	"sweep exec": {"'unclosed", ""},
 	"backend":    {"bogus", "file:", "file:/nonexistent-dir/x.img"}, "size": {"1000", "huge", "0"},
