@@ -1,3 +1,9 @@
+//go:build !race
+
+// The race detector slows the reader and the writer unevenly, and the two
+// measures of fill drift apart under it (13.6 points of empty at 2 MiB in
+// a CI run): .ci/run runs this package once more without -race for it.
+
 package syscount_test
 
 import (
