@@ -287,6 +287,15 @@ func newSettingTable() []*Setting {
 		{Name: SetSize, Var: "SIZE", Type: TypeSize, Min: 512, Max: math.MaxInt, Align: 512, Where: AtStart, start: RoleServer,
 			Help:  "spawned server export size (e.g. 64g)",
 			field: field{func(s *SideConfig) Value { return Value{Int: int(s.Size)} }, func(s *SideConfig, v Value) { s.Size = int64(v.Int) }}},
+	}
+	return append(t, pairSettings()...)
+}
+
+// pairSettings are the table's pair-wide entries: the run's mode and fill
+// source, and a side's pause, set for the pair rather than in a side's
+// config.
+func pairSettings() []*Setting {
+	return []*Setting{
 		{Name: SetMode, Var: "MODE", Type: TypeEnum, Choices: func() []string { return names(Modes) }, Where: AtPair, Flag: FlagPair, PairWide: true,
 			Help: "run mode: alternate or concurrent (default: alternate below 4 cores)",
 			Keys: [2]string{"m"}, KeyHelp: "alternate/concurrent", step: stepCycle,
@@ -300,7 +309,6 @@ func newSettingTable() []*Setting {
 			Help: "pause or resume a side's load", Keys: [2]string{" "}, KeyHelp: "pause/resume side", step: stepToggle,
 			pair: pairField{func(s *State, i int) Value { return Value{Bool: s.Paused[i]} }, func(s *State, i int, v Value) { s.Paused[i] = v.Bool }}},
 	}
-	return t
 }
 
 // field is where a side setting's value is kept in its SideConfig.
