@@ -166,15 +166,7 @@ func TestServeMemoryReturnsAfterAbuse(t *testing.T) {
 		c.Close()
 	}
 	conns = nil
-	// Bounded: the memory is back at once, or within a few seconds.
-	var after int64
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		after = vmRSS(t, pid)
-		if after <= idle+16<<20 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	after := rssSettled(t, pid, idle)
 	t.Logf("VmRSS idle %d MiB, with the half-sent WRITEs %d MiB, after they closed %d MiB", idle>>20, busy>>20, after>>20)
 	if after > idle+16<<20 {
 		t.Errorf("VmRSS %d MiB 10 s after the connections closed, idle %d MiB: want within 16 MiB", after>>20, idle>>20)
@@ -238,16 +230,24 @@ func TestServeMemoryReturnsAfterReads(t *testing.T) {
 	for _, c := range cs {
 		c.Close()
 	}
+	after := rssSettled(t, pid, idle)
+	t.Logf("VmRSS idle %d MiB, after the reads %d MiB, after the connections closed %d MiB", idle>>20, busy>>20, after>>20)
+	if after > idle+16<<20 {
+		t.Errorf("VmRSS %d MiB 10 s after the connections closed, idle %d MiB: want within 16 MiB", after>>20, idle>>20)
+	}
+}
+
+// rssSettled is pid's VmRSS once it is back within 16 MiB of idle, or
+// after 10 s (bounded: the memory is back at once, or within a few
+// seconds).
+func rssSettled(t *testing.T, pid int, idle int64) int64 {
+	t.Helper()
 	var after int64
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		after = vmRSS(t, pid)
 		if after <= idle+16<<20 || time.Now().After(deadline) {
-			break
+			return after
 		}
 		time.Sleep(100 * time.Millisecond)
-	}
-	t.Logf("VmRSS idle %d MiB, after the reads %d MiB, after the connections closed %d MiB", idle>>20, busy>>20, after>>20)
-	if after > idle+16<<20 {
-		t.Errorf("VmRSS %d MiB 10 s after the connections closed, idle %d MiB: want within 16 MiB", after>>20, idle>>20)
 	}
 }
