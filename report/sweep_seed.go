@@ -54,7 +54,7 @@ func seedRows(w io.Writer, rep model.SweepReport) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, head)
 	fmt.Fprintln(w, rule)
-	def := defaultRow(rep.Rows)
+	def := defaultSeconds(rep.Rows)
 	for _, r := range rep.Rows {
 		cells := []string{r.Buffer, fmt.Sprintf("%.3fs", r.Seconds), timesFaster(def, r.Seconds)}
 		for _, t := range ts {
@@ -73,8 +73,8 @@ func sourcesOf(ts []seed.Table) string {
 	return strings.Join(s, "; ")
 }
 
-// defaultRow is our default row's time, 0 when the default was not swept.
-func defaultRow(rows []model.SweepRow) float64 {
+// defaultSeconds is our default row's time, 0 when the default was not swept.
+func defaultSeconds(rows []model.SweepRow) float64 {
 	for _, r := range rows {
 		if r.Buffer == model.BufDefaultName {
 			return r.Seconds
