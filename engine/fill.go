@@ -78,10 +78,6 @@ type fillMeter struct {
 	sources map[string]string        // by side: what measures its fill (model.FillSource…)
 }
 
-// errKernelNotAsked is why the kernel does not measure a run's fill that
-// did not ask it to (model.Config.FillSource).
-var errKernelNotAsked = errors.New("the sampler measures fill unless --fill-source kernel is given")
-
 // openKernelFill loads the kernel's fill programs; tests replace it to
 // run the sampler.
 var openKernelFill = syscount.OpenFillMeter
@@ -95,17 +91,15 @@ func (m *fillMeter) start(ctx context.Context, source string) {
 		return
 	}
 	m.ctx, m.conn = ctx, conn
-	if source != model.FillSourceKernel {
-		err = errKernelNotAsked
-	} else {
-		m.kern, err = openKernelFill()
+	if source == model.FillSourceKernel {
+		if k, err := openKernelFill(); err == nil {
+			m.kern = k
+			return
+		}
 	}
-	if err != nil {
-		m.kern = nil
-		m.mu.Lock()
-		m.startSampler()
-		m.mu.Unlock()
-	}
+	m.mu.Lock()
+	m.startSampler()
+	m.mu.Unlock()
 }
 
 // startSampler starts the sampler, once; m.mu is held.
