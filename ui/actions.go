@@ -320,10 +320,10 @@ func (m *Model) changeAs(kind opKind, side int, st *model.Setting, v model.Value
 		return nil
 	}
 	if v == cur {
-		// Nothing to change: no engine call, no "2m→2m" marker; the
-		// warning a scripted one gets.
+		// The value in force: warned of at once, and sent all the same,
+		// as a scripted one is, so the engine marks its event a no-op
+		// (Event.NoOp) in the events and the saved run.
 		m.setMsg(msgWarn, "▲ "+phrase.WarningLong(model.Warn(model.SideAt(side), model.NoOpChange{Setting: st.Name, Value: st.Format(cur)})))
-		return nil
 	}
 	ch := model.Change{Side: side, Setting: st, Value: v}
 	opSide := side
@@ -356,16 +356,32 @@ func putValue(ps *pairState, side int, st *model.Setting, v model.Value) error {
 // B at 2 MiB, each on its bulk sender's send buffer (the server's for
 // reads, the client's for writes).
 func (m *Model) gap() tea.Cmd {
-	seq := m.opSeq
+	bufs := [2]model.Buf{{Kind: model.BufMacOS}, {Kind: model.BufSize, Bytes: 2 << 20}}
+	already := true
+	ps := m.shown()
+	for side, b := range bufs {
+		for _, st := range m.panels[side].senderBuffers() {
+			already = already && st.Get(&ps, side) == model.Value{Buf: b}
+		}
+	}
 	var cmds []tea.Cmd
-	for side, b := range [2]model.Buf{{Kind: model.BufMacOS}, {Kind: model.BufSize, Bytes: 2 << 20}} {
-		cmds = append(cmds, m.changeAll(side, m.panels[side].senderBuffers(), model.Value{Buf: b}))
+	for side, b := range bufs {
+		// A buffer in force already is left alone (B starts at 2m), unless
+		// the whole gap is: then the key is a no-op, sent as one so that
+		// its events are marked so.
+		var sts []*model.Setting
+		for _, st := range m.panels[side].senderBuffers() {
+			if already || st.Get(&ps, side) != (model.Value{Buf: b}) {
+				sts = append(sts, st)
+			}
+		}
+		cmds = append(cmds, m.changeAll(side, sts, model.Value{Buf: b}))
 		if m.msg.kind == msgError {
 			return tea.Batch(cmds...)
 		}
 	}
-	if m.opSeq == seq {
-		m.setMsg(msgInfo, "gap: A is at macOS's 8k and B at 2m already"+m.notXNU())
+	if already {
+		m.setMsg(msgWarn, "▲ gap: A is at macOS's 8k and B at 2m already (no-op)"+m.notXNU())
 	} else {
 		m.setMsg(msgInfo, "gap: A at macOS's 8k, B at 2m"+m.notXNU())
 	}

@@ -457,28 +457,42 @@ func TestKeyGap(t *testing.T) {
 	if h.f.facts.OS != "darwin" { // says this is not a Mac, with the series' 12.6x
 		h.wantView("not XNU")
 	}
-	// Set already: no calls (no "2m→2m" change markers).
+	// Set already: sent all the same, as a script's would be, so the
+	// engine marks both events no-ops; the message warns.
 	h.press("g")
 	h.settle()
-	h.wantApplied(ch(1, "sndbuf", "1m"), ch(0, "sndbuf", "macos"), ch(1, "sndbuf", "2m"))
+	h.wantApplied(ch(1, "sndbuf", "1m"), ch(0, "sndbuf", "macos"), ch(1, "sndbuf", "2m"), ch(0, "sndbuf", "macos"), ch(1, "sndbuf", "2m"))
 	h.wantView("already")
+	if h.m.msg.kind != msgWarn {
+		t.Errorf("g on the gap in force: a message of kind %v, want a warning", h.m.msg.kind)
+	}
 }
 
-// TestNoOpChange: a value the side has already is not sent to the engine
-// (which would draw a "2m→2m" change), from = too; it warns, in the words
-// a scripted one's warning has.
+// TestNoOpChange: a value the side has already (= 2m on B at 2m) warns, in
+// the words a scripted one's warning has, and is sent to the engine as a
+// scripted one is, so that its event is there, marked a no-op, in the
+// events and the saved run: it left none. The event the engine sends
+// back says so in the events list.
 func TestNoOpChange(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
 	h.press("2", "=")
 	h.typeText("2m")
-	cmd := h.press("enter")
-	if cmd != nil || h.m.state != stNormal {
-		t.Fatalf("= 2m on a side at 2m: cmd %v, state %v", cmd != nil, h.m.state)
+	h.press("enter")
+	if h.m.state != stNormal {
+		t.Fatalf("= 2m on a side at 2m: state %v, want the prompt closed", h.m.state)
 	}
 	h.wantView("▲ side B: sndbuf is 2m already")
-	h.wantApplied()
 	if h.m.msg.kind != msgWarn {
 		t.Errorf("the message is of kind %v, want a warning", h.m.msg.kind)
+	}
+	h.settle()
+	h.wantApplied(ch(1, "sndbuf", "2m"))
+	if h.m.msg.kind != msgWarn {
+		t.Errorf("after the engine call the message is of kind %v, want the warning kept", h.m.msg.kind)
+	}
+	h.send(model.Update{Event: &model.Event{T: 1, Side: "B", Setting: model.SetSndBuf, From: "2m", To: "2m", NoOp: true}})
+	if evs := h.m.charts.events; len(evs) == 0 || !evs[len(evs)-1].NoOp {
+		t.Errorf("the no-op event is not in the events: %+v", evs)
 	}
 }
 
