@@ -3,6 +3,7 @@ package model
 import (
 	"strings"
 
+	"nbdscope/platform"
 	"nbdscope/seed"
 )
 
@@ -25,25 +26,48 @@ type MacOSEmulation struct {
 
 // MacOSEmulationOf is the run's mark, or nil where no side ran at macOS's
 // buffer or the run was on macOS itself: a side configured at "macos", or
-// changed to it by a scripted or live change.
+// changed to it by a scripted or live change, on either send buffer (the
+// server's, the bulk sender of reads; the client's, of writes).
 func MacOSEmulationOf(r Report) *MacOSEmulation {
-	if strings.EqualFold(r.Platform.OS, "darwin") {
-		return nil
-	}
-	macos := Buf{Kind: BufMacOS}.String()
 	var sides []SideID
 	for _, s := range r.Config.Sides {
 		id := SideID(strings.ToUpper(s.Name))
-		if s.SndBuf.Kind == BufMacOS || changedTo(r.Events, id, macos) {
+		if atMacOS(s) || changedTo(r.Events, id, Buf{Kind: BufMacOS}.String()) {
 			sides = append(sides, id)
 		}
 	}
-	if len(sides) == 0 {
+	return macOSEmulation(r.Platform, sides)
+}
+
+// MacOSEmulationNow is the mark while the emulation is in force: the
+// sides whose send buffer is macOS's in c now, on a kernel that is not
+// XNU (the explorer's header shows it from this); nil otherwise.
+func MacOSEmulationNow(facts platform.Facts, c Config) *MacOSEmulation {
+	var sides []SideID
+	for _, s := range c.Sides {
+		if atMacOS(s) {
+			sides = append(sides, SideID(strings.ToUpper(s.Name)))
+		}
+	}
+	return macOSEmulation(facts, sides)
+}
+
+// atMacOS reports whether a side's server or client send buffer is
+// macOS's.
+func atMacOS(s SideConfig) bool {
+	return s.SndBuf.Kind == BufMacOS || s.ClientSndBuf.Kind == BufMacOS
+}
+
+// macOSEmulation is the mark of sides at macOS's buffer on the platform
+// f, with the series' figure from a real Mac; nil for no side, or on
+// macOS itself.
+func macOSEmulation(f platform.Facts, sides []SideID) *MacOSEmulation {
+	if len(sides) == 0 || strings.EqualFold(f.OS, "darwin") {
 		return nil
 	}
-	kernel := r.Platform.Kernel // "Linux 6.18.0": uname's name and release
+	kernel := f.Kernel // "Linux 6.18.0": uname's name and release
 	if kernel == "" {
-		kernel = r.Platform.OS
+		kernel = f.OS
 	}
 	e := &MacOSEmulation{Sides: sides, Kernel: kernel}
 	if t, ok := seed.Lookup(seed.MacOS, seed.QemuImgRead); ok {
@@ -52,10 +76,11 @@ func MacOSEmulationOf(r Report) *MacOSEmulation {
 	return e
 }
 
-// changedTo reports whether an event set side's send buffer to value.
+// changedTo reports whether an event set side's send buffer (the
+// server's or the client's) to value.
 func changedTo(evs []Event, side SideID, value string) bool {
 	for _, e := range evs {
-		if e.Setting == SetSndBuf && e.To == value && (e.Side == side || e.Side == WholePair) {
+		if (e.Setting == SetSndBuf || e.Setting == SetClientSndBuf) && e.To == value && (e.Side == side || e.Side == WholePair) {
 			return true
 		}
 	}

@@ -44,3 +44,39 @@ func TestMacOSEmulation(t *testing.T) {
 		t.Errorf("an old saved run read back without the mark: %v %+v", err, back.MacOS)
 	}
 }
+
+// On write sides g puts the clients' send buffers at macOS's (the bulk
+// sender's): the run is marked as much as a read side's, from its start
+// there or from a change to it; it was not (only the server's buffer
+// counted). While the explorer runs the mark is in force exactly while a
+// side is at macOS's buffer.
+func TestMacOSEmulationOfClientBuffers(t *testing.T) {
+	facts := platform.Facts{OS: "linux", Kernel: "Linux 6.18.0"}
+	w := Report{Platform: facts, Config: DefaultConfig()}
+	w.Config.Sides[1].ClientSndBuf = Buf{Kind: BufMacOS}
+	if e := MacOSEmulationOf(w); e == nil || len(e.Sides) != 1 || e.Sides[0] != "B" {
+		t.Errorf("B's client at macos: %+v, want B marked", e)
+	}
+	ch := Report{Platform: facts, Config: DefaultConfig(),
+		Events: []Event{{T: 2, Side: "A", Setting: SetClientSndBuf, From: "default", To: "macos"}}}
+	if e := MacOSEmulationOf(ch); e == nil || e.Sides[0] != "A" {
+		t.Errorf("A's client changed to macos at 2 s: %+v, want A marked", e)
+	}
+
+	c := DefaultConfig()
+	if e := MacOSEmulationNow(facts, c); e != nil {
+		t.Errorf("the default pair: %+v, want no mark", e)
+	}
+	c.Sides[0].SndBuf = Buf{Kind: BufMacOS}
+	e := MacOSEmulationNow(facts, c)
+	if e == nil || len(e.Sides) != 1 || e.Sides[0] != "A" || e.SeriesSpeedup != 12.6 || e.Kernel != "Linux 6.18.0" {
+		t.Fatalf("A at macos now: %+v", e)
+	}
+	if e := MacOSEmulationNow(platform.Facts{OS: "darwin"}, c); e != nil {
+		t.Errorf("on a Mac: %+v, want no mark", e)
+	}
+	c.Sides[0].SndBuf = Buf{Kind: BufSize, Bytes: 2 << 20}
+	if e := MacOSEmulationNow(facts, c); e != nil {
+		t.Errorf("A back at 2m: %+v, want no mark", e)
+	}
+}

@@ -25,6 +25,35 @@ func MacOSEmulation(e model.MacOSEmulation) string {
 	return txt
 }
 
+// MacOSEmulationForms are the mark's short forms, longest first, for a
+// line that holds it while the emulation is in force (the explorer's
+// header): the same three facts as MacOSEmulation (which sides, this
+// kernel not XNU, the series' figure from a real Mac) in fewer words.
+func MacOSEmulationForms(e model.MacOSEmulation) []string {
+	who := make([]string, len(e.Sides))
+	for i, s := range e.Sides {
+		who[i] = string(s)
+	}
+	sides := strings.Join(who, ", ")
+	kernel := e.Kernel
+	short, _, _ := strings.Cut(kernel, "-")
+	name, _, _ := strings.Cut(kernel, " ")
+	mac := ""
+	macShort := ""
+	if e.SeriesSpeedup > 0 {
+		x := strconv.FormatFloat(e.SeriesSpeedup, 'f', -1, 64) + "x"
+		mac = " · a real Mac: " + x + " in the series (qemu-img, 2 MiB against 8 KiB)"
+		macShort = " · real Mac " + x
+	}
+	return []string{
+		"▲ " + sides + ": macOS's 8 KiB send buffer, run on this " + kernel + " kernel, not XNU" + mac,
+		"▲ " + sides + ": macOS's 8 KiB buffer on this " + short + " kernel, not XNU" + strings.TrimSuffix(mac, " (qemu-img, 2 MiB against 8 KiB)"),
+		"▲ " + sides + ": macOS's 8k on this " + name + " kernel, not XNU" + strings.TrimSuffix(mac, " (qemu-img, 2 MiB against 8 KiB)"),
+		"▲ " + sides + ": macOS's 8k on " + name + ", not XNU" + macShort,
+		"▲ " + sides + ": macOS 8k on " + name + macShort,
+	}
+}
+
 // Gap words what a run of the default pair showed of the buffer's effect
 // (model.GapVerdictOf), doctor's last line; limitsOK is false when a
 // limit or the placement already hides the effect (their lines say which).

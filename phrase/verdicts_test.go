@@ -3,6 +3,7 @@ package phrase
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"nbdscope/model"
 	"nbdscope/stats"
@@ -58,5 +59,32 @@ func TestMacOSEmulationWords(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("%q lacks %q", got, want)
 		}
+	}
+}
+
+// The mark's short forms, for the explorer's header, each keep the side,
+// this kernel's name and the series' 12.6x, longest first, the shortest
+// within the explorer's narrowest screen (40 columns).
+func TestMacOSEmulationForms(t *testing.T) {
+	e := model.MacOSEmulation{Sides: []model.SideID{"A"}, Kernel: "Linux 6.18.0-1-amd64", SeriesSpeedup: 12.6}
+	forms := MacOSEmulationForms(e)
+	if len(forms) < 2 {
+		t.Fatalf("forms %q", forms)
+	}
+	for i, f := range forms {
+		for _, want := range []string{"A", "macOS", "Linux", "12.6x"} {
+			if !strings.Contains(f, want) {
+				t.Errorf("form %d %q lacks %q", i, f, want)
+			}
+		}
+		if i > 0 && utf8.RuneCountInString(f) >= utf8.RuneCountInString(forms[i-1]) {
+			t.Errorf("form %d %q is no shorter than the one before", i, f)
+		}
+	}
+	if !strings.Contains(forms[0], "not XNU") {
+		t.Errorf("the long form %q does not say it is not XNU", forms[0])
+	}
+	if n := utf8.RuneCountInString(forms[len(forms)-1]); n > 40 {
+		t.Errorf("the shortest form takes %d columns: %q", n, forms[len(forms)-1])
 	}
 }

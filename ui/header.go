@@ -24,6 +24,10 @@ type header struct {
 	state    string // running, finished, stopping…
 	elapsed  time.Duration
 	own      string // the controller's own CPU ("0.6%", "n/a"); "" until measured
+	// macOS is the mark, longest form first, while a side runs at
+	// macOS's buffer on this kernel (model.MacOSEmulationNow): a line of
+	// its own under the first, for as long as it is in force.
+	macOS []string
 }
 
 func (h *header) SetSize(w, hgt int) { h.width, h.height = w, hgt }
@@ -67,10 +71,24 @@ func (h *header) View() string {
 		left += bl
 	}
 	lines := []string{spread(left, right, h.width)}
-	if h.height > 1 {
+	if len(h.macOS) > 0 && h.height > len(lines) {
+		lines = append(lines, clip(st.Warn.Render(fitted(h.macOS, h.width)), h.width))
+	}
+	if h.height > len(lines) {
 		lines = append(lines, clip(st.Dim.Render(h.platformLine()), h.width))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// fitted is the first of forms (longest first) that fits w columns, else
+// the last.
+func fitted(forms []string, w int) string {
+	for _, f := range forms {
+		if ansi.StringWidth(f) <= w {
+			return f
+		}
+	}
+	return forms[len(forms)-1]
 }
 
 // platformLine: "Linux 6.1.0 · 2 cores · unix SO_SNDBUF default 208k, max

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 )
 
 // render lays the screen out for the current size and draws it. Every
@@ -68,7 +69,11 @@ func (m *Model) layout(w, h int) screen {
 	if h < 16 {
 		sc.header = 1
 	}
-	m.layoutHeader(w, sc.header)
+	mark := m.macOSMark()
+	if mark != nil {
+		sc.header++ // the mark's own line, for as long as it is in force
+	}
+	m.layoutHeader(w, sc.header, mark)
 	sc.banner = m.banners(w)
 	sc.warns = m.warningLines(w)
 	// The status line and the footer take more lines when a message
@@ -136,10 +141,21 @@ func (m *Model) footerLines(w int) string {
 // columns.
 const maxMsgLines = 3
 
-// layoutHeader brings the header up to date.
-func (m *Model) layoutHeader(w, h int) {
+// macOSMark is the mark's forms while a side runs at macOS's buffer on
+// this kernel (model.MacOSEmulationNow decides), nil otherwise.
+func (m *Model) macOSMark() []string {
+	if e := model.MacOSEmulationNow(m.com.facts, m.cfg); e != nil {
+		return phrase.MacOSEmulationForms(*e)
+	}
+	return nil
+}
+
+// layoutHeader brings the header up to date, h lines high, with the
+// macOS mark's forms (nil for none).
+func (m *Model) layoutHeader(w, h int, mark []string) {
 	hd := &m.header
 	hd.SetSize(w, h)
+	hd.macOS = mark
 	hd.mode = string(m.cfg.Mode)
 	hd.preset = m.preset
 	hd.modified = m.preset != "" && (m.cfg.Sides != m.baseCfg.Sides || m.cfg.Mode != m.baseCfg.Mode)
