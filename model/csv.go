@@ -116,12 +116,14 @@ func WriteFiguresCSV(w io.Writer, lead, trail []string, rows []CSVRow) error {
 	return cw.Error()
 }
 
-// Run CSV columns around the figures: what each sample is, and the run's
+// Run CSV columns around the figures: what each sample is, the run's
 // partial flag on every row (a tool reading the samples sees they do not
-// cover the whole run).
+// cover the whole run), and on a row whose side was at macOS's 8 KiB
+// buffer off a Mac the kernel it ran on instead of XNU and the series'
+// B/A from a real Mac (the run's MacOSEmulation), empty on any other.
 var (
 	RunCSVLead  = []string{"t", "side", "active", "open_connections"}
-	RunCSVTrail = []string{"partial", "partial_reason"}
+	RunCSVTrail = []string{"partial", "partial_reason", "macos_emulation", "macos_series_speedup"}
 )
 
 // RunCSVHeader is the header of a run's CSV.
@@ -133,16 +135,35 @@ func RunCSVHeader() []string {
 // --format csv).
 func WriteRunCSV(w io.Writer, rep Report) error {
 	rep = rep.WithStamps()
+	mac := rep.MacOS
+	if mac == nil {
+		mac = MacOSEmulationOf(rep)
+	}
 	rows := make([]CSVRow, len(rep.Samples))
 	for i := range rep.Samples {
 		s := &rep.Samples[i]
 		rows[i] = CSVRow{
 			Lead:    []string{units.CSVNumber(s.T), string(s.Side), strconv.FormatBool(s.Active), strconv.Itoa(s.Connections)},
 			Figures: &s.Figures,
-			Trail:   []string{strconv.FormatBool(rep.Partial), rep.PartialReason},
+			Trail:   append([]string{strconv.FormatBool(rep.Partial), rep.PartialReason}, csvMacOS(mac, s.SndBuf)...),
 		}
 	}
 	return WriteFiguresCSV(w, RunCSVLead, RunCSVTrail, rows)
+}
+
+// csvMacOS is a sample's macos_emulation and macos_series_speedup cells:
+// filled where its side's send buffer (the server's or the client's) was
+// macOS's in a run marked so.
+func csvMacOS(e *MacOSEmulation, b Buffers) []string {
+	macos := Buf{Kind: BufMacOS}.String()
+	if e == nil || b.ServerRequested != macos && b.ClientRequested != macos {
+		return []string{"", ""}
+	}
+	x := ""
+	if e.SeriesSpeedup > 0 {
+		x = units.CSVNumber(e.SeriesSpeedup)
+	}
+	return []string{e.Kernel, x}
 }
 
 // csvProcess is the receiver's or sender's cell: "changed" where it

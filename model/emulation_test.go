@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -78,5 +79,43 @@ func TestMacOSEmulationOfClientBuffers(t *testing.T) {
 	c.Sides[0].SndBuf = Buf{Kind: BufSize, Bytes: 2 << 20}
 	if e := MacOSEmulationNow(facts, c); e != nil {
 		t.Errorf("A back at 2m: %+v, want no mark", e)
+	}
+}
+
+// A run's CSV carries the mark on each row whose side was at macOS's
+// buffer: the kernel it ran on instead of XNU and the series' 12.6x; a
+// row of a side at 2m has the cells empty. The CSV had no word of it.
+func TestMacOSEmulationInRunCSV(t *testing.T) {
+	rep := Report{Platform: platform.Facts{OS: "linux", Kernel: "Linux 6.18.0"}, Config: DefaultConfig()}
+	rep.Config.Sides[0].SndBuf = Buf{Kind: BufMacOS}
+	for _, side := range []SideID{"A", "B"} {
+		s := Sample{T: 1, Side: side, Active: true}
+		s.SndBuf.ServerRequested = "2m"
+		if side == "A" {
+			s.SndBuf.ServerRequested = "macos"
+		}
+		rep.Samples = append(rep.Samples, s)
+	}
+	var b strings.Builder
+	if err := WriteRunCSV(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("%v: %q", err, b.String())
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	kc, xc := col["macos_emulation"], col["macos_series_speedup"]
+	if kc == 0 || xc == 0 {
+		t.Fatalf("no macos_emulation, macos_series_speedup columns: %q", recs[0])
+	}
+	if a := recs[1]; a[kc] != "Linux 6.18.0" || a[xc] != "12.6" {
+		t.Errorf("A at macos: %q, %q", a[kc], a[xc])
+	}
+	if b := recs[2]; b[kc] != "" || b[xc] != "" {
+		t.Errorf("B at 2m: %q, %q, want empty", b[kc], b[xc])
 	}
 }
