@@ -14,7 +14,8 @@ import (
 // wrong by a factor (47x here against the 12.6x the series measured on a
 // real Mac). Every output says so, from this one value.
 type MacOSEmulation struct {
-	// Sides are the sides that ran at macOS's buffer at any time.
+	// Sides are the sides that ran at macOS's buffer at any time; none in
+	// a sweep, where it is the macos row (MacOSEmulationSwept).
 	Sides []SideID `json:"sides"`
 	// Kernel is this machine's kernel ("Linux 6.18.0").
 	Kernel string `json:"kernel"`
@@ -52,6 +53,18 @@ func MacOSEmulationNow(facts platform.Facts, c Config) *MacOSEmulation {
 	return macOSEmulation(facts, sides)
 }
 
+// MacOSEmulationSwept is a sweep's mark, where one of its sizes is
+// macOS's buffer (sweep --sndbuf macos,2m) on a kernel that is not XNU;
+// nil otherwise.
+func MacOSEmulationSwept(facts platform.Facts, spec SweepSpec) *MacOSEmulation {
+	for _, b := range spec.Sizes {
+		if b.Kind == BufMacOS {
+			return macOSEmulation(facts, []SideID{})
+		}
+	}
+	return nil
+}
+
 // atMacOS reports whether a side's server or client send buffer is
 // macOS's.
 func atMacOS(s SideConfig) bool {
@@ -62,7 +75,7 @@ func atMacOS(s SideConfig) bool {
 // f, with the series' figure from a real Mac; nil for no side, or on
 // macOS itself.
 func macOSEmulation(f platform.Facts, sides []SideID) *MacOSEmulation {
-	if len(sides) == 0 || strings.EqualFold(f.OS, "darwin") {
+	if sides == nil || strings.EqualFold(f.OS, "darwin") {
 		return nil
 	}
 	kernel := f.Kernel // "Linux 6.18.0": uname's name and release

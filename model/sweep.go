@@ -93,6 +93,10 @@ type SweepReport struct {
 	// the whole sweep (starting and stopping pairs, sampling, polling), in
 	// cores busy on average; nil where not measured.
 	ControllerCoresBusy *Figure `json:"controller_cores_busy,omitempty"`
+	// MacOS marks a sweep with a macos row off a Mac: that row is this
+	// kernel with an 8 KiB buffer, not XNU (MacOSEmulationSwept); nil
+	// otherwise.
+	MacOS *MacOSEmulation `json:"macos_emulation,omitempty"`
 }
 
 // SweepOptimum is the fastest buffer size and those close to it

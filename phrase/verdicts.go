@@ -16,7 +16,11 @@ func MacOSEmulation(e model.MacOSEmulation) string {
 	for i, s := range e.Sides {
 		who[i] = string(s)
 	}
-	txt := "macOS's 8 KiB send buffer (side " + strings.Join(who, ", ") + ") ran on this " + e.Kernel +
+	where := "(side " + strings.Join(who, ", ") + ")"
+	if len(who) == 0 {
+		where = "(the sweep's macos row)"
+	}
+	txt := "macOS's 8 KiB send buffer " + where + " ran on this " + e.Kernel +
 		" kernel, not on XNU: the effect shown is this kernel's with a small buffer, not a Mac's"
 	if e.SeriesSpeedup > 0 {
 		txt += "; on a real Mac the series measured " + strconv.FormatFloat(e.SeriesSpeedup, 'f', -1, 64) +
@@ -35,6 +39,9 @@ func MacOSEmulationForms(e model.MacOSEmulation) []string {
 		who[i] = string(s)
 	}
 	sides := strings.Join(who, ", ")
+	if sides == "" {
+		sides = "macos row"
+	}
 	kernel := e.Kernel
 	short, _, _ := strings.Cut(kernel, "-")
 	name, _, _ := strings.Cut(kernel, " ")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 	"nbdscope/units"
 )
 
@@ -181,6 +182,9 @@ func sweepHeadLines(sw *model.SweepReport, rep model.Report) []string {
 	lines := wrap(what, 150)
 	lines = append(lines, wrap(how, 150)...)
 	lines = append(lines, "platform: "+platformText(rep.Platform))
+	if e := sw.MacOS; e != nil {
+		lines = append(lines, wrap(phrase.MacOSEmulation(*e), 150)...)
+	}
 	if len(when) > 0 {
 		lines = append(lines, strings.Join(when, " · "))
 	}

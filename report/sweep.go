@@ -70,6 +70,9 @@ func SweepText(w io.Writer, rep model.SweepReport, width int) {
 // says when the sweep is partial.
 func sweepEnd(w io.Writer, rep model.SweepReport) {
 	fmt.Fprintln(w, OptimumLine(rep.Optimum))
+	if e := rep.MacOS; e != nil {
+		fmt.Fprintf(w, "▲ %s\n", phrase.MacOSEmulation(*e))
+	}
 	if l := seedOptimumLine(rep); l != "" {
 		fmt.Fprintln(w, l)
 	}
@@ -273,16 +276,32 @@ func SweepCSV(w io.Writer, rep model.SweepReport) error {
 			rows[i].Trail = append(rows[i].Trail, execCSVCells(rep, *r)...)
 		}
 		rows[i].Trail = append(rows[i].Trail, timeStatsCSVCells(rep, *r)...)
+		rows[i].Trail = append(rows[i].Trail, macOSCSVCells(rep.MacOS, *r)...)
 	}
 	trail := []string{"optimal", "within_5pct", "x_default", "partial"}
 	if rep.Spec.Exec != nil {
 		trail = append(trail, execCSVHeader...)
 	}
 	trail = append(trail, timeStatsCSVHeader...)
+	trail = append(trail, "macos_emulation", "macos_series_speedup")
 	return model.WriteFiguresCSV(w, []string{"buffer", "effective", "repeats", "time_s"}, trail, rows)
 }
 
 func ff(v float64) string { return units.Fixed(v, 3) }
+
+// macOSCSVCells are a row's macos_emulation and macos_series_speedup
+// cells, as a run's CSV has them: the kernel the macos row ran on instead
+// of XNU and the series' B/A from a real Mac; empty on any other row.
+func macOSCSVCells(e *model.MacOSEmulation, r model.SweepRow) []string {
+	if e == nil || r.Buffer != (model.Buf{Kind: model.BufMacOS}).String() {
+		return []string{"", ""}
+	}
+	x := ""
+	if e.SeriesSpeedup > 0 {
+		x = units.CSVNumber(e.SeriesSpeedup)
+	}
+	return []string{e.Kernel, x}
+}
 
 // paceLine says what set the pace at the optimum, and how busy the same
 // process was at the default, so a ratio smaller than the seed's explains
