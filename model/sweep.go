@@ -160,6 +160,10 @@ type ExecRun struct {
 	// then CallsNA says why.
 	ClientCalls *nbd.IOStats `json:"client_calls,omitempty"`
 	CallsNA     *Reason      `json:"client_calls_na,omitempty"`
+	// ClientSched is where the client's threads' time went while it ran,
+	// read from outside until it exits (sweep's execSched); its Span 0:
+	// not measured.
+	ClientSched Sched `json:"client_sched"`
 	// PayloadAssumed: the server is a real one whose bytes cannot be
 	// counted, so Payload is the export moved once (sweep's
 	// assumedPayload).

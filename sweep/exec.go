@@ -195,12 +195,18 @@ func execOnce(ctx context.Context, srv *engine.Server, argv []string, cpus []int
 		sender = srv.RealPid()
 	}
 	fw := fill.watch(sender)
+	var sched *execSched
 	res, err := clientrun.RunHeld(ctx, argv, cpus, func(pid int) {
 		if callsErr == nil {
 			calls, callsErr = realproc.OpenCalls(pid)
 		}
+		sched = startExecSched(pid)
 		fw.started(pid)
 	})
+	var clientSched model.Sched
+	if sched != nil {
+		clientSched = sched.finish()
+	}
 	if err != nil {
 		fw.finish(false)
 		return model.ExecRun{}, err
@@ -211,7 +217,7 @@ func execOnce(ctx context.Context, srv *engine.Server, argv []string, cpus []int
 	if err != nil {
 		return model.ExecRun{}, fmt.Errorf("server: %w (%s)", err, srv.LastStderr())
 	}
-	run := model.ExecRun{Result: res, Server: after.Counters.Sub(before.Counters)}
+	run := model.ExecRun{Result: res, Server: after.Counters.Sub(before.Counters), ClientSched: clientSched}
 	if calls != nil {
 		io := calls.Close()
 		calls = nil
@@ -289,6 +295,7 @@ func execFigures(row model.SweepRow, run model.ExecRun) model.Figures {
 	}
 	pl := run.Payload.Total()
 	cc := wire.ClientCounters(run.Result)
+	cc.Sched = run.ClientSched
 	if run.ClientCalls != nil {
 		cc.IO = *run.ClientCalls
 	}
