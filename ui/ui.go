@@ -436,9 +436,11 @@ func (m *Model) View() string { return m.frame }
 // form, which names the key that lifts it where one does.
 func (m *Model) onWarning(w model.Warning) {
 	if i := w.Side.Index(); i >= 0 {
-		if w.Kind == model.WarnExecFlow {
+		if w.Kind == model.WarnExecFlow || w.Kind == model.WarnNoOp {
 			// The panel says it while it holds (flowNote); the
-			// status line has the whole warning once.
+			// status line has the whole warning once. A no-op is
+			// of the moment (a key or a script's change), not of
+			// the side: in the panel it stayed for the whole run.
 			m.setMsg(msgWarn, "▲ "+phrase.WarningLong(w))
 		} else {
 			m.panels[i], _ = m.panels[i].Update(model.Update{Warning: &w}) // the panel words it (phrase)

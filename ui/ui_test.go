@@ -1153,3 +1153,19 @@ func TestKeyExecPrompt(t *testing.T) {
 	h.submitLeaves("nbdcopy {uri} null:", stNormal, "a command did not close the prompt")
 	h.wantApplied(ch(1, "exec", "nbdcopy {uri} null:"))
 }
+
+// The engine's no-op warning (a keyed or scripted change to the value in
+// force) is a message of the moment on the status line, not the panel's:
+// the panel kept it, two lines below the panels at 80 columns, for the
+// rest of the run.
+func TestNoOpWarningIsAMessage(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	w := model.Warn("B", model.NoOpChange{Setting: model.SetSndBuf, Value: "2m"})
+	h.send(model.Update{Warning: &w})
+	if h.m.panels[1].warn != nil {
+		t.Errorf("the panel keeps the no-op warning: %+v", h.m.panels[1].warn)
+	}
+	if h.m.msg.kind != msgWarn || !strings.Contains(h.m.msg.text, "sndbuf is 2m already") {
+		t.Errorf("the status line: %v %q, want the warning", h.m.msg.kind, h.m.msg.text)
+	}
+}
