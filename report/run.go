@@ -157,6 +157,11 @@ func Summary(w io.Writer, rep model.Report) {
 	if len(rep.Sides) == 0 {
 		return
 	}
+	if e := rep.MacOS; e != nil {
+		// Above the table, whose first row is the B/A a reader might
+		// quote as macOS's: the series' figure from a real Mac beside it.
+		fmt.Fprintf(w, "▲ %s\n", phrase.MacOSEmulation(*e))
+	}
 	t := SummaryTable(rep)
 	t.WriteText(w)
 	if l := spreadLegend(t); l != "" {
@@ -220,11 +225,9 @@ func SummaryTable(rep model.Report) Table {
 }
 
 // printRunNotes are the lines after the table: root digests, events,
-// crashes, warnings and whether the run is partial.
+// crashes, warnings and whether the run is partial. (The macOS mark is
+// above the table: Summary.)
 func printRunNotes(w io.Writer, rep model.Report) {
-	if e := rep.MacOS; e != nil {
-		fmt.Fprintf(w, "▲ %s\n", phrase.MacOSEmulation(*e))
-	}
 	printNeverRan(w, rep)
 	printUnattributed(w, rep)
 	printSidesNoise(w, rep)

@@ -51,14 +51,20 @@ func TestSeedRowsBesideOurs(t *testing.T) {
 	}
 }
 
-// A run at macOS's buffer on another kernel says so in the summary's
-// notes and in the markdown's head.
+// A run at macOS's buffer on another kernel says so in the summary, on
+// its first line, above the table whose first row is the B/A (it was
+// after the table, 48 lines below it), and in the markdown's head.
 func TestMacOSEmulationPrinted(t *testing.T) {
 	rep := model.Report{Config: model.DefaultConfig(), MacOS: &model.MacOSEmulation{Sides: []model.SideID{"A"}, Kernel: "linux 6.18.0", SeriesSpeedup: 12.6, SeriesSource: "[PATCH v3 1/2]"}}
+	rep.Sides = []model.SideReport{{Name: "A"}, {Name: "B"}}
 	var b bytes.Buffer
-	printRunNotes(&b, rep)
-	if !strings.Contains(b.String(), "not on XNU") || !strings.Contains(b.String(), "12.6x") {
-		t.Errorf("summary notes: %q", b.String())
+	Summary(&b, rep)
+	first, _, _ := strings.Cut(b.String(), "\n")
+	if !strings.Contains(first, "not on XNU") || !strings.Contains(first, "12.6x") {
+		t.Errorf("the summary's first line: %q", first)
+	}
+	if strings.Count(b.String(), "not on XNU") != 1 {
+		t.Errorf("the summary says it %d times:\n%s", strings.Count(b.String(), "not on XNU"), b.String())
 	}
 	b.Reset()
 	if err := RunMarkdown(&b, "gap", rep); err != nil || !strings.Contains(b.String(), "not on XNU") {
