@@ -65,6 +65,13 @@ func MacOSEmulationSwept(facts platform.Facts, spec SweepSpec) *MacOSEmulation {
 	return nil
 }
 
+// MacOSEmulationFor is the mark of sides at macOS's buffer on the
+// platform f (a line of --intervals, when a side's samples first show
+// it); nil on macOS itself.
+func MacOSEmulationFor(f platform.Facts, sides ...SideID) *MacOSEmulation {
+	return macOSEmulation(f, append([]SideID{}, sides...))
+}
+
 // atMacOS reports whether a side's server or client send buffer is
 // macOS's.
 func atMacOS(s SideConfig) bool {

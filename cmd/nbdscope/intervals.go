@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
+	"nbdscope/platform"
 	"nbdscope/report"
 )
 
@@ -15,6 +17,8 @@ type intervalPrinter struct {
 	w     io.Writer
 	fold  *report.IntervalFolder
 	began bool
+	facts platform.Facts
+	macOS map[model.SideID]bool // the sides whose macOS mark is printed
 }
 
 // intervalLineSeconds is the span of a line when -i was not given:
@@ -28,7 +32,23 @@ func newIntervalPrinter(w io.Writer, interval model.Duration, perSample bool) *i
 	if perSample {
 		width = 0
 	}
-	return &intervalPrinter{w: w, fold: report.NewIntervalFolder(width, interval.D().Seconds())}
+	return &intervalPrinter{w: w, fold: report.NewIntervalFolder(width, interval.D().Seconds()),
+		facts: platform.Probe(), macOS: map[model.SideID]bool{}}
+}
+
+// macOSLine is the macOS mark, the first time a side's samples show its
+// send buffer at macOS's 8 KiB off a Mac: its lines' B/A would otherwise
+// read as macOS's until the summary's first line says it is not; "" else.
+func (p *intervalPrinter) macOSLine(s model.Sample) string {
+	macos := model.Buf{Kind: model.BufMacOS}.String()
+	if p.macOS[s.Side] || s.SndBuf.ServerRequested != macos && s.SndBuf.ClientRequested != macos {
+		return ""
+	}
+	p.macOS[s.Side] = true
+	if e := model.MacOSEmulationFor(p.facts, s.Side); e != nil {
+		return "▲ " + phrase.MacOSEmulation(*e)
+	}
+	return ""
 }
 
 // update prints the lines a sample completes, an event's line after its
@@ -41,7 +61,10 @@ func (p *intervalPrinter) update(u model.Update) {
 	var lines []string
 	switch {
 	case u.Sample != nil:
-		lines = p.fold.Sample(*u.Sample)
+		if l := p.macOSLine(*u.Sample); l != "" {
+			lines = append(lines, l)
+		}
+		lines = append(lines, p.fold.Sample(*u.Sample)...)
 	case u.Event != nil:
 		lines = append(p.fold.Flush(u.Event.Side), report.EventIntervalLine(*u.Event))
 	case u.Done != nil:
