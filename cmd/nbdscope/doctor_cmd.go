@@ -121,7 +121,7 @@ func (a *app) doctor(asJSON bool) error {
 	fmt.Fprintln(out, line)
 	ok = ok && placeOK
 	_, mac, _ := nbd.ProbeSocketBuffer("unix", nbd.SendBuf, platform.MacOSRequest())
-	fmt.Fprintf(out, "✓ macOS emulation: requesting %s gives an effective %s (macOS default 8k)\n", sz(platform.MacOSRequest()), sz(mac))
+	fmt.Fprintln(out, macOSEmulationLine(f, mac))
 	fmt.Fprintln(out, clientrun.ClientsLine(clientrun.Clients()))
 	fmt.Fprintln(out, callsLine(probeCalls()))
 	fmt.Fprintln(out, kernelFillLine(probeKernelFill()))
@@ -135,6 +135,17 @@ func (a *app) doctor(asJSON bool) error {
 		fmt.Fprintln(out, "\nThis machine cannot show the full effect: the ✗ lines above say why.")
 	}
 	return nil
+}
+
+// macOSEmulationLine is doctor's line on the macOS emulation: the 8 KiB
+// a request gives (mac, effective), and off a Mac that it is this kernel
+// with macOS's buffer, not XNU, with the series' figure from a real Mac.
+func macOSEmulationLine(f platform.Facts, mac int) string {
+	note := ""
+	if e := model.MacOSEmulationFor(f); e != nil {
+		note = ": " + phrase.MacOSEmulationNote(*e)
+	}
+	return fmt.Sprintf("✓ macOS emulation: requesting %s gives an effective %s (macOS default 8k)%s", units.FormatSize(int64(platform.MacOSRequest())), units.FormatSize(int64(mac)), note)
 }
 
 // placementLine says where the pair will run its processes and why that

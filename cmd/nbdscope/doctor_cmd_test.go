@@ -94,3 +94,18 @@ func TestFaultLine(t *testing.T) {
 		t.Errorf("dear: %q", dear)
 	}
 }
+
+// doctor's macOS emulation line says, off a Mac, that it is this kernel
+// with macOS's buffer, not XNU, with the series' 12.6x from a real Mac; on
+// a Mac it says nothing of the kind. It said only "(macOS default 8k)".
+func TestDoctorMacOSEmulationLine(t *testing.T) {
+	l := macOSEmulationLine(platform.Facts{OS: "linux", Kernel: "Linux 6.18.0"}, 8192)
+	for _, want := range []string{"effective 8k", "this Linux 6.18.0 kernel with macOS's buffer, not XNU", "12.6x"} {
+		if !strings.Contains(l, want) {
+			t.Errorf("%q lacks %q", l, want)
+		}
+	}
+	if l := macOSEmulationLine(platform.Facts{OS: "darwin"}, 8192); strings.Contains(l, "XNU") {
+		t.Errorf("on a Mac: %q", l)
+	}
+}
