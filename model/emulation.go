@@ -20,10 +20,16 @@ type MacOSEmulation struct {
 	// Kernel is this machine's kernel ("Linux 6.18.0").
 	Kernel string `json:"kernel"`
 	// SeriesSpeedup is what the series measured on a real Mac: qemu-img
-	// reading, the default 8 KiB against 2 MiB; SeriesSource its patch.
+	// reading (12.6x), or writing (9.2x) where every side marked writes,
+	// the default 8 KiB against 2 MiB; SeriesCase is which (package
+	// seed's case), SeriesSource its patch.
 	SeriesSpeedup float64 `json:"series_speedup"`
+	SeriesCase    string  `json:"series_case,omitempty"`
 	SeriesSource  string  `json:"series_source"`
 }
+
+// Writes reports whether the series' figure is qemu-img's writing.
+func (e MacOSEmulation) Writes() bool { return e.SeriesCase == seed.QemuImgWrite }
 
 // MacOSEmulationOf is the run's mark, or nil where no side ran at macOS's
 // buffer or the run was on macOS itself: a side configured at "macos", or
@@ -31,13 +37,15 @@ type MacOSEmulation struct {
 // server's, the bulk sender of reads; the client's, of writes).
 func MacOSEmulationOf(r Report) *MacOSEmulation {
 	var sides []SideID
+	writes := true
 	for _, s := range r.Config.Sides {
 		id := SideID(strings.ToUpper(s.Name))
 		if atMacOS(s) || changedTo(r.Events, id, Buf{Kind: BufMacOS}.String()) {
 			sides = append(sides, id)
+			writes = writes && s.Workload == WorkWrite
 		}
 	}
-	return macOSEmulation(r.Platform, sides)
+	return macOSEmulation(r.Platform, sides, writes)
 }
 
 // MacOSEmulationNow is the mark while the emulation is in force: the
@@ -45,31 +53,33 @@ func MacOSEmulationOf(r Report) *MacOSEmulation {
 // XNU (the explorer's header shows it from this); nil otherwise.
 func MacOSEmulationNow(facts platform.Facts, c Config) *MacOSEmulation {
 	var sides []SideID
+	writes := true
 	for _, s := range c.Sides {
 		if atMacOS(s) {
 			sides = append(sides, SideID(strings.ToUpper(s.Name)))
+			writes = writes && s.Workload == WorkWrite
 		}
 	}
-	return macOSEmulation(facts, sides)
+	return macOSEmulation(facts, sides, writes)
 }
 
 // MacOSEmulationSwept is a sweep's mark, where one of its sizes is
 // macOS's buffer (sweep --sndbuf macos,2m) on a kernel that is not XNU;
 // nil otherwise.
-func MacOSEmulationSwept(facts platform.Facts, spec SweepSpec) *MacOSEmulation {
+func MacOSEmulationSwept(facts platform.Facts, spec SweepSpec, w Workload) *MacOSEmulation {
 	for _, b := range spec.Sizes {
 		if b.Kind == BufMacOS {
-			return macOSEmulation(facts, []SideID{})
+			return macOSEmulation(facts, []SideID{}, w == WorkWrite)
 		}
 	}
 	return nil
 }
 
 // MacOSEmulationFor is the mark of sides at macOS's buffer on the
-// platform f (a line of --intervals, when a side's samples first show
-// it); nil on macOS itself.
-func MacOSEmulationFor(f platform.Facts, sides ...SideID) *MacOSEmulation {
-	return macOSEmulation(f, append([]SideID{}, sides...))
+// platform f, their load's workload w (a line of --intervals, when a
+// side's samples first show it); nil on macOS itself.
+func MacOSEmulationFor(f platform.Facts, w Workload, sides ...SideID) *MacOSEmulation {
+	return macOSEmulation(f, append([]SideID{}, sides...), w == WorkWrite)
 }
 
 // atMacOS reports whether a side's server or client send buffer is
@@ -79,9 +89,9 @@ func atMacOS(s SideConfig) bool {
 }
 
 // macOSEmulation is the mark of sides at macOS's buffer on the platform
-// f, with the series' figure from a real Mac; nil for no side, or on
-// macOS itself.
-func macOSEmulation(f platform.Facts, sides []SideID) *MacOSEmulation {
+// f, with the series' figure from a real Mac for qemu-img reading, or
+// writing when writes; nil for no side, or on macOS itself.
+func macOSEmulation(f platform.Facts, sides []SideID, writes bool) *MacOSEmulation {
 	if sides == nil || strings.EqualFold(f.OS, "darwin") {
 		return nil
 	}
@@ -90,8 +100,12 @@ func macOSEmulation(f platform.Facts, sides []SideID) *MacOSEmulation {
 		kernel = f.OS
 	}
 	e := &MacOSEmulation{Sides: sides, Kernel: kernel}
-	if t, ok := seed.Lookup(seed.MacOS, seed.QemuImgRead); ok {
-		e.SeriesSpeedup, e.SeriesSource = t.Speedup, t.Patch()
+	c := seed.QemuImgRead
+	if writes {
+		c = seed.QemuImgWrite
+	}
+	if t, ok := seed.Lookup(seed.MacOS, c); ok {
+		e.SeriesSpeedup, e.SeriesCase, e.SeriesSource = t.Speedup, c, t.Patch()
 	}
 	return e
 }

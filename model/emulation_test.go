@@ -119,3 +119,26 @@ func TestMacOSEmulationInRunCSV(t *testing.T) {
 		t.Errorf("B at 2m: %q, %q, want empty", b[kc], b[xc])
 	}
 }
+
+// A mark of write sides (macos-write: the clients' send buffers at macOS's)
+// gives the series' qemu-img writing figure from a real Mac, 9.2x, not
+// the reading one's 12.6x it gave; reads and mixed marks keep 12.6x.
+func TestMacOSEmulationWritesSeriesFigure(t *testing.T) {
+	facts := platform.Facts{OS: "linux", Kernel: "Linux 6.18.0"}
+	c := DefaultConfig()
+	for i := range c.Sides {
+		c.Sides[i].Workload = WorkWrite
+	}
+	c.Sides[0].ClientSndBuf = Buf{Kind: BufMacOS}
+	e := MacOSEmulationNow(facts, c)
+	if e == nil || e.SeriesSpeedup != 9.2 || !e.Writes() {
+		t.Errorf("A writing at macos: %+v, want the series' 9.2x for writes", e)
+	}
+	if e := MacOSEmulationOf(Report{Platform: facts, Config: c}); e == nil || e.SeriesSpeedup != 9.2 {
+		t.Errorf("a run of A writing at macos: %+v, want 9.2x", e)
+	}
+	c.Sides[1].Workload, c.Sides[1].SndBuf = WorkRead, Buf{Kind: BufMacOS}
+	if e := MacOSEmulationNow(facts, c); e == nil || e.SeriesSpeedup != 12.6 || e.Writes() {
+		t.Errorf("A writing and B reading at macos: %+v, want the reading figure", e)
+	}
+}

@@ -24,9 +24,18 @@ func MacOSEmulation(e model.MacOSEmulation) string {
 		" kernel, not on XNU: the effect shown is this kernel's with a small buffer, not a Mac's"
 	if e.SeriesSpeedup > 0 {
 		txt += "; on a real Mac the series measured " + strconv.FormatFloat(e.SeriesSpeedup, 'f', -1, 64) +
-			"x for qemu-img reading at 2 MiB against the 8 KiB default (" + e.SeriesSource + ")"
+			"x for qemu-img " + seriesVerb(e) + " at 2 MiB against the 8 KiB default (" + e.SeriesSource + ")"
 	}
 	return txt
+}
+
+// seriesVerb is what qemu-img did in the series' case: reading, or
+// writing.
+func seriesVerb(e model.MacOSEmulation) string {
+	if e.Writes() {
+		return "writing"
+	}
+	return "reading"
 }
 
 // MacOSEmulationNote is what the emulation is, for a line about it that
@@ -35,7 +44,7 @@ func MacOSEmulation(e model.MacOSEmulation) string {
 func MacOSEmulationNote(e model.MacOSEmulation) string {
 	txt := "it is this " + e.Kernel + " kernel with macOS's buffer, not XNU"
 	if e.SeriesSpeedup > 0 {
-		txt += "; on a real Mac the series measured " + strconv.FormatFloat(e.SeriesSpeedup, 'f', -1, 64) + "x (qemu-img reading, 2 MiB against 8 KiB)"
+		txt += "; on a real Mac the series measured " + strconv.FormatFloat(e.SeriesSpeedup, 'f', -1, 64) + "x (qemu-img " + seriesVerb(e) + ", 2 MiB against 8 KiB)"
 	}
 	return txt
 }
@@ -60,13 +69,13 @@ func MacOSEmulationForms(e model.MacOSEmulation) []string {
 	macShort := ""
 	if e.SeriesSpeedup > 0 {
 		x := strconv.FormatFloat(e.SeriesSpeedup, 'f', -1, 64) + "x"
-		mac = " · a real Mac: " + x + " in the series (qemu-img, 2 MiB against 8 KiB)"
+		mac = " · a real Mac: " + x + " in the series (qemu-img " + seriesVerb(e) + ", 2 MiB against 8 KiB)"
 		macShort = " · real Mac " + x
 	}
 	return []string{
 		"▲ " + sides + ": macOS's 8 KiB send buffer, run on this " + kernel + " kernel, not XNU" + mac,
-		"▲ " + sides + ": macOS's 8 KiB buffer on this " + short + " kernel, not XNU" + strings.TrimSuffix(mac, " (qemu-img, 2 MiB against 8 KiB)"),
-		"▲ " + sides + ": macOS's 8k on this " + name + " kernel, not XNU" + strings.TrimSuffix(mac, " (qemu-img, 2 MiB against 8 KiB)"),
+		"▲ " + sides + ": macOS's 8 KiB buffer on this " + short + " kernel, not XNU" + strings.TrimSuffix(mac, " (qemu-img "+seriesVerb(e)+", 2 MiB against 8 KiB)"),
+		"▲ " + sides + ": macOS's 8k on this " + name + " kernel, not XNU" + strings.TrimSuffix(mac, " (qemu-img "+seriesVerb(e)+", 2 MiB against 8 KiB)"),
 		"▲ " + sides + ": macOS's 8k on " + name + ", not XNU" + macShort,
 		"▲ " + sides + ": macOS 8k on " + name + macShort,
 	}

@@ -88,3 +88,14 @@ func TestMacOSEmulationForms(t *testing.T) {
 		t.Errorf("the shortest form takes %d columns: %q", n, forms[len(forms)-1])
 	}
 }
+
+// The mark of writes names qemu-img writing and its 9.2x in every form.
+func TestMacOSEmulationWordsWrites(t *testing.T) {
+	e := model.MacOSEmulation{Sides: []model.SideID{"A"}, Kernel: "Linux 6.18.0", SeriesSpeedup: 9.2, SeriesCase: "qemu-img write", SeriesSource: "[PATCH v3 1/2]"}
+	if got := MacOSEmulation(e); !strings.Contains(got, "9.2x for qemu-img writing") {
+		t.Errorf("%q", got)
+	}
+	if got := MacOSEmulationForms(e)[0]; !strings.Contains(got, "qemu-img writing") {
+		t.Errorf("%q", got)
+	}
+}

@@ -18,7 +18,7 @@ func TestSweepMacOSMark(t *testing.T) {
 	rep := reporttest.Sweep()
 	rep.Rows[1].Buffer = "macos"
 	rep.Spec.Sizes = []model.Buf{{}, {Kind: model.BufMacOS}}
-	rep.MacOS = model.MacOSEmulationSwept(platform.Facts{OS: "linux", Kernel: "Linux 6.18.0"}, rep.Spec)
+	rep.MacOS = model.MacOSEmulationSwept(platform.Facts{OS: "linux", Kernel: "Linux 6.18.0"}, rep.Spec, model.WorkRead)
 	if rep.MacOS == nil {
 		t.Fatal("a sweep with a macos size on linux is not marked")
 	}
@@ -57,10 +57,10 @@ func TestSweepMacOSMark(t *testing.T) {
 			t.Errorf("row %s: %q %q", r[0], r[kc], r[col["macos_series_speedup"]])
 		}
 	}
-	if e := model.MacOSEmulationSwept(platform.Facts{OS: "darwin"}, rep.Spec); e != nil {
+	if e := model.MacOSEmulationSwept(platform.Facts{OS: "darwin"}, rep.Spec, model.WorkRead); e != nil {
 		t.Errorf("on a Mac: %+v", e)
 	}
-	if e := model.MacOSEmulationSwept(platform.Facts{OS: "linux"}, model.SweepSpec{Sizes: []model.Buf{{}}}); e != nil {
+	if e := model.MacOSEmulationSwept(platform.Facts{OS: "linux"}, model.SweepSpec{Sizes: []model.Buf{{}}}, model.WorkRead); e != nil {
 		t.Errorf("no macos size: %+v", e)
 	}
 }

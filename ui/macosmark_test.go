@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"nbdscope/model"
 )
 
 // While a side runs at macOS's buffer on this kernel, the header says so
@@ -41,5 +43,22 @@ func TestMacOSMarkWhileInForce(t *testing.T) {
 		if v := ansi.Strip(h.view()); strings.Contains(v, "real Mac") {
 			t.Errorf("%dx%d: A back at 2m still shows the mark:\n%s", size[0], size[1], v)
 		}
+	}
+}
+
+// On write sides g's message and the header give the series' figure for
+// qemu-img writing from a real Mac (9.2x), not the reading one (12.6x).
+func TestMacOSMarkWrites(t *testing.T) {
+	h := newHarness(t, Options{}, 160, 48)
+	for i := range h.f.cfg.Sides {
+		h.f.cfg.Sides[i].Workload = model.WorkWrite
+	}
+	h.m.base.Cfg = h.f.Config()
+	h.m.recompute()
+	h.press("g")
+	h.settle()
+	v := ansi.Strip(h.view())
+	if !strings.Contains(v, "9.2x") || strings.Contains(v, "12.6x") {
+		t.Errorf("write sides after g: want 9.2x and no 12.6x:\n%s", v)
 	}
 }

@@ -142,7 +142,7 @@ func (a *app) doctor(asJSON bool) error {
 // with macOS's buffer, not XNU, with the series' figure from a real Mac.
 func macOSEmulationLine(f platform.Facts, mac int) string {
 	note := ""
-	if e := model.MacOSEmulationFor(f); e != nil {
+	if e := model.MacOSEmulationFor(f, model.WorkRead); e != nil {
 		note = ": " + phrase.MacOSEmulationNote(*e)
 	}
 	return fmt.Sprintf("✓ macOS emulation: requesting %s gives an effective %s (macOS default 8k)%s", units.FormatSize(int64(platform.MacOSRequest())), units.FormatSize(int64(mac)), note)

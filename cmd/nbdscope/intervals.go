@@ -45,7 +45,7 @@ func (p *intervalPrinter) macOSLine(s model.Sample) string {
 		return ""
 	}
 	p.macOS[s.Side] = true
-	if e := model.MacOSEmulationFor(p.facts, s.Side); e != nil {
+	if e := model.MacOSEmulationFor(p.facts, s.Settings.Workload, s.Side); e != nil {
 		return "▲ " + phrase.MacOSEmulation(*e)
 	}
 	return ""

@@ -291,7 +291,7 @@ func (a *app) sweep(cfg model.Config, spec model.SweepSpec, f sweepFlags, preset
 	prog.finish()
 	rep := model.SweepReport{Version: model.SweepVersion, Nbdscope: model.Version, Time: time.Now().UTC(),
 		Spec: spec, Config: cfg, Rows: rows, Optimum: sweep.Optimum(rows),
-		MacOS: model.MacOSEmulationSwept(platform.Probe(), spec)}
+		MacOS: model.MacOSEmulationSwept(platform.Probe(), spec, cfg.Sides[0].Workload)}
 	if cpu1, ok := engine.OwnCPU(); ok && cpuOK {
 		rep.ControllerCoresBusy = engine.OwnCoresBusy(cpu0, cpu1, time.Since(t0))
 	}
