@@ -11,10 +11,12 @@ import (
 // waits: it copies what the send buffer takes and returns, or says
 // EAGAIN. It is made raw, without the runtime's syscall entry, as the
 // polled reader's calls are (readPolled): through the entry, sysmon takes
-// the P from a call past 20 µs, and a 4 MiB writev into a 2 MiB buffer
-// copies for about half a millisecond; with the process on one core
-// (GOMAXPROCS 1) the P is handed to a second thread, which spins on that
-// same core looking for work while the copy runs.
+// the P from a call past 20 µs, and a 2 MiB payload copies for about a
+// quarter of a millisecond; with the process on one core (GOMAXPROCS 1,
+// no processor idle) the P goes to a second thread started to look for
+// work, on that same core, while the copy runs. The pair's server at the
+// default buffer made 0.50-0.52 involuntary switches per 2 MiB this way
+// against 0.79-0.85 (bench/README, "The pair against the copy loop").
 func (c *Conn) writeNoWait(fd uintptr, bufs [][]byte) (int, error) {
 	if len(bufs) == 1 {
 		p := bufs[0]
