@@ -78,7 +78,8 @@ type Conn struct {
 	rerr  error
 	rfn   func(fd uintptr) bool
 	wvecs [][]byte
-	wv    [][]byte // Writev's own copy of the caller's buffers
+	wv    [][]byte     // Writev's own copy of the caller's buffers
+	wiov  []unix.Iovec // writeNoWait's iovecs (Linux)
 	wn    int
 	werr  error
 	wfn   func(fd uintptr) bool
@@ -235,13 +236,7 @@ func (c *Conn) ReadFull(p []byte) error {
 }
 
 func (c *Conn) writeOnce(fd uintptr) bool {
-	var n int
-	var err error
-	if len(c.wvecs) == 1 {
-		n, err = unix.Write(int(fd), c.wvecs[0])
-	} else {
-		n, err = unix.Writev(int(fd), c.wvecs)
-	}
+	n, err := c.writeNoWait(fd, c.wvecs)
 	if err == unix.EAGAIN {
 		c.ctr.sendEAGAIN.Add(1)
 		return false

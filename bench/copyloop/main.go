@@ -79,6 +79,9 @@ type result struct {
 
 const unit = 2 << 20
 
+// hdr is -hdr: the bytes of header framing each chunk (0: none).
+var hdr int
+
 // Reader modes (-reader).
 const (
 	readPoll  = "poll"
@@ -94,6 +97,7 @@ func main() {
 		nbufs  = flag.Int("bufs", 8, "reader: fill `N` buffers per connection in turn, as N requests in flight do (8: nbdscope's in flight, qemu-img's 8 × 2 MiB; 1: one hot buffer)")
 		mode   = flag.String("reader", readPoll, "reader `MODE`: poll (non-blocking reads, waiting on EAGAIN in Go's netpoller, as nbdscope's client and qemu-img read) or block (blocking read(2))")
 		place  = flag.String("placement", "", "split (writer and reader on cores of their own), shared (one core) or os (the scheduler decides); default as nbdscope's pair")
+		hdrN   = flag.Int("hdr", 0, "frame each chunk as NBD does: the writer sends an `N`-byte header and the chunk in one writev, the reader reads the header apart (0: no header; 28 is a structured reply's)")
 		writer = flag.Bool("writer", false, "internal: be the writer (sockets on fd 3…)")
 		human  = flag.Bool("h", false, "print a line of text instead of JSON")
 	)
@@ -110,6 +114,10 @@ func main() {
 	}
 	per := uint64(total) / uint64(*conns)
 	per -= per % uint64(chunk)
+	if *hdrN < 0 || *hdrN > 4096 {
+		check(fmt.Errorf("-hdr %d: want 0…4096", *hdrN))
+	}
+	hdr = *hdrN
 	if *writer {
 		runWriter(*conns, per, int(chunk))
 		return
@@ -195,6 +203,11 @@ func runWriter(conns int, per uint64, chunk int) {
 			var n uint64
 			for n < per {
 				p := buf[:min(uint64(chunk), per-n)]
+				if hdr > 0 {
+					calls.Add(writeFramed(fd, make([]byte, hdr), p))
+					n += uint64(len(p))
+					continue
+				}
 				for len(p) > 0 {
 					k, err := unix.Write(fd, p)
 					calls.Add(1)
@@ -216,6 +229,34 @@ func runWriter(conns int, per uint64, chunk int) {
 	fmt.Println(string(b))
 }
 
+// writeFramed writes h and p whole, in one writev(2) where the socket
+// takes them (blocking), and returns the calls it made.
+func writeFramed(fd int, h, p []byte) uint64 {
+	var calls uint64
+	vecs := [][]byte{h, p}
+	for len(vecs) > 0 {
+		k, err := unix.Writev(fd, vecs)
+		calls++
+		if err == unix.EINTR {
+			continue
+		}
+		check(err)
+		for k > 0 {
+			if k >= len(vecs[0]) {
+				k -= len(vecs[0])
+				vecs = vecs[1:]
+			} else {
+				vecs[0] = vecs[0][k:]
+				k = 0
+			}
+		}
+		for len(vecs) > 0 && len(vecs[0]) == 0 {
+			vecs = vecs[1:]
+		}
+	}
+	return calls
+}
+
 // runReader copies per bytes over each of conns socket pairs from a
 // writer child, reading into nbufs buffers of chunk bytes a connection in
 // turn, the way mode says, and measures both sides.
@@ -226,7 +267,7 @@ func runReader(conns int, per uint64, chunk, sndbuf, nbufs int, mode, placement 
 	res.SndBufEffective = eff
 	exe, err := os.Executable()
 	check(err)
-	cmd := exec.Command(exe, "-writer", "-conns", strconv.Itoa(conns),
+	cmd := exec.Command(exe, "-writer", "-conns", strconv.Itoa(conns), "-hdr", strconv.Itoa(hdr),
 		"-bytes", strconv.FormatUint(res.Bytes, 10), "-chunk", strconv.Itoa(chunk))
 	cmd.ExtraFiles = theirs
 	cmd.Stderr = os.Stderr
@@ -326,8 +367,13 @@ func readAll(fds []int, bufs [][][]byte, chunk int, mode string) readCounts {
 				defer done()
 			}
 			mine, k, off := bufs[i], 0, 0
+			h, hoff := make([]byte, hdr), 0 // the next chunk's header, hoff of it read
 			for {
-				n, err := read(mine[k][off:])
+				dst := mine[k][off:]
+				if hoff < hdr {
+					dst = h[hoff:]
+				}
+				n, err := read(dst)
 				ncalls.Add(1)
 				if err == unix.EINTR {
 					continue
@@ -336,9 +382,13 @@ func readAll(fds []int, bufs [][][]byte, chunk int, mode string) readCounts {
 				if n == 0 {
 					return
 				}
+				if hoff < hdr {
+					hoff += n
+					continue
+				}
 				ngot.Add(uint64(n))
 				if off += n; off == chunk {
-					k, off = (k+1)%len(mine), 0
+					k, off, hoff = (k+1)%len(mine), 0, 0
 				}
 			}
 		}()
