@@ -217,6 +217,7 @@ type Model struct {
 	header header
 	own    ownMeter // the controller's own CPU, for the header
 	frames int      // frames drawn: what the explorer's CPU goes on
+	out    *termOut // writes the frames (nil: bubbletea's renderer does, as in tests)
 	ticks  int      // frame timer ticks taken: each a wake-up of its own
 	// lastFrame is the run's clock at the last frame drawn; sampleAt the
 	// clock when each side's last sample came, and sampleT its time
@@ -322,7 +323,18 @@ func newModel(ctrl engine.Controller, opts Options) *Model {
 func Run(ctrl engine.Controller, opts Options) error {
 	shownRate.Store(opts.RateUnit)
 	m := newModel(ctrl, opts)
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithFPS(10))
+	// On a terminal the model writes its frames itself (termOut), in the
+	// Update that draws them; bubbletea reads the keys and runs the model.
+	own, ok, err := takeTerminal()
+	if err != nil {
+		return err
+	}
+	progOpts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(10)}
+	if ok {
+		m.out = own.out2
+		progOpts = []tea.ProgramOption{tea.WithoutRenderer()}
+	}
+	p := tea.NewProgram(m, progOpts...)
 	// A closed terminal (SIGHUP) ends the explorer like q, so that the
 	// pair is stopped and its socket directory removed (bubbletea handles
 	// SIGINT and SIGTERM itself; SIGHUP would kill the process outright).
@@ -336,7 +348,15 @@ func Run(ctrl engine.Controller, opts Options) error {
 		case <-ended:
 		}
 	}()
+	if ok {
+		go own.watchSize(p, ended)
+	}
 	final, err := p.Run()
+	if ok {
+		if gerr := own.give(); err == nil {
+			err = gerr
+		}
+	}
 	signal.Stop(hup)
 	close(ended)
 	fm, _ := final.(*Model)
@@ -443,6 +463,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.com.width, m.com.height = max(msg.Width, 0), max(msg.Height, 0)
+		if m.out != nil {
+			m.out.repaint()
+		}
 		redraw = true
 	case updateMsg:
 		redraw = m.onUpdate(msg.u)
@@ -496,6 +519,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	if redraw {
 		m.frame = m.render()
+		if m.out != nil {
+			_, _ = m.out.frame(m.frame) // as bubbletea's renderer, a failed write is not the model's
+		}
 		m.dirty = false
 		m.frames++
 		m.lastFrame, m.bySamples = m.ctrl.Elapsed(), bySamples
