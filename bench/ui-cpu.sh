@@ -19,7 +19,8 @@
 # own CPU": a third drawing frames, a sixth each the fill sampler and the
 # look for the sides' connections).
 #
-# Usage: bench/ui-cpu.sh [BINARY]   (default: build ./cmd/nbdscope)
+# Usage: bench/ui-cpu.sh [BINARY [FLAG...]]   (default: build ./cmd/nbdscope;
+# FLAGs go to the explorer, e.g. --fill-source kernel)
 # Environment: WARMUP (default 10), MEASURE (default 20), COLS, ROWS.
 # Linux only (/proc). Needs tmux.
 set -euo pipefail
@@ -46,6 +47,9 @@ cleanup() {
 trap cleanup EXIT
 
 bin=${1:-}
+[ $# -gt 0 ] && shift
+args=""
+for a in "$@"; do args="$args '$a'"; done
 if [ -z "$bin" ]; then
 	bin="$dir/nbdscope"
 	go build -o "$bin" ./cmd/nbdscope
@@ -53,7 +57,7 @@ fi
 bin=$(realpath "$bin")
 
 # exec: the pane's process is nbdscope itself, not a shell.
-env -u TMUX tmux -L "$sock" -f /dev/null new-session -d -s s -x "$COLS" -y "$ROWS" "exec '$bin'"
+env -u TMUX tmux -L "$sock" -f /dev/null new-session -d -s s -x "$COLS" -y "$ROWS" "exec '$bin'$args"
 pid=$(tmux -L "$sock" display -p -t s '#{pane_pid}')
 sockpath=$(tmux -L "$sock" display -p -t s '#{socket_path}')
 # The pane's shell execs nbdscope: wait for it (up to 5 s).

@@ -101,12 +101,27 @@ func isExists(err error) bool {
 // DefaultWindow is the chart window when Options.Window is zero.
 const DefaultWindow = 60 * time.Second
 
-// frameInterval is the redraw tick: at most four frames a second from
-// samples, the rate a chart needs to be read (the clock moves once a
-// second; keys redraw at once). Ten a second drew every sample of both
-// sides (8 a second at the default interval), a third of the
-// controller's CPU for nothing the eye could follow.
-const frameInterval = 250 * time.Millisecond
+// frameInterval is the shortest time between two frames drawn from
+// samples: at most four a second, the rate a chart needs to be read
+// (keys redraw at once). Ten a second drew every sample of both sides
+// (8 a second at the default interval), a third of the controller's CPU
+// for nothing the eye could follow. frameSlack lets a sample that comes
+// a little early still draw (the engine's ticks jitter by milliseconds).
+const (
+	frameInterval = 250 * time.Millisecond
+	frameSlack    = 30 * time.Millisecond
+)
+
+// clockInterval is the frame timer: a frame is drawn when the samples
+// of a round have come (frameDue), in the wake-up that brought them, so
+// the timer is only for the clock, once a second when no sample draws.
+// A timer of its own at 4 Hz woke the controller four more times a
+// second, each wake-up the runtime's monitor's too (bench/README, "The
+// controller's own CPU").
+const (
+	clockInterval = time.Second
+	clockSlack    = 5 * time.Millisecond // past the second, so that it has turned
+)
 
 // Smallest terminal the explorer draws in.
 const (
@@ -202,10 +217,19 @@ type Model struct {
 	header header
 	own    ownMeter // the controller's own CPU, for the header
 	frames int      // frames drawn: what the explorer's CPU goes on
-	panels [2]panel
-	charts charts
-	help   help.Model
-	picker picker
+	out    *termOut // writes the frames (nil: bubbletea's renderer does, as in tests)
+	ticks  int      // frame timer ticks taken: each a wake-up of its own
+	// lastFrame is the run's clock at the last frame drawn; sampleAt the
+	// clock when each side's last sample came, and sampleT its time
+	// (frameDue).
+	lastFrame time.Duration
+	sampleAt  [2]time.Duration
+	sampleT   [2]float64
+	bySamples bool // the last frame was drawn from samples
+	panels    [2]panel
+	charts    charts
+	help      help.Model
+	picker    picker
 
 	base   pairState // as the engine last told
 	cfg    model.Config
@@ -299,7 +323,18 @@ func newModel(ctrl engine.Controller, opts Options) *Model {
 func Run(ctrl engine.Controller, opts Options) error {
 	shownRate.Store(opts.RateUnit)
 	m := newModel(ctrl, opts)
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithFPS(10))
+	// On a terminal the model writes its frames itself (termOut), in the
+	// Update that draws them; bubbletea reads the keys and runs the model.
+	own, ok, err := takeTerminal()
+	if err != nil {
+		return err
+	}
+	progOpts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(10)}
+	if ok {
+		m.out = own.out2
+		progOpts = []tea.ProgramOption{tea.WithoutRenderer()}
+	}
+	p := tea.NewProgram(m, progOpts...)
 	// A closed terminal (SIGHUP) ends the explorer like q, so that the
 	// pair is stopped and its socket directory removed (bubbletea handles
 	// SIGINT and SIGTERM itself; SIGHUP would kill the process outright).
@@ -313,7 +348,15 @@ func Run(ctrl engine.Controller, opts Options) error {
 		case <-ended:
 		}
 	}()
+	if ok {
+		go own.watchSize(p, ended)
+	}
 	final, err := p.Run()
+	if ok {
+		if gerr := own.give(); err == nil {
+			err = gerr
+		}
+	}
 	signal.Stop(hup)
 	close(ended)
 	fm, _ := final.(*Model)
@@ -337,11 +380,64 @@ func Run(ctrl engine.Controller, opts Options) error {
 
 // Init starts reading updates and the frame tick.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.waitUpdate(), frameTick())
+	return tea.Batch(m.waitUpdate(), frameTick(clockInterval))
 }
 
-func frameTick() tea.Cmd {
-	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
+func frameTick(d time.Duration) tea.Cmd {
+	return tea.Tick(d, func(time.Time) tea.Msg { return frameMsg{} })
+}
+
+// nextTick is how long until the frame timer is next due: while samples
+// draw, a clock interval after the last frame (the next sample's frame
+// makes the tick's unneeded); else when the clock's second next turns,
+// so that an idle explorer's clock moves on the second.
+func (m *Model) nextTick() time.Duration {
+	e := m.ctrl.Elapsed()
+	at := m.lastFrame + clockInterval
+	if !m.bySamples || at < e {
+		at = (e/time.Second+1)*time.Second + clockSlack
+	}
+	return min(max(at-e, clockSlack), clockInterval)
+}
+
+// frameDue notes side i's sample (taken at t, the run's clock in
+// seconds) and says whether to draw now: once the last frame is
+// frameInterval old and the round's samples have all come, that is each
+// other side's last one was taken with this one (the engine polls both
+// sides at once), or it sent none for a clock interval (it is down, or
+// has no load).
+func (m *Model) frameDue(i int, t float64) bool {
+	e := m.ctrl.Elapsed()
+	m.sampleAt[i], m.sampleT[i] = e, t
+	if d := e - m.lastFrame; d >= 0 && d < frameInterval-frameSlack { // (a clock set back: a new run)
+		return false
+	}
+	for j := range m.sampleT {
+		live := m.sampleAt[j] > 0 && e-m.sampleAt[j] < clockInterval
+		if j != i && live && math.Abs(m.sampleT[j]-t) > frameSlack.Seconds() {
+			return false
+		}
+	}
+	return true
+}
+
+// frameWork is what a frame reads besides the samples: the clock and
+// the controller's own CPU; either marks the screen dirty when it moved.
+func (m *Model) frameWork() {
+	if m.done || m.quitting {
+		return
+	}
+	e := m.ctrl.Elapsed()
+	if e/time.Second != m.elapsed/time.Second {
+		m.dirty = true
+	}
+	m.elapsed = e
+	if cpu, ok := m.ctrl.OwnCPU(); m.own.read(e, cpu, ok) {
+		m.dirty = true
+	}
+	if s := e.Seconds(); s > m.charts.now {
+		m.charts.now = s
+	}
 }
 
 // waitUpdate reads one engine update; it is re-armed after each.
@@ -363,13 +459,20 @@ func (m *Model) waitUpdate() tea.Cmd {
 // dirty; keys, size changes and rare engine messages redraw at once.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
-	redraw := false
+	redraw, bySamples := false, false
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.com.width, m.com.height = max(msg.Width, 0), max(msg.Height, 0)
+		if m.out != nil {
+			m.out.repaint()
+		}
 		redraw = true
 	case updateMsg:
 		redraw = m.onUpdate(msg.u)
+		if smp := msg.u.Sample; !redraw && smp != nil && smp.Side.Index() >= 0 && m.frameDue(smp.Side.Index(), smp.T) {
+			m.frameWork()
+			redraw, bySamples = m.dirty, true
+		}
 		cmd = m.waitUpdate()
 	case updatesClosedMsg:
 		m.closed = true
@@ -379,21 +482,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		redraw = true
 	case frameMsg:
-		if !m.done && !m.quitting {
-			e := m.ctrl.Elapsed()
-			if e/time.Second != m.elapsed/time.Second {
-				m.dirty = true
-			}
-			m.elapsed = e
-			if cpu, ok := m.ctrl.OwnCPU(); m.own.read(e, cpu, ok) {
-				m.dirty = true
-			}
-			if s := e.Seconds(); s > m.charts.now {
-				m.charts.now = s
-			}
+		m.ticks++
+		m.frameWork()
+		// While samples draw, their frames show the clock too: the
+		// timer draws only once they have stopped for a clock interval.
+		d := m.ctrl.Elapsed() - m.lastFrame
+		redraw = m.dirty && (!m.bySamples || d < 0 || d >= clockInterval-frameSlack)
+		if !redraw {
+			cmd = frameTick(m.nextTick())
 		}
-		redraw = m.dirty
-		cmd = frameTick()
 	case tea.KeyMsg:
 		cmd = m.onKeys(msg)
 		redraw = true
@@ -422,8 +519,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	if redraw {
 		m.frame = m.render()
+		if m.out != nil {
+			_, _ = m.out.frame(m.frame) // as bubbletea's renderer, a failed write is not the model's
+		}
 		m.dirty = false
 		m.frames++
+		m.lastFrame, m.bySamples = m.ctrl.Elapsed(), bySamples
+	}
+	if _, tick := msg.(frameMsg); tick && redraw {
+		cmd = frameTick(m.nextTick())
 	}
 	return m, cmd
 }

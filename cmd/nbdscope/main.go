@@ -8,6 +8,7 @@ import "os"
 
 func main() {
 	controllerProcessors(os.Args[1:], os.Getenv("GOMAXPROCS"))
+	controllerGC(os.Args[1:], os.Getenv("GOGC"))
 	os.Exit(run(os.Args[1:]))
 }
 
