@@ -59,16 +59,13 @@ func OpenFillMeter() (*FillMeter, error) {
 	return m, nil
 }
 
-// load makes the maps and attaches the four programs.
+// load makes the maps and attaches the three programs.
 func (m *FillMeter) load(dir string, o fillOffsets) error {
 	var err error
-	if m.maps.watch, err = newMap("nbdscope_fill", ebpf.Hash, 8, 56, fillWatchMax); err != nil {
+	if m.maps.watch, err = newMap("nbdscope_fill", ebpf.Hash, 8, fillStatsSize, fillWatchMax); err != nil {
 		return refusal(err)
 	}
 	if m.maps.sks, err = newMap("nbdscope_fillsk", ebpf.LRUHash, 8, 8, 4*fillWatchMax); err != nil {
-		return err
-	}
-	if m.maps.threads, err = newMap("nbdscope_fillth", ebpf.LRUHash, 4, 8, 4*fillWatchMax); err != nil {
 		return err
 	}
 	for _, p := range []struct {
@@ -78,7 +75,6 @@ func (m *FillMeter) load(dir string, o fillOffsets) error {
 		{"sock", "sock_send_length", "sk", "fill_send", fillSendProgram},
 		{"sock", "sk_data_ready", "skaddr", "fill_queued", fillQueuedProgram},
 		{"skb", "consume_skb", "skbaddr", "fill_release", fillReleaseProgram},
-		{"sched", "sched_switch", "", "fill_switch", fillSwitchProgram},
 	} {
 		rec, err := readFillRecord(dir, p.group, p.event, p.sk)
 		if err != nil {
@@ -96,9 +92,6 @@ func (m *FillMeter) load(dir string, o fillOffsets) error {
 func readFillRecord(dir, group, event, sk string) (fillRecord, error) {
 	var rec fillRecord
 	var err error
-	if sk == "" {
-		return rec, nil // the program reads no field
-	}
 	if rec.sk, err = fieldOffset(dir, group, event, sk); err != nil {
 		return rec, fmt.Errorf("the tracepoint %s:%s (sock:sk_data_ready: Linux 6.6+): %w", group, event, err)
 	}
@@ -140,7 +133,7 @@ func (m *FillMeter) Close() {
 		h.close()
 	}
 	m.hooks = nil
-	for _, bm := range []*ebpf.Map{m.maps.watch, m.maps.sks, m.maps.threads} {
+	for _, bm := range []*ebpf.Map{m.maps.watch, m.maps.sks} {
 		if bm != nil {
 			bm.Close()
 		}

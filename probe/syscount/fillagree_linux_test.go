@@ -11,6 +11,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -81,6 +82,12 @@ func steadyFill(t *testing.T, m *syscount.FillMeter, sndbuf int) (syscount.FillW
 	if err := unix.Fstat(pair[0], &st); err != nil {
 		t.Fatal(err)
 	}
+	// Enough Ps that the writer and the reader, back from a blocking
+	// call, never wait for the sampler's: with GOMAXPROCS at the 2 cores,
+	// the Go scheduler tied the pair's pace to the sampler's wake-ups,
+	// and the sampler's empty % moved 41-63% between runs where the
+	// kernel's stayed 47-48%.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	smp, err := sockdiag.StartSampler(ctx, sockdiag.SamplerConfig{Rate: 1000})

@@ -8,8 +8,7 @@ import (
 
 // The fill programs, on tracepoints. Each runs where a unix sender's
 // level changes, reads its bytes in flight and its limit, and adds the
-// level the previous change left to the sender's sums for the time since
-// (fillStats):
+// levels since the previous change to the sender's sums (fillStats):
 //   - sock:sk_data_ready, when the sender has queued an skb on its
 //     reader (unix_stream_sendmsg, once per skb, the buffer charged with
 //     it; blocked while the buffer is full, it queues none);
@@ -17,20 +16,29 @@ import (
 //     whose destructor (sock_wfree) then releases skb->truesize;
 //   - sock:sock_send_length, at the end of every send call, which also
 //     enters a watched socket in sks, so that the two above look it up
-//     cheaply, and the calling thread in threads;
-//   - sched:sched_switch, as a thread in threads leaves its CPU: preempted
-//     or blocked inside a send call, it may hold an skb charged and not
-//     yet queued, which the two first cannot see.
+//     cheaply.
 //
-// The level is read at every change but one: an skb is charged when it
-// is allocated, before its data is copied in and it is queued, so the
-// level rises a copy's time (about 1 µs for 8 KiB, more for the large
-// skbs of a large buffer) before the programs read it, unless the sender
-// leaves its CPU meanwhile. Two changes at the same instant on two CPUs can pair one's
-// time with the other's level. Without the two tracepoints above, the
-// level read at the end of each send call alone is wrong: one blocking
-// call of 2 MiB fills an 8 KiB buffer hundreds of times (its fill read
-// so was 0% full where the sampler's was 52%).
+// A release is seen as it happens; a charge is not. unix_stream_sendmsg
+// charges an skb when it allocates it (sock_alloc_send_pskb), then copies
+// the caller's data in and only then queues it, and no tracepoint marks
+// the allocation. The queued program dates a rise back to the previous
+// change when that was the same sender's skb queued (fillBackdate): the
+// sender allocates its next skb as soon as it has queued one, unless the
+// buffer is full, and then it waits for a release, which is a change. A
+// rise after any other change (the first skb of a send call, or the first
+// after waiting for room) is seen when it is queued: one skb's copy late
+// (about 1 µs for 8 KiB here, a few for the 36 KiB skbs of a large
+// buffer), which reads that time as the level before it, often empty.
+// Read at the queue alone, every rise came a copy late: at an 8 KiB
+// buffer, full for about a copy at a time, full % read 14 points low
+// (27.5 against the sampler's 41.8%). Dated back by an estimate of the
+// copy (the shortest interval between two skbs queued back to back,
+// per byte), empty % read 5-18 points low: that interval holds the
+// wake-up of the reader too, which on this VM costs more than the copy.
+// A rise dated to the previous skb queued is early by that wake-up.
+//
+// Two changes at the same instant on two CPUs can pair one's time with
+// the other's level.
 //
 // TCP is not measured here: its level (sk_wmem_queued) falls when
 // acknowledgements arrive, in softirq, which no tracepoint shows; the
@@ -51,15 +59,27 @@ type fillStats struct {
 	FullNS    uint64 // time at ≥ 90% of the limit
 	EmptyNS   uint64 // time under 10% of the limit
 	Events    uint64 // the intervals added
+	LastKind  uint64 // which program saw the last change (fillKind…)
 }
 
-// fillMaps: watch (inode u64 -> fillStats, entered from user space), sks
-// (struct sock address u64 -> 1) and threads (thread id u32 -> the
-// address of the watched socket it last sent on), entered by the send
-// program. A thread that has since sent on another socket has its level
-// read at a switch all the same: any reading of a watched socket is a
-// true one.
-type fillMaps struct{ watch, sks, threads *ebpf.Map }
+// Offsets in fillStats.
+const (
+	fillLastNS, fillLastLevel, fillTotalNS, fillBytesNS = 0, 8, 16, 24
+	fillFullNS, fillEmptyNS, fillEvents, fillLastKind   = 32, 40, 48, 56
+	fillStatsSize                                       = 64
+)
+
+// What saw a change: fillKindQueued an skb queued, the others the end of
+// a send call and an skb released.
+const (
+	fillKindQueued   = 1
+	fillKindSent     = 2
+	fillKindReleased = 3
+)
+
+// fillMaps: watch (inode u64 -> fillStats, entered from user space) and
+// sks (struct sock address u64 -> 1), entered by the send program.
+type fillMaps struct{ watch, sks *ebpf.Map }
 
 // fillRecord is where sock:sock_send_length's and sock:sk_data_ready's
 // records hold the socket (void *sk, void *skaddr) and its family (__u16),
@@ -75,7 +95,6 @@ const (
 	fillLimitSlot   = -40
 	fillReleaseSlot = -48
 	fillOneSlot     = -56
-	fillThreadSlot  = -64
 )
 
 // probeRead emits bpf_probe_read_kernel(fp+slot, size, base+off); r0 is
@@ -96,11 +115,8 @@ func fillSendProgram(o fillOffsets, rec fillRecord, m fillMaps) *builder {
 	a.emit(asm.StoreMem(asm.RFP, fillSockSlot, asm.R7, asm.DWord), asm.Mov.Imm(asm.R1, 1), asm.StoreMem(asm.RFP, fillOneSlot, asm.R1, asm.DWord))
 	a.emit(mapPtr(asm.R1, m.sks), asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, fillSockSlot),
 		asm.Mov.Reg(asm.R3, asm.RFP), asm.Add.Imm(asm.R3, fillOneSlot), asm.Mov.Imm(asm.R4, 0), asm.FnMapUpdateElem.Call())
-	a.emit(asm.FnGetCurrentPidTgid.Call(), asm.StoreMem(asm.RFP, fillThreadSlot, asm.R0, asm.Word))
-	a.emit(mapPtr(asm.R1, m.threads), asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, fillThreadSlot),
-		asm.Mov.Reg(asm.R3, asm.RFP), asm.Add.Imm(asm.R3, fillSockSlot), asm.Mov.Imm(asm.R4, 0), asm.FnMapUpdateElem.Call())
 	fillLevel(a, o, false)
-	fillIntegrate(a)
+	fillIntegrate(a, fillKindSent)
 	return finishFill(a)
 }
 
@@ -115,7 +131,7 @@ func fillQueuedProgram(o fillOffsets, rec fillRecord, m fillMaps) *builder {
 	knownSock(a, m)
 	watchedStats(a, o, m)
 	fillLevel(a, o, false)
-	fillIntegrate(a)
+	fillIntegrate(a, fillKindQueued)
 	return finishFill(a)
 }
 
@@ -132,20 +148,7 @@ func fillReleaseProgram(o fillOffsets, rec fillRecord, m fillMaps) *builder {
 	probeRead(a, fillReleaseSlot, 4, asm.R6, o.skbTruesize)
 	watchedStats(a, o, m)
 	fillLevel(a, o, true)
-	fillIntegrate(a)
-	return finishFill(a)
-}
-
-// fillSwitchProgram runs as a thread leaves its CPU: the level of the
-// watched socket it last sent on.
-func fillSwitchProgram(o fillOffsets, _ fillRecord, m fillMaps) *builder {
-	a := &builder{}
-	a.emit(asm.FnGetCurrentPidTgid.Call(), asm.StoreMem(asm.RFP, fillThreadSlot, asm.R0, asm.Word))
-	a.emit(mapPtr(asm.R1, m.threads), asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, fillThreadSlot), asm.FnMapLookupElem.Call())
-	a.emit(asm.JEq.Imm(asm.R0, 0, "out"), asm.LoadMem(asm.R7, asm.R0, 0, asm.DWord), asm.JEq.Imm(asm.R7, 0, "out"))
-	watchedStats(a, o, m)
-	fillLevel(a, o, false)
-	fillIntegrate(a)
+	fillIntegrate(a, fillKindReleased)
 	return finishFill(a)
 }
 
@@ -191,21 +194,50 @@ func fillLevel(a *builder, o fillOffsets, release bool) {
 	a.emit(asm.LoadMem(asm.R1, asm.RFP, fillLimitSlot, asm.Word), asm.LSh.Imm(asm.R8, 32), asm.Or.Reg(asm.R8, asm.R1))
 }
 
-// fillIntegrate emits: the level left by the previous change (swapped
-// out for r8) added to r9's sums over the time since it (swapped out for
-// now).
-func fillIntegrate(a *builder) {
+// fillIntegrate emits: the change r8 (the new level) seen by kind, added
+// to r9's sums. The previous change's time, level and kind are swapped
+// out for now's; r6 = the time since it. The queued program dates a rise
+// back (fillBackdate) into r7, the time at the new level; the rest of
+// the interval holds the previous level.
+func fillIntegrate(a *builder, kind int32) {
 	a.emit(asm.FnKtimeGetNs.Call(), asm.Mov.Reg(asm.R6, asm.R0), asm.Mov.Reg(asm.R1, asm.R0))
-	a.emit(atomicMem(asm.Xchg, asm.R9, asm.R1, 0), asm.Mov.Reg(asm.R2, asm.R8), atomicMem(asm.Xchg, asm.R9, asm.R2, 8))
+	a.emit(atomicMem(asm.Xchg, asm.R9, asm.R1, fillLastNS), asm.Mov.Reg(asm.R2, asm.R8), atomicMem(asm.Xchg, asm.R9, asm.R2, fillLastLevel))
+	a.emit(asm.Mov.Imm(asm.R3, kind), atomicMem(asm.Xchg, asm.R9, asm.R3, fillLastKind))
 	a.emit(asm.JEq.Imm(asm.R1, 0, "out"), asm.Sub.Reg(asm.R6, asm.R1), asm.JSLE.Imm(asm.R6, 0, "out"))
-	a.emit(atomicMem(asm.AddAtomic, asm.R9, asm.R6, 16), asm.Mov.Imm(asm.R1, 1), atomicMem(asm.AddAtomic, asm.R9, asm.R1, 48))
+	a.emit(asm.Mov.Imm(asm.R1, 1), atomicMem(asm.AddAtomic, asm.R9, asm.R1, fillEvents))
+	a.emit(asm.Mov.Imm(asm.R7, 0))
+	if kind == fillKindQueued {
+		fillBackdate(a)
+	}
+	a.emit(asm.Mov.Reg(asm.R1, asm.R6), asm.Sub.Reg(asm.R1, asm.R7))
+	fillAdd(a, asm.R2, asm.R1, "held")
+	fillAdd(a, asm.R8, asm.R7, "new")
+}
+
+// fillBackdate emits: r7 = how long before now the rise from r2 to r8
+// (levels) was charged: the whole interval r6 when the previous change
+// (kind in r3) was the same sender's skb queued, else none.
+func fillBackdate(a *builder) {
+	a.emit(asm.JNE.Imm(asm.R3, fillKindQueued, "dated"))
+	a.emit(asm.Mov.Reg(asm.R4, asm.R8), asm.RSh.Imm(asm.R4, 32), asm.Mov.Reg(asm.R5, asm.R2), asm.RSh.Imm(asm.R5, 32))
+	a.emit(asm.JLE.Reg(asm.R4, asm.R5, "dated"), asm.Mov.Reg(asm.R7, asm.R6))
+	a.label("dated")
+}
+
+// fillAdd emits: the sums of r9 plus level (bytes << 32 | limit) held
+// for dur ns; nothing when dur is 0. It uses r0 and r3-r5; tag makes its
+// labels its own.
+func fillAdd(a *builder, level, dur asm.Register, tag string) {
+	done, notFull := "done_"+tag, "notfull_"+tag
+	a.emit(asm.JSLE.Imm(dur, 0, done), atomicMem(asm.AddAtomic, asm.R9, dur, fillTotalNS))
 	// r3 the bytes, r4 the limit.
-	a.emit(asm.Mov.Reg(asm.R3, asm.R2), asm.RSh.Imm(asm.R3, 32), asm.Mov.Reg(asm.R4, asm.R2), asm.LSh.Imm(asm.R4, 32), asm.RSh.Imm(asm.R4, 32))
-	a.emit(asm.Mov.Reg(asm.R5, asm.R3), asm.Mul.Reg(asm.R5, asm.R6), atomicMem(asm.AddAtomic, asm.R9, asm.R5, 24))
-	a.emit(asm.JEq.Imm(asm.R4, 0, "out"))
+	a.emit(asm.Mov.Reg(asm.R3, level), asm.RSh.Imm(asm.R3, 32), asm.Mov.Reg(asm.R4, level), asm.LSh.Imm(asm.R4, 32), asm.RSh.Imm(asm.R4, 32))
+	a.emit(asm.Mov.Reg(asm.R5, asm.R3), asm.Mul.Reg(asm.R5, dur), atomicMem(asm.AddAtomic, asm.R9, asm.R5, fillBytesNS))
+	a.emit(asm.JEq.Imm(asm.R4, 0, done))
 	a.emit(asm.Mov.Reg(asm.R5, asm.R3), asm.Mul.Imm(asm.R5, 10), asm.Mov.Reg(asm.R0, asm.R4), asm.Mul.Imm(asm.R0, fillFullTenths))
-	a.emit(asm.JLT.Reg(asm.R5, asm.R0, "notfull"), atomicMem(asm.AddAtomic, asm.R9, asm.R6, 32))
-	a.label("notfull")
+	a.emit(asm.JLT.Reg(asm.R5, asm.R0, notFull), atomicMem(asm.AddAtomic, asm.R9, dur, fillFullNS))
+	a.label(notFull)
 	a.emit(asm.Mov.Reg(asm.R0, asm.R4), asm.Mul.Imm(asm.R0, fillEmptyTenths))
-	a.emit(asm.JGE.Reg(asm.R5, asm.R0, "out"), atomicMem(asm.AddAtomic, asm.R9, asm.R6, 40))
+	a.emit(asm.JGE.Reg(asm.R5, asm.R0, done), atomicMem(asm.AddAtomic, asm.R9, dur, fillEmptyNS))
+	a.label(done)
 }
