@@ -76,7 +76,7 @@ const fillAgreePoints = 5
 
 // samplerAgreePoints is the sampler's bound (TestFillAgreesWithSampler
 // says why it is wider).
-const samplerAgreePoints = 16
+const samplerAgreePoints = 25
 
 // steadyFill runs the pair until the sampler has 2000 samples of it (at
 // most 20 s) and returns the three windows over the same span.

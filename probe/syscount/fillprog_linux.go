@@ -60,13 +60,14 @@ type fillStats struct {
 	EmptyNS   uint64 // time under 10% of the limit
 	Events    uint64 // the intervals added
 	LastKind  uint64 // which program saw the last change (fillKind…)
+	CopyRate  uint64 // ns per KiB a reader takes to read an skb whole, averaged
 }
 
 // Offsets in fillStats.
 const (
 	fillLastNS, fillLastLevel, fillTotalNS, fillBytesNS = 0, 8, 16, 24
 	fillFullNS, fillEmptyNS, fillEvents, fillLastKind   = 32, 40, 48, 56
-	fillStatsSize                                       = 64
+	fillCopyRate, fillStatsSize                         = 64, 72
 )
 
 // What saw a change: fillKindQueued an skb queued, the others the end of
@@ -206,8 +207,11 @@ func fillIntegrate(a *builder, kind int32) {
 	a.emit(asm.JEq.Imm(asm.R1, 0, "out"), asm.Sub.Reg(asm.R6, asm.R1), asm.JSLE.Imm(asm.R6, 0, "out"))
 	a.emit(asm.Mov.Imm(asm.R1, 1), atomicMem(asm.AddAtomic, asm.R9, asm.R1, fillEvents))
 	a.emit(asm.Mov.Imm(asm.R7, 0))
-	if kind == fillKindQueued {
+	switch kind {
+	case fillKindQueued:
 		fillBackdate(a)
+	case fillKindReleased:
+		fillCopyTime(a)
 	}
 	a.emit(asm.Mov.Reg(asm.R1, asm.R6), asm.Sub.Reg(asm.R1, asm.R7))
 	fillAdd(a, asm.R2, asm.R1, "held")
@@ -215,13 +219,35 @@ func fillIntegrate(a *builder, kind int32) {
 }
 
 // fillBackdate emits: r7 = how long before now the rise from r2 to r8
-// (levels) was charged: the whole interval r6 when the previous change
-// (kind in r3) was the same sender's skb queued, else none.
+// (levels) was charged: the bytes charged at the copy rate (CopyRate),
+// at most the interval r6.
 func fillBackdate(a *builder) {
-	a.emit(asm.JNE.Imm(asm.R3, fillKindQueued, "dated"))
 	a.emit(asm.Mov.Reg(asm.R4, asm.R8), asm.RSh.Imm(asm.R4, 32), asm.Mov.Reg(asm.R5, asm.R2), asm.RSh.Imm(asm.R5, 32))
-	a.emit(asm.JLE.Reg(asm.R4, asm.R5, "dated"), asm.Mov.Reg(asm.R7, asm.R6))
+	a.emit(asm.JLE.Reg(asm.R4, asm.R5, "dated"), asm.Sub.Reg(asm.R4, asm.R5))
+	a.emit(asm.LoadMem(asm.R7, asm.R9, fillCopyRate, asm.DWord), asm.Mul.Reg(asm.R7, asm.R4), asm.RSh.Imm(asm.R7, 10))
+	a.emit(asm.JLE.Reg(asm.R7, asm.R6, "dated"), asm.Mov.Reg(asm.R7, asm.R6))
 	a.label("dated")
+}
+
+// fillCopyTime emits: when the previous change (kind in r3) was a release
+// too, the interval r6 is the reader's time to read this skb whole (the
+// bytes released at fillReleaseSlot), which goes into CopyRate: a running
+// mean weighing the newest an eighth, each measure held within half and
+// twice the mean (a read call's last skb is often read in part, the rest
+// in the next call, after the caller's time).
+func fillCopyTime(a *builder) {
+	a.emit(asm.JNE.Imm(asm.R3, fillKindReleased, "timed"))
+	a.emit(asm.LoadMem(asm.R4, asm.RFP, fillReleaseSlot, asm.DWord), asm.JEq.Imm(asm.R4, 0, "timed"))
+	a.emit(asm.Mov.Reg(asm.R0, asm.R6), asm.LSh.Imm(asm.R0, 10), asm.Div.Reg(asm.R0, asm.R4))
+	a.emit(asm.LoadMem(asm.R5, asm.R9, fillCopyRate, asm.DWord), asm.JEq.Imm(asm.R5, 0, "rated"))
+	a.emit(asm.Mov.Reg(asm.R1, asm.R5), asm.LSh.Imm(asm.R1, 1), asm.JLE.Reg(asm.R0, asm.R1, "notabove"), asm.Mov.Reg(asm.R0, asm.R1))
+	a.label("notabove")
+	a.emit(asm.Mov.Reg(asm.R1, asm.R5), asm.RSh.Imm(asm.R1, 1), asm.JGE.Reg(asm.R0, asm.R1, "notbelow"), asm.Mov.Reg(asm.R0, asm.R1))
+	a.label("notbelow")
+	a.emit(asm.Mul.Imm(asm.R5, 7), asm.Add.Reg(asm.R0, asm.R5), asm.RSh.Imm(asm.R0, 3))
+	a.label("rated")
+	a.emit(asm.StoreMem(asm.R9, fillCopyRate, asm.R0, asm.DWord))
+	a.label("timed")
 }
 
 // fillAdd emits: the sums of r9 plus level (bytes << 32 | limit) held
