@@ -84,8 +84,23 @@ type fillMaps struct{ watch, sks *ebpf.Map }
 
 // fillRecord is where sock:sock_send_length's and sock:sk_data_ready's
 // records hold the socket (void *sk, void *skaddr) and its family (__u16),
-// and skb:consume_skb's the skb (void *skbaddr, at sk).
+// and skb:consume_skb's the skb (void *skbaddr, at sk). A raw
+// tracepoint's program gets the tracepoint's arguments instead, the
+// socket or skb first (sk 0), and no family (noFamily): a socket of
+// another family is never watched, and is left out by the look-ups.
 type fillRecord struct{ sk, family int16 }
+
+// noFamily is a record without a family.
+const noFamily = -1
+
+// loadSock emits: r6 = the context, r7 = the socket (or skb), and out
+// unless it is one of a unix socket.
+func loadSock(a *builder, rec fillRecord) {
+	a.emit(asm.Mov.Reg(asm.R6, asm.R1), asm.LoadMem(asm.R7, asm.R6, rec.sk, asm.DWord), asm.JEq.Imm(asm.R7, 0, "out"))
+	if rec.family != noFamily {
+		a.emit(asm.LoadMem(asm.R8, asm.R6, rec.family, asm.Half), asm.JNE.Imm(asm.R8, unix.AF_UNIX, "out"))
+	}
+}
 
 // Stack slots of the fill programs.
 const (
@@ -108,8 +123,7 @@ func probeRead(a *builder, slot int16, size int32, base asm.Register, off int32)
 // fillSendProgram runs at the end of each send call.
 func fillSendProgram(o fillOffsets, rec fillRecord, m fillMaps) *builder {
 	a := &builder{}
-	a.emit(asm.Mov.Reg(asm.R6, asm.R1), asm.LoadMem(asm.R7, asm.R6, rec.sk, asm.DWord), asm.LoadMem(asm.R8, asm.R6, rec.family, asm.Half))
-	a.emit(asm.JEq.Imm(asm.R7, 0, "out"), asm.JNE.Imm(asm.R8, unix.AF_UNIX, "out"))
+	loadSock(a, rec)
 	watchedStats(a, o, m)
 	// Enter the socket in sks (a known one is entered again: cheaper
 	// than a lookup first).
@@ -125,8 +139,7 @@ func fillSendProgram(o fillOffsets, rec fillRecord, m fillMaps) *builder {
 // for a unix receiver, its peer (the sender) has just queued an skb.
 func fillQueuedProgram(o fillOffsets, rec fillRecord, m fillMaps) *builder {
 	a := &builder{}
-	a.emit(asm.Mov.Reg(asm.R6, asm.R1), asm.LoadMem(asm.R7, asm.R6, rec.sk, asm.DWord), asm.LoadMem(asm.R8, asm.R6, rec.family, asm.Half))
-	a.emit(asm.JEq.Imm(asm.R7, 0, "out"), asm.JNE.Imm(asm.R8, unix.AF_UNIX, "out"))
+	loadSock(a, rec)
 	probeRead(a, fillSockSlot, 8, asm.R7, o.unixPeer)
 	a.emit(asm.JNE.Imm(asm.R0, 0, "out"), asm.LoadMem(asm.R7, asm.RFP, fillSockSlot, asm.DWord), asm.JEq.Imm(asm.R7, 0, "out"))
 	knownSock(a, m)
@@ -141,7 +154,8 @@ func fillQueuedProgram(o fillOffsets, rec fillRecord, m fillMaps) *builder {
 // to release.
 func fillReleaseProgram(o fillOffsets, rec fillRecord, m fillMaps) *builder {
 	a := &builder{}
-	a.emit(asm.LoadMem(asm.R6, asm.R1, rec.sk, asm.DWord), asm.JEq.Imm(asm.R6, 0, "out"))
+	loadSock(a, fillRecord{sk: rec.sk, family: noFamily})
+	a.emit(asm.Mov.Reg(asm.R6, asm.R7))
 	probeRead(a, fillSockSlot, 8, asm.R6, o.skbSock)
 	a.emit(asm.JNE.Imm(asm.R0, 0, "out"), asm.LoadMem(asm.R7, asm.RFP, fillSockSlot, asm.DWord), asm.JEq.Imm(asm.R7, 0, "out"))
 	knownSock(a, m)
