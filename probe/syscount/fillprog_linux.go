@@ -237,12 +237,14 @@ func fillIntegrate(a *builder, kind int32) {
 // (levels) was charged, at most the interval r6. After another change
 // (r3, its kind, not an skb queued), the bytes charged at the copy rate
 // (CopyRate). After the same sender's previous skb queued, the sender
-// went straight on to charge this one: the interval less what that
+// went straight on to charge this one, so the charge came between the
+// copy rate's estimate before now and the interval less what going on
 // takes (the rest of sk_data_ready, which wakes the reader, and the
-// allocation), Overhead, the least of the interval less the copy rate's
-// estimate seen lately (rising a 64th a time). A copy slowed by the
-// machine's load is so dated back whole, where the rate alone read full %
-// 11 points low at 8 KiB under load.
+// allocation: Overhead, the least of the interval less the rate's
+// estimate seen lately, rising a 64th a time): r7 is halfway between the
+// two. The rate alone read full % at 8 KiB up to 11 points low under
+// load (a copy interrupted); the interval less the overhead alone up to
+// 7 high, and empty % in the pair 6-9 points low.
 func fillBackdate(a *builder) {
 	a.emit(asm.Mov.Reg(asm.R4, asm.R8), asm.RSh.Imm(asm.R4, 32), asm.Mov.Reg(asm.R5, asm.R2), asm.RSh.Imm(asm.R5, 32))
 	a.emit(asm.JLE.Reg(asm.R4, asm.R5, "dated"), asm.Sub.Reg(asm.R4, asm.R5))
@@ -256,9 +258,9 @@ func fillBackdate(a *builder) {
 	a.emit(asm.Mov.Reg(asm.R0, asm.R5), asm.RSh.Imm(asm.R0, 6), asm.Add.Imm(asm.R0, 1), asm.Add.Reg(asm.R0, asm.R5))
 	a.label("least")
 	a.emit(asm.StoreMem(asm.R9, fillOverhead, asm.R0, asm.DWord))
-	// back = dt - overhead, when that is more than the rate's.
+	// back = halfway to dt - overhead, when that is more than the rate's.
 	a.emit(asm.JGE.Reg(asm.R0, asm.R6, "dated"), asm.Mov.Reg(asm.R1, asm.R6), asm.Sub.Reg(asm.R1, asm.R0))
-	a.emit(asm.JLE.Reg(asm.R1, asm.R7, "dated"), asm.Mov.Reg(asm.R7, asm.R1))
+	a.emit(asm.JLE.Reg(asm.R1, asm.R7, "dated"), asm.Add.Reg(asm.R7, asm.R1), asm.RSh.Imm(asm.R7, 1))
 	a.label("dated")
 }
 
