@@ -61,7 +61,7 @@ type fillStats struct {
 	Events    uint64 // the intervals added
 	LastKind  uint64 // which program saw the last change (fillKind…)
 	CopyRate  uint64 // ns per KiB a reader takes to read an skb whole, averaged
-	Overhead  uint64 // ns from one skb queued to the next one's charge, at the least
+	Overhead  uint64 // ns from one skb queued to the next one's charge, averaged
 }
 
 // Offsets in fillStats.
@@ -237,14 +237,13 @@ func fillIntegrate(a *builder, kind int32) {
 // (levels) was charged, at most the interval r6. After another change
 // (r3, its kind, not an skb queued), the bytes charged at the copy rate
 // (CopyRate). After the same sender's previous skb queued, the sender
-// went straight on to charge this one, so the charge came between the
-// copy rate's estimate before now and the interval less what going on
+// went straight on to charge this one: the interval less what going on
 // takes (the rest of sk_data_ready, which wakes the reader, and the
-// allocation: Overhead, the least of the interval less the rate's
-// estimate seen lately, rising a 64th a time): r7 is halfway between the
-// two. The rate alone read full % at 8 KiB up to 11 points low under
-// load (a copy interrupted); the interval less the overhead alone up to
-// 7 high, and empty % in the pair 6-9 points low.
+// allocation), Overhead, the interval less the rate's estimate on
+// average. The rate alone read full % at 8 KiB up to 11 points low under
+// load (a copy interrupted is charge time the rate does not know); the
+// interval less the least overhead seen, up to 7 high, and empty % in the
+// pair 6-9 points low; halfway between the two, up to 17 low.
 func fillBackdate(a *builder) {
 	a.emit(asm.Mov.Reg(asm.R4, asm.R8), asm.RSh.Imm(asm.R4, 32), asm.Mov.Reg(asm.R5, asm.R2), asm.RSh.Imm(asm.R5, 32))
 	a.emit(asm.JLE.Reg(asm.R4, asm.R5, "dated"), asm.Sub.Reg(asm.R4, asm.R5))
@@ -252,15 +251,19 @@ func fillBackdate(a *builder) {
 	a.emit(asm.JLE.Reg(asm.R7, asm.R6, "capped"), asm.Mov.Reg(asm.R7, asm.R6))
 	a.label("capped")
 	a.emit(asm.JNE.Imm(asm.R3, fillKindQueued, "dated"))
-	// r0: this interval's overhead; r5: the least seen lately.
+	// r0: this interval's overhead, held within twice the mean (a copy
+	// interrupted is charge time, not overhead); r5: the mean, a running
+	// one weighing the newest an eighth.
 	a.emit(asm.Mov.Reg(asm.R0, asm.R6), asm.Sub.Reg(asm.R0, asm.R7), asm.LoadMem(asm.R5, asm.R9, fillOverhead, asm.DWord))
-	a.emit(asm.JEq.Imm(asm.R5, 0, "least"), asm.JLT.Reg(asm.R0, asm.R5, "least"))
-	a.emit(asm.Mov.Reg(asm.R0, asm.R5), asm.RSh.Imm(asm.R0, 6), asm.Add.Imm(asm.R0, 1), asm.Add.Reg(asm.R0, asm.R5))
-	a.label("least")
+	a.emit(asm.JEq.Imm(asm.R5, 0, "meaned"), asm.Mov.Reg(asm.R1, asm.R5), asm.LSh.Imm(asm.R1, 1))
+	a.emit(asm.JLE.Reg(asm.R0, asm.R1, "held"), asm.Mov.Reg(asm.R0, asm.R1))
+	a.label("held")
+	a.emit(asm.Mul.Imm(asm.R5, 7), asm.Add.Reg(asm.R0, asm.R5), asm.RSh.Imm(asm.R0, 3))
+	a.label("meaned")
 	a.emit(asm.StoreMem(asm.R9, fillOverhead, asm.R0, asm.DWord))
-	// back = halfway to dt - overhead, when that is more than the rate's.
+	// back = dt - overhead, when that is more than the rate's.
 	a.emit(asm.JGE.Reg(asm.R0, asm.R6, "dated"), asm.Mov.Reg(asm.R1, asm.R6), asm.Sub.Reg(asm.R1, asm.R0))
-	a.emit(asm.JLE.Reg(asm.R1, asm.R7, "dated"), asm.Add.Reg(asm.R7, asm.R1), asm.RSh.Imm(asm.R7, 1))
+	a.emit(asm.JLE.Reg(asm.R1, asm.R7, "dated"), asm.Mov.Reg(asm.R7, asm.R1))
 	a.label("dated")
 }
 
