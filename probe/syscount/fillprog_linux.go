@@ -21,21 +21,21 @@ import (
 // A release is seen as it happens; a charge is not. unix_stream_sendmsg
 // charges an skb when it allocates it (sock_alloc_send_pskb), then copies
 // the caller's data in and only then queues it, and no tracepoint marks
-// the allocation. The queued program dates a rise back to the previous
-// change when that was the same sender's skb queued (fillBackdate): the
-// sender allocates its next skb as soon as it has queued one, unless the
-// buffer is full, and then it waits for a release, which is a change. A
-// rise after any other change (the first skb of a send call, or the first
-// after waiting for room) is seen when it is queued: one skb's copy late
-// (about 1 µs for 8 KiB here, a few for the 36 KiB skbs of a large
-// buffer), which reads that time as the level before it, often empty.
-// Read at the queue alone, every rise came a copy late: at an 8 KiB
-// buffer, full for about a copy at a time, full % read 14 points low
-// (27.5 against the sampler's 41.8%). Dated back by an estimate of the
-// copy (the shortest interval between two skbs queued back to back,
-// per byte), empty % read 5-18 points low: that interval holds the
-// wake-up of the reader too, which on this VM costs more than the copy.
-// A rise dated to the previous skb queued is early by that wake-up.
+// the allocation (this kernel has no kprobes and refuses fentry). Read at
+// the queue alone, every rise came a copy late: at an 8 KiB buffer, full
+// for about a copy at a time, full % read 6-8 points under a timer
+// reading the level (FillReference, a test's) and 14 under the sampler.
+// So the queued program dates each rise back (fillBackdate): after the
+// same sender's previous skb queued, to it, less the mean overhead of
+// going on (the sender allocates its next skb as soon as it has queued
+// one, unless the buffer is full, and then it waits for a release,
+// which is a change); after any other change (the first skb of a send
+// call, or the first after waiting for room), by the bytes charged at
+// the copy rate, which the released program measures from skbs read
+// whole back to back (fillCopyTime). Either is an estimate, never the
+// allocation seen: against the timer, 8 KiB full 1.0-5.6 points over and
+// empty within 3.7; in the pair at its 208k default, full 0.9-5.0 and
+// empty 0.3-4.3 under, the mean bytes within 2% (bench/README).
 //
 // Two changes at the same instant on two CPUs can pair one's time with
 // the other's level.
