@@ -15,8 +15,8 @@ import (
 
 // The send-buffer fill of each side's data sockets, measured from outside
 // the measured processes, which do nothing for it: in the kernel
-// (syscount.FillMeter) where its programs load and the side's data
-// sockets are unix sockets, else sampled by the controller
+// (syscount.FillMeter), the default, where its programs load and the
+// side's data sockets are unix sockets, else sampled by the controller
 // (probe/sockdiag), 100 times a second. Each side is a group of the
 // meter, whose senders are the bulk sender's sockets connected to the
 // receiver, found again at every poll (connections come and go with
@@ -59,10 +59,10 @@ type FillProc struct {
 // fillMeter is the pair's fill meters and the sock_diag socket used to
 // find the sides' connections.
 type fillMeter struct {
-	// kern measures in the kernel when the run asked for it (--fill
-	// kernel); nil otherwise, or where its programs cannot load (no BPF
-	// rights, no kernel BTF, macOS: doctor says which), and the sampler
-	// measures.
+	// kern measures in the kernel, unless the run asked for the sampler
+	// (--fill-source sampler); nil then, or where its programs cannot
+	// load (no BPF rights, no kernel BTF, macOS: doctor says which), and
+	// the sampler measures.
 	kern *syscount.FillMeter
 
 	mu  sync.Mutex // all below: the two sides' polls look up at once

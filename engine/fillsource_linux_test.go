@@ -10,13 +10,11 @@ import (
 )
 
 // TestFillSourceNamed: a run names what measured each side's fill, and
-// measures it: the sampler unless the kernel is asked for (--fill-source kernel);
-// asked, the kernel where its programs load here, the sampler where they
-// cannot (made to fail for the test).
+// measures it: by default the kernel where its programs load here, and
+// then no sampler runs (no 100 Hz timer in the controller); the sampler
+// where they cannot (made to fail for the test), or when it is asked for
+// (--fill-source sampler).
 func TestFillSourceNamed(t *testing.T) {
-	if rep := runUntilFill(t, ""); rep.Sides[0].FillSource != model.FillSourceSampler {
-		t.Errorf("not asked: fill_source %q, want the sampler", rep.Sides[0].FillSource)
-	}
 	here := model.FillSourceKernel
 	if k, err := syscount.OpenFillMeter(); err != nil {
 		here = model.FillSourceSampler
@@ -25,26 +23,31 @@ func TestFillSourceNamed(t *testing.T) {
 		k.Close()
 	}
 	for _, c := range []struct {
+		source string
 		refuse bool
 		want   string
-	}{{false, here}, {true, model.FillSourceSampler}} {
+	}{{"", false, here}, {model.FillSourceKernel, true, model.FillSourceSampler}, {model.FillSourceSampler, false, model.FillSourceSampler}} {
 		if c.refuse {
 			openKernelFill = func() (*syscount.FillMeter, error) { return nil, errors.New("refused for the test") }
 		}
-		rep := runUntilFill(t, model.FillSourceKernel)
+		rep, sampled := runUntilFill(t, c.source)
 		openKernelFill = syscount.OpenFillMeter
 		if got := rep.Sides[0].FillSource; got != c.want {
-			t.Errorf("programs refused %v: fill_source %q, want %q", c.refuse, got, c.want)
+			t.Errorf("asked %q, programs refused %v: fill_source %q, want %q", c.source, c.refuse, got, c.want)
 		}
 		if !rep.Sides[0].Summary.Fill().Known() {
-			t.Errorf("programs refused %v: side A's fill not measured", c.refuse)
+			t.Errorf("asked %q, programs refused %v: side A's fill not measured", c.source, c.refuse)
+		}
+		if sampled != (c.want == model.FillSourceSampler) {
+			t.Errorf("asked %q, programs refused %v: the sampler ran %v, measuring in %s", c.source, c.refuse, sampled, c.want)
 		}
 	}
 }
 
 // runUntilFill runs the test pair until side A has 5 samples with a
-// fill (at most 30 s) and returns its report.
-func runUntilFill(t *testing.T, source string) model.Report {
+// fill (at most 30 s) and returns its report, and whether the sampler
+// ran.
+func runUntilFill(t *testing.T, source string) (model.Report, bool) {
 	t.Helper()
 	cfg := testConfig()
 	cfg.Fill = source
@@ -67,5 +70,5 @@ func runUntilFill(t *testing.T, source string) model.Report {
 	p.Stop()
 	for range p.Updates() {
 	}
-	return p.Report()
+	return p.Report(), p.fill.sampler() != nil
 }

@@ -217,7 +217,8 @@ type Config struct {
 	Sides [2]SideConfig `json:"sides"`
 	Mode  Mode          `json:"mode"`
 	// Fill is what measures the send-buffer fill (SetFill): "" or
-	// FillSourceSampler, or FillSourceKernel where its programs load.
+	// FillSourceKernel, the kernel where its programs load (else the
+	// sampler), or FillSourceSampler (Config.FillSource).
 	Fill     string   `json:"fill,omitempty"`
 	Duration Duration `json:"duration"` // 0 = until stopped (TUI)
 	Interval Duration `json:"interval"`

@@ -1,16 +1,21 @@
 package model
 
-// FillSource is the fill source the run asked for: the sampler unless the
-// kernel was asked for. The sampler is the default because the kernel's
-// programs, where they load, read a small buffer's full % 3.5 to 13 points
-// low (a buffer is charged before it is queued, and no tracepoint marks
-// the charge) and add 0.2 to 0.7 µs to every socket call on the machine
-// while loaded, the measured pair's included: a measurement that moves
-// what it measures is opt-in (bench/README, "Send-buffer fill in the
-// kernel").
+// FillSource is the fill source the run asks for: the kernel unless the
+// sampler was asked for (--fill-source sampler). The kernel is the
+// default because it measures every change of the sender's buffer,
+// weighted by time, where the sampler reads it 100 times a second from a
+// thread that must get a core the measured pair shares, and so leans
+// toward the moments the pair cannot run (against a timer reading the
+// level in the kernel, the sampler's empty % at an 8 KiB buffer was up to
+// 21 points high, the kernel's within 5), and because the sampler's
+// wake-ups were most of the controller's own CPU. A side the kernel
+// cannot measure (TCP data sockets, or programs that cannot load: no BPF
+// rights, no kernel BTF, macOS) is sampled all the same, and the report
+// names what measured each side (SideReport.FillSource; docs/figures.md,
+// "Send-buffer fill").
 func (c Config) FillSource() string {
-	if c.Fill == FillSourceKernel {
-		return FillSourceKernel
+	if c.Fill == FillSourceSampler {
+		return FillSourceSampler
 	}
-	return FillSourceSampler
+	return FillSourceKernel
 }

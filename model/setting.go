@@ -300,10 +300,10 @@ func pairSettings() []*Setting {
 			Help: "run mode: alternate or concurrent (default: alternate below 4 cores)",
 			Keys: [2]string{"m"}, KeyHelp: "alternate/concurrent", step: stepCycle,
 			pair: pairField{func(s *State, _ int) Value { return Value{Str: string(s.Cfg.Mode)} }, func(s *State, _ int, v Value) { s.Cfg.Mode = Mode(v.Str) }}},
-		{Name: SetFill, Var: "SOURCE", Type: TypeEnum, Choices: func() []string { return []string{FillSourceSampler, FillSourceKernel} },
+		{Name: SetFill, Var: "SOURCE", Type: TypeEnum, Choices: func() []string { return []string{FillSourceKernel, FillSourceSampler} },
 			Where: AtStart, Flag: FlagPair, PairWide: true,
-			Help: "what measures the send-buffer fill: sampler (sock_diag from user space, unbiased) or kernel (BPF at every change; " +
-				"reads full % low at small buffers and adds CPU to every socket call: docs/figures.md)",
+			Help: "what measures the send-buffer fill: kernel (the default: BPF at every change of a unix sender's buffer, where its programs load; " +
+				"the sampler measures what they cannot) or sampler (sock_diag from user space, 100 times a second: docs/figures.md)",
 			pair: pairField{func(s *State, _ int) Value { return Value{Str: s.Cfg.FillSource()} }, func(s *State, _ int, v Value) { s.Cfg.Fill = v.Str }}},
 		{Name: SetPaused, Type: TypeBool, Where: AtPair, Flag: FlagNone,
 			Help: "pause or resume a side's load", Keys: [2]string{" "}, KeyHelp: "pause/resume side", step: stepToggle,

@@ -277,9 +277,9 @@ func printFillSource(w io.Writer, rep model.Report) {
 		case model.FillSourceKernel:
 			fmt.Fprintf(w, "fill %s: measured in the kernel, at every change of the sender's buffer, weighted by time\n", s.Name)
 		case model.FillSourceSampler:
-			why := "the default; --fill-source kernel measures it in the kernel"
+			why := "asked for with --fill-source sampler"
 			if rep.Config.FillSource() == model.FillSourceKernel {
-				why = "the kernel's programs could not measure it: nbdscope doctor says why"
+				why = "the kernel's programs do not measure it here: TCP data sockets, or programs that could not load, which nbdscope doctor says"
 			}
 			fmt.Fprintf(w, "fill %s: sampled from user space, 100 times a second (%s)\n", s.Name, why)
 		}

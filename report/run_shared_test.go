@@ -36,21 +36,21 @@ func TestPrintUnattributed(t *testing.T) {
 	}
 }
 
-// The summary says what measured each side's fill, and why: the sampler
-// by default, the sampler in the kernel's place when --fill-source kernel was
-// asked for and its programs could not load, or the kernel.
+// The summary says what measured each side's fill, and why: the kernel
+// by default, the sampler in its place where the programs do not measure
+// (a TCP side, or programs that could not load), or the sampler asked for.
 func TestFillSourceLine(t *testing.T) {
 	rep := model.Report{Sides: []model.SideReport{{Name: "A", FillSource: model.FillSourceSampler}, {Name: "B", FillSource: model.FillSourceKernel}}}
 	var b bytes.Buffer
 	printFillSource(&b, rep)
-	if got := b.String(); !strings.Contains(got, "fill A: sampled from user space, 100 times a second (the default; --fill-source kernel") ||
+	if got := b.String(); !strings.Contains(got, "fill A: sampled from user space, 100 times a second (the kernel's programs do not measure it here") ||
 		!strings.Contains(got, "fill B: measured in the kernel") {
 		t.Errorf("default: %q", got)
 	}
-	rep.Config.Fill = model.FillSourceKernel
+	rep.Config.Fill = model.FillSourceSampler
 	b.Reset()
 	printFillSource(&b, rep)
-	if got := b.String(); !strings.Contains(got, "could not measure it: nbdscope doctor says why") {
-		t.Errorf("kernel asked, sampler measured: %q", got)
+	if got := b.String(); !strings.Contains(got, "(asked for with --fill-source sampler)") {
+		t.Errorf("sampler asked: %q", got)
 	}
 }

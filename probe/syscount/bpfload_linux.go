@@ -82,11 +82,16 @@ func newMap(name string, typ ebpf.MapType, keySize, valueSize, entries uint32) (
 // the error is a *ebpf.VerifierError carrying its log, which says at
 // which instruction (VerifierLog).
 func loadProgram(name string, b *builder) (*ebpf.Program, error) {
+	return loadProgramType(name, ebpf.TracePoint, b)
+}
+
+// loadProgramType is loadProgram for a program of type typ.
+func loadProgramType(name string, typ ebpf.ProgramType, b *builder) (*ebpf.Program, error) {
 	insns, err := b.program()
 	if err != nil {
 		return nil, err
 	}
-	p, err := ebpf.NewProgram(&ebpf.ProgramSpec{Name: name, Type: ebpf.TracePoint, License: "Dual MIT/GPL", Instructions: insns})
+	p, err := ebpf.NewProgram(&ebpf.ProgramSpec{Name: name, Type: typ, License: "Dual MIT/GPL", Instructions: insns})
 	if err != nil {
 		return nil, fmt.Errorf("loading bpf program %s: %w", name, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
 	"golang.org/x/sys/unix"
 )
 
@@ -59,36 +60,37 @@ func OpenFillMeter() (*FillMeter, error) {
 	return m, nil
 }
 
-// load makes the maps and attaches the four programs.
+// load makes the maps and attaches the three programs.
 func (m *FillMeter) load(dir string, o fillOffsets) error {
 	var err error
-	if m.maps.watch, err = newMap("nbdscope_fill", ebpf.Hash, 8, 56, fillWatchMax); err != nil {
+	if m.maps.watch, err = newMap("nbdscope_fill", ebpf.Hash, 8, fillStatsSize, fillWatchMax); err != nil {
 		return refusal(err)
 	}
 	if m.maps.sks, err = newMap("nbdscope_fillsk", ebpf.LRUHash, 8, 8, 4*fillWatchMax); err != nil {
 		return err
 	}
-	if m.maps.threads, err = newMap("nbdscope_fillth", ebpf.LRUHash, 4, 8, 4*fillWatchMax); err != nil {
-		return err
-	}
-	for _, p := range []struct {
-		group, event, sk, name string
-		program                func(fillOffsets, fillRecord, fillMaps) *builder
-	}{
-		{"sock", "sock_send_length", "sk", "fill_send", fillSendProgram},
-		{"sock", "sk_data_ready", "skaddr", "fill_queued", fillQueuedProgram},
-		{"skb", "consume_skb", "skbaddr", "fill_release", fillReleaseProgram},
-		{"sched", "sched_switch", "", "fill_switch", fillSwitchProgram},
-	} {
-		rec, err := readFillRecord(dir, p.group, p.event, p.sk)
-		if err != nil {
-			return err
-		}
-		if err := m.attach(dir, p.group, p.event, p.name, p.program(o, rec, m.maps)); err != nil {
+	for _, p := range fillHooks {
+		if err := m.attach(dir, o, p); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// fillHook is a fill program and its tracepoint, with the field of its
+// record that holds the socket (or skb).
+type fillHook struct {
+	group, event, field, name string
+	program                   func(fillOffsets, fillRecord, fillMaps) *builder
+}
+
+// fillPerfOnly makes attach use perf events only (a test of that path).
+var fillPerfOnly = false
+
+var fillHooks = []fillHook{
+	{"sock", "sock_send_length", "sk", "fill_send", fillSendProgram},
+	{"sock", "sk_data_ready", "skaddr", "fill_queued", fillQueuedProgram},
+	{"skb", "consume_skb", "skbaddr", "fill_release", fillReleaseProgram},
 }
 
 // readFillRecord reads where the tracepoint's record holds the socket
@@ -96,9 +98,6 @@ func (m *FillMeter) load(dir string, o fillOffsets) error {
 func readFillRecord(dir, group, event, sk string) (fillRecord, error) {
 	var rec fillRecord
 	var err error
-	if sk == "" {
-		return rec, nil // the program reads no field
-	}
 	if rec.sk, err = fieldOffset(dir, group, event, sk); err != nil {
 		return rec, fmt.Errorf("the tracepoint %s:%s (sock:sk_data_ready: Linux 6.6+): %w", group, event, err)
 	}
@@ -108,17 +107,35 @@ func readFillRecord(dir, group, event, sk string) (fillRecord, error) {
 	return rec, err
 }
 
-// attach loads a fill program and hangs it on its tracepoint.
-func (m *FillMeter) attach(dir, group, event, name string, b *builder) error {
-	id, err := readEventID(dir, group, event)
-	if err != nil {
-		return fmt.Errorf("the tracepoint %s:%s: %w", group, event, err)
+// attach loads a fill program and hangs it on its tracepoint: raw
+// (BPF_RAW_TRACEPOINT_OPEN, Linux 4.17+), where the program gets the
+// tracepoint's arguments as they are, or else through a perf event,
+// which first writes the tracepoint's record (its fields) at every
+// call. With the sched_switch program gone besides, a watched socket's
+// call cost 600-740 ns more where it cost 700-880 (BenchmarkFillCost,
+// same runs; bench/README).
+func (m *FillMeter) attach(dir string, o fillOffsets, p fillHook) error {
+	prog, err := loadProgramType(p.name, ebpf.RawTracepoint, p.program(o, fillRecord{family: noFamily}, m.maps))
+	if err == nil && !fillPerfOnly {
+		l, err := link.AttachRawTracepoint(link.RawTracepointOptions{Name: p.event, Program: prog})
+		if err == nil {
+			m.hooks = append(m.hooks, hook{prog: prog, link: l, event: -1})
+			return nil
+		}
+		prog.Close()
 	}
-	prog, err := loadProgram(name, b)
+	rec, err := readFillRecord(dir, p.group, p.event, p.field)
 	if err != nil {
+		return err
+	}
+	id, err := readEventID(dir, p.group, p.event)
+	if err != nil {
+		return fmt.Errorf("the tracepoint %s:%s: %w", p.group, p.event, err)
+	}
+	if prog, err = loadProgram(p.name, p.program(o, rec, m.maps)); err != nil {
 		return refusal(err)
 	}
-	h, err := attachProgram(id, name, prog)
+	h, err := attachProgram(id, p.name, prog)
 	m.hooks = append(m.hooks, h)
 	return err
 }
@@ -140,7 +157,7 @@ func (m *FillMeter) Close() {
 		h.close()
 	}
 	m.hooks = nil
-	for _, bm := range []*ebpf.Map{m.maps.watch, m.maps.sks, m.maps.threads} {
+	for _, bm := range []*ebpf.Map{m.maps.watch, m.maps.sks} {
 		if bm != nil {
 			bm.Close()
 		}

@@ -19,6 +19,27 @@ func TestFillMeterLoads(t *testing.T) {
 	m.Close()
 }
 
+// TestFillMeterAttaches: the programs hang on raw tracepoints here, and
+// through perf events where those cannot be had, each way passing the
+// self-check.
+func TestFillMeterAttaches(t *testing.T) {
+	defer func() { fillPerfOnly = false }()
+	for _, perfOnly := range []bool{false, true} {
+		fillPerfOnly = perfOnly
+		m, err := OpenFillMeter()
+		if err != nil {
+			testbin.Require(t, fmt.Errorf("the fill programs cannot load here: %w", err))
+			return
+		}
+		for _, h := range m.hooks {
+			if perf := h.event >= 0; perf != perfOnly {
+				t.Errorf("perf events only %v: a program hung through a perf event %v", perfOnly, perf)
+			}
+		}
+		m.Close()
+	}
+}
+
 // TestFillSumsHoldTheLastLevel: a window's sums are the kernel's plus the
 // level of the last change held until the Take, so a sender blocked on a
 // full buffer (no change for a while) counts as full for that time, and

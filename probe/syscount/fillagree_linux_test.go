@@ -11,6 +11,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,38 +23,38 @@ import (
 	"nbdscope/probe/syscount"
 )
 
-// TestFillAgreesWithSampler: a writer sending 2 MiB at a time on a unix
+// TestKernelFillAgrees: a writer sending 2 MiB at a time on a unix
 // socketpair to a reader reading 256 KiB at a time, at a send buffer of
-// 8 KiB and of 2 MiB: the kernel's time-weighted fill and the sampler's
-// (at 1 kHz, 2000 samples) agree within a few points of full% and empty%
-// at 2 MiB (up to 6 points apart in runs here, on a loaded machine). At
-// 8 KiB the kernel's full% is low by the time each skb is charged before
-// it is queued (fillprog_linux.go): 3.5 to 13 points in runs here, and
-// its empty% up to 9 points off; the test bounds that, so that a change
-// which makes it worse fails (read at the send calls alone, full% was 52
-// points low).
-func TestFillAgreesWithSampler(t *testing.T) {
+// 8 KiB and of 2 MiB, measured three ways over the same span: by the
+// kernel's fill programs (time-weighted), by a timer on every CPU reading
+// the level in the kernel (syscount.FillReference, 10 kHz a CPU), and by
+// the sampler (at 1 kHz, 2000 samples). The kernel's full % and empty %
+// are within fillAgreePoints of the timer's at both sizes; read at the
+// queue alone (the charge not dated back), its full % at 8 KiB was 6-8
+// points under the timer's and its empty % 6-7 over. The sampler is
+// logged, not held to a bound: it reads from a thread that must get a
+// core the writer and the reader share, and its empty % at 8 KiB was up
+// to 28 points over the timer's (bench/README, "Send-buffer fill in the
+// kernel").
+func TestKernelFillAgrees(t *testing.T) {
 	m, err := syscount.OpenFillMeter()
 	if err != nil {
 		t.Skipf("the fill programs cannot load here: %v", err)
 	}
 	defer m.Close()
-	// empty% gets 12 points at both sizes: under the race detector the
-	// reader's pace moves, and at 2 MiB it drifted 8.0 points in a CI run
-	// (55.1% against 63.2%), where 8 was the bound.
-	for _, c := range []struct{ sndbuf, fullLow, empty int }{{8 << 10, 20, 12}, {2 << 20, fillAgreePoints, 12}} {
-		sndbuf := c.sndbuf
-		k, s := steadyFill(t, m, sndbuf)
-		t.Logf("sndbuf %d: kernel full %.1f%% empty %.1f%% mean %.0f B of %d (%d calls, %.2f s); sampler full %.1f%% empty %.1f%% mean %.0f B of %d (%d samples)",
-			sndbuf, k.FullPct, k.EmptyPct, k.MeanBytes, k.Limit, k.Events, k.Seconds, s.FullPct, s.EmptyPct, s.MeanBytes, s.Limit, s.Samples)
+	for _, sndbuf := range []int{8 << 10, 2 << 20} {
+		k, s, r := steadyFill(t, m, sndbuf)
+		t.Logf("sndbuf %d: kernel full %.1f%% empty %.1f%% mean %.0f B of %d (%d calls, %.2f s); timer full %.1f%% empty %.1f%% mean %.0f B (%d samples); sampler full %.1f%% empty %.1f%% mean %.0f B of %d (%d samples)",
+			sndbuf, k.FullPct, k.EmptyPct, k.MeanBytes, k.Limit, k.Events, k.Seconds, r.FullPct, r.EmptyPct, r.MeanBytes, r.Samples,
+			s.FullPct, s.EmptyPct, s.MeanBytes, s.Limit, s.Samples)
 		if !k.OK() || !s.OK() {
 			t.Fatalf("sndbuf %d: nothing measured (kernel %+v, sampler %+v)", sndbuf, k, s)
 		}
-		if d := s.FullPct - k.FullPct; d > float64(c.fullLow) || d < -fillAgreePoints {
-			t.Errorf("sndbuf %d: full %.1f%% in the kernel, %.1f%% sampled: %.1f points apart", sndbuf, k.FullPct, s.FullPct, d)
+		if d := math.Abs(k.FullPct - r.FullPct); d > fillAgreePoints {
+			t.Errorf("sndbuf %d: full %.1f%% in the kernel, %.1f%% by the timer: %.1f points apart (at most %d)", sndbuf, k.FullPct, r.FullPct, d, fillAgreePoints)
 		}
-		if d := math.Abs(k.EmptyPct - s.EmptyPct); d > float64(c.empty) {
-			t.Errorf("sndbuf %d: empty %.1f%% in the kernel, %.1f%% sampled: %.1f points apart", sndbuf, k.EmptyPct, s.EmptyPct, d)
+		if d := math.Abs(k.EmptyPct - r.EmptyPct); d > fillAgreePoints {
+			t.Errorf("sndbuf %d: empty %.1f%% in the kernel, %.1f%% by the timer: %.1f points apart (at most %d)", sndbuf, k.EmptyPct, r.EmptyPct, d, fillAgreePoints)
 		}
 		if k.Limit != s.Limit {
 			t.Errorf("sndbuf %d: limit %d in the kernel, %d sampled", sndbuf, k.Limit, s.Limit)
@@ -61,14 +62,18 @@ func TestFillAgreesWithSampler(t *testing.T) {
 	}
 }
 
-// fillAgreePoints is how far apart the two may be: the sampler's 2000
-// samples alone leave about ±2 points at 50%, and a loaded machine moves
-// when it reads.
+// fillAgreePoints is how far apart the kernel's and the timer's may be:
+// the timer's 40,000 samples leave about ±0.3 points, and each interrupt
+// moves the pair a little; the rest is the dating of each charge, an
+// estimate (fillprog_linux.go). At 2 MiB they were within 0.5 points in
+// every run here; at 8 KiB the kernel's full % 1.0 to 5.6 over the
+// timer's and its empty % 3.7 under to 0.2 over, in runs alone and
+// beside other packages' tests.
 const fillAgreePoints = 8
 
 // steadyFill runs the pair until the sampler has 2000 samples of it (at
-// most 20 s) and returns both windows over the same span.
-func steadyFill(t *testing.T, m *syscount.FillMeter, sndbuf int) (syscount.FillWindow, sockdiag.Fill) {
+// most 20 s) and returns the three windows over the same span.
+func steadyFill(t *testing.T, m *syscount.FillMeter, sndbuf int) (syscount.FillWindow, sockdiag.Fill, syscount.FillRefWindow) {
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +86,10 @@ func steadyFill(t *testing.T, m *syscount.FillMeter, sndbuf int) (syscount.FillW
 	if err := unix.Fstat(pair[0], &st); err != nil {
 		t.Fatal(err)
 	}
+	// Enough Ps that the writer and the reader, back from a blocking
+	// call, never wait for the sampler's: with GOMAXPROCS at the 2 cores
+	// the Go scheduler tied the pair's pace to the sampler's wake-ups.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	smp, err := sockdiag.StartSampler(ctx, sockdiag.SamplerConfig{Rate: 1000})
@@ -88,6 +97,11 @@ func steadyFill(t *testing.T, m *syscount.FillMeter, sndbuf int) (syscount.FillW
 		t.Fatal(err)
 	}
 	defer smp.Stop()
+	ref, err := syscount.StartFillReference(st.Ino, 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
 	smp.SetHeld("w", []sockdiag.FD{{PID: os.Getpid(), FD: pair[0], Inode: sockdiag.Inode(st.Ino)}})
 	if err := m.Set("w", []uint64{st.Ino}); err != nil {
 		t.Fatal(err)
@@ -98,13 +112,20 @@ func steadyFill(t *testing.T, m *syscount.FillMeter, sndbuf int) (syscount.FillW
 	time.Sleep(100 * time.Millisecond) // past the start
 	m.Take("w")
 	smp.Take("w")
+	if err := ref.Reset(); err != nil {
+		t.Fatal(err)
+	}
 	var s sockdiag.Fill
 	for deadline := time.Now().Add(20 * time.Second); s.Samples < 2000 && time.Now().Before(deadline); {
 		time.Sleep(50 * time.Millisecond)
 		s = addFill(s, smp.Take("w"))
 	}
 	k := m.Take("w")
-	return k, s
+	r, err := ref.Take()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, s, r
 }
 
 // runPair writes 2 MiB at a time into pair[0] and reads 256 KiB at a
