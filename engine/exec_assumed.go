@@ -20,6 +20,26 @@ import (
 type assumedPayload struct {
 	export uint64      // the export's size; 0: not this kind of side, or unknown
 	moved  nbd.Payload // the runs' so far, the way the workload goes
+	fitted bool        // the side's size is model.RealPairSize in place of the default
+}
+
+// fitExport is the side's configuration to start with: a real client
+// against a real server at the default export (64 GiB, whose first run
+// outlasts a run of nbdscope, so nothing is counted) serves
+// model.RealPairSize, set in the side's configuration so that every output
+// says so; a side that is no longer such a pair gets the default back. A
+// size given is left as it is. The caller holds s.change.
+func (s *side) fitExport() model.SideConfig {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sc := &s.cfg
+	switch {
+	case sc.RealPairExport() != sc.Size:
+		sc.Size, s.assumed.fitted = sc.RealPairExport(), true
+	case s.assumed.fitted && !assumesPayload(*sc):
+		sc.Size, s.assumed.fitted = model.DefaultSize, false
+	}
+	return *sc
 }
 
 // assumesPayload tells whether a side configured as sc has its payload
@@ -35,7 +55,7 @@ func (s *side) probeExport(sc model.SideConfig, uri string) {
 	}
 	size, err := exportSizeAt(uri)
 	s.mu.Lock()
-	s.assumed = assumedPayload{export: size, moved: s.assumed.moved}
+	s.assumed.export = size
 	s.mu.Unlock()
 	what := model.PayloadAssumed{Command: sc.Exec, Export: int64(size)}
 	if err != nil {
@@ -81,4 +101,21 @@ func (s *side) assumePayload(sc model.SideConfig, lm wire.Msg, sm *wire.Msg) {
 	}
 	moved := a.moved
 	sm.Payload = &moved
+}
+
+// uncounted marks the figures of an assumed-payload side's sample (and its
+// turn's and recent ones) that hold no finished run: the client is moving
+// data nbdscope cannot count until its run ends, so the throughput is n/a,
+// not the 0 B/s that the counted payload, none yet, would make of it. The
+// PayloadAssumed warning says why. A real client against our server is
+// counted live by the server, and a 0 there is a measurement.
+func uncounted(sc model.SideConfig, smp *model.Sample) {
+	if !assumesPayload(sc) {
+		return
+	}
+	for _, f := range []*model.Figures{&smp.Figures, smp.Turn, smp.Recent} {
+		if f != nil && f.Bytes == 0 {
+			f.ThroughputBps = model.Unknown
+		}
+	}
 }
