@@ -145,3 +145,57 @@ func TestRealPairExportOnExec(t *testing.T) {
 		t.Errorf("the client saw an export of %q bytes (%v), want %d", got, err, model.RealPairSize)
 	}
 }
+
+// TestAssumedRateIsTheRuns: a sample in which client runs ended has the
+// runs' throughput, their exports over their own time, not over the
+// sample's: 1 GiB counted in a 0.27 s sample read 3.7 GiB/s for runs of
+// 0.75 s. In concurrent mode a run is never paused, so its running time
+// is its wall time, the exec.run event's: throughput × the runs' seconds
+// is the sample's bytes.
+func TestAssumedRateIsTheRuns(t *testing.T) {
+	testbin.Need(t, "apt-get install qemu-utils", "qemu-nbd")
+	testbin.Need(t, "apt-get install libnbd-bin", "nbdcopy")
+	cfg := testConfig()
+	cfg.Mode = model.ModeConcurrent
+	cfg.Duration = 0 // until six runs ended (at most 30 s)
+	cfg.Sides[1].Size = 256 << 20
+	cfg.Sides[1].Server = `qemu-nbd -r -t -e 0 -f raw -k {socket} 'json:{"file":{"driver":"null-co","size":{size}}}'`
+	cfg.Sides[1].Exec = "nbdcopy {uri} null:"
+	p := startPair(t, cfg)
+	limit := time.AfterFunc(30*time.Second, func() { p.Stop() })
+	defer limit.Stop()
+	var samples []model.Sample
+	var runs []model.Event
+	for u := range p.Updates() {
+		if s := u.Sample; s != nil && s.Side == "B" {
+			samples = append(samples, *s)
+		}
+		if e := u.Event; e != nil && e.Side == "B" && e.Setting == model.ExecRunEvent {
+			if runs = append(runs, *e); len(runs) == 6 {
+				p.Stop()
+			}
+		}
+	}
+	checked, prev := 0, -1.0
+	for _, s := range samples {
+		var secs float64
+		for _, e := range runs {
+			if e.T > prev && e.T <= s.T {
+				v, _ := strconv.ParseFloat(strings.TrimSuffix(e.To, "s"), 64)
+				secs += v
+			}
+		}
+		prev = s.T
+		if s.Bytes == 0 || secs == 0 {
+			continue
+		}
+		checked++
+		if got := float64(s.ThroughputBps) * secs / float64(s.Bytes); !s.ThroughputBps.Known() || got < 0.9 || got > 1.1 {
+			t.Errorf("sample at %.2f s: %d bytes, throughput %v over runs of %.3f s: throughput × run time is %.2f of the bytes, want 1",
+				s.T, s.Bytes, s.ThroughputBps, secs, got)
+		}
+	}
+	if checked == 0 {
+		t.Fatalf("no sample of B held a finished run (%d runs, %d samples)", len(runs), len(samples))
+	}
+}

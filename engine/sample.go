@@ -120,7 +120,7 @@ func (p *Pair) sampleSide(s *side, r sideRead, emit bool) {
 	}
 	smp := s.meter.Sample(rd, s.span(p.clock(now).Seconds(), rd, srv != nil, shared, p.takeFill(s)))
 	s.mu.Unlock()
-	uncounted(sc, &smp)
+	s.assumedRate(sc, &smp)
 	if emit {
 		p.warnFill(s, &smp)
 		p.warnRequests(s, &smp, lm.LastErr)

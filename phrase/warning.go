@@ -175,7 +175,7 @@ func beforeAfterLong(what model.WarningParams) string {
 		if p.Export <= 0 {
 			return fmt.Sprintf("a real client against a real server: no payload can be counted, and the export's size is unknown (%s): throughput and figures per 2 MiB are n/a", orNoReason(p.Err))
 		}
-		return fmt.Sprintf("payload assumed: a real client against a real server has no byte counts (unix sockets have none), so each finished run of %q is taken to move the export once (%s), as sweep --exec --server does; throughput and figures per 2 MiB are of that, counted in the sample in which a run ends; until %s's first run ends they are n/a, not 0",
+		return fmt.Sprintf("payload assumed: a real client against a real server has no byte counts (unix sockets have none), so each finished run of %q is taken to move the export once (%s), as sweep --exec --server does; throughput and figures per 2 MiB are of that, counted in the sample in which a run ends, whose throughput is the run's (the export over its running time); until %s's first run ends they are n/a, not 0",
 			p.Command, size(p.Export), Program(p.Command))
 	}
 	return string(what.WarnKind())
