@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -181,7 +182,7 @@ func TestAssumedRateIsTheRuns(t *testing.T) {
 		var secs float64
 		for _, e := range runs {
 			if e.T > prev && e.T <= s.T {
-				v, _ := strconv.ParseFloat(strings.TrimSuffix(e.To, "s"), 64)
+				v, _ := strconv.ParseFloat(strings.TrimRight(strings.Fields(e.To)[0], "s,"), 64)
 				secs += v
 			}
 		}
@@ -197,5 +198,36 @@ func TestAssumedRateIsTheRuns(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatalf("no sample of B held a finished run (%d runs, %d samples)", len(runs), len(samples))
+	}
+}
+
+// TestExecRunEventSaysRunningTime: in alternate mode a client run that the
+// other side's turn stopped for part of it has its running time beside
+// its wall time in its event: the wall time alone (1.805 s) read as a run
+// three times as slow as the 0.750 s whose throughput the sample has.
+func TestExecRunEventSaysRunningTime(t *testing.T) {
+	cfg := testConfig()
+	cfg.Mode = model.ModeAlternate
+	cfg.Duration = 0 // until two runs ended (at most 30 s)
+	cfg.Sides[1].Exec = `/bin/sh -c 'sleep 1.5' sh {uri}` // longer than a turn (1 s)
+	p := startPair(t, cfg)
+	limit := time.AfterFunc(30*time.Second, func() { p.Stop() })
+	defer limit.Stop()
+	var runs []string
+	for u := range p.Updates() {
+		if e := u.Event; e != nil && e.Side == "B" && e.Setting == model.ExecRunEvent {
+			if runs = append(runs, e.To); len(runs) == 2 {
+				p.Stop()
+			}
+		}
+	}
+	if len(runs) == 0 {
+		t.Fatal("no client run ended in 30 s")
+	}
+	for _, to := range runs {
+		var wall, running float64
+		if n, err := fmt.Sscanf(to, "%fs, %fs running", &wall, &running); n != 2 || err != nil || running >= wall {
+			t.Errorf("a 1.5 s run across a turn's pause: event %q, want its wall time and its shorter running time", to)
+		}
 	}
 }

@@ -90,7 +90,7 @@ func (p *Pair) sampleSide(s *side, r sideRead, emit bool) {
 	}
 	ld, srv, sc, lm, sm, now := r.ld, r.srv, r.sc, r.lm, r.sm, r.now
 	interval := p.cfg.Interval.D()
-	defer p.emitExecRuns(sc, now, lm.ExecRuns)
+	defer p.emitExecRuns(sc, now, lm)
 	s.assumePayload(sc, lm, &sm)
 	if sc.Exec != "" {
 		s.noteExec(ld, lm, sm)
