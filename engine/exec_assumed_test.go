@@ -208,7 +208,7 @@ func TestAssumedRateIsTheRuns(t *testing.T) {
 func TestExecRunEventSaysRunningTime(t *testing.T) {
 	cfg := testConfig()
 	cfg.Mode = model.ModeAlternate
-	cfg.Duration = 0 // until two runs ended (at most 30 s)
+	cfg.Duration = 0                                      // until two runs ended (at most 30 s)
 	cfg.Sides[1].Exec = `/bin/sh -c 'sleep 1.5' sh {uri}` // longer than a turn (1 s)
 	p := startPair(t, cfg)
 	limit := time.AfterFunc(30*time.Second, func() { p.Stop() })
