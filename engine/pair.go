@@ -177,6 +177,7 @@ func newPair(cfg model.Config, opts Options) (*Pair, error) {
 	p.cpus = platform.AllowedCPUs()
 	for i := range p.sides {
 		p.sides[i] = newSide(p, i, cfg.Sides[i])
+		p.cfg.Sides[i] = p.sides[i].fitExport() // the run's configuration says the export served
 	}
 	p.turns = newTurns(cfg.Mode, cfg.Interval.D(), p.sides, func(s *side, what model.WarningParams) { p.raise(model.Warn(s.id, what)) })
 	p.turns.cut = p.cutTurns

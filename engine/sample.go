@@ -90,7 +90,7 @@ func (p *Pair) sampleSide(s *side, r sideRead, emit bool) {
 	}
 	ld, srv, sc, lm, sm, now := r.ld, r.srv, r.sc, r.lm, r.sm, r.now
 	interval := p.cfg.Interval.D()
-	defer p.emitExecRuns(sc, now, lm.ExecRuns)
+	defer p.emitExecRuns(sc, now, lm)
 	s.assumePayload(sc, lm, &sm)
 	if sc.Exec != "" {
 		s.noteExec(ld, lm, sm)
@@ -120,6 +120,7 @@ func (p *Pair) sampleSide(s *side, r sideRead, emit bool) {
 	}
 	smp := s.meter.Sample(rd, s.span(p.clock(now).Seconds(), rd, srv != nil, shared, p.takeFill(s)))
 	s.mu.Unlock()
+	s.assumedRate(sc, &smp)
 	if emit {
 		p.warnFill(s, &smp)
 		p.warnRequests(s, &smp, lm.LastErr)

@@ -118,7 +118,7 @@ func (s *side) runningLoad() *child {
 // start spawns the side's children with its configuration and places
 // them. The caller holds s.change (or is Start, before anyone else can).
 func (s *side) start() error {
-	sc := s.config()
+	sc := s.fitExport()
 	srv, uri, err := s.spawnServer(sc)
 	if err != nil {
 		return s.startFailed(err)

@@ -242,12 +242,38 @@ func (d *Duration) UnmarshalText(t []byte) error {
 // D returns the time.Duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
+// DefaultSize is a side's export when none is given: large enough that
+// our load, which reads it in a loop, never finishes it in a run.
+const DefaultSize = 64 << 30
+
+// RealPairSize is the export a real server serves a real client (a side
+// with both --server and --exec) when no size is given. Such a side's
+// payload is counted only when a client run ends (one export a run), so a
+// run must end within a few seconds: qemu-img convert reads 1 GiB of
+// qemu-nbd's null-co in 0.65 s on a quiet 2-vCPU machine (the series'
+// 4 GiB sweep row, 2.6 s) and in 4.2 s with the cores contended, where
+// the 64 GiB default took longer than a 20 s run and counted nothing. It
+// is calibrate's --bytes (the real client's export there): small enough
+// to end runs in a turn or a few, large enough that a run's start
+// (tens of ms) is a few percent of it.
+const RealPairSize = 1 << 30
+
+// RealPairExport is the export a side's server serves: RealPairSize for a
+// real client against a real server at the default size, else its own.
+// A size given as 64g is the default's and taken as not given.
+func (s SideConfig) RealPairExport() int64 {
+	if s.Exec != "" && s.Server != "" && s.Size == DefaultSize {
+		return RealPairSize
+	}
+	return s.Size
+}
+
 // DefaultSide is the built-in side: a spawned null server on a unix socket,
 // read like qemu-img convert does (1 connection, 2 MiB requests, 8 in
 // flight, each buffer scanned for zeroes).
 func DefaultSide(name string) SideConfig {
 	return SideConfig{
-		Name: name, Backend: "null", Size: 64 << 30, Transport: TransportUnix,
+		Name: name, Backend: "null", Size: DefaultSize, Transport: TransportUnix,
 		Connections: 1, RequestSize: 2 << 20, InFlight: 8,
 		Workload: WorkRead, ReadPercent: 70, Consume: ConsumeScan, Reader: DefaultReader(),
 		Placement: DefaultPlacement(),

@@ -285,7 +285,7 @@ func newSettingTable() []*Setting {
 			Help: "spawned server backend: null, pattern, memory or file:PATH", values: fixedList("null", "pattern", "memory", "file:"),
 			field: strField(func(s *SideConfig) *string { return &s.Backend }, nil)},
 		{Name: SetSize, Var: "SIZE", Type: TypeSize, Min: 512, Max: math.MaxInt, Align: 512, Where: AtStart, start: RoleServer,
-			Help:  "spawned server export size (e.g. 64g)",
+			Help:  "spawned server export size (e.g. 64g, the default; 1g for a real client against a real server)",
 			field: field{func(s *SideConfig) Value { return Value{Int: int(s.Size)} }, func(s *SideConfig, v Value) { s.Size = int64(v.Int) }}},
 	}
 	return append(t, pairSettings()...)

@@ -175,8 +175,8 @@ func beforeAfterLong(what model.WarningParams) string {
 		if p.Export <= 0 {
 			return fmt.Sprintf("a real client against a real server: no payload can be counted, and the export's size is unknown (%s): throughput and figures per 2 MiB are n/a", orNoReason(p.Err))
 		}
-		return fmt.Sprintf("payload assumed: a real client against a real server has no byte counts (unix sockets have none), so each finished run of %q is taken to move the export once (%s), as sweep --exec --server does; throughput and figures per 2 MiB are of that, counted in the sample in which a run ends",
-			p.Command, size(p.Export))
+		return fmt.Sprintf("payload assumed: a real client against a real server has no byte counts (unix sockets have none), so each finished run of %q is taken to move the export once (%s), as sweep --exec --server does; throughput and figures per 2 MiB are of that, counted in the sample in which a run ends, whose throughput is the run's (the export over its running time); until %s's first run ends they are n/a, not 0",
+			p.Command, size(p.Export), Program(p.Command))
 	}
 	return string(what.WarnKind())
 }
@@ -244,7 +244,7 @@ func warningShort(what model.WarningParams) string {
 		if p.Export <= 0 {
 			return "payload n/a: the export's size is unknown"
 		}
-		return fmt.Sprintf("payload assumed: %s a finished run of %s", size(p.Export), Program(p.Command))
+		return fmt.Sprintf("payload assumed: %s a finished run of %s, n/a until one ends", size(p.Export), Program(p.Command))
 	}
 	return string(what.WarnKind())
 }

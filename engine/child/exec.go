@@ -46,9 +46,13 @@ type execRole struct {
 	done     clientrun.Result // finished runs, added up
 	seen     clientrun.Result // the highest reading reported, so counters never go back
 	runs     []float64        // seconds of the runs finished since the last poll
-	active   time.Duration    // running (not paused) time, up to since
-	since    time.Time        // when the current running stretch began; zero while paused
-	resumed  chan struct{}    // closed and replaced on each resume
+	// runsActive are those runs' seconds not paused, from runStart (the
+	// running time when the run under way started).
+	runsActive []float64
+	runStart   time.Duration
+	active     time.Duration // running (not paused) time, up to since
+	since      time.Time     // when the current running stretch began; zero while paused
+	resumed    chan struct{} // closed and replaced on each resume
 	// want are the client buffers asked for (per sockctl.Option, as
 	// setsockopt takes them; 0: the client's own); live follows the run
 	// under way's sockets, last the one before (nil: none yet).
@@ -141,6 +145,7 @@ func (r *execRole) loop() {
 		r.doneIO = r.doneIO.Add(io)
 		if err == nil {
 			r.runs = append(r.runs, res.Seconds)
+			r.runsActive = append(r.runsActive, (r.activeNow() - r.runStart).Seconds())
 			r.lastRun = &clientrun.Failure{Argv: r.argv, Status: fmt.Sprintf("exit status 0 after %.3f s", res.Seconds), Stderr: p.StderrTail()}
 		}
 		r.mu.Unlock()
@@ -177,6 +182,7 @@ func (r *execRole) start() (*clientrun.Process, *realproc.Calls, error) {
 	}
 	r.mu.Lock()
 	r.cur, r.cnt, r.group = p, cnt, clientrun.NewGroup(p.Pid())
+	r.runStart = r.activeNow()
 	if cerr != nil {
 		r.callsErr = cerr
 	}
@@ -341,17 +347,14 @@ func (r *execRole) poll() wire.Msg {
 	// /proc until its parent waits for it: keep the counters monotonic.
 	r.seen = clientrun.Result{UserS: max(r.seen.UserS, use.UserS), SysS: max(r.seen.SysS, use.SysS),
 		Nvcsw: max(r.seen.Nvcsw, use.Nvcsw), Nivcsw: max(r.seen.Nivcsw, use.Nivcsw), MinFlt: max(r.seen.MinFlt, use.MinFlt)}
-	active := r.active
-	if !r.since.IsZero() {
-		active += time.Since(r.since)
-	}
+	active := r.activeNow()
 	io := r.doneIO
 	if r.cnt != nil {
 		io = io.Add(r.cnt.Read())
 	}
 	r.seenIO = realproc.MaxIO(r.seenIO, io)
 	m := wire.Msg{Counters: wire.ClientCounters(r.seen),
-		ActiveNs: int64(active), Conns: 1, ExecRuns: r.runs}
+		ActiveNs: int64(active), Conns: 1, ExecRuns: r.runs, ExecRunsActive: r.runsActive}
 	m.Counters.IO = r.seenIO
 	wire.ReadSched(&r.sched, &m.Counters, pids...)
 	if l := r.live; l != nil || r.last != nil {
@@ -364,8 +367,18 @@ func (r *execRole) poll() wire.Msg {
 	if r.callsErr != nil {
 		m.CallsNA = wire.ReasonOf(r.callsErr)
 	}
-	r.runs = nil
+	r.runs, r.runsActive = nil, nil
 	return m
+}
+
+// activeNow is the client's running (not paused) time so far. r.mu is
+// held.
+func (r *execRole) activeNow() time.Duration {
+	active := r.active
+	if !r.since.IsZero() {
+		active += time.Since(r.since)
+	}
+	return active
 }
 
 // idleBackOff is the wait before the next run after n runs in a row

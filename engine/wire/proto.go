@@ -105,9 +105,12 @@ type Msg struct {
 	LastErr  string               `json:"last_err,omitempty"`
 	Conns    int                  `json:"conns"`
 	ExecRuns []float64            `json:"exec_runs,omitempty"` // exec load: seconds of the runs finished since the last poll
-	Payload  *nbd.Payload         `json:"payload,omitempty"`   // server: READ/WRITE data moved
-	SndBuf   int                  `json:"sndbuf,omitempty"`    // effective SO_SNDBUF of the data sockets
-	RcvBuf   int                  `json:"rcvbuf,omitempty"`
+	// ExecRunsActive are those runs' seconds not paused (alternate turns
+	// stop the client between them): what a run's payload took.
+	ExecRunsActive []float64    `json:"exec_runs_active,omitempty"`
+	Payload        *nbd.Payload `json:"payload,omitempty"` // server: READ/WRITE data moved
+	SndBuf         int          `json:"sndbuf,omitempty"`  // effective SO_SNDBUF of the data sockets
+	RcvBuf         int          `json:"rcvbuf,omitempty"`
 	// ClockCPU (our load): the CPU the process spent while its active
 	// clock ran, read at the clock's own starts and stops, so that it and
 	// ActiveNs cover the same moments: warming the buffers before a
