@@ -125,6 +125,11 @@ func (s *side) assumePayload(sc model.SideConfig, lm wire.Msg, sm *wire.Msg) {
 // server, and a 0 there is a measurement. s.mu is not held.
 func (s *side) assumedRate(sc model.SideConfig, smp *model.Sample) {
 	if !assumesPayload(sc) {
+		s.mu.Lock()
+		if s.meter.Settled() {
+			s.meter.Settle() // counted as it moves again (e back to our load)
+		}
+		s.mu.Unlock()
 		return
 	}
 	for _, f := range []*model.Figures{&smp.Figures, smp.Turn, smp.Recent} {
@@ -137,6 +142,11 @@ func (s *side) assumedRate(sc model.SideConfig, smp *model.Sample) {
 	runs, secs, export := a.runs, a.active, a.export
 	a.runs, a.active = 0, 0
 	s.mu.Unlock()
+	if runs > 0 {
+		s.mu.Lock()
+		s.meter.Settle() // the summary ends with the last finished run
+		s.mu.Unlock()
+	}
 	switch {
 	case smp.Bytes == 0:
 	case runs > 0 && secs > 0:

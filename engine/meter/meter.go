@@ -29,7 +29,27 @@ type Meter struct {
 	spans  spans
 	flow   flows
 	recent []recentSpan // the last model.RecentSeconds of active samples (recent.go)
+	// settled is the run's totals at the last sample whose payload was
+	// settled (Settle): nil for a side whose payload is counted as it
+	// moves, which is every side but a real client against a real server.
+	settled *totals
 }
+
+// Settle marks the payload counted so far as whole: a real client against
+// a real server, whose bytes are counted one export a finished run, has
+// settled them at the sample its runs ended in. The run's summary then
+// ends there, not at the run's end: the calls and time of a client run
+// still going when the run ended belong to bytes never counted, and read
+// its throughput 14% low (0.43 GiB/s against its runs' 0.50) and its
+// calls per 2 MiB as much high.
+func (m *Meter) Settle() {
+	t := m.tot
+	t.hist = append([]uint64(nil), m.tot.hist...)
+	m.settled = &t
+}
+
+// Settled tells whether the summary ends at a Settle.
+func (m *Meter) Settled() bool { return m.settled != nil }
 
 // Span is what the engine knows of a sample beside its readings: when
 // it is, the settings and buffers in force, where the processes ran, and

@@ -185,3 +185,21 @@ func TestServerCoresBusyOfADrainIsOverItsReadings(t *testing.T) {
 		t.Errorf("client cores busy %v, want %v (its CPU within its clock)", smp.Client.CoresBusy, want)
 	}
 }
+
+// A real pair's payload is counted one export a finished run: the summary
+// ends at the sample its last runs ended in (Settle), so a run still going
+// at the end adds neither its time nor its calls to bytes never counted.
+func TestSummaryEndsWhereThePayloadSettled(t *testing.T) {
+	var m Meter
+	m.Begin(at(0, 0, 0, 0, 0, 0), model.Stamp{SndBuf: "2m"})
+	m.Sample(at(0.5, 1<<30, 0.5, 0.4, 0.4, 500), span(0.5)) // a run ended: 1 GiB
+	m.Settle()
+	m.Sample(at(1.0, 1<<30, 1.0, 0.8, 0.8, 1000), span(1.0)) // the next, unfinished
+	sum, _, _ := m.Summary(true, false, false)
+	if sum.Seconds != 0.5 || sum.Bytes != 1<<30 {
+		t.Errorf("summary %v s, %d bytes; want the settled 0.5 s and 1 GiB", sum.Seconds, sum.Bytes)
+	}
+	if want := model.Figure(500.0 / 512); sum.Client.RecvCallsPer2MiB != want {
+		t.Errorf("recv calls per 2 MiB %v, want %v: the unfinished run's calls are not the settled bytes'", sum.Client.RecvCallsPer2MiB, want)
+	}
+}

@@ -25,13 +25,17 @@ func (m *Meter) segment(st model.Stamp, from, to float64, smp model.Sample) *tot
 	return &g.tot
 }
 
-// Summary is the side's figures over the whole run (active time only),
-// with what the consume mode found, and whether its settings changed
+// Summary is the side's figures over the whole run (active time only;
+// up to the last Settle where the payload settles by runs), with what the consume mode found, and whether its settings changed
 // (more than one segment).
 func (m *Meter) Summary(hasServer, exec, counted bool) (f model.Figures, consumed *model.ConsumeCounts, changed bool) {
-	f = m.tot.figures(hasServer)
+	t := m.tot
+	if m.settled != nil {
+		t = *m.settled
+	}
+	f = t.figures(hasServer)
 	ExecClient(exec, counted, &f)
-	return f, m.tot.consumedCounts(), len(m.segs) > 1
+	return f, t.consumedCounts(), len(m.segs) > 1
 }
 
 // Segments are the side's summaries per stretch of unchanged settings,
