@@ -441,7 +441,25 @@ func (r *loadRole) setConsumeMode(c wire.Cmd) wire.Msg {
 	}
 	r.cmu.Unlock()
 	r.startHasher()
+	r.connMu.Lock()
+	for _, lc := range r.conns {
+		r.shapeLoop(lc.cl)
+	}
+	r.connMu.Unlock()
 	return wire.Msg{}
+}
+
+// shapeLoop turns qemu's event loop on a connection's EAGAIN in the scan
+// mode, qemu-img convert's (nbd.Conn.SetEventLoop): between a receive
+// call that finds the socket empty and its sleep, qemu-img's coroutine
+// yields to its main loop, which goes round (event notifiers written and
+// read, a ppoll) before it sleeps. The other modes stand for clients
+// without that loop (the hash mode for nbdcopy and blksum, on libnbd).
+// Only the ppoll reader has a loop to turn: elsewhere it changes nothing,
+// and where no eventfd can be made (out of descriptors) the reader reads
+// on without the turns, as it did before they were modelled.
+func (r *loadRole) shapeLoop(cl *nbd.Client) {
+	cl.Conn().SetEventLoop(r.consumeMode() == model.ConsumeScan)
 }
 
 // consume does with a finished request's data what the mode says. It runs
