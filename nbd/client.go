@@ -398,6 +398,7 @@ func (cl *Client) reader() {
 	}
 	cl.fail(err)
 	cl.finish()
+	cl.c.closeLoop()
 }
 
 func (cl *Client) readLoop() error {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -96,6 +97,10 @@ type Conn struct {
 	rwait, wwait pollWait
 	iov          []unix.Iovec
 	tvec         [1][]byte
+	pfd          int // the duplicate's descriptor
+	// The qemu-img event loop's turns on EAGAIN (eventloop.go), when on.
+	loopMu sync.Mutex
+	loop   atomic.Pointer[eventLoop]
 
 	// locked holds, per buffer, whether SetBuffer ever set it. Linux marks
 	// a socket whose SO_SNDBUF/SO_RCVBUF was set (SOCK_SNDBUF_LOCK,

@@ -41,7 +41,7 @@ func (c *Conn) usePollWait() error {
 		f.Close()
 		return err
 	}
-	c.file, c.raw, c.polled = f, raw, true
+	c.file, c.raw, c.polled, c.pfd = f, raw, true, dfd
 	c.rfn, c.wfn, c.tfn = c.readPolled, c.writePolled, c.tryWritePolled
 	return nil
 }
@@ -88,6 +88,9 @@ func (c *Conn) readPolled(fd uintptr) bool {
 		r, _, e := unix.RawSyscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), unix.MSG_DONTWAIT, 0, 0)
 		if e == unix.EAGAIN {
 			c.ctr.recvEAGAIN.Add(1)
+			if c.turnLoop() {
+				continue // the socket became readable during the turn
+			}
 			if err := c.waitPolled(int(fd), unix.POLLIN, &c.rwait); err != nil {
 				c.rn, c.rerr = 0, err
 				return true

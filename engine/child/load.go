@@ -125,6 +125,7 @@ func (r *loadRole) setConns(n int) error {
 			r.startHasher()
 		}
 		lc := &loadConn{cl: cl}
+		r.shapeLoop(cl)
 		r.connMu.Lock()
 		r.conns = append(r.conns, lc)
 		r.connMu.Unlock()
