@@ -77,27 +77,35 @@ func consumeName(sd model.SideConfig) string {
 }
 
 // agreementLine says at which buffers our load's receive calls per 2 MiB
-// are within the band of the real client's (model.AgreeLow…AgreeHigh).
+// are within the band of the real client's (model.AgreeLow…AgreeHigh), by
+// the ratio's 95% interval over the repeats (model.CalibrationRow.Agreement).
 func agreementLine(rows []model.CalibrationRow, real string) string {
-	var in, out, na []string
+	var in, out, und, na []string
 	for _, r := range rows {
-		ok, known := r.Agrees()
 		at := r.Buffer + " " + r.Ratio.RecvCallsPer2MiB.Ratio()
-		switch {
-		case !known:
+		if iv := r.RecvCalls.Interval(); iv != "" {
+			at = r.Buffer + " " + r.RecvCalls.Cell()
+		}
+		switch r.Agreement() {
+		case model.AgreeNA:
 			na = append(na, r.Buffer)
-		case ok:
+		case model.AgreeWithin:
 			in = append(in, at)
-		default:
+		case model.AgreeOutside:
 			out = append(out, at)
+		default:
+			und = append(und, at)
 		}
 	}
-	line := fmt.Sprintf("Agreement, receive calls per 2 MiB ours / %s within %.2f–%.2fx:", real, model.AgreeLow, model.AgreeHigh)
+	line := fmt.Sprintf("Agreement, receive calls per 2 MiB ours / %s within %.2f–%.2fx (the ratio's 95%% interval over the repeats):", real, model.AgreeLow, model.AgreeHigh)
 	if len(in) > 0 {
 		line += " within at " + strings.Join(in, ", ") + ";"
 	}
 	if len(out) > 0 {
 		line += " OUTSIDE at " + strings.Join(out, ", ") + ";"
+	}
+	if len(und) > 0 {
+		line += " undecided at " + strings.Join(und, ", ") + " (the interval crosses the band's edge: the runs swing too far to say; more --repeat narrows it);"
 	}
 	if len(na) > 0 {
 		line += " n/a at " + strings.Join(na, ", ") + " (the real client's calls were not counted);"

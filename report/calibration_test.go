@@ -24,10 +24,48 @@ func TestCalibrationSaysAgreement(t *testing.T) {
 	WriteCalibration(&out, rep)
 	for _, want := range []string{
 		"reader netpoller)",
-		"Agreement, receive calls per 2 MiB ours / qemu-img within 0.75–1.33x: within at 2m 1.03x; OUTSIDE at default 1.47x, 4m 0.74x; n/a at 8m (the real client's calls were not counted).",
+		"Agreement, receive calls per 2 MiB ours / qemu-img within 0.75–1.33x (the ratio's 95% interval over the repeats): within at 2m 1.03x; OUTSIDE at default 1.47x, 4m 0.74x; n/a at 8m (the real client's calls were not counted).",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the calibration lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestCalibrationAgreementByInterval: with repeats, the line judges the
+// ratio's 95% interval, not the median runs' ratio: an interval inside
+// the band agrees, one wholly outside does not, and one across an edge
+// is undecided, said as such, whatever the median ratio reads.
+func TestCalibrationAgreementByInterval(t *testing.T) {
+	rows := func(calls ...float64) []model.SweepRow {
+		var out []model.SweepRow
+		for _, c := range calls {
+			var r model.SweepRow
+			r.Figures.Client.RecvCallsPer2MiB = model.Figure(c)
+			out = append(out, r)
+		}
+		return out
+	}
+	real := rows(10, 10.5, 9.5, 10.2, 9.8)
+	row := func(buf string, ours []model.SweepRow, median model.Figure) model.CalibrationRow {
+		return model.CalibrationRow{Buffer: buf, Ratio: model.ClientRatios{RecvCallsPer2MiB: median},
+			RecvCalls: model.RecvCallsDifference(ours, real)}
+	}
+	steady := row("default", rows(10.1, 9.9, 10.3, 9.7, 10), 1.01)
+	far := row("2m", rows(20, 21, 19, 20.5, 19.5), 2.0)
+	swinging := row("4m", rows(5, 25, 6, 24, 10), 1.0) // the median run agrees; the runs do not say
+	for _, c := range []struct {
+		r    model.CalibrationRow
+		want model.Agreement
+	}{{steady, model.AgreeWithin}, {far, model.AgreeOutside}, {swinging, model.AgreeUndecided}} {
+		if got := c.r.Agreement(); got != c.want {
+			t.Errorf("%s: agreement %v, want %v (interval %s)", c.r.Buffer, got, c.want, c.r.RecvCalls.Interval())
+		}
+	}
+	line := agreementLine([]model.CalibrationRow{steady, far, swinging}, "qemu-img")
+	for _, want := range []string{"within at default 1.00x", "OUTSIDE at 2m 2.00x", "undecided at 4m 1.40x ≈ ["} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the line lacks %q:\n%s", want, line)
 		}
 	}
 }

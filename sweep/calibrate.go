@@ -108,6 +108,7 @@ func calibrationRows(sizes []model.Buf, ours, real [][]model.SweepRow) []model.C
 			row.Effective = o.Effective
 		}
 		row.Ratio = row.Ours.Ratios(row.Real)
+		row.RecvCalls = model.RecvCallsDifference(ours[i], real[i])
 		both := append(append([]model.SweepRow(nil), ours[i]...), real[i]...)
 		row.OtherCoresBusy = worstOther(both, func(r model.SweepRow) *model.Figure { return r.OtherCoresBusy })
 		if x.Exec != nil {
