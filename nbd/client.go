@@ -23,14 +23,17 @@ type Client struct {
 	c    *Conn
 	info ExportInfo
 
-	wmu  sync.Mutex // one writer: each request goes out whole
-	mu   sync.Mutex
-	ops  map[uint64]*Op
-	next uint64
-	err  error      // terminal error; set once
-	idle *sync.Cond // signalled when ops empties or err is set
-	dead chan struct{}
-	rdon chan struct{} // reader goroutine finished
+	wmu sync.Mutex // one writer: each request goes out whole
+	// alignMin is the WRITE payload size from which the payload starts a
+	// writev of its own (alignedPayloadMin on a unix socket, else 0: off).
+	alignMin int
+	mu       sync.Mutex
+	ops      map[uint64]*Op
+	next     uint64
+	err      error      // terminal error; set once
+	idle     *sync.Cond // signalled when ops empties or err is set
+	dead     chan struct{}
+	rdon     chan struct{} // reader goroutine finished
 
 	// scratch holds the small fixed parts of replies (chunk offsets); only
 	// the reader goroutine uses it. A field rather than a local, so reading
@@ -92,6 +95,9 @@ func (op *Op) Wait() error {
 func newClient(c *Conn, info ExportInfo) *Client {
 	cl := &Client{c: c, info: info, ops: make(map[uint64]*Op), dead: make(chan struct{}), rdon: make(chan struct{})}
 	cl.idle = sync.NewCond(&cl.mu)
+	if _, onUnix := c.nc.(*net.UnixConn); onUnix {
+		cl.alignMin = alignedPayloadMin
+	}
 	go cl.reader()
 	return cl
 }
@@ -125,8 +131,12 @@ func (cl *Client) Start(op *Op) error {
 		vecs = op.vecs[:2]
 	}
 	cmd := op.Cmd
+	hdr, payload := requestCalls(vecs, cl.alignMin)
 	cl.wmu.Lock()
-	err := cl.c.Writev(vecs)
+	err := cl.c.Writev(hdr)
+	if err == nil && len(payload) > 0 {
+		err = cl.c.Writev(payload)
+	}
 	cl.wmu.Unlock()
 	// From here on op is not touched: its reply may already have arrived
 	// and a Done may be sending it again.
@@ -136,6 +146,24 @@ func (cl *Client) Start(op *Op) error {
 		// already did; either way Wait returns an error.
 	}
 	return nil
+}
+
+// requestCalls splits a request (header, and a WRITE's payload) into the
+// calls that send it: all in one writev, but on a unix socket
+// (alignMin > 0) a payload of alignMin bytes or more in a call of its
+// own, after the header's. The kernel puts each send call's bytes in
+// fresh, cache-line-aligned buffers; behind the 28-byte request header
+// every payload byte sat 28 bytes off the alignment it has in our buffer
+// and in the server's, and both copies (ours into the socket, the
+// server's out of it) ran askew, as the server's replies did
+// (alignedPayloadMin). With the call of its own the pair in write mode
+// made 0.83-0.96x of the copy loop at 2m against 0.64-0.76x, and
+// 0.79-0.87x at the default against 0.70-0.77x (bench/README, "Writes").
+func requestCalls(vecs [][]byte, alignMin int) (first, second [][]byte) {
+	if alignMin > 0 && len(vecs) == 2 && len(vecs[1]) >= alignMin {
+		return vecs[:1], vecs[1:]
+	}
+	return vecs, nil
 }
 
 // TryStart sends op, a request without payload (not a WRITE), only if that
