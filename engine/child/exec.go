@@ -177,6 +177,11 @@ func (r *execRole) start() (*clientrun.Process, *realproc.Calls, error) {
 	}
 	r.mu.Lock()
 	r.cur, r.cnt, r.group = p, cnt, clientrun.NewGroup(p.Pid())
+	select {
+	case <-r.stop: // close signalled before this run was known: it is told now
+		p.Signal(syscall.SIGTERM)
+	default:
+	}
 	if cerr != nil {
 		r.callsErr = cerr
 	}
@@ -383,6 +388,11 @@ func (r *execRole) backOff() bool {
 	r.mu.Lock()
 	d := idleBackOff(r.idle)
 	r.mu.Unlock()
+	select {
+	case <-r.stop: // first: with no wait, a select on both chose a new run after close half the time
+		return false
+	default:
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
