@@ -76,6 +76,8 @@ func TestEscapedJobKilledAtRunEnd(t *testing.T) {
 	}
 }
 
+func init() { helperRoles["escape"] = escapeHelper }
+
 // escapeHelper starts an escaping client, waits (up to 10 s) until the
 // reaper has seen its job leave the group, prints the job's pid and
 // whether the escape was seen, and waits to be killed.
