@@ -39,7 +39,8 @@ import (
 // that leaves this process's tree altogether (a double fork whose last
 // process is adopted by a subreaper above this one, a systemd-run). The
 // janitor is started before the first group, before this process is a
-// subreaper, so it is still no child of this process.
+// subreaper, so it is still no child of this process; the subreaper is
+// off again once nothing the reaper follows is left.
 
 // reapEvery is how often the tree is walked while groups are running.
 const reapEvery = 100 * time.Millisecond
@@ -94,20 +95,31 @@ func (r *reaper) ended(pgid int) {
 	r.look()
 }
 
-// watch walks the tree every reapEvery until nothing is left to follow.
+// watch walks the tree every reapEvery until nothing has been left to
+// follow for two walks in a row (an orphan adopted between a walk's look
+// at the children and its end is seen by the next), then stops being a
+// subreaper until the next group: an orphan of anything else this process
+// starts meanwhile (a child's janitor, which leaves its launcher by a
+// double fork) goes to PID 1, which reaps it, not to a process that never
+// waits for it.
 func (r *reaper) watch() {
-	for {
+	idle := 0
+	for idle < 2 {
 		time.Sleep(reapEvery)
 		r.mu.Lock()
 		r.look()
-		idle := len(r.started) == 0 && len(r.escaped) == 0 && len(r.dying) == 0
-		if idle {
+		if len(r.started) == 0 && len(r.escaped) == 0 && len(r.dying) == 0 {
+			idle++
+		} else {
+			idle = 0
+		}
+		if idle == 2 {
 			r.watching = false
+			if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 0, 0); e == 0 {
+				r.on = false
+			}
 		}
 		r.mu.Unlock()
-		if idle {
-			return
-		}
 	}
 }
 

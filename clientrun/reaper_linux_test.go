@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"nbdscope/internal/testbin"
 )
@@ -118,5 +119,38 @@ func TestEscapedJobAfterKill9(t *testing.T) {
 	h.Cmd.Wait()
 	if !goneWithin(job, GroupGrace+5*time.Second) {
 		t.Errorf("the client's setsid job (PID %d) still runs after its owner's kill -9", job)
+	}
+}
+
+// subreaper says whether this process is a child subreaper now.
+func subreaper(t *testing.T) bool {
+	var on int32
+	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, 37 /* PR_GET_CHILD_SUBREAPER */, uintptr(unsafe.Pointer(&on)), 0); e != 0 {
+		t.Fatalf("PR_GET_CHILD_SUBREAPER: %v", e)
+	}
+	return on != 0
+}
+
+// TestSubreaperOnlyWhileGroupsRun: a process is a subreaper while a group
+// it started runs, and is not once nothing is left to follow, so that an
+// orphan of anything else it starts (a child's janitor) goes to PID 1,
+// which reaps it, and not to a process that never would.
+func TestSubreaperOnlyWhileGroupsRun(t *testing.T) {
+	p, err := Start([]string{"sleep", "0.3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !subreaper(t) {
+		t.Error("not a subreaper while a group it started runs")
+	}
+	if _, err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	on := true
+	for deadline := time.Now().Add(5 * time.Second); on && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		on = subreaper(t)
+	}
+	if on {
+		t.Error("still a subreaper 5 s after its last group ended")
 	}
 }
