@@ -82,13 +82,21 @@ type janitor struct {
 
 var theJanitor = &janitor{groups: map[int]bool{}, dirs: map[string]bool{}}
 
-// Guard puts process group pgid in the janitor's care: it is killed if
-// this process ends before Release(pgid).
-func Guard(pgid int) { theJanitor.set("g", "u", strconv.Itoa(pgid), true) }
+// Guard puts process group pgid, just started by this process, in the
+// janitor's care: it is killed if this process ends before Release(pgid).
+// On Linux the reaper follows it too: what leaves the group is found and
+// killed with it (reaper_linux.go).
+func Guard(pgid int) {
+	theJanitor.set("g", "u", strconv.Itoa(pgid), true)
+	theReaper.track(pgid)
+}
 
 // Release takes process group pgid out of the janitor's care, once it has
-// been killed and its leader reaped.
-func Release(pgid int) { theJanitor.set("g", "u", strconv.Itoa(pgid), false) }
+// been killed and its leader reaped; what escaped from it is killed.
+func Release(pgid int) {
+	theJanitor.set("g", "u", strconv.Itoa(pgid), false)
+	theReaper.ended(pgid)
+}
 
 // GuardDir puts directory path in the janitor's care: it is removed if
 // this process ends before ReleaseDir(path). A path with a newline cannot

@@ -16,7 +16,11 @@ import (
 
 const helperEnv = "CLIENTRUN_TEST_HELPER"
 
-func TestMain(m *testing.M) { testbin.Roles(m, helperEnv, map[string]func() int{"guard": guardHelper}) }
+// helperRoles are the roles the test binary plays when started as a
+// helper; a platform's tests add theirs (init).
+var helperRoles = map[string]func() int{"guard": guardHelper}
+
+func TestMain(m *testing.M) { testbin.Roles(m, helperEnv, helperRoles) }
 
 // guardHelper starts a forking client (sh with a job in the background)
 // through Start, and a group of its own that it guards and releases; it

@@ -96,20 +96,24 @@ func runWith(ctx context.Context, argv []string, cpus []int, attach, started fun
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.SysProcAttr = heldAttrs() // its own group, killed should this process die (the janitor kills the rest)
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
 	tail := &tailBuffer{max: stderrKeep}
-	cmd.Stderr = tail
+	stderr, err := pipeStderr(cmd)
+	if err != nil {
+		return Result{}, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
+	}
 	if h != nil {
 		cmd.ExtraFiles = []*os.File{h.r}
 	}
-	err := platform.StartOn(cpus, cmd.Start)
+	err = platform.StartOn(cpus, cmd.Start)
 	if h != nil {
 		h.r.Close()
 	}
+	stderr.started(tail, err == nil)
 	if err != nil {
 		return Result{}, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
 	}
 	Guard(cmd.Process.Pid)
+	defer stderr.finish()           // its last lines, once nothing holds the pipe
 	defer Release(cmd.Process.Pid) // after the group is killed and its leader reaped
 	if h != nil {
 		attach(cmd.Process.Pid)
@@ -127,6 +131,8 @@ func runWith(ctx context.Context, argv []string, cpus []int, attach, started fun
 	wall := time.Since(start)
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // stragglers; ESRCH when none
 	if err != nil {
+		Release(cmd.Process.Pid) // what escaped is killed, so the pipe closes
+		stderr.finish()
 		status := err.Error()
 		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.Canceled) {
 			status = fmt.Sprintf("killed after %v (did not finish)", Timeout)
@@ -184,8 +190,9 @@ func Supports(tool, option string) bool {
 type Process struct {
 	argv  []string
 	cmd   *exec.Cmd
-	start time.Time
-	tail  *tailBuffer
+	start  time.Time
+	tail   *tailBuffer
+	stderr *stderrPipe
 }
 
 // Start starts argv like Run does, without waiting.
@@ -193,9 +200,14 @@ func Start(argv []string) (*Process, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = heldAttrs()
 	tail := &tailBuffer{max: stderrKeep}
-	cmd.Stderr = tail
-	p := &Process{argv: argv, cmd: cmd, tail: tail, start: time.Now()}
-	if err := cmd.Start(); err != nil {
+	stderr, err := pipeStderr(cmd)
+	if err != nil {
+		return nil, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
+	}
+	p := &Process{argv: argv, cmd: cmd, tail: tail, stderr: stderr, start: time.Now()}
+	err = cmd.Start()
+	stderr.started(tail, err == nil)
+	if err != nil {
 		return nil, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
 	}
 	Guard(cmd.Process.Pid)
@@ -225,10 +237,14 @@ func StartHeld(argv []string, attach func(pid int)) (*Process, error) {
 	cmd.SysProcAttr = heldAttrs()
 	cmd.ExtraFiles = []*os.File{h.r}
 	tail := &tailBuffer{max: stderrKeep}
-	cmd.Stderr = tail
-	p := &Process{argv: argv, cmd: cmd, tail: tail}
+	stderr, err := pipeStderr(cmd)
+	if err != nil {
+		return nil, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
+	}
+	p := &Process{argv: argv, cmd: cmd, tail: tail, stderr: stderr}
 	err = cmd.Start()
 	h.r.Close()
+	stderr.started(tail, err == nil)
 	if err != nil {
 		return nil, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
 	}
@@ -239,6 +255,7 @@ func StartHeld(argv []string, attach func(pid int)) (*Process, error) {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
 		Release(cmd.Process.Pid)
+		stderr.finish()
 		return nil, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
 	}
 	return p, nil
@@ -283,7 +300,8 @@ func (p *Process) Wait() (Result, error) {
 	err := p.cmd.Wait()
 	wall := time.Since(p.start)
 	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-	Release(p.cmd.Process.Pid)
+	Release(p.cmd.Process.Pid) // and what escaped from it
+	p.stderr.finish()
 	if err != nil {
 		return Result{}, &Failure{Argv: p.argv, Status: err.Error(), Stderr: p.tail.lastLines(10)}
 	}

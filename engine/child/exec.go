@@ -183,6 +183,11 @@ func (r *execRole) start() (*clientrun.Process, *realproc.Calls, error) {
 	r.mu.Lock()
 	r.cur, r.cnt, r.group = p, cnt, clientrun.NewGroup(p.Pid())
 	r.runStart = r.activeNow()
+	select {
+	case <-r.stop: // close signalled before this run was known: it is told now
+		p.Signal(syscall.SIGTERM)
+	default:
+	}
 	if cerr != nil {
 		r.callsErr = cerr
 	}
@@ -396,6 +401,11 @@ func (r *execRole) backOff() bool {
 	r.mu.Lock()
 	d := idleBackOff(r.idle)
 	r.mu.Unlock()
+	select {
+	case <-r.stop: // first: with no wait, a select on both chose a new run after close half the time
+		return false
+	default:
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -426,14 +436,37 @@ func (r *execRole) setIdle(n int) {
 	}
 }
 
+// close ends the run under way as a real server's group is ended:
+// SIGTERM to its process group, SIGKILL after clientrun.GroupGrace if it
+// has not ended by then. A client that exits on SIGTERM ends the wait at
+// once; one that ignores it costs the grace (the controller waits
+// ChildStopGrace for this child, longer). It was SIGKILL at once, which
+// gave a client no chance to end cleanly (nbdcopy to a file, a qemu-img
+// convert's target).
 func (r *execRole) close() {
 	close(r.stop)
-	r.mu.Lock()
-	if r.cur != nil {
-		r.cur.Signal(syscall.SIGCONT)
-		r.cur.Signal(syscall.SIGKILL)
+	done := make(chan struct{})
+	go func() {
+		r.wg.Wait()
+		close(done)
+	}()
+	r.signalRun(syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(clientrun.GroupGrace):
+		r.signalRun(syscall.SIGKILL)
+		<-done
 	}
-	r.mu.Unlock()
-	r.wg.Wait()
 	r.endBufs()
+}
+
+// signalRun sends sig to the run under way's process group, and SIGCONT
+// after it, so that a paused group takes it.
+func (r *execRole) signalRun(sig syscall.Signal) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cur != nil {
+		r.cur.Signal(sig)
+		r.cur.Signal(syscall.SIGCONT)
+	}
 }
