@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"nbdscope/engine/wire"
 	"nbdscope/model"
@@ -154,6 +155,9 @@ func DataSenders(conn *sockdiag.Conn, sender, receiver FillProc) ([]sockdiag.FD,
 // processes' sockets through two namespace-wide sock_diag dumps, at every
 // poll of each side.
 func dataSenders(conn *sockdiag.Conn, sender, receiver FillProc, looks *lookCache, side string) (out []sockdiag.FD, allUnix bool, err error) {
+	if out, allUnix, ok := looks.quiet(side, sender, receiver); ok {
+		return out, allUnix, nil
+	}
 	sfds, err := procSockets(sender)
 	if err != nil {
 		return nil, false, fmt.Errorf("the sender's sockets (PID %d): %w", sender.PID, err)
@@ -163,6 +167,7 @@ func dataSenders(conn *sockdiag.Conn, sender, receiver FillProc, looks *lookCach
 		return nil, false, fmt.Errorf("the receiver's sockets (PID %d): %w", receiver.PID, err)
 	}
 	if out, allUnix, ok := looks.reuse(side, sfds, rfds); ok {
+		looks.keepGen(side, sender, receiver)
 		return out, allUnix, nil
 	}
 	ss, err := conn.Describe(sfds)
@@ -182,6 +187,7 @@ func dataSenders(conn *sockdiag.Conn, sender, receiver FillProc, looks *lookCach
 		return nil, false, noConnection{sender.PID, receiver.PID}
 	}
 	looks.keep(side, sfds, rfds, ss, out, allUnix)
+	looks.keepGen(side, sender, receiver)
 	return out, allUnix, nil
 }
 
@@ -222,7 +228,12 @@ func holderOf(s sockdiag.Socket, sender int) sockdiag.FD {
 	return sockdiag.FD{Inode: s.Inode}
 }
 
+// procScans counts the processes' socket listings read from /proc (a
+// tree counts once): tests bound them.
+var procScans atomic.Int64
+
 func procSockets(p FillProc) ([]sockdiag.FD, error) {
+	procScans.Add(1)
 	if p.Tree {
 		return sockdiag.TreeSockets(p.PID)
 	}
@@ -278,6 +289,23 @@ func (p *Pair) refreshFill(s *side) {
 		why, moment = FillReason(err)
 	}
 	p.noteLook(s, ld, why, moment)
+}
+
+// noteReplies keeps what a poll's replies (lm from ld, sm from srv) say
+// of the side's connections, and looks for them again at once if that
+// differs from what its kept look was made under (filllook.go).
+func (p *Pair) noteReplies(s *side, ld, srv *child, lm, sm wire.Msg) {
+	g := connGen{load: ld.pid(), open: sm.Conns, accepted: sm.Accepted, conns: lm.Conns}
+	if srv != nil && srv.realPID == 0 {
+		g.server = srv.pid()
+	}
+	m := &p.fill
+	m.mu.Lock()
+	due := m.looks.noteReplies(s.name, g)
+	m.mu.Unlock()
+	if due {
+		p.refreshFill(s)
+	}
 }
 
 // errNoEnds is a look that had no processes to look between (fillEnds
