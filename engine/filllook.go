@@ -40,6 +40,7 @@ type look struct {
 	senders  []sockdiag.FD
 	allUnix  bool    // every sender a unix socket (the kernel measures them)
 	gen      connGen // the replies before the look; zero: not our children's
+	ends     [2]int  // the sender's and the receiver's PIDs, when gen is set
 }
 
 // connGen is what a side's children said of their connections at a
@@ -79,7 +80,7 @@ func (c *lookCache) quiet(side string, snd, rcv FillProc) ([]sockdiag.FD, bool, 
 		return nil, false, false
 	}
 	l, ok := c.bySide[side]
-	if !ok || !l.gen.of(snd, rcv) || l.gen != c.gens[side] {
+	if !ok || !l.gen.of(snd, rcv) || l.gen != c.gens[side] || l.ends != [2]int{snd.PID, rcv.PID} {
 		return nil, false, false
 	}
 	return slices.Clone(l.senders), l.allUnix, true
@@ -122,7 +123,7 @@ func (c *lookCache) keepGen(side string, snd, rcv FillProc) {
 	}
 	l, ok := c.bySide[side]
 	if g := c.gens[side]; ok && g.of(snd, rcv) {
-		l.gen = g
+		l.gen, l.ends = g, [2]int{snd.PID, rcv.PID}
 		c.bySide[side] = l
 	}
 }
