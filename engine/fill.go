@@ -20,8 +20,9 @@ import (
 // side's data sockets are unix sockets, else sampled by the controller
 // (probe/sockdiag), 100 times a second. Each side is a group of the
 // meter, whose senders are the bulk sender's sockets connected to the
-// receiver, found again at every poll (connections come and go with
-// reconnects and restarts), and whose window is taken at every sample,
+// receiver, pointed at before every poll (connections come and go with
+// reconnects and restarts) and looked for again in /proc when the
+// children's replies say one came or went (filllook.go), and whose window is taken at every sample,
 // so each Sample carries the fill of its own interval. The sampler starts
 // only for a side the kernel cannot measure, so that where the programs
 // load nothing wakes 100 times a second.
@@ -263,8 +264,9 @@ func fillEnds(sc model.SideConfig, flow model.Flow, srv, ld *child) (sender, rec
 }
 
 // refreshFill points the side's group of the sampler at its current data
-// connections; it is called before every poll, outside s.mu (it reads
-// /proc). A side whose connections cannot be found keeps none, and the
+// connections; it is called before every poll, and after one whose
+// replies say a connection came or went (noteReplies), outside s.mu (it
+// may read /proc). A side whose connections cannot be found keeps none, and the
 // look's reason is noted for its samples (fillnotes.go).
 func (p *Pair) refreshFill(s *side) {
 	m := &p.fill
