@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"nbdscope/engine/wire"
 	"nbdscope/model"
@@ -19,8 +20,9 @@ import (
 // side's data sockets are unix sockets, else sampled by the controller
 // (probe/sockdiag), 100 times a second. Each side is a group of the
 // meter, whose senders are the bulk sender's sockets connected to the
-// receiver, found again at every poll (connections come and go with
-// reconnects and restarts), and whose window is taken at every sample,
+// receiver, pointed at before every poll (connections come and go with
+// reconnects and restarts) and looked for again in /proc when the
+// children's replies say one came or went (filllook.go), and whose window is taken at every sample,
 // so each Sample carries the fill of its own interval. The sampler starts
 // only for a side the kernel cannot measure, so that where the programs
 // load nothing wakes 100 times a second.
@@ -154,6 +156,9 @@ func DataSenders(conn *sockdiag.Conn, sender, receiver FillProc) ([]sockdiag.FD,
 // processes' sockets through two namespace-wide sock_diag dumps, at every
 // poll of each side.
 func dataSenders(conn *sockdiag.Conn, sender, receiver FillProc, looks *lookCache, side string) (out []sockdiag.FD, allUnix bool, err error) {
+	if out, allUnix, ok := looks.quiet(side, sender, receiver); ok {
+		return out, allUnix, nil
+	}
 	sfds, err := procSockets(sender)
 	if err != nil {
 		return nil, false, fmt.Errorf("the sender's sockets (PID %d): %w", sender.PID, err)
@@ -163,6 +168,7 @@ func dataSenders(conn *sockdiag.Conn, sender, receiver FillProc, looks *lookCach
 		return nil, false, fmt.Errorf("the receiver's sockets (PID %d): %w", receiver.PID, err)
 	}
 	if out, allUnix, ok := looks.reuse(side, sfds, rfds); ok {
+		looks.keepGen(side, sender, receiver)
 		return out, allUnix, nil
 	}
 	ss, err := conn.Describe(sfds)
@@ -182,6 +188,7 @@ func dataSenders(conn *sockdiag.Conn, sender, receiver FillProc, looks *lookCach
 		return nil, false, noConnection{sender.PID, receiver.PID}
 	}
 	looks.keep(side, sfds, rfds, ss, out, allUnix)
+	looks.keepGen(side, sender, receiver)
 	return out, allUnix, nil
 }
 
@@ -222,7 +229,12 @@ func holderOf(s sockdiag.Socket, sender int) sockdiag.FD {
 	return sockdiag.FD{Inode: s.Inode}
 }
 
+// procScans counts the processes' socket listings read from /proc (a
+// tree counts once): tests bound them.
+var procScans atomic.Int64
+
 func procSockets(p FillProc) ([]sockdiag.FD, error) {
+	procScans.Add(1)
 	if p.Tree {
 		return sockdiag.TreeSockets(p.PID)
 	}
@@ -252,8 +264,9 @@ func fillEnds(sc model.SideConfig, flow model.Flow, srv, ld *child) (sender, rec
 }
 
 // refreshFill points the side's group of the sampler at its current data
-// connections; it is called before every poll, outside s.mu (it reads
-// /proc). A side whose connections cannot be found keeps none, and the
+// connections; it is called before every poll, and after one whose
+// replies say a connection came or went (noteReplies), outside s.mu (it
+// may read /proc). A side whose connections cannot be found keeps none, and the
 // look's reason is noted for its samples (fillnotes.go).
 func (p *Pair) refreshFill(s *side) {
 	m := &p.fill
@@ -278,6 +291,23 @@ func (p *Pair) refreshFill(s *side) {
 		why, moment = FillReason(err)
 	}
 	p.noteLook(s, ld, why, moment)
+}
+
+// noteReplies keeps what a poll's replies (lm from ld, sm from srv) say
+// of the side's connections, and looks for them again at once if that
+// differs from what its kept look was made under (filllook.go).
+func (p *Pair) noteReplies(s *side, ld, srv *child, lm, sm wire.Msg) {
+	g := connGen{load: ld.pid(), open: sm.Conns, accepted: sm.Accepted, conns: lm.Conns}
+	if srv != nil && srv.realPID == 0 {
+		g.server = srv.pid()
+	}
+	m := &p.fill
+	m.mu.Lock()
+	due := m.looks.noteReplies(s.name, g)
+	m.mu.Unlock()
+	if due {
+		p.refreshFill(s)
+	}
 }
 
 // errNoEnds is a look that had no processes to look between (fillEnds

@@ -52,3 +52,51 @@ func TestLookCacheReuse(t *testing.T) {
 		t.Error("a nil cache reused a look")
 	}
 }
+
+// A look made between our server and load is reused without a scan
+// while their replies carry the connection figures it was made under;
+// a reply with any figure changed (an accept, a close, the load's count)
+// makes it due at once; ends that are not our children's (a real
+// server, an exec client: a tree) are never quiet, nor the same two the
+// other way round (the side's flow turned: the senders are the other's).
+func TestLookQuietWhileRepliesSame(t *testing.T) {
+	srv, ld := FillProc{PID: 10}, FillProc{PID: 20}
+	g := connGen{server: 10, load: 20, accepted: 2, open: 2, conns: 2}
+	c := &lookCache{}
+	c.noteReplies("A", g)
+	ss := []sockdiag.Socket{{Inode: 101, Kind: sockdiag.KindUnix, Peer: 200, Unix: sockdiag.UnixSocket{State: sockdiag.StateEstablished}}}
+	senders := []sockdiag.FD{{PID: 10, FD: 7, Inode: 101}}
+	c.keep("A", senders, nil, ss, senders, true)
+	c.keepGen("A", srv, ld)
+	if got, _, ok := c.quiet("A", srv, ld); !ok || len(got) != 1 {
+		t.Fatalf("same replies: quiet %v %v, want the kept senders", got, ok)
+	}
+	if c.noteReplies("A", g) {
+		t.Error("the same figures made the look due")
+	}
+	for _, changed := range []connGen{
+		{server: 10, load: 20, accepted: 3, open: 2, conns: 2},
+		{server: 10, load: 20, accepted: 2, open: 1, conns: 2},
+		{server: 10, load: 20, accepted: 2, open: 2, conns: 3},
+		{server: 11, load: 20, accepted: 2, open: 2, conns: 2},
+	} {
+		c.noteReplies("A", g)
+		if !c.noteReplies("A", changed) {
+			t.Errorf("%+v after %+v: the look not due", changed, g)
+		}
+		if _, _, ok := c.quiet("A", srv, ld); ok {
+			t.Errorf("%+v after %+v: the look reused", changed, g)
+		}
+	}
+	c.noteReplies("A", g)
+	if _, _, ok := c.quiet("A", FillProc{PID: 10, Tree: true}, ld); ok {
+		t.Error("a real server's side was quiet")
+	}
+	if _, _, ok := c.quiet("A", ld, srv); ok {
+		t.Error("the ends the other way round (the flow turned to writes) reused the reads' senders")
+	}
+	var none *lookCache
+	if _, _, ok := none.quiet("A", srv, ld); ok {
+		t.Error("a nil cache was quiet")
+	}
+}

@@ -61,6 +61,9 @@ func (p *Pair) readChildren(s *side, fill bool) sideRead {
 		return r
 	}
 	r.ok = true
+	if fill {
+		p.noteReplies(s, r.ld, r.srv, r.lm, r.sm)
+	}
 	s.mu.Lock()
 	r.ran = s.readLoad != r.ld || r.lm.ActiveNs != s.readActive
 	s.readLoad, s.readActive = r.ld, r.lm.ActiveNs

@@ -95,7 +95,7 @@ func (r *serverRole) handle(c wire.Cmd) wire.Msg {
 	switch c.Op {
 	case "poll":
 		st := r.srv.Stats()
-		m := wire.Msg{Counters: wire.SelfCounters(st.IO), Conns: st.Open, Payload: &st.Payload}
+		m := wire.Msg{Counters: wire.SelfCounters(st.IO), Conns: st.Open, Accepted: st.Accepted, Payload: &st.Payload}
 		wire.ReadSched(&r.sched, &m.Counters, os.Getpid())
 		r.seenMu.Lock()
 		if cs := r.srv.Conns(); len(cs) > 0 {

@@ -104,7 +104,12 @@ type Msg struct {
 	Errors   uint64               `json:"errors,omitempty"`
 	LastErr  string               `json:"last_err,omitempty"`
 	Conns    int                  `json:"conns"`
-	ExecRuns []float64            `json:"exec_runs,omitempty"` // exec load: seconds of the runs finished since the last poll
+	// Accepted (our server): the connections it has accepted so far.
+	// With Conns it changes whenever a data connection comes or goes, so
+	// the controller looks for the side's connections again only then
+	// (engine/filllook.go).
+	Accepted uint64    `json:"accepted,omitempty"`
+	ExecRuns []float64 `json:"exec_runs,omitempty"` // exec load: seconds of the runs finished since the last poll
 	// ExecRunsActive are those runs' seconds not paused (alternate turns
 	// stop the client between them): what a run's payload took.
 	ExecRunsActive []float64    `json:"exec_runs_active,omitempty"`
