@@ -134,6 +134,13 @@ func TestRealPairExportOnExec(t *testing.T) {
 	if got := p.Config().Sides[1].Size; got != model.RealPairSize {
 		t.Errorf("B's size after e: %d, want %d", got, model.RealPairSize)
 	}
+	// The client is let run until it has said what it saw: switched away
+	// at once, it can be stopped before its first line on a loaded machine.
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(seen); err == nil && len(strings.Fields(string(b))) > 0 {
+			break
+		}
+	}
 	if err := p.Apply(model.Change{Side: 1, Setting: st, Value: model.Value{Str: ""}}); err != nil {
 		t.Fatalf("our load again on B: %v", err)
 	}
