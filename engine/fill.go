@@ -148,6 +148,13 @@ func DataSenders(conn *sockdiag.Conn, sender, receiver FillProc) ([]sockdiag.FD,
 	return out, err
 }
 
+// DataSendersUnix is DataSenders, and whether every one is a unix
+// socket, which the kernel's fill programs measure (an exec sweep's
+// fill: sweep/execfill.go).
+func DataSendersUnix(conn *sockdiag.Conn, sender, receiver FillProc) ([]sockdiag.FD, bool, error) {
+	return dataSenders(conn, sender, receiver, nil, "")
+}
+
 // dataSenders is DataSenders, and whether every one is a unix socket
 // (which the kernel's fill programs measure), reusing a side's last look
 // (looks, by side) when it still holds: each look described both

@@ -41,6 +41,16 @@ const (
 	FillSourceSampler = "sampler"
 )
 
+// Why a side's fill was sampled where the run asked for the kernel
+// (Fill.SampledWhy): the sampler was asked for (--fill-source sampler),
+// the data sockets are TCP (the programs measure unix senders), or the
+// programs could not load here (doctor says why).
+const (
+	FillSampledAsked = "asked"
+	FillSampledTCP   = "tcp"
+	FillSampledNoBPF = "no-bpf"
+)
+
 // NoFill is a span whose fill was not measured.
 var NoFill = Fill{FullPct: Unknown, EmptyPct: Unknown, Bytes: Unknown, Current: Unknown}
 
