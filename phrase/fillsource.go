@@ -39,3 +39,15 @@ func FillSourceLong(source string) string {
 	}
 	return ""
 }
+
+// FillSourceTiny is the one letter of the explorer's narrow fill row
+// ("fill k"): k kernel, s sampled, as its help says; "" when not known.
+func FillSourceTiny(source string) string {
+	switch source {
+	case model.FillSourceKernel:
+		return "k"
+	case model.FillSourceSampler:
+		return "s"
+	}
+	return ""
+}

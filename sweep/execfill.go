@@ -277,6 +277,13 @@ func (r *execFillRun) take(group string) (model.Fill, string) {
 		smp.Set(execFillServer, nil)
 		smp.Set(execFillClient, nil)
 	}
+	fl.Source = src
+	if src == model.FillSourceSampler { // the row's figures say why, as a live side's
+		fl.Sampled = model.FillSampledTCP
+		if r.f.kern == nil {
+			fl.Sampled = model.FillSampledNoBPF
+		}
+	}
 	return fl, src
 }
 
