@@ -60,7 +60,7 @@ func ExecSweep(ctx context.Context, base model.Config, spec model.SweepSpec, cmd
 	if err != nil {
 		return nil, err
 	}
-	fill := startExecFill(ctx)
+	fill := startExecFill(ctx, base.FillSource())
 	defer fill.stop()
 	pr := SweepProgress{Sizes: len(spec.Sizes), Repeats: spec.Repeat, Total: len(spec.Sizes) * spec.Repeat}
 	for round := -spec.Exec.Warmup; round < spec.Repeat; round++ {

@@ -53,6 +53,8 @@ type execFill struct {
 	mu   sync.Mutex // smp and err, started by a run's lookups
 	smp  *sockdiag.Sampler
 	err  error
+	// asked is the source the sweep asked for (Config.FillSource).
+	asked string
 }
 
 // openExecKernelFill loads the kernel's fill programs; tests replace it
@@ -60,18 +62,21 @@ type execFill struct {
 var openExecKernelFill = syscount.OpenFillMeter
 
 // startExecFill starts measuring for a sweep: in the kernel where its
-// programs load (the sampler starts then only for a run they cannot
-// measure), else with the sampler. A failure (no sock_diag here) leaves
+// programs load and source asks for it (the default, --fill-source;
+// the sampler starts then only for a run they cannot measure), else
+// with the sampler. A failure (no sock_diag here) leaves
 // every run's fill n/a with the reason.
-func startExecFill(ctx context.Context) *execFill {
+func startExecFill(ctx context.Context, source string) *execFill {
 	conn, err := sockdiag.Dial()
 	if err != nil {
 		return &execFill{err: err}
 	}
-	f := &execFill{ctx: ctx, conn: conn}
-	if k, err := openExecKernelFill(); err == nil {
-		f.kern = k
-		return f
+	f := &execFill{ctx: ctx, conn: conn, asked: source}
+	if source == model.FillSourceKernel {
+		if k, err := openExecKernelFill(); err == nil {
+			f.kern = k
+			return f
+		}
 	}
 	if f.sampler() == nil {
 		conn.Close()
@@ -279,9 +284,13 @@ func (r *execFillRun) take(group string) (model.Fill, string) {
 	}
 	fl.Source = src
 	if src == model.FillSourceSampler { // the row's figures say why, as a live side's
-		fl.Sampled = model.FillSampledTCP
-		if r.f.kern == nil {
+		switch {
+		case r.f.asked != model.FillSourceKernel:
+			fl.Sampled = model.FillSampledAsked
+		case r.f.kern == nil:
 			fl.Sampled = model.FillSampledNoBPF
+		default:
+			fl.Sampled = model.FillSampledTCP
 		}
 	}
 	return fl, src

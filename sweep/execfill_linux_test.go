@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"nbdscope/model"
 )
 
 // TestExecFillLooksLessOnceFound: a run's connections are looked up every
@@ -16,7 +18,7 @@ import (
 // every 20 ms would be some 50; at most 1000/250 + 1 after the first find,
 // plus the few before it, are allowed.
 func TestExecFillLooksLessOnceFound(t *testing.T) {
-	f := startExecFill(t.Context())
+	f := startExecFill(t.Context(), model.FillSourceKernel)
 	defer f.stop()
 	if !f.measuring() {
 		t.Skipf("no sampler here: %v", f.err)
@@ -54,7 +56,7 @@ func TestExecFillLooksLessOnceFound(t *testing.T) {
 // is, and the run says so; the sampler does not start. This process is
 // the "server", writing to a child that reads its end of a socketpair.
 func TestExecFillInKernel(t *testing.T) {
-	f := startExecFill(t.Context())
+	f := startExecFill(t.Context(), model.FillSourceKernel)
 	defer f.stop()
 	if f.kern == nil {
 		t.Skip("the kernel's fill programs do not load here (nbdscope doctor says why)")
@@ -86,5 +88,15 @@ func TestExecFillInKernel(t *testing.T) {
 	}
 	if f.smp != nil {
 		t.Error("the sampler started for a run the kernel measured")
+	}
+}
+
+// TestExecFillSamplerAsked: --fill-source sampler has an exec sweep
+// sample its runs' fill, the kernel's programs not loaded.
+func TestExecFillSamplerAsked(t *testing.T) {
+	f := startExecFill(t.Context(), model.FillSourceSampler)
+	defer f.stop()
+	if f.kern != nil {
+		t.Error("the kernel's fill programs loaded where the sampler was asked for")
 	}
 }

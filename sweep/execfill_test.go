@@ -19,7 +19,7 @@ func TestExecFillNA(t *testing.T) {
 	if fl.Known() || r.Kind != model.ReasonNotOnThisOS || !strings.Contains(why, "socket diagnostics not available on darwin") || !strings.HasSuffix(why, "(measured on Linux only)") {
 		t.Errorf("no sampler: %+v, %q", fl, why)
 	}
-	f = startExecFill(t.Context())
+	f = startExecFill(t.Context(), model.FillSourceKernel)
 	defer f.stop()
 	if !f.measuring() {
 		t.Skipf("no sampler here: %v", f.err)
