@@ -78,6 +78,9 @@ type fillMeter struct {
 	looks   lookCache
 	refused map[string]*model.Reason // by side: why its senders could not be read
 	sources map[string]string        // by side: what measures its fill (model.FillSource…)
+	sampled map[string]string        // by side: why the sampler does where the kernel was asked (model.FillSampled…)
+	// asked is the source the run asked for (Config.FillSource).
+	asked string
 }
 
 // openKernelFill loads the kernel's fill programs; tests replace it to
@@ -92,7 +95,7 @@ func (m *fillMeter) start(ctx context.Context, source string) {
 		m.err = err
 		return
 	}
-	m.ctx, m.conn = ctx, conn
+	m.ctx, m.conn, m.asked = ctx, conn, source
 	if source == model.FillSourceKernel {
 		if k, err := openKernelFill(); err == nil {
 			m.kern = k
@@ -148,6 +151,13 @@ func (m *fillMeter) stop() {
 func DataSenders(conn *sockdiag.Conn, sender, receiver FillProc) ([]sockdiag.FD, error) {
 	out, _, err := dataSenders(conn, sender, receiver, nil, "")
 	return out, err
+}
+
+// DataSendersUnix is DataSenders, and whether every one is a unix
+// socket, which the kernel's fill programs measure (an exec sweep's
+// fill: sweep/execfill.go).
+func DataSendersUnix(conn *sockdiag.Conn, sender, receiver FillProc) ([]sockdiag.FD, bool, error) {
+	return dataSenders(conn, sender, receiver, nil, "")
 }
 
 // dataSenders is DataSenders, and whether every one is a unix socket
@@ -343,6 +353,7 @@ func (m *fillMeter) point(side string, snd, rcv FillProc, looked error) error {
 		senders = nil
 	} else if smp := m.startSampler(); smp != nil {
 		m.sources[side] = model.FillSourceSampler
+		m.noteSampled(side, looked)
 		if m.kern != nil {
 			m.kern.Set(side, nil)
 		}
@@ -351,6 +362,22 @@ func (m *fillMeter) point(side string, snd, rcv FillProc, looked error) error {
 		m.smp.SetHeld(side, senders)
 	}
 	return looked
+}
+
+// noteSampled notes why the sampler measures the side (looked: the
+// look's failure, which says nothing of its sockets). m.mu is held.
+func (m *fillMeter) noteSampled(side string, looked error) {
+	if m.sampled == nil {
+		m.sampled = map[string]string{}
+	}
+	switch {
+	case m.asked != model.FillSourceKernel:
+		m.sampled[side] = model.FillSampledAsked
+	case m.kern == nil:
+		m.sampled[side] = model.FillSampledNoBPF
+	case looked == nil:
+		m.sampled[side] = model.FillSampledTCP
+	}
 }
 
 // noteLook notes a look for ld's connections (why: why none were found;
@@ -366,7 +393,9 @@ func (p *Pair) noteLook(s *side, ld *child, why *model.Reason, moment bool) {
 // takeFill is the fill of the side's data sockets since the last take.
 func (p *Pair) takeFill(s *side) model.Fill {
 	if k := p.fill.kern; k != nil && p.fill.sourceOf(s.name) == model.FillSourceKernel {
-		return KernelFillOf(k.Take(s.name))
+		fl := KernelFillOf(k.Take(s.name))
+		fl.Source = model.FillSourceKernel
+		return fl
 	}
 	smp := p.fill.sampler()
 	if smp == nil {
@@ -376,7 +405,17 @@ func (p *Pair) takeFill(s *side) model.Fill {
 	if !f.OK() && f.Refused != nil {
 		p.fill.noteRefusal(s.name, f.Refused)
 	}
-	return FillOf(f)
+	fl := FillOf(f)
+	fl.Source, fl.Sampled = model.FillSourceSampler, p.fill.sampledWhy(s.name)
+	return fl
+}
+
+// sampledWhy is why the sampler measures the side ("" when asked or not
+// known).
+func (m *fillMeter) sampledWhy(side string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.sampled[side]
 }
 
 // noteRefusal keeps why a side's senders could not be read, for

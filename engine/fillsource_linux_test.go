@@ -35,8 +35,18 @@ func TestFillSourceNamed(t *testing.T) {
 		if got := rep.Sides[0].FillSource; got != c.want {
 			t.Errorf("asked %q, programs refused %v: fill_source %q, want %q", c.source, c.refuse, got, c.want)
 		}
-		if !rep.Sides[0].Summary.Fill().Known() {
+		fl := rep.Sides[0].Summary.Fill()
+		if !fl.Known() {
 			t.Errorf("asked %q, programs refused %v: side A's fill not measured", c.source, c.refuse)
+		}
+		// The figures say it too, with why sampled, for the explorer's
+		// fill row.
+		why := map[bool]string{true: model.FillSampledNoBPF, false: ""}[c.want == model.FillSourceSampler]
+		if c.source == model.FillSourceSampler {
+			why = model.FillSampledAsked
+		}
+		if fl.Source != c.want || fl.Sampled != why {
+			t.Errorf("asked %q, programs refused %v: the figures' fill source %q (sampled: %q), want %q (%q)", c.source, c.refuse, fl.Source, fl.Sampled, c.want, why)
 		}
 		if sampled != (c.want == model.FillSourceSampler) {
 			t.Errorf("asked %q, programs refused %v: the sampler ran %v, measuring in %s", c.source, c.refuse, sampled, c.want)

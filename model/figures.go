@@ -60,9 +60,13 @@ type Figures struct {
 	SndBufFillBytes   MaybeFigure `json:"sndbuf_fill_bytes"`
 	SndBufFillSamples int         `json:"sndbuf_fill_samples,omitempty"`
 	SndBufFillLimit   int64       `json:"sndbuf_fill_limit,omitempty"`
-	Client            Process     `json:"client"`
-	Server            *Process    `json:"server"` // nil for an external target, or unattributed (ServerNA)
-	SndBuf            Buffers     `json:"sndbuf"`
+	// SndBufFillSource is what measured the fill (Fill.Source), and
+	// SndBufFillSampled why the sampler did where the kernel was asked.
+	SndBufFillSource  string   `json:"sndbuf_fill_source,omitempty"`
+	SndBufFillSampled string   `json:"sndbuf_fill_sampled,omitempty"`
+	Client            Process  `json:"client"`
+	Server            *Process `json:"server"` // nil for an external target, or unattributed (ServerNA)
+	SndBuf            Buffers  `json:"sndbuf"`
 	// TargetServer is the local process that serves a --target and is
 	// measured and tuned as a real server (nil: none, or not one nbdscope
 	// may look at: the target's warning says why).

@@ -30,6 +30,11 @@ type Fill struct {
 	// Current is the mean bytes in flight at the span's last tick: the
 	// gauge's "now" (not kept when spans are added).
 	Current Figure
+	// Source is what measured it (FillSourceKernel or FillSourceSampler,
+	// "" where not said: a saved run's from before); Sampled, for the
+	// sampler where the run asked for the kernel, why (FillSampled…).
+	// Spans added keep the later's.
+	Source, Sampled string
 }
 
 // What measured a side's fill (SideReport.FillSource): programs in the
@@ -39,6 +44,16 @@ type Fill struct {
 const (
 	FillSourceKernel  = "kernel"
 	FillSourceSampler = "sampler"
+)
+
+// Why a side's fill was sampled where the run asked for the kernel
+// (Fill.SampledWhy): the sampler was asked for (--fill-source sampler),
+// the data sockets are TCP (the programs measure unix senders), or the
+// programs could not load here (doctor says why).
+const (
+	FillSampledAsked = "asked"
+	FillSampledTCP   = "tcp"
+	FillSampledNoBPF = "no-bpf"
 )
 
 // NoFill is a span whose fill was not measured.
@@ -58,8 +73,12 @@ func (f Fill) Add(o Fill) Fill {
 	}
 	n, m := float64(f.Samples), float64(o.Samples)
 	w := func(a, b Figure) Figure { return Figure((float64(a)*n + float64(b)*m) / (n + m)) }
+	src, sampled := o.Source, o.Sampled
+	if src == "" {
+		src, sampled = f.Source, f.Sampled
+	}
 	return Fill{Samples: f.Samples + o.Samples, FullPct: w(f.FullPct, o.FullPct), EmptyPct: w(f.EmptyPct, o.EmptyPct),
-		Bytes: w(f.Bytes, o.Bytes), Limit: max(f.Limit, o.Limit), Current: o.Current}
+		Bytes: w(f.Bytes, o.Bytes), Limit: max(f.Limit, o.Limit), Current: o.Current, Source: src, Sampled: sampled}
 }
 
 // CurrentShare is the current fill as a share of the limit (0…1, for a
@@ -78,7 +97,8 @@ func (f *Figures) Fill() Fill {
 		return NoFill
 	}
 	return Fill{Samples: f.SndBufFillSamples, FullPct: f.SndBufFullPct.Figure(), EmptyPct: f.SndBufEmptyPct.Figure(),
-		Bytes: f.SndBufFillBytes.Figure(), Limit: f.SndBufFillLimit, Current: Unknown}
+		Bytes: f.SndBufFillBytes.Figure(), Limit: f.SndBufFillLimit, Current: Unknown,
+		Source: f.SndBufFillSource, Sampled: f.SndBufFillSampled}
 }
 
 // MaybeFigure is a figure whose zero value is unknown, for figures added
@@ -128,4 +148,5 @@ func (f *Figures) SetFill(fl Fill) {
 	}
 	f.SndBufFullPct, f.SndBufEmptyPct, f.SndBufFillBytes = Measured(fl.FullPct), Measured(fl.EmptyPct), Measured(fl.Bytes)
 	f.SndBufFillSamples, f.SndBufFillLimit = fl.Samples, fl.Limit
+	f.SndBufFillSource, f.SndBufFillSampled = fl.Source, fl.Sampled
 }

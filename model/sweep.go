@@ -173,10 +173,12 @@ type ExecRun struct {
 	// server's and this process's; nil where not measured.
 	OtherCoresBusy *Figure `json:"other_cores_busy,omitempty"`
 	// Fill is the bulk sender's send-buffer fill while the client ran
-	// (sampled from outside; in the row's figures); FillNA says why it is
-	// not known.
-	Fill   Fill    `json:"-"`
-	FillNA *Reason `json:"fill_na,omitempty"`
+	// (measured from outside; in the row's figures); FillNA says why it
+	// is not known; FillSource what measured it (FillSourceKernel or
+	// FillSourceSampler, "" when not known or in sweeps saved before).
+	Fill       Fill    `json:"-"`
+	FillNA     *Reason `json:"fill_na,omitempty"`
+	FillSource string  `json:"fill_source,omitempty"`
 }
 
 // ExecRow is what an exec sweep adds to a size's row: the runs and the

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"nbdscope/model"
+	"nbdscope/phrase"
 )
 
 // sweepFillLine is the send-buffer fill at each size of a sweep, full/empty
@@ -29,7 +30,7 @@ func sweepFillLine(rows []model.SweepRow) string {
 		}
 		return ""
 	}
-	line := "send-buffer fill (full/empty % of samples): " + strings.Join(parts, ", ")
+	line := "send-buffer fill (full/empty % of samples" + execFillSource(rows) + "): " + strings.Join(parts, ", ")
 	if few {
 		line += "; a share of so few samples (100 a second) says little: give a larger --bytes"
 	}
@@ -40,4 +41,29 @@ func sweepFillLine(rows []model.SweepRow) string {
 // its runs give, "" when none does.
 func execFillNA(rows []model.SweepRow) string {
 	return reasonText(firstOfRuns(rows, func(run model.ExecRun) *model.Reason { return run.FillNA }))
+}
+
+// execFillSource is what measured an exec sweep's runs' fill, as the
+// fill line's words (", measured in the kernel"), "" when no run says or
+// they differ (then each run's JSON says).
+func execFillSource(rows []model.SweepRow) string {
+	src := ""
+	for _, r := range rows {
+		if r.Exec == nil {
+			continue
+		}
+		for _, run := range r.Exec.Runs {
+			switch {
+			case run.FillSource == "":
+			case src == "":
+				src = run.FillSource
+			case src != run.FillSource:
+				return ", some measured in the kernel, some sampled"
+			}
+		}
+	}
+	if w := phrase.FillSourceLong(src); w != "" {
+		return ", " + w
+	}
+	return ""
 }

@@ -26,3 +26,17 @@ func TestSweepFillLineSaysFewSamples(t *testing.T) {
 		t.Errorf("fill line %q does not say how to get more samples", got)
 	}
 }
+
+// TestSweepFillLineNamesSource: an exec sweep's fill line says what
+// measured its runs' fill.
+func TestSweepFillLineNamesSource(t *testing.T) {
+	rows := []model.SweepRow{{Buffer: "default", Exec: &model.ExecRow{Runs: []model.ExecRun{{FillSource: model.FillSourceKernel}}}}}
+	rows[0].Figures.SetFill(model.Fill{Samples: 400, FullPct: 67, EmptyPct: 17, Limit: 212992})
+	if got := sweepFillLine(rows); !strings.Contains(got, "(full/empty % of samples, measured in the kernel)") {
+		t.Errorf("fill line %q does not say the kernel measured it", got)
+	}
+	rows[0].Exec.Runs = append(rows[0].Exec.Runs, model.ExecRun{FillSource: model.FillSourceSampler})
+	if got := sweepFillLine(rows); !strings.Contains(got, "some sampled") {
+		t.Errorf("fill line %q does not say the runs differ", got)
+	}
+}

@@ -60,7 +60,7 @@ func ExecSweep(ctx context.Context, base model.Config, spec model.SweepSpec, cmd
 	if err != nil {
 		return nil, err
 	}
-	fill := startExecFill(ctx)
+	fill := startExecFill(ctx, base.FillSource())
 	defer fill.stop()
 	pr := SweepProgress{Sizes: len(spec.Sizes), Repeats: spec.Repeat, Total: len(spec.Sizes) * spec.Repeat}
 	for round := -spec.Exec.Warmup; round < spec.Repeat; round++ {
@@ -230,7 +230,7 @@ func execOnce(ctx context.Context, srv *engine.Server, argv []string, cpus []int
 	} else if srv.RealPid() > 0 {
 		run.Payload, run.PayloadAssumed = assumedPayload(run.Server, run.ClientCalls, export), true
 	}
-	run.Fill, run.FillNA = fw.finish(execWrites(run.Payload))
+	run.Fill, run.FillNA, run.FillSource = fw.finish(execWrites(run.Payload))
 	if m1, ok := engine.ReadMachine(); measured && ok {
 		run.OtherCoresBusy = engine.OthersBetween(m0, m1, res.UserS+res.SysS+run.Server.UserS+run.Server.SysS)
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"nbdscope/model"
 )
 
 // TestExecFillLooksLessOnceFound: a run's connections are looked up every
@@ -16,9 +18,9 @@ import (
 // every 20 ms would be some 50; at most 1000/250 + 1 after the first find,
 // plus the few before it, are allowed.
 func TestExecFillLooksLessOnceFound(t *testing.T) {
-	f := startExecFill(t.Context())
+	f := startExecFill(t.Context(), model.FillSourceKernel)
 	defer f.stop()
-	if f.smp == nil {
+	if !f.measuring() {
 		t.Skipf("no sampler here: %v", f.err)
 	}
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
@@ -46,5 +48,55 @@ func TestExecFillLooksLessOnceFound(t *testing.T) {
 	}
 	if lookups > 10 {
 		t.Errorf("%d lookups in a second after the connection was found, want at most 10 (every %v)", lookups, execFillRefresh)
+	}
+}
+
+// TestExecFillInKernel: where the kernel's fill programs load, an exec
+// run's fill over a unix connection is measured there, as a live side's
+// is, and the run says so; the sampler does not start. This process is
+// the "server", writing to a child that reads its end of a socketpair.
+func TestExecFillInKernel(t *testing.T) {
+	f := startExecFill(t.Context(), model.FillSourceKernel)
+	defer f.stop()
+	if f.kern == nil {
+		t.Skip("the kernel's fill programs do not load here (nbdscope doctor says why)")
+	}
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(pair[0])
+	end := os.NewFile(uintptr(pair[1]), "client end")
+	cmd := exec.Command("sh", "-c", "cat <&3 >/dev/null")
+	cmd.ExtraFiles = []*os.File{end}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	end.Close()
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	r := f.watch(os.Getpid())
+	r.started(cmd.Process.Pid)
+	buf := make([]byte, 64<<10)
+	for end := time.Now().Add(500 * time.Millisecond); time.Now().Before(end); {
+		if _, err := unix.Write(pair[0], buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fl, why, src := r.finish(false)
+	if src != "kernel" || !fl.Known() || why != nil {
+		t.Errorf("fill %+v (%+v) measured by %q, want known, by the kernel", fl, why, src)
+	}
+	if f.smp != nil {
+		t.Error("the sampler started for a run the kernel measured")
+	}
+}
+
+// TestExecFillSamplerAsked: --fill-source sampler has an exec sweep
+// sample its runs' fill, the kernel's programs not loaded.
+func TestExecFillSamplerAsked(t *testing.T) {
+	f := startExecFill(t.Context(), model.FillSourceSampler)
+	defer f.stop()
+	if f.kern != nil {
+		t.Error("the kernel's fill programs loaded where the sampler was asked for")
 	}
 }

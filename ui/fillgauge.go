@@ -36,14 +36,33 @@ func fillBar(share model.Figure, cells int) string {
 }
 
 // fillGauge is the gauge's one line: "████░░░░ 54% · full 61% · empty
-// 37%", at most w cells; n/a when the fill is not measured.
+// 37%", at most w cells, with what measured it where it fits ("· kernel",
+// "· sampled: TCP", else "· k"); n/a when the fill is not measured.
 func (p *panel) fillGauge(w int) string {
 	st := p.com.styles
 	fl := p.recentFill()
 	if !fl.Known() {
 		return p.val(na)
 	}
-	now := p.currentShare()
+	src := phrase.FillSourceShort(fl.Source, fl.Sampled)
+	if src == "" {
+		return p.fillShares(fl, w)
+	}
+	by := st.Dim.Render(" · " + src)
+	short := st.Dim.Render("f") + fl.FullPct.Fixed(0) + st.Dim.Render(" e") + fl.EmptyPct.Fixed(0) + st.Dim.Render("%")
+	for _, s := range []string{p.fillShares(fl, w-ansi.StringWidth(by)) + by, fillBar(p.currentShare(), 4) + " " + short + by, short + by} {
+		if ansi.StringWidth(s) <= w {
+			return s
+		}
+	}
+	tiny := st.Dim.Render(" · " + phrase.FillSourceTiny(fl.Source))
+	return p.fillShares(fl, w-ansi.StringWidth(tiny)) + tiny
+}
+
+// fillShares is the gauge without its source: a bar and the shares in
+// words, at most w cells, or the shares alone where no bar fits.
+func (p *panel) fillShares(fl model.Fill, w int) string {
+	st := p.com.styles
 	tail := st.Dim.Render(" full ") + fl.FullPct.Fixed(0) + "%" + st.Dim.Render(" empty ") + fl.EmptyPct.Fixed(0) + "%"
 	tailW := ansi.StringWidth(tail)
 	cells := min(max(w-tailW, 4), 10)
@@ -51,7 +70,17 @@ func (p *panel) fillGauge(w int) string {
 		// too narrow for a bar: the shares alone
 		return fl.FullPct.Fixed(0) + "%" + st.Dim.Render(" full ") + fl.EmptyPct.Fixed(0) + "%" + st.Dim.Render(" empty")
 	}
-	return fillBar(now, cells) + tail
+	return fillBar(p.currentShare(), cells) + tail
+}
+
+// fillLabel is the narrow fill row's label: "fill", and the letter of
+// what measured it ("fill k": the kernel; "fill s": sampled), which the
+// row's value has no cell left for.
+func (p *panel) fillLabel() string {
+	if t := phrase.FillSourceTiny(p.recentFill().Source); t != "" {
+		return "fill " + t
+	}
+	return "fill"
 }
 
 // fillShort is the gauge's one-line form in a narrow panel (80x24), which

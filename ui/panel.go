@@ -628,7 +628,7 @@ func (p *panel) narrowRows(d panelData) []string {
 	if t := p.timeRow(f, true); t != "" {
 		rows = append(rows, p.row("time", lw, t))
 	}
-	return append(rows, p.row("fill", lw, p.fillShort()+st.Dim.Render(" · p99 ")+p.ms(f.p99)))
+	return append(rows, p.row(p.fillLabel(), lw, p.fillShort()+st.Dim.Render(" · p99 ")+p.ms(f.p99)))
 }
 
 // shortBuf abbreviates a buffer's label for a narrow panel.

@@ -40,3 +40,27 @@ func TestDoctorShowsVerifierLog(t *testing.T) {
 	}
 	t.Logf("verifier's log:\n%s", log)
 }
+
+// TestDoctorSaysFillCost: where the fill programs load, doctor measures
+// what they cost a socket call, a watched socket's and any other's, and
+// says it beside counting's cost, in its JSON too.
+func TestDoctorSaysFillCost(t *testing.T) {
+	k := probeKernelFill()
+	if !k.OK {
+		t.Skipf("the fill programs do not load here: %s", k.Why)
+	}
+	if k.Cost == nil {
+		t.Fatalf("no cost measured: %s", k.CostNA)
+	}
+	if k.Cost.Calls != 2*fillCostOps*fillCostRounds || k.Cost.WatchedNs < 0 || k.Cost.BystanderNs < 0 {
+		t.Errorf("cost %+v", *k.Cost)
+	}
+	line := kernelFillLine(k)
+	if !strings.Contains(line, "the fill programs cost each call on a side's data sockets") || !strings.Contains(line, "any other socket call") {
+		t.Errorf("doctor's fill line does not say the cost:\n%s", line)
+	}
+	k.Cost, k.CostNA = nil, "no socketpair"
+	if line := kernelFillLine(k); !strings.Contains(line, "what the fill programs cost a call: n/a (no socketpair)") {
+		t.Errorf("doctor's fill line without a cost:\n%s", line)
+	}
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// measureFillCost measures what the fill programs cost a socket call
+// here, as BenchmarkFillCost (probe/syscount) does: a 1-byte write and
+// read loop on a socketpair in the thread's own CPU, alternating rounds
+// with no programs loaded, loaded but watching no socket, and watching
+// the loop's sender. The programs are loaded for each round and closed
+// after it, so the bare rounds run with none attached.
+func measureFillCost() (*doctorFillCost, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("a socketpair to time: %w", err)
+	}
+	defer unix.Close(pair[0])
+	defer unix.Close(pair[1])
+	var st unix.Stat_t
+	if err := unix.Fstat(pair[0], &st); err != nil {
+		return nil, fmt.Errorf("the socketpair's inode: %w", err)
+	}
+	var bare, bystander, watched time.Duration
+	for range fillCostRounds {
+		d, err := fillCostLoop(pair)
+		if err != nil {
+			return nil, err
+		}
+		bare += d
+		m, err := openFillMeter()
+		if err != nil {
+			return nil, err
+		}
+		b, err := fillCostLoop(pair)
+		if err == nil {
+			err = m.Set("doctor", []uint64{st.Ino})
+		}
+		var w time.Duration
+		if err == nil {
+			w, err = fillCostLoop(pair)
+		}
+		m.Close()
+		if err != nil {
+			return nil, err
+		}
+		bystander, watched = bystander+b, watched+w
+	}
+	calls := 2 * fillCostOps * fillCostRounds
+	per := func(on time.Duration) float64 { return max(0, float64((on-bare).Nanoseconds())/float64(calls)) }
+	return &doctorFillCost{WatchedNs: per(watched), BystanderNs: per(bystander), Calls: calls}, nil
+}
+
+// fillCostLoop times fillCostOps writes and reads of one byte in the
+// thread's own CPU, which holds what the programs run in its calls.
+func fillCostLoop(pair [2]int) (time.Duration, error) {
+	buf := []byte{0}
+	t0, err := fillCostCPU()
+	if err != nil {
+		return 0, err
+	}
+	for range fillCostOps {
+		if _, err := unix.Write(pair[0], buf); err != nil {
+			return 0, err
+		}
+		if _, err := unix.Read(pair[1], buf); err != nil {
+			return 0, err
+		}
+	}
+	t1, err := fillCostCPU()
+	return t1 - t0, err
+}
+
+func fillCostCPU() (time.Duration, error) {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0, fmt.Errorf("the thread's CPU time: %w", err)
+	}
+	return time.Duration(ts.Nano()), nil
+}
