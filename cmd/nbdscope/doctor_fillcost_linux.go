@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"nbdscope/probe/realproc"
 )
 
 // measureFillCost measures what the fill programs cost a socket call
@@ -59,28 +61,4 @@ func measureFillCost() (*doctorFillCost, error) {
 
 // fillCostLoop times fillCostOps writes and reads of one byte in the
 // thread's own CPU, which holds what the programs run in its calls.
-func fillCostLoop(pair [2]int) (time.Duration, error) {
-	buf := []byte{0}
-	t0, err := fillCostCPU()
-	if err != nil {
-		return 0, err
-	}
-	for range fillCostOps {
-		if _, err := unix.Write(pair[0], buf); err != nil {
-			return 0, err
-		}
-		if _, err := unix.Read(pair[1], buf); err != nil {
-			return 0, err
-		}
-	}
-	t1, err := fillCostCPU()
-	return t1 - t0, err
-}
-
-func fillCostCPU() (time.Duration, error) {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
-		return 0, fmt.Errorf("the thread's CPU time: %w", err)
-	}
-	return time.Duration(ts.Nano()), nil
-}
+func fillCostLoop(pair [2]int) (time.Duration, error) { return realproc.TimeCalls(pair, fillCostOps) }

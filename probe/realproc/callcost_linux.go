@@ -53,13 +53,19 @@ func MeasureCallCost() (CallCost, error) {
 
 // callLoop times callCostOps writes and reads of one byte in the
 // thread's own CPU.
-func callLoop(pair [2]int) (time.Duration, error) {
+func callLoop(pair [2]int) (time.Duration, error) { return TimeCalls(pair, callCostOps) }
+
+// TimeCalls times ops writes of one byte to pair[0] and reads of it from
+// pair[1] in the calling thread's own CPU time, which holds what programs
+// attached to the socket layer run in its calls: what doctor measures a
+// call's instruments by, with them on and off.
+func TimeCalls(pair [2]int, ops int) (time.Duration, error) {
 	buf := []byte{0}
 	t0, err := threadCPU()
 	if err != nil {
 		return 0, err
 	}
-	for range callCostOps {
+	for range ops {
 		if _, err := unix.Write(pair[0], buf); err != nil {
 			return 0, err
 		}
