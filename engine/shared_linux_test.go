@@ -91,8 +91,11 @@ func TestSharedTargetCallsWithinTheProcess(t *testing.T) {
 	}
 	// The calls the sides were given, of the process's: what is left out
 	// is its calls outside the samples (the connections' handshakes, the
-	// run's end) and in any sample left unattributed.
-	if cover := float64(sum.SendCalls) / float64(total.SendCalls); cover < 0.97 {
+	// run's end) and in any sample left unattributed. Alone it gives the
+	// sides 98.4-99.2% here; under the whole suite with -race a late last
+	// sample left 3.4% to the run's end. The boundary samples this guards
+	// against lost 7.5% (18% at 1 s turns).
+	if cover := float64(sum.SendCalls) / float64(total.SendCalls); cover < 0.95 {
 		t.Errorf("A's and B's server send calls together are %.1f%% of the process's own: the turn switches' calls were left to neither side", 100*cover)
 	}
 	checkUnattributedSamples(t, rep)
