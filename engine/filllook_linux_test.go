@@ -23,8 +23,12 @@ func TestLookOnlyWhenConnectionsChange(t *testing.T) {
 
 	scans0 := procScans.Load()
 	samples := countSamples(t, p, 20)
-	if scans := procScans.Load() - scans0; scans > 2 {
-		t.Errorf("%d /proc scans in %d samples with no connection changed, want at most 2", scans, samples)
+	// Scanned at every poll, the 20 samples read /proc 40 times. Quiet,
+	// none or one or two; under the whole suite with -race a CI run read
+	// 6 (a look made while a connection was still settling is not kept,
+	// and is made again): at most one scan in two samples.
+	if scans := procScans.Load() - scans0; scans > int64(samples/2) {
+		t.Errorf("%d /proc scans in %d samples with no connection changed, want at most %d", scans, samples, samples/2)
 	}
 
 	reader := model.ReaderPoll
