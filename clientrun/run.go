@@ -113,7 +113,7 @@ func runWith(ctx context.Context, argv []string, cpus []int, attach, started fun
 		return Result{}, &Failure{Argv: argv, Status: "did not start: " + err.Error()}
 	}
 	Guard(cmd.Process.Pid)
-	defer stderr.finish()           // its last lines, once nothing holds the pipe
+	defer stderr.finish()          // its last lines, once nothing holds the pipe
 	defer Release(cmd.Process.Pid) // after the group is killed and its leader reaped
 	if h != nil {
 		attach(cmd.Process.Pid)
@@ -188,8 +188,8 @@ func Supports(tool, option string) bool {
 // Process is a client run started with Start: its pid (the leader of its
 // own process group) for live readings, and Wait for its end.
 type Process struct {
-	argv  []string
-	cmd   *exec.Cmd
+	argv   []string
+	cmd    *exec.Cmd
 	start  time.Time
 	tail   *tailBuffer
 	stderr *stderrPipe
