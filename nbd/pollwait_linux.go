@@ -115,14 +115,7 @@ func (c *Conn) sendPolled(fd uintptr, bufs [][]byte) (int, unix.Errno) {
 		r, _, e := unix.RawSyscall6(unix.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), flags, 0, 0)
 		return int(r), e
 	}
-	iov := c.iov[:0]
-	for _, b := range bufs {
-		if len(b) > 0 {
-			v := unix.Iovec{Base: &b[0]}
-			v.SetLen(len(b))
-			iov = append(iov, v)
-		}
-	}
+	iov := appendIovecs(c.iov[:0], bufs)
 	var msg unix.Msghdr
 	msg.Iov = &iov[0]
 	msg.SetIovlen(len(iov))

@@ -23,14 +23,7 @@ func (c *Conn) writeNoWait(fd uintptr, bufs [][]byte) (int, error) {
 		r, _, e := unix.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
 		return int(r), errnoErr(e)
 	}
-	iov := c.wiov[:0]
-	for _, b := range bufs {
-		if len(b) > 0 {
-			v := unix.Iovec{Base: &b[0]}
-			v.SetLen(len(b))
-			iov = append(iov, v)
-		}
-	}
+	iov := appendIovecs(c.wiov[:0], bufs)
 	if len(iov) == 0 {
 		return 0, nil
 	}
@@ -38,4 +31,17 @@ func (c *Conn) writeNoWait(fd uintptr, bufs [][]byte) (int, error) {
 	clear(iov) // hold no caller buffer after the call
 	c.wiov = iov[:0]
 	return int(r), errnoErr(e)
+}
+
+// appendIovecs appends an iovec for each non-empty buffer of bufs to dst:
+// the vector of a writev or sendmsg made as a raw call.
+func appendIovecs(dst []unix.Iovec, bufs [][]byte) []unix.Iovec {
+	for _, b := range bufs {
+		if len(b) > 0 {
+			v := unix.Iovec{Base: &b[0]}
+			v.SetLen(len(b))
+			dst = append(dst, v)
+		}
+	}
+	return dst
 }
