@@ -113,6 +113,7 @@ var processFigures = []processFigure{
 	{"cpu_s_per_gib", "cpu/GiB", "CPU s/GiB", "s/GiB", FormatFixed3, true, "cpu/GiB", func(p *Process) Figure { return p.CPUSPerGiB }},
 	{"cores_on_cpu", "on cpu", "cores on a CPU", "cores", FormatFixed2, true, "sched", func(p *Process) Figure { return p.CoresOnCPU }},
 	{"cores_waiting_for_cpu", "wait", "cores waiting for CPU", "cores", FormatFixed2, true, "sched", func(p *Process) Figure { return p.CoresWaiting }},
+	{"lead_thread_waiting_for_cpu", "lead wait", "busiest thread CPU wait", "share", FormatFixed2, true, "sched", func(p *Process) Figure { return p.LeadWaiting }},
 	{"cores_asleep", "asleep", "cores asleep", "cores", FormatFixed2, false, "sched", func(p *Process) Figure { return p.CoresAsleep }},
 	{"wait_for_cpu_s_per_2mib", "wait/2MiB", "wait for CPU ms/2MiB", "s/2MiB", FormatMs3, true, "wait", func(p *Process) Figure { return p.WaitSPer2MiB }},
 }

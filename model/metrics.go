@@ -148,16 +148,24 @@ type Sched struct {
 	WaitS  float64 `json:"wait_s"`
 	SleepS float64 `json:"sleep_s"`
 	SpanS  float64 `json:"span_s"`
+	// LeadRunS and LeadWaitS are the run and wait of the process's lead
+	// thread, the one that ran the most (probe/schedstat's Times.LeadRun):
+	// the contention rule's figure (Process.LeadWaiting). LeadRunS 0
+	// where RunS is not: read before the lead was kept.
+	LeadRunS  float64 `json:"lead_run_s,omitempty"`
+	LeadWaitS float64 `json:"lead_wait_s,omitempty"`
 }
 
 // Sub returns the times between o and s.
 func (s Sched) Sub(o Sched) Sched {
-	return Sched{RunS: s.RunS - o.RunS, WaitS: s.WaitS - o.WaitS, SleepS: s.SleepS - o.SleepS, SpanS: s.SpanS - o.SpanS}
+	return Sched{RunS: s.RunS - o.RunS, WaitS: s.WaitS - o.WaitS, SleepS: s.SleepS - o.SleepS, SpanS: s.SpanS - o.SpanS,
+		LeadRunS: s.LeadRunS - o.LeadRunS, LeadWaitS: s.LeadWaitS - o.LeadWaitS}
 }
 
 // Add returns the field-wise sum.
 func (s Sched) Add(o Sched) Sched {
-	return Sched{RunS: s.RunS + o.RunS, WaitS: s.WaitS + o.WaitS, SleepS: s.SleepS + o.SleepS, SpanS: s.SpanS + o.SpanS}
+	return Sched{RunS: s.RunS + o.RunS, WaitS: s.WaitS + o.WaitS, SleepS: s.SleepS + o.SleepS, SpanS: s.SpanS + o.SpanS,
+		LeadRunS: s.LeadRunS + o.LeadRunS, LeadWaitS: s.LeadWaitS + o.LeadWaitS}
 }
 
 // ContendedShare is the share of a span a process waited on a run queue
@@ -165,7 +173,8 @@ func (s Sched) Add(o Sched) Sched {
 // pace verdict is then contention, not a wait on the other process. A
 // process that waits a fifth of the time for a core loses about that
 // much of its pace to others, more than the buffer's effect on a quiet
-// machine; an unloaded machine's processes wait 0-2%.
+// machine; an unloaded machine's busiest threads wait 0-10%
+// (Process.LeadWaiting, which the rule reads).
 const ContendedShare = 0.20
 
 // Sub returns the counters accumulated between o and c.
@@ -217,7 +226,13 @@ type Process struct {
 	CoresWaiting Figure `json:"cores_waiting_for_cpu"`
 	CoresAsleep  Figure `json:"cores_asleep"`
 	WaitSPer2MiB Figure `json:"wait_for_cpu_s_per_2mib"`
-	Sched        Sched  `json:"sched"`
+	// LeadWaiting is the share of the span the process's lead thread
+	// (the one doing its work: Sched.LeadRunS) waited for a CPU: what
+	// the contention rule reads (Verdict.Contended), since the others'
+	// waits are mostly behind that thread on the process's own core.
+	// Unknown where schedstat is not read or the run was saved before.
+	LeadWaiting Figure `json:"lead_thread_waiting_for_cpu"`
+	Sched       Sched  `json:"sched"`
 }
 
 // UnmarshalJSON reads a process; a figure missing from the input (a run
@@ -228,7 +243,7 @@ func (p *Process) UnmarshalJSON(b []byte) error {
 		RecvCallsPer2MiB: Unknown, SendCallsPer2MiB: Unknown, RecvEAGAINPer2MiB: Unknown,
 		SendEAGAINPer2MiB: Unknown, EAGAINPer2MiB: Unknown, VolCSPer2MiB: Unknown,
 		InvolCSPer2MiB: Unknown, FaultsPer2MiB: Unknown, UserS: Unknown, SysS: Unknown, CoresBusy: Unknown, CPUSPerGiB: Unknown,
-		CoresOnCPU: Unknown, CoresWaiting: Unknown, CoresAsleep: Unknown, WaitSPer2MiB: Unknown,
+		CoresOnCPU: Unknown, CoresWaiting: Unknown, CoresAsleep: Unknown, WaitSPer2MiB: Unknown, LeadWaiting: Unknown,
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
@@ -272,11 +287,14 @@ func ProcessFigures(d Counters, payload uint64, wall float64) Process {
 // span (the interval its readings cover): unknown where it has none.
 func (p *Process) setSched(s Sched, payload uint64) {
 	p.Sched = s
-	p.CoresOnCPU, p.CoresWaiting, p.CoresAsleep, p.WaitSPer2MiB = Unknown, Unknown, Unknown, Unknown
+	p.CoresOnCPU, p.CoresWaiting, p.CoresAsleep, p.WaitSPer2MiB, p.LeadWaiting = Unknown, Unknown, Unknown, Unknown, Unknown
 	if s.SpanS <= 0 {
 		return
 	}
 	p.CoresOnCPU, p.CoresWaiting, p.CoresAsleep = CoresBusy(s.RunS, s.SpanS), CoresBusy(s.WaitS, s.SpanS), CoresBusy(s.SleepS, s.SpanS)
+	if s.LeadRunS > 0 || s.RunS <= 0 {
+		p.LeadWaiting = CoresBusy(s.LeadWaitS, s.SpanS)
+	}
 	if payload > 0 {
 		p.WaitSPer2MiB = Figure(s.WaitS / (float64(payload) / PayloadUnit))
 	}

@@ -42,21 +42,25 @@ type Pace struct {
 	// data went: who waited on whom (fillverdict.go); not kept in JSON.
 	Fill Fill `json:"-"`
 	Flow Flow `json:"-"`
-	// ClientWaiting and ServerWaiting are the cores each waited on a run
-	// queue for a CPU (Process.CoresWaiting): the contention rule's
-	// figures (Verdict.Contended), not kept in JSON (the processes'
-	// figures are). Unknown when not measured.
+	// ClientWaiting and ServerWaiting are the share of the span each
+	// one's lead thread waited on a run queue for a CPU
+	// (Process.LeadWaiting; in runs saved before it was kept, all its
+	// threads' wait, CoresWaiting): the contention rule's figures
+	// (Verdict.Contended), not kept in JSON (the processes' figures
+	// are). Unknown when not measured.
 	ClientWaiting Figure `json:"-"`
 	ServerWaiting Figure `json:"-"`
+	// ClientLead and ServerLead say each wait is its lead thread's.
+	ClientLead, ServerLead bool `json:"-"`
 }
 
 // PaceOf is the pace of one measurement, from its figures and where its
 // processes ran.
 func PaceOf(f Figures) Pace {
 	p := Pace{Client: f.Client.CoresBusy, Server: Unknown, Fill: f.Fill(), Flow: f.Direction(),
-		ClientWaiting: f.Client.CoresWaiting, ServerWaiting: Unknown}
+		ClientWaiting: f.Client.workWaiting(), ServerWaiting: Unknown, ClientLead: f.Client.LeadWaiting.Known()}
 	if f.Server != nil {
-		p.Server, p.ServerWaiting = f.Server.CoresBusy, f.Server.CoresWaiting
+		p.Server, p.ServerWaiting, p.ServerLead = f.Server.CoresBusy, f.Server.workWaiting(), f.Server.LeadWaiting.Known()
 	}
 	if f.Placement.Setting == PlaceOS || f.Placement.Setting == "" {
 		return p
@@ -104,4 +108,14 @@ func (p *Pace) UnmarshalJSON(b []byte) error {
 	}
 	*p = Pace(v)
 	return nil
+}
+
+// workWaiting is the process's wait for a CPU as the contention rule
+// reads it: its lead thread's, or, in a run saved before that was kept,
+// all its threads'.
+func (p Process) workWaiting() Figure {
+	if p.LeadWaiting.Known() {
+		return p.LeadWaiting
+	}
+	return p.CoresWaiting
 }

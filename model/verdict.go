@@ -52,6 +52,15 @@ func (v Verdict) WaitingFor() Figure {
 	return v.ClientWaiting
 }
 
+// WaitOfLead says the contended process's wait is its lead thread's
+// (Process.LeadWaiting), not all its threads' (a run saved before).
+func (v Verdict) WaitOfLead() bool {
+	if v.Contended == BoundServer {
+		return v.ServerLead
+	}
+	return v.ClientLead
+}
+
 // Unjudged is the verdict with no pace claimed (other processes took the
 // cores, or the sides shared them at once): its wait is worded from the
 // fill alone.

@@ -12,15 +12,21 @@ import (
 // word the one value, so the run's and the sweep's pace lines and the
 // explorer's pace and buffer rows never say two things of one span.
 
-// contendedWho is who waited for a core and how long: "the server waited
-// 31% of the time for a core"; a process whose threads together waited
-// longer than the span (a share over 1), "the server's threads waited
-// for a core 1.24 times the span".
+// contendedWho is who waited for a core and how long: "the server's
+// busiest thread waited 31% of the time for a core" (the thread doing
+// its work: model.Process.LeadWaiting); in a run saved before that was
+// kept, all its threads', "the server waited 31% of the time for a
+// core", or, where together they waited longer than the span (a share
+// over 1), "the server's threads waited for a core 1.24 times the span".
 func contendedWho(v model.Verdict) string {
-	if w := v.WaitingFor(); w >= 1 {
+	w := v.WaitingFor()
+	switch {
+	case v.WaitOfLead():
+		return fmt.Sprintf("the %s's busiest thread waited %s%% of the time for a core", v.Contended, (100 * w).Fixed(0))
+	case w >= 1:
 		return fmt.Sprintf("the %s's threads waited for a core %s times the span", v.Contended, w.Fixed(2))
 	}
-	return fmt.Sprintf("the %s waited %s%% of the time for a core", v.Contended, (100 * v.WaitingFor()).Fixed(0))
+	return fmt.Sprintf("the %s waited %s%% of the time for a core", v.Contended, (100 * w).Fixed(0))
 }
 
 // contendedText is the sentence of contention: who waited for a core,

@@ -127,14 +127,18 @@ func (s *execSched) finish() model.Sched {
 	if s.base == 0 {
 		return model.Sched{}
 	}
-	var run, wait, sleep time.Duration
+	var run, wait, sleep, leadRun, leadWait time.Duration
 	for tid, th := range s.now {
 		f := s.first[tid]
 		r, w := th.Run-f.Run, th.Wait-f.Wait
+		if r >= leadRun {
+			leadRun, leadWait = r, w
+		}
 		// A thread's wall is to the last read that found the client: one
 		// gone before it is taken to the last read it was seen at.
 		wall := max(s.at[tid]-s.from[tid], r+w)
 		run, wait, sleep = run+r, wait+w, sleep+wall-r-w
 	}
-	return model.Sched{RunS: run.Seconds(), WaitS: wait.Seconds(), SleepS: sleep.Seconds(), SpanS: (s.last - s.base).Seconds()}
+	return model.Sched{RunS: run.Seconds(), WaitS: wait.Seconds(), SleepS: sleep.Seconds(), SpanS: (s.last - s.base).Seconds(),
+		LeadRunS: leadRun.Seconds(), LeadWaitS: leadWait.Seconds()}
 }

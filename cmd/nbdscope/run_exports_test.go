@@ -26,8 +26,8 @@ func madeUpRun() model.Report {
 		s.Errors = new(uint64) // our load's requests are seen: none failed
 		s.ThroughputBps = model.Figure(gib * model.GiB)
 		s.Client = model.Process{RecvCallsPer2MiB: model.Figure(recv), RecvEAGAINPer2MiB: 2, CoresBusy: 0.75,
-			CoresOnCPU: 0.75, CoresWaiting: 0.0625, CoresAsleep: 7.1875, WaitSPer2MiB: 0.0001220703125}
-		s.Server = &model.Process{SendCallsPer2MiB: 1, CoresBusy: 0.5, CoresOnCPU: 0.5, CoresWaiting: 0.25, CoresAsleep: 7.25, WaitSPer2MiB: 0.00048828125}
+			CoresOnCPU: 0.75, CoresWaiting: 0.0625, LeadWaiting: 0.03125, CoresAsleep: 7.1875, WaitSPer2MiB: 0.0001220703125}
+		s.Server = &model.Process{SendCallsPer2MiB: 1, CoresBusy: 0.5, CoresOnCPU: 0.5, CoresWaiting: 0.25, LeadWaiting: 0.0625, CoresAsleep: 7.25, WaitSPer2MiB: 0.00048828125}
 		s.SndBuf = model.Buffers{ServerRequested: buf, ServerEffective: map[string]int{"default": 212992, "2m": 4194304}[buf]}
 		return s
 	}

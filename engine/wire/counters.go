@@ -65,5 +65,6 @@ func ReadSched(sc *schedstat.Counter, c *model.Counters, pids ...int) {
 	if err != nil {
 		return
 	}
-	c.Sched = model.Sched{RunS: t.Run.Seconds(), WaitS: t.Wait.Seconds(), SleepS: t.Sleep.Seconds(), SpanS: span.Seconds()}
+	c.Sched = model.Sched{RunS: t.Run.Seconds(), WaitS: t.Wait.Seconds(), SleepS: t.Sleep.Seconds(), SpanS: span.Seconds(),
+		LeadRunS: t.LeadRun.Seconds(), LeadWaitS: t.LeadWait.Seconds()}
 }
