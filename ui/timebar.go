@@ -7,14 +7,20 @@ import (
 	"nbdscope/model"
 )
 
-// The panel's row of where each process's time went (model.Process's
-// CoresOnCPU, CoresWaiting, CoresAsleep, from probe/schedstat): a small
-// bar per process, one core wide: █ on a CPU, ▓ runnable but waiting on
-// a run queue for a CPU, ░ the rest of the core (asleep). A process
-// whose threads ran and waited more than one core's worth fills the bar
-// with the two in proportion. The row is left out where the times are
-// not measured (macOS, a kernel without schedstat), so the panel keeps
-// its other rows at 80x24.
+// The panel's row of where each process's time went (from
+// probe/schedstat): a small bar per process, one core wide, of its
+// busiest thread, the one doing its work (model.Process.LeadWaiting):
+// █ on a CPU, ▓ runnable but waiting on a run queue for a CPU, ░ the
+// rest (asleep); then the longer wait, which is what the contention
+// verdict reads, so the row and the pace words say one thing. All the
+// threads' cores (CoresOnCPU, CoresWaiting) are in the figures table:
+// they count the runtime's helpers queued behind the busiest thread on
+// the process's own core (a quiet pair's server: 0.29 cores waiting in
+// all, 0.06 in its writer). In a run saved before the busiest thread
+// was kept the bar is all the threads', which fill it in proportion
+// where they ran and waited more than one core's worth. The row is
+// left out where the times are not measured (macOS, a kernel without
+// schedstat), so the panel keeps its other rows at 80x24.
 
 // timeBarCells is one process's bar's width.
 const timeBarCells = 5
@@ -33,11 +39,17 @@ func timeBar(run, wait model.Figure) string {
 	return strings.Repeat("█", r) + strings.Repeat("▓", w) + strings.Repeat("░", timeBarCells-r-w)
 }
 
-// schedOf is a process's cores on a CPU and waiting for one; unknown
-// where its times were not read (no span: a figure made without them).
+// schedOf is the share of the span a process's busiest thread ran and
+// waited for a CPU (all its threads' cores in a run saved before that
+// was kept); unknown where its times were not read (no span: a figure
+// made without them).
 func schedOf(p model.Process) (run, wait model.Figure) {
-	if p.Sched.SpanS <= 0 {
+	s := p.Sched
+	switch {
+	case s.SpanS <= 0:
 		return model.Unknown, model.Unknown
+	case s.LeadRunS > 0 && p.LeadWaiting.Known():
+		return model.CoresBusy(s.LeadRunS, s.SpanS), p.LeadWaiting
 	}
 	return p.CoresOnCPU, p.CoresWaiting
 }

@@ -42,6 +42,17 @@ func TestTimeRowNarrow(t *testing.T) {
 	if run, wait := schedOf(model.Process{CoresOnCPU: 0, CoresWaiting: 0}); run.Known() || wait.Known() {
 		t.Errorf("a process without a span read %v %v, want n/a", run, wait)
 	}
+	// the busiest thread's shares, not all the threads' cores: the
+	// quiet pair's server, whose sysmon queued behind its writer
+	srv := model.Process{CoresOnCPU: 0.50, CoresWaiting: 0.29, LeadWaiting: 0.06,
+		Sched: model.Sched{RunS: 4, WaitS: 2.32, SleepS: 57.68, SpanS: 8, LeadRunS: 3.2, LeadWaitS: 0.48}}
+	if run, wait := schedOf(srv); run != 0.4 || wait != 0.06 {
+		t.Errorf("server: bar of %v run %v wait, want its writer's 0.4 and 0.06", run, wait)
+	}
+	srv.LeadWaiting, srv.Sched.LeadRunS = model.Unknown, 0 // saved before the busiest thread was kept
+	if run, wait := schedOf(srv); run != 0.50 || wait != 0.29 {
+		t.Errorf("an older run's server: %v %v, want all threads' 0.50 and 0.29", run, wait)
+	}
 	u := model.Unknown
 	if r := p.timeRow(panelFigures{cliRun: u, cliWait: u, srvRun: u, srvWait: u}, true); r != "" {
 		t.Errorf("unmeasured: %q, want no row", r)
