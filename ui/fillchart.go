@@ -16,7 +16,7 @@ func fillChartTitle(short bool) string {
 	if short {
 		return "sndbuf full/empty (%)"
 	}
-	return "send buffer full ≥90% / empty <10% (% of samples, bulk sender)"
+	return "send buffer full ≥90% / empty <10% (% of the time, bulk sender)"
 }
 
 // pctScale is a share's axis: 0 to 100% in rows equal steps, labelled in
