@@ -136,6 +136,10 @@ type charts struct {
 	// panel shows then, panel.shown), nil while the side runs: its
 	// legends show it, marked (turnMarks).
 	turn [2]*point
+	// others: side i's figures are all another client's or server's
+	// than it runs now (panel.othersOnly): its legends show none, its
+	// lines stay as they were measured.
+	others [2]bool
 	// fill is each side's send-buffer fill as its panel shows it (the
 	// panel's verdict figures: a running side's last 2 s, a waiting
 	// side's last turn): the fill chart's legend shows the same.
@@ -165,8 +169,10 @@ func (c *charts) add(i int, s model.Sample) {
 }
 
 // setTurn sets side i's last turn's figures while it waits, or nil
-// while it runs (see turn).
-func (c *charts) setTurn(i int, f *model.Figures) {
+// while it runs (see turn); others, that the side's figures are all
+// another runner's (see others).
+func (c *charts) setTurn(i int, f *model.Figures, others bool) {
+	c.others[i] = others
 	if f == nil {
 		c.turn[i] = nil
 		return
@@ -561,6 +567,9 @@ func (c *charts) legendItems(d chartDef, sc scale, mark string) []string {
 		b.WriteString("  ")
 		b.WriteString(st.Side[side].Render(c.names[side]))
 		p := c.last[side]
+		if c.others[side] {
+			p = nil
+		}
 		if c.turn[side] != nil {
 			p = c.turn[side]
 			b.WriteString(st.Dim.Render(mark))

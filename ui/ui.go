@@ -571,12 +571,7 @@ func (m *Model) onUpdate(u model.Update) bool {
 		// A real client's samples say which way it moves its data: the
 		// buffers the keys step (and the panel names first) follow.
 		m.panels[i], _ = m.panels[i].Update(m.panelState(i, m.pendingSides()))
-		turn, waiting := m.panels[i].shown()
-		if !waiting {
-			turn = nil
-		}
-		m.charts.setTurn(i, turn)
-		m.charts.setFill(i, m.panels[i].recentFill())
+		m.legendOf(i)
 		if s.Active {
 			m.charts.add(i, s)
 		} else if s.T > m.charts.now {
@@ -665,7 +660,19 @@ func (m *Model) recompute() {
 	pending := m.pendingSides()
 	for i := range m.panels {
 		m.panels[i], _ = m.panels[i].Update(m.panelState(i, pending))
+		m.legendOf(i) // e or S: the legends drop the old runner's figures at once
 	}
+}
+
+// legendOf gives the charts' legends side i's figures as its panel shows
+// them: a waiting side's last turn, its fill, or none of another runner's.
+func (m *Model) legendOf(i int) {
+	turn, waiting := m.panels[i].shown()
+	if !waiting {
+		turn = nil
+	}
+	m.charts.setTurn(i, turn, m.panels[i].othersOnly())
+	m.charts.setFill(i, m.panels[i].recentFill())
 }
 
 // pendingSides tells, for each side, whether a change of it is queued.
