@@ -183,6 +183,7 @@ const (
 	msgNone msgKind = iota
 	msgInfo
 	msgEvent
+	msgRun // a real client's finished run: no change, no marker
 	msgWarn
 	msgError
 )
@@ -583,9 +584,7 @@ func (m *Model) onUpdate(u model.Update) bool {
 		ev := *u.Event
 		m.applyEvent(ev)
 		m.charts.addEvent(ev)
-		if m.msg.kind == msgNone || m.msg.kind == msgEvent || m.msg.kind == msgInfo {
-			m.setMsg(msgEvent, "▲ "+clock(ev.T)+" "+phrase.EventShort(ev)+phrase.EventReachedShort(ev))
-		}
+		m.noteEvent(ev)
 	case u.Crash != nil:
 		c := *u.Crash
 		if i := c.Side.Index(); i >= 0 {
@@ -645,6 +644,22 @@ func (m *Model) applyEvent(ev model.Event) {
 		st.Put(&m.base, i, v)
 	}
 	m.recompute()
+}
+
+// noteEvent says an engine event on the status line: a change marked ▲,
+// as on the time axis, over any message of the moment; a real client's
+// finished run, neither a change nor marked, only over another run's or
+// none: a client restarted each 0.25 s wiped the change before it.
+func (m *Model) noteEvent(ev model.Event) {
+	text := clock(ev.T) + " " + phrase.EventShort(ev) + phrase.EventReachedShort(ev)
+	switch {
+	case ev.Setting == model.ExecRunEvent:
+		if m.msg.kind == msgNone || m.msg.kind == msgRun {
+			m.setMsg(msgRun, text)
+		}
+	case m.msg.kind == msgNone || m.msg.kind == msgEvent || m.msg.kind == msgInfo || m.msg.kind == msgRun:
+		m.setMsg(msgEvent, "▲ "+text)
+	}
 }
 
 // recompute derives what the panels show: the engine's state with the
