@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strings"
 
 	"nbdscope/platform"
@@ -100,14 +101,50 @@ func macOSEmulation(f platform.Facts, sides []SideID, writes bool) *MacOSEmulati
 		kernel = f.OS
 	}
 	e := &MacOSEmulation{Sides: sides, Kernel: kernel}
+	e.setSeries(writes)
+	return e
+}
+
+// setSeries sets the series' figure from a real Mac: qemu-img reading,
+// or writing when writes.
+func (e *MacOSEmulation) setSeries(writes bool) {
 	c := seed.QemuImgRead
 	if writes {
 		c = seed.QemuImgWrite
 	}
+	e.SeriesSpeedup, e.SeriesCase, e.SeriesSource = 0, "", ""
 	if t, ok := seed.Lookup(seed.MacOS, c); ok {
 		e.SeriesSpeedup, e.SeriesCase, e.SeriesSource = t.Speedup, c, t.Patch()
 	}
-	return e
+}
+
+// settleMacOS gives a run read from a file its mark (MacOSEmulationOf)
+// where it has none, and the series' figure of its marked sides'
+// workload where it has one: the figure is derived, never read. A run
+// saved before write sides had the writing figure (9.2x) stored the
+// reading one (12.6x) for them, with no series_case, and runs show, the
+// explorer's loaded runs, the SVG and the CSV gave 12.6x beside a
+// write's B/A.
+func (r *Report) settleMacOS() {
+	if r.MacOS == nil {
+		r.MacOS = MacOSEmulationOf(*r)
+		return
+	}
+	writes := len(r.MacOS.Sides) > 0
+	for _, id := range r.MacOS.Sides {
+		i := slices.IndexFunc(r.Config.Sides[:], func(s SideConfig) bool { return SideID(strings.ToUpper(s.Name)) == id })
+		writes = writes && i >= 0 && r.Config.Sides[i].Workload == WorkWrite
+	}
+	r.MacOS.setSeries(writes)
+}
+
+// settleMacOS gives a sweep read from a file the series' figure of its
+// workload (side A's, as MacOSEmulationSwept is given it): a sweep saved
+// before write sweeps had the writing figure stored the reading one.
+func (r *SweepReport) settleMacOS() {
+	if r.MacOS != nil && len(r.Config.Sides) > 0 {
+		r.MacOS.setSeries(r.Config.Sides[0].Workload == WorkWrite)
+	}
 }
 
 // changedTo reports whether an event set side's send buffer (the

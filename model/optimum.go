@@ -175,5 +175,6 @@ func (r *SweepReport) UnmarshalJSON(b []byte) error {
 	}
 	*r = SweepReport(v.plain)
 	r.Optimum = OptimumOf(r.Rows)
+	r.settleMacOS()
 	return nil
 }

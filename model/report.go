@@ -83,9 +83,7 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	r.SettleFlows()
-	if r.MacOS == nil {
-		r.MacOS = MacOSEmulationOf(*r)
-	}
+	r.settleMacOS()
 	if r.BOverA == nil {
 		r.BOverA = SidesDifferences(*r)
 	}

@@ -136,11 +136,20 @@ type charts struct {
 	// panel shows then, panel.shown), nil while the side runs: its
 	// legends show it, marked (turnMarks).
 	turn [2]*point
+	// others: side i's figures are all another client's or server's
+	// than it runs now (panel.othersOnly): its legends show none, its
+	// lines stay as they were measured.
+	others [2]bool
 	// fill is each side's send-buffer fill as its panel shows it (the
 	// panel's verdict figures: a running side's last 2 s, a waiting
 	// side's last turn): the fill chart's legend shows the same.
-	fill    [2]model.Fill
-	events  []model.Event
+	fill   [2]model.Fill
+	events []model.Event // the changes: a marker each on the time axis
+	// runs are each side's finished real-client runs (model.ExecRunEvent)
+	// in the window and a little before it: not changes the user made,
+	// so no marker (a client restarted each 0.25 s filled the axis with
+	// them, on two rows); the change strip counts them (runsNote).
+	runs    [2][]model.Event
 	now     float64   // seconds since the start
 	latency bool      // show the latency chart
 	page    int       // first chart shown when not all fit
@@ -165,8 +174,10 @@ func (c *charts) add(i int, s model.Sample) {
 }
 
 // setTurn sets side i's last turn's figures while it waits, or nil
-// while it runs (see turn).
-func (c *charts) setTurn(i int, f *model.Figures) {
+// while it runs (see turn); others, that the side's figures are all
+// another runner's (see others).
+func (c *charts) setTurn(i int, f *model.Figures, others bool) {
+	c.others[i] = others
 	if f == nil {
 		c.turn[i] = nil
 		return
@@ -194,6 +205,10 @@ func (c *charts) legendFigure(side int, metric int, p *point) float64 {
 }
 
 func (c *charts) addEvent(ev model.Event) {
+	if ev.Setting == model.ExecRunEvent {
+		c.addRun(ev)
+		return
+	}
 	c.events = append(c.events, ev)
 	// Keep what the window can show, and a few for the event strip.
 	keep := 0
@@ -206,11 +221,31 @@ func (c *charts) addEvent(ev model.Event) {
 	}
 }
 
+// maxRuns bounds the runs kept a side: a client that exits at once is
+// restarted many times a second.
+const maxRuns = 1000
+
+// addRun keeps a finished client run of its side, those before the
+// window dropped.
+func (c *charts) addRun(ev model.Event) {
+	i := ev.Side.Index()
+	if i < 0 {
+		return
+	}
+	rs := append(c.runs[i], ev)
+	keep := 0
+	for keep < len(rs) && rs[keep].T < c.now-c.window-5 {
+		keep++
+	}
+	keep = max(keep, len(rs)-maxRuns)
+	c.runs[i] = append(rs[:0], rs[keep:]...)
+}
+
 // clear forgets every point and marker (the `x` key).
 func (c *charts) clear() {
 	c.hist = [2]history{}
 	c.last, c.turn, c.fill = [2]*point{}, [2]*point{}, [2]model.Fill{}
-	c.events = nil
+	c.events, c.runs = nil, [2][]model.Event{}
 }
 
 func (c *charts) defs() []chartDef {
@@ -448,7 +483,7 @@ func (c *charts) draw(p chartPlan) string {
 	}
 	out = append(out, c.axis(p.labelW, p.plotW, p.t0, marks)...)
 	if p.strip {
-		out = append(out, c.eventStrip(inWindow))
+		out = append(out, c.eventStrip(inWindow, c.runsNote(p.t0)))
 	}
 	return strings.Join(out, "\n")
 }
@@ -561,6 +596,9 @@ func (c *charts) legendItems(d chartDef, sc scale, mark string) []string {
 		b.WriteString("  ")
 		b.WriteString(st.Side[side].Render(c.names[side]))
 		p := c.last[side]
+		if c.others[side] {
+			p = nil
+		}
 		if c.turn[side] != nil {
 			p = c.turn[side]
 			b.WriteString(st.Dim.Render(mark))
@@ -795,12 +833,30 @@ func (c *charts) markedRow(line []rune, marks markRow, base Style) string {
 	return b.String()
 }
 
-// eventStrip lists the newest changes in the window that fit on a line.
-func (c *charts) eventStrip(evs []model.Event) string {
+// eventStrip lists the newest changes in the window that fit on a line,
+// with the real clients' runs in it counted on the right (runs).
+func (c *charts) eventStrip(evs []model.Event, runs string) string {
 	st := c.com.styles
-	if len(evs) == 0 {
-		return st.Dim.Render(clip("changes: none in this window — try +/- (send buffer) or g (the macOS/Linux gap)", c.width))
+	width := c.width
+	if runs != "" {
+		width -= ansi.StringWidth(runs) + 2
 	}
+	left := st.Dim.Render(clip("changes: none in this window — try +/- (send buffer) or g (the macOS/Linux gap)", width))
+	if len(evs) == 0 && runs != "" {
+		left = st.Dim.Render(clip("changes: none in this window", width))
+	}
+	if len(evs) > 0 {
+		left = c.changeItems(evs, width)
+	}
+	if runs == "" {
+		return left
+	}
+	return spread(left, runs, c.width)
+}
+
+// changeItems is "changes:" and the newest changes that fit in width.
+func (c *charts) changeItems(evs []model.Event, width int) string {
+	st := c.com.styles
 	head := st.Dim.Render("changes:")
 	w := ansi.StringWidth(head)
 	var items []string
@@ -808,11 +864,32 @@ func (c *charts) eventStrip(evs []model.Event) string {
 		ev := evs[i]
 		item := st.sideStyle(ev.Side.Index()).Render("▲"+clock(ev.T)) + " " + phrase.EventShort(ev)
 		iw := ansi.StringWidth(item) + 2
-		if w+iw > c.width && len(items) > 0 {
+		if w+iw > width && len(items) > 0 {
 			break
 		}
 		items = append([]string{item}, items...)
 		w += iw
 	}
-	return clip(head+"  "+strings.Join(items, "  "), c.width)
+	return clip(head+"  "+strings.Join(items, "  "), width)
+}
+
+// runsNote counts each side's real-client runs that finished in the
+// window from t0, with the latest one's time: "A 41 client runs, last
+// 0.243s"; "" when none did.
+func (c *charts) runsNote(t0 float64) string {
+	st := c.com.styles
+	var parts []string
+	for i, rs := range c.runs {
+		n := 0
+		for _, r := range rs {
+			if r.T >= t0 {
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		parts = append(parts, st.Side[i].Render(c.names[i])+st.Dim.Render(" "+phrase.CountOf(n, "client run")+", last "+rs[len(rs)-1].To))
+	}
+	return strings.Join(parts, st.Dim.Render(" · "))
 }

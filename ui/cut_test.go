@@ -62,10 +62,12 @@ func builtinItems() []PresetItem {
 	return out
 }
 
-// execSample is a sample of a side whose load is a real client: its own
-// socket calls and latency are not ours to count.
-func execSample(side model.SideID, t float64) model.Sample {
+// execSample is a sample of a side whose load is the real client cmd:
+// its own socket calls and latency are not ours to count, and its figures
+// are stamped with its command, as the engine's are.
+func execSample(side model.SideID, t float64, cmd string) model.Sample {
 	s := sample(side, t, true)
+	s.Settings.Exec = cmd
 	u := model.Unknown
 	s.Client.RecvCallsPer2MiB, s.Client.SendCallsPer2MiB, s.Client.RecvEAGAINPer2MiB, s.Client.SendEAGAINPer2MiB = u, u, u, u
 	s.LatencyP50Ms, s.LatencyP99Ms = u, u
@@ -86,7 +88,7 @@ func cutStates() []cutState {
 		h.submit(qemuRead)
 		for i := 1; i <= 40; i++ {
 			tt := float64(i) * 0.25
-			h.m.Update(updateMsg{model.Update{Sample: ptr(execSample("A", tt))}})
+			h.m.Update(updateMsg{model.Update{Sample: ptr(execSample("A", tt, qemuRead))}})
 			h.m.Update(updateMsg{model.Update{Sample: ptr(sample("B", tt, true))}})
 		}
 		h.send(model.Update{Event: &model.Event{T: 9, Side: "A", Setting: "exec", From: "", To: qemuRead}})

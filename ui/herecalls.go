@@ -34,7 +34,7 @@ func (m *Model) hereMeasured() string {
 // hereFigures is one side's part: "10.2 at 208k (A, buffer full 97% /
 // empty 1%)", "" before its first active sample.
 func (p *panel) hereFigures() string {
-	r := p.recent
+	r := p.recentOurs()
 	if r == nil || r.Bytes == 0 || !r.ReceiverCallsPer2MiB().Known() {
 		return ""
 	}

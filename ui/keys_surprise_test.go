@@ -145,7 +145,7 @@ func TestExecSidePanelShowsCommand(t *testing.T) {
 		h := newHarness(t, Options{}, sz[0], sz[1])
 		h.press("e")
 		h.submit("nbdcopy {uri} null:")
-		h.m.Update(updateMsg{model.Update{Sample: ptr(execSample("A", 1))}})
+		h.m.Update(updateMsg{model.Update{Sample: ptr(execSample("A", 1, "nbdcopy {uri} null:"))}})
 		h.m.Update(updateMsg{model.Update{Sample: ptr(sample("B", 1, true))}})
 		h.m.Update(frameMsg{})
 		a := strings.Join(h.m.panels[0].content(), "\n")

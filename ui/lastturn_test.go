@@ -174,3 +174,58 @@ func TestWaitingSidesFillPanelAndLegendAgree(t *testing.T) {
 		t.Errorf("the fill legend does not show A's panel's fill (full 48, empty 46):\n%s", v)
 	}
 }
+
+// TestLastTurnIsTheClientsThatRanIt: A waits after a turn of our load
+// (3.00 receive calls per 2 MiB, 1.25 GiB/s, latency and errors seen),
+// then e switches it to a real client. Its panel showed our load's last
+// turn under the new client's command ("exec nbdcopy …", "figures: its
+// last turn, before the change"), and its legends "A last turn 1.25", as
+// if nbdcopy had measured them. A side's figures are its runner's: until
+// the new client runs, there are none, and the border says why; its own
+// turn's are shown once it has had one, and our load's again once the
+// side is switched back.
+func TestLastTurnIsTheClientsThatRanIt(t *testing.T) {
+	const cmd = "nbdcopy {uri} null:"
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		h := waitingAfterTurn(t, size)
+		h.press("1", "e")
+		h.submit(cmd)
+		if line := lineStarting(h.view(), "throughput"); strings.Contains(line, "A last turn") {
+			t.Errorf("%dx%d: at e, before A's next sample, the throughput legend gives our load's last turn to nbdcopy: %q", size[0], size[1], line)
+		}
+		h.send(model.Update{Event: &model.Event{T: 2.4, Side: "A", Setting: model.SetExec, From: "", To: cmd}})
+		wait := sample("A", 2.5, false)
+		wait.Settings = model.StampOf(h.f.Config().Sides[0])
+		wait.Turn = nil // the meter's turn starts again at a change: none yet
+		h.send(model.Update{Sample: &wait})
+		v := h.view()
+		a := panelOf(v, "A")
+		if !strings.Contains(a, "nbdcopy") || strings.Contains(a, "3.00") || strings.Contains(a, "1.25 GiB/s") ||
+			strings.Contains(a, "last turn") || !strings.Contains(a, "none yet") {
+			t.Errorf("%dx%d: A switched to nbdcopy shows our load's last turn (3.00 calls, 1.25 GiB/s), or not why it has none:\n%s", size[0], size[1], v)
+		}
+		if line := lineStarting(v, "throughput"); strings.Contains(line, "A last turn") || !strings.Contains(line, "A ── n/a") {
+			t.Errorf("%dx%d: the throughput legend gives our load's figures to nbdcopy: %q", size[0], size[1], line)
+		}
+		// nbdcopy ran before its first active sample (its start, on the
+		// other side's turn): that turn is after the switch, not before.
+		early := sample("A", 2.6, false)
+		early.Settings, early.Turn.Settings = wait.Settings, wait.Settings
+		h.send(model.Update{Sample: &early})
+		if a := panelOf(h.view(), "A"); !strings.Contains(a, "last turn") || strings.Contains(a, "before the change") {
+			t.Errorf("%dx%d: nbdcopy's own first turn is not shown as its last turn, or as before its switch:\n%s", size[0], size[1], h.view())
+		}
+		// nbdcopy's own turn, then its drain: its figures are shown, as
+		// its last turn's.
+		run := sample("A", 2.75, true)
+		run.Settings, run.Client.RecvCallsPer2MiB = wait.Settings, 32.5
+		h.send(model.Update{Sample: &run})
+		turn := run.Figures
+		drain := sample("A", 3, false)
+		drain.Settings, drain.Turn = wait.Settings, &turn
+		h.send(model.Update{Sample: &drain})
+		if a := panelOf(h.view(), "A"); !strings.Contains(a, "32.5") || !strings.Contains(a, "last turn") || strings.Contains(a, "none yet") {
+			t.Errorf("%dx%d: A after nbdcopy's turn does not show it as its last turn:\n%s", size[0], size[1], h.view())
+		}
+	}
+}

@@ -27,6 +27,9 @@ type panel struct {
 	// stepped are the buffers the buffer keys act on (the panel names the
 	// first on its first line); nil: the bulk sender's.
 	stepped []*model.Setting
+	// runner is who runs the side as configured (cfg): figures measured
+	// by another client or server are not shown as the side's (ours).
+	runner runner
 
 	last       *model.Sample // the latest sample
 	lastActive *model.Sample // the latest sample with load running
@@ -79,6 +82,31 @@ type panel struct {
 func (p *panel) verdictFigures() *model.Figures {
 	if f, lastTurn := p.shown(); lastTurn {
 		return f
+	}
+	return p.recentOurs()
+}
+
+// runner is who measured a side's figures: its client (a real client's
+// command; "" for our load) and its server (a real server's command; ""
+// for ours). A side's figures belong to the runner that measured them:
+// after e (or S) switched the side to another, its last turn's were the
+// old client's, and were shown under the new one's command.
+type runner struct{ exec, server string }
+
+// runnerOf is who measured figures stamped st.
+func runnerOf(st model.Stamp) runner { return runner{exec: st.Exec, server: st.Server} }
+
+// ours reports whether figures f were measured by the side's runner
+// now (f nil: there are none).
+func (p *panel) ours(f *model.Figures) bool {
+	return f != nil && runnerOf(f.Settings) == p.runner
+}
+
+// recentOurs are the side's last 2 s (model.Sample.Recent) when its
+// runner now measured them, else nil.
+func (p *panel) recentOurs() *model.Figures {
+	if !p.ours(p.recent) {
+		return nil
 	}
 	return p.recent
 }
@@ -158,8 +186,12 @@ func (p *panel) changed(t float64) { p.changedAt, p.hasChange = t, true }
 // time of the turn's last active sample, not the panel's state when the
 // event came, decides: space then C at once may bring the change before
 // the pause's first waiting sample.
+//
+// A turn of a runner the side was switched to (e, S) after its last
+// active sample (the new client ran before its first active sample)
+// came after the switch, not before it.
 func (p *panel) turnLabel() string {
-	if p.hasChange && p.lastActive != nil && p.changedAt >= p.lastActive.T {
+	if p.hasChange && p.lastActive != nil && p.changedAt >= p.lastActive.T && p.ours(&p.lastActive.Figures) {
 		return pick(!p.wide(), "figures: before the change", "figures: its last turn, before the change")
 	}
 	return pick(!p.wide(), "figures: last turn", "figures: its whole last turn")
@@ -171,14 +203,47 @@ func (p *panel) turnLabel() string {
 // turn and the drain after it, as the run's summary adds them. The
 // latest active sample of a turn is its end, often its drain alone (0.58
 // server calls per 2 MiB shown against the run's 3.0).
+//
+// Figures another client or server measured (the side was switched to
+// another since, by e, S or a preset) are not shown: there are none of
+// the side's runner yet (othersOnly).
 func (p *panel) shown() (f *model.Figures, lastTurn bool) {
 	if p.last != nil && !p.last.Active && p.lastTurn != nil {
+		if !p.ours(p.lastTurn) {
+			return nil, false
+		}
 		return p.lastTurn, true
 	}
 	if p.lastActive != nil {
 		return &p.lastActive.Figures, false
 	}
 	return nil, false
+}
+
+// othersOnly reports whether the side has figures, all of them measured
+// by another client or server than it runs now (shown has none).
+func (p *panel) othersOnly() bool {
+	if f, _ := p.shown(); f != nil {
+		return false
+	}
+	return p.lastTurn != nil || p.lastActive != nil
+}
+
+// othersLabel says, in the bottom border, why a side switched to another
+// client or server shows no figures: the last ones were not its own.
+func (p *panel) othersLabel() string {
+	who := "client"
+	name := procName(p.cfg.Exec)
+	if p.cfg.Exec == "" {
+		name = "our load"
+	}
+	if p.lastActive != nil && runnerOf(p.lastActive.Settings).exec == p.runner.exec {
+		who, name = "server", procName(p.cfg.Server)
+		if p.cfg.Server == "" {
+			name = "our server"
+		}
+	}
+	return pick(!p.wide(), "figures: none yet, new "+who, "figures: none yet from "+name+", the side's new "+who)
 }
 
 // stallAfter is how long a running load may go without completing a
@@ -972,6 +1037,8 @@ func (p *panel) bottom(border func(...string) string, bl, hz, br string) string 
 	label := ""
 	if _, lastTurn := p.shown(); lastTurn {
 		label = p.turnLabel()
+	} else if p.othersOnly() {
+		label = p.othersLabel()
 	}
 	if label == "" || ansi.StringWidth(label)+6 > p.width {
 		return border(bl + rule(p.width-2) + br)

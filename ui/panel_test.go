@@ -186,7 +186,7 @@ func TestExecCommandWrapsBetweenWords(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
 	h.press("e")
 	h.submit(cmd)
-	h.m.Update(updateMsg{model.Update{Sample: ptr(execSample("A", 1))}})
+	h.m.Update(updateMsg{model.Update{Sample: ptr(execSample("A", 1, cmd))}})
 	h.m.Update(frameMsg{})
 	var words []string
 	for _, line := range h.m.panels[0].content() {

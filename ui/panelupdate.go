@@ -99,6 +99,7 @@ func (p panel) Update(msg tea.Msg) (panel, tea.Cmd) {
 		p.onUpdate(msg)
 	case panelState:
 		p.cfg, p.paused, p.pending, p.focused, p.compete = msg.cfg, msg.paused, msg.pending, msg.focused, msg.compete
+		p.runner = runnerOf(model.StampOf(msg.cfg))
 		p.stepped = p.steppedFor(msg.target) // of the configuration just taken
 	case panelChanged:
 		p.changed(msg.t)

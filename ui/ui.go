@@ -183,6 +183,7 @@ const (
 	msgNone msgKind = iota
 	msgInfo
 	msgEvent
+	msgRun // a real client's finished run: no change, no marker
 	msgWarn
 	msgError
 )
@@ -571,12 +572,7 @@ func (m *Model) onUpdate(u model.Update) bool {
 		// A real client's samples say which way it moves its data: the
 		// buffers the keys step (and the panel names first) follow.
 		m.panels[i], _ = m.panels[i].Update(m.panelState(i, m.pendingSides()))
-		turn, waiting := m.panels[i].shown()
-		if !waiting {
-			turn = nil
-		}
-		m.charts.setTurn(i, turn)
-		m.charts.setFill(i, m.panels[i].recentFill())
+		m.legendOf(i)
 		if s.Active {
 			m.charts.add(i, s)
 		} else if s.T > m.charts.now {
@@ -588,9 +584,7 @@ func (m *Model) onUpdate(u model.Update) bool {
 		ev := *u.Event
 		m.applyEvent(ev)
 		m.charts.addEvent(ev)
-		if m.msg.kind == msgNone || m.msg.kind == msgEvent || m.msg.kind == msgInfo {
-			m.setMsg(msgEvent, "▲ "+clock(ev.T)+" "+phrase.EventShort(ev)+phrase.EventReachedShort(ev))
-		}
+		m.noteEvent(ev)
 	case u.Crash != nil:
 		c := *u.Crash
 		if i := c.Side.Index(); i >= 0 {
@@ -652,6 +646,22 @@ func (m *Model) applyEvent(ev model.Event) {
 	m.recompute()
 }
 
+// noteEvent says an engine event on the status line: a change marked ▲,
+// as on the time axis, over any message of the moment; a real client's
+// finished run, neither a change nor marked, only over another run's or
+// none: a client restarted each 0.25 s wiped the change before it.
+func (m *Model) noteEvent(ev model.Event) {
+	text := clock(ev.T) + " " + phrase.EventShort(ev) + phrase.EventReachedShort(ev)
+	switch {
+	case ev.Setting == model.ExecRunEvent:
+		if m.msg.kind == msgNone || m.msg.kind == msgRun {
+			m.setMsg(msgRun, text)
+		}
+	case m.msg.kind == msgNone || m.msg.kind == msgEvent || m.msg.kind == msgInfo || m.msg.kind == msgRun:
+		m.setMsg(msgEvent, "▲ "+text)
+	}
+}
+
 // recompute derives what the panels show: the engine's state with the
 // queued changes on top.
 func (m *Model) recompute() {
@@ -665,7 +675,19 @@ func (m *Model) recompute() {
 	pending := m.pendingSides()
 	for i := range m.panels {
 		m.panels[i], _ = m.panels[i].Update(m.panelState(i, pending))
+		m.legendOf(i) // e or S: the legends drop the old runner's figures at once
 	}
+}
+
+// legendOf gives the charts' legends side i's figures as its panel shows
+// them: a waiting side's last turn, its fill, or none of another runner's.
+func (m *Model) legendOf(i int) {
+	turn, waiting := m.panels[i].shown()
+	if !waiting {
+		turn = nil
+	}
+	m.charts.setTurn(i, turn, m.panels[i].othersOnly())
+	m.charts.setFill(i, m.panels[i].recentFill())
 }
 
 // pendingSides tells, for each side, whether a change of it is queued.

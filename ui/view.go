@@ -336,7 +336,7 @@ func (m *Model) statusLine(w int, strip bool) string {
 		return lines(st.Warn)
 	case msgInfo:
 		return lines(st.Info)
-	case msgEvent:
+	case msgEvent, msgRun:
 		if !strip || m.state != stNormal {
 			return lines(Style{})
 		}

@@ -118,6 +118,19 @@ func reportOf(t *testing.T, runFile []byte) model.Report {
 	return rf.Report
 }
 
+//go:embed testdata/macos-write-old.json
+var macOSWriteOldJSON []byte
+
+// MacOSWriteOldJSON is testdata/macos-write-old.json: a run file saved by
+// 'nbdscope run --preset macos-write -t 2 --save' (A's client send buffer
+// at macOS's 8 KiB, B's at 2 MiB, both writing) whose macOS mark is in
+// the shape of runs saved before write sides had the series' writing
+// figure: no series_case, and the reading figure, 12.6x.
+func MacOSWriteOldJSON() []byte { return append([]byte(nil), macOSWriteOldJSON...) }
+
+// MacOSWriteOld is the report of MacOSWriteOldJSON, as read.
+func MacOSWriteOld(t *testing.T) model.Report { return reportOf(t, macOSWriteOldJSON) }
+
 //go:embed testdata/workload-changes.json
 var workloadChangesJSON []byte
 
