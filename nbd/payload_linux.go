@@ -33,3 +33,20 @@ func adviseHuge(b []byte) {
 	}
 	_ = unix.Madvise(b[lo-start:hi-start], unix.MADV_HUGEPAGE)
 }
+
+// refuseHuge marks the page-aligned part of b MADV_NOHUGEPAGE and drops
+// its pages (MADV_DONTNEED): the advice alone would leave a huge page that
+// an earlier object in the same heap memory was given, and the next touch
+// then maps 4 KiB pages. b is a fresh allocation, all zeroes, which is
+// what dropped anonymous pages read as. Best effort, as adviseHuge.
+func refuseHuge(b []byte) {
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	lo := (start + smallPage - 1) &^ (smallPage - 1)
+	hi := (start + uintptr(len(b))) &^ (smallPage - 1)
+	if hi <= lo {
+		return
+	}
+	inner := b[lo-start : hi-start]
+	_ = unix.Madvise(inner, unix.MADV_NOHUGEPAGE)
+	_ = unix.Madvise(inner, unix.MADV_DONTNEED)
+}

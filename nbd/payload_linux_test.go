@@ -116,3 +116,38 @@ func TestHugePageAdviceCutsFaults(t *testing.T) {
 		t.Errorf("advised memory took %d faults against %d with small pages: no huge pages", huge, small)
 	}
 }
+
+// TestSmallPagePayloadRefusesHugePages: the buffer qemu-img's stand-in
+// reads into is on 4 KiB pages, as qemu-img's own are, even where huge
+// pages are to be had: its mapping refuses them ("nh" in VmFlags) and its
+// first touch faults once per 4 KiB page, where MakePayload's takes one
+// fault per huge page. Counts, not times.
+func TestSmallPagePayloadRefusesHugePages(t *testing.T) {
+	thpAvailable(t)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	const n = 8 << 20
+	for _, fill := range []bool{false, true} {
+		if fill {
+			// Heap memory an earlier buffer held with huge pages, freed
+			// and given out again: the advice alone would keep them.
+			b := MakePayload(n)
+			Prefault(b)
+			b = nil
+			runtime.GC()
+		}
+		b := MakeSmallPagePayload(n)
+		if fl := vmFlags(t, uintptr(unsafe.Pointer(&b[n/2]))); !strings.Contains(fl, " nh") {
+			t.Errorf("reused heap %v: mapping does not refuse huge pages: %s", fill, fl)
+		}
+		if raceEnabled {
+			continue // the race detector's shadow faults its own way
+		}
+		before := threadFaults(t)
+		Prefault(b)
+		if got := threadFaults(t) - before; got < n/4096*9/10 {
+			t.Errorf("reused heap %v: first touch of %d bytes took %d faults, want about %d (one per 4 KiB page): huge pages back it", fill, n, got, n/4096)
+		}
+		runtime.KeepAlive(b)
+	}
+}

@@ -201,7 +201,7 @@ func (s *slot) warm() {
 	if w := model.Workloads[s.r.workload.Load()]; model.IsWrite(w) || (w == model.WorkMixed && s.r.readPct.Load() == 0) {
 		return // never reads
 	}
-	s.buf = nbd.MakePayload(int(s.r.reqSize.Load()))
+	s.buf, s.smallPages = s.r.readBuffer(int(s.r.reqSize.Load()))
 	nbd.Prefault(s.buf)
 }
 
@@ -219,9 +219,11 @@ type slot struct {
 	// warmed is closed once warmSlots has given the slot its buffer.
 	warmed chan struct{}
 	op     *nbd.Op
-	buf    []byte    // READ destination
-	read   bool      // op is a READ
-	t0     time.Time // when op was sent
+	buf    []byte // READ destination
+	// smallPages: buf is on 4 KiB pages, as qemu-img's are (readBuffer).
+	smallPages bool
+	read       bool      // op is a READ
+	t0         time.Time // when op was sent
 	// ready: the completion callback prepared op (a write) and holds the
 	// gate for it; the worker sends it without preparing another.
 	ready bool
@@ -295,11 +297,11 @@ func (s *slot) prepare(alloc bool) bool {
 	}
 	var buf []byte
 	if read {
-		if cap(s.buf) < size {
+		if cap(s.buf) < size || s.smallPages != r.readsLikeQemuImg() {
 			if !alloc {
 				return false
 			}
-			s.buf = nbd.MakePayload(size)
+			s.buf, s.smallPages = r.readBuffer(size)
 		}
 		buf = s.buf[:size]
 	} else {
@@ -331,6 +333,24 @@ func (s *slot) prepare(alloc bool) bool {
 	}
 	s.read = read
 	return true
+}
+
+// readsLikeQemuImg reports whether the load reads into buffers backed as
+// qemu-img convert's are: in the scan consume mode, convert's.
+func (r *loadRole) readsLikeQemuImg() bool { return r.consumeMode() == model.ConsumeScan }
+
+// readBuffer makes a slot's READ buffer of n bytes, and reports whether it
+// is on small pages. In the scan mode it is backed as qemu-img convert's
+// buffers are, on 4 KiB pages (nbd.MakeSmallPagePayload says why that
+// decides how often the reader trails our server); in the others, which
+// stand for libnbd's clients or none, with huge pages where the kernel
+// gives them (nbd.MakePayload). A change of mode gives each slot a buffer
+// of the new kind at its next request.
+func (r *loadRole) readBuffer(n int) ([]byte, bool) {
+	if r.readsLikeQemuImg() {
+		return nbd.MakeSmallPagePayload(n), true
+	}
+	return nbd.MakePayload(n), false
 }
 
 // writeData returns the WRITE payload buffer, grown to at least size.
