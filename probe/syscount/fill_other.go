@@ -7,11 +7,14 @@ import "errors"
 // FillMeter measures send-buffer fill in the kernel: Linux only.
 type FillMeter struct{}
 
+var errFillLinux = errors.New("send-buffer fill is measured in the kernel on Linux only")
+
 // OpenFillMeter says the kernel cannot measure fill here: the sampler
 // (probe/sockdiag) does.
-func OpenFillMeter() (*FillMeter, error) {
-	return nil, errors.New("send-buffer fill is measured in the kernel on Linux only")
-}
+func OpenFillMeter() (*FillMeter, error) { return nil, errFillLinux }
+
+// OpenFillEvents is OpenFillMeter's exact way: Linux only too.
+func OpenFillEvents() (*FillMeter, error) { return nil, errFillLinux }
 
 func (m *FillMeter) Set(string, []uint64) error { return nil }
 func (m *FillMeter) Take(string) FillWindow     { return FillWindow{} }
