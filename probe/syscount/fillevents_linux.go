@@ -131,7 +131,6 @@ func refusal(err error) error {
 	return err
 }
 
-
 // close detaches the programs and frees the maps.
 func (m *fillEventsMeter) close() {
 	for _, h := range m.hooks {

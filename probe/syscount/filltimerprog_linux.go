@@ -38,9 +38,9 @@ type fillSlot struct {
 
 // Offsets in fillSlot.
 const (
-	slotSock, slotInode, slotSamples, slotBytes   = 0, 8, 16, 24
-	slotFull, slotEmpty, slotLastLevel, slotLost  = 32, 40, 48, 56
-	fillSlotSize                                  = 64
+	slotSock, slotInode, slotSamples, slotBytes  = 0, 8, 16, 24
+	slotFull, slotEmpty, slotLastLevel, slotLost = 32, 40, 48, 56
+	fillSlotSize                                 = 64
 )
 
 // The meta map's u64s: the slots in use end before Hi (user space sets
