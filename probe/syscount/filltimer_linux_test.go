@@ -224,3 +224,18 @@ func costPhase(t *testing.T, ft *fillTimer, m, e *FillMeter, size int, pause tim
 	wg.Wait()
 	return costCounts{ticks: t1 - t0, finds: f1 - f0, sends: s, bytes: b, changes: changes}
 }
+
+// TestMeasureFillTimer: doctor's measure of the timer's cost counts the
+// ticks of its window (2000 a second, so about 400 in 200 ms) and the
+// send calls of its loop, and times each.
+func TestMeasureFillTimer(t *testing.T) {
+	openTimerMeter(t)
+	c, err := MeasureFillTimer(4, 200*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", c)
+	if c.Ticks < 200 || c.Ticks > 800 || c.TickNs <= 0 || c.Finds < 100 || c.FindNs <= 0 {
+		t.Errorf("cost %+v: want about 400 ticks and many finds, each timed", c)
+	}
+}
