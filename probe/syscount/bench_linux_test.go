@@ -498,37 +498,46 @@ func processCPU(b *testing.B) time.Duration {
 	return time.Duration(ts.Nano())
 }
 
-// BenchmarkFillCost measures what the fill programs (FillMeter) cost a
-// socket call: the tight loop of BenchmarkOverhead (a 1-byte write and
-// read on a socketpair) with the programs loaded against none,
-// alternating. "bystander" watches no socket (what every other socket
-// call on the machine pays), "watched" the loop's sender (what a side's
-// data sockets pay). "cpu-ns/call" is what they add to each call.
+// BenchmarkFillCost measures what the fill programs (FillMeter: the
+// timer's, and the exact ones at every change) cost a socket call: the
+// tight loop of BenchmarkOverhead (a 1-byte write and read on a
+// socketpair) with the programs loaded against none, alternating.
+// "bystander" watches no socket (what every other socket call on the
+// machine pays), "watched" the loop's sender (what a side's data sockets
+// pay; the timer's ticks, 2000 a second, fall in it too). "cpu-ns/call"
+// is what they add to each call.
 func BenchmarkFillCost(b *testing.B) {
-	for _, watch := range []bool{false, true} {
-		name := map[bool]string{false: "bystander", true: "watched"}[watch]
-		b.Run(name, func(b *testing.B) {
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			pair := loopPair(b)
-			var st unix.Stat_t
-			if err := unix.Fstat(pair[0], &st); err != nil {
-				b.Fatal(err)
-			}
-			on, off := alternate(b, func(n int) time.Duration { return timeLoop(b, pair, n, nil) }, func(n int) time.Duration {
-				b.StopTimer()
-				m, err := OpenFillMeter()
-				if err != nil {
-					b.Skip(err)
-				}
-				defer m.Close()
-				if watch {
-					m.Set("bench", []uint64{st.Ino})
-				}
-				return timeLoop(b, pair, n, nil)
-			})
-			b.ReportMetric(float64((on-off).Nanoseconds())/float64(2*b.N), "cpu-ns/call")
-			b.ReportMetric(float64(on)/float64(off), "ratio")
-		})
+	for _, way := range []string{"timer", "events"} {
+		for _, watch := range []bool{false, true} {
+			benchFillCost(b, way, watch)
+		}
 	}
+}
+
+func benchFillCost(b *testing.B, way string, watch bool) {
+	open := map[string]func() (*FillMeter, error){"timer": OpenFillMeter, "events": OpenFillEvents}[way]
+	name := way + "/" + map[bool]string{false: "bystander", true: "watched"}[watch]
+	b.Run(name, func(b *testing.B) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		pair := loopPair(b)
+		var st unix.Stat_t
+		if err := unix.Fstat(pair[0], &st); err != nil {
+			b.Fatal(err)
+		}
+		on, off := alternate(b, func(n int) time.Duration { return timeLoop(b, pair, n, nil) }, func(n int) time.Duration {
+			b.StopTimer()
+			m, err := open()
+			if err != nil {
+				b.Skip(err)
+			}
+			defer m.Close()
+			if watch {
+				m.Set("bench", []uint64{st.Ino})
+			}
+			return timeLoop(b, pair, n, nil)
+		})
+		b.ReportMetric(float64((on-off).Nanoseconds())/float64(2*b.N), "cpu-ns/call")
+		b.ReportMetric(float64(on)/float64(off), "ratio")
+	})
 }
