@@ -127,6 +127,19 @@ func (m *FillMeter) Set(group string, inodes []uint64) error {
 	return err
 }
 
+// Watching is how many sockets the meter watches, over its groups.
+func (m *FillMeter) Watching() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	seen := map[uint64]bool{}
+	for _, g := range m.groups {
+		for ino := range g {
+			seen[ino] = true
+		}
+	}
+	return len(seen)
+}
+
 // heldElsewhere says another group than group watches ino.
 func (m *FillMeter) heldElsewhere(ino uint64, group string) bool {
 	for name, g := range m.groups {

@@ -22,6 +22,7 @@ func OpenFillEvents() (*FillMeter, error) { return nil, errFillLinux }
 func (m *FillMeter) Set(string, []uint64) error { return nil }
 func (m *FillMeter) Take(string) FillWindow     { return FillWindow{} }
 func (m *FillMeter) Close()                     {}
+func (m *FillMeter) Watching() int              { return 0 }
 
 // VerifierLog is the kernel verifier's log in err: none here.
 func VerifierLog(error, int) string { return "" }
