@@ -304,7 +304,7 @@ func pairSettings() []*Setting {
 			Where: AtStart, Flag: FlagPair, PairWide: true,
 			Help: "what measures the send-buffer fill: kernel (the default: BPF on a timer reads each unix sender's level 2000 times a second, " +
 				"a cost that does not grow with the data; the sampler measures what it cannot), kernel-events (BPF at every change of the buffer, exact, " +
-				"but about 600 ns at every skb charged and freed: the pair ran 0.93-0.97x as fast at a 2 MiB buffer) or sampler (sock_diag from user space, 100 times a second: docs/figures.md)",
+				"but about 600 ns at every skb charged and freed: the pair ran 0.88-0.99x as fast at a 2 MiB buffer) or sampler (sock_diag from user space, 100 times a second: docs/figures.md)",
 			pair: pairField{func(s *State, _ int) Value { return Value{Str: s.Cfg.FillSource()} }, func(s *State, _ int, v Value) { s.Cfg.Fill = v.Str }}},
 		{Name: SetPaused, Type: TypeBool, Where: AtPair, Flag: FlagNone,
 			Help: "pause or resume a side's load", Keys: [2]string{" "}, KeyHelp: "pause/resume side", step: stepToggle,
