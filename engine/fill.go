@@ -17,7 +17,7 @@ import (
 // The send-buffer fill of each side's data sockets, measured from outside
 // the measured processes, which do nothing for it: in the kernel
 // (syscount.FillMeter: by default its timer's programs, which read the
-// level 2000 times a second; its exact programs at every skb when
+// level 1000 times a second; its exact programs at every skb when
 // --fill-source kernel-events asks), where its programs load and the
 // side's data sockets are unix sockets, else sampled by the controller
 // (probe/sockdiag), 100 times a second. Each side is a group of the
@@ -304,7 +304,7 @@ func (p *Pair) refreshFill(s *side) {
 	if m.kern != nil && p.turns.userPaused(s.id.Index()) && model.FillInKernel(m.sourceOf(s.name)) {
 		// A paused side moves nothing: its sockets leave the kernel's
 		// meter, whose timers stop when no side is watched, so that a
-		// paused explorer wakes no CPU 2000 times a second.
+		// paused explorer wakes no CPU 1000 times a second.
 		m.kern.Set(s.name, nil)
 		return
 	}

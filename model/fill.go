@@ -39,7 +39,7 @@ type Fill struct {
 }
 
 // What measured a side's fill (SideReport.FillSource): programs in the
-// kernel, reading each unix sender's level at a timer's tick, 2000 times
+// kernel, reading each unix sender's level at a timer's tick, 1000 times
 // a second whatever the data rate (FillSourceKernel, the default); or
 // programs in the kernel at every change of the sender's buffer, weighing
 // each level by the time it lasted, at about 600 ns an skb

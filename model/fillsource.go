@@ -3,7 +3,7 @@ package model
 // FillSource is the fill source the run asks for: the kernel's timer
 // unless the exact programs (--fill-source kernel-events) or the sampler
 // (--fill-source sampler) were asked for. The kernel is the default
-// because it reads the level 2000 times a second in the kernel, whatever
+// because it reads the level 1000 times a second in the kernel, whatever
 // runs, at a cost that does not grow with the data (the exact programs,
 // at every skb, made the pair at a 2 MiB buffer 0.87-0.97x as fast as the
 // sampler's runs), where the sampler reads it 100 times a second from a

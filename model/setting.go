@@ -302,7 +302,7 @@ func pairSettings() []*Setting {
 			pair: pairField{func(s *State, _ int) Value { return Value{Str: string(s.Cfg.Mode)} }, func(s *State, _ int, v Value) { s.Cfg.Mode = Mode(v.Str) }}},
 		{Name: SetFill, Var: "SOURCE", Type: TypeEnum, Choices: func() []string { return []string{FillSourceKernel, FillSourceEvents, FillSourceSampler} },
 			Where: AtStart, Flag: FlagPair, PairWide: true,
-			Help: "what measures the send-buffer fill: kernel (the default: BPF on a timer reads each unix sender's level 2000 times a second, " +
+			Help: "what measures the send-buffer fill: kernel (the default: BPF on a timer reads each unix sender's level 1000 times a second, " +
 				"a cost that does not grow with the data; the sampler measures what it cannot), kernel-events (BPF at every change of the buffer, exact, " +
 				"but about 600 ns at every skb charged and freed: the pair ran 0.88-0.99x as fast at a 2 MiB buffer) or sampler (sock_diag from user space, 100 times a second: docs/figures.md)",
 			pair: pairField{func(s *State, _ int) Value { return Value{Str: s.Cfg.FillSource()} }, func(s *State, _ int, v Value) { s.Cfg.Fill = v.Str }}},

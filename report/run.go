@@ -275,7 +275,7 @@ func printFillSource(w io.Writer, rep model.Report) {
 	for _, s := range rep.Sides {
 		switch s.FillSource {
 		case model.FillSourceKernel:
-			fmt.Fprintf(w, "fill %s: measured in the kernel, the sender's level read 2000 times a second by a timer\n", s.Name)
+			fmt.Fprintf(w, "fill %s: measured in the kernel, the sender's level read 1000 times a second by a timer\n", s.Name)
 		case model.FillSourceEvents:
 			fmt.Fprintf(w, "fill %s: measured in the kernel, at every change of the sender's buffer, weighted by time\n", s.Name)
 		case model.FillSourceSampler:

@@ -38,14 +38,17 @@ type fillTimer struct {
 const fillSlotMax = 64
 
 // fillTickNS is the time between two ticks, over all CPUs: every CPU's
-// timer fires every fillTickNS × CPUs (1 ms on 2 CPUs), so that the
-// machine takes 2000 samples a second of each watched socket whatever its
-// number of CPUs. That is 500 readings in a 250 ms sample (a full or
-// empty share within ±2.2 points at worst, one standard error), 20,000
-// in a 10 s side (±0.35), against the sampler's 25 and 1000 at 100 Hz;
-// at the tick's cost that doctor measures (well under a microsecond for
-// a few sockets) it is under a tenth of a percent of a core.
-const fillTickNS = 500_000
+// timer fires every fillTickNS × CPUs (2 ms on 2 CPUs), so that the
+// machine takes 1000 samples a second of each watched socket whatever its
+// number of CPUs. That is 250 readings in a 250 ms sample (a full or
+// empty share within ±3.2 points at worst, one standard error), 2000 in
+// the explorer's 2 s gauge (±1.1), 10,000 in a 10 s side (±0.5), against
+// the sampler's 25, 200 and 1000 at 100 Hz. What bounds the rate is the
+// tick's interrupt, not the program: on this 2-vCPU VM a tick took 12-13
+// µs from what ran on its CPU (BenchmarkFillTimerTick: 1.2-1.3% of the
+// CPU at twice this rate, 0.4-0.7% at it), where the program alone takes
+// 0.5 µs for a run's 2 sockets (doctor).
+const fillTickNS = 1_000_000
 
 // openFillTimer loads the timer's programs and opens the timers,
 // disabled until a socket is watched.
