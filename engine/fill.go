@@ -16,7 +16,9 @@ import (
 
 // The send-buffer fill of each side's data sockets, measured from outside
 // the measured processes, which do nothing for it: in the kernel
-// (syscount.FillMeter), the default, where its programs load and the
+// (syscount.FillMeter: by default its timer's programs, which read the
+// level 1000 times a second; its exact programs at every skb when
+// --fill-source kernel-events asks), where its programs load and the
 // side's data sockets are unix sockets, else sampled by the controller
 // (probe/sockdiag), 100 times a second. Each side is a group of the
 // meter, whose senders are the bulk sender's sockets connected to the
@@ -64,7 +66,8 @@ type fillMeter struct {
 	// kern measures in the kernel, unless the run asked for the sampler
 	// (--fill-source sampler); nil then, or where its programs cannot
 	// load (no BPF rights, no kernel BTF, macOS: doctor says which), and
-	// the sampler measures.
+	// the sampler measures. Its sides' source is asked (FillSourceKernel
+	// or FillSourceEvents).
 	kern *syscount.FillMeter
 
 	mu  sync.Mutex // all below: the two sides' polls look up at once
@@ -85,7 +88,17 @@ type fillMeter struct {
 
 // openKernelFill loads the kernel's fill programs; tests replace it to
 // run the sampler.
-var openKernelFill = syscount.OpenFillMeter
+var openKernelFill = OpenKernelFill
+
+// OpenKernelFill loads the kernel's fill programs source asks for: the
+// timer's (model.FillSourceKernel) or the exact ones at every change
+// (model.FillSourceEvents). An exec sweep's fill shares it.
+func OpenKernelFill(source string) (*syscount.FillMeter, error) {
+	if source == model.FillSourceEvents {
+		return syscount.OpenFillEvents()
+	}
+	return syscount.OpenFillMeter()
+}
 
 // start starts measuring until ctx ends or stop; a failure leaves the
 // meter without a sampler and the reason in err.
@@ -96,8 +109,8 @@ func (m *fillMeter) start(ctx context.Context, source string) {
 		return
 	}
 	m.ctx, m.conn, m.asked = ctx, conn, source
-	if source == model.FillSourceKernel {
-		if k, err := openKernelFill(); err == nil {
+	if model.FillInKernel(source) {
+		if k, err := openKernelFill(source); err == nil {
 			m.kern = k
 			return
 		}
@@ -288,6 +301,13 @@ func (p *Pair) refreshFill(s *side) {
 		p.noteLook(s, ld, why, moment)
 		return
 	}
+	if m.kern != nil && p.turns.userPaused(s.id.Index()) && model.FillInKernel(m.sourceOf(s.name)) {
+		// A paused side moves nothing: its sockets leave the kernel's
+		// meter, whose timers stop when no side is watched, so that a
+		// paused explorer wakes no CPU 1000 times a second.
+		m.kern.Set(s.name, nil)
+		return
+	}
 	snd, rcv, why := fillEnds(sc, flow, srv, ld)
 	var looked error
 	if why != nil {
@@ -349,7 +369,7 @@ func (m *fillMeter) point(side string, snd, rcv FillProc, looked error) error {
 		if err := m.kern.Set(side, inodes); err != nil && looked == nil {
 			looked = err
 		}
-		m.sources[side] = model.FillSourceKernel
+		m.sources[side] = m.asked
 		senders = nil
 	} else if smp := m.startSampler(); smp != nil {
 		m.sources[side] = model.FillSourceSampler
@@ -371,7 +391,7 @@ func (m *fillMeter) noteSampled(side string, looked error) {
 		m.sampled = map[string]string{}
 	}
 	switch {
-	case m.asked != model.FillSourceKernel:
+	case !model.FillInKernel(m.asked):
 		m.sampled[side] = model.FillSampledAsked
 	case m.kern == nil:
 		m.sampled[side] = model.FillSampledNoBPF
@@ -392,9 +412,9 @@ func (p *Pair) noteLook(s *side, ld *child, why *model.Reason, moment bool) {
 
 // takeFill is the fill of the side's data sockets since the last take.
 func (p *Pair) takeFill(s *side) model.Fill {
-	if k := p.fill.kern; k != nil && p.fill.sourceOf(s.name) == model.FillSourceKernel {
+	if k, src := p.fill.kern, p.fill.sourceOf(s.name); k != nil && model.FillInKernel(src) {
 		fl := KernelFillOf(k.Take(s.name))
-		fl.Source = model.FillSourceKernel
+		fl.Source = src
 		return fl
 	}
 	smp := p.fill.sampler()

@@ -10,28 +10,32 @@ import (
 )
 
 // TestFillSourceNamed: a run names what measured each side's fill, and
-// measures it: by default the kernel where its programs load here, and
-// then no sampler runs (no 100 Hz timer in the controller); the sampler
-// where they cannot (made to fail for the test), or when it is asked for
-// (--fill-source sampler).
+// measures it: by default the kernel's timer where its programs load
+// here, and then no sampler runs (no 100 Hz timer in the controller); the
+// kernel's exact programs when asked for (--fill-source kernel-events);
+// the sampler where they cannot (made to fail for the test), or when it
+// is asked for (--fill-source sampler).
 func TestFillSourceNamed(t *testing.T) {
-	here := model.FillSourceKernel
-	if k, err := syscount.OpenFillMeter(); err != nil {
-		here = model.FillSourceSampler
-		t.Logf("the kernel's fill programs cannot load here: %v", err)
-	} else {
+	here := func(source string) string {
+		k, err := OpenKernelFill(source)
+		if err != nil {
+			t.Logf("the kernel's fill programs (%s) cannot load here: %v", source, err)
+			return model.FillSourceSampler
+		}
 		k.Close()
+		return source
 	}
 	for _, c := range []struct {
 		source string
 		refuse bool
 		want   string
-	}{{"", false, here}, {model.FillSourceKernel, true, model.FillSourceSampler}, {model.FillSourceSampler, false, model.FillSourceSampler}} {
+	}{{"", false, here(model.FillSourceKernel)}, {model.FillSourceEvents, false, here(model.FillSourceEvents)},
+		{model.FillSourceKernel, true, model.FillSourceSampler}, {model.FillSourceSampler, false, model.FillSourceSampler}} {
 		if c.refuse {
-			openKernelFill = func() (*syscount.FillMeter, error) { return nil, errors.New("refused for the test") }
+			openKernelFill = func(string) (*syscount.FillMeter, error) { return nil, errors.New("refused for the test") }
 		}
 		rep, sampled := runUntilFill(t, c.source)
-		openKernelFill = syscount.OpenFillMeter
+		openKernelFill = OpenKernelFill
 		if got := rep.Sides[0].FillSource; got != c.want {
 			t.Errorf("asked %q, programs refused %v: fill_source %q, want %q", c.source, c.refuse, got, c.want)
 		}

@@ -79,6 +79,16 @@ func (t *turns) setPaused(i int, paused bool) (from bool) {
 	return from
 }
 
+// userPaused says the user paused side i.
+func (t *turns) userPaused(i int) bool {
+	if t == nil {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.paused[i]
+}
+
 // give starts a fresh alternate-mode turn for side i after a change of
 // it, so that the effect shows in the next samples instead of after the
 // other side's turn. When i has the turn already its load runs, and the

@@ -217,8 +217,9 @@ type Config struct {
 	Sides [2]SideConfig `json:"sides"`
 	Mode  Mode          `json:"mode"`
 	// Fill is what measures the send-buffer fill (SetFill): "" or
-	// FillSourceKernel, the kernel where its programs load (else the
-	// sampler), or FillSourceSampler (Config.FillSource).
+	// FillSourceKernel, the kernel's timer where its programs load (else
+	// the sampler), FillSourceEvents, the kernel's exact programs, or
+	// FillSourceSampler (Config.FillSource).
 	Fill     string   `json:"fill,omitempty"`
 	Duration Duration `json:"duration"` // 0 = until stopped (TUI)
 	Interval Duration `json:"interval"`

@@ -30,7 +30,8 @@ type Fill struct {
 	// Current is the mean bytes in flight at the span's last tick: the
 	// gauge's "now" (not kept when spans are added).
 	Current Figure
-	// Source is what measured it (FillSourceKernel or FillSourceSampler,
+	// Source is what measured it (FillSourceKernel, FillSourceEvents or
+	// FillSourceSampler,
 	// "" where not said: a saved run's from before); Sampled, for the
 	// sampler where the run asked for the kernel, why (FillSampled…).
 	// Spans added keep the later's.
@@ -38,13 +39,22 @@ type Fill struct {
 }
 
 // What measured a side's fill (SideReport.FillSource): programs in the
-// kernel, at every change of a unix sender's buffer, weighing each level
-// by the time it lasted; or the sampler, from user space 200 times a
-// second, weighing each sample alike.
+// kernel, reading each unix sender's level at a timer's tick, 1000 times
+// a second whatever the data rate (FillSourceKernel, the default); or
+// programs in the kernel at every change of the sender's buffer, weighing
+// each level by the time it lasted, at about 600 ns an skb
+// (FillSourceEvents, asked for); or the sampler, from user space 100
+// times a second, weighing each sample alike.
 const (
 	FillSourceKernel  = "kernel"
+	FillSourceEvents  = "kernel-events"
 	FillSourceSampler = "sampler"
 )
+
+// FillInKernel says source is one of the kernel's.
+func FillInKernel(source string) bool {
+	return source == FillSourceKernel || source == FillSourceEvents
+}
 
 // Why a side's fill was sampled where the run asked for the kernel
 // (Fill.SampledWhy): the sampler was asked for (--fill-source sampler),

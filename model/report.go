@@ -116,7 +116,7 @@ type SideReport struct {
 	// in time order (one for a run without changes).
 	Segments []Segment `json:"segments,omitempty"`
 	// FillSource is what measured the side's send-buffer fill:
-	// FillSourceKernel or FillSourceSampler ("" in runs saved before it
+	// FillSourceKernel, FillSourceEvents or FillSourceSampler ("" in runs saved before it
 	// was kept, and where nothing measured it).
 	FillSource string `json:"fill_source,omitempty"`
 }

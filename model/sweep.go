@@ -174,8 +174,9 @@ type ExecRun struct {
 	OtherCoresBusy *Figure `json:"other_cores_busy,omitempty"`
 	// Fill is the bulk sender's send-buffer fill while the client ran
 	// (measured from outside; in the row's figures); FillNA says why it
-	// is not known; FillSource what measured it (FillSourceKernel or
-	// FillSourceSampler, "" when not known or in sweeps saved before).
+	// is not known; FillSource what measured it (FillSourceKernel,
+	// FillSourceEvents or FillSourceSampler, "" when not known or in
+	// sweeps saved before).
 	Fill       Fill    `json:"-"`
 	FillNA     *Reason `json:"fill_na,omitempty"`
 	FillSource string  `json:"fill_source,omitempty"`

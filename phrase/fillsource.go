@@ -13,6 +13,8 @@ func FillSourceShort(source, why string) string {
 	switch source {
 	case model.FillSourceKernel:
 		return "kernel"
+	case model.FillSourceEvents:
+		return "kernel events"
 	case model.FillSourceSampler:
 		if w := fillSampledShort[why]; w != "" {
 			return "sampled: " + w
@@ -34,6 +36,8 @@ func FillSourceLong(source string) string {
 	switch source {
 	case model.FillSourceKernel:
 		return "measured in the kernel"
+	case model.FillSourceEvents:
+		return "measured in the kernel at every change"
 	case model.FillSourceSampler:
 		return "sampled from user space"
 	}
@@ -41,11 +45,14 @@ func FillSourceLong(source string) string {
 }
 
 // FillSourceTiny is the one letter of the explorer's narrow fill row
-// ("fill k"): k kernel, s sampled, as its help says; "" when not known.
+// ("fill k"): k kernel, e the kernel's exact programs (kernel-events), s
+// sampled, as its help says; "" when not known.
 func FillSourceTiny(source string) string {
 	switch source {
 	case model.FillSourceKernel:
 		return "k"
+	case model.FillSourceEvents:
+		return "e"
 	case model.FillSourceSampler:
 		return "s"
 	}

@@ -275,10 +275,12 @@ func printFillSource(w io.Writer, rep model.Report) {
 	for _, s := range rep.Sides {
 		switch s.FillSource {
 		case model.FillSourceKernel:
+			fmt.Fprintf(w, "fill %s: measured in the kernel, the sender's level read 1000 times a second by a timer\n", s.Name)
+		case model.FillSourceEvents:
 			fmt.Fprintf(w, "fill %s: measured in the kernel, at every change of the sender's buffer, weighted by time\n", s.Name)
 		case model.FillSourceSampler:
 			why := "asked for with --fill-source sampler"
-			if rep.Config.FillSource() == model.FillSourceKernel {
+			if model.FillInKernel(rep.Config.FillSource()) {
 				why = "the kernel's programs do not measure it here: TCP data sockets, or programs that could not load, which nbdscope doctor says"
 			}
 			fmt.Fprintf(w, "fill %s: sampled from user space, 100 times a second (%s)\n", s.Name, why)

@@ -59,7 +59,7 @@ type execFill struct {
 
 // openExecKernelFill loads the kernel's fill programs; tests replace it
 // to run the sampler.
-var openExecKernelFill = syscount.OpenFillMeter
+var openExecKernelFill = engine.OpenKernelFill
 
 // startExecFill starts measuring for a sweep: in the kernel where its
 // programs load and source asks for it (the default, --fill-source;
@@ -72,8 +72,8 @@ func startExecFill(ctx context.Context, source string) *execFill {
 		return &execFill{err: err}
 	}
 	f := &execFill{ctx: ctx, conn: conn, asked: source}
-	if source == model.FillSourceKernel {
-		if k, err := openExecKernelFill(); err == nil {
+	if model.FillInKernel(source) {
+		if k, err := openExecKernelFill(source); err == nil {
 			f.kern = k
 			return f
 		}
@@ -210,11 +210,11 @@ func (r *execFillRun) point(group string, senders []sockdiag.FD, allUnix bool) {
 	if src == "" {
 		src = model.FillSourceSampler
 		if r.f.kern != nil && allUnix {
-			src = model.FillSourceKernel
+			src = r.f.asked
 		}
 		r.sources[group] = src
 	}
-	if src == model.FillSourceKernel {
+	if model.FillInKernel(src) {
 		inodes := make([]uint64, 0, len(senders))
 		for _, h := range senders {
 			inodes = append(inodes, uint64(h.Inode))
@@ -266,7 +266,7 @@ func (r *execFillRun) take(group string) (model.Fill, string) {
 	src := r.sources[group]
 	fl := model.NoFill
 	if k := r.f.kern; k != nil {
-		if src == model.FillSourceKernel {
+		if model.FillInKernel(src) {
 			fl = engine.KernelFillOf(k.Take(group))
 		}
 		k.Set(execFillServer, nil)
@@ -285,7 +285,7 @@ func (r *execFillRun) take(group string) (model.Fill, string) {
 	fl.Source = src
 	if src == model.FillSourceSampler { // the row's figures say why, as a live side's
 		switch {
-		case r.f.asked != model.FillSourceKernel:
+		case !model.FillInKernel(r.f.asked):
 			fl.Sampled = model.FillSampledAsked
 		case r.f.kern == nil:
 			fl.Sampled = model.FillSampledNoBPF

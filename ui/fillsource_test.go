@@ -10,22 +10,25 @@ import (
 )
 
 // TestFillRowNamesSource: the panel's fill row says what measured the
-// fill, at 80x24 in the row's label ("fill k", "fill s") and at 160x48
-// beside the gauge ("· kernel", "· sampled: TCP"), each panel within its
-// width.
+// fill, at 80x24 in the row's label ("fill k", "fill e", "fill s") and at
+// 160x48 beside the gauge ("· kernel", "· kernel events", "· sampled:
+// TCP"), each panel within its width.
 func TestFillRowNamesSource(t *testing.T) {
 	cases := []struct {
 		w, h         int
+		srcA         string
 		wantA, wantB string
 	}{
-		{80, 24, "fill k  ", "fill s  "},
-		{160, 48, "· kernel", "· sampled: TCP"},
+		{80, 24, model.FillSourceKernel, "fill k  ", "fill s  "},
+		{160, 48, model.FillSourceKernel, "· kernel", "· sampled: TCP"},
+		{80, 24, model.FillSourceEvents, "fill e  ", "fill s  "},
+		{160, 48, model.FillSourceEvents, "· kernel events", "· sampled: TCP"},
 	}
 	for _, c := range cases {
 		h := newHarness(t, Options{}, c.w, c.h)
 		for i := 1; i <= 12; i++ {
 			a, b := sample("A", float64(i)*0.25, true), sample("B", float64(i)*0.25, true)
-			a.SndBufFillSource = model.FillSourceKernel
+			a.SndBufFillSource = c.srcA
 			b.SndBufFillSource, b.SndBufFillSampled = model.FillSourceSampler, model.FillSampledTCP
 			a, b = withRecent(a), withRecent(b)
 			h.m.Update(updateMsg{model.Update{Sample: &a}})

@@ -391,7 +391,7 @@ var figureHelp = [][2]string{
 	{"n/a", "not measured (e.g. the server of an external target) — never shown as 0"},
 	{"full %", "sndbuf_full_pct: share of the time the bulk sender's data sockets held ≥ 90% of the send buffer: the sender waited on its reader, and a bigger buffer removes that wait (v: chart, with empty % dashed)"},
 	{"empty %", "sndbuf_empty_pct: share of samples under 10%: the reader waited on the sender, so the buffer's size does not matter (unless it is also often full: too small to bridge a wake-up)"},
-	{"fill bytes", "sndbuf_fill_bytes: mean bytes in flight (unix: wmem_alloc, what ss -xm shows as t), against the limit; the fill bar is the last sample's, the percentages the last 2 s (narrow: f full, e empty, in %); what measured it: kernel (k), or sampled (s) from user space: TCP, --fill-source sampler asked, or no BPF here (doctor says why)"},
+	{"fill bytes", "sndbuf_fill_bytes: mean bytes in flight (unix: wmem_alloc, what ss -xm shows as t), against the limit; the fill bar is the last sample's, the percentages the last 2 s (narrow: f full, e empty, in %); what measured it: kernel (k: BPF on a timer), kernel events (e: BPF at every change), or sampled (s) from user space: TCP, --fill-source sampler asked, or no BPF here (doctor says why)"},
 	{"baseline", "A' ┈┈ and B' ┉┉: a saved run (b), drawn faintly behind the live series at the same time since its start; the legend shows its figure at the live run's elapsed time"},
 	{"markers", "┊ in the charts and A/B on the time axis: a change took effect there"},
 }

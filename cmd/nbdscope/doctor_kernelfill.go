@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"nbdscope/probe/syscount"
 )
@@ -22,6 +23,43 @@ type doctorKernelFill struct {
 	// CostNA saying why when it could not be measured).
 	Cost   *doctorFillCost `json:"cost,omitempty"`
 	CostNA string          `json:"cost_na,omitempty"`
+	// Timer is what the timer's programs take a tick, reading a run's
+	// fewest and most sockets, and a send call (null with TimerNA saying
+	// why when it could not be measured).
+	Timer   []doctorTickCost `json:"timer,omitempty"`
+	TimerNA string           `json:"timer_na,omitempty"`
+}
+
+// doctorTickCost is the timer's cost watching Sockets sockets, from the
+// kernel's own accounting of the programs' time (BPF_ENABLE_STATS): the
+// tick program's ns a run and the find program's ns a send call.
+type doctorTickCost struct {
+	Sockets        int     `json:"sockets"`
+	TickNs         float64 `json:"tick_ns"`
+	Ticks          uint64  `json:"ticks"`
+	TicksPerSecond float64 `json:"ticks_per_second"`
+	FindNs         float64 `json:"find_ns_per_send_call"`
+	Finds          uint64  `json:"send_calls"`
+}
+
+// timerCostSockets are the sockets a run's timer reads at the least (one
+// connection a side) and at the most (16 a side); timerCostFor is how
+// long each is measured.
+var timerCostSockets = []int{2, 32}
+
+const timerCostFor = 300 * time.Millisecond
+
+// measureTimerCost measures the timer's cost at each of timerCostSockets.
+func measureTimerCost() ([]doctorTickCost, error) {
+	var out []doctorTickCost
+	for _, n := range timerCostSockets {
+		c, err := syscount.MeasureFillTimer(n, timerCostFor)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, doctorTickCost{Sockets: c.Sockets, TickNs: c.TickNs, Ticks: c.Ticks, TicksPerSecond: c.TicksPerSecond, FindNs: c.FindNs, Finds: c.Finds})
+	}
+	return out, nil
 }
 
 // doctorFillCost is what the fill programs add to each socket call, in
@@ -58,13 +96,16 @@ func probeKernelFill() doctorKernelFill {
 	if k.Cost, err = measureFillCost(); err != nil {
 		k.CostNA = err.Error()
 	}
+	if k.Timer, err = measureTimerCost(); err != nil {
+		k.TimerNA = err.Error()
+	}
 	return k
 }
 
 // kernelFillLine is doctor's line for it.
 func kernelFillLine(k doctorKernelFill) string {
 	if k.OK {
-		return "✓ send-buffer fill: measured in the kernel at every change of a unix sender's buffer (TCP's is sampled)\n  " + fillCostLine(k)
+		return "✓ send-buffer fill: measured in the kernel, each unix sender's level read by a timer (TCP's is sampled)\n  " + timerCostLine(k) + "\n  " + fillCostLine(k)
 	}
 	return "✗ send-buffer fill in the kernel: n/a, sampled from user space instead: " + k.Why + verifierText(k.VerifierLog)
 }
@@ -76,6 +117,21 @@ func verifierText(log string) string {
 		return ""
 	}
 	return "\n  the kernel's verifier said:\n    " + strings.ReplaceAll(log, "\n", "\n    ")
+}
+
+// timerCostLine says what the timer's programs take a tick and a send
+// call here.
+func timerCostLine(k doctorKernelFill) string {
+	if len(k.Timer) == 0 {
+		return "what the fill timer costs: n/a (" + k.TimerNA + ")"
+	}
+	var ticks []string
+	for _, c := range k.Timer {
+		ticks = append(ticks, fmt.Sprintf("%.0f ns of CPU a tick reading %d sockets (%.2f%% of a core at %.0f ticks a second)", c.TickNs, c.Sockets, c.TickNs*c.TicksPerSecond/1e7, c.TicksPerSecond))
+	}
+	last := k.Timer[len(k.Timer)-1]
+	return fmt.Sprintf("the fill timer's programs take %s, and %.0f ns a send call to find a watched socket (the kernel's accounting of the programs' own time, over %d ticks and %d send calls; the timer interrupt around a tick is not in it, and the timers run only while a side is watched)",
+		strings.Join(ticks, " and "), last.FindNs, last.Ticks, last.Finds)
 }
 
 // fillCostLine says what the fill programs cost a socket call here,

@@ -59,6 +59,19 @@ func TestDoctorSaysFillCost(t *testing.T) {
 	if !strings.Contains(line, "the fill programs cost each call on a side's data sockets") || !strings.Contains(line, "any other socket call") {
 		t.Errorf("doctor's fill line does not say the cost:\n%s", line)
 	}
+	if len(k.Timer) != len(timerCostSockets) {
+		t.Fatalf("no timer cost measured: %s", k.TimerNA)
+	}
+	for _, c := range k.Timer {
+		// 1000 ticks a second over 300 ms: about 300.
+		if c.Ticks < 150 || c.Ticks > 600 || c.TickNs <= 0 || c.Finds == 0 || c.FindNs <= 0 {
+			t.Errorf("timer cost %+v", c)
+		}
+	}
+	if !strings.Contains(line, "the fill timer's programs take") || !strings.Contains(line, "a tick reading 32 sockets") {
+		t.Errorf("doctor's fill line does not say the timer's cost:\n%s", line)
+	}
+	t.Logf("%s", line)
 	k.Cost, k.CostNA = nil, "no socketpair"
 	if line := kernelFillLine(k); !strings.Contains(line, "what the fill programs cost a call: n/a (no socketpair)") {
 		t.Errorf("doctor's fill line without a cost:\n%s", line)

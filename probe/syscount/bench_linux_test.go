@@ -498,37 +498,103 @@ func processCPU(b *testing.B) time.Duration {
 	return time.Duration(ts.Nano())
 }
 
-// BenchmarkFillCost measures what the fill programs (FillMeter) cost a
-// socket call: the tight loop of BenchmarkOverhead (a 1-byte write and
-// read on a socketpair) with the programs loaded against none,
-// alternating. "bystander" watches no socket (what every other socket
-// call on the machine pays), "watched" the loop's sender (what a side's
-// data sockets pay). "cpu-ns/call" is what they add to each call.
+// BenchmarkFillCost measures what the fill programs (FillMeter: the
+// timer's, and the exact ones at every change) cost a socket call: the
+// tight loop of BenchmarkOverhead (a 1-byte write and read on a
+// socketpair) with the programs loaded against none, alternating.
+// "bystander" watches no socket (what every other socket call on the
+// machine pays), "watched" the loop's sender (what a side's data sockets
+// pay; the timer's ticks, 1000 a second, fall in it too). "cpu-ns/call"
+// is what they add to each call.
 func BenchmarkFillCost(b *testing.B) {
-	for _, watch := range []bool{false, true} {
-		name := map[bool]string{false: "bystander", true: "watched"}[watch]
-		b.Run(name, func(b *testing.B) {
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			pair := loopPair(b)
-			var st unix.Stat_t
-			if err := unix.Fstat(pair[0], &st); err != nil {
-				b.Fatal(err)
-			}
-			on, off := alternate(b, func(n int) time.Duration { return timeLoop(b, pair, n, nil) }, func(n int) time.Duration {
-				b.StopTimer()
-				m, err := OpenFillMeter()
-				if err != nil {
-					b.Skip(err)
-				}
-				defer m.Close()
-				if watch {
-					m.Set("bench", []uint64{st.Ino})
-				}
-				return timeLoop(b, pair, n, nil)
-			})
-			b.ReportMetric(float64((on-off).Nanoseconds())/float64(2*b.N), "cpu-ns/call")
-			b.ReportMetric(float64(on)/float64(off), "ratio")
-		})
+	for _, way := range []string{"timer", "events"} {
+		for _, watch := range []bool{false, true} {
+			benchFillCost(b, way, watch)
+		}
 	}
+}
+
+func benchFillCost(b *testing.B, way string, watch bool) {
+	open := map[string]func() (*FillMeter, error){"timer": OpenFillMeter, "events": OpenFillEvents}[way]
+	name := way + "/" + map[bool]string{false: "bystander", true: "watched"}[watch]
+	b.Run(name, func(b *testing.B) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		pair := loopPair(b)
+		var st unix.Stat_t
+		if err := unix.Fstat(pair[0], &st); err != nil {
+			b.Fatal(err)
+		}
+		on, off := alternate(b, func(n int) time.Duration { return timeLoop(b, pair, n, nil) }, func(n int) time.Duration {
+			b.StopTimer()
+			m, err := open()
+			if err != nil {
+				b.Skip(err)
+			}
+			defer m.Close()
+			if watch {
+				m.Set("bench", []uint64{st.Ino})
+			}
+			return timeLoop(b, pair, n, nil)
+		})
+		b.ReportMetric(float64((on-off).Nanoseconds())/float64(2*b.N), "cpu-ns/call")
+		b.ReportMetric(float64(on)/float64(off), "ratio")
+	})
+}
+
+// BenchmarkFillTimerTick measures what the fill timer's ticks take from
+// whatever runs on a CPU, interrupt included (which doctor's figure, the
+// kernel's accounting of the program alone, leaves out): a thread held to
+// CPU 0 spins for 100 ms of wall time with the timers off and then on
+// (one socket watched), b.N rounds, counting its loop's turns. "lost-%"
+// is the share of CPU 0 the ticks took, "ns/tick" that over CPU 0's
+// ticks (each CPU's timer fires every fillTickNS × CPUs).
+func BenchmarkFillTimerTick(b *testing.B) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var set unix.CPUSet
+	set.Set(0)
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		b.Skip(err)
+	}
+	m, err := OpenFillMeter()
+	if err != nil {
+		b.Skip(err)
+	}
+	defer m.Close()
+	pair := loopPair(b)
+	var st unix.Stat_t
+	if err := unix.Fstat(pair[0], &st); err != nil {
+		b.Fatal(err)
+	}
+	var off, on float64
+	for range b.N {
+		m.Set("bench", nil)
+		off += spinFor(100 * time.Millisecond)
+		m.Set("bench", []uint64{st.Ino})
+		unix.Write(pair[0], []byte{1}) // found at this send call
+		on += spinFor(100 * time.Millisecond)
+	}
+	m.Set("bench", nil)
+	lost := 1 - on/off
+	perCPU := 1e9 / float64(fillTickNS*runtime.NumCPU()) // CPU 0's ticks a second
+	b.ReportMetric(100*lost, "lost-%")
+	b.ReportMetric(lost*1e9/perCPU, "ns/tick")
+}
+
+// spinFor counts a busy loop's turns for d of wall time.
+func spinFor(d time.Duration) float64 {
+	n, x := 0, uint64(1)
+	for end := time.Now().Add(d); ; n++ {
+		for range 1000 {
+			x = x*6364136223846793005 + 1442695040888963407
+		}
+		if time.Now().After(end) {
+			break
+		}
+	}
+	if x == 0 {
+		n++ // keeps x live
+	}
+	return float64(n)
 }

@@ -1,11 +1,13 @@
 package syscount
 
-// Send-buffer fill measured in the kernel (fill_linux.go): at every
-// socket call of a watched sender socket, and at every receive its unix
-// peer makes, a program reads the sender's bytes charged against its send
-// buffer and its limit, and integrates them over time. The thresholds are
-// the user-space sampler's (probe/sockdiag's FullShare and EmptyShare):
-// full at ≥ 90% of the limit, empty under 10%.
+// Send-buffer fill measured in the kernel (fill_linux.go), in one of two
+// ways: by default a program on a timer of every CPU reads each watched
+// sender socket's level at every tick (filltimer_linux.go), at a cost
+// that does not grow with the bytes moved; or, asked for, programs at
+// every change of a watched unix sender's level integrate it over time
+// (fillevents_linux.go), exactly, at about 600 ns an skb. The thresholds
+// are the user-space sampler's (probe/sockdiag's FullShare and
+// EmptyShare): full at ≥ 90% of the limit, empty under 10%.
 const (
 	fillFullTenths  = 9 // full: bytes*10 >= limit*9
 	fillEmptyTenths = 1 // empty: bytes*10 < limit*1
@@ -13,15 +15,23 @@ const (
 
 // FillWindow is the fill of one group of sender sockets between two
 // Takes, in the shape of the sampler's (sockdiag.Fill), but weighted by
-// time rather than by ticks: FullPct is the share of socket-time at ≥ 90%
-// of the limit, not of samples. With Seconds == 0 nothing was measured.
+// time rather than by the sampler's ticks: FullPct is the share of
+// socket-time at ≥ 90% of the limit. With Seconds == 0 nothing was
+// measured.
 type FillWindow struct {
 	// Sockets is how many sender sockets the group held at the Take.
 	Sockets int
-	// Events is how many socket calls moved the level in the window.
+	// Events is how many changes of the level the exact programs
+	// integrated in the window (OpenFillEvents); 0 from the timer.
 	Events uint64
-	// Seconds is the socket-time measured: the window's length summed
-	// over the group's sockets, from each one's first call on.
+	// Samples is how many readings of a socket's level the timer took in
+	// the window, summed over the group's sockets (OpenFillMeter); 0 from
+	// the exact programs.
+	Samples uint64
+	// Seconds is the socket-time measured, summed over the group's
+	// sockets: from the timer, its samples times the time between two
+	// (each socket's from its first send call after it joined); from the
+	// exact programs, the window's length from each one's first call.
 	Seconds float64
 	// FullPct, EmptyPct: shares of Seconds at ≥ 90% and under 10% of the
 	// limit, in percent.
@@ -31,7 +41,8 @@ type FillWindow struct {
 	MeanBytes float64
 	// Limit is the largest send-buffer limit (sk_sndbuf) seen.
 	Limit int64
-	// LastBytes is the mean bytes in flight at the Take.
+	// LastBytes is the mean bytes in flight at the last reading or change
+	// before the Take.
 	LastBytes float64
 }
 

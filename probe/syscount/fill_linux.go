@@ -1,58 +1,73 @@
 package syscount
 
 import (
-	"errors"
 	"fmt"
 	"sync"
+	"time"
 
-	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"golang.org/x/sys/unix"
 )
 
 // FillMeter measures the send-buffer fill of groups of sender sockets in
-// the kernel (fillprog_linux.go), where the sampler (probe/sockdiag)
-// reads it from user space 200 times a second. It is safe for
-// concurrent use.
+// the kernel, where the sampler (probe/sockdiag) reads it from user space
+// 200 times a second. Two ways, behind one bookkeeping of groups:
+//   - the default (OpenFillMeter) reads every watched socket's level at a
+//     timer's tick (filltimer_linux.go): what it costs does not grow with
+//     the bytes moved;
+//   - the exact one (OpenFillEvents) integrates the level at every change
+//     (fillevents_linux.go): about 600 ns at every skb of a watched
+//     socket.
+//
+// It is safe for concurrent use.
 type FillMeter struct {
-	mu    sync.Mutex
-	maps  fillMaps
-	hooks []hook
+	mu   sync.Mutex
+	back fillBackend
 	// groups: per group, per sender inode, the sums read at the last
 	// Take (the window's base).
 	groups map[string]map[uint64]fillSums
 }
 
-// fillSums are a socket's sums at one instant.
+// fillBackend is one way of measuring: it watches sockets by inode and
+// says each one's sums so far.
+type fillBackend interface {
+	watch(ino uint64) error
+	unwatch(ino uint64)
+	// read is ino's sums at now (CLOCK_MONOTONIC ns) and its last level
+	// read (bytes << 32 | limit); false when it is not watched.
+	read(ino, now uint64) (fillSums, uint64, bool)
+	close()
+}
+
+// fillSums are a socket's sums at one instant: time, bytes × time and
+// the time full and empty in ns (the timer's samples each weigh the time
+// between two), the changes integrated (events) and the samples taken.
 type fillSums struct {
-	total, bytes, full, empty, events float64
+	total, bytes, full, empty, events, samples float64
 }
 
 func (s fillSums) minus(o fillSums) fillSums {
-	return fillSums{s.total - o.total, s.bytes - o.bytes, s.full - o.full, s.empty - o.empty, s.events - o.events}
+	return fillSums{s.total - o.total, s.bytes - o.bytes, s.full - o.full, s.empty - o.empty, s.events - o.events, s.samples - o.samples}
 }
 
-// fillWatchMax is how many sender sockets can be watched at once.
-const fillWatchMax = 1024
+func addSums(a, b fillSums) fillSums {
+	return fillSums{a.total + b.total, a.bytes + b.bytes, a.full + b.full, a.empty + b.empty, a.events + b.events, a.samples + b.samples}
+}
 
-// OpenFillMeter loads the fill programs and attaches them. An error
-// says why they cannot run here (no BPF rights, no kernel BTF, a kernel
-// before 6.6 without the socket layer's tracepoints, a refusal by the verifier, whose log VerifierLog gives);
-// the sampler then measures.
+// OpenFillMeter loads the timer's fill programs and starts them: the
+// default way. An error says why they cannot run here (no BPF rights, no
+// kernel BTF, no cpu-clock events, a refusal by the verifier, whose log
+// VerifierLog gives); the sampler then measures.
 func OpenFillMeter() (*FillMeter, error) {
-	tp, err := loadTracepoints()
+	t, err := openFillTimer()
 	if err != nil {
 		return nil, err
 	}
-	o, err := loadFillOffsets()
-	if err != nil {
-		return nil, err
-	}
-	m := &FillMeter{groups: map[string]map[uint64]fillSums{}}
-	if err := m.load(tp.dir, o); err != nil {
-		m.Close()
-		return nil, err
-	}
+	return openMeter(t)
+}
+
+// openMeter is a meter on back, once its self-check passed.
+func openMeter(back fillBackend) (*FillMeter, error) {
+	m := &FillMeter{back: back, groups: map[string]map[uint64]fillSums{}}
 	if err := m.selfCheck(); err != nil {
 		m.Close()
 		return nil, err
@@ -60,115 +75,24 @@ func OpenFillMeter() (*FillMeter, error) {
 	return m, nil
 }
 
-// load makes the maps and attaches the three programs.
-func (m *FillMeter) load(dir string, o fillOffsets) error {
-	var err error
-	if m.maps.watch, err = newMap("nbdscope_fill", ebpf.Hash, 8, fillStatsSize, fillWatchMax); err != nil {
-		return refusal(err)
-	}
-	if m.maps.sks, err = newMap("nbdscope_fillsk", ebpf.LRUHash, 8, 8, 4*fillWatchMax); err != nil {
-		return err
-	}
-	for _, p := range fillHooks {
-		if err := m.attach(dir, o, p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// fillHook is a fill program and its tracepoint, with the field of its
-// record that holds the socket (or skb).
-type fillHook struct {
-	group, event, field, name string
-	program                   func(fillOffsets, fillRecord, fillMaps) *builder
-}
-
-// fillPerfOnly makes attach use perf events only (a test of that path).
-var fillPerfOnly = false
-
-var fillHooks = []fillHook{
-	{"sock", "sock_send_length", "sk", "fill_send", fillSendProgram},
-	{"sock", "sk_data_ready", "skaddr", "fill_queued", fillQueuedProgram},
-	{"skb", "consume_skb", "skbaddr", "fill_release", fillReleaseProgram},
-}
-
-// readFillRecord reads where the tracepoint's record holds the socket
-// (or skb) and, for the sock group's, its family.
-func readFillRecord(dir, group, event, sk string) (fillRecord, error) {
-	var rec fillRecord
-	var err error
-	if rec.sk, err = fieldOffset(dir, group, event, sk); err != nil {
-		return rec, fmt.Errorf("the tracepoint %s:%s (sock:sk_data_ready: Linux 6.6+): %w", group, event, err)
-	}
-	if group == "sock" {
-		rec.family, err = fieldOffsetAligned(dir, group, event, "family", 2)
-	}
-	return rec, err
-}
-
-// attach loads a fill program and hangs it on its tracepoint: raw
-// (BPF_RAW_TRACEPOINT_OPEN, Linux 4.17+), where the program gets the
-// tracepoint's arguments as they are, or else through a perf event,
-// which first writes the tracepoint's record (its fields) at every
-// call. With the sched_switch program gone besides, a watched socket's
-// call cost 600-740 ns more where it cost 700-880 (BenchmarkFillCost,
-// same runs; bench/README).
-func (m *FillMeter) attach(dir string, o fillOffsets, p fillHook) error {
-	prog, err := loadProgramType(p.name, ebpf.RawTracepoint, p.program(o, fillRecord{family: noFamily}, m.maps))
-	if err == nil && !fillPerfOnly {
-		l, err := link.AttachRawTracepoint(link.RawTracepointOptions{Name: p.event, Program: prog})
-		if err == nil {
-			m.hooks = append(m.hooks, hook{prog: prog, link: l, event: -1})
-			return nil
-		}
-		prog.Close()
-	}
-	rec, err := readFillRecord(dir, p.group, p.event, p.field)
-	if err != nil {
-		return err
-	}
-	id, err := readEventID(dir, p.group, p.event)
-	if err != nil {
-		return fmt.Errorf("the tracepoint %s:%s: %w", p.group, p.event, err)
-	}
-	if prog, err = loadProgram(p.name, p.program(o, rec, m.maps)); err != nil {
-		return refusal(err)
-	}
-	h, err := attachProgram(id, p.name, prog)
-	m.hooks = append(m.hooks, h)
-	return err
-}
-
-// refusal is err with the fix for missing rights first, where that is
-// why, and err itself kept (its verifier log).
-func refusal(err error) error {
-	if why := bpfRefusal(err); why != err.Error() {
-		return fmt.Errorf("%s: %w", why, err)
-	}
-	return err
-}
-
 // Close detaches the programs and frees the maps.
 func (m *FillMeter) Close() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, h := range m.hooks {
-		h.close()
-	}
-	m.hooks = nil
-	for _, bm := range []*ebpf.Map{m.maps.watch, m.maps.sks} {
-		if bm != nil {
-			bm.Close()
-		}
+	if m.back != nil {
+		m.back.close()
+		m.back = nil
 	}
 }
 
 // Set makes inodes (sender sockets) the group's; a socket new to it is
-// measured from its next call on.
+// measured from its next send call on.
 func (m *FillMeter) Set(group string, inodes []uint64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.back == nil {
+		return nil
+	}
 	g := m.groups[group]
 	if g == nil {
 		g = map[uint64]fillSums{}
@@ -181,29 +105,49 @@ func (m *FillMeter) Set(group string, inodes []uint64) error {
 		if _, ok := g[ino]; ok {
 			continue
 		}
-		if e := m.maps.watch.Update(ino, fillStats{}, ebpf.UpdateNoExist); e != nil && !errors.Is(e, ebpf.ErrKeyExist) {
-			err = fmt.Errorf("watching socket inode %d: %w", ino, e)
-			continue
+		if !m.heldElsewhere(ino, group) {
+			if e := m.back.watch(ino); e != nil {
+				err = fmt.Errorf("watching socket inode %d: %w", ino, e)
+				continue
+			}
 		}
 		g[ino] = fillSums{}
+		if base, _, ok := m.back.read(ino, monotonicNS()); ok {
+			g[ino] = base
+		}
 	}
 	for ino := range g {
 		if !want[ino] {
 			delete(g, ino)
-			m.unwatch(ino)
+			if !m.heldElsewhere(ino, group) {
+				m.back.unwatch(ino)
+			}
 		}
 	}
 	return err
 }
 
-// unwatch takes ino out of the map unless another group holds it.
-func (m *FillMeter) unwatch(ino uint64) {
+// Watching is how many sockets the meter watches, over its groups.
+func (m *FillMeter) Watching() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	seen := map[uint64]bool{}
 	for _, g := range m.groups {
-		if _, ok := g[ino]; ok {
-			return
+		for ino := range g {
+			seen[ino] = true
 		}
 	}
-	m.maps.watch.Delete(ino)
+	return len(seen)
+}
+
+// heldElsewhere says another group than group watches ino.
+func (m *FillMeter) heldElsewhere(ino uint64, group string) bool {
+	for name, g := range m.groups {
+		if _, ok := g[ino]; ok && name != group {
+			return true
+		}
+	}
+	return false
 }
 
 // Take is the group's fill since its last Take (or since each socket
@@ -211,53 +155,31 @@ func (m *FillMeter) unwatch(ino uint64) {
 func (m *FillMeter) Take(group string) FillWindow {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.back == nil {
+		return FillWindow{}
+	}
 	now := monotonicNS()
 	var w FillWindow
 	var sum fillSums
 	var last float64
 	for ino, base := range m.groups[group] {
-		var st fillStats
-		if m.maps.watch.Lookup(ino, &st) != nil {
+		cur, level, ok := m.back.read(ino, now)
+		if !ok {
 			continue
 		}
-		cur := sumsAt(st, now)
 		sum = addSums(sum, cur.minus(base))
 		m.groups[group][ino] = cur
 		w.Sockets++
-		last += float64(st.LastLevel >> 32)
-		w.Limit = max(w.Limit, int64(st.LastLevel&0xffffffff))
+		last += float64(level >> 32)
+		w.Limit = max(w.Limit, int64(level&0xffffffff))
 	}
 	return w.from(sum, last)
-}
-
-func addSums(a, b fillSums) fillSums {
-	return fillSums{a.total + b.total, a.bytes + b.bytes, a.full + b.full, a.empty + b.empty, a.events + b.events}
-}
-
-// sumsAt are st's sums with the level of its last call held until now:
-// a blocked sender makes no call, and its time counts all the same.
-func sumsAt(st fillStats, now uint64) fillSums {
-	s := fillSums{float64(st.TotalNS), float64(st.BytesNS), float64(st.FullNS), float64(st.EmptyNS), float64(st.Events)}
-	if st.LastNS == 0 || now <= st.LastNS {
-		return s
-	}
-	dt := float64(now - st.LastNS)
-	bytes, limit := st.LastLevel>>32, st.LastLevel&0xffffffff
-	s.total += dt
-	s.bytes += float64(bytes) * dt
-	if limit > 0 && bytes*10 >= limit*fillFullTenths {
-		s.full += dt
-	}
-	if limit > 0 && bytes*10 < limit*fillEmptyTenths {
-		s.empty += dt
-	}
-	return s
 }
 
 // from fills w's figures from the window's sums and the summed last
 // levels.
 func (w FillWindow) from(s fillSums, last float64) FillWindow {
-	w.Events = uint64(s.events)
+	w.Events, w.Samples = uint64(s.events), uint64(s.samples)
 	if s.total <= 0 {
 		return w
 	}
@@ -276,10 +198,15 @@ func monotonicNS() uint64 {
 	return uint64(ts.Nano())
 }
 
+// selfCheckWait bounds how long the self-check waits for the level to
+// be read: the timer's next tick, a few ms away.
+const selfCheckWait = 500 * time.Millisecond
+
 // selfCheck watches the sender of a socketpair with nothing read: the
-// level the program read must be what the kernel says of it (SIOCOUTQ,
+// level the programs read must be what the kernel says of it (SIOCOUTQ,
 // sk_wmem_alloc less one) and the limit SO_SNDBUF. It catches offsets
-// that BTF gave but the program reads wrong.
+// that BTF gave but the programs read wrong, and a timer that never
+// ticks.
 func (m *FillMeter) selfCheck() error {
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -299,11 +226,17 @@ func (m *FillMeter) selfCheck() error {
 	unix.Write(pair[0], make([]byte, 1000))
 	outq, _ := unix.IoctlGetInt(pair[0], unix.TIOCOUTQ)
 	sndbuf, _ := unix.GetsockoptInt(pair[0], unix.SOL_SOCKET, unix.SO_SNDBUF)
-	var fs fillStats
-	if err := m.maps.watch.Lookup(st.Ino, &fs); err != nil {
-		return fmt.Errorf("the fill program's self-check: %w", err)
+	var level uint64
+	for deadline := time.Now().Add(selfCheckWait); level == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+		m.mu.Lock()
+		_, level, _ = m.back.read(st.Ino, monotonicNS())
+		m.mu.Unlock()
 	}
-	got := [2]int{int(fs.LastLevel >> 32), int(fs.LastLevel & 0xffffffff)}
+	got := [2]int{int(level >> 32), int(level & 0xffffffff)}
+	if level == 0 {
+		return fmt.Errorf("the fill program read nothing of a socket in %v, where the kernel says %d bytes in flight against a limit of %d", selfCheckWait, outq, sndbuf)
+	}
 	if got != [2]int{outq, sndbuf} {
 		return fmt.Errorf("the fill program read %d bytes in flight against a limit of %d, the kernel says %d and %d", got[0], got[1], outq, sndbuf)
 	}

@@ -8,15 +8,18 @@ import (
 	"nbdscope/internal/testbin"
 )
 
-// TestFillMeterLoads: the fill programs load here, and their self-check
-// (the level and limit they read are SIOCOUTQ's and SO_SNDBUF's) passes.
+// TestFillMeterLoads: the fill programs load here, the timer's and the
+// exact ones, and their self-check (the level and limit they read are
+// SIOCOUTQ's and SO_SNDBUF's) passes.
 func TestFillMeterLoads(t *testing.T) {
-	m, err := OpenFillMeter()
-	if err != nil {
-		testbin.Require(t, fmt.Errorf("the fill programs cannot load here: %w\n%s", err, VerifierLog(err, 20)))
-		return
+	for name, open := range map[string]func() (*FillMeter, error){"timer": OpenFillMeter, "events": OpenFillEvents} {
+		m, err := open()
+		if err != nil {
+			testbin.Require(t, fmt.Errorf("the %s fill programs cannot load here: %w\n%s", name, err, VerifierLog(err, 20)))
+			return
+		}
+		m.Close()
 	}
-	m.Close()
 }
 
 // TestFillMeterAttaches: the programs hang on raw tracepoints here, and
@@ -26,17 +29,23 @@ func TestFillMeterAttaches(t *testing.T) {
 	defer func() { fillPerfOnly = false }()
 	for _, perfOnly := range []bool{false, true} {
 		fillPerfOnly = perfOnly
-		m, err := OpenFillMeter()
+		m, err := OpenFillEvents()
 		if err != nil {
 			testbin.Require(t, fmt.Errorf("the fill programs cannot load here: %w", err))
 			return
 		}
-		for _, h := range m.hooks {
+		tm, err := openFillTimer()
+		if err != nil {
+			testbin.Require(t, fmt.Errorf("the fill timer cannot load here: %w", err))
+			return
+		}
+		for _, h := range append(m.back.(*fillEventsMeter).hooks, tm.find...) {
 			if perf := h.event >= 0; perf != perfOnly {
 				t.Errorf("perf events only %v: a program hung through a perf event %v", perfOnly, perf)
 			}
 		}
 		m.Close()
+		tm.close()
 	}
 }
 

@@ -2,13 +2,11 @@ package syscount
 
 import (
 	"errors"
-	"fmt"
 	"runtime"
 	"unsafe"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
-	"github.com/cilium/ebpf/link"
 	"golang.org/x/sys/unix"
 )
 
@@ -98,30 +96,16 @@ func (r *FillReference) attach(dir string, o fillOffsets, hz int) error {
 		if err != nil {
 			return err
 		}
-		h, err := attachTimer(cpu, hz, p)
+		h, err := attachTimer(cpu, uint64(1e9/hz), p)
 		r.hooks = append(r.hooks, h)
 		if err != nil {
 			return err
 		}
+		if err := enableTimers([]hook{h}, true); err != nil {
+			return err
+		}
 	}
 	return nil
-}
-
-// attachTimer hangs prog on a cpu-clock event of cpu firing hz times a
-// second, enabled.
-func attachTimer(cpu, hz int, prog *ebpf.Program) (hook, error) {
-	h := hook{prog: prog, event: -1}
-	attr := unix.PerfEventAttr{Type: unix.PERF_TYPE_SOFTWARE, Config: unix.PERF_COUNT_SW_CPU_CLOCK, Sample: uint64(hz), Bits: unix.PerfBitFreq | unix.PerfBitDisabled}
-	attr.Size = uint32(unsafe.Sizeof(attr))
-	fd, err := unix.PerfEventOpen(&attr, -1, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
-	if err != nil {
-		return h, fmt.Errorf("a cpu-clock event on CPU %d: %w", cpu, err)
-	}
-	h.event = fd
-	if h.link, err = link.AttachRawLink(link.RawLinkOptions{Target: fd, Program: prog, Attach: ebpf.AttachPerfEvent}); err != nil {
-		return h, err
-	}
-	return h, unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_ENABLE, 0)
 }
 
 // Take is the reference's figures since it started.
