@@ -10,8 +10,11 @@
 #                       and reads into 8 buffers per connection in turn (the
 #                       pair's 8 in flight, qemu-img's 8 × 2 MiB), reading
 #                       as the pair's client does (non-blocking, waiting on
-#                       EAGAIN in Go's netpoller) — the like-for-like
-#                       ceiling, and the bar
+#                       EAGAIN in Go's netpoller), its buffers on huge
+#                       pages as the pair's are
+#   copyloop/small      the same on 4 KiB pages; of the two, the one with
+#                       the higher median is the like-for-like ceiling and
+#                       the bar
 #   copyloop/block      the same with blocking reads (for reference)
 #   copyloop/1buf       one hot 2 MiB buffer, blocking reads: it stays in
 #                       cache, which no client with requests in flight can
@@ -117,7 +120,7 @@ report() {
 	echo
 	cat "$(dirname "$1")/meta.txt" 2>/dev/null || true
 	echo "CPU = user+sys seconds per GiB; calls = read/write system calls per 2 MiB (client: receive, server: send), counted by the process itself; RSS = peak VmHWM."
-	echo "× ceiling is against copyloop, the like-for-like ceiling: $inflight reader buffers per connection filled in turn, read as the pair's client reads (non-blocking, waiting on EAGAIN in the netpoller). copyloop/1buf (one cache-hot buffer, blocking reads) is an upper bound no client with requests in flight reaches, shown for reference."
+	echo "× ceiling is against the like-for-like ceiling: of copyloop (huge pages, as the pair's buffers) and copyloop/small (4 KiB pages), the one with the higher median in the run, $inflight reader buffers per connection filled in turn, read as the pair's client reads (non-blocking, waiting on EAGAIN in the netpoller). copyloop/1buf (one cache-hot buffer, blocking reads) is an upper bound no client with requests in flight reaches, shown for reference."
 	echo
 	awk -F'\t' '
 function median(s,   n, a, i, j, t) {
@@ -146,13 +149,14 @@ NR == 1 { next }
 	reps[key] = reps[key] " " rep
 }
 END {
+	ceilings()
 	print "| send buffer | conns | case | GiB/s | × ceiling | client CPU s/GiB | server CPU s/GiB | client calls/2MiB | server calls/2MiB | client RSS MiB | server RSS MiB |"
 	print "|---|---|---|---|---|---|---|---|---|---|---|"
 	for (i = 1; i <= n; i++) {
 		key = order[i]; split(key, k, SUBSEP); g = k[1] SUBSEP k[2]
-		# ratio to the copy loop of the same group and repeat
+		# ratio to the ceiling of the same group and repeat
 		split(substr(reps[key], 2), rr, " "); rs = ""
-		for (r in rr) if ((g SUBSEP "copyloop", rr[r]) in thr) rs = rs " " thr[key, rr[r]] / thr[g SUBSEP "copyloop", rr[r]]
+		for (r in rr) if ((g SUBSEP "ceiling", rr[r]) in thr) rs = rs " " thr[key, rr[r]] / thr[g SUBSEP "ceiling", rr[r]]
 		ratio[key] = median(substr(rs, 2))
 		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", k[1], k[2], k[3],
 			f(median(vals[key SUBSEP "tp"]), 2), f(ratio[key], 2),
@@ -166,8 +170,8 @@ END {
 	print ""
 	print "### Bars"
 	print ""
-	bar("2m", 1, "pair", "copyloop", 0.90, "nbdscope pair, 1 connection, 2 MiB buffer ≥ 90% of the like-for-like copy loop (8 buffers in turn, polling reader)")
-	bar("default", 1, "pair", "copyloop", 0.90, "the same at the default buffer")
+	bar("2m", 1, "pair", "ceiling", 0.90, "nbdscope pair, 1 connection, 2 MiB buffer ≥ 90% of the like-for-like copy loop (8 buffers in turn, polling reader; huge or 4 KiB pages, whichever had the higher median)")
+	bar("default", 1, "pair", "ceiling", 0.90, "the same at the default buffer")
 	babar(1)
 	ref("2m", 1, "pair", "copyloop/1buf", "for reference, the pair at 2m against the one-buffer blocking loop, an upper bound (not a bar)")
 	ref("default", 1, "pair", "copyloop/1buf", "and at the default buffer")
@@ -184,13 +188,31 @@ END {
 function babar(c,   p2, pd, l2, ld, rr, r, rs, v, text) {
 	text = "the pair'"'"'s B/A (2m / default) within 10% of the copy loop'"'"'s, " c " connection"
 	p2 = "2m" SUBSEP c SUBSEP "pair"; pd = "default" SUBSEP c SUBSEP "pair"
-	l2 = "2m" SUBSEP c SUBSEP "copyloop"; ld = "default" SUBSEP c SUBSEP "copyloop"
+	l2 = "2m" SUBSEP c SUBSEP "ceiling"; ld = "default" SUBSEP c SUBSEP "ceiling"
 	if (!(p2 in seen) || !(pd in seen) || !(l2 in seen) || !(ld in seen)) { printf "- %s: not measured\n", text; return }
 	split(substr(reps[p2], 2), rr, " "); rs = ""
 	for (r in rr) if ((pd, rr[r]) in thr && (l2, rr[r]) in thr && (ld, rr[r]) in thr)
 		rs = rs " " (thr[p2, rr[r]] / thr[pd, rr[r]]) / (thr[l2, rr[r]] / thr[ld, rr[r]])
 	v = median(substr(rs, 2))
 	printf "- %s: %.2f vs %.2f, %.2fx — %s\n", text, med[p2, "tp"] / med[pd, "tp"], med[l2, "tp"] / med[ld, "tp"], v, (v >= 0.9 && v <= 1.1 ? "met" : "NOT met")
+}
+# ceilings: the pseudo-case "ceiling" of each group: of copyloop (huge
+# pages, as the pair'"'"'s buffers) and copyloop/small (4 KiB pages), the
+# one with the higher median GiB/s in the run, the fastest honest bare
+# loop whichever backing wins on the day (the faster of the two repeat
+# by repeat would be the top of two noisy draws, biased up by the noise)
+function ceilings(   i, key, k, g, sk, rr, r, tps) {
+	for (i = 1; i <= n; i++) {
+		key = order[i]; split(key, k, SUBSEP)
+		if (k[3] != "copyloop") continue
+		g = k[1] SUBSEP k[2]; sk = g SUBSEP "copyloop/small"
+		if ((sk in seen) && median(vals[sk SUBSEP "tp"]) > median(vals[key SUBSEP "tp"])) key = sk
+		ceilcase[g] = key; tps = ""
+		split(substr(reps[key], 2), rr, " ")
+		for (r in rr) { thr[g SUBSEP "ceiling", rr[r]] = thr[key, rr[r]]; tps = tps " " thr[key, rr[r]] }
+		seen[g SUBSEP "ceiling"] = 1; reps[g SUBSEP "ceiling"] = reps[key]
+		med[g SUBSEP "ceiling", "tp"] = median(substr(tps, 2))
+	}
 }
 function bar(buf, c, a, b, min, text,   ka, kb, rs, r, rr, v, kb2) {
 	ka = buf SUBSEP c SUBSEP a; kb = buf SUBSEP c SUBSEP b
@@ -423,13 +445,15 @@ run_nbdscope() {
 }
 
 # run_copyloop CASE BUF CONNS REP: copyloop (the like-for-like ceiling:
-# $inflight buffers per connection, polling reader), copyloop/block or
+# $inflight buffers per connection, polling reader, huge pages as the
+# pair's), copyloop/small (the same on 4 KiB pages), copyloop/block or
 # copyloop/1buf (the upper bound)
 run_copyloop() {
 	local name=$1 buf=$2 c=$3 rep=$4 j mode=(-bufs "$inflight" -reader poll)
 	case $name in
 	copyloop/block) mode=(-bufs "$inflight" -reader block) ;;
 	copyloop/1buf) mode=(-bufs 1 -reader block) ;;
+	copyloop/small) mode=(-bufs "$inflight" -reader poll -pages small) ;;
 	esac
 	j=$("$work/copyloop" -bytes "$bytes" -conns "$c" -sndbuf "$buf" -placement "$PLACEMENT" "${mode[@]}" | tee "$OUT/${name//\//_}-$buf-$c-$rep.json")
 	record "$buf" "$c" "$name" "$rep" $(jq -r '[.seconds, .bytes, (.reader.user_s + .reader.sys_s), (.writer.user_s + .writer.sys_s),
@@ -454,7 +478,7 @@ run_case() {
 
 # cases BUF CONNS: the cases of one group, in the order they alternate
 cases() {
-	local buf=$1 c=$2 l=(copyloop copyloop/block copyloop/1buf pair)
+	local buf=$1 c=$2 l=(copyloop copyloop/small copyloop/block copyloop/1buf pair)
 	if have qemu-img && [ "$c" = 1 ]; then
 		l+=(serve/qemu-img)
 		[ "$buf" = default ] && l+=(serve0/qemu-img qemu-nbd/qemu-img)
