@@ -5,7 +5,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/guptarohit/asciigraph"
 
 	"nbdscope/model"
@@ -548,10 +547,10 @@ func (c *charts) titleLine(d chartDef, sc scale, pageHint bool, total, shown int
 		for _, hint := range hints {
 			for _, title := range []string{full, short} {
 				left := title + lg
-				if hint == "" && ansi.StringWidth(left) <= c.width {
+				if hint == "" && cellWidth(left) <= c.width {
 					return left
 				}
-				if hint != "" && ansi.StringWidth(left)+2+ansi.StringWidth(hint) <= c.width {
+				if hint != "" && cellWidth(left)+2+cellWidth(hint) <= c.width {
 					return spread(left, hint, c.width)
 				}
 			}
@@ -568,7 +567,7 @@ func (c *charts) fitLegend(title string, items []string) string {
 		if n < len(items) {
 			s += " …"
 		}
-		if ansi.StringWidth(s) <= c.width {
+		if cellWidth(s) <= c.width {
 			return s
 		}
 	}
@@ -839,7 +838,7 @@ func (c *charts) eventStrip(evs []model.Event, runs string) string {
 	st := c.com.styles
 	width := c.width
 	if runs != "" {
-		width -= ansi.StringWidth(runs) + 2
+		width -= cellWidth(runs) + 2
 	}
 	left := st.Dim.Render(clip("changes: none in this window — try +/- (send buffer) or g (the macOS/Linux gap)", width))
 	if len(evs) == 0 && runs != "" {
@@ -858,12 +857,12 @@ func (c *charts) eventStrip(evs []model.Event, runs string) string {
 func (c *charts) changeItems(evs []model.Event, width int) string {
 	st := c.com.styles
 	head := st.Dim.Render("changes:")
-	w := ansi.StringWidth(head)
+	w := cellWidth(head)
 	var items []string
 	for i := len(evs) - 1; i >= 0; i-- {
 		ev := evs[i]
 		item := st.sideStyle(ev.Side.Index()).Render("▲"+clock(ev.T)) + " " + phrase.EventShort(ev)
-		iw := ansi.StringWidth(item) + 2
+		iw := cellWidth(item) + 2
 		if w+iw > width && len(items) > 0 {
 			break
 		}

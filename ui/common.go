@@ -24,7 +24,7 @@ func fit(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	sw := ansi.StringWidth(s)
+	sw := cellWidth(s)
 	if sw > w {
 		return ansi.Truncate(s, w, "…")
 	}
@@ -36,7 +36,7 @@ func clip(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if ansi.StringWidth(s) > w {
+	if cellWidth(s) > w {
 		return ansi.Truncate(s, w, "…")
 	}
 	return s
@@ -81,13 +81,13 @@ func wrap(s string, w, max int) []string {
 // spread puts left and right on one line of w cells, right-aligned; the
 // left part is truncated when both do not fit.
 func spread(left, right string, w int) string {
-	lw, rw := ansi.StringWidth(left), ansi.StringWidth(right)
+	lw, rw := cellWidth(left), cellWidth(right)
 	if rw >= w {
 		return clip(left, w)
 	}
 	if lw+1+rw > w {
 		left = clip(left, w-rw-1)
-		lw = ansi.StringWidth(left)
+		lw = cellWidth(left)
 	}
 	return left + strings.Repeat(" ", max(1, w-lw-rw)) + right
 }

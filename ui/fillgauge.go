@@ -3,8 +3,6 @@ package ui
 import (
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"nbdscope/model"
 	"nbdscope/phrase"
 )
@@ -50,13 +48,13 @@ func (p *panel) fillGauge(w int) string {
 	}
 	by := st.Dim.Render(" · " + src)
 	short := st.Dim.Render("f") + fl.FullPct.Fixed(0) + st.Dim.Render(" e") + fl.EmptyPct.Fixed(0) + st.Dim.Render("%")
-	for _, s := range []string{p.fillShares(fl, w-ansi.StringWidth(by)) + by, fillBar(p.currentShare(), 4) + " " + short + by, short + by} {
-		if ansi.StringWidth(s) <= w {
+	for _, s := range []string{p.fillShares(fl, w-cellWidth(by)) + by, fillBar(p.currentShare(), 4) + " " + short + by, short + by} {
+		if cellWidth(s) <= w {
 			return s
 		}
 	}
 	tiny := st.Dim.Render(" · " + phrase.FillSourceTiny(fl.Source))
-	return p.fillShares(fl, w-ansi.StringWidth(tiny)) + tiny
+	return p.fillShares(fl, w-cellWidth(tiny)) + tiny
 }
 
 // fillShares is the gauge without its source: a bar and the shares in
@@ -64,7 +62,7 @@ func (p *panel) fillGauge(w int) string {
 func (p *panel) fillShares(fl model.Fill, w int) string {
 	st := p.com.styles
 	tail := st.Dim.Render(" full ") + fl.FullPct.Fixed(0) + "%" + st.Dim.Render(" empty ") + fl.EmptyPct.Fixed(0) + "%"
-	tailW := ansi.StringWidth(tail)
+	tailW := cellWidth(tail)
 	cells := min(max(w-tailW, 4), 10)
 	if w-tailW < 4 {
 		// too narrow for a bar: the shares alone

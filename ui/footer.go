@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/x/ansi"
 
 	"nbdscope/model"
 )
@@ -78,12 +77,12 @@ func (m *Model) footer(w int) string {
 	hm := m.help
 	hm.Width = 0
 	b := full
-	if s := hm.ShortHelpView(b); ansi.StringWidth(s) > w && narrow != nil {
+	if s := hm.ShortHelpView(b); cellWidth(s) > w && narrow != nil {
 		b = narrow
 	}
 	for {
 		s := hm.ShortHelpView(b)
-		if ansi.StringWidth(s) <= w || len(b) <= 3 {
+		if cellWidth(s) <= w || len(b) <= 3 {
 			m.footKey, m.foot = k.String(), clip(s, w)
 			return m.foot
 		}

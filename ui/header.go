@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"nbdscope/units"
 )
 
@@ -59,13 +57,13 @@ func (h *header) View() string {
 		// As top lists itself: what the explorer takes from the cores
 		// the pair runs on. Left out where it would clip the left side.
 		own := st.Dim.Render("nbdscope "+h.own) + "  "
-		if ansi.StringWidth(left)+1+ansi.StringWidth(own+right) <= h.width {
+		if cellWidth(left)+1+cellWidth(own+right) <= h.width {
 			right = own + right
 		}
 	}
 	if h.baseline != "" {
 		bl := "  " + st.Label.Render("baseline: ") + st.Value.Render(h.baseline)
-		if ansi.StringWidth(left+bl)+1+ansi.StringWidth(right) > h.width && h.baseName != "" {
+		if cellWidth(left+bl)+1+cellWidth(right) > h.width && h.baseName != "" {
 			bl = "  " + st.Label.Render("baseline: ") + st.Value.Render(h.baseName)
 		}
 		left += bl
@@ -84,7 +82,7 @@ func (h *header) View() string {
 // the last.
 func fitted(forms []string, w int) string {
 	for _, f := range forms {
-		if ansi.StringWidth(f) <= w {
+		if cellWidth(f) <= w {
 			return f
 		}
 	}
@@ -136,7 +134,7 @@ func (h *header) platformLine() string {
 		forms = append(forms, kernel+" · "+cores+" · "+bufs, short+" · "+cores+" · "+bufs)
 	}
 	for _, s := range forms {
-		if ansi.StringWidth(s) <= h.width {
+		if cellWidth(s) <= h.width {
 			return s
 		}
 	}

@@ -442,11 +442,11 @@ func (p *panel) bufLines(label string, lw, w int, b bufData) []string {
 		return []string{p.row(label, lw, pair)}
 	}
 	long, short := p.ownText(b, false), p.ownText(b, true)
-	beside := func(t string) bool { return lw+ansi.StringWidth(pair)+3+ansi.StringWidth(t) <= w }
+	beside := func(t string) bool { return lw+cellWidth(pair)+3+cellWidth(t) <= w }
 	own := long
 	switch {
 	case beside(long):
-	case p.wide() && lw+ansi.StringWidth(long) <= w:
+	case p.wide() && lw+cellWidth(long) <= w:
 		return []string{p.row(label, lw, pair), p.row("", lw, long)}
 	default:
 		own = short
@@ -570,10 +570,10 @@ func (p *panel) rowLines(label string, lw, w int, parts ...string) []string {
 	var lines []string
 	cur := ""
 	for _, part := range parts {
-		pw := ansi.StringWidth(part)
+		pw := cellWidth(part)
 		switch {
 		case part == "":
-		case cur != "" && ansi.StringWidth(cur)+ansi.StringWidth(sep)+pw <= vw:
+		case cur != "" && cellWidth(cur)+cellWidth(sep)+pw <= vw:
 			cur += sep + part
 		case pw <= vw:
 			if cur != "" {
@@ -729,7 +729,7 @@ func (p *panel) narrowBufs(bufs []shownBuf, lw int) []string {
 	// The others' effective sizes start at the left edge, as the line
 	// above does, and go on to a second line rather than be cut.
 	others[len(others)-1] += st.Dim.Render(" eff")
-	first := p.bufLines(label, max(lw, ansi.StringWidth(label)+1), p.inner(), bufs[0].bufData)
+	first := p.bufLines(label, max(lw, cellWidth(label)+1), p.inner(), bufs[0].bufData)
 	return append(first, p.rowLines("", 0, p.inner(), others...)...)
 }
 
@@ -980,7 +980,7 @@ func (p *panel) figureRows(d panelData, lw int) []string {
 	// The long form where it fits the column, else the short: at 160x48
 	// the long one was cut ("▓ wa…").
 	t := p.timeRow(f, false)
-	if ansi.StringWidth(t) > (p.inner()-3)/2-lw {
+	if cellWidth(t) > (p.inner()-3)/2-lw {
 		t = p.timeRow(f, true)
 	}
 	if t != "" {
@@ -1008,7 +1008,7 @@ func (p *panel) View() string {
 		name = string(rune('A' + p.idx))
 	}
 	title := p.title()
-	fill := p.width - 5 - ansi.StringWidth(title)
+	fill := p.width - 5 - cellWidth(title)
 	top := bst.Render(tl+hz) + " " + title + " " + bst.Render(strings.Repeat(hz, max(fill, 0))+tr)
 	lines := []string{top}
 	body := append([]string(nil), p.content()...)
@@ -1040,10 +1040,10 @@ func (p *panel) bottom(border func(...string) string, bl, hz, br string) string 
 	} else if p.othersOnly() {
 		label = p.othersLabel()
 	}
-	if label == "" || ansi.StringWidth(label)+6 > p.width {
+	if label == "" || cellWidth(label)+6 > p.width {
 		return border(bl + rule(p.width-2) + br)
 	}
-	fill := p.width - 5 - ansi.StringWidth(label)
+	fill := p.width - 5 - cellWidth(label)
 	return border(bl+rule(fill)) + " " + p.com.styles.Dim.Render(label) + " " + border(hz+br)
 }
 
@@ -1073,7 +1073,7 @@ func (p *panel) titles() (withConsume []string, bare string) {
 func (p *panel) title() string {
 	forms, bare := p.titles()
 	for _, t := range forms {
-		if ansi.StringWidth(t) <= p.width-6 {
+		if cellWidth(t) <= p.width-6 {
 			return t
 		}
 	}
@@ -1085,7 +1085,7 @@ func (p *panel) title() string {
 func (p *panel) consumeInTitle() bool {
 	forms, _ := p.titles()
 	for _, t := range forms {
-		if ansi.StringWidth(t) <= p.width-6 {
+		if cellWidth(t) <= p.width-6 {
 			return true
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
 
 	"nbdscope/model"
 	"nbdscope/phrase"
@@ -122,7 +121,7 @@ func (m *Model) layoutInput(w int) {
 	if m.input.Value() != "" {
 		// (An empty field's placeholder counts the prompt in its width
 		// itself.)
-		fw -= ansi.StringWidth(m.input.Prompt)
+		fw -= cellWidth(m.input.Prompt)
 	}
 	m.input.Width = max(fw, 8)
 }
@@ -184,7 +183,7 @@ func (m *Model) banners(w int) []string {
 			b := st.Error.Render(fmt.Sprintf("✗ %s %s crashed (%s)", m.cfg.Sides[i].Name, c.Role, c.Status))
 			key := st.Key.Render("!") + st.KeyDesc.Render(" restart "+m.cfg.Sides[i].Name)
 			l := lastLine(c.Stderr)
-			if one := b + st.Dim.Render(" — ") + l; l == "" || ansi.StringWidth(one)+1+ansi.StringWidth(key) <= w {
+			if one := b + st.Dim.Render(" — ") + l; l == "" || cellWidth(one)+1+cellWidth(key) <= w {
 				if l == "" {
 					one = b
 				}
