@@ -8,7 +8,7 @@ import (
 )
 
 // sweepFillLine is the send-buffer fill at each size of a sweep, full/empty
-// percent of the samples ("fill (full/empty %): 8k 61/37, 2m 0/87"). When
+// percent of the time ("fill (full/empty %): 8k 61/37, 2m 0/87"). When
 // no row measured it, an exec sweep says why (its runs' reason); "" for a
 // sweep of ours saved before fill was sampled.
 func sweepFillLine(rows []model.SweepRow) string {
@@ -30,9 +30,9 @@ func sweepFillLine(rows []model.SweepRow) string {
 		}
 		return ""
 	}
-	line := "send-buffer fill (full/empty % of samples" + execFillSource(rows) + "): " + strings.Join(parts, ", ")
+	line := "send-buffer fill (full/empty % of the time" + execFillSource(rows) + "): " + strings.Join(parts, ", ")
 	if few {
-		line += "; a share of so few samples (100 a second) says little: give a larger --bytes"
+		line += "; a share of so few samples says little: give a larger --bytes"
 	}
 	return line
 }

@@ -32,7 +32,7 @@ func TestSweepFillLineSaysFewSamples(t *testing.T) {
 func TestSweepFillLineNamesSource(t *testing.T) {
 	rows := []model.SweepRow{{Buffer: "default", Exec: &model.ExecRow{Runs: []model.ExecRun{{FillSource: model.FillSourceKernel}}}}}
 	rows[0].Figures.SetFill(model.Fill{Samples: 400, FullPct: 67, EmptyPct: 17, Limit: 212992})
-	if got := sweepFillLine(rows); !strings.Contains(got, "(full/empty % of samples, measured in the kernel)") {
+	if got := sweepFillLine(rows); !strings.Contains(got, "(full/empty % of the time, measured in the kernel)") {
 		t.Errorf("fill line %q does not say the kernel measured it", got)
 	}
 	rows[0].Exec.Runs = append(rows[0].Exec.Runs, model.ExecRun{FillSource: model.FillSourceSampler})
