@@ -23,14 +23,8 @@ func TestMarkersStack(t *testing.T) {
 	} {
 		h.send(model.Update{Event: &ev})
 	}
-	lines := strings.Split(ansi.Strip(h.view()), "\n")
-	axis := -1
-	for i, l := range lines {
-		if strings.Contains(l, "└") && strings.Contains(l, "┬") {
-			axis = i
-		}
-	}
-	if axis < 0 || axis+1 >= len(lines) {
+	lines, axis := timeAxis(h.view())
+	if axis < 0 {
 		t.Fatalf("no time axis:\n%s", strings.Join(lines, "\n"))
 	}
 	row, below := []rune(lines[axis]), []rune(lines[axis+1])
@@ -72,14 +66,8 @@ func TestClientRunsAreNoMarkers(t *testing.T) {
 			run := model.Event{T: 12.1 + 0.2*float64(i), Side: "A", Setting: model.ExecRunEvent, To: "0.243s"}
 			h.send(model.Update{Event: &run})
 		}
-		lines := strings.Split(ansi.Strip(h.view()), "\n")
-		axis := -1
-		for i, l := range lines {
-			if strings.Contains(l, "└") && strings.Contains(l, "┬") {
-				axis = i
-			}
-		}
-		if axis < 0 || axis+1 >= len(lines) {
+		lines, axis := timeAxis(h.view())
+		if axis < 0 {
 			t.Fatalf("%dx%d: no time axis:\n%s", size[0], size[1], strings.Join(lines, "\n"))
 		}
 		marks := strings.Count(lines[axis], "A") + strings.Count(lines[axis], "B") + strings.Count(lines[axis+1], "A") + strings.Count(lines[axis+1], "B")
@@ -95,4 +83,20 @@ func TestClientRunsAreNoMarkers(t *testing.T) {
 			t.Errorf("%dx%d: the runs took the change's place on the status line:\n%s", size[0], size[1], v)
 		}
 	}
+}
+
+// timeAxis is a screen's plain lines and the index of its last chart's
+// time axis, with a line below it for the markers; -1 when none.
+func timeAxis(view string) ([]string, int) {
+	lines := strings.Split(ansi.Strip(view), "\n")
+	axis := -1
+	for i, l := range lines {
+		if strings.Contains(l, "└") && strings.Contains(l, "┬") {
+			axis = i
+		}
+	}
+	if axis+1 >= len(lines) {
+		axis = -1
+	}
+	return lines, axis
 }

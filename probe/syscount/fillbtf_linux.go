@@ -82,3 +82,15 @@ func findMember(members []btf.Member, name string) (int32, bool) {
 	}
 	return 0, false
 }
+
+// fillGround is what every fill program stands on: the tracefs directory
+// of the socket layer's tracepoints and the struct offsets from the
+// kernel's BTF; an error says which is missing.
+func fillGround() (dir string, o fillOffsets, err error) {
+	tp, err := loadTracepoints()
+	if err != nil {
+		return "", o, err
+	}
+	o, err = loadFillOffsets()
+	return tp.dir, o, err
+}

@@ -24,16 +24,12 @@ const fillWatchMax = 1024
 // OpenFillEvents loads the exact per-event fill programs and attaches
 // them; an error says why they cannot run here, as OpenFillMeter's.
 func OpenFillEvents() (*FillMeter, error) {
-	tp, err := loadTracepoints()
-	if err != nil {
-		return nil, err
-	}
-	o, err := loadFillOffsets()
+	dir, o, err := fillGround()
 	if err != nil {
 		return nil, err
 	}
 	e := &fillEventsMeter{}
-	if err := e.load(tp.dir, o); err != nil {
+	if err := e.load(dir, o); err != nil {
 		e.close()
 		return nil, err
 	}

@@ -40,11 +40,7 @@ type FillRefWindow struct {
 // StartFillReference starts sampling the unix socket inode hz times a
 // second on every CPU.
 func StartFillReference(inode uint64, hz int) (*FillReference, error) {
-	tp, err := loadTracepoints()
-	if err != nil {
-		return nil, err
-	}
-	o, err := loadFillOffsets()
+	dir, o, err := fillGround()
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +53,7 @@ func StartFillReference(inode uint64, hz int) (*FillReference, error) {
 		r.Close()
 		return nil, err
 	}
-	if err := r.attach(tp.dir, o, hz); err != nil {
+	if err := r.attach(dir, o, hz); err != nil {
 		r.Close()
 		return nil, err
 	}

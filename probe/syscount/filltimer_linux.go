@@ -53,16 +53,12 @@ const fillTickNS = 1_000_000
 // openFillTimer loads the timer's programs and opens the timers,
 // disabled until a socket is watched.
 func openFillTimer() (*fillTimer, error) {
-	tp, err := loadTracepoints()
-	if err != nil {
-		return nil, err
-	}
-	o, err := loadFillOffsets()
+	dir, o, err := fillGround()
 	if err != nil {
 		return nil, err
 	}
 	t := &fillTimer{slots: map[uint64]uint32{}}
-	if err := t.load(tp.dir, o); err != nil {
+	if err := t.load(dir, o); err != nil {
 		t.close()
 		return nil, err
 	}
