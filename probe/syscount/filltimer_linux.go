@@ -32,10 +32,11 @@ type fillTimer struct {
 }
 
 // fillSlotMax is how many sockets the timer watches at once: a run's two
-// sides at up to 16 connections each is 32, a real server's own and a
-// reconnect's new sockets beside its old ones for a window at most
-// double that. The tick reads only up to the highest slot in use.
-const fillSlotMax = 64
+// sides at the most connections a side takes (64) is 128, with room for
+// a reconnect's new sockets beside its old ones for a window. The tick
+// reads only up to the highest slot in use, so the bound costs nothing
+// where a run has a connection a side.
+const fillSlotMax = 160
 
 // fillTickNS is the time between two ticks, over all CPUs: every CPU's
 // timer fires every fillTickNS × CPUs (2 ms on 2 CPUs), so that the

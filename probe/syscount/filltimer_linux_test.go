@@ -239,3 +239,43 @@ func TestMeasureFillTimer(t *testing.T) {
 		t.Errorf("cost %+v: want about 200 ticks and many finds, each timed", c)
 	}
 }
+
+// TestFillTimerWatchesTwoFullSides: two sides at the most connections a
+// side takes (64) are 128 sender sockets, every one watched, and the
+// tick's loop reaches the last slot: its socket, full, reads full. With
+// 64 slots the second side's sockets were refused.
+func TestFillTimerWatchesTwoFullSides(t *testing.T) {
+	m, _ := openTimerMeter(t)
+	var a, b []uint64
+	var last [2]int
+	for i := range 128 {
+		p, ino := socketPair(t)
+		if i < 64 {
+			a = append(a, ino)
+		} else {
+			b = append(b, ino)
+		}
+		last = p
+	}
+	if err := m.Set("A", a); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Set("last", b[len(b)-1:]); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Set("B", b[:len(b)-1]); err != nil {
+		t.Fatal(err)
+	}
+	if n := m.Watching(); n != 128 {
+		t.Fatalf("watching %d sockets, want 128", n)
+	}
+	buf := make([]byte, 4096)
+	for range 10000 {
+		if _, err := unix.Write(last[0], buf); errors.Is(err, unix.EAGAIN) {
+			break
+		}
+	}
+	if w := takeSamples(m, "last", 100); w.Samples < 100 || w.FullPct != 100 {
+		t.Errorf("the 128th socket: %+v, want 100 samples or more, all full", w)
+	}
+}
