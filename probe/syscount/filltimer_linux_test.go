@@ -275,7 +275,7 @@ func TestFillTimerWatchesTwoFullSides(t *testing.T) {
 			break
 		}
 	}
-	if w := takeSamples(m, "last", 100); w.Samples < 100 || w.FullPct != 100 {
+	if w := takeSamples(m, "last", 100); w.Samples < 100 || math.Abs(w.FullPct-100) > 1e-6 {
 		t.Errorf("the 128th socket: %+v, want 100 samples or more, all full", w)
 	}
 }
