@@ -42,8 +42,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"nbdscope/nbd"
 	"nbdscope/model"
+	"nbdscope/nbd"
 	"nbdscope/platform"
 	"nbdscope/units"
 )
