@@ -1,7 +1,6 @@
 package child
 
 import (
-	"context"
 	"testing"
 
 	"nbdscope/engine/wire"
@@ -17,15 +16,8 @@ import (
 func TestMeasureSendsItsBudget(t *testing.T) {
 	const req = 64 << 10
 	uri := serveBackend(t, nbd.NewNull(1<<30, 0))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ro, _, err := startLoadRole(ctx, wire.LoadSpec{URI: uri, Paused: true, Settings: wire.Start{model.SetConnections: {Int: 2},
+	r := startLoad(t, wire.LoadSpec{URI: uri, Paused: true, Settings: wire.Start{model.SetConnections: {Int: 2},
 		model.SetRequestSize: {Int: req}, model.SetInFlight: {Int: 4}, model.SetWorkload: {Str: string(model.WorkRead)}, model.SetConsume: {Str: string(model.ConsumeNone)}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := ro.(*loadRole)
-	defer r.close()
 	for _, n := range []int64{8, 37, 200} {
 		before := r.poll()
 		m := r.handle(wire.Cmd{Op: wire.OpMeasure, Requests: n, LimitMs: 60_000})

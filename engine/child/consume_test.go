@@ -201,18 +201,26 @@ func serveBackend(t *testing.T, be nbd.Backend) string {
 	return childtest.ServeExport(t, nbd.Export{Backend: be, ReadOnly: true}, 0)
 }
 
-// runLoad runs a load role in this process until cond holds on its poll
-// reply (or 30 s pass) and returns the last reply.
-func runLoad(t *testing.T, spec wire.LoadSpec, cond func(m wire.Msg) bool) wire.Msg {
+// startLoad starts a load role in this process, closed when the test
+// ends.
+func startLoad(t *testing.T, spec wire.LoadSpec) *loadRole {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	ro, _, err := startLoadRole(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := ro.(*loadRole)
-	defer r.close()
+	t.Cleanup(r.close)
+	return r
+}
+
+// runLoad runs a load role in this process until cond holds on its poll
+// reply (or 30 s pass) and returns the last reply.
+func runLoad(t *testing.T, spec wire.LoadSpec, cond func(m wire.Msg) bool) wire.Msg {
+	t.Helper()
+	r := startLoad(t, spec)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		m := r.poll()

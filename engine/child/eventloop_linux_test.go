@@ -1,7 +1,6 @@
 package child
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -31,14 +30,7 @@ func TestScanTurnsQemusLoop(t *testing.T) {
 	uri := serveBackend(t, jitter{nbd.NewNull(1<<30, 0xff)})
 	spec := wire.LoadSpec{URI: uri, Settings: wire.Start{model.SetConnections: {Int: 1}, model.SetRequestSize: {Int: 256 << 10}, model.SetInFlight: {Int: 4},
 		model.SetWorkload: {Str: string(model.WorkRead)}, model.SetConsume: {Str: string(model.ConsumeHash)}, model.SetReader: {Str: string(model.ReaderPoll)}}}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ro, _, err := startLoadRole(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := ro.(*loadRole)
-	defer r.close()
+	r := startLoad(t, spec)
 	waitLoad(t, r, func() bool { _, eagain := loopCounts(r); return eagain >= 5 })
 	if turns, eagain := loopCounts(r); turns != 0 {
 		t.Errorf("hash mode: %d event-loop turns for %d EAGAIN, want none", turns, eagain)
