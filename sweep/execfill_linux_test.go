@@ -23,21 +23,9 @@ func TestExecFillLooksLessOnceFound(t *testing.T) {
 	if !f.measuring() {
 		t.Skipf("no sampler here: %v", f.err)
 	}
-	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(pair[0])
-	end := os.NewFile(uintptr(pair[1]), "client end")
-	cmd := exec.Command("sleep", "30")
-	cmd.ExtraFiles = []*os.File{end}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	end.Close()
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	_, client := clientHolding(t, "sleep", "30")
 	r := f.watch(os.Getpid())
-	r.started(cmd.Process.Pid)
+	r.started(client)
 	time.Sleep(time.Second)
 	r.finish(false)
 	r.mu.Lock()
@@ -61,24 +49,12 @@ func TestExecFillInKernel(t *testing.T) {
 	if f.kern == nil {
 		t.Skip("the kernel's fill programs do not load here (nbdscope doctor says why)")
 	}
-	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(pair[0])
-	end := os.NewFile(uintptr(pair[1]), "client end")
-	cmd := exec.Command("sh", "-c", "cat <&3 >/dev/null")
-	cmd.ExtraFiles = []*os.File{end}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	end.Close()
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	server, client := clientHolding(t, "sh", "-c", "cat <&3 >/dev/null")
 	r := f.watch(os.Getpid())
-	r.started(cmd.Process.Pid)
+	r.started(client)
 	buf := make([]byte, 64<<10)
 	for end := time.Now().Add(500 * time.Millisecond); time.Now().Before(end); {
-		if _, err := unix.Write(pair[0], buf); err != nil {
+		if _, err := unix.Write(server, buf); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -99,4 +75,25 @@ func TestExecFillSamplerAsked(t *testing.T) {
 	if f.kern != nil {
 		t.Error("the kernel's fill programs loaded where the sampler was asked for")
 	}
+}
+
+// clientHolding starts argv as a "client" holding one end of a socketpair
+// on its fd 3 and returns the other end, this process's (the "server"),
+// and the client's pid; both are gone when the test ends.
+func clientHolding(t *testing.T, argv ...string) (server, client int) {
+	t.Helper()
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(pair[0]) })
+	end := os.NewFile(uintptr(pair[1]), "client end")
+	defer end.Close()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.ExtraFiles = []*os.File{end}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return pair[0], cmd.Process.Pid
 }
