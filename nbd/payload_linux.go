@@ -25,13 +25,21 @@ func makeHuge(n int) []byte {
 // set to "never", refuses or ignores it, and the buffer then works with
 // ordinary pages as before.
 func adviseHuge(b []byte) {
+	if inner := pageAligned(b); len(inner) > 0 {
+		_ = unix.Madvise(inner, unix.MADV_HUGEPAGE)
+	}
+}
+
+// pageAligned is the part of b made of whole 4 KiB pages, which madvise
+// takes; empty where b holds none.
+func pageAligned(b []byte) []byte {
 	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	lo := (start + smallPage - 1) &^ (smallPage - 1)
 	hi := (start + uintptr(len(b))) &^ (smallPage - 1)
 	if hi <= lo {
-		return
+		return nil
 	}
-	_ = unix.Madvise(b[lo-start:hi-start], unix.MADV_HUGEPAGE)
+	return b[lo-start : hi-start]
 }
 
 // refuseHuge marks the page-aligned part of b MADV_NOHUGEPAGE and drops
@@ -40,13 +48,10 @@ func adviseHuge(b []byte) {
 // then maps 4 KiB pages. b is a fresh allocation, all zeroes, which is
 // what dropped anonymous pages read as. Best effort, as adviseHuge.
 func refuseHuge(b []byte) {
-	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	lo := (start + smallPage - 1) &^ (smallPage - 1)
-	hi := (start + uintptr(len(b))) &^ (smallPage - 1)
-	if hi <= lo {
+	inner := pageAligned(b)
+	if len(inner) == 0 {
 		return
 	}
-	inner := b[lo-start : hi-start]
 	_ = unix.Madvise(inner, unix.MADV_NOHUGEPAGE)
 	_ = unix.Madvise(inner, unix.MADV_DONTNEED)
 }
