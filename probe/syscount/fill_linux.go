@@ -10,7 +10,7 @@ import (
 
 // FillMeter measures the send-buffer fill of groups of sender sockets in
 // the kernel, where the sampler (probe/sockdiag) reads it from user space
-// 200 times a second. Two ways, behind one bookkeeping of groups:
+// 100 times a second. Two ways, behind one bookkeeping of groups:
 //   - the default (OpenFillMeter) reads every watched socket's level at a
 //     timer's tick (filltimer_linux.go): what it costs does not grow with
 //     the bytes moved;
