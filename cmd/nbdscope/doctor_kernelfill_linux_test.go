@@ -72,6 +72,10 @@ func TestDoctorSaysFillCost(t *testing.T) {
 		t.Errorf("doctor's fill line does not say the timer's cost:\n%s", line)
 	}
 	t.Logf("%s", line)
+	k.Cost.WatchedNs, k.Cost.BystanderNs = 0, 205
+	if line := kernelFillLine(k); !strings.Contains(line, "data sockets too little for the loop to tell apart from its own noise here") || !strings.Contains(line, "any other socket call 205 ns of CPU") {
+		t.Errorf("a cost under the loop's resolution, and one over it:\n%s", line)
+	}
 	k.Cost, k.CostNA = nil, "no socketpair"
 	if line := kernelFillLine(k); !strings.Contains(line, "what the fill programs cost a call: n/a (no socketpair)") {
 		t.Errorf("doctor's fill line without a cost:\n%s", line)
