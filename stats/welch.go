@@ -48,7 +48,10 @@ type Verdict struct {
 	NA, NB int
 	// Ratio is mean b / mean a; NaN when a's mean is 0.
 	Ratio float64
-	// Lo, Hi bound the ratio's 95% interval (Fieller), clipped at 0 since
+	// Confidence is the interval's level: Confidence, or a look's level
+	// in a sequence of looks (WelchAt).
+	Confidence float64
+	// Lo, Hi bound the ratio's interval (Fieller), clipped at 0 since
 	// the figures compared are never negative; Hi is +Inf when a's mean is
 	// itself within noise of 0. NaN unless the Kind is Within or Beyond.
 	Lo, Hi float64
@@ -67,9 +70,15 @@ type Verdict struct {
 func (v Verdict) Known() bool { return v.Kind == Within || v.Kind == Beyond }
 
 // Welch judges b against a (see the package's rule above).
-func Welch(a, b Summary) Verdict {
+func Welch(a, b Summary) Verdict { return WelchAt(a, b, Confidence) }
+
+// WelchAt is Welch at another level: the test at 1 − conf and the
+// interval at conf. Only a sequence of looks at growing sets of the same
+// measurements takes it (RepeatedConfidence), so that its intervals
+// together hold the truth at Confidence.
+func WelchAt(a, b Summary, conf float64) Verdict {
 	nan := math.NaN()
-	v := Verdict{Kind: NoData, NA: a.N, NB: b.N, Ratio: nan, Lo: nan, Hi: nan, T: nan, DF: nan, P: nan}
+	v := Verdict{Kind: NoData, NA: a.N, NB: b.N, Ratio: nan, Lo: nan, Hi: nan, T: nan, DF: nan, P: nan, Confidence: conf}
 	if a.N == 0 || b.N == 0 || math.IsNaN(a.Mean) || math.IsNaN(b.Mean) {
 		return v
 	}
@@ -93,12 +102,12 @@ func Welch(a, b Summary) Verdict {
 	v.T = d / math.Sqrt(va+vb)
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: v.DF}
 	v.P = 2 * t.Survival(math.Abs(v.T))
-	tc := t.Quantile(1 - (1-Confidence)/2)
+	tc := t.Quantile(1 - (1-conf)/2)
 	v.Lo, v.Hi = fieller(a.Mean, b.Mean, va, vb, tc)
 	v.Kind = Beyond
 	if math.Abs(v.T) <= tc {
 		v.Kind = Within
-		v.Tell = tell(a, b, max(a.N, b.N))
+		v.Tell = tell(a, b, max(a.N, b.N), conf)
 	}
 	return v
 }
@@ -147,12 +156,12 @@ func fieller(ma, mb, va, vb, tc float64) (lo, hi float64) {
 // the means with the observed standard deviations; TellNever if none.
 // Both the standard error and the critical t fall as k grows, so the test
 // is monotone in k and a bisection finds it.
-func tell(a, b Summary, n int) int {
+func tell(a, b Summary, n int, conf float64) int {
 	d := math.Abs(b.Mean - a.Mean)
 	sa2, sb2 := a.Stddev*a.Stddev, b.Stddev*b.Stddev
 	tells := func(k int) bool {
 		va, vb := sa2/float64(k), sb2/float64(k)
-		tc := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: welchDF(va, vb, k, k)}.Quantile(1 - (1-Confidence)/2)
+		tc := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: welchDF(va, vb, k, k)}.Quantile(1 - (1-conf)/2)
 		return d > tc*math.Sqrt(va+vb)
 	}
 	lo, hi := max(n+1, 2), TellMax
