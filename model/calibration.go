@@ -96,12 +96,18 @@ type CalibrationReport struct {
 	// Server is the real server's command, "" for nbdscope's own.
 	Server string `json:"server"`
 	// Client is the real client's command, placeholders as given.
-	Client  string           `json:"client"`
-	Bytes   int64            `json:"bytes"`
-	Repeat  int              `json:"repeat"`
-	Config  Config           `json:"config"`
-	Rows    []CalibrationRow `json:"rows"`
-	Partial bool             `json:"partial"`
+	Client string `json:"client"`
+	Bytes  int64  `json:"bytes"`
+	// Repeat is the most repeats per client and buffer (Looks.Most); each
+	// row's clients say how many they took.
+	Repeat int `json:"repeat"`
+	// Looks is when the rows were judged (a look every Looks.Every
+	// repeats); Confidence each look's level, 0.95 for one look.
+	Looks      LookPlan         `json:"looks"`
+	Confidence float64          `json:"confidence"`
+	Config     Config           `json:"config"`
+	Rows       []CalibrationRow `json:"rows"`
+	Partial    bool             `json:"partial"`
 	// PartialReason says why the report is partial.
 	PartialReason string `json:"partial_reason,omitempty"`
 }
@@ -161,8 +167,9 @@ func (r CalibrationRow) Agreement() Agreement {
 
 // RecvCallsDifference judges our load's receive calls per 2 MiB against
 // the real client's, one measurement a repeat each (the rows of each
-// client's sweep): ours / real with its interval.
-func RecvCallsDifference(ours, real []SweepRow) Difference {
+// client's sweep): ours / real with its interval at conf (a LookPlan's
+// Confidence).
+func RecvCallsDifference(ours, real []SweepRow, conf float64) Difference {
 	calls := func(rows []SweepRow) stats.Summary {
 		xs := make([]float64, 0, len(rows))
 		for _, r := range rows {
@@ -172,5 +179,52 @@ func RecvCallsDifference(ours, real []SweepRow) Difference {
 		}
 		return stats.Of(xs)
 	}
-	return DifferenceOf(calls(real), calls(ours))
+	return DifferenceAt(calls(real), calls(ours), conf)
 }
+
+// LookPlan is when a calibration judges its rows: after every Every
+// rounds (a measurement of each client at each buffer still measured),
+// up to Most. A buffer whose agreement is then decided (within, OUTSIDE
+// or n/a) is measured no more; the calibration ends when none is left or
+// at Most. Each look's interval is at the plan's Confidence, so that the
+// looks together are as sure as one 95% interval (stats.RepeatedConfidence):
+// stopping at the first answer does not make a lucky answer likelier.
+type LookPlan struct {
+	Every int `json:"every"`
+	Most  int `json:"most"`
+}
+
+// AutoLooks is --repeat auto: a look every 10 repeats, at most 50. The
+// calls of either client swing 25–45% from run to run against our server
+// (the regimes above), so at 10 repeats the interval of a ratio near 1
+// is about ±30%, too wide for the band; at 20–30 it fits.
+var AutoLooks = LookPlan{Every: 10, Most: 50}
+
+// FixedLooks is --repeat n: one look, after n repeats, at 95%.
+func FixedLooks(n int) LookPlan { return LookPlan{Every: n, Most: n} }
+
+// Looks is how many looks the plan takes at most.
+func (p LookPlan) Looks() int {
+	if p.Every < 1 {
+		return 0
+	}
+	return p.Most / p.Every
+}
+
+// Valid says the plan can run: a look at least, every one within
+// stats.MaxLooks, Most a whole number of steps.
+func (p LookPlan) Valid() bool {
+	return p.Every >= 1 && p.Most >= p.Every && p.Most%p.Every == 0 && p.Looks() <= stats.MaxLooks
+}
+
+// IsLook says the round (counted from 1) is one the plan looks after.
+func (p LookPlan) IsLook(round int) bool {
+	return p.Every >= 1 && round%p.Every == 0 && round <= p.Most
+}
+
+// Confidence is each look's level.
+func (p LookPlan) Confidence() float64 { return stats.RepeatedConfidence(p.Looks()) }
+
+// Decided says a row needs no more repeats: its agreement is within,
+// OUTSIDE or n/a.
+func (r CalibrationRow) Decided() bool { return r.Agreement() != AgreeUndecided }

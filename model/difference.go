@@ -18,6 +18,13 @@ type Difference struct{ stats.Verdict }
 // DifferenceOf judges b against a.
 func DifferenceOf(a, b stats.Summary) Difference { return Difference{stats.Welch(a, b)} }
 
+// DifferenceAt judges b against a with the interval at conf: one look of
+// several at the same growing measurements (stats.RepeatedConfidence),
+// whose intervals together hold the truth at 95%.
+func DifferenceAt(a, b stats.Summary, conf float64) Difference {
+	return Difference{stats.WelchAt(a, b, conf)}
+}
+
 // HasData says both sides had a measurement: the ratio is known, judged
 // or not.
 func (d Difference) HasData() bool { return d.Kind != stats.NoData }
@@ -85,6 +92,9 @@ type differenceJSON struct {
 	P           Figure `json:"p"`
 	DF          Figure `json:"df"`
 	RepeatsTell int    `json:"repeats_to_tell,omitempty"` // -1: none up to stats.TellMax would
+	// Confidence is the interval's level where it is not stats.Confidence
+	// (95%): a look's, in a sequence of looks (DifferenceAt).
+	Confidence float64 `json:"confidence,omitempty"`
 }
 
 // verdictNames are the kinds' names in JSON.
@@ -92,8 +102,12 @@ var verdictNames = map[stats.Kind]string{stats.NoData: "no_data", stats.TooFew: 
 
 // MarshalJSON writes the verdict with its kind's name.
 func (d Difference) MarshalJSON() ([]byte, error) {
-	return json.Marshal(differenceJSON{Verdict: verdictNames[d.Kind], NA: d.NA, NB: d.NB, Ratio: Figure(d.Ratio),
-		Low: Figure(d.Lo), High: Figure(d.Hi), Unbounded: math.IsInf(d.Hi, 1), P: Figure(d.P), DF: Figure(d.DF), RepeatsTell: d.Tell})
+	j := differenceJSON{Verdict: verdictNames[d.Kind], NA: d.NA, NB: d.NB, Ratio: Figure(d.Ratio),
+		Low: Figure(d.Lo), High: Figure(d.Hi), Unbounded: math.IsInf(d.Hi, 1), P: Figure(d.P), DF: Figure(d.DF), RepeatsTell: d.Tell}
+	if d.Confidence != 0 && d.Confidence != stats.Confidence {
+		j.Confidence = d.Confidence
+	}
+	return json.Marshal(j)
 }
 
 // UnmarshalJSON reads what MarshalJSON wrote.
@@ -103,7 +117,10 @@ func (d *Difference) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	v := stats.Verdict{NA: j.NA, NB: j.NB, Ratio: float64(j.Ratio), Lo: float64(j.Low), Hi: float64(j.High),
-		P: float64(j.P), DF: float64(j.DF), T: math.NaN(), Tell: j.RepeatsTell}
+		P: float64(j.P), DF: float64(j.DF), T: math.NaN(), Tell: j.RepeatsTell, Confidence: stats.Confidence}
+	if j.Confidence != 0 {
+		v.Confidence = j.Confidence
+	}
 	if j.Unbounded {
 		v.Hi = math.Inf(1)
 	}

@@ -24,9 +24,9 @@ func WriteCalibration(w io.Writer, rep model.CalibrationReport) {
 	if sd.Connections != 1 {
 		conns = fmt.Sprintf("%d connections", sd.Connections)
 	}
-	fmt.Fprintf(w, "Our load (%s, %s requests, %d in flight, consume %s, reader %s) and `%s`, each reading %s from %s at each server send buffer; median of %d by time.\n",
+	fmt.Fprintf(w, "Our load (%s, %s requests, %d in flight, consume %s, reader %s) and `%s`, each reading %s from %s at each server send buffer; each client's median run by time, of %s.\n",
 		conns, units.FormatSize(int64(sd.RequestSize)), sd.InFlight, consumeName(sd), sd.Get(model.SetReader), rep.Client,
-		units.FormatSize(rep.Bytes), execServerName(sd), rep.Repeat)
+		units.FormatSize(rep.Bytes), execServerName(sd), repeatsTaken(rep))
 	fmt.Fprintln(w, "Calls and EAGAIN are the client's receive calls; wake-ups are its voluntary + involuntary context switches; CPU is user + system of the client and all it started.")
 	for _, r := range rep.Rows {
 		if r.CallsNA != nil {
@@ -62,7 +62,7 @@ func WriteCalibration(w io.Writer, rep model.CalibrationReport) {
 	if line := otherCPULine(other); line != "" {
 		fmt.Fprintln(w, line)
 	}
-	fmt.Fprintln(w, agreementLine(rep.Rows, real))
+	fmt.Fprintln(w, agreementLine(rep, real))
 	if rep.Partial {
 		fmt.Fprintf(w, "\nPARTIAL CALIBRATION: %s\n", rep.PartialReason)
 	}
@@ -76,10 +76,59 @@ func consumeName(sd model.SideConfig) string {
 	return string(sd.Consume)
 }
 
+// repeatsTaken says how many repeats each buffer took: "3 repeats",
+// or "20 repeats at default, 30 at 2m (judged every 10, at most 50)".
+func repeatsTaken(rep model.CalibrationReport) string {
+	plural := func(n int) string {
+		if n == 1 {
+			return "1 repeat"
+		}
+		return fmt.Sprintf("%d repeats", n)
+	}
+	var each []string
+	same := true
+	for i, r := range rep.Rows {
+		n := max(r.Ours.Repeats, r.Real.Repeats)
+		if i > 0 && n != max(rep.Rows[0].Ours.Repeats, rep.Rows[0].Real.Repeats) {
+			same = false
+		}
+		at := fmt.Sprint(n)
+		if i == 0 {
+			at = plural(n)
+		}
+		each = append(each, at+" at "+r.Buffer)
+	}
+	s := plural(rep.Repeat)
+	switch {
+	case len(rep.Rows) > 0 && same:
+		s = plural(max(rep.Rows[0].Ours.Repeats, rep.Rows[0].Real.Repeats))
+	case len(rep.Rows) > 0:
+		s = strings.Join(each, ", ")
+	}
+	if rep.Looks.Looks() > 1 {
+		s += fmt.Sprintf(" (judged every %d, at most %d)", rep.Looks.Every, rep.Looks.Most)
+	}
+	return s
+}
+
 // agreementLine says at which buffers our load's receive calls per 2 MiB
 // are within the band of the real client's (model.AgreeLow…AgreeHigh), by
-// the ratio's 95% interval over the repeats (model.CalibrationRow.Agreement).
-func agreementLine(rows []model.CalibrationRow, real string) string {
+// the ratio's interval over the repeats (model.CalibrationRow.Agreement):
+// 95%, or each look's level when the calibration looked several times.
+func agreementLine(rep model.CalibrationReport, real string) string {
+	level := "the ratio's 95% interval over the repeats"
+	if n := rep.Looks.Looks(); n > 1 {
+		level = fmt.Sprintf("the ratio's interval over the repeats, at %.1f%% at each of up to %d looks, so that together they hold it at 95%%",
+			100*rep.Confidence, n)
+	}
+	line := fmt.Sprintf("Agreement, receive calls per 2 MiB ours / %s within %.2f–%.2fx (%s):", real, model.AgreeLow, model.AgreeHigh, level)
+	return line + " " + LookLine(rep.Rows) + "."
+}
+
+// LookLine is what a look found at each buffer: "within at default
+// 1.02x ≈ [0.91–1.14]; undecided at 2m 1.12x ≈ [0.80–1.52] (the interval
+// crosses the band's edge: …)".
+func LookLine(rows []model.CalibrationRow) string {
 	var in, out, und, na []string
 	for _, r := range rows {
 		at := r.Buffer + " " + r.Ratio.RecvCallsPer2MiB.Ratio()
@@ -97,18 +146,18 @@ func agreementLine(rows []model.CalibrationRow, real string) string {
 			und = append(und, at)
 		}
 	}
-	line := fmt.Sprintf("Agreement, receive calls per 2 MiB ours / %s within %.2f–%.2fx (the ratio's 95%% interval over the repeats):", real, model.AgreeLow, model.AgreeHigh)
+	var parts []string
 	if len(in) > 0 {
-		line += " within at " + strings.Join(in, ", ") + ";"
+		parts = append(parts, "within at "+strings.Join(in, ", "))
 	}
 	if len(out) > 0 {
-		line += " OUTSIDE at " + strings.Join(out, ", ") + ";"
+		parts = append(parts, "OUTSIDE at "+strings.Join(out, ", "))
 	}
 	if len(und) > 0 {
-		line += " undecided at " + strings.Join(und, ", ") + " (the interval crosses the band's edge: the runs swing too far to say; more --repeat narrows it);"
+		parts = append(parts, "undecided at "+strings.Join(und, ", ")+" (the interval crosses the band's edge: the runs swing too far to say; more repeats narrow it)")
 	}
 	if len(na) > 0 {
-		line += " n/a at " + strings.Join(na, ", ") + " (the real client's calls were not counted);"
+		parts = append(parts, "n/a at "+strings.Join(na, ", ")+" (the real client's calls were not counted)")
 	}
-	return strings.TrimSuffix(line, ";") + "."
+	return strings.Join(parts, "; ")
 }

@@ -49,7 +49,7 @@ func TestCalibrationAgreementByInterval(t *testing.T) {
 	real := rows(10, 10.5, 9.5, 10.2, 9.8)
 	row := func(buf string, ours []model.SweepRow, median model.Figure) model.CalibrationRow {
 		return model.CalibrationRow{Buffer: buf, Ratio: model.ClientRatios{RecvCallsPer2MiB: median},
-			RecvCalls: model.RecvCallsDifference(ours, real)}
+			RecvCalls: model.RecvCallsDifference(ours, real, 0.95)}
 	}
 	steady := row("default", rows(10.1, 9.9, 10.3, 9.7, 10), 1.01)
 	far := row("2m", rows(20, 21, 19, 20.5, 19.5), 2.0)
@@ -62,10 +62,39 @@ func TestCalibrationAgreementByInterval(t *testing.T) {
 			t.Errorf("%s: agreement %v, want %v (interval %s)", c.r.Buffer, got, c.want, c.r.RecvCalls.Interval())
 		}
 	}
-	line := agreementLine([]model.CalibrationRow{steady, far, swinging}, "qemu-img")
+	line := agreementLine(model.CalibrationReport{Rows: []model.CalibrationRow{steady, far, swinging}}, "qemu-img")
 	for _, want := range []string{"within at default 1.00x", "OUTSIDE at 2m 2.00x", "undecided at 4m 1.40x ≈ ["} {
 		if !strings.Contains(line, want) {
 			t.Errorf("the line lacks %q:\n%s", want, line)
 		}
+	}
+}
+
+// With looks, the header says how many repeats each buffer took and the
+// agreement line names each look's level and what it is for.
+func TestCalibrationSaysItsLooks(t *testing.T) {
+	row := func(buf string, n int, ratio model.Figure) model.CalibrationRow {
+		return model.CalibrationRow{Buffer: buf, Ratio: model.ClientRatios{RecvCallsPer2MiB: ratio},
+			Ours: model.ClientFigures{Repeats: n}, Real: model.ClientFigures{Repeats: n}}
+	}
+	rep := model.CalibrationReport{Config: model.Config{Sides: [2]model.SideConfig{{Connections: 1, RequestSize: 2 << 20, InFlight: 8}}},
+		Client: "qemu-img convert {uri} null", Repeat: 50, Looks: model.AutoLooks, Confidence: model.AutoLooks.Confidence(),
+		Rows: []model.CalibrationRow{row("default", 20, 1.02), row("2m", 50, 1.1)}}
+	var out bytes.Buffer
+	WriteCalibration(&out, rep)
+	for _, want := range []string{
+		"each client's median run by time, of 20 repeats at default, 50 at 2m (judged every 10, at most 50).",
+		"(the ratio's interval over the repeats, at 98.4% at each of up to 5 looks, so that together they hold it at 95%): within at default 1.02x, 2m 1.10x.",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the calibration lacks %q:\n%s", want, out.String())
+		}
+	}
+	rep.Looks, rep.Repeat, rep.Confidence = model.FixedLooks(3), 3, 0.95
+	rep.Rows = []model.CalibrationRow{row("default", 3, 1.02)}
+	out.Reset()
+	WriteCalibration(&out, rep)
+	if want := "median run by time, of 3 repeats.\n"; !strings.Contains(out.String(), want) {
+		t.Errorf("the calibration lacks %q:\n%s", want, out.String())
 	}
 }

@@ -17,66 +17,153 @@ import (
 // real server of the side's Server command.
 
 // CalibrateSpec is what to calibrate: the server send buffers, the
-// payload each measurement moves (the real client's export size), the
-// repeats, and the real client's command ({uri}, {socket}, {size}).
+// payload each measurement moves (the real client's export size), when
+// to judge (a look every Looks.Every repeats, at most Looks.Most), and
+// the real client's command ({uri}, {socket}, {size}).
 type CalibrateSpec struct {
 	Sizes  []model.Buf
 	Bytes  int64
-	Repeat int
+	Looks  model.LookPlan
 	Client clientrun.Command
 }
 
 // CalibrateProgress tells where a calibration is after each sweep of one
-// client over every size.
+// client over the buffers still measured, and what each look found.
 type CalibrateProgress struct {
-	Done, Total int
-	Client      string // "ours" or the real client's program
+	Round, Most int
+	Client      string   // "ours" or the real client's program
+	Sizes       []string // the buffers measured in this round
+	// Look is set after a look's round: every buffer's row so far.
+	Look []model.CalibrationRow
 }
 
 // Calibrate runs spec on side A of base. The two clients go in rounds,
-// ours then the real one, Repeat times (the real client's warm-up in the
-// first round only), so a slow stretch of a shared machine meets both
-// alike (ExecSweep says why rounds); each row holds each client's median
-// measurement by time. On an error the rows hold the sizes both clients
-// have measured so far.
+// ours then the real one (the real client's warm-up in the first round
+// only), so a slow stretch of a shared machine meets both alike
+// (ExecSweep says why rounds). After each look's round every buffer is
+// judged; one whose agreement is decided leaves the later rounds
+// (model.LookPlan). Each row holds each client's median measurement by
+// time. On an error the rows hold the sizes both clients have measured
+// so far.
 func Calibrate(ctx context.Context, base model.Config, spec CalibrateSpec, opts engine.Options, progress func(CalibrateProgress)) ([]model.CalibrationRow, error) {
-	if len(spec.Sizes) == 0 || spec.Bytes <= 0 || spec.Repeat < 1 || spec.Client.Line == "" {
-		return nil, errors.New("calibrate: need sizes, a positive byte count, at least one repeat and a client command")
+	if len(spec.Sizes) == 0 || spec.Bytes <= 0 || !spec.Looks.Valid() || spec.Client.Line == "" {
+		return nil, errors.New("calibrate: need sizes, a positive byte count, a plan of looks and a client command")
 	}
-	ours := make([][]model.SweepRow, len(spec.Sizes))
-	real := make([][]model.SweepRow, len(spec.Sizes))
+	c := newCalibration(spec)
 	prog, _ := shellword.Split(spec.Client.Line)
-	pr := CalibrateProgress{Total: 2 * spec.Repeat}
-	step := func(client string) {
-		pr.Done++
-		pr.Client = client
-		if progress != nil {
-			progress(pr)
-		}
+	c.realName = "real client"
+	if len(prog) > 0 {
+		c.realName = prog[0]
 	}
-	for r := 0; r < spec.Repeat; r++ {
-		one := model.SweepSpec{Sizes: spec.Sizes, Bytes: spec.Bytes, Repeat: 1, Setting: model.SetSndBuf}
-		rows, err := Sweep(ctx, base, one, opts, nil)
-		appendRows(ours, spec.Sizes, rows)
-		if err != nil {
-			return calibrationRows(spec.Sizes, ours, real), err
-		}
-		step("ours")
+	c.measureOurs = func(sizes []model.Buf) ([]model.SweepRow, error) {
+		one := model.SweepSpec{Sizes: sizes, Bytes: spec.Bytes, Repeat: 1, Setting: model.SetSndBuf}
+		return Sweep(ctx, base, one, opts, nil)
+	}
+	c.measureReal = func(sizes []model.Buf, round int) ([]model.SweepRow, error) {
+		one := model.SweepSpec{Sizes: sizes, Bytes: spec.Bytes, Repeat: 1, Setting: model.SetSndBuf}
 		warm := 0
-		if r == 0 {
+		if round == 1 {
 			warm = 1
 		}
 		one.Exec = &model.ExecSpec{Command: spec.Client.Line, Shell: spec.Client.Shell, Warmup: warm}
-		rows, err = ExecSweep(ctx, base, one, spec.Client, opts, nil)
-		appendRows(real, spec.Sizes, rows)
-		if err != nil {
-			return calibrationRows(spec.Sizes, ours, real), err
+		return ExecSweep(ctx, base, one, spec.Client, opts, nil)
+	}
+	return c.run(progress)
+}
+
+// run measures in rounds until every size is decided or the plan's most.
+func (c *calibration) run(progress func(CalibrateProgress)) ([]model.CalibrationRow, error) {
+	for r := 1; r <= c.spec.Looks.Most; r++ {
+		sizes := c.openSizes()
+		if len(sizes) == 0 {
+			break
 		}
-		if len(prog) > 0 {
-			step(prog[0])
+		pr := CalibrateProgress{Round: r, Most: c.spec.Looks.Most, Sizes: bufNames(sizes)}
+		say := func(client string) {
+			if pr.Client = client; progress != nil {
+				progress(pr)
+			}
+		}
+		rows, err := c.measureOurs(sizes)
+		appendRows(c.ours, c.spec.Sizes, rows)
+		if err != nil {
+			return c.rows(), err
+		}
+		say("ours")
+		rows, err = c.measureReal(sizes, r)
+		appendRows(c.real, c.spec.Sizes, rows)
+		if err != nil {
+			return c.rows(), err
+		}
+		if c.spec.Looks.IsLook(r) {
+			pr.Look = c.look()
+		}
+		say(c.realName)
+	}
+	return c.rows(), nil
+}
+
+// calibration is a calibration's measurements so far, per size, and the
+// sizes still measured.
+type calibration struct {
+	spec       CalibrateSpec
+	ours, real [][]model.SweepRow
+	open       []bool
+	realName   string // the real client's program, for progress
+	// measureOurs and measureReal take one measurement of each client at
+	// each of the sizes (a sweep of our load, an exec sweep of the real
+	// client, warmed up in round 1).
+	measureOurs func(sizes []model.Buf) ([]model.SweepRow, error)
+	measureReal func(sizes []model.Buf, round int) ([]model.SweepRow, error)
+}
+
+// newCalibration is spec's calibration before any measurement.
+func newCalibration(spec CalibrateSpec) *calibration {
+	c := &calibration{spec: spec, ours: make([][]model.SweepRow, len(spec.Sizes)), real: make([][]model.SweepRow, len(spec.Sizes)),
+		open: make([]bool, len(spec.Sizes))}
+	for i := range c.open {
+		c.open[i] = true
+	}
+	return c
+}
+
+// openSizes are the sizes not yet decided.
+func (c *calibration) openSizes() []model.Buf {
+	var out []model.Buf
+	for i, s := range c.spec.Sizes {
+		if c.open[i] {
+			out = append(out, s)
 		}
 	}
-	return calibrationRows(spec.Sizes, ours, real), nil
+	return out
+}
+
+// look judges every size and closes the decided ones.
+func (c *calibration) look() []model.CalibrationRow {
+	rows := c.rows()
+	for _, row := range rows {
+		for i, s := range c.spec.Sizes {
+			if s.String() == row.Buffer && row.Decided() {
+				c.open[i] = false
+			}
+		}
+	}
+	return rows
+}
+
+// rows are the sizes both clients have measured, judged at the plan's
+// level.
+func (c *calibration) rows() []model.CalibrationRow {
+	return calibrationRows(c.spec.Sizes, c.ours, c.real, c.spec.Looks.Confidence())
+}
+
+// bufNames are the sizes as the rows name them.
+func bufNames(sizes []model.Buf) []string {
+	out := make([]string, len(sizes))
+	for i, s := range sizes {
+		out[i] = s.String()
+	}
+	return out
 }
 
 // appendRows files each row under its size.
@@ -92,8 +179,9 @@ func appendRows(to [][]model.SweepRow, sizes []model.Buf, rows []model.SweepRow)
 }
 
 // calibrationRows are the sizes both clients have measured: each one's
-// median measurement by time, and ours / real.
-func calibrationRows(sizes []model.Buf, ours, real [][]model.SweepRow) []model.CalibrationRow {
+// median measurement by time, ours / real, and the receive calls judged
+// with the interval at conf.
+func calibrationRows(sizes []model.Buf, ours, real [][]model.SweepRow, conf float64) []model.CalibrationRow {
 	var out []model.CalibrationRow
 	for i, s := range sizes {
 		if len(ours[i]) == 0 || len(real[i]) == 0 {
@@ -108,7 +196,7 @@ func calibrationRows(sizes []model.Buf, ours, real [][]model.SweepRow) []model.C
 			row.Effective = o.Effective
 		}
 		row.Ratio = row.Ours.Ratios(row.Real)
-		row.RecvCalls = model.RecvCallsDifference(ours[i], real[i])
+		row.RecvCalls = model.RecvCallsDifference(ours[i], real[i], conf)
 		both := append(append([]model.SweepRow(nil), ours[i]...), real[i]...)
 		row.OtherCoresBusy = worstOther(both, func(r model.SweepRow) *model.Figure { return r.OtherCoresBusy })
 		if x.Exec != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,8 +30,11 @@ nbdscope's stand-in is from the client it stands for, on this machine.
 The server is nbdscope's own (the null backend) or, with --server 'CMD', a
 real one (qemu-nbd, nbdkit) whose send buffer is set from outside on each
 connection. Each measurement moves --bytes (the real client's export is that
-size); the two clients go in rounds, ours then the real one, --repeat times,
-and each figure is that client's median measurement by time. Our load is
+size); the two clients go in rounds, ours then the real one, and each figure
+is that client's median measurement by time. --repeat auto (the default)
+judges every 10 rounds, at most 50, and stops measuring a buffer once its
+agreement is decided: each look's interval is widened so that the looks
+together are as sure as one 95% interval. --repeat N judges once, after N. Our load is
 side A's settings (1 connection, 2 MiB requests, 8 in flight, zero scan by
 default: qemu-img convert's shape). The real client's socket calls are
 counted exactly (per process by bpf, at the socket layer, where allowed,
@@ -42,9 +46,8 @@ const calibrateExample = `  nbdscope calibrate
   nbdscope calibrate --server "qemu-nbd -r -t -e 0 -f raw -k {socket} 'json:{\"file\":{\"driver\":\"null-co\",\"size\":{size}}}'" --json`
 
 type calibrateFlags struct {
-	sndbuf, bytes, client string
-	repeat                int
-	asJSON                bool
+	sndbuf, bytes, client, repeat string
+	asJSON                        bool
 }
 
 func newCalibrateCmd(a *app) *cobra.Command {
@@ -55,7 +58,7 @@ func newCalibrateCmd(a *app) *cobra.Command {
 	fs.StringVar(&f.sndbuf, "sndbuf", "default,2m", "comma-separated server send buffer `SIZES` to calibrate at")
 	cmd.RegisterFlagCompletionFunc("sndbuf", completeBufList)
 	fs.StringVar(&f.bytes, "bytes", "1g", "payload `SIZE` per measurement (the real client's export size), in whole requests")
-	fs.IntVarP(&f.repeat, "repeat", "r", 3, "measurements per client and size, `N` (the median is shown)")
+	fs.StringVarP(&f.repeat, "repeat", "r", "auto", "measurements per client and size: `N`, or auto (a look every 10, at most 50, until each buffer's agreement is decided)")
 	fs.StringVar(&f.client, "client", presets.QemuImgRead, "the real client `CMD` ({uri}, {socket}, {size} replaced)")
 	fs.BoolVar(&f.asJSON, "json", false, "print JSON")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
@@ -89,9 +92,8 @@ func (f *calibrateFlags) plan(a *app, cmd *cobra.Command, lf *loadFlags) (model.
 	if sd.Exec != "" {
 		return cfg, spec, usageErrorf("calibrate: the real client is --client's, not the side's exec")
 	}
-	spec.Repeat = f.repeat
-	if spec.Repeat < 1 || spec.Repeat > 100 {
-		return cfg, spec, usageErrorf("calibrate: --repeat %d: want 1…100", spec.Repeat)
+	if spec.Looks, err = looksOf(f.repeat); err != nil {
+		return cfg, spec, err
 	}
 	if spec.Sizes, err = sndbufList(f.sndbuf); err != nil {
 		return cfg, spec, err
@@ -110,6 +112,18 @@ func (f *calibrateFlags) plan(a *app, cmd *cobra.Command, lf *loadFlags) (model.
 		return cfg, spec, usageErrorf("calibrate: --client %q: %v", f.client, err)
 	}
 	return cfg, spec, clientInstalled(f.client)
+}
+
+// looksOf parses --repeat: auto, or a number of repeats judged once.
+func looksOf(repeat string) (model.LookPlan, error) {
+	if strings.TrimSpace(repeat) == "auto" {
+		return model.AutoLooks, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(repeat))
+	if err != nil || n < 1 || n > 100 {
+		return model.LookPlan{}, usageErrorf("calibrate: --repeat %q: want 1…100, or auto", repeat)
+	}
+	return model.FixedLooks(n), nil
 }
 
 // clientInstalled refuses a real client whose program is not on PATH
@@ -153,11 +167,15 @@ func (a *app) calibrate(cfg model.Config, spec sweep.CalibrateSpec, f calibrateF
 	ctx, stop := signalContext()
 	defer stop()
 	progress := func(p sweep.CalibrateProgress) {
-		fmt.Fprintf(a.stderr, "calibrate: [%d/%d] %s measured at every size\n", p.Done, p.Total, p.Client)
+		fmt.Fprintf(a.stderr, "calibrate: round %d of at most %d: %s measured at %s\n", p.Round, p.Most, p.Client, strings.Join(p.Sizes, ", "))
+		if p.Look != nil {
+			fmt.Fprintf(a.stderr, "calibrate: after %d repeats: %s\n", p.Round, report.LookLine(p.Look))
+		}
 	}
 	rows, err := sweep.Calibrate(ctx, cfg, spec, engine.Options{}, progress)
 	rep := model.CalibrationReport{Version: model.CalibrationVersion, Nbdscope: model.Version, Time: time.Now().UTC(),
-		Server: cfg.Sides[0].Server, Client: spec.Client.Line, Bytes: spec.Bytes, Repeat: spec.Repeat, Config: cfg, Rows: rows}
+		Server: cfg.Sides[0].Server, Client: spec.Client.Line, Bytes: spec.Bytes, Repeat: spec.Looks.Most,
+		Looks: spec.Looks, Confidence: spec.Looks.Confidence(), Config: cfg, Rows: rows}
 	var outcome error
 	switch {
 	case err != nil && ctx.Err() != nil:

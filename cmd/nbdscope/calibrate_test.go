@@ -26,6 +26,9 @@ func TestCalibrateQemuImg(t *testing.T) {
 	if len(rep.Rows) != 2 || rep.Rows[0].Buffer != "default" || rep.Rows[1].Buffer != "2m" {
 		t.Fatalf("rows %+v, want default and 2m", rep.Rows)
 	}
+	if rep.Repeat != 1 || rep.Looks != model.FixedLooks(1) || rep.Confidence != 0.95 {
+		t.Errorf("--repeat 1: repeat %d, looks %+v, confidence %v: want one look at 95%%", rep.Repeat, rep.Looks, rep.Confidence)
+	}
 	for _, r := range rep.Rows {
 		for name, f := range map[string]model.Figure{
 			"ours recv calls": r.Ours.RecvCallsPer2MiB, "ours EAGAIN": r.Ours.RecvEAGAINPer2MiB,
@@ -68,7 +71,23 @@ func TestCalibrateMissingClient(t *testing.T) {
 	if code != exitFailure || out != "" || !strings.Contains(errs, "nbdscope-no-such-client is not on PATH") {
 		t.Fatalf("exit %d, stdout %q, stderr %q: want 1 and the program named", code, out, errs)
 	}
-	if strings.Contains(errs, "calibrate: [") {
+	if strings.Contains(errs, "calibrate: round") {
 		t.Errorf("measured before refusing: %s", errs)
+	}
+}
+
+// TestCalibrateRepeatFlag: --repeat takes a number of repeats or auto;
+// anything else is refused before anything runs (exit 2).
+func TestCalibrateRepeatFlag(t *testing.T) {
+	for _, bad := range []string{"0", "101", "many", "-3", ""} {
+		code, out, errs := runBin(t, "calibrate", "--repeat", bad)
+		if code != exitUsage || out != "" || !strings.Contains(errs, "want 1…100, or auto") || strings.Contains(errs, "calibrate: round") {
+			t.Errorf("--repeat %q: exit %d, stdout %q, stderr %q: want 2 and the accepted values", bad, code, out, errs)
+		}
+	}
+	for in, want := range map[string]model.LookPlan{"auto": model.AutoLooks, " 7": model.FixedLooks(7)} {
+		if got, err := looksOf(in); err != nil || got != want {
+			t.Errorf("--repeat %q: %+v, %v; want %+v", in, got, err, want)
+		}
 	}
 }
