@@ -16,7 +16,9 @@ import (
 // CalibrationVersion is the schema version of CalibrationReport
 // (calibrate --json). Version 2: a row's calls_na is a reason object
 // (model.Reason), where it was a sentence; a sentence still reads.
-const CalibrationVersion = 2
+// Version 3: looks and confidence (--repeat auto); repeat is the most
+// repeats a buffer could take, each row's clients say how many it took.
+const CalibrationVersion = 3
 
 // ClientFigures are one client's figures at one buffer, from its median
 // measurement (by time): per 2 MiB of payload, as a run's.

@@ -84,21 +84,25 @@ func (c *calibration) run(progress func(CalibrateProgress)) ([]model.Calibration
 				progress(pr)
 			}
 		}
-		rows, err := c.measureOurs(sizes)
-		appendRows(c.ours, c.spec.Sizes, rows)
-		if err != nil {
-			return c.rows(), err
+		for i, who := range roundOrder(r) {
+			var rows []model.SweepRow
+			var err error
+			if who == "ours" {
+				rows, err = c.measureOurs(sizes)
+				appendRows(c.ours, c.spec.Sizes, rows)
+			} else {
+				rows, err = c.measureReal(sizes, r)
+				appendRows(c.real, c.spec.Sizes, rows)
+				who = c.realName
+			}
+			if err != nil {
+				return c.rows(), err
+			}
+			if i == 1 && c.spec.Looks.IsLook(r) {
+				pr.Look = c.look()
+			}
+			say(who)
 		}
-		say("ours")
-		rows, err = c.measureReal(sizes, r)
-		appendRows(c.real, c.spec.Sizes, rows)
-		if err != nil {
-			return c.rows(), err
-		}
-		if c.spec.Looks.IsLook(r) {
-			pr.Look = c.look()
-		}
-		say(c.realName)
 	}
 	return c.rows(), nil
 }
@@ -155,6 +159,18 @@ func (c *calibration) look() []model.CalibrationRow {
 // level.
 func (c *calibration) rows() []model.CalibrationRow {
 	return calibrationRows(c.spec.Sizes, c.ours, c.real, c.spec.Looks.Confidence())
+}
+
+// roundOrder is which client goes first in round r (from 1): ours in
+// odd rounds, the real client in even ones. Each runs on a machine the
+// other has just left (its memory freed, its server stopped); always
+// going second would give one of them that state every time, and a
+// drift over a pair of rounds meets both alike.
+func roundOrder(r int) [2]string {
+	if r%2 == 1 {
+		return [2]string{"ours", "real"}
+	}
+	return [2]string{"real", "ours"}
 }
 
 // bufNames are the sizes as the rows name them.
