@@ -86,7 +86,9 @@ func (m *FillMeter) Close() {
 }
 
 // Set makes inodes (sender sockets) the group's; a socket new to it is
-// measured from its next send call on.
+// measured from now on where the timer's iterator finds it (a unix
+// socket of this network namespace, FoundBy), else from its next send
+// call.
 func (m *FillMeter) Set(group string, inodes []uint64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -99,6 +101,7 @@ func (m *FillMeter) Set(group string, inodes []uint64) error {
 		m.groups[group] = g
 	}
 	want := map[uint64]bool{}
+	var added []uint64
 	var err error
 	for _, ino := range inodes {
 		want[ino] = true
@@ -111,11 +114,9 @@ func (m *FillMeter) Set(group string, inodes []uint64) error {
 				continue
 			}
 		}
-		g[ino] = fillSums{}
-		if base, _, ok := m.back.read(ino, monotonicNS()); ok {
-			g[ino] = base
-		}
+		added = append(added, ino)
 	}
+	m.findAdded(g, added)
 	for ino := range g {
 		if !want[ino] {
 			delete(g, ino)
@@ -125,6 +126,21 @@ func (m *FillMeter) Set(group string, inodes []uint64) error {
 		}
 	}
 	return err
+}
+
+// findAdded has the backend find the sockets just watched, where it can
+// before their next send call, then takes each one's base: its sums so
+// far.
+func (m *FillMeter) findAdded(g map[uint64]fillSums, added []uint64) {
+	if f, ok := m.back.(sockFinder); ok && len(added) > 0 {
+		f.findWatched() // on failure, each is found at its next send call
+	}
+	for _, ino := range added {
+		g[ino] = fillSums{}
+		if base, _, ok := m.back.read(ino, monotonicNS()); ok {
+			g[ino] = base
+		}
+	}
 }
 
 // Watching is how many sockets the meter watches, over its groups.
@@ -138,6 +154,27 @@ func (m *FillMeter) Watching() int {
 		}
 	}
 	return len(seen)
+}
+
+// FoundBy says how the meter finds a socket it is asked to watch:
+// FoundByIterator (when watched, where the kernel has iter/unix; a unix
+// socket of another network namespace at its next send call still) or
+// FoundBySend (at its next send call), with why not the iterator.
+// The exact programs (OpenFillEvents) measure from each socket's next
+// send call: FoundBySend.
+func (m *FillMeter) FoundBy() string {
+	way, _ := m.FoundByWhy()
+	return way
+}
+
+// FoundByWhy is FoundBy and, for FoundBySend, why not the iterator.
+func (m *FillMeter) FoundByWhy() (string, string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if t, ok := m.back.(*fillTimer); ok {
+		return t.foundBy()
+	}
+	return FoundBySend, "the exact programs start at a socket's send call"
 }
 
 // heldElsewhere says another group than group watches ino.

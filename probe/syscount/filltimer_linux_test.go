@@ -282,3 +282,67 @@ func TestFillTimerWatchesTwoFullSides(t *testing.T) {
 		t.Errorf("the 128th socket: %+v, want 100 samples or more, all full", w)
 	}
 }
+
+// TestFillTimerFindsAnIdleSender: a sender whose buffer was filled
+// before it was watched, by a peer that reads nothing, and which sends
+// nothing after: the timer reads it full from the moment it is watched,
+// found by the iterator over unix sockets. Found at the send call only,
+// it took no sample at all.
+func TestFillTimerFindsAnIdleSender(t *testing.T) {
+	m, ft := openTimerMeter(t)
+	if ft.iter == nil {
+		t.Skipf("no iterator over unix sockets here: %v", ft.iterErr)
+	}
+	full, ino := socketPair(t)
+	buf := make([]byte, 4096)
+	for range 10000 {
+		if _, err := unix.Write(full[0], buf); errors.Is(err, unix.EAGAIN) {
+			break
+		}
+	}
+	_, finds0 := ft.counts()
+	if err := m.Set("idle", []uint64{ino}); err != nil {
+		t.Fatal(err)
+	}
+	outq, _ := unix.IoctlGetInt(full[0], unix.TIOCOUTQ)
+	w := takeSamples(m, "idle", 100)
+	t.Logf("%+v (SIOCOUTQ %d); found by %s", w, outq, m.FoundBy())
+	if w.Samples < 100 || math.Abs(w.FullPct-100) > 1e-6 || math.Abs(w.MeanBytes-float64(outq)) > 1e-6 {
+		t.Errorf("an idle sender full before it was watched: %+v, want 100 samples or more, all full at %d bytes", w, outq)
+	}
+	if _, finds := ft.counts(); finds != finds0 {
+		t.Errorf("the find program saw %d send calls of a sender that made none", finds-finds0)
+	}
+	if n := ft.iterFinds(); n == 0 {
+		t.Errorf("the iterator found no watched socket")
+	}
+}
+
+// TestFillTimerFindsAtSendWithoutIterator: where iterators are not
+// available, a watched sender is found at its next send call: nothing
+// read before it, its level read after it.
+func TestFillTimerFindsAtSendWithoutIterator(t *testing.T) {
+	m, ft := openTimerMeter(t)
+	if ft.iter != nil {
+		ft.iter.Close()
+		ft.iterProg.Close()
+		ft.iter, ft.iterProg, ft.iterErr = nil, nil, errors.New("closed by the test")
+	}
+	if way, why := m.FoundByWhy(); way != FoundBySend || why != "closed by the test" {
+		t.Errorf("found by %q (%q), want %q and the reason", way, why, FoundBySend)
+	}
+	pair, ino := socketPair(t)
+	unix.Write(pair[0], make([]byte, 1000))
+	if err := m.Set("g", []uint64{ino}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond)
+	if w := m.Take("g"); w.Samples != 0 {
+		t.Fatalf("%d samples before the socket's first send call, without the iterator", w.Samples)
+	}
+	unix.Write(pair[0], make([]byte, 1000))
+	outq, _ := unix.IoctlGetInt(pair[0], unix.TIOCOUTQ)
+	if w := takeSamples(m, "g", 20); w.Samples < 20 || math.Abs(w.MeanBytes-float64(outq)) > 1e-6 {
+		t.Errorf("after a send call: %+v, want 20 samples or more of %d bytes (SIOCOUTQ)", w, outq)
+	}
+}
