@@ -28,12 +28,6 @@ type sockFinder interface {
 	findWatched() error
 }
 
-// Ways the timer finds its sockets (FoundBy).
-const (
-	FoundByIterator = "iterator" // iter/unix, when watched
-	FoundBySend     = "send"     // at the socket's next send call
-)
-
 // bpf_iter__unix's members, as the iterator's program gets them: the
 // meta, then the unix socket (a struct unix_sock, which begins with its
 // struct sock; NULL at the iteration's end), each a u64.
