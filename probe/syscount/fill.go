@@ -38,7 +38,8 @@ type FillWindow struct {
 	Samples uint64
 	// Seconds is the socket-time measured, summed over the group's
 	// sockets: from the timer, its samples times the time between two
-	// (each socket's from its first send call after it joined); from the
+	// (each socket's from when it joined, or from its first send call
+	// after it where the timer finds it there: FoundBy); from the
 	// exact programs, the window's length from each one's first call.
 	Seconds float64
 	// FullPct, EmptyPct: shares of Seconds at ≥ 90% and under 10% of the

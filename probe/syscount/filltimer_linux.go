@@ -157,9 +157,7 @@ func (t *fillTimer) close() {
 	}
 	t.timers, t.find = nil, nil
 	if t.iter != nil {
-		t.iter.Close()
-		t.iterProg.Close()
-		t.iter, t.iterProg = nil, nil
+		t.dropIter(nil)
 	}
 	for _, m := range []*ebpf.Map{t.maps.slots, t.maps.inodes, t.maps.meta} {
 		if m != nil {

@@ -324,9 +324,7 @@ func TestFillTimerFindsAnIdleSender(t *testing.T) {
 func TestFillTimerFindsAtSendWithoutIterator(t *testing.T) {
 	m, ft := openTimerMeter(t)
 	if ft.iter != nil {
-		ft.iter.Close()
-		ft.iterProg.Close()
-		ft.iter, ft.iterProg, ft.iterErr = nil, nil, errors.New("closed by the test")
+		ft.dropIter(errors.New("closed by the test"))
 	}
 	if way, why := m.FoundByWhy(); way != FoundBySend || why != "closed by the test" {
 		t.Errorf("found by %q (%q), want %q and the reason", way, why, FoundBySend)

@@ -82,11 +82,20 @@ func (t *fillTimer) findWatched() error {
 	}
 	r, err := t.iter.Open()
 	if err != nil {
-		return fmt.Errorf("running the iterator over unix sockets: %w", err)
+		return t.dropIter(fmt.Errorf("running the iterator over unix sockets: %w", err))
 	}
 	defer r.Close()
 	if _, err := io.Copy(io.Discard, r); err != nil {
-		return fmt.Errorf("running the iterator over unix sockets: %w", err)
+		return t.dropIter(fmt.Errorf("running the iterator over unix sockets: %w", err))
 	}
 	return nil
+}
+
+// dropIter closes the iterator after it failed, so that the timer says
+// it finds its sockets at their send calls from then on, and why.
+func (t *fillTimer) dropIter(err error) error {
+	t.iter.Close()
+	t.iterProg.Close()
+	t.iter, t.iterProg, t.iterErr = nil, nil, err
+	return err
 }
