@@ -38,11 +38,14 @@ type doctorKernelFill struct {
 // (when watched, by an iterator over unix sockets, whose one run took
 // IterNs of CPU over IterVisits runs of its program) or "send" (at the
 // socket's next send call, IteratorNA saying why not the iterator).
+// FindAtSendCalls says whether the find program runs at every send call
+// once the sockets are watched: not where the iterator found them all.
 type doctorFound struct {
-	By         string   `json:"by"`
-	IteratorNA string   `json:"iterator_na,omitempty"`
-	IterNs     *float64 `json:"iterator_ns_per_run"`
-	IterVisits uint64   `json:"iterator_visits"`
+	By              string   `json:"by"`
+	IteratorNA      string   `json:"iterator_na,omitempty"`
+	IterNs          *float64 `json:"iterator_ns_per_run"`
+	IterVisits      uint64   `json:"iterator_visits"`
+	FindAtSendCalls bool     `json:"find_at_send_calls"`
 }
 
 // doctorTickCost is the timer's cost watching Sockets sockets, from the
@@ -75,7 +78,7 @@ func measureTimerCost() ([]doctorTickCost, *doctorFound, error) {
 			return nil, nil, err
 		}
 		out = append(out, doctorTickCost{Sockets: c.Sockets, TickNs: c.TickNs, Ticks: c.Ticks, TicksPerSecond: c.TicksPerSecond, FindNs: c.FindNs, Finds: c.Finds})
-		found = &doctorFound{By: c.FoundBy, IteratorNA: c.NotByIterator, IterVisits: c.IterVisits}
+		found = &doctorFound{By: c.FoundBy, IteratorNA: c.NotByIterator, IterVisits: c.IterVisits, FindAtSendCalls: c.FindAtSends}
 		if c.IterVisits > 0 {
 			found.IterNs = &c.IterNs
 		}
@@ -190,12 +193,24 @@ func foundLine(f *doctorFound) string {
 	switch {
 	case f == nil:
 		return "how the fill timer finds a watched socket: n/a (its cost could not be measured)"
-	case f.By == syscount.FoundByIterator && f.IterNs != nil:
-		return fmt.Sprintf("a socket is measured from the moment it is watched: an iterator over unix sockets finds it (%.0f ns of CPU a run over %d unix sockets here; a socket of another network namespace is found at its next send call)", *f.IterNs, max(f.IterVisits, 1)-1)
 	case f.By == syscount.FoundByIterator:
-		return "a socket is measured from the moment it is watched: an iterator over unix sockets finds it (a socket of another network namespace at its next send call)"
+		run := ""
+		if f.IterNs != nil {
+			run = fmt.Sprintf("%.0f ns of CPU a run over %d unix sockets here; ", *f.IterNs, max(f.IterVisits, 1)-1)
+		}
+		return "a socket is measured from the moment it is watched: an iterator over unix sockets finds it (" + run +
+			"a socket of another network namespace is found at its next send call, by a program at send calls that is on only while such a socket is watched: " + findOnText(f.FindAtSendCalls) + ")"
 	}
 	return "a socket is measured from its next send call after it is watched, where that call finds it: an idle sender, or a server stuck with its buffer full, reads as nothing until then (no iterator over unix sockets: " + f.IteratorNA + ")"
+}
+
+// findOnText says whether the find program was on with doctor's
+// sockets watched.
+func findOnText(on bool) string {
+	if on {
+		return "on here, with doctor's sockets watched"
+	}
+	return "off with doctor's sockets watched, so no send call paid for it"
 }
 
 // timerCostLine says what the timer's programs take a tick and a send
@@ -209,7 +224,7 @@ func timerCostLine(k doctorKernelFill) string {
 		ticks = append(ticks, fmt.Sprintf("%.0f ns of CPU a tick reading %d sockets (%.2f%% of a core at %.0f ticks a second)", c.TickNs, c.Sockets, c.TickNs*c.TicksPerSecond/1e7, c.TicksPerSecond))
 	}
 	last := k.Timer[len(k.Timer)-1]
-	return fmt.Sprintf("the fill timer's programs take %s, and %.0f ns a send call to find a watched socket (the kernel's accounting of the programs' own time, over %d ticks and %d send calls; the timer interrupt around a tick is not in it, and the timers run only while a side is watched)",
+	return fmt.Sprintf("the fill timer's programs take %s, and %.0f ns a send call to find a watched socket while that program is on (the kernel's accounting of the programs' own time, over %d ticks and %d send calls; the timer interrupt around a tick is not in it, and the timers run only while a side is watched)",
 		strings.Join(ticks, " and "), last.FindNs, last.Ticks, last.Finds)
 }
 

@@ -68,7 +68,7 @@ func TestDoctorSaysFillCost(t *testing.T) {
 			t.Errorf("timer cost %+v", c)
 		}
 	}
-	if f := k.Found; f == nil || (f.By == syscount.FoundByIterator) != (f.IterNs != nil) || (f.By == syscount.FoundBySend) != (f.IteratorNA != "") {
+	if f := k.Found; f == nil || (f.By == syscount.FoundByIterator) != (f.IterNs != nil) || (f.By == syscount.FoundBySend) != (f.IteratorNA != "") || (f.By == syscount.FoundBySend && !f.FindAtSendCalls) {
 		t.Errorf("how the timer finds its sockets: %+v", f)
 	}
 	if !strings.Contains(line, "the fill timer's programs take") || !strings.Contains(line, "a tick reading 32 sockets") || !strings.Contains(line, "a socket is measured from") {

@@ -58,6 +58,8 @@ func TestFoundLine(t *testing.T) {
 	}{
 		{nil, "how the fill timer finds a watched socket: n/a"},
 		{&doctorFound{By: "iterator", IterNs: &ns, IterVisits: 69}, "measured from the moment it is watched: an iterator over unix sockets finds it (13000 ns of CPU a run over 68 unix sockets here"},
+		{&doctorFound{By: "iterator", IterNs: &ns, IterVisits: 69}, "on only while such a socket is watched: off with doctor's sockets watched, so no send call paid for it)"},
+		{&doctorFound{By: "iterator", FindAtSendCalls: true}, "finds it (a socket of another network namespace is found at its next send call, by a program at send calls that is on only while such a socket is watched: on here"},
 		{&doctorFound{By: "send", IteratorNA: "no iter/unix"}, "measured from its next send call after it is watched, where that call finds it: an idle sender, or a server stuck with its buffer full, reads as nothing until then (no iterator over unix sockets: no iter/unix)"},
 	} {
 		if got := foundLine(c.f); !strings.Contains(got, c.want) {
@@ -65,7 +67,7 @@ func TestFoundLine(t *testing.T) {
 		}
 	}
 	b, _ := json.Marshal(doctorFound{By: "send", IteratorNA: "no iter/unix"})
-	if want := `{"by":"send","iterator_na":"no iter/unix","iterator_ns_per_run":null,"iterator_visits":0}`; string(b) != want {
+	if want := `{"by":"send","iterator_na":"no iter/unix","iterator_ns_per_run":null,"iterator_visits":0,"find_at_send_calls":false}`; string(b) != want {
 		t.Errorf("JSON %s, want %s", b, want)
 	}
 }

@@ -37,6 +37,7 @@ type FillTimerCost struct {
 	TickNs, TicksPerSecond, FindNs float64
 	Ticks, Finds                   uint64
 	FoundBy, NotByIterator         string
+	FindAtSends                    bool
 	IterNs                         float64
 	IterVisits                     uint64
 }

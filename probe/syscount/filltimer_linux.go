@@ -35,6 +35,10 @@ type fillTimer struct {
 	sampleNS float64
 	slots    map[uint64]uint32 // watched inode -> its slot
 	on       bool
+	// dir and off are where the find program is built from, each time
+	// it is attached (setFind).
+	dir string
+	off fillOffsets
 }
 
 // fillSlotMax is how many sockets the timer watches at once: a run's two
@@ -84,8 +88,8 @@ func (t *fillTimer) load(dir string, o fillOffsets) error {
 	if t.maps.meta, err = newMap("nbdscope_ftmeta", ebpf.Array, 4, 8, metaEntries); err != nil {
 		return err
 	}
-	hook := fillHook{"sock", "sock_send_length", "sk", "fill_find", nil}
-	if err := attachFillHook(&t.find, dir, hook, func(rec fillRecord) *builder { return fillFindProgram(o, rec, t.maps) }); err != nil {
+	t.dir, t.off = dir, o
+	if err := t.setFind(true); err != nil { // it loads here, or the timer does not
 		return err
 	}
 	t.iterErr = t.loadIter(o)
@@ -210,6 +214,7 @@ func (t *fillTimer) unwatch(ino uint64) {
 	t.maps.inodes.Delete(ino)
 	t.maps.slots.Put(slot, fillSlot{})
 	t.setHi()
+	t.syncFind()
 }
 
 // setHi tells the tick where the slots in use end, and runs the timers

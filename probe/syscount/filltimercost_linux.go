@@ -23,9 +23,12 @@ type FillTimerCost struct {
 	TicksPerSecond float64
 	// FindNs is the find program's CPU time a run, over Finds runs: one
 	// at the end of every send call on the machine (here a 1-byte write
-	// on a watched socket, and one on another, in turn).
-	FindNs float64
-	Finds  uint64
+	// on a watched socket, and one on another, in turn), while it is on.
+	// FindAtSends says whether it is on once the sockets are watched: off
+	// where the iterator found every one, when no send call pays for it.
+	FindNs      float64
+	Finds       uint64
+	FindAtSends bool
 	// FoundBy is how a watched socket is found (FoundByIterator, or
 	// FoundBySend with NotByIterator saying why not the iterator).
 	FoundBy, NotByIterator string
@@ -72,6 +75,10 @@ func MeasureFillTimer(sockets int, d time.Duration) (FillTimerCost, error) {
 	}
 	if it1, err := t.iterStats(); err == nil && it1.RunCount > it0.RunCount {
 		c.IterNs, c.IterVisits = float64((it1.Runtime - it0.Runtime).Nanoseconds()), it1.RunCount-it0.RunCount
+	}
+	c.FindAtSends = t.finding()
+	if err := t.setFind(true); err != nil { // timed even where it is off
+		return c, err
 	}
 	for _, p := range pairs[:sockets] {
 		unix.Write(p[0], make([]byte, 1000))
