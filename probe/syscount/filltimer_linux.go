@@ -17,13 +17,14 @@ import (
 // address is found by its inode when it is watched, by an iterator over
 // unix sockets, or else at its next send call (filltimeriter_linux.go).
 // The ticks cost the same whatever the data rate; the send calls cost a
-// lookup each (doctor measures both), never one per skb, where the exact
+// lookup each while the find program is on (only while a watched socket
+// is left unfound; doctor measures both), never one per skb, where the exact
 // programs run at every skb charged and freed (about 58 for a 2 MiB
 // buffer of unix stream skbs). The timers run only while a socket is
 // watched: an idle explorer wakes no CPU for them.
 type fillTimer struct {
 	maps   fillTimerMaps
-	find   []hook // the find program
+	find   []hook // the find program, while it is on (setFind)
 	timers []hook // one per CPU
 	// iter runs fill_iter over unix sockets (nil where iterators are not
 	// available: iterErr says why).
@@ -214,7 +215,9 @@ func (t *fillTimer) unwatch(ino uint64) {
 	t.maps.inodes.Delete(ino)
 	t.maps.slots.Put(slot, fillSlot{})
 	t.setHi()
-	t.syncFind()
+	if t.finding() && t.iter != nil { // it may have been for this one
+		t.syncFind()
+	}
 }
 
 // setHi tells the tick where the slots in use end, and runs the timers
