@@ -116,7 +116,9 @@ func (m *FillMeter) Set(group string, inodes []uint64) error {
 		}
 		added = append(added, ino)
 	}
-	m.findAdded(g, added)
+	if e := m.findAdded(g, added); e != nil && err == nil {
+		err = e
+	}
 	for ino := range g {
 		if !want[ino] {
 			delete(g, ino)
@@ -130,10 +132,12 @@ func (m *FillMeter) Set(group string, inodes []uint64) error {
 
 // findAdded has the backend find the sockets just watched, where it can
 // before their next send call, then takes each one's base: its sums so
-// far.
-func (m *FillMeter) findAdded(g map[uint64]fillSums, added []uint64) {
+// far. An error says a socket left unfound cannot be found at its send
+// calls either.
+func (m *FillMeter) findAdded(g map[uint64]fillSums, added []uint64) error {
+	var err error
 	if f, ok := m.back.(sockFinder); ok && len(added) > 0 {
-		f.findWatched() // on failure, each is found at its next send call
+		err = f.findWatched()
 	}
 	for _, ino := range added {
 		g[ino] = fillSums{}
@@ -141,6 +145,7 @@ func (m *FillMeter) findAdded(g map[uint64]fillSums, added []uint64) {
 			g[ino] = base
 		}
 	}
+	return err
 }
 
 // Watching is how many sockets the meter watches, over its groups.
@@ -156,19 +161,13 @@ func (m *FillMeter) Watching() int {
 	return len(seen)
 }
 
-// FoundBy says how the meter finds a socket it is asked to watch:
-// FoundByIterator (when watched, where the kernel has iter/unix; a unix
-// socket of another network namespace at its next send call still) or
-// FoundBySend (at its next send call), with why not the iterator.
-// The exact programs (OpenFillEvents) measure from each socket's next
-// send call: FoundBySend.
-func (m *FillMeter) FoundBy() string {
-	way, _ := m.FoundByWhy()
-	return way
-}
-
-// FoundByWhy is FoundBy and, for FoundBySend, why not the iterator.
-func (m *FillMeter) FoundByWhy() (string, string) {
+// FoundBy says how the meter finds a socket it is asked to watch, and
+// for FoundBySend why not by the iterator: FoundByIterator, when it is
+// watched, where the kernel has iter/unix (a unix socket of another
+// network namespace still at its next send call), or FoundBySend, at
+// its next send call. The exact programs (OpenFillEvents) measure from
+// each socket's next send call.
+func (m *FillMeter) FoundBy() (way, whyNotIterator string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if t, ok := m.back.(*fillTimer); ok {

@@ -24,9 +24,8 @@ func (m *FillMeter) Take(string) FillWindow     { return FillWindow{} }
 func (m *FillMeter) Close()                     {}
 func (m *FillMeter) Watching() int              { return 0 }
 
-// FoundBy and FoundByWhy: no meter finds sockets here.
-func (m *FillMeter) FoundBy() string              { return FoundBySend }
-func (m *FillMeter) FoundByWhy() (string, string) { return FoundBySend, errFillLinux.Error() }
+// FoundBy: no meter finds sockets here.
+func (m *FillMeter) FoundBy() (string, string) { return FoundBySend, errFillLinux.Error() }
 
 // VerifierLog is the kernel verifier's log in err: none here.
 func VerifierLog(error, int) string { return "" }

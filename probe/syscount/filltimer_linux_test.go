@@ -311,7 +311,8 @@ func TestFillTimerFindsAnIdleSender(t *testing.T) {
 	}
 	outq, _ := unix.IoctlGetInt(full[0], unix.TIOCOUTQ)
 	w := takeSamples(m, "idle", 100)
-	t.Logf("%+v (SIOCOUTQ %d); found by %s", w, outq, m.FoundBy())
+	way, _ := m.FoundBy()
+	t.Logf("%+v (SIOCOUTQ %d); found by %s", w, outq, way)
 	if w.Samples < 100 || math.Abs(w.FullPct-100) > 1e-6 || math.Abs(w.MeanBytes-float64(outq)) > 1e-6 {
 		t.Errorf("an idle sender full before it was watched: %+v, want 100 samples or more, all full at %d bytes", w, outq)
 	}
@@ -331,7 +332,7 @@ func TestFillTimerFindsAtSendWithoutIterator(t *testing.T) {
 	if ft.iter != nil {
 		ft.dropIter(errors.New("closed by the test"))
 	}
-	if way, why := m.FoundByWhy(); way != FoundBySend || why != "closed by the test" {
+	if way, why := m.FoundBy(); way != FoundBySend || why != "closed by the test" {
 		t.Errorf("found by %q (%q), want %q and the reason", way, why, FoundBySend)
 	}
 	pair, ino := socketPair(t)
