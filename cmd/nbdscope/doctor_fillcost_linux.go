@@ -29,13 +29,12 @@ func measureFillCost() (*doctorFillCost, error) {
 	if err := unix.Fstat(pair[0], &st); err != nil {
 		return nil, fmt.Errorf("the socketpair's inode: %w", err)
 	}
-	var bare, bystander, watched time.Duration
-	for range fillCostRounds {
+	var r fillCostRounds
+	for range fillCostRoundCount {
 		d, err := fillCostLoop(pair)
 		if err != nil {
 			return nil, err
 		}
-		bare += d
 		m, err := openFillMeter()
 		if err != nil {
 			return nil, err
@@ -52,11 +51,9 @@ func measureFillCost() (*doctorFillCost, error) {
 		if err != nil {
 			return nil, err
 		}
-		bystander, watched = bystander+b, watched+w
+		r.bare, r.bystander, r.watched = append(r.bare, d), append(r.bystander, b), append(r.watched, w)
 	}
-	calls := 2 * fillCostOps * fillCostRounds
-	per := func(on time.Duration) float64 { return max(0, float64((on-bare).Nanoseconds())/float64(calls)) }
-	return &doctorFillCost{WatchedNs: per(watched), BystanderNs: per(bystander), Calls: calls}, nil
+	return r.cost(2 * fillCostOps), nil
 }
 
 // fillCostLoop times fillCostOps writes and reads of one byte in the

@@ -52,8 +52,8 @@ func TestDoctorSaysFillCost(t *testing.T) {
 	if k.Cost == nil {
 		t.Fatalf("no cost measured: %s", k.CostNA)
 	}
-	if k.Cost.Calls != 2*fillCostOps*fillCostRounds || k.Cost.WatchedNs < 0 || k.Cost.BystanderNs < 0 {
-		t.Errorf("cost %+v", *k.Cost)
+	if c := k.Cost; c.Calls != 2*fillCostOps*fillCostRoundCount || c.ResolutionNs < 1 || (c.WatchedNs == nil) != c.WatchedBelow || (c.BystanderNs == nil) != c.BystanderBelow {
+		t.Errorf("cost %+v", *c)
 	}
 	line := kernelFillLine(k)
 	if !strings.Contains(line, "the fill programs cost each call on a side's data sockets") || !strings.Contains(line, "any other socket call") {
@@ -68,11 +68,15 @@ func TestDoctorSaysFillCost(t *testing.T) {
 			t.Errorf("timer cost %+v", c)
 		}
 	}
-	if !strings.Contains(line, "the fill timer's programs take") || !strings.Contains(line, "a tick reading 32 sockets") {
+	if f := k.Found; f == nil || (f.By == syscount.FoundByIterator) != (f.IterNs != nil) || (f.By == syscount.FoundBySend) != (f.IteratorNA != "") || (f.By == syscount.FoundBySend && !f.FindAtSendCalls) {
+		t.Errorf("how the timer finds its sockets: %+v", f)
+	}
+	if !strings.Contains(line, "the fill timer's programs take") || !strings.Contains(line, "a tick reading 32 sockets") || !strings.Contains(line, "a socket is measured from") {
 		t.Errorf("doctor's fill line does not say the timer's cost:\n%s", line)
 	}
 	t.Logf("%s", line)
-	k.Cost.WatchedNs, k.Cost.BystanderNs = 0, 205
+	other := 205.0
+	k.Cost.WatchedNs, k.Cost.BystanderNs = nil, &other
 	if line := kernelFillLine(k); !strings.Contains(line, "data sockets too little for the loop to tell apart from its own noise here") || !strings.Contains(line, "any other socket call 205 ns of CPU") {
 		t.Errorf("a cost under the loop's resolution, and one over it:\n%s", line)
 	}

@@ -572,7 +572,7 @@ func BenchmarkFillTimerTick(b *testing.B) {
 		m.Set("bench", nil)
 		off += spinFor(100 * time.Millisecond)
 		m.Set("bench", []uint64{st.Ino})
-		unix.Write(pair[0], []byte{1}) // found at this send call
+		unix.Write(pair[0], []byte{1}) // found at this send call where the iterator is not
 		on += spinFor(100 * time.Millisecond)
 	}
 	m.Set("bench", nil)

@@ -13,6 +13,14 @@ const (
 	fillEmptyTenths = 1 // empty: bytes*10 < limit*1
 )
 
+// Ways a meter finds the sockets it is asked to watch (FoundBy): the
+// timer, where the kernel has iterators over unix sockets, when each is
+// watched; else at each one's next send call, from which it is measured.
+const (
+	FoundByIterator = "iterator" // iter/unix, when watched
+	FoundBySend     = "send"     // at the socket's next send call
+)
+
 // FillWindow is the fill of one group of sender sockets between two
 // Takes, in the shape of the sampler's (sockdiag.Fill), but weighted by
 // time rather than by the sampler's ticks: FullPct is the share of
@@ -30,7 +38,8 @@ type FillWindow struct {
 	Samples uint64
 	// Seconds is the socket-time measured, summed over the group's
 	// sockets: from the timer, its samples times the time between two
-	// (each socket's from its first send call after it joined); from the
+	// (each socket's from when it joined, or from its first send call
+	// after it where the timer finds it there: FoundBy); from the
 	// exact programs, the window's length from each one's first call.
 	Seconds float64
 	// FullPct, EmptyPct: shares of Seconds at ≥ 90% and under 10% of the

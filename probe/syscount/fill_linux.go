@@ -86,7 +86,9 @@ func (m *FillMeter) Close() {
 }
 
 // Set makes inodes (sender sockets) the group's; a socket new to it is
-// measured from its next send call on.
+// measured from now on where the timer's iterator finds it (a unix
+// socket of this network namespace, FoundBy), else from its next send
+// call.
 func (m *FillMeter) Set(group string, inodes []uint64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -99,6 +101,7 @@ func (m *FillMeter) Set(group string, inodes []uint64) error {
 		m.groups[group] = g
 	}
 	want := map[uint64]bool{}
+	var added []uint64
 	var err error
 	for _, ino := range inodes {
 		want[ino] = true
@@ -111,10 +114,10 @@ func (m *FillMeter) Set(group string, inodes []uint64) error {
 				continue
 			}
 		}
-		g[ino] = fillSums{}
-		if base, _, ok := m.back.read(ino, monotonicNS()); ok {
-			g[ino] = base
-		}
+		added = append(added, ino)
+	}
+	if e := m.findAdded(g, added); e != nil && err == nil {
+		err = e
 	}
 	for ino := range g {
 		if !want[ino] {
@@ -122,6 +125,24 @@ func (m *FillMeter) Set(group string, inodes []uint64) error {
 			if !m.heldElsewhere(ino, group) {
 				m.back.unwatch(ino)
 			}
+		}
+	}
+	return err
+}
+
+// findAdded has the backend find the sockets just watched, where it can
+// before their next send call, then takes each one's base: its sums so
+// far. An error says a socket left unfound cannot be found at its send
+// calls either.
+func (m *FillMeter) findAdded(g map[uint64]fillSums, added []uint64) error {
+	var err error
+	if f, ok := m.back.(sockFinder); ok && len(added) > 0 {
+		err = f.findWatched()
+	}
+	for _, ino := range added {
+		g[ino] = fillSums{}
+		if base, _, ok := m.back.read(ino, monotonicNS()); ok {
+			g[ino] = base
 		}
 	}
 	return err
@@ -138,6 +159,21 @@ func (m *FillMeter) Watching() int {
 		}
 	}
 	return len(seen)
+}
+
+// FoundBy says how the meter finds a socket it is asked to watch, and
+// for FoundBySend why not by the iterator: FoundByIterator, when it is
+// watched, where the kernel has iter/unix (a unix socket of another
+// network namespace still at its next send call), or FoundBySend, at
+// its next send call. The exact programs (OpenFillEvents) measure from
+// each socket's next send call.
+func (m *FillMeter) FoundBy() (way, whyNotIterator string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if t, ok := m.back.(*fillTimer); ok {
+		return t.foundBy()
+	}
+	return FoundBySend, "the exact programs start at a socket's send call"
 }
 
 // heldElsewhere says another group than group watches ino.

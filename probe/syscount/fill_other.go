@@ -24,6 +24,9 @@ func (m *FillMeter) Take(string) FillWindow     { return FillWindow{} }
 func (m *FillMeter) Close()                     {}
 func (m *FillMeter) Watching() int              { return 0 }
 
+// FoundBy: no meter finds sockets here.
+func (m *FillMeter) FoundBy() (string, string) { return FoundBySend, errFillLinux.Error() }
+
 // VerifierLog is the kernel verifier's log in err: none here.
 func VerifierLog(error, int) string { return "" }
 
@@ -32,6 +35,10 @@ type FillTimerCost struct {
 	Sockets                        int
 	TickNs, TicksPerSecond, FindNs float64
 	Ticks, Finds                   uint64
+	FoundBy, NotByIterator         string
+	FindAtSends                    bool
+	IterNs                         float64
+	IterVisits                     uint64
 }
 
 // MeasureFillTimer says the timer's programs run on Linux only.

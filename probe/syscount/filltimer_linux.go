@@ -13,22 +13,33 @@ import (
 
 // fillTimer is the default way of measuring fill in the kernel: a
 // program on a cpu-clock event of every CPU reads every watched socket's
-// level at each tick (filltimerprog_linux.go), and a program at every
-// send call finds a watched socket's address by its inode. The ticks
-// cost the same whatever the data rate; the send calls cost a lookup
-// each (doctor measures both), never one per skb, where the exact
+// level at each tick (filltimerprog_linux.go). A watched socket's
+// address is found by its inode when it is watched, by an iterator over
+// unix sockets, or else at its next send call (filltimeriter_linux.go).
+// The ticks cost the same whatever the data rate; the send calls cost a
+// lookup each while the find program is on (only while a watched socket
+// is left unfound; doctor measures both), never one per skb, where the exact
 // programs run at every skb charged and freed (about 58 for a 2 MiB
 // buffer of unix stream skbs). The timers run only while a socket is
 // watched: an idle explorer wakes no CPU for them.
 type fillTimer struct {
 	maps   fillTimerMaps
-	find   []hook // the find program
+	find   []hook // the find program, while it is on (setFind)
 	timers []hook // one per CPU
+	// iter runs fill_iter over unix sockets (nil where iterators are not
+	// available: iterErr says why).
+	iter     *link.Iter
+	iterProg *ebpf.Program
+	iterErr  error
 	// sampleNS is the time one sample stands for: the timers' period
 	// over the CPUs ticking.
 	sampleNS float64
 	slots    map[uint64]uint32 // watched inode -> its slot
 	on       bool
+	// dir and off are where the find program is built from, each time
+	// it is attached (setFind).
+	dir string
+	off fillOffsets
 }
 
 // fillSlotMax is how many sockets the timer watches at once: a run's two
@@ -78,10 +89,11 @@ func (t *fillTimer) load(dir string, o fillOffsets) error {
 	if t.maps.meta, err = newMap("nbdscope_ftmeta", ebpf.Array, 4, 8, metaEntries); err != nil {
 		return err
 	}
-	hook := fillHook{"sock", "sock_send_length", "sk", "fill_find", nil}
-	if err := attachFillHook(&t.find, dir, hook, func(rec fillRecord) *builder { return fillFindProgram(o, rec, t.maps) }); err != nil {
+	t.dir, t.off = dir, o
+	if err := t.setFind(true); err != nil { // it loads here, or the timer does not
 		return err
 	}
+	t.iterErr = t.loadIter(o)
 	prog, err := loadProgramType("fill_tick", ebpf.PerfEvent, fillTickProgram(o, t.maps))
 	if err != nil {
 		return refusal(err)
@@ -149,6 +161,9 @@ func (t *fillTimer) close() {
 		h.close()
 	}
 	t.timers, t.find = nil, nil
+	if t.iter != nil {
+		t.dropIter(nil)
+	}
 	for _, m := range []*ebpf.Map{t.maps.slots, t.maps.inodes, t.maps.meta} {
 		if m != nil {
 			m.Close()
@@ -156,8 +171,9 @@ func (t *fillTimer) close() {
 	}
 }
 
-// watch gives ino the lowest free slot, found at its next send call, and
-// starts the timers for the first socket.
+// watch gives ino the lowest free slot, found by the iterator's next run
+// (findWatched) or at its next send call, and starts the timers for the
+// first socket.
 func (t *fillTimer) watch(ino uint64) error {
 	if _, ok := t.slots[ino]; ok {
 		return nil
@@ -199,6 +215,9 @@ func (t *fillTimer) unwatch(ino uint64) {
 	t.maps.inodes.Delete(ino)
 	t.maps.slots.Put(slot, fillSlot{})
 	t.setHi()
+	if t.finding() && t.iter != nil { // it may have been for this one
+		t.syncFind()
+	}
 }
 
 // setHi tells the tick where the slots in use end, and runs the timers
@@ -239,4 +258,24 @@ func (t *fillTimer) counts() (ticks, finds uint64) {
 	t.maps.meta.Lookup(uint32(metaTicks), &ticks)
 	t.maps.meta.Lookup(uint32(metaFinds), &finds)
 	return ticks, finds
+}
+
+// iterFinds is how many watched sockets the iterator found, over its
+// runs.
+func (t *fillTimer) iterFinds() (n uint64) {
+	t.maps.meta.Lookup(uint32(metaIterFinds), &n)
+	return n
+}
+
+// foundBy says how the timer finds a watched socket, and why not by the
+// iterator where it cannot ("" where it can).
+func (t *fillTimer) foundBy() (string, string) {
+	if t.iter == nil {
+		why := "iterators are not available"
+		if t.iterErr != nil {
+			why = t.iterErr.Error()
+		}
+		return FoundBySend, why
+	}
+	return FoundByIterator, ""
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -144,8 +145,9 @@ func TestFillTimerIdle(t *testing.T) {
 // writer sending 2 MiB a call as fast as its reader takes them, then
 // 64 KiB every 20 ms: the ticks (the timer program's own count of its
 // runs) are the same in both within a quarter, while the bytes differ
-// more than tenfold, the find program ran once per send call, and the
-// exact programs' changes (one or more per skb) grew with the bytes.
+// more than tenfold, the find program ran once per send call (none where
+// the iterator found the socket: it is off then), and the exact
+// programs' changes (one or more per skb) grew with the bytes.
 func TestFillTimerCostFlat(t *testing.T) {
 	m, ft := openTimerMeter(t)
 	e, err := OpenFillEvents()
@@ -163,7 +165,10 @@ func TestFillTimerCostFlat(t *testing.T) {
 		t.Errorf("%d ticks moving %d bytes, %d moving %d: the timer's runs grew with the data (ratio %.2f)", fast.ticks, fast.bytes, slow.ticks, slow.bytes, r)
 	}
 	for _, p := range []costCounts{fast, slow} {
-		if p.finds+2 < p.sends || p.finds > p.sends+2 {
+		if ft.iter != nil && p.finds != 0 {
+			t.Errorf("the find program saw %d send calls of a watched socket the iterator had found, want none: it is off", p.finds)
+		}
+		if ft.iter == nil && (p.finds+2 < p.sends || p.finds > p.sends+2) {
 			t.Errorf("the find program saw %d send calls of the watched socket, the writer made %d", p.finds, p.sends)
 		}
 	}
@@ -281,4 +286,150 @@ func TestFillTimerWatchesTwoFullSides(t *testing.T) {
 	if w := takeSamples(m, "last", 100); w.Samples < 100 || math.Abs(w.FullPct-100) > 1e-6 {
 		t.Errorf("the 128th socket: %+v, want 100 samples or more, all full", w)
 	}
+}
+
+// TestFillTimerFindsAnIdleSender: a sender whose buffer was filled
+// before it was watched, by a peer that reads nothing, and which sends
+// nothing after: the timer reads it full from the moment it is watched,
+// found by the iterator over unix sockets. Found at the send call only,
+// it took no sample at all.
+func TestFillTimerFindsAnIdleSender(t *testing.T) {
+	m, ft := openTimerMeter(t)
+	if ft.iter == nil {
+		t.Skipf("no iterator over unix sockets here: %v", ft.iterErr)
+	}
+	full, ino := socketPair(t)
+	buf := make([]byte, 4096)
+	for range 10000 {
+		if _, err := unix.Write(full[0], buf); errors.Is(err, unix.EAGAIN) {
+			break
+		}
+	}
+	_, finds0 := ft.counts()
+	if err := m.Set("idle", []uint64{ino}); err != nil {
+		t.Fatal(err)
+	}
+	outq, _ := unix.IoctlGetInt(full[0], unix.TIOCOUTQ)
+	w := takeSamples(m, "idle", 100)
+	way, _ := m.FoundBy()
+	t.Logf("%+v (SIOCOUTQ %d); found by %s", w, outq, way)
+	if w.Samples < 100 || math.Abs(w.FullPct-100) > 1e-6 || math.Abs(w.MeanBytes-float64(outq)) > 1e-6 {
+		t.Errorf("an idle sender full before it was watched: %+v, want 100 samples or more, all full at %d bytes", w, outq)
+	}
+	if _, finds := ft.counts(); finds != finds0 {
+		t.Errorf("the find program saw %d send calls of a sender that made none", finds-finds0)
+	}
+	if n := ft.iterFinds(); n == 0 {
+		t.Errorf("the iterator found no watched socket")
+	}
+}
+
+// TestFillTimerFindsAtSendWithoutIterator: where iterators are not
+// available, a watched sender is found at its next send call: nothing
+// read before it, its level read after it.
+func TestFillTimerFindsAtSendWithoutIterator(t *testing.T) {
+	m, ft := openTimerMeter(t)
+	if ft.iter != nil {
+		ft.dropIter(errors.New("closed by the test"))
+	}
+	if way, why := m.FoundBy(); way != FoundBySend || why != "closed by the test" {
+		t.Errorf("found by %q (%q), want %q and the reason", way, why, FoundBySend)
+	}
+	pair, ino := socketPair(t)
+	unix.Write(pair[0], make([]byte, 1000))
+	if err := m.Set("g", []uint64{ino}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond)
+	if w := m.Take("g"); w.Samples != 0 {
+		t.Fatalf("%d samples before the socket's first send call, without the iterator", w.Samples)
+	}
+	unix.Write(pair[0], make([]byte, 1000))
+	outq, _ := unix.IoctlGetInt(pair[0], unix.TIOCOUTQ)
+	if w := takeSamples(m, "g", 20); w.Samples < 20 || math.Abs(w.MeanBytes-float64(outq)) > 1e-6 {
+		t.Errorf("after a send call: %+v, want 20 samples or more of %d bytes (SIOCOUTQ)", w, outq)
+	}
+}
+
+// TestFillTimerFindProgramOnlyWhileNeeded: while the iterator has found
+// every watched socket, no program runs at send calls (a watched
+// sender's 100 writes: no find); a socket of another network namespace,
+// which the iterator over this one's unix sockets does not see, puts
+// the find program on, is found at its next send call and measured, and
+// when it leaves the program is off again.
+func TestFillTimerFindProgramOnlyWhileNeeded(t *testing.T) {
+	m, ft := openTimerMeter(t)
+	if ft.iter == nil {
+		t.Skipf("no iterator over unix sockets here: %v", ft.iterErr)
+	}
+	here, hereIno := socketPair(t)
+	if err := m.Set("g", []uint64{hereIno}); err != nil {
+		t.Fatal(err)
+	}
+	_, f0 := ft.counts()
+	for range 100 {
+		unix.Write(here[0], []byte{1})
+	}
+	if _, f1 := ft.counts(); ft.finding() || f1 != f0 {
+		t.Errorf("the find program is on (%v) and saw %d send calls of a socket the iterator found, want off", ft.finding(), f1-f0)
+	}
+	away, awayIno := otherNetnsPair(t)
+	if err := m.Set("g", []uint64{hereIno, awayIno}); err != nil {
+		t.Fatal(err)
+	}
+	if !ft.finding() {
+		t.Fatal("a socket of another network namespace is watched and left unfound: the find program should be on")
+	}
+	unix.Write(away[0], make([]byte, 1000))
+	outq, _ := unix.IoctlGetInt(away[0], unix.TIOCOUTQ)
+	m.Set("away", []uint64{awayIno})
+	m.Take("away")
+	if w := takeSamples(m, "away", 20); w.Samples < 20 || math.Abs(w.MeanBytes-float64(outq)) > 1e-6 {
+		t.Errorf("another network namespace's socket after a send call: %+v, want 20 samples or more of %d bytes", w, outq)
+	}
+	m.Set("away", nil)
+	m.Set("g", []uint64{hereIno})
+	if ft.finding() {
+		t.Error("the find program is still on after the socket it was for left")
+	}
+}
+
+// otherNetnsPair is a unix socketpair made in a network namespace of its
+// own, with its sender's inode, or the test skips where one cannot be
+// made.
+func otherNetnsPair(t *testing.T) ([2]int, uint64) {
+	t.Helper()
+	type made struct {
+		pair [2]int
+		err  error
+	}
+	ch := make(chan made, 1)
+	go func() {
+		runtime.LockOSThread() // left locked, so the thread dies, if it cannot go back
+		orig, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			ch <- made{err: err}
+			return
+		}
+		defer unix.Close(orig)
+		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+			ch <- made{err: err}
+			return
+		}
+		p, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+		if e := unix.Setns(orig, unix.CLONE_NEWNET); e == nil {
+			runtime.UnlockOSThread()
+		}
+		ch <- made{p, err}
+	}()
+	r := <-ch
+	if r.err != nil {
+		t.Skipf("no socketpair in a network namespace of its own: %v", r.err)
+	}
+	t.Cleanup(func() { unix.Close(r.pair[0]); unix.Close(r.pair[1]) })
+	var st unix.Stat_t
+	if err := unix.Fstat(r.pair[0], &st); err != nil {
+		t.Fatal(err)
+	}
+	return r.pair, st.Ino
 }

@@ -23,9 +23,20 @@ type FillTimerCost struct {
 	TicksPerSecond float64
 	// FindNs is the find program's CPU time a run, over Finds runs: one
 	// at the end of every send call on the machine (here a 1-byte write
-	// on a watched socket, and one on another, in turn).
-	FindNs float64
-	Finds  uint64
+	// on a watched socket, and one on another, in turn), while it is on.
+	// FindAtSends says whether it is on once the sockets are watched: off
+	// where the iterator found every one, when no send call pays for it.
+	FindNs      float64
+	Finds       uint64
+	FindAtSends bool
+	// FoundBy is how a watched socket is found (FoundByIterator, or
+	// FoundBySend with NotByIterator saying why not the iterator).
+	FoundBy, NotByIterator string
+	// IterNs is the iterator's CPU time for one run, finding the
+	// watched sockets among IterVisits: the program's runs, one a unix
+	// socket of the network namespace and one at the end.
+	IterNs     float64
+	IterVisits uint64
 }
 
 // MeasureFillTimer watches sockets socketpairs' senders, each holding
@@ -53,13 +64,25 @@ func MeasureFillTimer(sockets int, d time.Duration) (FillTimerCost, error) {
 	if err != nil {
 		return c, err
 	}
+	t := m.back.(*fillTimer)
+	c.FoundBy, c.NotByIterator = t.foundBy()
+	it0, err := t.iterStats()
+	if err != nil {
+		return c, err
+	}
 	if err := m.Set("cost", inodes[:sockets]); err != nil {
+		return c, err
+	}
+	if it1, err := t.iterStats(); err == nil && it1.RunCount > it0.RunCount {
+		c.IterNs, c.IterVisits = float64((it1.Runtime - it0.Runtime).Nanoseconds()), it1.RunCount-it0.RunCount
+	}
+	c.FindAtSends = t.finding()
+	if err := t.setFind(true); err != nil { // timed even where it is off
 		return c, err
 	}
 	for _, p := range pairs[:sockets] {
 		unix.Write(p[0], make([]byte, 1000))
 	}
-	t := m.back.(*fillTimer)
 	tick0, find0, err := t.stats()
 	if err != nil {
 		return c, err
@@ -113,4 +136,13 @@ func (t *fillTimer) stats() (tick, find *ebpf.ProgramStats, err error) {
 	}
 	find, err = t.find[0].prog.Stats()
 	return tick, find, err
+}
+
+// iterStats are the iterator program's run count and time so far (none
+// without an iterator).
+func (t *fillTimer) iterStats() (*ebpf.ProgramStats, error) {
+	if t.iterProg == nil {
+		return &ebpf.ProgramStats{}, nil
+	}
+	return t.iterProg.Stats()
 }

@@ -12,7 +12,8 @@ import (
 //     counted: a sample, its bytes, and whether full or empty;
 //   - fill_find, at the end of every send call (sock:sock_send_length):
 //     a socket whose inode is watched gets its address written into its
-//     slot, where the tick reads it.
+//     slot, where the tick reads it; fill_iter (filltimeriter_linux.go)
+//     writes it when the socket is watched.
 //
 // A slot is read through the socket's address, which a freed socket may
 // leave to another: at every tick the address's inode must still be the
@@ -45,10 +46,11 @@ const (
 
 // The meta map's u64s: the slots in use end before Hi (user space sets
 // it); Ticks counts fill_tick's runs, Finds fill_find's on a watched
-// socket (TestFillTimerCostFlat).
+// socket (TestFillTimerCostFlat), IterFinds the watched sockets fill_iter
+// found.
 const (
-	metaHi, metaTicks, metaFinds = 0, 1, 2
-	metaEntries                  = 3
+	metaHi, metaTicks, metaFinds, metaIterFinds = 0, 1, 2, 3
+	metaEntries                                 = 4
 )
 
 // fillTimerMaps: slots (u32 -> fillSlot), inodes (inode u64 -> its slot,
