@@ -38,14 +38,8 @@ const iterUnixSock = 8
 func fillIterProgram(o fillOffsets, m fillTimerMaps) *builder {
 	a := &builder{}
 	a.emit(asm.Mov.Reg(asm.R6, asm.R1), asm.LoadMem(asm.R7, asm.R6, iterUnixSock, asm.DWord), asm.JEq.Imm(asm.R7, 0, "out"))
-	probeRead(a, fillSocketSlot, 8, asm.R7, o.skSocket)
-	a.emit(asm.JNE.Imm(asm.R0, 0, "out"), asm.LoadMem(asm.R1, asm.RFP, fillSocketSlot, asm.DWord), asm.JEq.Imm(asm.R1, 0, "out"))
-	probeRead(a, fillInodeSlot, 8, asm.R1, o.inodeOfSocket)
-	a.emit(asm.JNE.Imm(asm.R0, 0, "out"))
-	a.emit(mapPtr(asm.R1, m.inodes), asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, fillInodeSlot), asm.FnMapLookupElem.Call())
-	a.emit(asm.JEq.Imm(asm.R0, 0, "out"), asm.LoadMem(asm.R1, asm.R0, 0, asm.Word), asm.StoreMem(asm.RFP, fillOneSlot, asm.R1, asm.Word))
-	a.emit(mapPtr(asm.R1, m.slots), asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, fillOneSlot), asm.FnMapLookupElem.Call())
-	a.emit(asm.JEq.Imm(asm.R0, 0, "out"), asm.StoreMem(asm.R0, slotSock, asm.R7, asm.DWord))
+	watchedSlot(a, o, m)
+	a.emit(asm.StoreMem(asm.R0, slotSock, asm.R7, asm.DWord))
 	metaCount(a, m.meta, metaIterFinds)
 	a.label("out")
 	a.emit(asm.Mov.Imm(asm.R0, 0), asm.Return())

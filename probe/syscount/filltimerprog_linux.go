@@ -119,12 +119,10 @@ func tickCount(a *builder) {
 	a.emit(asm.JGE.Reg(asm.R5, asm.R0, "next"), asm.Mov.Imm(asm.R1, 1), atomicMem(asm.AddAtomic, asm.R9, asm.R1, slotEmpty))
 }
 
-// fillFindProgram, at the end of each send call: a watched socket's
-// address into its slot. rec says where the tracepoint's record holds
-// the socket and its family (raw: the first argument, no family).
-func fillFindProgram(o fillOffsets, rec fillRecord, m fillTimerMaps) *builder {
-	a := &builder{}
-	loadSock(a, rec)
+// watchedSlot emits the lookup both finders share: from the struct sock
+// in R7 to its socket's inode, and from a watched inode to its slot, left
+// in R0; a socket that is not watched (or unreadable) jumps to "out".
+func watchedSlot(a *builder, o fillOffsets, m fillTimerMaps) {
 	probeRead(a, fillSocketSlot, 8, asm.R7, o.skSocket)
 	a.emit(asm.JNE.Imm(asm.R0, 0, "out"), asm.LoadMem(asm.R1, asm.RFP, fillSocketSlot, asm.DWord), asm.JEq.Imm(asm.R1, 0, "out"))
 	probeRead(a, fillInodeSlot, 8, asm.R1, o.inodeOfSocket)
@@ -132,7 +130,17 @@ func fillFindProgram(o fillOffsets, rec fillRecord, m fillTimerMaps) *builder {
 	a.emit(mapPtr(asm.R1, m.inodes), asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, fillInodeSlot), asm.FnMapLookupElem.Call())
 	a.emit(asm.JEq.Imm(asm.R0, 0, "out"), asm.LoadMem(asm.R1, asm.R0, 0, asm.Word), asm.StoreMem(asm.RFP, fillOneSlot, asm.R1, asm.Word))
 	a.emit(mapPtr(asm.R1, m.slots), asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, fillOneSlot), asm.FnMapLookupElem.Call())
-	a.emit(asm.JEq.Imm(asm.R0, 0, "out"), asm.Mov.Reg(asm.R9, asm.R0))
+	a.emit(asm.JEq.Imm(asm.R0, 0, "out"))
+}
+
+// fillFindProgram, at the end of each send call: a watched socket's
+// address into its slot. rec says where the tracepoint's record holds
+// the socket and its family (raw: the first argument, no family).
+func fillFindProgram(o fillOffsets, rec fillRecord, m fillTimerMaps) *builder {
+	a := &builder{}
+	loadSock(a, rec)
+	watchedSlot(a, o, m)
+	a.emit(asm.Mov.Reg(asm.R9, asm.R0))
 	// Written only when it changed: the tick reads the slot on every
 	// CPU, and a store at every send would move its cache line.
 	a.emit(asm.LoadMem(asm.R1, asm.R9, slotSock, asm.DWord), asm.JEq.Reg(asm.R1, asm.R7, "found"), asm.StoreMem(asm.R9, slotSock, asm.R7, asm.DWord))
