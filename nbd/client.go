@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"runtime"
 	"sync"
 	"time"
 )
@@ -413,14 +412,13 @@ func (cl *Client) complete(cookie uint64, op *Op) {
 
 func (cl *Client) reader() {
 	defer close(cl.rdon)
-	if cl.c.polled {
-		// qemu's client reads on one thread that sleeps only in ppoll:
-		// this goroutine keeps its thread, and the completions (Done)
-		// run there too, as qemu's coroutines do.
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-	}
-	err := cl.readLoop()
+	// qemu's client reads on one thread that sleeps only in ppoll, and
+	// the completions (Done) run there too, as qemu's coroutines do:
+	// readerThread keeps this goroutine on its thread without waking
+	// the runtime (readerthread.go).
+	var th readerThread
+	defer th.release()
+	err := cl.readLoop(&th)
 	if errors.Is(err, net.ErrClosed) {
 		err = ErrClientClosed
 	}
@@ -429,9 +427,12 @@ func (cl *Client) reader() {
 	cl.c.closeLoop()
 }
 
-func (cl *Client) readLoop() error {
+func (cl *Client) readLoop(th *readerThread) error {
 	var h [chunkHeaderSize]byte
 	for {
+		if cl.c.polled {
+			th.betweenReplies()
+		}
 		if err := cl.c.ReadFull(h[:4]); err != nil {
 			return fmt.Errorf("nbd: reading reply: %w", err)
 		}

@@ -23,7 +23,7 @@ type ClientOptions struct {
 	// the handshake.
 	SndBuf, RcvBuf int
 	// Reader is how the client's reader waits for the socket after the
-	// handshake: ReaderPoll (ppoll on its own locked thread, as qemu's
+	// handshake: ReaderPoll (ppoll on its own thread, as qemu's
 	// client; Linux only, elsewhere the netpoller) or ReaderNetpoller
 	// (Go's netpoller, also for "").
 	Reader string

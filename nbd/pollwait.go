@@ -17,7 +17,8 @@ import "errors"
 // spinning over a non-blocking netpoll, hands it back at the first bytes,
 // often on another thread. ReaderPoll waits as qemu does.
 const (
-	// ReaderPoll: the reader runs on its own locked OS thread, reads with
+	// ReaderPoll: the reader runs on its own OS thread (readerthread.go
+	// says how it keeps it without waking the runtime), reads with
 	// recvfrom(MSG_DONTWAIT) until EAGAIN and then sleeps in ppoll(2) on
 	// the socket, which is taken out of Go's netpoller. Linux only; on
 	// other systems the client reads as with ReaderNetpoller.

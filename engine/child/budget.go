@@ -127,6 +127,7 @@ func (r *loadRole) measure(c wire.Cmd) wire.Msg {
 	if err := r.gate.drainForBudget(); err != nil {
 		return childFail(err)
 	}
+	followPlacement()
 	ops0, bytes0, errs0 := r.ops.Load(), r.bytes.Load(), r.errs.Load()
 	r.budMaxLat.Store(0)
 	done := r.gate.openBudget(c.Requests)

@@ -48,7 +48,13 @@ func TestScanTurnsQemusLoop(t *testing.T) {
 // waitLoad polls a running load until cond holds, for 30 s at most.
 func waitLoad(t *testing.T, r *loadRole, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); !cond(); {
+	waitLoadFor(t, r, 30*time.Second, cond)
+}
+
+// waitLoadFor polls a running load until cond holds, for limit at most.
+func waitLoadFor(t *testing.T, r *loadRole, limit time.Duration, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); !cond(); {
 		if m := r.poll(); m.Errors != 0 {
 			t.Fatalf("load errors: %s", m.LastErr)
 		}

@@ -550,6 +550,9 @@ var loadSetters = map[string]func(*loadRole, wire.Cmd) wire.Msg{
 func childFail(err error) wire.Msg { return wire.Msg{Type: "error", Err: err.Error()} }
 
 func (r *loadRole) setPaused(c wire.Cmd) wire.Msg {
+	if c.Int == 0 {
+		followPlacement()
+	}
 	r.gate.setPaused(c.Int != 0)
 	return wire.Msg{}
 }
