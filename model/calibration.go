@@ -105,7 +105,10 @@ type CalibrationReport struct {
 	Repeat int `json:"repeat"`
 	// Looks is when the rows were judged (a look every Looks.Every
 	// repeats); Confidence each look's level, 0.95 for one look.
-	Looks      LookPlan         `json:"looks"`
+	Looks LookPlan `json:"looks"`
+	// OutOfTime says the calibration stopped at a look past its plan's
+	// time budget, with a buffer still undecided, before its most repeats.
+	OutOfTime  bool             `json:"out_of_time,omitempty"`
 	Confidence float64          `json:"confidence"`
 	Config     Config           `json:"config"`
 	Rows       []CalibrationRow `json:"rows"`
@@ -187,20 +190,26 @@ func RecvCallsDifference(ours, real []SweepRow, conf float64) Difference {
 // LookPlan is when a calibration judges its rows: after every Every
 // rounds (a measurement of each client at each buffer still measured),
 // up to Most. A buffer whose agreement is then decided (within, OUTSIDE
-// or n/a) is measured no more; the calibration ends when none is left or
-// at Most. Each look's interval is at the plan's Confidence, so that the
-// looks together are as sure as one 95% interval (stats.RepeatedConfidence):
-// stopping at the first answer does not make a lucky answer likelier.
+// or n/a) is measured no more; the calibration ends when none is left,
+// at Most, or at the first look after BudgetS seconds (0: none). Each
+// look's interval is at the plan's Confidence, so that the looks
+// together are as sure as one 95% interval (stats.RepeatedConfidence):
+// stopping at the first answer does not make a lucky answer likelier,
+// and neither does stopping for the time, which the figures do not steer.
 type LookPlan struct {
-	Every int `json:"every"`
-	Most  int `json:"most"`
+	Every   int     `json:"every"`
+	Most    int     `json:"most"`
+	BudgetS float64 `json:"budget_s,omitempty"`
 }
 
-// AutoLooks is --repeat auto: a look every 10 repeats, at most 50. The
-// calls of either client swing 25–45% from run to run against our server
-// (the regimes above), so at 10 repeats the interval of a ratio near 1
-// is about ±30%, too wide for the band; at 20–30 it fits.
-var AutoLooks = LookPlan{Every: 10, Most: 50}
+// AutoLooks is --repeat auto: a look every 10 repeats, at most 100, and
+// none begun after 5 minutes. The calls of either client swing 25–45%
+// from run to run against our server (the regimes above), so at 10
+// repeats the interval of a ratio near 1 is about ±30%, too wide for the
+// band; at 30–50 a ratio within 10% of 1 fits, and one nearer an edge
+// takes up to 100 (about 2 minutes against our server; a round against
+// qemu-nbd takes about 8 s, hence the budget).
+var AutoLooks = LookPlan{Every: 10, Most: 100, BudgetS: 300}
 
 // FixedLooks is --repeat n: one look, after n repeats, at 95%.
 func FixedLooks(n int) LookPlan { return LookPlan{Every: n, Most: n} }

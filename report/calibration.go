@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"nbdscope/model"
@@ -108,6 +109,9 @@ func repeatsTaken(rep model.CalibrationReport) string {
 	if rep.Looks.Looks() > 1 {
 		s += fmt.Sprintf(" (judged every %d, at most %d)", rep.Looks.Every, rep.Looks.Most)
 	}
+	if rep.OutOfTime {
+		s += fmt.Sprintf("; stopped undecided when its %s were up (--repeat N takes N, however long)", budgetWords(rep.Looks.BudgetS))
+	}
 	return s
 }
 
@@ -160,4 +164,15 @@ func LookLine(rows []model.CalibrationRow) string {
 		parts = append(parts, "n/a at "+strings.Join(na, ", ")+" (the real client's calls were not counted)")
 	}
 	return strings.Join(parts, "; ")
+}
+
+// budgetWords is a time budget in words: "5 minutes", "90 s".
+func budgetWords(sec float64) string {
+	if sec >= 60 && math.Mod(sec, 60) == 0 {
+		if sec == 60 {
+			return "1 minute"
+		}
+		return fmt.Sprintf("%g minutes", sec/60)
+	}
+	return fmt.Sprintf("%g s", sec)
 }

@@ -78,19 +78,25 @@ func TestCalibrationSaysItsLooks(t *testing.T) {
 			Ours: model.ClientFigures{Repeats: n}, Real: model.ClientFigures{Repeats: n}}
 	}
 	rep := model.CalibrationReport{Config: model.Config{Sides: [2]model.SideConfig{{Connections: 1, RequestSize: 2 << 20, InFlight: 8}}},
-		Client: "qemu-img convert {uri} null", Repeat: 50, Looks: model.AutoLooks, Confidence: model.AutoLooks.Confidence(),
+		Client: "qemu-img convert {uri} null", Repeat: 100, Looks: model.AutoLooks, Confidence: model.AutoLooks.Confidence(),
 		Rows: []model.CalibrationRow{row("default", 20, 1.02), row("2m", 50, 1.1)}}
 	var out bytes.Buffer
 	WriteCalibration(&out, rep)
 	for _, want := range []string{
-		"each client's median run by time, of 20 repeats at default, 50 at 2m (judged every 10, at most 50).",
-		"(the ratio's interval over the repeats, at 98.4% at each of up to 5 looks, so that together they hold it at 95%): within at default 1.02x, 2m 1.10x.",
+		"each client's median run by time, of 20 repeats at default, 50 at 2m (judged every 10, at most 100).",
+		"(the ratio's interval over the repeats, at 98.9% at each of up to 10 looks, so that together they hold it at 95%): within at default 1.02x, 2m 1.10x.",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the calibration lacks %q:\n%s", want, out.String())
 		}
 	}
-	rep.Looks, rep.Repeat, rep.Confidence = model.FixedLooks(3), 3, 0.95
+	rep.OutOfTime = true
+	out.Reset()
+	WriteCalibration(&out, rep)
+	if want := "50 at 2m (judged every 10, at most 100); stopped undecided when its 5 minutes were up (--repeat N takes N, however long)."; !strings.Contains(out.String(), want) {
+		t.Errorf("the calibration lacks %q:\n%s", want, out.String())
+	}
+	rep.Looks, rep.Repeat, rep.Confidence, rep.OutOfTime = model.FixedLooks(3), 3, 0.95, false
 	rep.Rows = []model.CalibrationRow{row("default", 3, 1.02)}
 	out.Reset()
 	WriteCalibration(&out, rep)

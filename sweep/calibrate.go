@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"errors"
+	"time"
 
 	"nbdscope/clientrun"
 	"nbdscope/engine"
@@ -45,9 +46,9 @@ type CalibrateProgress struct {
 // (model.LookPlan). Each row holds each client's median measurement by
 // time. On an error the rows hold the sizes both clients have measured
 // so far.
-func Calibrate(ctx context.Context, base model.Config, spec CalibrateSpec, opts engine.Options, progress func(CalibrateProgress)) ([]model.CalibrationRow, error) {
+func Calibrate(ctx context.Context, base model.Config, spec CalibrateSpec, opts engine.Options, progress func(CalibrateProgress)) (CalibrateResult, error) {
 	if len(spec.Sizes) == 0 || spec.Bytes <= 0 || !spec.Looks.Valid() || spec.Client.Line == "" {
-		return nil, errors.New("calibrate: need sizes, a positive byte count, a plan of looks and a client command")
+		return CalibrateResult{}, errors.New("calibrate: need sizes, a positive byte count, a plan of looks and a client command")
 	}
 	c := newCalibration(spec)
 	prog, _ := shellword.Split(spec.Client.Line)
@@ -71,8 +72,18 @@ func Calibrate(ctx context.Context, base model.Config, spec CalibrateSpec, opts 
 	return c.run(progress)
 }
 
-// run measures in rounds until every size is decided or the plan's most.
-func (c *calibration) run(progress func(CalibrateProgress)) ([]model.CalibrationRow, error) {
+// CalibrateResult is a calibration's rows, and whether it stopped at its
+// time budget with a size undecided.
+type CalibrateResult struct {
+	Rows      []model.CalibrationRow
+	OutOfTime bool
+}
+
+// run measures in rounds until every size is decided, the plan's most, or
+// a look past the plan's time budget.
+func (c *calibration) run(progress func(CalibrateProgress)) (CalibrateResult, error) {
+	start := c.now()
+	budget := time.Duration(c.spec.Looks.BudgetS * float64(time.Second))
 	for r := 1; r <= c.spec.Looks.Most; r++ {
 		sizes := c.openSizes()
 		if len(sizes) == 0 {
@@ -96,15 +107,18 @@ func (c *calibration) run(progress func(CalibrateProgress)) ([]model.Calibration
 				who = c.realName
 			}
 			if err != nil {
-				return c.rows(), err
+				return CalibrateResult{Rows: c.rows()}, err
 			}
 			if i == 1 && c.spec.Looks.IsLook(r) {
 				pr.Look = c.look()
 			}
 			say(who)
 		}
+		if pr.Look != nil && budget > 0 && c.now().Sub(start) >= budget && len(c.openSizes()) > 0 && r < c.spec.Looks.Most {
+			return CalibrateResult{Rows: c.rows(), OutOfTime: true}, nil
+		}
 	}
-	return c.rows(), nil
+	return CalibrateResult{Rows: c.rows()}, nil
 }
 
 // calibration is a calibration's measurements so far, per size, and the
@@ -114,6 +128,7 @@ type calibration struct {
 	ours, real [][]model.SweepRow
 	open       []bool
 	realName   string // the real client's program, for progress
+	now        func() time.Time
 	// measureOurs and measureReal take one measurement of each client at
 	// each of the sizes (a sweep of our load, an exec sweep of the real
 	// client, warmed up in round 1).
@@ -124,7 +139,7 @@ type calibration struct {
 // newCalibration is spec's calibration before any measurement.
 func newCalibration(spec CalibrateSpec) *calibration {
 	c := &calibration{spec: spec, ours: make([][]model.SweepRow, len(spec.Sizes)), real: make([][]model.SweepRow, len(spec.Sizes)),
-		open: make([]bool, len(spec.Sizes))}
+		open: make([]bool, len(spec.Sizes)), now: time.Now}
 	for i := range c.open {
 		c.open[i] = true
 	}

@@ -3,6 +3,7 @@ package sweep
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"nbdscope/model"
 )
@@ -61,14 +62,15 @@ func TestCalibrationStopsMeasuringDecidedBuffers(t *testing.T) {
 		}
 		return steady(10)(s, r+1)
 	}
-	c, measured := fakeCalibration(model.AutoLooks, ours, real)
+	c, measured := fakeCalibration(model.LookPlan{Every: 10, Most: 50}, ours, real)
 	var looks []int
-	rows, err := c.run(func(p CalibrateProgress) {
+	res, err := c.run(func(p CalibrateProgress) {
 		if p.Look != nil {
 			looks = append(looks, p.Round)
 		}
 	})
-	if err != nil || len(rows) != 2 {
+	rows := res.Rows
+	if err != nil || len(rows) != 2 || res.OutOfTime {
 		t.Fatalf("rows %+v, err %v", rows, err)
 	}
 	if measured["default"] != 10 || measured["2m"] != 50 {
@@ -83,7 +85,7 @@ func TestCalibrationStopsMeasuringDecidedBuffers(t *testing.T) {
 	if rows[1].Agreement() != model.AgreeUndecided || rows[1].Real.Repeats != 50 {
 		t.Errorf("2m: %v after %d repeats, want undecided after 50", rows[1].Agreement(), rows[1].Real.Repeats)
 	}
-	if got, want := rows[0].RecvCalls.Confidence, model.AutoLooks.Confidence(); got != want || want < 0.98 {
+	if got, want := rows[0].RecvCalls.Confidence, (model.LookPlan{Every: 10, Most: 50}).Confidence(); got != want || want < 0.98 {
 		t.Errorf("each look's interval at %v, want %v (five looks: about 98.4%%)", got, want)
 	}
 }
@@ -92,7 +94,8 @@ func TestCalibrationStopsMeasuringDecidedBuffers(t *testing.T) {
 // with --repeat N (one look) it takes N rounds and judges at 95%.
 func TestCalibrationEndsWhenAllDecided(t *testing.T) {
 	c, measured := fakeCalibration(model.AutoLooks, steady(10), steady(20))
-	rows, err := c.run(nil)
+	res, err := c.run(nil)
+	rows := res.Rows
 	if err != nil || measured["default"] != 10 || measured["2m"] != 10 {
 		t.Fatalf("measured %v (err %v), want 10 rounds at each", measured, err)
 	}
@@ -102,7 +105,8 @@ func TestCalibrationEndsWhenAllDecided(t *testing.T) {
 		}
 	}
 	c, measured = fakeCalibration(model.FixedLooks(3), swinging, steady(15))
-	rows, _ = c.run(nil)
+	res, _ = c.run(nil)
+	rows = res.Rows
 	if measured["default"] != 3 || rows[0].RecvCalls.Confidence != 0.95 {
 		t.Errorf("--repeat 3: %d rounds at %v, want 3 at 0.95", measured["default"], rows[0].RecvCalls.Confidence)
 	}
@@ -120,8 +124,36 @@ func TestCalibrationKeepsRowsOnError(t *testing.T) {
 		}
 		return ours(sizes)
 	}
-	rows, err := c.run(nil)
+	res, err := c.run(nil)
+	rows := res.Rows
 	if err == nil || len(rows) != 2 || rows[0].Ours.Repeats != 3 {
 		t.Fatalf("rows %+v, err %v: want 2 rows of 3 repeats and the error", rows, err)
+	}
+}
+
+// --repeat auto begins no round after the look past its time budget
+// while a buffer is undecided, and says so; a round takes 7 s here on a
+// fake clock (about what one against qemu-nbd takes), so the budget of
+// 5 minutes ends it at the look after 43 rounds: 50.
+func TestCalibrationStopsAtItsBudget(t *testing.T) {
+	c, measured := fakeCalibration(model.AutoLooks, swinging, steady(15))
+	clock := time.Unix(0, 0)
+	ours := c.measureOurs
+	c.measureOurs = func(sizes []model.Buf) ([]model.SweepRow, error) {
+		clock = clock.Add(7 * time.Second)
+		return ours(sizes)
+	}
+	c.now = func() time.Time { return clock }
+	res, err := c.run(nil)
+	if err != nil || !res.OutOfTime || measured["default"] != 50 {
+		t.Fatalf("out of time %v after %d rounds (err %v): want it said after 50", res.OutOfTime, measured["default"], err)
+	}
+	if res.Rows[0].Agreement() != model.AgreeUndecided {
+		t.Errorf("default: %v, want undecided (ours swings 2–28 about qemu-img's 15)", res.Rows[0].Agreement())
+	}
+	c, _ = fakeCalibration(model.AutoLooks, steady(10), steady(10))
+	c.now = func() time.Time { clock = clock.Add(time.Hour); return clock }
+	if res, _ := c.run(nil); res.OutOfTime {
+		t.Errorf("every buffer decided at the first look, and still said out of time")
 	}
 }

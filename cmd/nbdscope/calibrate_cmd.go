@@ -32,8 +32,8 @@ real one (qemu-nbd, nbdkit) whose send buffer is set from outside on each
 connection. Each measurement moves --bytes (the real client's export is that
 size); the two clients go in rounds, ours then the real one, and each figure
 is that client's median measurement by time. --repeat auto (the default)
-judges every 10 rounds, at most 50, and stops measuring a buffer once its
-agreement is decided: each look's interval is widened so that the looks
+judges every 10 rounds, at most 100 (none begun after 5 minutes), and stops
+measuring a buffer once its agreement is decided: each look's interval is widened so that the looks
 together are as sure as one 95% interval. --repeat N judges once, after N. Our load is
 side A's settings (1 connection, 2 MiB requests, 8 in flight, zero scan by
 default: qemu-img convert's shape). The real client's socket calls are
@@ -58,7 +58,7 @@ func newCalibrateCmd(a *app) *cobra.Command {
 	fs.StringVar(&f.sndbuf, "sndbuf", "default,2m", "comma-separated server send buffer `SIZES` to calibrate at")
 	cmd.RegisterFlagCompletionFunc("sndbuf", completeBufList)
 	fs.StringVar(&f.bytes, "bytes", "1g", "payload `SIZE` per measurement (the real client's export size), in whole requests")
-	fs.StringVarP(&f.repeat, "repeat", "r", "auto", "measurements per client and size: `N`, or auto (a look every 10, at most 50, until each buffer's agreement is decided)")
+	fs.StringVarP(&f.repeat, "repeat", "r", "auto", "measurements per client and size: `N`, or auto (a look every 10, at most 100 or 5 minutes, until each buffer's agreement is decided)")
 	fs.StringVar(&f.client, "client", presets.QemuImgRead, "the real client `CMD` ({uri}, {socket}, {size} replaced)")
 	fs.BoolVar(&f.asJSON, "json", false, "print JSON")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
@@ -172,10 +172,11 @@ func (a *app) calibrate(cfg model.Config, spec sweep.CalibrateSpec, f calibrateF
 			fmt.Fprintf(a.stderr, "calibrate: after %d repeats: %s\n", p.Round, report.LookLine(p.Look))
 		}
 	}
-	rows, err := sweep.Calibrate(ctx, cfg, spec, engine.Options{}, progress)
+	res, err := sweep.Calibrate(ctx, cfg, spec, engine.Options{}, progress)
+	rows := res.Rows
 	rep := model.CalibrationReport{Version: model.CalibrationVersion, Nbdscope: model.Version, Time: time.Now().UTC(),
 		Server: cfg.Sides[0].Server, Client: spec.Client.Line, Bytes: spec.Bytes, Repeat: spec.Looks.Most,
-		Looks: spec.Looks, Confidence: spec.Looks.Confidence(), Config: cfg, Rows: rows}
+		Looks: spec.Looks, OutOfTime: res.OutOfTime, Confidence: spec.Looks.Confidence(), Config: cfg, Rows: rows}
 	var outcome error
 	switch {
 	case err != nil && ctx.Err() != nil:
