@@ -98,13 +98,16 @@ func checkNoStall(t *testing.T, cfg model.Config) {
 			}
 		}
 	}
-	// moved: the side has at least n samples with progress after the
-	// given time. A side's first turn starts once its buffers are warm,
-	// which can take seconds (slot.warm), so the first phase waits for two
-	// samples of each side rather than for a number of turns.
+	// moved: the side has at least n samples with its load running and
+	// progress after the given time. A side's first turn starts once its
+	// buffers are warm, which can take seconds (slot.warm), so the first
+	// phase waits for two samples of each side rather than for a number
+	// of turns. A warming sample can carry bytes too (the warm-up's last
+	// requests); counted, it let the change below give A the turn when B
+	// had run one sample of its own (a CI run).
 	moved := func(side model.SideID, after float64, n int) bool {
 		for _, s := range samples {
-			if s.Side == side && s.Bytes > 0 && s.T > after {
+			if s.Side == side && s.Active && s.Bytes > 0 && s.T > after {
 				n--
 			}
 		}
