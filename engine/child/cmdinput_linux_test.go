@@ -16,8 +16,8 @@ import (
 // followed by 5 ms of work, as a measurement follows its command. Read
 // through the runtime's syscall entry, each read woke sysmon into its
 // 20 µs ticks for the work that followed (41-76 switches a command); read
-// raw, it stays asleep (3.0). The switches are read raw (rawSwitches) for
-// the same reason.
+// raw, it stays asleep (1.8-3.0). The switches are read raw
+// (rawSwitches) for the same reason.
 func TestCommandsLeaveTheRuntimeAsleep(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	var fds [2]int
