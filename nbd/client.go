@@ -31,6 +31,8 @@ type Client struct {
 	next     uint64
 	err      error      // terminal error; set once
 	idle     *sync.Cond // signalled when ops empties or err is set
+	busy     *sync.Cond // signalled when a request is added or err is set
+	parked   bool       // the reader waits on busy (awaitRequest)
 	dead     chan struct{}
 	rdon     chan struct{} // reader goroutine finished
 
@@ -94,6 +96,7 @@ func (op *Op) Wait() error {
 func newClient(c *Conn, info ExportInfo) *Client {
 	cl := &Client{c: c, info: info, ops: make(map[uint64]*Op), dead: make(chan struct{}), rdon: make(chan struct{})}
 	cl.idle = sync.NewCond(&cl.mu)
+	cl.busy = sync.NewCond(&cl.mu)
 	if _, onUnix := c.nc.(*net.UnixConn); onUnix {
 		cl.alignMin = alignedPayloadMin
 	}
@@ -248,6 +251,9 @@ func (cl *Client) register(op *Op) (uint64, error) {
 	cl.next++
 	cookie := cl.next
 	cl.ops[cookie] = op
+	if len(cl.ops) == 1 {
+		cl.busy.Signal()
+	}
 	cl.mu.Unlock()
 
 	Request{Flags: op.Flags, Type: op.Cmd, Cookie: cookie, Offset: op.Offset, Length: op.Length}.Put(op.hdr[:])
@@ -365,6 +371,7 @@ func (cl *Client) fail(err error) {
 	if cl.err == nil {
 		cl.err = err
 		cl.idle.Broadcast()
+		cl.busy.Broadcast()
 		close(cl.dead)
 	}
 	cl.mu.Unlock()
@@ -416,7 +423,7 @@ func (cl *Client) reader() {
 	// the completions (Done) run there too, as qemu's coroutines do:
 	// readerThread keeps this goroutine on its thread without waking
 	// the runtime (readerthread.go).
-	var th readerThread
+	th := readerThread{c: cl.c}
 	defer th.release()
 	err := cl.readLoop(&th)
 	if errors.Is(err, net.ErrClosed) {
@@ -432,6 +439,9 @@ func (cl *Client) readLoop(th *readerThread) error {
 	for {
 		if cl.c.polled {
 			th.betweenReplies()
+			if err := cl.awaitRequest(th); err != nil {
+				return err
+			}
 		}
 		if err := cl.c.ReadFull(h[:4]); err != nil {
 			return fmt.Errorf("nbd: reading reply: %w", err)
@@ -459,6 +469,41 @@ func (cl *Client) readLoop(th *readerThread) error {
 			return protoErrorf("reply magic 0x%08x", binary.BigEndian.Uint32(h[:4]))
 		}
 	}
+}
+
+// awaitRequest parks the ppoll reader, where it waits raw (one
+// processor: readerthread.go), while no request is in flight: a paused
+// load's reader, asleep in ppoll through the runtime, woke sysmon from
+// its deep sleep when the first reply after the resume ended the call.
+// Parked, it is woken by the next request's register, without a system
+// call; a hang-up meanwhile is seen by Lost.
+func (cl *Client) awaitRequest(th *readerThread) error {
+	if !th.c.rawWait {
+		return nil
+	}
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	for len(cl.ops) == 0 && cl.err == nil {
+		cl.parked = true
+		cl.busy.Wait()
+	}
+	cl.parked = false
+	return cl.err
+}
+
+// Lost is Err, and, while the reader is parked with nothing in flight
+// (awaitRequest), a look whether the server hung up meanwhile, which the
+// reader would otherwise see only at the next request.
+func (cl *Client) Lost() error {
+	cl.mu.Lock()
+	parked := cl.parked
+	cl.mu.Unlock()
+	if parked {
+		if err := cl.c.peekHangup(); err != nil {
+			cl.fail(fmt.Errorf("nbd: reading reply: %w", err))
+		}
+	}
+	return cl.Err()
 }
 
 func (cl *Client) simpleReply(h []byte) error {

@@ -98,6 +98,9 @@ type Conn struct {
 	iov          []unix.Iovec
 	tvec         [1][]byte
 	pfd          int // the duplicate's descriptor
+	// rawWait: the reader waits first in a raw ppoll (waitReadable); set
+	// by the reader goroutine, which alone reads it.
+	rawWait bool
 	// The qemu-img event loop's turns on EAGAIN (eventloop.go), when on.
 	loopMu sync.Mutex
 	loop   atomic.Pointer[eventLoop]

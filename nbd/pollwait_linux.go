@@ -1,8 +1,10 @@
 package nbd
 
 import (
+	"io"
 	"net"
 	"os"
+	"runtime"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -75,6 +77,66 @@ func (c *Conn) waitPolled(fd int, events int16, w *pollWait) error {
 	}
 }
 
+// rawWaitLimit bounds the reader's raw wait (waitReadable): longer than
+// a reply of a running load takes to come, short enough that what became
+// runnable meanwhile (a timer, the controller's command) waits little for
+// the processor the wait holds.
+const rawWaitLimit = 1_000_000 // ns
+
+// waitReadable is the reader's wait for the socket. Where the reader has
+// the process's one processor to itself (Conn.rawWait, set by
+// readerThread), it waits first in a raw ppoll, which the runtime does not
+// see: a wait through the runtime's syscall entry wakes sysmon when it
+// sleeps deeply, as it does in a paused load, and a woken sysmon ticks
+// every 20 µs for at least 50 ticks, each on the reader's core (see
+// readerthread.go). What was runnable ran at the reader's yield before the
+// reply; a wait that outlasts rawWaitLimit goes on through the runtime,
+// which may then give the processor to others. A signal (a preemption
+// request) is answered by a yield.
+func (c *Conn) waitReadable(fd int) error {
+	for c.rawWait && !c.closing.Load() {
+		w := &c.rwait
+		w.fds[0] = unix.PollFd{Fd: int32(fd), Events: unix.POLLIN}
+		w.ts = unix.NsecToTimespec(rawWaitLimit)
+		n, _, e := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&w.fds[0])), 1, uintptr(unsafe.Pointer(&w.ts)), 0, 0, 0)
+		switch {
+		case e == 0 && n > 0:
+			return nil // readable, or hung up: the next call says which
+		case e == unix.EINTR:
+			runtime.Gosched()
+			continue
+		}
+		break
+	}
+	return c.waitPolled(fd, unix.POLLIN, &c.rwait)
+}
+
+// peekHangup, for a reader parked with nothing in flight (Client's
+// awaitRequest), looks without waiting whether the peer hung up: a
+// receive of one byte that leaves it queued (MSG_PEEK), raw, and not
+// counted, since it reads nothing. io.EOF or the socket's error; nil while
+// the connection is up.
+func (c *Conn) peekHangup() error {
+	if !c.polled || c.closing.Load() {
+		return nil
+	}
+	var b [1]byte
+	var n uintptr
+	var e unix.Errno
+	if err := c.raw.Control(func(fd uintptr) {
+		n, _, e = unix.RawSyscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&b[0])), 1, unix.MSG_PEEK|unix.MSG_DONTWAIT, 0, 0)
+	}); err != nil {
+		return nil // closed meanwhile: the reader says why
+	}
+	switch {
+	case e == 0 && n == 0:
+		return io.EOF
+	case e == 0, e == unix.EAGAIN, e == unix.EINTR:
+		return nil
+	}
+	return os.NewSyscallError("recvfrom", e)
+}
+
 // readPolled is readOnce for a polled socket: recvfrom(MSG_DONTWAIT) and,
 // on EAGAIN, ppoll and again, until a call returns data, EOF or an error.
 //
@@ -91,7 +153,7 @@ func (c *Conn) readPolled(fd uintptr) bool {
 			if c.turnLoop() {
 				continue // the socket became readable during the turn
 			}
-			if err := c.waitPolled(int(fd), unix.POLLIN, &c.rwait); err != nil {
+			if err := c.waitReadable(int(fd)); err != nil {
 				c.rn, c.rerr = 0, err
 				return true
 			}

@@ -2,18 +2,23 @@ package nbd
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"net"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"nbdscope/internal/testbin"
 )
 
 // TestPollReaderRoundTrip: a client on the ppoll reader writes 32 MiB
@@ -198,4 +203,52 @@ func epollWatches(t *testing.T) []uint64 {
 		t.Fatal("no epoll set watches anything here: the check would pass unrun")
 	}
 	return inos
+}
+
+// TestParkedReaderSeesHangup: on one processor a ppoll reader with
+// nothing in flight parks without a system call (awaitRequest), so it no
+// longer sees a hang-up itself; Lost looks, so that a paused load still
+// learns that its server went away.
+func TestParkedReaderSeesHangup(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	sock := filepath.Join(testbin.ShortDir(t), "s.sock")
+	ln, err := ListenUnix(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- (&Server{Exports: []Export{{Backend: NewMemory(1 << 20)}}}).Serve(ctx, ln) }()
+	c, err := Dial(ctx, URI{Transport: "unix", Socket: sock}, ClientOptions{Reader: ReaderPoll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	op := NewOp()
+	op.Cmd, op.Buf = CmdRead, make([]byte, 4096)
+	if err := c.Start(op); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitTimeout(t, op, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	parked := func() bool { c.mu.Lock(); defer c.mu.Unlock(); return c.parked }
+	for deadline := time.Now().Add(10 * time.Second); !parked(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the reader with nothing in flight did not park")
+		}
+	}
+	cancel() // the server closes its connections
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); c.Lost() == nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("Lost says nothing of a server that hung up while the reader was parked")
+		}
+	}
+	if c.Lost() == ErrClientClosed {
+		t.Fatalf("Lost: %v, want the hang-up", c.Lost())
+	}
 }

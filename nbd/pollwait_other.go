@@ -10,3 +10,6 @@ func (c *Conn) usePollWait() error { return errPollUnsupported }
 
 // closePolled is never reached: usePollWait never succeeds here.
 func (c *Conn) closePolled() error { return errPollUnsupported }
+
+// peekHangup has nothing to look at where the ppoll reader is not built.
+func (c *Conn) peekHangup() error { return nil }

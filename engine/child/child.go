@@ -249,14 +249,15 @@ func childSetter[R any](c wire.Cmd, role string, setters map[string]func(R, wire
 // (per-thread /proc counts: 544 switches a second of sysmon's thread, 606
 // involuntary of the reader's). Made non-blocking, the pipe is read by a
 // goroutine that parks in the netpoller between commands, as the data
-// sockets' goroutines do. The file is kept for the process's life: a
-// second *os.File of descriptor 0 left to the collector would close it.
+// sockets' goroutines do, and its reads are raw (cmdinput_linux.go). The
+// file is kept for the process's life: a second *os.File of descriptor 0
+// left to the collector would close it.
 func commandInput() io.Reader {
 	if err := syscall.SetNonblock(0, true); err != nil {
 		return os.Stdin
 	}
 	commandFile = os.NewFile(0, "stdin")
-	return commandFile
+	return commandReader(commandFile)
 }
 
 var commandFile *os.File

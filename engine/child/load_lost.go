@@ -16,9 +16,10 @@ import (
 // knows to wait for the crash report.
 
 // checkLost reports cl's terminal error as the loss of the target, unless
-// the connection is working or we closed it ourselves.
+// the connection is working or we closed it ourselves. Lost also looks at
+// a connection whose reader is parked with nothing in flight.
 func (r *loadRole) checkLost(cl *nbd.Client) {
-	err := cl.Err()
+	err := cl.Lost()
 	if err == nil || errors.Is(err, nbd.ErrClientClosed) || r.ctx.Err() != nil {
 		return
 	}
