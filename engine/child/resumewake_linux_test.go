@@ -1,65 +1,26 @@
+//go:build !race
+
+// The race detector makes every Go call of the reader dear and CI runs
+// every package's tests at once under it: the cores are held by other
+// processes for longer than sysmon sleeps (wakeWindows). .ci/run runs this
+// package once more without -race for these tests.
+
 package child
 
 import (
-	"os"
+	"math"
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
 
 	"nbdscope/engine/wire"
 	"nbdscope/internal/childtest"
 	"nbdscope/model"
 	"nbdscope/nbd"
+	"nbdscope/platform"
 )
-
-// rawSwitches is a thread's voluntary + involuntary context switches,
-// read from /proc with raw system calls: a read through the runtime's
-// syscall entry would itself wake sysmon from its deep sleep, the very
-// thing the test counts.
-func rawSwitches(tid int) (uint64, bool) {
-	path := append([]byte("/proc/self/task/"+strconv.Itoa(tid)+"/status"), 0)
-	cwd := unix.AT_FDCWD
-	fd, _, e := unix.RawSyscall6(unix.SYS_OPENAT, uintptr(cwd), uintptr(unsafe.Pointer(&path[0])), unix.O_RDONLY|unix.O_CLOEXEC, 0, 0, 0)
-	if e != 0 {
-		return 0, false
-	}
-	defer unix.RawSyscall(unix.SYS_CLOSE, fd, 0, 0)
-	var buf [4096]byte
-	n, _, e := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
-	if e != 0 {
-		return 0, false
-	}
-	var sum uint64
-	for _, line := range strings.Split(string(buf[:n]), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "voluntary_ctxt_switches") {
-			x, _ := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
-			sum += x
-		}
-	}
-	return sum, true
-}
-
-// tids lists this process's threads.
-func tids(t *testing.T) []int {
-	t.Helper()
-	ents, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []int
-	for _, e := range ents {
-		if id, err := strconv.Atoi(e.Name()); err == nil {
-			ids = append(ids, id)
-		}
-	}
-	return ids
-}
 
 // TestResumeLeavesTheRuntimeAsleep: a load of one processor (a pinned
 // load child's) reading 2 MiB requests on the ppoll reader is paused
@@ -75,15 +36,47 @@ func tids(t *testing.T) []int {
 func TestResumeLeavesTheRuntimeAsleep(t *testing.T) {
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "s.sock")
-	childtest.StartServer(t, wire.ServerSpec{Socket: sock, Settings: wire.Start{model.SetBackend: {Str: "null"}, model.SetSize: {Int: 1 << 30}, model.SetTransport: {Str: "unix"}}})
+	srv := childtest.StartServer(t, wire.ServerSpec{Socket: sock, Settings: wire.Start{model.SetBackend: {Str: "null"}, model.SetSize: {Int: 1 << 30}, model.SetTransport: {Str: "unix"}}})
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	spec := wire.LoadSpec{URI: nbd.URI{Transport: "unix", Socket: sock}.String(), Settings: wire.Start{model.SetConnections: {Int: 1},
 		model.SetRequestSize: {Int: 2 << 20}, model.SetInFlight: {Int: 8}, model.SetWorkload: {Str: string(model.WorkRead)},
 		model.SetConsume: {Str: string(model.ConsumeNone)}, model.SetReader: {Str: string(model.ReaderPoll)}}}
 	r := startLoad(t, spec)
 	waitLoad(t, r, func() bool { return r.ops.Load() >= 64 })
+	server := strconv.Itoa(srv.Cmd.Process.Pid)
+	best, judged := math.Inf(1), 0
+	for attempt := 1; attempt <= wakeWindows && best > 0.3; attempt++ {
+		busy0, _ := platform.CPUBusy()
+		self0, srv0, start := threadUses(t), threadUsesOf(t, server), time.Now()
+		others, reqs := resumeSwitches(t, r)
+		busy1, _ := platform.CPUBusy()
+		ours := cpuSince(self0, threadUses(t)) + cpuSince(srv0, threadUsesOf(t, server))
+		otherCores := max(0, busy1-busy0-ours) / time.Since(start).Seconds()
+		perRequest := float64(others) / float64(reqs)
+		t.Logf("attempt %d: 4 resumes, %d requests: threads other than the busiest switched %d times (%.3f a request); other processes kept %.2f cores busy",
+			attempt, reqs, others, perRequest, otherCores)
+		if otherCores > wakeOthersMost {
+			continue
+		}
+		judged++
+		best = math.Min(best, perRequest)
+	}
+	if judged == 0 {
+		t.Skipf("other processes kept over %.2f cores busy in each of %d attempts: the runtime's wake-ups then follow them (wakeWindows)", wakeOthersMost, wakeWindows)
+	}
+	if best > 0.3 {
+		t.Errorf("after a resume the runtime's threads switched %.3f times a request at best over %d attempts with the cores to itself, want at most 0.3", best, judged)
+	}
+}
+
+// resumeSwitches pauses and resumes r four times, each for 64 requests,
+// and counts the switches of the threads other than the busiest (the
+// reader's) and the requests. Beside busy loops on every core an attempt
+// read 0.33 a request here: other processes hold the cores for longer
+// than sysmon's sleeps, as in TestPollReaderLeavesTheRuntimeAsleep
+// (wakeWindows), so the test takes the best of a few.
+func resumeSwitches(t *testing.T, r *loadRole) (others, reqs uint64) {
 	const rounds, requests = 4, 64
-	var others, reqs uint64
 	for range rounds {
 		r.gate.setPaused(true)
 		ids := tids(t)
@@ -110,9 +103,5 @@ func TestResumeLeavesTheRuntimeAsleep(t *testing.T) {
 		reqs += r.ops.Load() - ops0
 		others += sum - readerD // the busiest thread is taken for the reader's
 	}
-	perRequest := float64(others) / float64(reqs)
-	t.Logf("%d resumes, %d requests: threads other than the busiest switched %d times (%.3f a request)", rounds, reqs, others, perRequest)
-	if perRequest > 0.3 {
-		t.Errorf("after a resume the runtime's threads switched %.3f times a request (%d in %d requests), want at most 0.3", perRequest, others, reqs)
-	}
+	return others, reqs
 }
