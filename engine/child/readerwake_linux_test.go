@@ -74,19 +74,11 @@ func threadUsesOf(t *testing.T, pid string) map[int]threadUse {
 // 0.03-0.05 after (with -race too). The consume mode is none, so that the
 // race detector's slower Go code does not slow the requests.
 func TestPollReaderLeavesTheRuntimeAsleep(t *testing.T) {
-	dir := t.TempDir()
-	sock := filepath.Join(dir, "s.sock")
-	srv := childtest.StartServer(t, wire.ServerSpec{Socket: sock, Settings: wire.Start{model.SetBackend: {Str: "null"}, model.SetSize: {Int: 1 << 30}, model.SetTransport: {Str: "unix"}}})
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	spec := wire.LoadSpec{URI: nbd.URI{Transport: "unix", Socket: sock}.String(), Settings: wire.Start{model.SetConnections: {Int: 1},
-		model.SetRequestSize: {Int: 2 << 20}, model.SetInFlight: {Int: 8}, model.SetWorkload: {Str: string(model.WorkRead)},
-		model.SetConsume: {Str: string(model.ConsumeNone)}, model.SetReader: {Str: string(model.ReaderPoll)}}}
-	r := startLoad(t, spec)
-	waitLoad(t, r, func() bool { return r.ops.Load() >= 64 })
+	r, server := startOneProcessorLoad(t)
 	defer r.gate.setPaused(true)
 	best, judged := math.Inf(1), 0
 	for window := 1; window <= wakeWindows; window++ {
-		w := readerWindow(t, r, strconv.Itoa(srv.Cmd.Process.Pid))
+		w := readerWindow(t, r, server)
 		t.Logf("window %d: %d requests in %v: the reader's thread switched %d times, the others %d (%.3f a request); other processes kept %.2f cores busy",
 			window, w.ops, w.wall.Round(time.Millisecond), w.readerSwitches, w.others, w.perRequest(), w.otherCores)
 		if w.otherCores > wakeOthersMost {
@@ -124,6 +116,24 @@ const (
 	wakeWindows    = 5
 	wakeOthersMost = 1.25
 )
+
+// startOneProcessorLoad starts a load on the ppoll reader in this
+// process, on one processor (a pinned load child's), reading 2 MiB
+// requests 8 at a time from a server child, consuming nothing (so that
+// the race detector's slower Go code does not slow the requests), and
+// returns it once it has done 64, with the server's PID.
+func startOneProcessorLoad(t *testing.T) (*loadRole, string) {
+	sock := filepath.Join(t.TempDir(), "s.sock")
+	srv := childtest.StartServer(t, wire.ServerSpec{Socket: sock, Settings: wire.Start{model.SetBackend: {Str: "null"}, model.SetSize: {Int: 1 << 30}, model.SetTransport: {Str: "unix"}}})
+	prev := runtime.GOMAXPROCS(1)
+	t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
+	spec := wire.LoadSpec{URI: nbd.URI{Transport: "unix", Socket: sock}.String(), Settings: wire.Start{model.SetConnections: {Int: 1},
+		model.SetRequestSize: {Int: 2 << 20}, model.SetInFlight: {Int: 8}, model.SetWorkload: {Str: string(model.WorkRead)},
+		model.SetConsume: {Str: string(model.ConsumeNone)}, model.SetReader: {Str: string(model.ReaderPoll)}}}
+	r := startLoad(t, spec)
+	waitLoad(t, r, func() bool { return r.ops.Load() >= 64 })
+	return r, strconv.Itoa(srv.Cmd.Process.Pid)
+}
 
 // cpuSince is the CPU seconds the threads read in after ran since before.
 func cpuSince(before, after map[int]threadUse) float64 {

@@ -9,16 +9,9 @@ package child
 
 import (
 	"math"
-	"path/filepath"
-	"runtime"
-	"strconv"
 	"testing"
 	"time"
 
-	"nbdscope/engine/wire"
-	"nbdscope/internal/childtest"
-	"nbdscope/model"
-	"nbdscope/nbd"
 	"nbdscope/platform"
 )
 
@@ -34,16 +27,7 @@ import (
 // pause still spent in ppoll, 1.0; raw and parked with nothing in flight
 // (nbd's readerthread.go), 0.03-0.05.
 func TestResumeLeavesTheRuntimeAsleep(t *testing.T) {
-	dir := t.TempDir()
-	sock := filepath.Join(dir, "s.sock")
-	srv := childtest.StartServer(t, wire.ServerSpec{Socket: sock, Settings: wire.Start{model.SetBackend: {Str: "null"}, model.SetSize: {Int: 1 << 30}, model.SetTransport: {Str: "unix"}}})
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	spec := wire.LoadSpec{URI: nbd.URI{Transport: "unix", Socket: sock}.String(), Settings: wire.Start{model.SetConnections: {Int: 1},
-		model.SetRequestSize: {Int: 2 << 20}, model.SetInFlight: {Int: 8}, model.SetWorkload: {Str: string(model.WorkRead)},
-		model.SetConsume: {Str: string(model.ConsumeNone)}, model.SetReader: {Str: string(model.ReaderPoll)}}}
-	r := startLoad(t, spec)
-	waitLoad(t, r, func() bool { return r.ops.Load() >= 64 })
-	server := strconv.Itoa(srv.Cmd.Process.Pid)
+	r, server := startOneProcessorLoad(t)
 	best, judged := math.Inf(1), 0
 	for attempt := 1; attempt <= wakeWindows && best > 0.3; attempt++ {
 		busy0, _ := platform.CPUBusy()
