@@ -39,9 +39,9 @@ type CalibrateProgress struct {
 }
 
 // Calibrate runs spec on side A of base. The two clients go in rounds,
-// ours then the real one (the real client's warm-up in the first round
-// only), so a slow stretch of a shared machine meets both alike
-// (ExecSweep says why rounds). After each look's round every buffer is
+// taking turns going first (roundOrder; the real client's warm-up in the
+// first round only), so a slow stretch of a shared machine meets both
+// alike (ExecSweep says why rounds). After each look's round every buffer is
 // judged; one whose agreement is decided leaves the later rounds
 // (model.LookPlan). Each row holds each client's median measurement by
 // time. On an error the rows hold the sizes both clients have measured
