@@ -40,7 +40,11 @@ func TestScanTurnsQemusLoop(t *testing.T) {
 	waitLoad(t, r, func() bool { turns, _ := loopCounts(r); return turns >= turns0+5 })
 	r.gate.setPaused(true) // drain the requests in flight
 	turns, eagain := loopCounts(r)
-	if turns-turns0 > eagain-eagain0 {
+	// The first reading is taken while the reader runs: an EAGAIN counted
+	// before it can have its turn counted after it (25 turns for 24 EAGAIN
+	// in a CI run), one at most on the one connection. More is a turn
+	// without an EAGAIN.
+	if turns-turns0 > eagain-eagain0+1 {
 		t.Errorf("scan mode: %d event-loop turns for %d EAGAIN since the change, want one per EAGAIN", turns-turns0, eagain-eagain0)
 	}
 }
