@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -50,13 +49,7 @@ func threadUsesOf(t *testing.T, pid string) map[int]threadUse {
 		if err1 != nil || err2 != nil {
 			continue // the thread ended
 		}
-		var u threadUse
-		for _, line := range strings.Split(string(status), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "voluntary_ctxt_switches") {
-				n, _ := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
-				u.switches += n
-			}
-		}
+		u := threadUse{switches: ctxtSwitches(string(status))}
 		fmt.Sscan(string(sched), &u.cpuNs)
 		uses[tid] = u
 	}

@@ -27,14 +27,20 @@ func rawSwitches(tid int) (uint64, bool) {
 	if e != 0 {
 		return 0, false
 	}
+	return ctxtSwitches(string(buf[:n])), true
+}
+
+// ctxtSwitches is a /proc status file's voluntary + involuntary context
+// switches.
+func ctxtSwitches(status string) uint64 {
 	var sum uint64
-	for _, line := range strings.Split(string(buf[:n]), "\n") {
+	for _, line := range strings.Split(status, "\n") {
 		if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "voluntary_ctxt_switches") {
 			x, _ := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
 			sum += x
 		}
 	}
-	return sum, true
+	return sum
 }
 
 // tids lists this process's threads.
